@@ -1,0 +1,67 @@
+/* SPDX-License-Identifier: MIT */
+#include "enumerate.h"
+
+#include "log.h"
+#include "util.h"
+
+static void udev_enumerate_unrefp(struct udev_enumerate **e) {
+        udev_enumerate_unref(*e);
+}
+
+void device_array_free(Device **devices, size_t n) {
+        for (size_t i = 0; i < n; i++)
+                device_free(devices[i]);
+        free(devices);
+}
+
+int device_compare_by_name(const void *a, const void *b) {
+        return strcmp((*(Device *const *) a)->name, (*(Device *const *) b)->name);
+}
+
+int enumerate_devices(struct udev *udev, Device ***ret, size_t *ret_n) {
+        _cleanup_(udev_enumerate_unrefp) struct udev_enumerate *e = NULL;
+        struct udev_list_entry *entry;
+        Device **devices = NULL;
+        size_t n = 0, allocated = 0;
+        int r;
+
+        e = udev_enumerate_new(udev);
+        if (!e)
+                return -ENOMEM;
+        r = udev_enumerate_add_match_subsystem(e, "infiniband");
+        if (r < 0)
+                return r;
+        r = udev_enumerate_scan_devices(e);
+        if (r < 0)
+                return log_error_errno(r, "Failed to enumerate infiniband devices: %m");
+
+        udev_list_entry_foreach(entry, udev_enumerate_get_list_entry(e)) {
+                const char *syspath = udev_list_entry_get_name(entry);
+                const char *name = strrchr(syspath, '/');
+                Device *d;
+
+                name = name ? name + 1 : syspath;
+                r = device_load(syspath, name, &d);
+                if (r == -ENOMEM) {
+                        device_array_free(devices, n);
+                        return log_oom();
+                }
+                if (r < 0) {
+                        /* Gone between the scan and the read: the remove event follows. */
+                        log_warning_errno(r, "Skipping %s: %m", syspath);
+                        continue;
+                }
+                if (ARRAY_RESERVE(devices, allocated, n + 1) < 0) {
+                        device_free(d);
+                        device_array_free(devices, n);
+                        return log_oom();
+                }
+                devices[n++] = d;
+        }
+
+        if (n > 0)
+                qsort(devices, n, sizeof(Device *), device_compare_by_name);
+        *ret = devices;
+        *ret_n = n;
+        return 0;
+}

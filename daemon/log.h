@@ -1,0 +1,25 @@
+/* SPDX-License-Identifier: MIT */
+#pragma once
+
+#include <syslog.h>
+
+/* Logging to stderr with "<N>" sd-daemon priority prefixes, which journald
+ * turns into real priorities. The maximum level is the only global state. */
+
+void log_set_max_level(int level);
+int log_get_max_level(void);
+int log_level_from_string(const char *s);
+
+/* Returns -abs(error), so callers can write "return log_error_errno(r, ...)". */
+int log_internal(int level, int error, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+#define log_full_errno(level, error, ...) log_internal((level), (error), __VA_ARGS__)
+#define log_debug(...) log_internal(LOG_DEBUG, 0, __VA_ARGS__)
+#define log_info(...) log_internal(LOG_INFO, 0, __VA_ARGS__)
+#define log_notice(...) log_internal(LOG_NOTICE, 0, __VA_ARGS__)
+#define log_warning(...) log_internal(LOG_WARNING, 0, __VA_ARGS__)
+#define log_error(...) log_internal(LOG_ERR, 0, __VA_ARGS__)
+#define log_debug_errno(e, ...) log_internal(LOG_DEBUG, (e), __VA_ARGS__)
+#define log_warning_errno(e, ...) log_internal(LOG_WARNING, (e), __VA_ARGS__)
+#define log_error_errno(e, ...) log_internal(LOG_ERR, (e), __VA_ARGS__)
+#define log_oom() log_internal(LOG_ERR, ENOMEM, "Out of memory.")

@@ -1,0 +1,495 @@
+/* SPDX-License-Identifier: MIT */
+#include "model.h"
+
+#include <fcntl.h>
+#include <stdio.h>
+
+#include "log.h"
+#include "parse.h"
+#include "utf8.h"
+#include "util.h"
+
+/* *ret = copy of the attribute, "" if the kernel did not let us read it. */
+static int attr_dup(const AttrList *l, const char *name, char **ret) {
+        const char *v = attr_list_get(l, name);
+        char *s = strdup(v ?: "");
+
+        if (!s)
+                return -ENOMEM;
+        free(*ret);
+        *ret = s;
+        return 0;
+}
+
+static uint32_t attr_u32(const AttrList *l, const char *name) {
+        const char *v = attr_list_get(l, name);
+        uint32_t u = 0;
+
+        if (v && parse_u32(v, &u) < 0)
+                log_debug("Ignoring unparsable %s=\"%s\".", name, v);
+        return u;
+}
+
+static int str_set(char **p, const char *s) {
+        return free_and_strdup(p, s ?: "");
+}
+
+static bool is_decimal(const char *s) {
+        if (!*s || (s[0] == '0' && s[1]))
+                return false;
+        for (; *s; s++)
+                if (*s < '0' || *s > '9')
+                        return false;
+        return true;
+}
+
+static void port_clear(Port *p) {
+        free(p->state);
+        free(p->state_name);
+        free(p->phys_state);
+        free(p->phys_state_name);
+        free(p->rate);
+        free(p->rate_unit);
+        free(p->rate_info);
+        free(p->link_layer);
+        free(p->netdev);
+        free(p->gid_ndev);
+        for (size_t i = 0; i < p->n_gids; i++) {
+                free(p->gids[i].gid);
+                free(p->gids[i].type);
+        }
+        free(p->gids);
+        attr_list_clear(&p->attributes);
+        *p = (Port) {};
+}
+
+static void netdev_clear(NetDev *n) {
+        free(n->name);
+        free(n->operstate);
+        free(n->address);
+        attr_list_clear(&n->attributes);
+        *n = (NetDev) {};
+}
+
+static int gid_compare(const void *a, const void *b) {
+        uint32_t x = ((const Gid *) a)->index, y = ((const Gid *) b)->index;
+        return x < y ? -1 : x > y;
+}
+
+/* Non-zero entries of ports/<n>/gids with their types; the first netdev named
+ * in gid_attrs/ndevs, which is how virtual devices (rxe, siw) show theirs. */
+static int port_load_gids(int port_fd, Port *p) {
+        _cleanup_closedir_ DIR *d = NULL;
+        size_t allocated = 0;
+        struct dirent *de;
+        int fd, r;
+
+        fd = openat(port_fd, "gids", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        if (fd < 0)
+                return 0;
+        d = fdopendir(fd);
+        if (!d) {
+                close(fd);
+                return 0;
+        }
+
+        while ((de = readdir(d))) {
+                _cleanup_free_ char *gid = NULL, *type = NULL;
+                char path[64];
+                uint32_t index;
+
+                if (!is_decimal(de->d_name) || parse_u32(de->d_name, &index) < 0)
+                        continue;
+                r = sysfs_read_at(fd, de->d_name, &gid);
+                if (r == -ENOMEM)
+                        return r;
+                if (r < 0 || gid_is_zero(gid))
+                        continue;
+
+                snprintf(path, sizeof(path), "gid_attrs/types/%u", index);
+                r = sysfs_read_at(port_fd, path, &type);
+                if (r == -ENOMEM)
+                        return r;
+                if (r < 0 && !(type = strdup("")))
+                        return -ENOMEM;
+
+                if (ARRAY_RESERVE(p->gids, allocated, p->n_gids + 1) < 0)
+                        return -ENOMEM;
+                p->gids[p->n_gids++] = (Gid) { .index = index, .gid = TAKE_PTR(gid), .type = TAKE_PTR(type) };
+        }
+
+        if (p->n_gids > 0)
+                qsort(p->gids, p->n_gids, sizeof(Gid), gid_compare);
+
+        for (size_t i = 0; i < p->n_gids && !*p->gid_ndev; i++) {
+                _cleanup_free_ char *ndev = NULL;
+                char path[64];
+
+                snprintf(path, sizeof(path), "gid_attrs/ndevs/%u", p->gids[i].index);
+                r = sysfs_read_at(port_fd, path, &ndev);
+                if (r == -ENOMEM)
+                        return r;
+                if (r >= 0 && *ndev) {
+                        free(p->gid_ndev);
+                        p->gid_ndev = TAKE_PTR(ndev);
+                }
+        }
+        return 0;
+}
+
+static int port_load(int ports_fd, const char *dirname, Port *p) {
+        _cleanup_close_ int fd = -EBADF;
+        const char *name;
+        RateInfo rate;
+        int r;
+
+        r = parse_u32(dirname, &p->number);
+        if (r < 0)
+                return r;
+
+        /* Every string starts as "", so a port with nothing readable is still complete. */
+        if (str_set(&p->state, "") < 0 || str_set(&p->state_name, "") < 0 || str_set(&p->phys_state, "") < 0 ||
+            str_set(&p->phys_state_name, "") < 0 || str_set(&p->rate, "") < 0 || str_set(&p->rate_unit, "") < 0 ||
+            str_set(&p->rate_info, "") < 0 || str_set(&p->link_layer, "Unknown") < 0 ||
+            str_set(&p->netdev, "") < 0 || str_set(&p->gid_ndev, "") < 0)
+                return -ENOMEM;
+
+        fd = openat(ports_fd, dirname, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        if (fd < 0)
+                return log_debug_errno(errno, "Cannot open port directory %s: %m", dirname), 0;
+
+        r = sysfs_read_attributes_at(fd, ".", &p->attributes);
+        if (r == -ENOMEM)
+                return r;
+
+        if (attr_dup(&p->attributes, "state", &p->state) < 0 ||
+            attr_dup(&p->attributes, "phys_state", &p->phys_state) < 0 ||
+            attr_dup(&p->attributes, "rate", &p->rate) < 0)
+                return -ENOMEM;
+
+        (void) parse_port_state(p->state, &p->state_num, &name);
+        if (str_set(&p->state_name, name) < 0)
+                return -ENOMEM;
+        (void) parse_port_phys_state(p->phys_state, &p->phys_state_num, &name);
+        if (str_set(&p->phys_state_name, name) < 0)
+                return -ENOMEM;
+
+        (void) parse_rate(p->rate, &rate);
+        p->rate_speed = rate.speed;
+        if (str_set(&p->rate_unit, rate.unit) < 0 || str_set(&p->rate_info, rate.info) < 0)
+                return -ENOMEM;
+
+        if (str_set(&p->link_layer, link_layer_normalize(attr_list_get(&p->attributes, "link_layer"))) < 0)
+                return -ENOMEM;
+
+        p->lid = attr_u32(&p->attributes, "lid");
+        p->sm_lid = attr_u32(&p->attributes, "sm_lid");
+        p->lid_mask_count = attr_u32(&p->attributes, "lid_mask_count");
+        p->sm_sl = attr_u32(&p->attributes, "sm_sl");
+        p->cap_mask = attr_u32(&p->attributes, "cap_mask");
+
+        return port_load_gids(fd, p);
+}
+
+static int port_compare(const void *a, const void *b) {
+        uint32_t x = ((const Port *) a)->number, y = ((const Port *) b)->number;
+        return x < y ? -1 : x > y;
+}
+
+static int device_load_ports(int dev_fd, Device *d) {
+        _cleanup_closedir_ DIR *dir = NULL;
+        size_t allocated = 0;
+        struct dirent *de;
+        int fd, r;
+
+        fd = openat(dev_fd, "ports", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        if (fd < 0)
+                return log_debug_errno(errno, "%s: no ports directory: %m", d->name), 0;
+        dir = fdopendir(fd);
+        if (!dir) {
+                close(fd);
+                return 0;
+        }
+
+        while ((de = readdir(dir))) {
+                if (!is_decimal(de->d_name))
+                        continue;
+                if (ARRAY_RESERVE(d->ports, allocated, d->n_ports + 1) < 0)
+                        return -ENOMEM;
+                d->ports[d->n_ports] = (Port) { .device = d };
+                r = port_load(fd, de->d_name, &d->ports[d->n_ports]);
+                d->n_ports++;
+                if (r < 0)
+                        return r;
+        }
+
+        if (d->n_ports > 0)
+                qsort(d->ports, d->n_ports, sizeof(Port), port_compare);
+        /* qsort moved the ports: nothing points into the array yet, but keep the back pointers right. */
+        for (size_t i = 0; i < d->n_ports; i++)
+                d->ports[i].device = d;
+        return 0;
+}
+
+static int netdev_load(int net_fd, const char *name, NetDev *n) {
+        _cleanup_close_ int fd = -EBADF;
+        int r;
+
+        if (str_set(&n->name, name) < 0 || str_set(&n->operstate, "") < 0 || str_set(&n->address, "") < 0)
+                return -ENOMEM;
+
+        fd = openat(net_fd, name, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        if (fd < 0)
+                return log_debug_errno(errno, "Cannot open netdev %s: %m", name), 0;
+
+        r = sysfs_read_attributes_at(fd, ".", &n->attributes);
+        if (r == -ENOMEM)
+                return r;
+
+        if (attr_dup(&n->attributes, "operstate", &n->operstate) < 0 ||
+            attr_dup(&n->attributes, "address", &n->address) < 0)
+                return -ENOMEM;
+        n->dev_port = attr_u32(&n->attributes, "dev_port");
+        n->mtu = attr_u32(&n->attributes, "mtu");
+        return 0;
+}
+
+static int netdev_compare(const void *a, const void *b) {
+        return strcmp(((const NetDev *) a)->name, ((const NetDev *) b)->name);
+}
+
+static int device_add_netdev(Device *d, size_t *allocated, int net_fd, const char *name) {
+        int r;
+
+        if (!*name || strchr(name, '/') || streq(name, ".") || streq(name, ".."))
+                return 0;
+        for (size_t i = 0; i < d->n_netdevs; i++)
+                if (streq(d->netdevs[i].name, name))
+                        return 0;
+
+        if (ARRAY_RESERVE(d->netdevs, *allocated, d->n_netdevs + 1) < 0)
+                return -ENOMEM;
+        d->netdevs[d->n_netdevs] = (NetDev) {};
+        r = netdev_load(net_fd, name, &d->netdevs[d->n_netdevs]);
+        d->n_netdevs++;
+        return r;
+}
+
+/* The netdevs of a PCI function are its net/ children; a virtual device
+ * (rxe, siw) has no parent, so the ports' gid_attrs/ndevs name them. */
+static int device_load_netdevs(int parent_fd, Device *d) {
+        size_t allocated = 0;
+        int r;
+
+        if (parent_fd >= 0) {
+                _cleanup_closedir_ DIR *dir = NULL;
+                struct dirent *de;
+                int fd;
+
+                fd = openat(parent_fd, "net", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+                if (fd >= 0) {
+                        dir = fdopendir(fd);
+                        if (!dir)
+                                close(fd);
+                        while (dir && (de = readdir(dir))) {
+                                if (de->d_name[0] == '.')
+                                        continue;
+                                r = device_add_netdev(d, &allocated, fd, de->d_name);
+                                if (r < 0)
+                                        return r;
+                        }
+                }
+        }
+
+        if (d->n_netdevs == 0) {
+                _cleanup_close_ int class_fd = open("/sys/class/net", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
+                if (class_fd >= 0)
+                        for (size_t i = 0; i < d->n_ports; i++) {
+                                r = device_add_netdev(d, &allocated, class_fd, d->ports[i].gid_ndev);
+                                if (r < 0)
+                                        return r;
+                        }
+        }
+
+        if (d->n_netdevs > 0)
+                qsort(d->netdevs, d->n_netdevs, sizeof(NetDev), netdev_compare);
+
+        /* Port N's netdev has dev_port N-1; failing that, the one its GIDs name.
+         * Sorted by name, so "ib0" wins over its child "ib0.8001". */
+        for (size_t i = 0; i < d->n_ports; i++) {
+                Port *p = &d->ports[i];
+                NetDev *match = NULL;
+
+                for (size_t j = 0; j < d->n_netdevs && !match; j++)
+                        if (p->number > 0 && d->netdevs[j].dev_port == p->number - 1 && d->netdevs[j].port == 0)
+                                match = &d->netdevs[j];
+                for (size_t j = 0; j < d->n_netdevs && !match; j++)
+                        if (streq(d->netdevs[j].name, p->gid_ndev) && d->netdevs[j].port == 0)
+                                match = &d->netdevs[j];
+                if (match) {
+                        match->port = p->number;
+                        if (str_set(&p->netdev, match->name) < 0)
+                                return -ENOMEM;
+                }
+        }
+        return 0;
+}
+
+static int device_load_parent(int dev_fd, Device *d) {
+        _cleanup_close_ int parent_fd = -EBADF;
+        char buf[4096];
+        ssize_t n;
+        int r;
+
+        if (str_set(&d->device_path, "") < 0 || str_set(&d->driver, "") < 0)
+                return -ENOMEM;
+
+        /* Virtual devices (rxe, siw) have no "device" link and no parent. */
+        n = readlinkat(dev_fd, "device", buf, sizeof(buf) - 1);
+        if (n >= 0) {
+                _cleanup_free_ char *path = NULL;
+
+                buf[n] = '\0';
+                path = path_join_normalize(d->sysfs_path, buf);
+                if (!path)
+                        return -ENOMEM;
+                free(d->device_path);
+                d->device_path = utf8_sanitize(path, strlen(path));
+                if (!d->device_path)
+                        return -ENOMEM;
+
+                parent_fd = openat(dev_fd, "device", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+                if (parent_fd < 0)
+                        log_debug_errno(errno, "%s: cannot open parent device: %m", d->name);
+        }
+
+        if (parent_fd >= 0) {
+                _cleanup_free_ char *driver = NULL, *total = NULL, *num = NULL;
+
+                r = sysfs_readlink_basename_at(parent_fd, "driver", &driver);
+                if (r == -ENOMEM)
+                        return r;
+                if (r >= 0) {
+                        free(d->driver);
+                        d->driver = TAKE_PTR(driver);
+                }
+
+                /* SR-IOV belongs to the PF: a VF has no sriov_totalvfs. */
+                r = sysfs_read_at(parent_fd, "sriov_totalvfs", &total);
+                if (r == -ENOMEM)
+                        return r;
+                if (r >= 0) {
+                        d->sriov_capable = true;
+                        (void) parse_u32(total, &d->total_vfs);
+                        r = sysfs_read_at(parent_fd, "sriov_numvfs", &num);
+                        if (r == -ENOMEM)
+                                return r;
+                        if (r >= 0)
+                                (void) parse_u32(num, &d->num_vfs);
+                }
+        }
+
+        return device_load_netdevs(parent_fd, d);
+}
+
+int device_load(const char *syspath, const char *name, Device **ret) {
+        _cleanup_(device_freep) Device *d = NULL;
+        _cleanup_close_ int fd = -EBADF;
+        const char *type_name;
+        int r;
+
+        d = calloc(1, sizeof(Device));
+        if (!d)
+                return -ENOMEM;
+
+        d->name = utf8_sanitize(name, strlen(name));
+        d->sysfs_path = utf8_sanitize(syspath, strlen(syspath));
+        if (!d->name || !d->sysfs_path)
+                return -ENOMEM;
+
+        fd = open(syspath, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        if (fd < 0)
+                return negative_errno();
+
+        r = sysfs_read_attributes_at(fd, ".", &d->attributes);
+        if (r < 0 && r != -ENOMEM)
+                log_debug_errno(r, "%s: cannot list attributes: %m", name);
+        if (r == -ENOMEM)
+                return r;
+        r = sysfs_read_attributes_at(fd, "power", &d->power_attributes);
+        if (r == -ENOMEM)
+                return r;
+
+        if (attr_dup(&d->attributes, "node_type", &d->node_type) < 0 ||
+            attr_dup(&d->attributes, "node_guid", &d->node_guid) < 0 ||
+            attr_dup(&d->attributes, "sys_image_guid", &d->sys_image_guid) < 0 ||
+            attr_dup(&d->attributes, "fw_ver", &d->fw_ver) < 0 ||
+            attr_dup(&d->attributes, "hca_type", &d->hca_type) < 0 ||
+            attr_dup(&d->attributes, "hw_rev", &d->hw_rev) < 0 ||
+            attr_dup(&d->attributes, "board_id", &d->board_id) < 0 ||
+            attr_dup(&d->attributes, "node_desc", &d->node_desc) < 0)
+                return -ENOMEM;
+
+        /* NodeType is the name without its number: "1: CA" → "CA". */
+        (void) parse_node_type(d->node_type, &d->node_type_num, &type_name);
+        if (str_set(&d->node_type, type_name) < 0)
+                return -ENOMEM;
+
+        r = device_load_ports(fd, d);
+        if (r < 0)
+                return r;
+
+        r = device_load_parent(fd, d);
+        if (r < 0)
+                return r;
+
+        if (str_set(&d->transport, transport_from(d->node_type_num, d->n_ports > 0 ? d->ports[0].link_layer : NULL)) < 0)
+                return -ENOMEM;
+
+        *ret = TAKE_PTR(d);
+        return 0;
+}
+
+Device *device_free(Device *d) {
+        if (!d)
+                return NULL;
+
+        free(d->name);
+        free(d->sysfs_path);
+        free(d->device_path);
+        free(d->driver);
+        free(d->node_type);
+        free(d->transport);
+        free(d->node_guid);
+        free(d->sys_image_guid);
+        free(d->fw_ver);
+        free(d->hca_type);
+        free(d->hw_rev);
+        free(d->board_id);
+        free(d->node_desc);
+        for (size_t i = 0; i < d->n_ports; i++)
+                port_clear(&d->ports[i]);
+        free(d->ports);
+        for (size_t i = 0; i < d->n_netdevs; i++)
+                netdev_clear(&d->netdevs[i]);
+        free(d->netdevs);
+        attr_list_clear(&d->attributes);
+        attr_list_clear(&d->power_attributes);
+        free(d);
+        return NULL;
+}
+
+const Port *device_find_port(const Device *d, uint32_t number) {
+        for (size_t i = 0; i < d->n_ports; i++)
+                if (d->ports[i].number == number)
+                        return &d->ports[i];
+        return NULL;
+}
+
+const NetDev *device_find_netdev(const Device *d, const char *name) {
+        for (size_t i = 0; i < d->n_netdevs; i++)
+                if (streq(d->netdevs[i].name, name))
+                        return &d->netdevs[i];
+        return NULL;
+}

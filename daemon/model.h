@@ -1,0 +1,101 @@
+/* SPDX-License-Identifier: MIT */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "sysfs.h"
+
+/* The in-memory model of one RDMA device as sysfs shows it. Every string is
+ * valid UTF-8 and never NULL ("" where sysfs had nothing readable). */
+
+typedef struct Device Device;
+
+typedef struct Gid {
+        uint32_t index;
+        char *gid;
+        char *type; /* gid_attrs/types/<i>, "" on InfiniBand */
+} Gid;
+
+typedef struct Port {
+        Device *device;
+        uint32_t number;
+
+        char *state; /* raw "4: ACTIVE" */
+        uint32_t state_num;
+        char *state_name;
+        char *phys_state;
+        uint32_t phys_state_num;
+        char *phys_state_name;
+
+        char *rate; /* raw, "" when unreadable */
+        double rate_speed;
+        char *rate_unit;
+        char *rate_info;
+
+        char *link_layer;
+        uint32_t lid, sm_lid, lid_mask_count, sm_sl, cap_mask;
+
+        char *netdev; /* ifname of the associated netdev, "" for none */
+        char *gid_ndev; /* first name in gid_attrs/ndevs, "" for none */
+
+        Gid *gids;
+        size_t n_gids;
+
+        AttrList attributes;
+
+        uint64_t state_changed_usec;
+} Port;
+
+typedef struct NetDev {
+        char *name;
+        uint32_t dev_port;
+        uint32_t port; /* port number this netdev serves, 0 for none */
+        char *operstate;
+        char *address;
+        uint32_t mtu;
+        AttrList attributes;
+} NetDev;
+
+struct Device {
+        char *name;
+        char *sysfs_path;
+        char *device_path; /* parent PCI function, "" for virtual devices */
+        char *driver;
+        char *node_type;
+        uint32_t node_type_num;
+        char *transport;
+        char *node_guid;
+        char *sys_image_guid;
+        char *fw_ver;
+        char *hca_type;
+        char *hw_rev;
+        char *board_id;
+        char *node_desc;
+
+        Port *ports; /* sorted by number */
+        size_t n_ports;
+
+        NetDev *netdevs; /* sorted by name */
+        size_t n_netdevs;
+
+        bool sriov_capable;
+        uint32_t num_vfs;
+        uint32_t total_vfs;
+
+        AttrList attributes;
+        AttrList power_attributes;
+};
+
+/* Reads everything about the device at syspath (its /sys/devices/... path as
+ * udev names it). Missing or unreadable files become "" and 0; only a device
+ * directory that cannot be opened at all, or OOM, is an error. */
+int device_load(const char *syspath, const char *name, Device **ret);
+Device *device_free(Device *d);
+static inline void device_freep(Device **d) {
+        device_free(*d);
+}
+
+const Port *device_find_port(const Device *d, uint32_t number);
+const NetDev *device_find_netdev(const Device *d, const char *name);

@@ -1,0 +1,190 @@
+/* SPDX-License-Identifier: MIT */
+#include "sysfs.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+
+#include "utf8.h"
+#include "util.h"
+
+void attr_list_clear(AttrList *l) {
+        for (size_t i = 0; i < l->n; i++) {
+                free(l->items[i].name);
+                free(l->items[i].value);
+        }
+        free(l->items);
+        l->items = NULL;
+        l->n = 0;
+}
+
+bool attr_list_equal(const AttrList *a, const AttrList *b) {
+        if (a->n != b->n)
+                return false;
+        for (size_t i = 0; i < a->n; i++)
+                if (!streq(a->items[i].name, b->items[i].name) || !streq(a->items[i].value, b->items[i].value))
+                        return false;
+        return true;
+}
+
+static int attr_compare(const void *a, const void *b) {
+        return strcmp(((const Attr *) a)->name, ((const Attr *) b)->name);
+}
+
+const char *attr_list_get(const AttrList *l, const char *name) {
+        Attr key = { .name = (char *) name };
+        Attr *found;
+
+        if (l->n == 0)
+                return NULL;
+        found = bsearch(&key, l->items, l->n, sizeof(Attr), attr_compare);
+        return found ? found->value : NULL;
+}
+
+static int read_fd_bounded(int fd, char *buf, size_t size, size_t *ret_len) {
+        size_t len = 0;
+
+        while (len < size) {
+                ssize_t k = read(fd, buf + len, size - len);
+                if (k < 0) {
+                        if (errno == EINTR)
+                                continue;
+                        return negative_errno();
+                }
+                if (k == 0)
+                        break;
+                len += (size_t) k;
+        }
+        *ret_len = len;
+        return 0;
+}
+
+int sysfs_read_at(int dirfd, const char *path, char **ret) {
+        _cleanup_close_ int fd = -EBADF;
+        char buf[SYSFS_ATTR_MAX];
+        size_t len;
+        char *s;
+        int r;
+
+        fd = openat(dirfd, path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+        if (fd < 0)
+                return negative_errno();
+
+        r = read_fd_bounded(fd, buf, sizeof(buf), &len);
+        if (r < 0)
+                return r;
+
+        if (len > 0 && buf[len - 1] == '\n')
+                len--;
+
+        s = utf8_sanitize(buf, len);
+        if (!s)
+                return -ENOMEM;
+        *ret = s;
+        return 0;
+}
+
+int sysfs_readlink_basename_at(int dirfd, const char *path, char **ret) {
+        char buf[4096];
+        const char *base;
+        ssize_t n;
+
+        n = readlinkat(dirfd, path, buf, sizeof(buf) - 1);
+        if (n < 0)
+                return negative_errno();
+        buf[n] = '\0';
+
+        while (n > 1 && buf[n - 1] == '/')
+                buf[--n] = '\0';
+        base = strrchr(buf, '/');
+        base = base ? base + 1 : buf;
+        if (!*base)
+                return -EINVAL;
+
+        *ret = utf8_sanitize(base, strlen(base));
+        return *ret ? 0 : -ENOMEM;
+}
+
+int sysfs_read_attributes_at(int dirfd, const char *subdir, AttrList *ret) {
+        _cleanup_closedir_ DIR *d = NULL;
+        AttrList l = {};
+        size_t allocated = 0;
+        struct dirent *de;
+        int fd;
+
+        fd = openat(dirfd, subdir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        if (fd < 0)
+                return negative_errno();
+        d = fdopendir(fd);
+        if (!d) {
+                int r = negative_errno();
+                close(fd);
+                return r;
+        }
+
+        while ((de = readdir(d))) {
+                struct stat st;
+                char *value = NULL, *name;
+
+                if (de->d_name[0] == '.')
+                        continue;
+                if (de->d_type != DT_REG && de->d_type != DT_UNKNOWN)
+                        continue;
+                if (fstatat(fd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISREG(st.st_mode))
+                        continue;
+                /* Write-only attributes: root could open them, the kernel would refuse the read. */
+                if (!(st.st_mode & (S_IRUSR | S_IRGRP | S_IROTH)))
+                        continue;
+                if (sysfs_read_at(fd, de->d_name, &value) < 0)
+                        continue;
+
+                name = utf8_sanitize(de->d_name, strlen(de->d_name));
+                if (!name || ARRAY_RESERVE(l.items, allocated, l.n + 1) < 0) {
+                        free(name);
+                        free(value);
+                        attr_list_clear(&l);
+                        return -ENOMEM;
+                }
+                l.items[l.n++] = (Attr) { .name = name, .value = value };
+        }
+
+        if (l.n > 0)
+                qsort(l.items, l.n, sizeof(Attr), attr_compare);
+        *ret = l;
+        return 0;
+}
+
+char *path_join_normalize(const char *base, const char *rel) {
+        _cleanup_free_ char *joined = NULL;
+        char *out, *p, *save = NULL;
+        size_t len;
+
+        if (rel[0] == '/')
+                joined = strdup(rel);
+        else if (asprintf(&joined, "%s/%s", base, rel) < 0)
+                joined = NULL;
+        if (!joined)
+                return NULL;
+
+        out = malloc(strlen(joined) + 2);
+        if (!out)
+                return NULL;
+        out[0] = '\0';
+        len = 0;
+
+        for (p = strtok_r(joined, "/", &save); p; p = strtok_r(NULL, "/", &save)) {
+                if (streq(p, "."))
+                        continue;
+                if (streq(p, "..")) {
+                        char *slash = strrchr(out, '/');
+                        len = slash ? (size_t) (slash - out) : 0;
+                        out[len] = '\0';
+                        continue;
+                }
+                out[len++] = '/';
+                strcpy(out + len, p);
+                len += strlen(p);
+        }
+        if (len == 0)
+                strcpy(out, "/");
+        return out;
+}

@@ -1,0 +1,39 @@
+/* SPDX-License-Identifier: MIT */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* Bounded sysfs reads relative to an open directory. A kernel attribute is at
+ * most one page; anything longer is cut at SYSFS_ATTR_MAX bytes. */
+#define SYSFS_ATTR_MAX 4096
+
+typedef struct Attr {
+        char *name;
+        char *value;
+} Attr;
+
+/* Name → value map, sorted by name. */
+typedef struct AttrList {
+        Attr *items;
+        size_t n;
+} AttrList;
+
+void attr_list_clear(AttrList *l);
+bool attr_list_equal(const AttrList *a, const AttrList *b);
+const char *attr_list_get(const AttrList *l, const char *name);
+
+/* Reads dirfd/path: trailing newline removed, invalid UTF-8 and NUL bytes
+ * replaced. -errno on failure: -ENOENT, -EISDIR, the kernel's -EINVAL, ... */
+int sysfs_read_at(int dirfd, const char *path, char **ret);
+
+/* The target's last path component of the symlink dirfd/path ("mlx5_core"). */
+int sysfs_readlink_basename_at(int dirfd, const char *path, char **ret);
+
+/* Every readable regular file directly in dirfd/subdir (subdir may be "."). */
+int sysfs_read_attributes_at(int dirfd, const char *subdir, AttrList *ret);
+
+/* Collapses "." and ".." in an absolute path lexically; sysfs links are
+ * relative and /sys/devices has no symlinked directories. */
+char *path_join_normalize(const char *base, const char *rel);

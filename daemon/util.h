@@ -1,0 +1,99 @@
+/* SPDX-License-Identifier: MIT */
+#pragma once
+
+#include <dirent.h>
+#include <errno.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define _cleanup_(f) __attribute__((cleanup(f)))
+
+static inline void freep(void *p) {
+        free(*(void **) p);
+}
+#define _cleanup_free_ _cleanup_(freep)
+
+static inline void closep(int *fd) {
+        if (*fd >= 0) {
+                int saved = errno;
+                close(*fd);
+                errno = saved;
+        }
+}
+#define _cleanup_close_ _cleanup_(closep)
+
+static inline void closedirp(DIR **d) {
+        if (*d)
+                closedir(*d);
+}
+#define _cleanup_closedir_ _cleanup_(closedirp)
+
+static inline void fclosep(FILE **f) {
+        if (*f)
+                fclose(*f);
+}
+#define _cleanup_fclose_ _cleanup_(fclosep)
+
+/* Hand a pointer over to the caller without the cleanup handler freeing it. */
+#define TAKE_PTR(p)                             \
+        ({                                      \
+                __typeof__(p) _taken = (p);     \
+                (p) = NULL;                     \
+                _taken;                         \
+        })
+
+#define ELEMENTSOF(x) (sizeof(x) / sizeof((x)[0]))
+
+static inline bool streq(const char *a, const char *b) {
+        return strcmp(a, b) == 0;
+}
+
+static inline bool streq_ptr(const char *a, const char *b) {
+        if (!a || !b)
+                return a == b;
+        return strcmp(a, b) == 0;
+}
+
+static inline const char *strempty(const char *s) {
+        return s ?: "";
+}
+
+/* Replace *p with a copy of s; -ENOMEM on failure, *p untouched. */
+static inline int free_and_strdup(char **p, const char *s) {
+        char *t = NULL;
+
+        if (s) {
+                t = strdup(s);
+                if (!t)
+                        return -ENOMEM;
+        }
+        free(*p);
+        *p = t;
+        return 0;
+}
+
+static inline int negative_errno(void) {
+        return errno > 0 ? -errno : -EIO;
+}
+
+/* Makes room for at least `need` elements of `size` bytes in *p, doubling. */
+static inline int array_reserve(void **p, size_t *allocated, size_t need, size_t size) {
+        size_t n;
+        void *q;
+
+        if (need <= *allocated)
+                return 0;
+        n = *allocated ? *allocated * 2 : 8;
+        if (n < need)
+                n = need;
+        q = reallocarray(*p, n, size);
+        if (!q)
+                return -ENOMEM;
+        *p = q;
+        *allocated = n;
+        return 0;
+}
+#define ARRAY_RESERVE(p, allocated, need) array_reserve((void **) &(p), &(allocated), (need), sizeof(*(p)))
