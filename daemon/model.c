@@ -81,6 +81,7 @@ static int gid_compare(const void *a, const void *b) {
 static int port_load_gids(int port_fd, Port *p) {
         _cleanup_closedir_ DIR *d = NULL;
         size_t allocated = 0;
+        bool is_infiniband = streq(p->link_layer, "InfiniBand");
         struct dirent *de;
         int fd, r;
 
@@ -106,11 +107,14 @@ static int port_load_gids(int port_fd, Port *p) {
                 if (r < 0 || gid_is_zero(gid))
                         continue;
 
-                snprintf(path, sizeof(path), "gid_attrs/types/%u", index);
-                r = sysfs_read_at(port_fd, path, &type);
-                if (r == -ENOMEM)
-                        return r;
-                if (r < 0 && !(type = strdup("")))
+                /* The contract gives InfiniBand GIDs no type; RoCE ones say v1 or v2. */
+                if (!is_infiniband) {
+                        snprintf(path, sizeof(path), "gid_attrs/types/%u", index);
+                        r = sysfs_read_at(port_fd, path, &type);
+                        if (r == -ENOMEM)
+                                return r;
+                }
+                if (!type && !(type = strdup("")))
                         return -ENOMEM;
 
                 if (ARRAY_RESERVE(p->gids, allocated, p->n_gids + 1) < 0)
@@ -121,7 +125,7 @@ static int port_load_gids(int port_fd, Port *p) {
         if (p->n_gids > 0)
                 qsort(p->gids, p->n_gids, sizeof(Gid), gid_compare);
 
-        for (size_t i = 0; i < p->n_gids && !*p->gid_ndev; i++) {
+        for (size_t i = 0; i < p->n_gids && !is_infiniband && !*p->gid_ndev; i++) {
                 _cleanup_free_ char *ndev = NULL;
                 char path[64];
 

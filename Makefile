@@ -1,0 +1,47 @@
+# Convenience entry points; the build itself is meson's.
+#   make check   install missing packages, build, run every test, then again
+#                built with clang's AddressSanitizer + UndefinedBehaviorSanitizer
+#   make demo    build and run rdmad on a simulated host, show it through busctl
+
+BUILD     ?= build
+BUILD_SAN ?= build-san
+MESON     ?= meson
+
+SAN_FLAGS = -Db_sanitize=address,undefined -Db_lundef=false \
+            -Dc_args=-fno-sanitize-recover=all -Dc_link_args=-fno-sanitize-recover=all
+
+.PHONY: all deps build build-san check check-gcc check-san valgrind demo clean
+
+all: build
+
+deps:
+	./tools/install-deps
+
+$(BUILD)/build.ninja:
+	$(MESON) setup $(BUILD) -Dwerror=true
+
+$(BUILD_SAN)/build.ninja:
+	CC=clang $(MESON) setup $(BUILD_SAN) -Dwerror=true $(SAN_FLAGS)
+
+build: deps $(BUILD)/build.ninja
+	$(MESON) compile -C $(BUILD)
+
+build-san: deps $(BUILD_SAN)/build.ninja
+	$(MESON) compile -C $(BUILD_SAN)
+
+check-gcc: build
+	$(MESON) test -C $(BUILD) --print-errorlogs
+
+check-san: build-san
+	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
+	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+	LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp:print_suppressions=0 \
+	$(MESON) test -C $(BUILD_SAN) --print-errorlogs
+
+check: check-gcc check-san
+
+valgrind: build
+	$(MESON) test -C $(BUILD) --print-errorlogs --setup=valgrind
+
+clean:
+	rm -rf $(BUILD) $(BUILD_SAN)
