@@ -1,15 +1,16 @@
 /* SPDX-License-Identifier: MIT */
 #include <getopt.h>
 #include <libudev.h>
+#include <signal.h>
 #include <stdio.h>
+#include <systemd/sd-daemon.h>
 
+#include "bus-util.h"
 #include "enumerate.h"
 #include "log.h"
+#include "manager.h"
+#include "parse.h"
 #include "util.h"
-
-static void udev_unrefp(struct udev **u) {
-        udev_unref(*u);
-}
 
 static void dump_attrs(const char *indent, const char *what, const AttrList *l) {
         for (size_t i = 0; i < l->n; i++)
@@ -44,44 +45,145 @@ static void dump_device(const Device *d) {
         }
 }
 
-int main(int argc, char *argv[]) {
-        _cleanup_(udev_unrefp) struct udev *udev = NULL;
-        Device **devices = NULL;
-        size_t n = 0;
-        bool dump = false;
-        int r, c;
+static void help(void) {
+        printf("%s [OPTIONS...]\n\n"
+               "Publishes the host's RDMA devices, ports, netdevs and SR-IOV controls\n"
+               "on the system bus as org.rdmad1.\n\n"
+               "  -h --help                Show this help\n"
+               "     --version            Show package version\n"
+               "     --log-level=LEVEL    Log level: emerg, alert, crit, err, warning,\n"
+               "                          notice, info (default), debug, or 0-7\n"
+               "     --poll-interval=MS   Re-read port link state every MS milliseconds\n"
+               "                          (default %u, 0 = off)\n"
+               "     --dump               Print the model read from sysfs and exit\n",
+               program_invocation_short_name, POLL_INTERVAL_MS_DEFAULT);
+}
 
+typedef struct Options {
+        bool dump;
+        uint32_t poll_interval_ms;
+} Options;
+
+/* 0: go on; 1: done, exit successfully (--help, --version); <0: bad usage. */
+static int parse_argv(int argc, char *argv[], Options *o) {
+        enum {
+                ARG_VERSION = 0x100,
+                ARG_LOG_LEVEL,
+                ARG_POLL_INTERVAL,
+                ARG_DUMP,
+        };
         static const struct option options[] = {
-                { "dump", no_argument, NULL, 'd' },
-                { "log-level", required_argument, NULL, 'l' },
+                { "help", no_argument, NULL, 'h' },
+                { "version", no_argument, NULL, ARG_VERSION },
+                { "log-level", required_argument, NULL, ARG_LOG_LEVEL },
+                { "poll-interval", required_argument, NULL, ARG_POLL_INTERVAL },
+                { "dump", no_argument, NULL, ARG_DUMP },
                 {},
         };
+        int c, r;
 
-        while ((c = getopt_long(argc, argv, "", options, NULL)) >= 0)
+        while ((c = getopt_long(argc, argv, "h", options, NULL)) >= 0)
                 switch (c) {
-                case 'd':
-                        dump = true;
-                        break;
-                case 'l':
+                case 'h':
+                        help();
+                        return 1;
+                case ARG_VERSION:
+                        printf("rdmad %s\n", RDMAD_VERSION);
+                        return 1;
+                case ARG_LOG_LEVEL:
                         r = log_level_from_string(optarg);
                         if (r < 0)
-                                return log_error("Invalid log level: %s", optarg), 1;
+                                return log_error_errno(EINVAL, "Invalid log level: %s", optarg);
                         log_set_max_level(r);
                         break;
+                case ARG_POLL_INTERVAL:
+                        if (parse_u32(optarg, &o->poll_interval_ms) < 0)
+                                return log_error_errno(EINVAL, "Invalid poll interval: %s", optarg);
+                        break;
+                case ARG_DUMP:
+                        o->dump = true;
+                        break;
+                case '?':
+                        return -EINVAL;
                 default:
-                        return 1;
+                        return -EINVAL;
                 }
 
-        udev = udev_new();
-        if (!udev)
-                return log_oom(), 1;
-
-        r = enumerate_devices(udev, &devices, &n);
-        if (r < 0)
-                return 1;
-        if (dump)
-                for (size_t i = 0; i < n; i++)
-                        dump_device(devices[i]);
-        device_array_free(devices, n);
+        if (optind < argc)
+                return log_error_errno(EINVAL, "%s takes no arguments.", program_invocation_short_name);
         return 0;
+}
+
+static int on_sighup(sd_event_source *s, const struct signalfd_siginfo *si, void *userdata) {
+        Manager *m = userdata;
+        int r;
+
+        log_info("SIGHUP: rescanning.");
+        r = manager_rescan(m);
+        if (r < 0)
+                log_error_errno(r, "Rescan failed: %m");
+        return 0;
+}
+
+static int run(int argc, char *argv[]) {
+        _cleanup_(manager_freep) Manager *m = NULL;
+        Options o = { .poll_interval_ms = POLL_INTERVAL_MS_DEFAULT };
+        sigset_t mask;
+        int r;
+
+        r = parse_argv(argc, argv, &o);
+        if (r != 0)
+                return r < 0 ? r : 0;
+
+        r = manager_new(&m);
+        if (r < 0)
+                return log_error_errno(r, "Failed to set up: %m");
+        m->poll_interval_ms = o.poll_interval_ms;
+
+        r = manager_load(m);
+        if (r < 0)
+                return r;
+
+        if (o.dump) {
+                for (size_t i = 0; i < m->n_devices; i++)
+                        dump_device(m->devices[i]);
+                return 0;
+        }
+
+        /* Signals arrive through the event loop, so they must be blocked. */
+        sigemptyset(&mask);
+        sigaddset(&mask, SIGTERM);
+        sigaddset(&mask, SIGINT);
+        sigaddset(&mask, SIGHUP);
+        sigprocmask(SIG_BLOCK, &mask, NULL);
+        r = sd_event_add_signal(m->event, NULL, SIGTERM, NULL, NULL);
+        if (r >= 0)
+                r = sd_event_add_signal(m->event, NULL, SIGINT, NULL, NULL);
+        if (r >= 0)
+                r = sd_event_add_signal(m->event, NULL, SIGHUP, on_sighup, m);
+        if (r < 0)
+                return log_error_errno(r, "Failed to watch signals: %m");
+
+        r = sd_bus_error_add_map(rdmad_error_map);
+        if (r < 0)
+                return log_error_errno(r, "Failed to register the error map: %m");
+
+        r = manager_connect_bus(m);
+        if (r < 0)
+                return r;
+
+        (void) sd_notifyf(false, "READY=1\nSTATUS=Publishing %zu RDMA device%s.", m->n_devices,
+                          m->n_devices == 1 ? "" : "s");
+        log_info("Ready on the system bus as %s.", RDMAD_BUS_NAME);
+
+        r = sd_event_loop(m->event);
+        (void) sd_notify(false, "STOPPING=1");
+        if (r < 0)
+                return log_error_errno(r, "Event loop failed: %m");
+        /* sd_bus_set_exit_on_disconnect() exits the loop with a failure code. */
+        return r == 0 ? 0 : -ECONNRESET;
+}
+
+int main(int argc, char *argv[]) {
+        return run(argc, argv) < 0 ? EXIT_FAILURE : EXIT_SUCCESS;
 }

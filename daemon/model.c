@@ -318,6 +318,8 @@ static int device_load_netdevs(int parent_fd, Device *d) {
 
         if (d->n_netdevs > 0)
                 qsort(d->netdevs, d->n_netdevs, sizeof(NetDev), netdev_compare);
+        for (size_t i = 0; i < d->n_netdevs; i++)
+                d->netdevs[i].device = d;
 
         /* Port N's netdev has dev_port N-1; failing that, the one its GIDs name.
          * Sorted by name, so "ib0" wins over its child "ib0.8001". */

@@ -49,6 +49,7 @@ typedef struct Port {
 } Port;
 
 typedef struct NetDev {
+        Device *device;
         char *name;
         uint32_t dev_port;
         uint32_t port; /* port number this netdev serves, 0 for none */

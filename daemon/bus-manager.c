@@ -1,0 +1,138 @@
+/* SPDX-License-Identifier: MIT */
+/* org.rdmad1.Manager on /org/rdmad1, and the node enumerator under it. */
+#include <stddef.h>
+
+#include "bus-objects.h"
+#include "bus-util.h"
+#include "log.h"
+#include "manager.h"
+#include "util.h"
+
+static int property_get_version(sd_bus *bus, const char *path, const char *interface, const char *property,
+                                sd_bus_message *reply, void *userdata, sd_bus_error *error) {
+        return sd_bus_message_append(reply, "s", RDMAD_VERSION);
+}
+
+static int property_get_devices(sd_bus *bus, const char *path, const char *interface, const char *property,
+                                sd_bus_message *reply, void *userdata, sd_bus_error *error) {
+        Manager *m = userdata;
+        int r;
+
+        r = sd_bus_message_open_container(reply, 'a', "o");
+        if (r < 0)
+                return r;
+        for (size_t i = 0; i < m->n_devices; i++) {
+                _cleanup_free_ char *p = NULL;
+
+                r = device_object_path(m->devices[i]->name, &p);
+                if (r < 0)
+                        return r;
+                r = sd_bus_message_append(reply, "o", p);
+                if (r < 0)
+                        return r;
+        }
+        return sd_bus_message_close_container(reply);
+}
+
+static int method_get_device_by_name(sd_bus_message *message, void *userdata, sd_bus_error *error) {
+        _cleanup_free_ char *p = NULL;
+        Manager *m = userdata;
+        const char *name;
+        int r;
+
+        r = sd_bus_message_read(message, "s", &name);
+        if (r < 0)
+                return r;
+
+        if (!manager_find_device(m, name))
+                return sd_bus_error_setf(error, RDMAD_ERROR_NO_SUCH_DEVICE, "No RDMA device '%s'.", name);
+
+        r = device_object_path(name, &p);
+        if (r < 0)
+                return r;
+        return sd_bus_reply_method_return(message, "o", p);
+}
+
+static int method_rescan(sd_bus_message *message, void *userdata, sd_bus_error *error) {
+        Manager *m = userdata;
+        int r;
+
+        log_info("Rescan requested by %s.", strempty(sd_bus_message_get_sender(message)));
+        r = manager_rescan(m);
+        if (r < 0)
+                return sd_bus_error_set_errnof(error, r, "Rescan failed: %m");
+        return sd_bus_reply_method_return(message, NULL);
+}
+
+/* Reading is for everyone; Rescan makes the daemon re-read all of sysfs, so
+ * it is left to sd-bus's default check (root or CAP_SYS_ADMIN). */
+const sd_bus_vtable manager_vtable[] = {
+        SD_BUS_VTABLE_START(0),
+        SD_BUS_PROPERTY("Version", "s", property_get_version, 0, SD_BUS_VTABLE_PROPERTY_CONST),
+        SD_BUS_PROPERTY("Devices", "ao", property_get_devices, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
+        SD_BUS_PROPERTY("PollIntervalMs", "u", NULL, offsetof(Manager, poll_interval_ms),
+                        SD_BUS_VTABLE_PROPERTY_CONST),
+        SD_BUS_METHOD_WITH_NAMES("GetDeviceByName", "s", SD_BUS_PARAM(name), "o", SD_BUS_PARAM(device),
+                                 method_get_device_by_name, SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_METHOD("Rescan", NULL, NULL, method_rescan, 0),
+        SD_BUS_VTABLE_END,
+};
+
+static int strv_push_take(char ***l, size_t *n, size_t *allocated, char *s) {
+        if (!s)
+                return -ENOMEM;
+        if (ARRAY_RESERVE(*l, *allocated, *n + 2) < 0) {
+                free(s);
+                return -ENOMEM;
+        }
+        (*l)[(*n)++] = s;
+        (*l)[*n] = NULL;
+        return 0;
+}
+
+static void strv_free(char **l) {
+        for (char **i = l; i && *i; i++)
+                free(*i);
+        free(l);
+}
+
+int manager_node_enumerator(sd_bus *bus, const char *path, void *userdata, char ***nodes, sd_bus_error *error) {
+        Manager *m = userdata;
+        char **l = NULL;
+        size_t n = 0, allocated = 0;
+        int r = 0;
+
+        for (size_t i = 0; i < m->n_devices && r >= 0; i++) {
+                const Device *d = m->devices[i];
+                char *p = NULL;
+
+                r = device_object_path(d->name, &p);
+                if (r >= 0)
+                        r = strv_push_take(&l, &n, &allocated, p);
+                for (size_t j = 0; j < d->n_ports && r >= 0; j++) {
+                        p = NULL;
+                        r = port_object_path(d->name, d->ports[j].number, &p);
+                        if (r >= 0)
+                                r = strv_push_take(&l, &n, &allocated, p);
+                }
+                for (size_t j = 0; j < d->n_netdevs && r >= 0; j++) {
+                        p = NULL;
+                        r = netdev_object_path(d->name, d->netdevs[j].name, &p);
+                        if (r >= 0)
+                                r = strv_push_take(&l, &n, &allocated, p);
+                }
+                if (d->sriov_capable && r >= 0) {
+                        p = NULL;
+                        r = sriov_object_path(d->name, &p);
+                        if (r >= 0)
+                                r = strv_push_take(&l, &n, &allocated, p);
+                }
+        }
+        if (r < 0) {
+                strv_free(l);
+                return r;
+        }
+
+        *nodes = l;
+        return 1;
+}

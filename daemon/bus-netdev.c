@@ -1,0 +1,80 @@
+/* SPDX-License-Identifier: MIT */
+/* org.rdmad1.NetDev: a network interface associated with an RDMA device. */
+#include <stddef.h>
+
+#include "bus-objects.h"
+#include "bus-util.h"
+#include "manager.h"
+#include "util.h"
+
+int netdev_object_find(sd_bus *bus, const char *path, const char *interface, void *userdata, void **found,
+                       sd_bus_error *error) {
+        _cleanup_free_ char *name = NULL, *ifname = NULL;
+        Manager *m = userdata;
+        ObjectKind kind;
+        const NetDev *n;
+        Device *d;
+        int r;
+
+        r = object_path_parse(path, &kind, &name, NULL, &ifname);
+        if (r <= 0)
+                return r;
+        if (kind != OBJECT_NETDEV)
+                return 0;
+        d = manager_find_device(m, name);
+        if (!d)
+                return 0;
+        n = device_find_netdev(d, ifname);
+        if (!n)
+                return 0;
+        *found = (NetDev *) n;
+        return 1;
+}
+
+static int property_get_device(sd_bus *bus, const char *path, const char *interface, const char *property,
+                               sd_bus_message *reply, void *userdata, sd_bus_error *error) {
+        _cleanup_free_ char *p = NULL;
+        NetDev *n = userdata;
+        int r;
+
+        r = device_object_path(n->device->name, &p);
+        if (r < 0)
+                return r;
+        return sd_bus_message_append(reply, "o", p);
+}
+
+static int property_get_port(sd_bus *bus, const char *path, const char *interface, const char *property,
+                             sd_bus_message *reply, void *userdata, sd_bus_error *error) {
+        _cleanup_free_ char *p = NULL;
+        NetDev *n = userdata;
+        int r;
+
+        if (n->port == 0)
+                return sd_bus_message_append(reply, "o", "/");
+        r = port_object_path(n->device->name, n->port, &p);
+        if (r < 0)
+                return r;
+        return sd_bus_message_append(reply, "o", p);
+}
+
+static int property_get_attributes(sd_bus *bus, const char *path, const char *interface, const char *property,
+                                   sd_bus_message *reply, void *userdata, sd_bus_error *error) {
+        NetDev *n = userdata;
+        return bus_append_attr_list(reply, &n->attributes);
+}
+
+#define CONST SD_BUS_VTABLE_PROPERTY_CONST
+#define CHANGE SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE
+
+const sd_bus_vtable netdev_vtable[] = {
+        SD_BUS_VTABLE_START(0),
+        SD_BUS_PROPERTY("Name", "s", NULL, offsetof(NetDev, name), CONST),
+        SD_BUS_PROPERTY("Device", "o", property_get_device, 0, CONST),
+        SD_BUS_PROPERTY("DevPort", "u", NULL, offsetof(NetDev, dev_port), CHANGE),
+        SD_BUS_PROPERTY("Port", "o", property_get_port, 0, CHANGE),
+        SD_BUS_PROPERTY("OperState", "s", NULL, offsetof(NetDev, operstate), CHANGE),
+        SD_BUS_PROPERTY("Address", "s", NULL, offsetof(NetDev, address), CHANGE),
+        SD_BUS_PROPERTY("Mtu", "u", NULL, offsetof(NetDev, mtu), CHANGE),
+        SD_BUS_PROPERTY("Attributes", "a{ss}", property_get_attributes, 0, CHANGE),
+        SD_BUS_VTABLE_END,
+};

@@ -1,0 +1,112 @@
+/* SPDX-License-Identifier: MIT */
+/* org.rdmad1.Port */
+#include <stddef.h>
+
+#include "bus-objects.h"
+#include "bus-util.h"
+#include "manager.h"
+#include "util.h"
+
+int port_object_find(sd_bus *bus, const char *path, const char *interface, void *userdata, void **found,
+                     sd_bus_error *error) {
+        _cleanup_free_ char *name = NULL;
+        Manager *m = userdata;
+        ObjectKind kind;
+        uint32_t number;
+        const Port *p;
+        Device *d;
+        int r;
+
+        r = object_path_parse(path, &kind, &name, &number, NULL);
+        if (r <= 0)
+                return r;
+        if (kind != OBJECT_PORT)
+                return 0;
+        d = manager_find_device(m, name);
+        if (!d)
+                return 0;
+        p = device_find_port(d, number);
+        if (!p)
+                return 0;
+        *found = (Port *) p;
+        return 1;
+}
+
+static int property_get_device(sd_bus *bus, const char *path, const char *interface, const char *property,
+                               sd_bus_message *reply, void *userdata, sd_bus_error *error) {
+        _cleanup_free_ char *p = NULL;
+        Port *port = userdata;
+        int r;
+
+        r = device_object_path(port->device->name, &p);
+        if (r < 0)
+                return r;
+        return sd_bus_message_append(reply, "o", p);
+}
+
+static int property_get_netdev(sd_bus *bus, const char *path, const char *interface, const char *property,
+                               sd_bus_message *reply, void *userdata, sd_bus_error *error) {
+        _cleanup_free_ char *p = NULL;
+        Port *port = userdata;
+        int r;
+
+        if (!*port->netdev)
+                return sd_bus_message_append(reply, "o", "/");
+        r = netdev_object_path(port->device->name, port->netdev, &p);
+        if (r < 0)
+                return r;
+        return sd_bus_message_append(reply, "o", p);
+}
+
+static int property_get_gids(sd_bus *bus, const char *path, const char *interface, const char *property,
+                             sd_bus_message *reply, void *userdata, sd_bus_error *error) {
+        Port *port = userdata;
+        int r;
+
+        r = sd_bus_message_open_container(reply, 'a', "(uss)");
+        if (r < 0)
+                return r;
+        for (size_t i = 0; i < port->n_gids; i++) {
+                r = sd_bus_message_append(reply, "(uss)", port->gids[i].index, port->gids[i].gid,
+                                          port->gids[i].type);
+                if (r < 0)
+                        return r;
+        }
+        return sd_bus_message_close_container(reply);
+}
+
+static int property_get_attributes(sd_bus *bus, const char *path, const char *interface, const char *property,
+                                   sd_bus_message *reply, void *userdata, sd_bus_error *error) {
+        Port *port = userdata;
+        return bus_append_attr_list(reply, &port->attributes);
+}
+
+#define CONST SD_BUS_VTABLE_PROPERTY_CONST
+#define CHANGE SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE
+
+const sd_bus_vtable port_vtable[] = {
+        SD_BUS_VTABLE_START(0),
+        SD_BUS_PROPERTY("Device", "o", property_get_device, 0, CONST),
+        SD_BUS_PROPERTY("Number", "u", NULL, offsetof(Port, number), CONST),
+        SD_BUS_PROPERTY("State", "s", NULL, offsetof(Port, state), CHANGE),
+        SD_BUS_PROPERTY("StateNum", "u", NULL, offsetof(Port, state_num), CHANGE),
+        SD_BUS_PROPERTY("StateName", "s", NULL, offsetof(Port, state_name), CHANGE),
+        SD_BUS_PROPERTY("PhysState", "s", NULL, offsetof(Port, phys_state), CHANGE),
+        SD_BUS_PROPERTY("PhysStateNum", "u", NULL, offsetof(Port, phys_state_num), CHANGE),
+        SD_BUS_PROPERTY("PhysStateName", "s", NULL, offsetof(Port, phys_state_name), CHANGE),
+        SD_BUS_PROPERTY("Rate", "s", NULL, offsetof(Port, rate), CHANGE),
+        SD_BUS_PROPERTY("RateSpeed", "d", NULL, offsetof(Port, rate_speed), CHANGE),
+        SD_BUS_PROPERTY("RateUnit", "s", NULL, offsetof(Port, rate_unit), CHANGE),
+        SD_BUS_PROPERTY("RateInfo", "s", NULL, offsetof(Port, rate_info), CHANGE),
+        SD_BUS_PROPERTY("LinkLayer", "s", NULL, offsetof(Port, link_layer), CHANGE),
+        SD_BUS_PROPERTY("Lid", "u", NULL, offsetof(Port, lid), CHANGE),
+        SD_BUS_PROPERTY("SmLid", "u", NULL, offsetof(Port, sm_lid), CHANGE),
+        SD_BUS_PROPERTY("LidMaskCount", "u", NULL, offsetof(Port, lid_mask_count), CHANGE),
+        SD_BUS_PROPERTY("SmSl", "u", NULL, offsetof(Port, sm_sl), CHANGE),
+        SD_BUS_PROPERTY("CapMask", "u", NULL, offsetof(Port, cap_mask), CHANGE),
+        SD_BUS_PROPERTY("NetDev", "o", property_get_netdev, 0, CHANGE),
+        SD_BUS_PROPERTY("Gids", "a(uss)", property_get_gids, 0, CHANGE),
+        SD_BUS_PROPERTY("Attributes", "a{ss}", property_get_attributes, 0, CHANGE),
+        SD_BUS_PROPERTY("StateChangedUsec", "t", NULL, offsetof(Port, state_changed_usec), CHANGE),
+        SD_BUS_VTABLE_END,
+};
