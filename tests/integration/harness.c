@@ -1,0 +1,568 @@
+/* SPDX-License-Identifier: MIT */
+#include "harness.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#define DAEMON_READY_TIMEOUT_MS 20000
+
+static uint64_t now_ms(void) {
+        struct timespec ts;
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        return (uint64_t) ts.tv_sec * 1000 + (uint64_t) ts.tv_nsec / 1000000;
+}
+
+static void write_text(const char *path, const char *text) {
+        FILE *f = fopen(path, "we");
+        assert_non_null(f);
+        fputs(text, f);
+        assert_int_equal(fclose(f), 0);
+}
+
+/* Child in its own process group, killed if the test process dies. */
+static pid_t spawn(char *const argv[], int stdout_fd) {
+        pid_t parent = getpid();
+        pid_t pid = fork();
+
+        assert_true(pid >= 0);
+        if (pid == 0) {
+                setpgid(0, 0);
+                prctl(PR_SET_PDEATHSIG, SIGKILL);
+                if (getppid() != parent)
+                        _exit(127);
+                if (stdout_fd >= 0) {
+                        dup2(stdout_fd, STDOUT_FILENO);
+                        close(stdout_fd);
+                }
+                execvp(argv[0], argv);
+                fprintf(stderr, "Cannot execute %s: %m\n", argv[0]);
+                _exit(127);
+        }
+        setpgid(pid, pid);
+        return pid;
+}
+
+/* SIGTERM, then SIGKILL to the whole group after timeout_ms. */
+static int stop_process(pid_t pid, int timeout_ms) {
+        uint64_t deadline;
+        int status = 0;
+
+        if (pid <= 0)
+                return 0;
+        kill(pid, SIGTERM);
+        deadline = now_ms() + (uint64_t) timeout_ms;
+        for (;;) {
+                pid_t r = waitpid(pid, &status, WNOHANG);
+                if (r == pid)
+                        break;
+                if (r < 0)
+                        return -1;
+                if (now_ms() > deadline) {
+                        fprintf(stderr, "harness: pid %d ignored SIGTERM, killing its group\n", (int) pid);
+                        kill(-pid, SIGKILL);
+                        waitpid(pid, &status, 0);
+                        return status ?: -1;
+                }
+                usleep(5000);
+        }
+        kill(-pid, SIGKILL); /* anything it left behind in its group */
+        return status;
+}
+
+static const char bus_config[] =
+        "<!DOCTYPE busconfig PUBLIC \"-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN\"\n"
+        " \"http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd\">\n"
+        "<busconfig>\n"
+        "  <type>system</type>\n"
+        "  <listen>unix:path=%s/system_bus_socket</listen>\n"
+        "  <auth>EXTERNAL</auth>\n"
+        "  <policy context=\"default\">\n"
+        "    <allow user=\"*\"/>\n"
+        "    <allow own=\"*\"/>\n"
+        "    <allow send_type=\"method_call\"/>\n"
+        "    <allow send_destination=\"*\"/>\n"
+        "    <allow receive_sender=\"*\"/>\n"
+        "  </policy>\n"
+        "</busconfig>\n";
+
+static void start_bus(Harness *h) {
+        char path[128], config[2048], line[512];
+        char *argv[] = { "dbus-daemon", "--nofork", "--nopidfile", "--print-address", "--config-file", path, NULL };
+        int pipefd[2];
+        ssize_t n;
+
+        snprintf(path, sizeof(path), "%s/bus.conf", h->tmpdir);
+        snprintf(config, sizeof(config), bus_config, h->tmpdir);
+        write_text(path, config);
+
+        assert_int_equal(pipe2(pipefd, O_CLOEXEC), 0);
+        h->bus_pid = spawn(argv, pipefd[1]);
+        close(pipefd[1]);
+
+        /* dbus-daemon prints its address once it listens. */
+        n = read(pipefd[0], line, sizeof(line) - 1);
+        close(pipefd[0]);
+        if (n <= 0)
+                fail_msg("dbus-daemon did not start");
+        line[n] = '\0';
+        line[strcspn(line, "\n")] = '\0';
+        h->address = strdup(line);
+        setenv("DBUS_SYSTEM_BUS_ADDRESS", h->address, 1);
+}
+
+static void open_notify_socket(Harness *h) {
+        struct sockaddr_un sa = { .sun_family = AF_UNIX };
+
+        snprintf(sa.sun_path, sizeof(sa.sun_path), "%s/notify", h->tmpdir);
+        h->notify_fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+        assert_true(h->notify_fd >= 0);
+        assert_int_equal(bind(h->notify_fd, (struct sockaddr *) &sa, sizeof(sa)), 0);
+        setenv("NOTIFY_SOCKET", sa.sun_path, 1);
+}
+
+static void wait_ready(Harness *h) {
+        uint64_t deadline = now_ms() + DAEMON_READY_TIMEOUT_MS;
+
+        for (;;) {
+                struct pollfd p = { .fd = h->notify_fd, .events = POLLIN };
+                char buf[4096];
+                int status;
+
+                if (waitpid(h->daemon_pid, &status, WNOHANG) == h->daemon_pid) {
+                        h->daemon_pid = 0;
+                        fail_msg("rdmad exited before READY=1 (wait status %d)", status);
+                }
+                if (now_ms() > deadline)
+                        fail_msg("rdmad did not send READY=1 within %d ms", DAEMON_READY_TIMEOUT_MS);
+                if (poll(&p, 1, 50) <= 0)
+                        continue;
+                ssize_t n = recv(h->notify_fd, buf, sizeof(buf) - 1, 0);
+                if (n <= 0)
+                        continue;
+                buf[n] = '\0';
+                if (strstr(buf, "READY=1"))
+                        return;
+        }
+}
+
+static int on_signal(sd_bus_message *m, void *userdata, sd_bus_error *error) {
+        Harness *h = userdata;
+        Signal *s;
+
+        s = reallocarray(h->signals, h->n_signals + 1, sizeof(Signal));
+        assert_non_null(s);
+        h->signals = s;
+        s = &h->signals[h->n_signals++];
+        s->path = strdup(sd_bus_message_get_path(m) ?: "");
+        s->interface = strdup(sd_bus_message_get_interface(m) ?: "");
+        s->member = strdup(sd_bus_message_get_member(m) ?: "");
+        s->body = format_message_body(m);
+        return 0;
+}
+
+Harness *harness_start(const char *const *fixtures, const char *const *args) {
+        Harness *h = calloc(1, sizeof(Harness));
+        const char *daemon = getenv("RDMAD_BINARY");
+        const char *wrapper = getenv("RDMAD_TEST_WRAPPER"); /* e.g. "valgrind --error-exitcode=99" */
+        char *argv[64];
+        size_t n = 0;
+        char *wrapper_copy = NULL;
+        int r;
+
+        assert_non_null(h);
+        assert_non_null(daemon);
+        h->notify_fd = -1;
+
+        strcpy(h->tmpdir, "/tmp/rdmad-test-XXXXXX");
+        assert_non_null(mkdtemp(h->tmpdir));
+
+        h->testbed = umockdev_testbed_new();
+        for (size_t i = 0; fixtures && fixtures[i]; i++) {
+                GError *error = NULL;
+                char path[512];
+
+                snprintf(path, sizeof(path), "%s/%s.umockdev", FIXTURE_DIR, fixtures[i]);
+                if (!umockdev_testbed_add_from_file(h->testbed, path, &error))
+                        fail_msg("Cannot load %s: %s", path, error->message);
+        }
+
+        start_bus(h);
+        open_notify_socket(h);
+        setenv("SYSTEMD_DEVICE_VERIFY_SYSFS", "0", 1);
+
+        argv[n++] = "umockdev-wrapper";
+        if (wrapper && *wrapper) {
+                wrapper_copy = strdup(wrapper);
+                for (char *save = NULL, *t = strtok_r(wrapper_copy, " ", &save); t && n < 32;
+                     t = strtok_r(NULL, " ", &save))
+                        argv[n++] = t;
+        }
+        argv[n++] = (char *) daemon;
+        for (size_t i = 0; args && args[i] && n < 62; i++)
+                argv[n++] = (char *) args[i];
+        argv[n] = NULL;
+
+        h->daemon_pid = spawn(argv, -1);
+        free(wrapper_copy);
+        unsetenv("NOTIFY_SOCKET");
+        wait_ready(h);
+
+        r = sd_bus_open_system(&h->bus);
+        assert_int_equal(r, 0);
+        r = sd_bus_match_signal(h->bus, NULL, "org.rdmad1", NULL, NULL, NULL, on_signal, h);
+        assert_true(r >= 0);
+        /* The match is in place once the bus has answered a call. */
+        r = sd_bus_call_method(h->bus, "org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus",
+                               "GetId", NULL, NULL, "");
+        assert_true(r >= 0);
+        return h;
+}
+
+void harness_clear_signals(Harness *h) {
+        for (size_t i = 0; i < h->n_signals; i++) {
+                free(h->signals[i].path);
+                free(h->signals[i].interface);
+                free(h->signals[i].member);
+                free(h->signals[i].body);
+        }
+        free(h->signals);
+        h->signals = NULL;
+        h->n_signals = 0;
+}
+
+int harness_stop(Harness *h) {
+        int status;
+        char cmd[128];
+
+        if (!h)
+                return 0;
+        h->bus = sd_bus_flush_close_unref(h->bus);
+        status = stop_process(h->daemon_pid, 30000);
+        stop_process(h->bus_pid, 5000);
+        if (h->notify_fd >= 0)
+                close(h->notify_fd);
+        harness_clear_signals(h);
+        if (h->testbed)
+                g_object_unref(h->testbed);
+        snprintf(cmd, sizeof(cmd), "rm -rf '%s'", h->tmpdir);
+        if (system(cmd) != 0)
+                fprintf(stderr, "harness: cannot remove %s\n", h->tmpdir);
+        unsetenv("DBUS_SYSTEM_BUS_ADDRESS");
+        free(h->address);
+        free(h);
+        return status;
+}
+
+bool harness_wait(Harness *h, bool (*pred)(Harness *h, const void *data), const void *data, int timeout_ms) {
+        uint64_t deadline = now_ms() + (uint64_t) timeout_ms;
+
+        for (;;) {
+                int r;
+
+                while ((r = sd_bus_process(h->bus, NULL)) > 0)
+                        ;
+                assert_true(r >= 0);
+                if (pred(h, data))
+                        return true;
+                if (now_ms() >= deadline)
+                        return false;
+                (void) sd_bus_wait(h->bus, 10000);
+        }
+}
+
+static bool never(Harness *h, const void *data) {
+        return false;
+}
+
+void harness_settle(Harness *h, int ms) {
+        (void) harness_wait(h, never, NULL, ms);
+}
+
+size_t harness_count_signals(Harness *h, const char *path, const char *member) {
+        size_t n = 0;
+
+        for (size_t i = 0; i < h->n_signals; i++)
+                if ((!path || strcmp(h->signals[i].path, path) == 0) &&
+                    (!member || strcmp(h->signals[i].member, member) == 0))
+                        n++;
+        return n;
+}
+
+const Signal *harness_find_signal(Harness *h, const char *path, const char *member) {
+        for (size_t i = 0; i < h->n_signals; i++)
+                if ((!path || strcmp(h->signals[i].path, path) == 0) &&
+                    (!member || strcmp(h->signals[i].member, member) == 0))
+                        return &h->signals[i];
+        return NULL;
+}
+
+char *harness_run_command(Harness *h, const char *command, int *ret_status) {
+        char *cmd = NULL, *out = NULL;
+        size_t size = 0;
+        FILE *p, *mem;
+        char buf[4096];
+        size_t n;
+        int status;
+
+        assert_true(asprintf(&cmd, "DBUS_SYSTEM_BUS_ADDRESS='%s' %s 2>&1", h->address, command) > 0);
+        p = popen(cmd, "re");
+        assert_non_null(p);
+        mem = open_memstream(&out, &size);
+        while ((n = fread(buf, 1, sizeof(buf), p)) > 0)
+                fwrite(buf, 1, n, mem);
+        fclose(mem);
+        status = pclose(p);
+        free(cmd);
+        *ret_status = WIFEXITED(status) ? WEXITSTATUS(status) : 128;
+        return out;
+}
+
+static int format_one(sd_bus_message *m, FILE *f, bool quote);
+
+static int format_container(sd_bus_message *m, FILE *f, char type, const char *contents) {
+        const char *open = type == 'a' ? "[" : type == 'r' ? "(" : type == 'e' ? "" : "";
+        const char *close = type == 'a' ? "]" : type == 'r' ? ")" : "";
+        bool first = true;
+        int r;
+
+        r = sd_bus_message_enter_container(m, type, contents);
+        if (r <= 0)
+                return r;
+        fputs(open, f);
+        while ((r = sd_bus_message_at_end(m, false)) == 0) {
+                if (!first)
+                        fputs(type == 'e' ? ": " : ", ", f);
+                first = false;
+                r = format_one(m, f, true);
+                if (r < 0)
+                        return r;
+        }
+        if (r < 0)
+                return r;
+        fputs(close, f);
+        return sd_bus_message_exit_container(m);
+}
+
+static int format_one(sd_bus_message *m, FILE *f, bool quote) {
+        const char *contents;
+        char type;
+        int r;
+
+        r = sd_bus_message_peek_type(m, &type, &contents);
+        if (r <= 0)
+                return r;
+
+        switch (type) {
+        case 'a':
+        case 'r':
+        case 'e':
+        case 'v':
+                if (type == 'a' && contents[0] == '{') {
+                        /* A dictionary: {k: v, ...} */
+                        bool first = true;
+                        r = sd_bus_message_enter_container(m, 'a', contents);
+                        if (r < 0)
+                                return r;
+                        fputc('{', f);
+                        while ((r = sd_bus_message_at_end(m, false)) == 0) {
+                                if (!first)
+                                        fputs(", ", f);
+                                first = false;
+                                char entry[256];
+                                size_t len = strlen(contents);
+
+                                /* "{ss}" → "ss": the dict entry's own signature. */
+                                assert_true(len >= 2 && len - 2 < sizeof(entry));
+                                memcpy(entry, contents + 1, len - 2);
+                                entry[len - 2] = '\0';
+                                r = format_container(m, f, 'e', entry);
+                                if (r < 0)
+                                        return r;
+                        }
+                        fputc('}', f);
+                        return sd_bus_message_exit_container(m);
+                }
+                if (type == 'v') {
+                        r = sd_bus_message_enter_container(m, 'v', contents);
+                        if (r < 0)
+                                return r;
+                        r = format_one(m, f, quote);
+                        if (r < 0)
+                                return r;
+                        return sd_bus_message_exit_container(m);
+                }
+                return format_container(m, f, type, contents);
+        default: {
+                union {
+                        uint8_t y;
+                        int b;
+                        int16_t n;
+                        uint16_t q;
+                        int32_t i;
+                        uint32_t u;
+                        int64_t x;
+                        uint64_t t;
+                        double d;
+                        const char *s;
+                        int h;
+                } v;
+
+                r = sd_bus_message_read_basic(m, type, &v);
+                if (r < 0)
+                        return r;
+                switch (type) {
+                case 'y': fprintf(f, "%u", v.y); break;
+                case 'b': fputs(v.b ? "true" : "false", f); break;
+                case 'n': fprintf(f, "%d", v.n); break;
+                case 'q': fprintf(f, "%u", v.q); break;
+                case 'i': fprintf(f, "%d", v.i); break;
+                case 'u': fprintf(f, "%u", v.u); break;
+                case 'x': fprintf(f, "%lld", (long long) v.x); break;
+                case 't': fprintf(f, "%llu", (unsigned long long) v.t); break;
+                case 'd': fprintf(f, "%g", v.d); break;
+                case 'h': fprintf(f, "fd"); break;
+                default: fprintf(f, quote ? "\"%s\"" : "%s", v.s); break;
+                }
+                return 1;
+        }
+        }
+}
+
+char *format_message_body(sd_bus_message *m) {
+        char *out = NULL;
+        size_t size = 0;
+        FILE *f = open_memstream(&out, &size);
+        bool first = true;
+        int r;
+
+        assert_non_null(f);
+        assert_true(sd_bus_message_rewind(m, true) >= 0);
+        while ((r = sd_bus_message_at_end(m, true)) == 0) {
+                if (!first)
+                        fputc(' ', f);
+                first = false;
+                r = format_one(m, f, true);
+                if (r < 0)
+                        break;
+        }
+        fclose(f);
+        return out;
+}
+
+char *format_next_value(sd_bus_message *m) {
+        char *out = NULL;
+        size_t size = 0;
+        FILE *f = open_memstream(&out, &size);
+
+        assert_non_null(f);
+        assert_true(format_one(m, f, false) >= 0);
+        fclose(f);
+        return out;
+}
+
+static void objects_add(Objects *o, const char *path, const char *interface, const char *name, char *value) {
+        ObjectEntry *e = reallocarray(o->entries, o->n + 1, sizeof(ObjectEntry));
+        assert_non_null(e);
+        o->entries = e;
+        o->entries[o->n++] = (ObjectEntry) {
+                .path = strdup(path),
+                .interface = strdup(interface),
+                .name = name ? strdup(name) : NULL,
+                .value = value,
+        };
+}
+
+Objects *get_managed_objects(Harness *h) {
+        sd_bus_error error = SD_BUS_ERROR_NULL;
+        sd_bus_message *reply = NULL;
+        Objects *o = calloc(1, sizeof(Objects));
+        const char *path, *interface, *name;
+        int r;
+
+        r = sd_bus_call_method(h->bus, "org.rdmad1", "/org/rdmad1", "org.freedesktop.DBus.ObjectManager",
+                               "GetManagedObjects", &error, &reply, "");
+        if (r < 0)
+                fail_msg("GetManagedObjects: %s", error.message);
+
+        assert_true(sd_bus_message_enter_container(reply, 'a', "{oa{sa{sv}}}") > 0);
+        while (sd_bus_message_enter_container(reply, 'e', "oa{sa{sv}}") > 0) {
+                assert_true(sd_bus_message_read(reply, "o", &path) > 0);
+                assert_true(sd_bus_message_enter_container(reply, 'a', "{sa{sv}}") > 0);
+                while (sd_bus_message_enter_container(reply, 'e', "sa{sv}") > 0) {
+                        assert_true(sd_bus_message_read(reply, "s", &interface) > 0);
+                        objects_add(o, path, interface, NULL, NULL);
+                        assert_true(sd_bus_message_enter_container(reply, 'a', "{sv}") > 0);
+                        while (sd_bus_message_enter_container(reply, 'e', "sv") > 0) {
+                                assert_true(sd_bus_message_read(reply, "s", &name) > 0);
+                                objects_add(o, path, interface, name, format_next_value(reply));
+                                assert_true(sd_bus_message_exit_container(reply) > 0);
+                        }
+                        assert_true(sd_bus_message_exit_container(reply) > 0);
+                        assert_true(sd_bus_message_exit_container(reply) > 0);
+                }
+                assert_true(sd_bus_message_exit_container(reply) > 0);
+                assert_true(sd_bus_message_exit_container(reply) > 0);
+        }
+        assert_true(sd_bus_message_exit_container(reply) > 0);
+        sd_bus_message_unref(reply);
+        return o;
+}
+
+void objects_free(Objects *o) {
+        for (size_t i = 0; i < o->n; i++) {
+                free(o->entries[i].path);
+                free(o->entries[i].interface);
+                free(o->entries[i].name);
+                free(o->entries[i].value);
+        }
+        free(o->entries);
+        free(o);
+}
+
+const char *objects_get(const Objects *o, const char *path, const char *interface, const char *name) {
+        for (size_t i = 0; i < o->n; i++)
+                if (o->entries[i].name && strcmp(o->entries[i].path, path) == 0 &&
+                    strcmp(o->entries[i].interface, interface) == 0 && strcmp(o->entries[i].name, name) == 0)
+                        return o->entries[i].value;
+        return NULL;
+}
+
+static int line_compare(const void *a, const void *b) {
+        return strcmp(*(char *const *) a, *(char *const *) b);
+}
+
+char *objects_interfaces(const Objects *o) {
+        char **lines = calloc(o->n + 1, sizeof(char *));
+        char *out = NULL;
+        size_t n = 0, size = 0;
+        FILE *f;
+
+        for (size_t i = 0; i < o->n; i++)
+                if (!o->entries[i].name)
+                        assert_true(asprintf(&lines[n++], "%s %s", o->entries[i].path, o->entries[i].interface) > 0);
+        qsort(lines, n, sizeof(char *), line_compare);
+        f = open_memstream(&out, &size);
+        for (size_t i = 0; i < n; i++) {
+                fprintf(f, "%s\n", lines[i]);
+                free(lines[i]);
+        }
+        fclose(f);
+        free(lines);
+        return out;
+}

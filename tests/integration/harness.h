@@ -1,0 +1,82 @@
+/* SPDX-License-Identifier: MIT */
+#pragma once
+
+/* Integration harness: a private dbus-daemon, a umockdev testbed loaded from
+ * tests/data fixtures, and the real rdmad under umockdev-wrapper, each in its
+ * own process group and killed in harness_stop() even after a failed
+ * assertion (and by PR_SET_PDEATHSIG if the test itself dies). */
+
+#include <stdbool.h>
+#include <stdio.h>
+#include <sys/types.h>
+#include <systemd/sd-bus.h>
+#include <umockdev.h>
+
+typedef struct Signal {
+        char *path;
+        char *interface;
+        char *member;
+        char *body; /* the arguments, formatted by format_message_body() */
+} Signal;
+
+typedef struct Harness {
+        UMockdevTestbed *testbed;
+        char tmpdir[64];
+        pid_t bus_pid;
+        pid_t daemon_pid;
+        int notify_fd;
+        char *address;
+        sd_bus *bus; /* the test's client connection */
+
+        Signal *signals; /* every signal rdmad sent since the start */
+        size_t n_signals;
+} Harness;
+
+/* fixtures: NULL-terminated names of tests/data/<name>.umockdev;
+ * args: NULL-terminated extra daemon arguments, or NULL. Fails the test if
+ * the daemon does not report READY=1 within 20 s. */
+Harness *harness_start(const char *const *fixtures, const char *const *args);
+
+/* Stops everything; returns the daemon's wait status (0 = exited with 0). */
+int harness_stop(Harness *h);
+
+/* Runs the client connection until pred(h, data) is true or timeout_ms
+ * passes; returns pred's final value. */
+bool harness_wait(Harness *h, bool (*pred)(Harness *h, const void *data), const void *data, int timeout_ms);
+
+/* Processes everything queued on the client connection for a while. */
+void harness_settle(Harness *h, int ms);
+
+void harness_clear_signals(Harness *h);
+size_t harness_count_signals(Harness *h, const char *path, const char *member);
+const Signal *harness_find_signal(Harness *h, const char *path, const char *member);
+
+/* Runs a command with the private bus in its environment; returns its
+ * stdout+stderr (caller frees) and sets *ret_status to the exit status. */
+char *harness_run_command(Harness *h, const char *command, int *ret_status);
+
+/* Formats the rest of a message like "[1, 2]", "(0, \"fe80::\", \"\")",
+ * "{\"k\": \"v\"}"; top-level strings unquoted. */
+char *format_message_body(sd_bus_message *m);
+
+/* Formats the next value of m (strings unquoted at the top level). */
+char *format_next_value(sd_bus_message *m);
+
+/* A flat view of GetManagedObjects: one entry per (path, interface,
+ * property), plus one with name NULL per (path, interface). */
+typedef struct ObjectEntry {
+        char *path, *interface, *name, *value;
+} ObjectEntry;
+
+typedef struct Objects {
+        ObjectEntry *entries;
+        size_t n;
+} Objects;
+
+Objects *get_managed_objects(Harness *h);
+void objects_free(Objects *o);
+const char *objects_get(const Objects *o, const char *path, const char *interface, const char *name);
+/* Sorted, newline-separated "path interface" lines. */
+char *objects_interfaces(const Objects *o);
+
+#define HARNESS_FIXTURES(...) ((const char *const[]) { __VA_ARGS__, NULL })
