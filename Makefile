@@ -45,3 +45,6 @@ valgrind: build
 
 clean:
 	rm -rf $(BUILD) $(BUILD_SAN)
+
+demo: build
+	./tools/demo $(BUILD)
