@@ -5,6 +5,7 @@
 #include "bus-objects.h"
 #include "bus-util.h"
 #include "manager.h"
+#include "parse.h"
 #include "util.h"
 
 int port_object_find(sd_bus *bus, const char *path, const char *interface, void *userdata, void **found,
@@ -81,6 +82,38 @@ static int property_get_attributes(sd_bus *bus, const char *path, const char *in
         return bus_append_attr_list(reply, &port->attributes);
 }
 
+static int method_wait_for_state(sd_bus_message *message, void *userdata, sd_bus_error *error) {
+        Port *p = userdata;
+        Manager *m = p->device->manager;
+        const char *state, *wanted;
+        uint32_t timeout_ms;
+        int r;
+
+        r = sd_bus_message_read(message, "su", &state, &timeout_ms);
+        if (r < 0)
+                return r;
+
+        wanted = port_state_from_name(state);
+        if (!wanted)
+                return sd_bus_error_setf(error, RDMAD_ERROR_INVALID_ARGUMENT,
+                                         "Unknown port state '%s': expected NOP, DOWN, INIT, ARMED, ACTIVE or "
+                                         "ACTIVE_DEFER.",
+                                         state);
+
+        if (streq(p->state_name, wanted))
+                return sd_bus_reply_method_return(message, "s", p->state_name);
+        if (timeout_ms == 0)
+                return sd_bus_error_setf(error, RDMAD_ERROR_TIMEOUT, "Port %u of %s is %s, not %s.", p->number,
+                                         p->device->name, p->state_name, wanted);
+
+        r = manager_add_waiter(m, message, p, wanted, (uint64_t) timeout_ms * 1000);
+        if (r == -EBUSY)
+                return sd_bus_error_setf(error, RDMAD_ERROR_BUSY, "Too many pending WaitForState calls.");
+        if (r < 0)
+                return r;
+        return 1; /* answered later */
+}
+
 #define CONST SD_BUS_VTABLE_PROPERTY_CONST
 #define CHANGE SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE
 
@@ -108,5 +141,7 @@ const sd_bus_vtable port_vtable[] = {
         SD_BUS_PROPERTY("Gids", "a(uss)", property_get_gids, 0, CHANGE),
         SD_BUS_PROPERTY("Attributes", "a{ss}", property_get_attributes, 0, CHANGE),
         SD_BUS_PROPERTY("StateChangedUsec", "t", NULL, offsetof(Port, state_changed_usec), CHANGE),
+        SD_BUS_METHOD_WITH_NAMES("WaitForState", "su", SD_BUS_PARAM(state) SD_BUS_PARAM(timeout_ms), "s",
+                                 SD_BUS_PARAM(state), method_wait_for_state, SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_VTABLE_END,
 };

@@ -3,15 +3,37 @@
 
 #include "util.h"
 
-static void names_add(PropertyNames *p, const char *name) {
-        if (p->n < PROPERTY_NAMES_MAX)
-                p->names[p->n++] = name;
-        p->names[p->n] = NULL;
+static void names_from_mask(uint32_t mask, const char *const *table, unsigned n_table, PropertyNames *ret) {
+        ret->n = 0;
+        for (unsigned i = 0; i < n_table && ret->n < PROPERTY_NAMES_MAX; i++)
+                if (mask & (1u << i))
+                        ret->names[ret->n++] = table[i];
+        ret->names[ret->n] = NULL;
 }
 
-static void names_init(PropertyNames *p) {
-        p->n = 0;
-        p->names[0] = NULL;
+void device_property_names(uint32_t mask, PropertyNames *ret) {
+        static const char *const table[] = { "NodeDescription", "NetDevs", "Attributes", "PowerAttributes" };
+        names_from_mask(mask, table, ELEMENTSOF(table), ret);
+}
+
+void port_property_names(uint32_t mask, PropertyNames *ret) {
+        static const char *const table[] = {
+                "State",     "StateNum",  "StateName", "PhysState",    "PhysStateNum",     "PhysStateName",
+                "Rate",      "RateSpeed", "RateUnit",  "RateInfo",     "LinkLayer",        "Lid",
+                "SmLid",     "LidMaskCount", "SmSl",   "CapMask",      "NetDev",           "Gids",
+                "Attributes", "StateChangedUsec",
+        };
+        names_from_mask(mask, table, ELEMENTSOF(table), ret);
+}
+
+void netdev_property_names(uint32_t mask, PropertyNames *ret) {
+        static const char *const table[] = { "DevPort", "Port", "OperState", "Address", "Mtu", "Attributes" };
+        names_from_mask(mask, table, ELEMENTSOF(table), ret);
+}
+
+void sriov_property_names(uint32_t mask, PropertyNames *ret) {
+        static const char *const table[] = { "NumVfs" };
+        names_from_mask(mask, table, ELEMENTSOF(table), ret);
 }
 
 bool device_identity_changed(const Device *a, const Device *b) {
@@ -39,16 +61,18 @@ static bool netdev_names_equal(const Device *a, const Device *b) {
         return true;
 }
 
-void device_changed_properties(const Device *a, const Device *b, PropertyNames *ret) {
-        names_init(ret);
+uint32_t device_changed_mask(const Device *a, const Device *b) {
+        uint32_t m = 0;
+
         if (!streq(a->node_desc, b->node_desc))
-                names_add(ret, "NodeDescription");
+                m |= DEVICE_NODE_DESCRIPTION;
         if (!netdev_names_equal(a, b))
-                names_add(ret, "NetDevs");
+                m |= DEVICE_NETDEVS;
         if (!attr_list_equal(&a->attributes, &b->attributes))
-                names_add(ret, "Attributes");
+                m |= DEVICE_ATTRIBUTES;
         if (!attr_list_equal(&a->power_attributes, &b->power_attributes))
-                names_add(ret, "PowerAttributes");
+                m |= DEVICE_POWER_ATTRIBUTES;
+        return m;
 }
 
 static bool gids_equal(const Port *a, const Port *b) {
@@ -61,68 +85,70 @@ static bool gids_equal(const Port *a, const Port *b) {
         return true;
 }
 
-void port_changed_properties(const Port *a, const Port *b, PropertyNames *ret) {
-        names_init(ret);
+uint32_t port_changed_mask(const Port *a, const Port *b) {
+        uint32_t m = 0;
+
         if (!streq(a->state, b->state))
-                names_add(ret, "State");
+                m |= PORT_STATE;
         if (a->state_num != b->state_num)
-                names_add(ret, "StateNum");
+                m |= PORT_STATE_NUM;
         if (!streq(a->state_name, b->state_name))
-                names_add(ret, "StateName");
+                m |= PORT_STATE_NAME;
         if (!streq(a->phys_state, b->phys_state))
-                names_add(ret, "PhysState");
+                m |= PORT_PHYS_STATE;
         if (a->phys_state_num != b->phys_state_num)
-                names_add(ret, "PhysStateNum");
+                m |= PORT_PHYS_STATE_NUM;
         if (!streq(a->phys_state_name, b->phys_state_name))
-                names_add(ret, "PhysStateName");
+                m |= PORT_PHYS_STATE_NAME;
         if (!streq(a->rate, b->rate))
-                names_add(ret, "Rate");
+                m |= PORT_RATE;
         if (a->rate_speed != b->rate_speed)
-                names_add(ret, "RateSpeed");
+                m |= PORT_RATE_SPEED;
         if (!streq(a->rate_unit, b->rate_unit))
-                names_add(ret, "RateUnit");
+                m |= PORT_RATE_UNIT;
         if (!streq(a->rate_info, b->rate_info))
-                names_add(ret, "RateInfo");
+                m |= PORT_RATE_INFO;
         if (!streq(a->link_layer, b->link_layer))
-                names_add(ret, "LinkLayer");
+                m |= PORT_LINK_LAYER;
         if (a->lid != b->lid)
-                names_add(ret, "Lid");
+                m |= PORT_LID;
         if (a->sm_lid != b->sm_lid)
-                names_add(ret, "SmLid");
+                m |= PORT_SM_LID;
         if (a->lid_mask_count != b->lid_mask_count)
-                names_add(ret, "LidMaskCount");
+                m |= PORT_LID_MASK_COUNT;
         if (a->sm_sl != b->sm_sl)
-                names_add(ret, "SmSl");
+                m |= PORT_SM_SL;
         if (a->cap_mask != b->cap_mask)
-                names_add(ret, "CapMask");
+                m |= PORT_CAP_MASK;
         if (!streq(a->netdev, b->netdev))
-                names_add(ret, "NetDev");
+                m |= PORT_NETDEV;
         if (!gids_equal(a, b))
-                names_add(ret, "Gids");
+                m |= PORT_GIDS;
         if (!attr_list_equal(&a->attributes, &b->attributes))
-                names_add(ret, "Attributes");
+                m |= PORT_ATTRIBUTES;
         if (a->state_changed_usec != b->state_changed_usec)
-                names_add(ret, "StateChangedUsec");
+                m |= PORT_STATE_CHANGED_USEC;
+        return m;
 }
 
-void netdev_changed_properties(const NetDev *a, const NetDev *b, PropertyNames *ret) {
-        names_init(ret);
+uint32_t netdev_changed_mask(const NetDev *a, const NetDev *b) {
+        uint32_t m = 0;
+
         if (a->dev_port != b->dev_port)
-                names_add(ret, "DevPort");
+                m |= NETDEV_DEV_PORT;
         if (a->port != b->port)
-                names_add(ret, "Port");
+                m |= NETDEV_PORT;
         if (!streq(a->operstate, b->operstate))
-                names_add(ret, "OperState");
+                m |= NETDEV_OPER_STATE;
         if (!streq(a->address, b->address))
-                names_add(ret, "Address");
+                m |= NETDEV_ADDRESS;
         if (a->mtu != b->mtu)
-                names_add(ret, "Mtu");
+                m |= NETDEV_MTU;
         if (!attr_list_equal(&a->attributes, &b->attributes))
-                names_add(ret, "Attributes");
+                m |= NETDEV_ATTRIBUTES;
+        return m;
 }
 
-void sriov_changed_properties(const Device *a, const Device *b, PropertyNames *ret) {
-        names_init(ret);
-        if (a->num_vfs != b->num_vfs)
-                names_add(ret, "NumVfs");
+uint32_t sriov_changed_mask(const Device *a, const Device *b) {
+        return a->num_vfs != b->num_vfs ? SRIOV_NUM_VFS : 0;
 }

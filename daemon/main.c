@@ -140,6 +140,13 @@ static int run(int argc, char *argv[]) {
                 return log_error_errno(r, "Failed to set up: %m");
         m->poll_interval_ms = o.poll_interval_ms;
 
+        /* The monitor starts before the enumeration, so nothing falls in between. */
+        if (!o.dump) {
+                r = manager_start_event_sources(m);
+                if (r < 0)
+                        return r;
+        }
+
         r = manager_load(m);
         if (r < 0)
                 return r;
@@ -171,6 +178,10 @@ static int run(int argc, char *argv[]) {
         r = manager_connect_bus(m);
         if (r < 0)
                 return r;
+
+        r = manager_update_poll(m);
+        if (r < 0)
+                return log_error_errno(r, "Failed to start polling: %m");
 
         (void) sd_notifyf(false, "READY=1\nSTATUS=Publishing %zu RDMA device%s.", m->n_devices,
                           m->n_devices == 1 ? "" : "s");

@@ -6,6 +6,7 @@
 #include "bus-objects.h"
 #include "bus-util.h"
 #include "diff.h"
+#include "properties.h"
 #include "enumerate.h"
 #include "log.h"
 #include "util.h"
@@ -18,6 +19,7 @@ int manager_new(Manager **ret) {
         if (!m)
                 return -ENOMEM;
         m->poll_interval_ms = POLL_INTERVAL_MS_DEFAULT;
+        m->rtnl_fd = -EBADF;
 
         r = sd_event_default(&m->event);
         if (r < 0)
@@ -33,6 +35,14 @@ int manager_new(Manager **ret) {
 Manager *manager_free(Manager *m) {
         if (!m)
                 return NULL;
+        manager_free_waiters(m);
+        sd_event_source_disable_unref(m->emit_event);
+        sd_event_source_disable_unref(m->poll_event);
+        sd_event_source_disable_unref(m->monitor_event);
+        sd_event_source_disable_unref(m->rtnl_event);
+        if (m->rtnl_fd >= 0)
+                close(m->rtnl_fd);
+        udev_monitor_unref(m->monitor);
         if (m->bus) {
                 sd_bus_flush(m->bus);
                 sd_bus_flush_close_unref(m->bus);
@@ -50,6 +60,8 @@ int manager_load(Manager *m) {
         r = enumerate_devices(m->udev, &m->devices, &m->n_devices);
         if (r < 0)
                 return r;
+        for (size_t i = 0; i < m->n_devices; i++)
+                m->devices[i]->manager = m;
         log_info("Found %zu RDMA device%s.", m->n_devices, m->n_devices == 1 ? "" : "s");
         return 0;
 }
@@ -65,6 +77,17 @@ Device *manager_find_device(Manager *m, const char *name) {
                 return NULL;
         d = bsearch(name, m->devices, m->n_devices, sizeof(Device *), device_name_compare);
         return d ? *d : NULL;
+}
+
+static int on_emit(sd_event_source *s, void *userdata);
+
+int manager_start_event_sources(Manager *m) {
+        int r;
+
+        r = manager_start_udev_monitor(m);
+        if (r < 0)
+                return r;
+        return manager_start_rtnl(m);
 }
 
 int manager_connect_bus(Manager *m) {
@@ -99,6 +122,15 @@ int manager_connect_bus(Manager *m) {
         r = sd_bus_add_object_manager(m->bus, NULL, RDMAD_ROOT_PATH);
         if (r < 0)
                 return log_error_errno(r, "Failed to add the object manager: %m");
+
+        /* Emission runs after everything else of an iteration, so changes from
+         * several sources coalesce into one signal per object. */
+        r = sd_event_add_defer(m->event, &m->emit_event, on_emit, m);
+        if (r < 0)
+                return log_error_errno(r, "Failed to add the emit source: %m");
+        (void) sd_event_source_set_priority(m->emit_event, SD_EVENT_PRIORITY_IDLE);
+        (void) sd_event_source_set_enabled(m->emit_event, SD_EVENT_OFF);
+        (void) sd_event_source_set_description(m->emit_event, "emit-changes");
 
         r = sd_bus_attach_event(m->bus, m->event, SD_EVENT_PRIORITY_NORMAL);
         if (r < 0)
@@ -152,7 +184,14 @@ static void paths_free(char **paths, size_t n) {
         free(paths);
 }
 
-void manager_publish_device_added(Manager *m, const Device *d) {
+static void schedule_emit(Manager *m) {
+        if (m->emit_event)
+                (void) sd_event_source_set_enabled(m->emit_event, SD_EVENT_ONESHOT);
+}
+
+/* After the device is in the table: sd-bus reads the properties through the
+ * find callbacks. */
+static void publish_device_added(Manager *m, const Device *d) {
         char **paths;
         size_t n;
         int r;
@@ -172,9 +211,9 @@ void manager_publish_device_added(Manager *m, const Device *d) {
         paths_free(paths, n);
 }
 
-/* Must run while the device is still in the table: sd-bus asks the find
- * callbacks which interfaces the object had. */
-void manager_publish_device_removed(Manager *m, const Device *d) {
+/* While the device is still in the table: sd-bus asks the find callbacks
+ * which interfaces the object had. Children first. */
+static void publish_device_removed(Manager *m, const Device *d) {
         char **paths;
         size_t n;
         int r;
@@ -194,14 +233,226 @@ void manager_publish_device_removed(Manager *m, const Device *d) {
         paths_free(paths, n);
 }
 
-void manager_publish_devices_changed(Manager *m) {
+static size_t manager_lower_bound(Manager *m, const char *name) {
+        size_t lo = 0, hi = m->n_devices;
+
+        while (lo < hi) {
+                size_t mid = (lo + hi) / 2;
+                if (strcmp(m->devices[mid]->name, name) < 0)
+                        lo = mid + 1;
+                else
+                        hi = mid;
+        }
+        return lo;
+}
+
+static int manager_insert_device(Manager *m, Device *d) {
+        size_t i = manager_lower_bound(m, d->name);
+        Device **devices;
+
+        devices = reallocarray(m->devices, m->n_devices + 1, sizeof(Device *));
+        if (!devices)
+                return -ENOMEM;
+        m->devices = devices;
+        memmove(m->devices + i + 1, m->devices + i, (m->n_devices - i) * sizeof(Device *));
+        m->devices[i] = d;
+        m->n_devices++;
+        d->manager = m;
+
+        log_info("%s: added (%zu port%s, %s).", d->name, d->n_ports, d->n_ports == 1 ? "" : "s", d->transport);
+        publish_device_added(m, d);
+        m->devices_changed = true;
+        schedule_emit(m);
+        return 0;
+}
+
+static void manager_remove_device_at(Manager *m, size_t i) {
+        Device *d = m->devices[i];
+
+        log_info("%s: removed.", d->name);
+        manager_fail_waiters(m, d->name);
+        publish_device_removed(m, d);
+        memmove(m->devices + i, m->devices + i + 1, (m->n_devices - i - 1) * sizeof(Device *));
+        m->n_devices--;
+        device_free(d);
+        m->devices_changed = true;
+        schedule_emit(m);
+}
+
+void manager_remove_device(Manager *m, const char *name) {
+        size_t i = manager_lower_bound(m, name);
+
+        if (i < m->n_devices && streq(m->devices[i]->name, name)) {
+                manager_remove_device_at(m, i);
+                (void) manager_update_poll(m);
+        }
+}
+
+static uint64_t now_realtime_usec(void) {
+        struct timespec ts;
+
+        clock_gettime(CLOCK_REALTIME, &ts);
+        return (uint64_t) ts.tv_sec * 1000000ULL + (uint64_t) ts.tv_nsec / 1000ULL;
+}
+
+/* A State or PhysState change also moves StateChangedUsec. */
+static uint32_t port_stamp(Port *p, uint32_t mask) {
+        if (mask & (PORT_STATE | PORT_STATE_NUM | PORT_STATE_NAME | PORT_PHYS_STATE | PORT_PHYS_STATE_NUM |
+                    PORT_PHYS_STATE_NAME)) {
+                p->state_changed_usec = now_realtime_usec();
+                mask |= PORT_STATE_CHANGED_USEC;
+        }
+        return mask;
+}
+
+void manager_port_changed(Manager *m, Port *p, uint32_t mask) {
+        if (mask == 0)
+                return;
+        p->dirty |= port_stamp(p, mask);
+        schedule_emit(m);
+}
+
+void manager_netdev_changed(Manager *m, Device *d, NetDev *n, uint32_t mask) {
+        if (mask == 0)
+                return;
+        n->dirty |= mask;
+        schedule_emit(m);
+}
+
+void manager_sriov_changed(Manager *m, Device *d, uint32_t mask) {
+        if (mask == 0)
+                return;
+        d->sriov_dirty |= mask;
+        schedule_emit(m);
+}
+
+/* A new snapshot of a device that is already published. Objects whose
+ * identity changed are re-announced; everything else becomes dirty bits on
+ * the new snapshot, emitted later with whatever was pending on the old. */
+static void manager_replace_device_at(Manager *m, size_t index, Device *new) {
+        Device *old = m->devices[index];
+        bool pending = false;
+
+        if (device_identity_changed(old, new)) {
+                manager_remove_device_at(m, index);
+                if (manager_insert_device(m, new) < 0) {
+                        log_oom();
+                        device_free(new);
+                }
+                return;
+        }
+
+        /* Netdevs that went away: announced while the old snapshot is findable. */
+        if (m->bus)
+                for (size_t i = 0; i < old->n_netdevs; i++) {
+                        _cleanup_free_ char *path = NULL;
+
+                        if (device_find_netdev(new, old->netdevs[i].name))
+                                continue;
+                        if (netdev_object_path(old->name, old->netdevs[i].name, &path) >= 0)
+                                (void) sd_bus_emit_object_removed(m->bus, path);
+                }
+
+        new->dirty = old->dirty | device_changed_mask(old, new);
+        new->sriov_dirty = old->sriov_dirty | sriov_changed_mask(old, new);
+        for (size_t i = 0; i < new->n_ports; i++) {
+                Port *p = &new->ports[i], *o = &old->ports[i];
+
+                p->state_changed_usec = o->state_changed_usec;
+                p->dirty = o->dirty | port_stamp(p, port_changed_mask(o, p));
+                pending = pending || p->dirty;
+        }
+        for (size_t i = 0; i < new->n_netdevs; i++) {
+                const NetDev *o = device_find_netdev(old, new->netdevs[i].name);
+                if (o) {
+                        new->netdevs[i].dirty = o->dirty | netdev_changed_mask(o, &new->netdevs[i]);
+                        pending = pending || new->netdevs[i].dirty;
+                }
+        }
+
+        new->manager = m;
+        m->devices[index] = new;
+
+        /* Netdevs that are new: announced now that the new snapshot is findable. */
+        if (m->bus)
+                for (size_t i = 0; i < new->n_netdevs; i++) {
+                        _cleanup_free_ char *path = NULL;
+
+                        if (device_find_netdev(old, new->netdevs[i].name))
+                                continue;
+                        if (netdev_object_path(new->name, new->netdevs[i].name, &path) >= 0)
+                                (void) sd_bus_emit_object_added(m->bus, path);
+                }
+        device_free(old);
+
+        if (pending || new->dirty || new->sriov_dirty)
+                schedule_emit(m);
+}
+
+int manager_reload_device(Manager *m, const char *syspath, const char *name) {
+        Device *d = NULL;
+        size_t i;
         int r;
 
-        if (!m->bus)
-                return;
-        r = sd_bus_emit_properties_changed(m->bus, RDMAD_ROOT_PATH, "org.rdmad1.Manager", "Devices", NULL);
+        r = device_load(syspath, name, &d);
+        if (r == -ENOMEM)
+                return log_oom();
+        if (r < 0) {
+                /* Gone again before we could read it: the remove event follows, or it never existed. */
+                log_debug_errno(r, "%s: cannot load %s: %m", name, syspath);
+                manager_remove_device(m, name);
+                return 0;
+        }
+
+        i = manager_lower_bound(m, name);
+        if (i < m->n_devices && streq(m->devices[i]->name, name))
+                manager_replace_device_at(m, i, d);
+        else if (manager_insert_device(m, d) < 0) {
+                device_free(d);
+                return log_oom();
+        }
+        return manager_update_poll(m);
+}
+
+int manager_rescan(Manager *m) {
+        Device **new = NULL, **old = NULL;
+        size_t n_new = 0, n_old = m->n_devices;
+        int r;
+
+        r = enumerate_devices(m->udev, &new, &n_new);
         if (r < 0)
-                log_warning_errno(r, "Failed to announce the device list: %m");
+                return r;
+
+        /* Removals first, while the old objects can be found; then
+         * replacements and additions. */
+        old = calloc(n_old + 1, sizeof(Device *));
+        if (!old) {
+                device_array_free(new, n_new);
+                return -ENOMEM;
+        }
+        for (size_t i = 0; i < n_old; i++)
+                old[i] = m->devices[i];
+        for (size_t i = 0; i < n_old; i++) {
+                Device **found = n_new > 0 ? bsearch(old[i]->name, new, n_new, sizeof(Device *),
+                                                     device_name_compare)
+                                           : NULL;
+                if (!found)
+                        manager_remove_device(m, old[i]->name);
+        }
+        free(old);
+
+        for (size_t i = 0; i < n_new; i++) {
+                size_t j = manager_lower_bound(m, new[i]->name);
+
+                if (j < m->n_devices && streq(m->devices[j]->name, new[i]->name))
+                        manager_replace_device_at(m, j, new[i]);
+                else if (manager_insert_device(m, new[i]) < 0) {
+                        log_oom();
+                        device_free(new[i]);
+                }
+        }
+        free(new);
+        return manager_update_poll(m);
 }
 
 static void emit_changed(Manager *m, const char *path, const char *interface, const PropertyNames *names) {
@@ -214,134 +465,60 @@ static void emit_changed(Manager *m, const char *path, const char *interface, co
                 log_warning_errno(r, "Failed to announce changes of %s: %m", path);
 }
 
-static uint64_t now_realtime_usec(void) {
-        struct timespec ts;
-
-        clock_gettime(CLOCK_REALTIME, &ts);
-        return (uint64_t) ts.tv_sec * 1000000ULL + (uint64_t) ts.tv_nsec / 1000ULL;
-}
-
-/* State that lives in the daemon, not in sysfs, goes from old to new. */
-static void device_carry_over(const Device *old, Device *new) {
-        uint64_t now = 0;
-
-        for (size_t i = 0; i < new->n_ports; i++) {
-                Port *p = &new->ports[i];
-                const Port *o = device_find_port(old, p->number);
-
-                if (!o)
-                        continue;
-                if (o->state_num != p->state_num || o->phys_state_num != p->phys_state_num ||
-                    !streq(o->state, p->state) || !streq(o->phys_state, p->phys_state))
-                        p->state_changed_usec = now ?: (now = now_realtime_usec());
-                else
-                        p->state_changed_usec = o->state_changed_usec;
-        }
-}
-
-/* Netdevs of a device that is kept, but that went away: before the swap. */
-static void publish_netdevs_removed(Manager *m, const Device *old, const Device *new) {
-        for (size_t i = 0; i < old->n_netdevs; i++) {
-                _cleanup_free_ char *path = NULL;
-
-                if (device_find_netdev(new, old->netdevs[i].name))
-                        continue;
-                if (netdev_object_path(old->name, old->netdevs[i].name, &path) >= 0)
-                        (void) sd_bus_emit_object_removed(m->bus, path);
-        }
-}
-
-/* Everything that changed in a device that is kept: after the swap. */
-static void publish_device_changes(Manager *m, const Device *old, const Device *new) {
-        _cleanup_free_ char *path = NULL;
+/* One PropertiesChanged per changed object; runs once per loop iteration. */
+static int on_emit(sd_event_source *s, void *userdata) {
+        Manager *m = userdata;
         PropertyNames names;
 
-        if (device_object_path(new->name, &path) < 0)
-                return;
-        device_changed_properties(old, new, &names);
-        emit_changed(m, path, "org.rdmad1.Device", &names);
-
-        for (size_t i = 0; i < new->n_ports; i++) {
-                _cleanup_free_ char *p = NULL;
-
-                port_changed_properties(&old->ports[i], &new->ports[i], &names);
-                if (names.n > 0 && port_object_path(new->name, new->ports[i].number, &p) >= 0)
-                        emit_changed(m, p, "org.rdmad1.Port", &names);
+        if (m->devices_changed) {
+                m->devices_changed = false;
+                (void) sd_bus_emit_properties_changed(m->bus, RDMAD_ROOT_PATH, "org.rdmad1.Manager", "Devices",
+                                                      NULL);
         }
 
-        for (size_t i = 0; i < new->n_netdevs; i++) {
-                _cleanup_free_ char *p = NULL;
-                const NetDev *o = device_find_netdev(old, new->netdevs[i].name);
+        for (size_t i = 0; i < m->n_devices; i++) {
+                Device *d = m->devices[i];
 
-                if (netdev_object_path(new->name, new->netdevs[i].name, &p) < 0)
-                        continue;
-                if (!o) {
-                        (void) sd_bus_emit_object_added(m->bus, p);
-                        continue;
+                if (d->dirty) {
+                        _cleanup_free_ char *path = NULL;
+
+                        device_property_names(d->dirty, &names);
+                        d->dirty = 0;
+                        if (device_object_path(d->name, &path) >= 0)
+                                emit_changed(m, path, "org.rdmad1.Device", &names);
                 }
-                netdev_changed_properties(o, &new->netdevs[i], &names);
-                emit_changed(m, p, "org.rdmad1.NetDev", &names);
-        }
+                for (size_t j = 0; j < d->n_ports; j++) {
+                        Port *p = &d->ports[j];
+                        _cleanup_free_ char *path = NULL;
 
-        if (new->sriov_capable) {
-                _cleanup_free_ char *p = NULL;
-
-                sriov_changed_properties(old, new, &names);
-                if (names.n > 0 && sriov_object_path(new->name, &p) >= 0)
-                        emit_changed(m, p, "org.rdmad1.Sriov", &names);
-        }
-}
-
-int manager_rescan(Manager *m) {
-        Device **new = NULL, **old;
-        size_t n_new = 0, n_old, i, j;
-        bool list_changed = false;
-        int r;
-
-        r = enumerate_devices(m->udev, &new, &n_new);
-        if (r < 0)
-                return r;
-
-        old = m->devices;
-        n_old = m->n_devices;
-
-        /* Both lists are sorted by name: walk them side by side. First the
-         * removals, while the old objects can still be found. */
-        for (i = 0, j = 0; i < n_old; i++) {
-                int c = 1;
-
-                while (j < n_new && (c = strcmp(new[j]->name, old[i]->name)) < 0)
-                        j++;
-                if (j < n_new && c == 0 && !device_identity_changed(old[i], new[j])) {
-                        device_carry_over(old[i], new[j]);
-                        if (m->bus)
-                                publish_netdevs_removed(m, old[i], new[j]);
-                        continue;
+                        if (!p->dirty)
+                                continue;
+                        port_property_names(p->dirty, &names);
+                        p->dirty = 0;
+                        if (port_object_path(d->name, p->number, &path) >= 0)
+                                emit_changed(m, path, "org.rdmad1.Port", &names);
                 }
-                manager_publish_device_removed(m, old[i]);
-                list_changed = true;
-        }
+                for (size_t j = 0; j < d->n_netdevs; j++) {
+                        NetDev *n = &d->netdevs[j];
+                        _cleanup_free_ char *path = NULL;
 
-        m->devices = new;
-        m->n_devices = n_new;
-
-        for (i = 0, j = 0; j < n_new; j++) {
-                int c = 1;
-
-                while (i < n_old && (c = strcmp(old[i]->name, new[j]->name)) < 0)
-                        i++;
-                if (i < n_old && c == 0 && !device_identity_changed(old[i], new[j])) {
-                        if (m->bus)
-                                publish_device_changes(m, old[i], new[j]);
-                        continue;
+                        if (!n->dirty)
+                                continue;
+                        netdev_property_names(n->dirty, &names);
+                        n->dirty = 0;
+                        if (netdev_object_path(d->name, n->name, &path) >= 0)
+                                emit_changed(m, path, "org.rdmad1.NetDev", &names);
                 }
-                manager_publish_device_added(m, new[j]);
-                list_changed = true;
+                if (d->sriov_dirty) {
+                        _cleanup_free_ char *path = NULL;
+
+                        sriov_property_names(d->sriov_dirty, &names);
+                        d->sriov_dirty = 0;
+                        if (d->sriov_capable && sriov_object_path(d->name, &path) >= 0)
+                                emit_changed(m, path, "org.rdmad1.Sriov", &names);
+                }
         }
 
-        if (list_changed)
-                manager_publish_devices_changed(m);
-
-        device_array_free(old, n_old);
+        manager_check_waiters(m);
         return 0;
 }

@@ -9,7 +9,10 @@
 
 #define POLL_INTERVAL_MS_DEFAULT 1000
 
-/* Owns everything: the event loop, the bus, udev and the device table. */
+typedef struct PortWaiter PortWaiter;
+
+/* Owns everything: the event loop, the bus, the event sources and the
+ * device table. */
 typedef struct Manager {
         sd_event *event;
         sd_bus *bus;
@@ -19,6 +22,20 @@ typedef struct Manager {
         size_t n_devices;
 
         uint32_t poll_interval_ms;
+        sd_event_source *poll_event;
+
+        /* Property changes are collected on the objects and emitted from here, once per iteration. */
+        sd_event_source *emit_event;
+        bool devices_changed;
+
+        struct udev_monitor *monitor;
+        sd_event_source *monitor_event;
+
+        int rtnl_fd;
+        sd_event_source *rtnl_event;
+
+        PortWaiter *waiters;
+        unsigned n_waiters;
 } Manager;
 
 int manager_new(Manager **ret);
@@ -33,12 +50,37 @@ int manager_load(Manager *m);
 /* Connects to the system bus, publishes the objects, takes the name. */
 int manager_connect_bus(Manager *m);
 
+/* Starts the udev monitor, rtnetlink and the poll timer. */
+int manager_start_event_sources(Manager *m);
+
 Device *manager_find_device(Manager *m, const char *name);
 
 /* Re-reads everything and publishes the differences. */
 int manager_rescan(Manager *m);
 
-/* Publication of model changes on the bus (no-ops before the bus is up). */
-void manager_publish_device_added(Manager *m, const Device *d);
-void manager_publish_device_removed(Manager *m, const Device *d);
-void manager_publish_devices_changed(Manager *m);
+/* Re-reads one device (after an add/change uevent); a device that is gone
+ * from sysfs is removed. */
+int manager_reload_device(Manager *m, const char *syspath, const char *name);
+void manager_remove_device(Manager *m, const char *name);
+
+/* Records changed PORT_* bits on a port (and the state timestamp) and
+ * schedules their emission. */
+void manager_port_changed(Manager *m, Port *p, uint32_t mask);
+void manager_netdev_changed(Manager *m, Device *d, NetDev *n, uint32_t mask);
+void manager_sriov_changed(Manager *m, Device *d, uint32_t mask);
+
+/* poll.c */
+int manager_update_poll(Manager *m);
+
+/* udev-monitor.c */
+int manager_start_udev_monitor(Manager *m);
+
+/* netlink.c */
+int manager_start_rtnl(Manager *m);
+void manager_link_event(Manager *m, const char *ifname);
+
+/* port-wait.c */
+int manager_add_waiter(Manager *m, sd_bus_message *call, const Port *p, const char *state, uint64_t timeout_usec);
+void manager_check_waiters(Manager *m);
+void manager_fail_waiters(Manager *m, const char *device_name);
+void manager_free_waiters(Manager *m);

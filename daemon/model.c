@@ -6,6 +6,7 @@
 
 #include "log.h"
 #include "parse.h"
+#include "properties.h"
 #include "utf8.h"
 #include "util.h"
 
@@ -141,58 +142,183 @@ static int port_load_gids(int port_fd, Port *p) {
         return 0;
 }
 
+static int set_str(char **field, const char *value, uint32_t bit, uint32_t *mask) {
+        if (streq_ptr(*field, value))
+                return 0;
+        if (free_and_strdup(field, value) < 0)
+                return -ENOMEM;
+        *mask |= bit;
+        return 0;
+}
+
+static void set_u32(uint32_t *field, uint32_t value, uint32_t bit, uint32_t *mask) {
+        if (*field != value) {
+                *field = value;
+                *mask |= bit;
+        }
+}
+
+/* Recomputes every field that derives from the port's attribute map, which
+ * holds the raw file contents; returns what changed. Used when loading and
+ * when the poll timer has found a file with new contents. */
+static int port_update_from_attributes(Port *p, uint32_t *ret_changed) {
+        const AttrList *a = &p->attributes;
+        const char *raw, *name;
+        uint32_t num, m = 0;
+        RateInfo rate;
+
+        raw = attr_list_get(a, "state") ?: "";
+        (void) parse_port_state(raw, &num, &name);
+        if (set_str(&p->state, raw, PORT_STATE, &m) < 0 || set_str(&p->state_name, name, PORT_STATE_NAME, &m) < 0)
+                return -ENOMEM;
+        set_u32(&p->state_num, num, PORT_STATE_NUM, &m);
+
+        raw = attr_list_get(a, "phys_state") ?: "";
+        (void) parse_port_phys_state(raw, &num, &name);
+        if (set_str(&p->phys_state, raw, PORT_PHYS_STATE, &m) < 0 ||
+            set_str(&p->phys_state_name, name, PORT_PHYS_STATE_NAME, &m) < 0)
+                return -ENOMEM;
+        set_u32(&p->phys_state_num, num, PORT_PHYS_STATE_NUM, &m);
+
+        /* Unreadable without a link (EINVAL): "" and 0. */
+        raw = attr_list_get(a, "rate") ?: "";
+        (void) parse_rate(raw, &rate);
+        if (set_str(&p->rate, raw, PORT_RATE, &m) < 0 || set_str(&p->rate_unit, rate.unit, PORT_RATE_UNIT, &m) < 0 ||
+            set_str(&p->rate_info, rate.info, PORT_RATE_INFO, &m) < 0)
+                return -ENOMEM;
+        if (p->rate_speed != rate.speed) {
+                p->rate_speed = rate.speed;
+                m |= PORT_RATE_SPEED;
+        }
+
+        if (set_str(&p->link_layer, link_layer_normalize(attr_list_get(a, "link_layer")), PORT_LINK_LAYER, &m) < 0)
+                return -ENOMEM;
+
+        set_u32(&p->lid, attr_u32(a, "lid"), PORT_LID, &m);
+        set_u32(&p->sm_lid, attr_u32(a, "sm_lid"), PORT_SM_LID, &m);
+        set_u32(&p->lid_mask_count, attr_u32(a, "lid_mask_count"), PORT_LID_MASK_COUNT, &m);
+        set_u32(&p->sm_sl, attr_u32(a, "sm_sl"), PORT_SM_SL, &m);
+        set_u32(&p->cap_mask, attr_u32(a, "cap_mask"), PORT_CAP_MASK, &m);
+
+        *ret_changed = m;
+        return 0;
+}
+
 static int port_load(int ports_fd, const char *dirname, Port *p) {
         _cleanup_close_ int fd = -EBADF;
-        const char *name;
-        RateInfo rate;
+        uint32_t changed;
         int r;
 
         r = parse_u32(dirname, &p->number);
         if (r < 0)
                 return r;
-
-        /* Every string starts as "", so a port with nothing readable is still complete. */
-        if (str_set(&p->state, "") < 0 || str_set(&p->state_name, "") < 0 || str_set(&p->phys_state, "") < 0 ||
-            str_set(&p->phys_state_name, "") < 0 || str_set(&p->rate, "") < 0 || str_set(&p->rate_unit, "") < 0 ||
-            str_set(&p->rate_info, "") < 0 || str_set(&p->link_layer, "Unknown") < 0 ||
-            str_set(&p->netdev, "") < 0 || str_set(&p->gid_ndev, "") < 0)
+        if (str_set(&p->netdev, "") < 0 || str_set(&p->gid_ndev, "") < 0)
                 return -ENOMEM;
 
         fd = openat(ports_fd, dirname, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
         if (fd < 0)
-                return log_debug_errno(errno, "Cannot open port directory %s: %m", dirname), 0;
+                log_debug_errno(errno, "Cannot open port directory %s: %m", dirname);
+        else {
+                r = sysfs_read_attributes_at(fd, ".", &p->attributes);
+                if (r == -ENOMEM)
+                        return r;
+        }
 
-        r = sysfs_read_attributes_at(fd, ".", &p->attributes);
-        if (r == -ENOMEM)
+        /* A port with nothing readable still gets "" and 0 everywhere. */
+        r = port_update_from_attributes(p, &changed);
+        if (r < 0)
                 return r;
 
-        if (attr_dup(&p->attributes, "state", &p->state) < 0 ||
-            attr_dup(&p->attributes, "phys_state", &p->phys_state) < 0 ||
-            attr_dup(&p->attributes, "rate", &p->rate) < 0)
-                return -ENOMEM;
+        return fd >= 0 ? port_load_gids(fd, p) : 0;
+}
 
-        (void) parse_port_state(p->state, &p->state_num, &name);
-        if (str_set(&p->state_name, name) < 0)
-                return -ENOMEM;
-        (void) parse_port_phys_state(p->phys_state, &p->phys_state_num, &name);
-        if (str_set(&p->phys_state_name, name) < 0)
-                return -ENOMEM;
+/* What the poll timer re-reads: IB ports change state without any event. */
+static const char *const port_link_files[] = {
+        "state", "phys_state", "rate", "lid", "sm_lid", "lid_mask_count", "sm_sl",
+};
 
-        (void) parse_rate(p->rate, &rate);
-        p->rate_speed = rate.speed;
-        if (str_set(&p->rate_unit, rate.unit) < 0 || str_set(&p->rate_info, rate.info) < 0)
+/* Stores a freshly read raw value in an attribute map; 1 if it differed.
+ * Allocates only when the contents changed. */
+static int attr_list_refresh(AttrList *l, const char *name, int read_result, const char *buf, size_t len) {
+        const char *cur = attr_list_get(l, name);
+        _cleanup_free_ char *sanitized = NULL;
+        int r;
+
+        if (read_result < 0) {
+                if (!cur)
+                        return 0;
+                r = attr_list_set(l, name, NULL);
+                return r < 0 ? r : 1;
+        }
+        if (cur && strlen(cur) == len && memcmp(cur, buf, len) == 0)
+                return 0;
+        if (!utf8_is_valid_n(buf, len)) {
+                sanitized = utf8_sanitize(buf, len);
+                if (!sanitized)
+                        return -ENOMEM;
+                if (cur && streq(cur, sanitized))
+                        return 0;
+        }
+        r = attr_list_set(l, name, sanitized ?: buf);
+        return r < 0 ? r : 1;
+}
+
+int port_refresh_link(Port *p, uint32_t *ret_changed) {
+        char path[4096], buf[SYSFS_ATTR_MAX + 1];
+        bool any = false;
+        uint32_t changed;
+        int r;
+
+        *ret_changed = 0;
+        for (size_t i = 0; i < ELEMENTSOF(port_link_files); i++) {
+                size_t len = 0;
+
+                snprintf(path, sizeof(path), "%s/ports/%u/%s", p->device->sysfs_path, p->number,
+                         port_link_files[i]);
+                r = sysfs_read_buf_at(AT_FDCWD, path, buf, sizeof(buf), &len);
+                r = attr_list_refresh(&p->attributes, port_link_files[i], r, buf, len);
+                if (r < 0)
+                        return r;
+                any = any || r > 0;
+        }
+        if (!any)
+                return 0;
+
+        r = port_update_from_attributes(p, &changed);
+        if (r < 0)
+                return r;
+        *ret_changed = changed | PORT_ATTRIBUTES;
+        return 0;
+}
+
+int netdev_refresh(NetDev *n, uint32_t *ret_changed) {
+        static const char *const files[] = { "operstate", "mtu", "address", "carrier", "dev_port" };
+        char path[4096], buf[SYSFS_ATTR_MAX + 1];
+        uint32_t m = 0;
+        bool any = false;
+        int r;
+
+        *ret_changed = 0;
+        for (size_t i = 0; i < ELEMENTSOF(files); i++) {
+                size_t len = 0;
+
+                snprintf(path, sizeof(path), "/sys/class/net/%s/%s", n->name, files[i]);
+                r = sysfs_read_buf_at(AT_FDCWD, path, buf, sizeof(buf), &len);
+                r = attr_list_refresh(&n->attributes, files[i], r, buf, len);
+                if (r < 0)
+                        return r;
+                any = any || r > 0;
+        }
+        if (!any)
+                return 0;
+
+        if (set_str(&n->operstate, attr_list_get(&n->attributes, "operstate") ?: "", NETDEV_OPER_STATE, &m) < 0 ||
+            set_str(&n->address, attr_list_get(&n->attributes, "address") ?: "", NETDEV_ADDRESS, &m) < 0)
                 return -ENOMEM;
-
-        if (str_set(&p->link_layer, link_layer_normalize(attr_list_get(&p->attributes, "link_layer"))) < 0)
-                return -ENOMEM;
-
-        p->lid = attr_u32(&p->attributes, "lid");
-        p->sm_lid = attr_u32(&p->attributes, "sm_lid");
-        p->lid_mask_count = attr_u32(&p->attributes, "lid_mask_count");
-        p->sm_sl = attr_u32(&p->attributes, "sm_sl");
-        p->cap_mask = attr_u32(&p->attributes, "cap_mask");
-
-        return port_load_gids(fd, p);
+        set_u32(&n->mtu, attr_u32(&n->attributes, "mtu"), NETDEV_MTU, &m);
+        set_u32(&n->dev_port, attr_u32(&n->attributes, "dev_port"), NETDEV_DEV_PORT, &m);
+        *ret_changed = m | NETDEV_ATTRIBUTES;
+        return 0;
 }
 
 static int port_compare(const void *a, const void *b) {

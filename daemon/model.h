@@ -11,6 +11,7 @@
  * valid UTF-8 and never NULL ("" where sysfs had nothing readable). */
 
 typedef struct Device Device;
+struct Manager;
 
 typedef struct Gid {
         uint32_t index;
@@ -46,6 +47,7 @@ typedef struct Port {
         AttrList attributes;
 
         uint64_t state_changed_usec;
+        uint32_t dirty; /* properties.h PORT_* bits not yet announced */
 } Port;
 
 typedef struct NetDev {
@@ -57,9 +59,11 @@ typedef struct NetDev {
         char *address;
         uint32_t mtu;
         AttrList attributes;
+        uint32_t dirty; /* NETDEV_* bits not yet announced */
 } NetDev;
 
 struct Device {
+        struct Manager *manager; /* set while the device is in the manager's table */
         char *name;
         char *sysfs_path;
         char *device_path; /* parent PCI function, "" for virtual devices */
@@ -87,6 +91,9 @@ struct Device {
 
         AttrList attributes;
         AttrList power_attributes;
+
+        uint32_t dirty;       /* DEVICE_* bits not yet announced */
+        uint32_t sriov_dirty; /* SRIOV_* bits not yet announced */
 };
 
 /* Reads everything about the device at syspath (its /sys/devices/... path as
@@ -100,3 +107,10 @@ static inline void device_freep(Device **d) {
 
 const Port *device_find_port(const Device *d, uint32_t number);
 const NetDev *device_find_netdev(const Device *d, const char *name);
+
+/* Re-reads the port's link files (state, phys_state, rate, LIDs); the mask
+ * of changed PORT_* properties, 0 without allocating if nothing changed. */
+int port_refresh_link(Port *p, uint32_t *ret_changed);
+
+/* Re-reads a netdev's operstate, MTU, address; mask of NETDEV_* changes. */
+int netdev_refresh(NetDev *n, uint32_t *ret_changed);

@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
 
 #include "util.h"
 
@@ -202,4 +203,11 @@ const char *transport_from(uint32_t node_type, const char *link_layer) {
         if (link_layer && streq(link_layer, "Ethernet"))
                 return "RoCE";
         return "unknown";
+}
+
+const char *port_state_from_name(const char *s) {
+        for (size_t i = 0; i < ELEMENTSOF(port_state_names); i++)
+                if (port_state_names[i] && strcasecmp(port_state_names[i], s) == 0)
+                        return port_state_names[i];
+        return NULL;
 }

@@ -49,3 +49,8 @@ const char *link_layer_normalize(const char *s);
 /* RNIC → "iWARP"; else by link layer: InfiniBand → "InfiniBand",
  * Ethernet → "RoCE"; otherwise "unknown". */
 const char *transport_from(uint32_t node_type, const char *link_layer);
+
+/* The kernel's name of a port state, matched case-insensitively ("active"
+ * → "ACTIVE"); NULL if it is none of NOP, DOWN, INIT, ARMED, ACTIVE,
+ * ACTIVE_DEFER. */
+const char *port_state_from_name(const char *s);

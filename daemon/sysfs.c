@@ -40,6 +40,54 @@ const char *attr_list_get(const AttrList *l, const char *name) {
         return found ? found->value : NULL;
 }
 
+int attr_list_set(AttrList *l, const char *name, const char *value) {
+        size_t lo = 0, hi = l->n;
+        char *v = NULL, *n;
+
+        /* Binary search for the slot: the list stays sorted. */
+        while (lo < hi) {
+                size_t mid = (lo + hi) / 2;
+                int c = strcmp(l->items[mid].name, name);
+                if (c == 0) {
+                        if (!value) {
+                                free(l->items[mid].name);
+                                free(l->items[mid].value);
+                                memmove(l->items + mid, l->items + mid + 1, (l->n - mid - 1) * sizeof(Attr));
+                                l->n--;
+                                return 0;
+                        }
+                        v = strdup(value);
+                        if (!v)
+                                return -ENOMEM;
+                        free(l->items[mid].value);
+                        l->items[mid].value = v;
+                        return 0;
+                }
+                if (c < 0)
+                        lo = mid + 1;
+                else
+                        hi = mid;
+        }
+        if (!value)
+                return 0;
+
+        v = strdup(value);
+        n = strdup(name);
+        Attr *items = reallocarray(l->items, l->n + 1, sizeof(Attr));
+        if (!v || !n || !items) {
+                free(v);
+                free(n);
+                if (items)
+                        l->items = items;
+                return -ENOMEM;
+        }
+        l->items = items;
+        memmove(l->items + lo + 1, l->items + lo, (l->n - lo) * sizeof(Attr));
+        l->items[lo] = (Attr) { .name = n, .value = v };
+        l->n++;
+        return 0;
+}
+
 static int read_fd_bounded(int fd, char *buf, size_t size, size_t *ret_len) {
         size_t len = 0;
 
@@ -58,23 +106,35 @@ static int read_fd_bounded(int fd, char *buf, size_t size, size_t *ret_len) {
         return 0;
 }
 
-int sysfs_read_at(int dirfd, const char *path, char **ret) {
+int sysfs_read_buf_at(int dirfd, const char *path, char *buf, size_t size, size_t *ret_len) {
         _cleanup_close_ int fd = -EBADF;
-        char buf[SYSFS_ATTR_MAX];
         size_t len;
-        char *s;
         int r;
 
         fd = openat(dirfd, path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
         if (fd < 0)
                 return negative_errno();
 
-        r = read_fd_bounded(fd, buf, sizeof(buf), &len);
+        r = read_fd_bounded(fd, buf, size - 1, &len);
         if (r < 0)
                 return r;
 
         if (len > 0 && buf[len - 1] == '\n')
                 len--;
+        buf[len] = '\0';
+        *ret_len = len;
+        return 0;
+}
+
+int sysfs_read_at(int dirfd, const char *path, char **ret) {
+        char buf[SYSFS_ATTR_MAX + 1];
+        size_t len;
+        char *s;
+        int r;
+
+        r = sysfs_read_buf_at(dirfd, path, buf, sizeof(buf), &len);
+        if (r < 0)
+                return r;
 
         s = utf8_sanitize(buf, len);
         if (!s)

@@ -1,0 +1,128 @@
+/* SPDX-License-Identifier: MIT */
+/* rtnetlink link notifications: a RoCE or iWARP port's link follows its
+ * netdev, so a link message re-reads the ports behind that netdev at once
+ * instead of waiting for the next poll. */
+#include "netlink.h"
+
+#include <linux/netlink.h>
+#include <linux/rtnetlink.h>
+#include <net/if.h>
+#include <string.h>
+#include <sys/socket.h>
+
+#include "log.h"
+#include "manager.h"
+#include "util.h"
+
+int rtnl_parse_link_names(const void *buf, size_t len, void (*cb)(const char *ifname, void *userdata),
+                          void *userdata) {
+        int n = 0;
+
+        for (const struct nlmsghdr *h = buf; NLMSG_OK(h, len); h = NLMSG_NEXT(h, len)) {
+                const struct ifinfomsg *ifi;
+                const struct rtattr *a;
+                size_t alen;
+
+                if (h->nlmsg_type == NLMSG_DONE)
+                        break;
+                if (h->nlmsg_type != RTM_NEWLINK && h->nlmsg_type != RTM_DELLINK)
+                        continue;
+                if (h->nlmsg_len < NLMSG_LENGTH(sizeof(struct ifinfomsg)))
+                        return -EBADMSG;
+
+                ifi = NLMSG_DATA(h);
+                a = IFLA_RTA(ifi);
+                alen = h->nlmsg_len - NLMSG_LENGTH(sizeof(struct ifinfomsg));
+                n++;
+                for (; RTA_OK(a, alen); a = RTA_NEXT(a, alen)) {
+                        char name[IF_NAMESIZE];
+                        size_t l;
+
+                        if (a->rta_type != IFLA_IFNAME)
+                                continue;
+                        l = RTA_PAYLOAD(a);
+                        if (l == 0 || l > sizeof(name))
+                                break;
+                        memcpy(name, RTA_DATA(a), l);
+                        name[l - 1] = '\0';
+                        if (name[0])
+                                cb(name, userdata);
+                        break;
+                }
+        }
+        return n;
+}
+
+static void on_link_name(const char *ifname, void *userdata) {
+        manager_link_event(userdata, ifname);
+}
+
+void manager_link_event(Manager *m, const char *ifname) {
+        for (size_t i = 0; i < m->n_devices; i++) {
+                Device *d = m->devices[i];
+                NetDev *n = (NetDev *) device_find_netdev(d, ifname);
+                uint32_t changed;
+
+                if (!n)
+                        continue;
+                if (netdev_refresh(n, &changed) >= 0)
+                        manager_netdev_changed(m, d, n, changed);
+                for (size_t j = 0; j < d->n_ports; j++) {
+                        Port *p = &d->ports[j];
+
+                        if (!streq(p->netdev, ifname) && !streq(p->gid_ndev, ifname))
+                                continue;
+                        if (port_refresh_link(p, &changed) >= 0)
+                                manager_port_changed(m, p, changed);
+                }
+        }
+}
+
+static int on_rtnl(sd_event_source *s, int fd, uint32_t revents, void *userdata) {
+        Manager *m = userdata;
+        uint8_t buf[65536] __attribute__((aligned(NLMSG_ALIGNTO)));
+
+        for (;;) {
+                ssize_t n = recv(fd, buf, sizeof(buf), MSG_DONTWAIT);
+
+                if (n < 0) {
+                        if (errno == EINTR)
+                                continue;
+                        if (errno == ENOBUFS) {
+                                /* Link messages were lost: re-read every port. */
+                                log_warning("rtnetlink overflowed; re-reading all ports.");
+                                for (size_t i = 0; i < m->n_devices; i++)
+                                        for (size_t j = 0; j < m->devices[i]->n_ports; j++) {
+                                                uint32_t changed;
+                                                Port *p = &m->devices[i]->ports[j];
+                                                if (port_refresh_link(p, &changed) >= 0)
+                                                        manager_port_changed(m, p, changed);
+                                        }
+                                continue;
+                        }
+                        if (errno != EAGAIN)
+                                log_warning_errno(errno, "rtnetlink receive failed: %m");
+                        break;
+                }
+                if (rtnl_parse_link_names(buf, (size_t) n, on_link_name, m) < 0)
+                        log_debug("Ignoring a malformed rtnetlink message.");
+        }
+        return 0;
+}
+
+int manager_start_rtnl(Manager *m) {
+        struct sockaddr_nl sa = { .nl_family = AF_NETLINK, .nl_groups = RTMGRP_LINK };
+        int r;
+
+        m->rtnl_fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC | SOCK_NONBLOCK, NETLINK_ROUTE);
+        if (m->rtnl_fd < 0)
+                return log_error_errno(errno, "Failed to open an rtnetlink socket: %m");
+        if (bind(m->rtnl_fd, (struct sockaddr *) &sa, sizeof(sa)) < 0)
+                return log_error_errno(errno, "Failed to subscribe to rtnetlink link messages: %m");
+
+        r = sd_event_add_io(m->event, &m->rtnl_event, m->rtnl_fd, EPOLLIN, on_rtnl, m);
+        if (r < 0)
+                return log_error_errno(r, "Failed to watch rtnetlink: %m");
+        (void) sd_event_source_set_description(m->rtnl_event, "rtnetlink");
+        return 0;
+}

@@ -1,0 +1,79 @@
+/* SPDX-License-Identifier: MIT */
+/* The link-state poll: the kernel sends no event when an InfiniBand port
+ * changes state, so each tick re-reads every port's state, phys_state, rate
+ * and LIDs, and nothing else. A tick without changes allocates nothing and
+ * emits nothing; with no ports (or --poll-interval=0) there is no timer. */
+#include "log.h"
+#include "manager.h"
+#include "util.h"
+
+static bool manager_has_ports(Manager *m) {
+        for (size_t i = 0; i < m->n_devices; i++)
+                if (m->devices[i]->n_ports > 0)
+                        return true;
+        return false;
+}
+
+static int on_poll(sd_event_source *s, uint64_t usec, void *userdata) {
+        Manager *m = userdata;
+        int r;
+
+        for (size_t i = 0; i < m->n_devices; i++) {
+                Device *d = m->devices[i];
+
+                for (size_t j = 0; j < d->n_ports; j++) {
+                        uint32_t changed;
+
+                        r = port_refresh_link(&d->ports[j], &changed);
+                        if (r < 0)
+                                log_warning_errno(r, "%s port %u: cannot re-read link state: %m", d->name,
+                                                  d->ports[j].number);
+                        manager_port_changed(m, &d->ports[j], changed);
+                }
+        }
+
+        /* Fixed rate, from the scheduled time: no drift. */
+        r = sd_event_source_set_time(s, usec + (uint64_t) m->poll_interval_ms * 1000);
+        if (r >= 0)
+                r = sd_event_source_set_enabled(s, SD_EVENT_ON);
+        if (r < 0)
+                log_error_errno(r, "Failed to re-arm the poll timer: %m");
+        return 0;
+}
+
+int manager_update_poll(Manager *m) {
+        bool want = m->poll_interval_ms > 0 && manager_has_ports(m);
+        uint64_t now;
+        int r;
+
+        if (!want) {
+                if (m->poll_event)
+                        (void) sd_event_source_set_enabled(m->poll_event, SD_EVENT_OFF);
+                return 0;
+        }
+
+        if (m->poll_event) {
+                int enabled;
+
+                if (sd_event_source_get_enabled(m->poll_event, &enabled) >= 0 && enabled != SD_EVENT_OFF)
+                        return 0;
+                r = sd_event_now(m->event, CLOCK_MONOTONIC, &now);
+                if (r < 0)
+                        return r;
+                r = sd_event_source_set_time(m->poll_event, now + (uint64_t) m->poll_interval_ms * 1000);
+                if (r < 0)
+                        return r;
+                return sd_event_source_set_enabled(m->poll_event, SD_EVENT_ON);
+        }
+
+        r = sd_event_now(m->event, CLOCK_MONOTONIC, &now);
+        if (r < 0)
+                return r;
+        /* 1 ms accuracy: a change must be seen within the interval, not a quarter second later. */
+        r = sd_event_add_time(m->event, &m->poll_event, CLOCK_MONOTONIC,
+                              now + (uint64_t) m->poll_interval_ms * 1000, 1000, on_poll, m);
+        if (r < 0)
+                return log_error_errno(r, "Failed to add the poll timer: %m");
+        (void) sd_event_source_set_description(m->poll_event, "link-poll");
+        return sd_event_source_set_enabled(m->poll_event, SD_EVENT_ON);
+}

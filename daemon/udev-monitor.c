@@ -1,0 +1,176 @@
+/* SPDX-License-Identifier: MIT */
+/* udev events: infiniband devices appear, vanish, are renamed or change;
+ * netdevs come and go; a PF's sriov_numvfs is changed behind our back. */
+#include <fcntl.h>
+
+#include "log.h"
+#include "manager.h"
+#include "parse.h"
+#include "properties.h"
+#include "util.h"
+
+static const char *basename_of(const char *path) {
+        const char *s = strrchr(path, '/');
+        return s ? s + 1 : path;
+}
+
+static void handle_infiniband(Manager *m, struct udev_device *dev, const char *action) {
+        const char *syspath = udev_device_get_syspath(dev);
+        const char *name = udev_device_get_sysname(dev);
+
+        if (!syspath || !name)
+                return;
+
+        if (streq(action, "remove")) {
+                manager_remove_device(m, name);
+                return;
+        }
+        if (streq(action, "move")) {
+                /* A rename (also a netns move): the old name's objects go, the new ones come. */
+                const char *old = udev_device_get_property_value(dev, "DEVPATH_OLD");
+                if (old && !streq(basename_of(old), name))
+                        manager_remove_device(m, basename_of(old));
+        }
+        (void) manager_reload_device(m, syspath, name);
+}
+
+/* The RDMA devices a netdev event concerns: those on the same PCI function,
+ * those that list the netdev (under its old name after a rename), and
+ * virtual devices whose GIDs name it. */
+static void handle_net(Manager *m, struct udev_device *dev, const char *action) {
+        const char *syspath = udev_device_get_syspath(dev);
+        const char *ifname = udev_device_get_sysname(dev);
+        const char *old = streq(action, "move") ? udev_device_get_property_value(dev, "DEVPATH_OLD") : NULL;
+        const char *old_ifname = old ? basename_of(old) : NULL;
+        char parent[4096];
+        size_t n_reload = 0;
+        char **reload;
+
+        if (!syspath || !ifname)
+                return;
+
+        /* <parent>/net/<ifname> → <parent> */
+        snprintf(parent, sizeof(parent), "%s", syspath);
+        for (int k = 0; k < 2; k++) {
+                char *slash = strrchr(parent, '/');
+                if (slash)
+                        *slash = '\0';
+        }
+
+        reload = calloc(m->n_devices + 1, 2 * sizeof(char *));
+        if (!reload) {
+                log_oom();
+                return;
+        }
+        for (size_t i = 0; i < m->n_devices; i++) {
+                Device *d = m->devices[i];
+                bool hit = streq(d->device_path, parent) || device_find_netdev(d, ifname) ||
+                           (old_ifname && device_find_netdev(d, old_ifname));
+
+                for (size_t j = 0; j < d->n_ports && !hit; j++)
+                        hit = streq(d->ports[j].gid_ndev, ifname) ||
+                              (old_ifname && streq(d->ports[j].gid_ndev, old_ifname));
+                if (hit) {
+                        reload[2 * n_reload] = strdup(d->sysfs_path);
+                        reload[2 * n_reload + 1] = strdup(d->name);
+                        n_reload++;
+                }
+        }
+        /* Reloading changes the table: collect first, then reload. */
+        for (size_t i = 0; i < n_reload; i++) {
+                if (reload[2 * i] && reload[2 * i + 1])
+                        (void) manager_reload_device(m, reload[2 * i], reload[2 * i + 1]);
+                free(reload[2 * i]);
+                free(reload[2 * i + 1]);
+        }
+        free(reload);
+}
+
+/* The kernel sends "change" on the PF when sriov_numvfs is written. */
+static void handle_pci(Manager *m, struct udev_device *dev, const char *action) {
+        const char *syspath = udev_device_get_syspath(dev);
+        char path[4096], buf[64];
+        size_t len;
+
+        if (!syspath || !streq(action, "change"))
+                return;
+
+        snprintf(path, sizeof(path), "%s/sriov_numvfs", syspath);
+        for (size_t i = 0; i < m->n_devices; i++) {
+                Device *d = m->devices[i];
+                uint32_t num = 0;
+
+                if (!d->sriov_capable || !streq(d->device_path, syspath))
+                        continue;
+                if (sysfs_read_buf_at(AT_FDCWD, path, buf, sizeof(buf), &len) < 0 || parse_u32(buf, &num) < 0)
+                        continue;
+                if (num != d->num_vfs) {
+                        log_info("%s: %u VFs (was %u).", d->name, num, d->num_vfs);
+                        d->num_vfs = num;
+                        manager_sriov_changed(m, d, SRIOV_NUM_VFS);
+                }
+        }
+}
+
+static int on_udev_event(sd_event_source *s, int fd, uint32_t revents, void *userdata) {
+        Manager *m = userdata;
+
+        for (;;) {
+                struct udev_device *dev;
+                const char *subsystem, *action;
+
+                errno = 0;
+                dev = udev_monitor_receive_device(m->monitor);
+                if (!dev) {
+                        if (errno == ENOBUFS) {
+                                /* Events were lost: only a full comparison with sysfs is safe. */
+                                log_warning("udev monitor overflowed; resynchronising with sysfs.");
+                                (void) manager_rescan(m);
+                        }
+                        break;
+                }
+
+                subsystem = udev_device_get_subsystem(dev);
+                action = udev_device_get_action(dev);
+                if (subsystem && action) {
+                        log_debug("uevent %s %s %s", action, subsystem, strempty(udev_device_get_sysname(dev)));
+                        if (streq(subsystem, "infiniband"))
+                                handle_infiniband(m, dev, action);
+                        else if (streq(subsystem, "net"))
+                                handle_net(m, dev, action);
+                        else if (streq(subsystem, "pci"))
+                                handle_pci(m, dev, action);
+                }
+                udev_device_unref(dev);
+        }
+        return 0;
+}
+
+int manager_start_udev_monitor(Manager *m) {
+        int r;
+
+        m->monitor = udev_monitor_new_from_netlink(m->udev, "udev");
+        if (!m->monitor)
+                return log_error_errno(errno ?: ENOMEM, "Failed to create the udev monitor: %m");
+
+        r = udev_monitor_filter_add_match_subsystem_devtype(m->monitor, "infiniband", NULL);
+        if (r >= 0)
+                r = udev_monitor_filter_add_match_subsystem_devtype(m->monitor, "net", NULL);
+        if (r >= 0)
+                r = udev_monitor_filter_add_match_subsystem_devtype(m->monitor, "pci", NULL);
+        if (r < 0)
+                return log_error_errno(r, "Failed to filter the udev monitor: %m");
+
+        /* A VF storm sends thousands of events at once: a large buffer makes overflow rare. */
+        (void) udev_monitor_set_receive_buffer_size(m->monitor, 128 * 1024 * 1024);
+
+        r = udev_monitor_enable_receiving(m->monitor);
+        if (r < 0)
+                return log_error_errno(r, "Failed to start the udev monitor: %m");
+
+        r = sd_event_add_io(m->event, &m->monitor_event, udev_monitor_get_fd(m->monitor), EPOLLIN, on_udev_event, m);
+        if (r < 0)
+                return log_error_errno(r, "Failed to watch the udev monitor: %m");
+        (void) sd_event_source_set_description(m->monitor_event, "udev-monitor");
+        return 0;
+}
