@@ -368,9 +368,10 @@ static int netdev_load(int net_fd, const char *name, NetDev *n) {
         if (str_set(&n->name, name) < 0 || str_set(&n->operstate, "") < 0 || str_set(&n->address, "") < 0)
                 return -ENOMEM;
 
+        /* Gone (or a stale name in gid_attrs/ndevs): not a netdev of ours. */
         fd = openat(net_fd, name, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
         if (fd < 0)
-                return log_debug_errno(errno, "Cannot open netdev %s: %m", name), 0;
+                return log_debug_errno(errno, "Cannot open netdev %s: %m", name);
 
         r = sysfs_read_attributes_at(fd, ".", &n->attributes);
         if (r == -ENOMEM)
@@ -401,8 +402,16 @@ static int device_add_netdev(Device *d, size_t *allocated, int net_fd, const cha
                 return -ENOMEM;
         d->netdevs[d->n_netdevs] = (NetDev) {};
         r = netdev_load(net_fd, name, &d->netdevs[d->n_netdevs]);
+        if (r == -ENOMEM) {
+                d->n_netdevs++; /* freed with the device */
+                return r;
+        }
+        if (r < 0) {
+                netdev_clear(&d->netdevs[d->n_netdevs]);
+                return 0;
+        }
         d->n_netdevs++;
-        return r;
+        return 0;
 }
 
 /* The netdevs of a PCI function are its net/ children; a virtual device

@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <sched.h>
 #include <poll.h>
 #include <setjmp.h>
 #include <signal.h>
@@ -35,7 +36,9 @@ static void write_text(const char *path, const char *text) {
         assert_int_equal(fclose(f), 0);
 }
 
-/* Child in its own process group, killed if the test process dies. */
+/* Child in its own process group, killed if the test process dies. The
+ * test runs under umockdev's preload; children get it only through
+ * umockdev-wrapper (the daemon), never twice. */
 static pid_t spawn(char *const argv[], int stdout_fd) {
         pid_t parent = getpid();
         pid_t pid = fork();
@@ -46,6 +49,7 @@ static pid_t spawn(char *const argv[], int stdout_fd) {
                 prctl(PR_SET_PDEATHSIG, SIGKILL);
                 if (getppid() != parent)
                         _exit(127);
+                unsetenv("LD_PRELOAD");
                 if (stdout_fd >= 0) {
                         dup2(stdout_fd, STDOUT_FILENO);
                         close(stdout_fd);
@@ -83,6 +87,26 @@ static int stop_process(pid_t pid, int timeout_ms) {
         }
         kill(-pid, SIGKILL); /* anything it left behind in its group */
         return status;
+}
+
+bool harness_private_network(void) {
+        FILE *f;
+
+        if (unshare(CLONE_NEWNET) < 0) {
+                fprintf(stderr, "harness: no private network namespace (%m): needs root\n");
+                return false;
+        }
+        /* umockdev delivers uevents over unix datagram sockets; the default
+         * queue of 10 would drop most of a storm. */
+        f = fopen("/proc/sys/net/unix/max_dgram_qlen", "we");
+        if (!f || fputs("4096\n", f) < 0 || fclose(f) != 0) {
+                fprintf(stderr, "harness: cannot raise net.unix.max_dgram_qlen: %m\n");
+                return false;
+        }
+        /* Loopback up, as on any host. */
+        if (system("ip link set lo up") != 0)
+                fprintf(stderr, "harness: cannot bring up lo\n");
+        return true;
 }
 
 static const char bus_config[] =
@@ -234,6 +258,25 @@ Harness *harness_start(const char *const *fixtures, const char *const *args) {
         return h;
 }
 
+void harness_pause(Harness *h) {
+        assert_int_equal(kill(h->daemon_pid, SIGSTOP), 0);
+}
+
+void harness_resume(Harness *h) {
+        assert_int_equal(kill(h->daemon_pid, SIGCONT), 0);
+}
+
+void harness_write(Harness *h, const char *devpath, const char *name, const char *value) {
+        umockdev_testbed_set_attribute(h->testbed, devpath, name, value);
+}
+
+void harness_add_device(Harness *h, const char *record) {
+        GError *error = NULL;
+
+        if (!umockdev_testbed_add_from_string(h->testbed, record, &error))
+                fail_msg("Cannot add %s: %s", record, error->message);
+}
+
 void harness_clear_signals(Harness *h) {
         for (size_t i = 0; i < h->n_signals; i++) {
                 free(h->signals[i].path);
@@ -320,7 +363,7 @@ char *harness_run_command(Harness *h, const char *command, int *ret_status) {
         size_t n;
         int status;
 
-        assert_true(asprintf(&cmd, "DBUS_SYSTEM_BUS_ADDRESS='%s' %s 2>&1", h->address, command) > 0);
+        assert_true(asprintf(&cmd, "env -u LD_PRELOAD DBUS_SYSTEM_BUS_ADDRESS='%s' %s 2>&1", h->address, command) > 0);
         p = popen(cmd, "re");
         assert_non_null(p);
         mem = open_memstream(&out, &size);

@@ -35,6 +35,12 @@ typedef struct Harness {
 /* fixtures: NULL-terminated names of tests/data/<name>.umockdev;
  * args: NULL-terminated extra daemon arguments, or NULL. Fails the test if
  * the daemon does not report READY=1 within 20 s. */
+/* Moves the test (and so everything it starts) into a network namespace of
+ * its own, where the unix datagram queue is long enough for a uevent storm
+ * through umockdev and where rtnetlink sees only the test's interfaces.
+ * Needs root; false (with a message) otherwise. */
+bool harness_private_network(void);
+
 Harness *harness_start(const char *const *fixtures, const char *const *args);
 
 /* Stops everything; returns the daemon's wait status (0 = exited with 0). */
@@ -46,6 +52,17 @@ bool harness_wait(Harness *h, bool (*pred)(Harness *h, const void *data), const 
 
 /* Processes everything queued on the client connection for a while. */
 void harness_settle(Harness *h, int ms);
+
+/* SIGSTOP / SIGCONT the daemon: changes made in between reach it together. */
+void harness_pause(Harness *h);
+void harness_resume(Harness *h);
+
+/* Writes a file of the testbed: devpath "/sys/devices/...", name relative to it. */
+void harness_write(Harness *h, const char *devpath, const char *name, const char *value);
+
+/* Adds a device record (umockdev format) to the testbed; umockdev sends its
+ * "add" uevent. Fails the test with umockdev's message on error. */
+void harness_add_device(Harness *h, const char *record);
 
 void harness_clear_signals(Harness *h);
 size_t harness_count_signals(Harness *h, const char *path, const char *member);

@@ -1,0 +1,558 @@
+/* SPDX-License-Identifier: MIT */
+/* The live model: hotplug, rename, link flaps, netdevs, SR-IOV changes and
+ * WaitForState, driven by umockdev uevents and rewritten sysfs files. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "harness.h"
+
+#define MLX5_SYS "/sys/devices/pci0000:5d/0000:5d:00.0/0000:5e:00.0/infiniband/mlx5_0"
+#define MLX5_PF_SYS "/sys/devices/pci0000:5d/0000:5d:00.0/0000:5e:00.0"
+#define MLX5_NET_SYS MLX5_PF_SYS "/net/ens1f0np0"
+#define MLX5_0 "/org/rdmad1/device/mlx5_5f0"
+#define HFI1_SYS "/sys/devices/pci0000:80/0000:80:03.0/0000:81:00.0/infiniband/hfi1_0"
+#define HFI1_0 "/org/rdmad1/device/hfi1_5f0"
+#define OPA0_SYS "/sys/devices/pci0000:80/0000:80:03.0/0000:81:00.0/infiniband/opa0"
+
+static bool private_network;
+
+static const char *const fast_poll[] = { "--poll-interval=50", NULL };
+
+static int live_setup(void **state) {
+        *state = harness_start(HARNESS_FIXTURES("mlx5-roce-sriov", "hfi1"), fast_poll);
+        return 0;
+}
+
+static int harness_teardown(void **state) {
+        int status = harness_stop(*state);
+
+        if (status != 0)
+                fail_msg("rdmad did not exit cleanly on SIGTERM: wait status 0x%x", status);
+        return 0;
+}
+
+typedef struct SignalQuery {
+        const char *path;
+        const char *member;
+        size_t count;
+} SignalQuery;
+
+static bool signals_reached(Harness *h, const void *data) {
+        const SignalQuery *q = data;
+        return harness_count_signals(h, q->path, q->member) >= q->count;
+}
+
+static void wait_signals(Harness *h, const char *path, const char *member, size_t count) {
+        SignalQuery q = { path, member, count };
+
+        if (!harness_wait(h, signals_reached, &q, 20000))
+                fail_msg("expected %zu %s on %s, got %zu", count, member, path ?: "any path",
+                         harness_count_signals(h, path, member));
+}
+
+static char *get_prop(Harness *h, const char *path, const char *interface, const char *name) {
+        sd_bus_message *reply = NULL;
+        char *v;
+
+        if (sd_bus_call_method(h->bus, "org.rdmad1", path, "org.freedesktop.DBus.Properties", "Get", NULL, &reply,
+                               "ss", interface, name) < 0)
+                return NULL;
+        v = format_next_value(reply);
+        sd_bus_message_unref(reply);
+        return v;
+}
+
+static void assert_prop(Harness *h, const char *path, const char *interface, const char *name,
+                        const char *expected) {
+        char *v = get_prop(h, path, interface, name);
+
+        if (!v)
+                fail_msg("Get %s %s.%s failed", path, interface, name);
+        assert_string_equal(v, expected);
+        free(v);
+}
+
+/* The names in a PropertiesChanged body, in order: "State StateNum ...". */
+static char *changed_names(const Signal *s) {
+        char *out = calloc(1, strlen(s->body) + 1);
+        const char *p = strchr(s->body, '{');
+
+        assert_non_null(out);
+        /* Body: "iface" {"Name": value, "Name2": value} [] — names are the quoted keys. */
+        while (p && (p = strstr(p, "\"")) && p < strrchr(s->body, '}')) {
+                const char *end = strchr(p + 1, '"');
+                if (!end)
+                        break;
+                if (end[1] == ':') {
+                        if (*out)
+                                strcat(out, " ");
+                        strncat(out, p + 1, (size_t) (end - p - 1));
+                        /* Skip the value: up to the next top-level ", \"" or the closing brace. */
+                        int depth = 0;
+                        const char *q = end + 2;
+                        for (; *q; q++) {
+                                if (*q == '"') {
+                                        q = strchr(q + 1, '"');
+                                        if (!q)
+                                                break;
+                                        continue;
+                                }
+                                if (*q == '[' || *q == '{' || *q == '(')
+                                        depth++;
+                                if (*q == ']' || *q == '}' || *q == ')') {
+                                        if (depth == 0)
+                                                break;
+                                        depth--;
+                                }
+                                if (*q == ',' && depth == 0)
+                                        break;
+                        }
+                        p = q;
+                        continue;
+                }
+                p = end + 1;
+        }
+        return out;
+}
+
+static void test_hot_add_and_remove(void **state) {
+        Harness *h = *state;
+        Objects *o;
+
+        harness_clear_signals(h);
+        harness_add_device(h, "P: /devices/virtual/infiniband/rxe5\n"
+                                                     "E: SUBSYSTEM=infiniband\n"
+                                                     "E: NAME=rxe5\n"
+                                                     "A: node_type=1: CA\\n\n"
+                                                     "A: ports/1/state=4: ACTIVE\\n\n"
+                                                     "A: ports/1/phys_state=5: LinkUp\\n\n"
+                                                     "A: ports/1/link_layer=Ethernet\\n\n");
+        /* umockdev_testbed_add_from_string() sends the "add" uevent itself. */
+
+        wait_signals(h, "/org/rdmad1", "InterfacesAdded", 2);
+        wait_signals(h, "/org/rdmad1", "PropertiesChanged", 1);
+        harness_settle(h, 100);
+        assert_int_equal(harness_count_signals(h, "/org/rdmad1", "InterfacesAdded"), 2);
+        assert_non_null(strstr(h->signals[0].body, "\"/org/rdmad1/device/rxe5\" {"));
+        assert_non_null(strstr(h->signals[0].body, "\"org.rdmad1.Device\": {\"Name\": \"rxe5\""));
+        assert_non_null(strstr(h->signals[1].body, "\"/org/rdmad1/device/rxe5/port/1\""));
+        assert_non_null(strstr(harness_find_signal(h, "/org/rdmad1", "PropertiesChanged")->body,
+                               "\"Devices\": [\"/org/rdmad1/device/hfi1_5f0\", \"/org/rdmad1/device/mlx5_5f0\", "
+                               "\"/org/rdmad1/device/mlx5_5f1\", \"/org/rdmad1/device/rxe5\"]"));
+
+        o = get_managed_objects(h);
+        assert_non_null(objects_get(o, "/org/rdmad1/device/rxe5/port/1", "org.rdmad1.Port", "State"));
+        objects_free(o);
+
+        /* Hot-remove: removals announced children first, the list shrinks. */
+        harness_clear_signals(h);
+        umockdev_testbed_uevent(h->testbed, "/sys/devices/virtual/infiniband/rxe5", "remove");
+        umockdev_testbed_remove_device(h->testbed, "/sys/devices/virtual/infiniband/rxe5");
+        wait_signals(h, "/org/rdmad1", "InterfacesRemoved", 2);
+        wait_signals(h, "/org/rdmad1", "PropertiesChanged", 1);
+        harness_settle(h, 100);
+        assert_int_equal(harness_count_signals(h, "/org/rdmad1", "InterfacesRemoved"), 2);
+        assert_non_null(strstr(h->signals[0].body, "\"/org/rdmad1/device/rxe5/port/1\""));
+        assert_non_null(strstr(h->signals[1].body, "\"/org/rdmad1/device/rxe5\" [\"org.freedesktop.DBus.Peer\""));
+        assert_prop(h, "/org/rdmad1", "org.rdmad1.Manager", "Devices",
+                    "[\"/org/rdmad1/device/hfi1_5f0\", \"/org/rdmad1/device/mlx5_5f0\", "
+                    "\"/org/rdmad1/device/mlx5_5f1\"]");
+        assert_null(get_prop(h, "/org/rdmad1/device/rxe5", "org.rdmad1.Device", "Name"));
+}
+
+static void test_rename_via_move(void **state) {
+        Harness *h = *state;
+        /* "rdma dev set hfi1_0 name opa0": the kernel renames the directory and sends only "move". */
+        char *root = umockdev_testbed_get_root_dir(h->testbed);
+        char from[512], to[512], link_target[512];
+        ssize_t n;
+
+        harness_clear_signals(h);
+        harness_pause(h);
+        snprintf(from, sizeof(from), "%s" HFI1_SYS, root);
+        snprintf(to, sizeof(to), "%s" OPA0_SYS, root);
+        assert_int_equal(rename(from, to), 0);
+        snprintf(from, sizeof(from), "%s/sys/class/infiniband/hfi1_0", root);
+        n = readlink(from, link_target, sizeof(link_target) - 1);
+        assert_true(n > 0);
+        link_target[n - (ssize_t) strlen("hfi1_0")] = '\0';
+        strcat(link_target, "opa0");
+        assert_int_equal(unlink(from), 0);
+        snprintf(to, sizeof(to), "%s/sys/class/infiniband/opa0", root);
+        assert_int_equal(symlink(link_target, to), 0);
+        g_free(root);
+        umockdev_testbed_set_property(h->testbed, OPA0_SYS, "NAME", "opa0");
+        umockdev_testbed_set_property(h->testbed, OPA0_SYS, "DEVPATH_OLD",
+                                      "/devices/pci0000:80/0000:80:03.0/0000:81:00.0/infiniband/hfi1_0");
+        umockdev_testbed_uevent(h->testbed, OPA0_SYS, "move");
+        harness_resume(h);
+
+        wait_signals(h, "/org/rdmad1", "InterfacesAdded", 2);
+        harness_settle(h, 100);
+        assert_int_equal(harness_count_signals(h, "/org/rdmad1", "InterfacesRemoved"), 2);
+        assert_int_equal(harness_count_signals(h, "/org/rdmad1", "InterfacesAdded"), 2);
+        /* Removed before added. */
+        assert_string_equal(h->signals[0].member, "InterfacesRemoved");
+        assert_non_null(strstr(h->signals[1].body, "\"" HFI1_0 "\" ["));
+        assert_non_null(strstr(h->signals[2].body, "\"/org/rdmad1/device/opa0\" {"));
+        assert_prop(h, "/org/rdmad1", "org.rdmad1.Manager", "Devices",
+                    "[\"/org/rdmad1/device/mlx5_5f0\", \"/org/rdmad1/device/mlx5_5f1\", \"/org/rdmad1/device/opa0\"]");
+        assert_prop(h, "/org/rdmad1/device/opa0", "org.rdmad1.Device", "Driver", "hfi1");
+        assert_null(get_prop(h, HFI1_0, "org.rdmad1.Device", "Name"));
+}
+
+static void test_port_flap_is_one_signal_with_exactly_the_changes(void **state) {
+        Harness *h = *state;
+        const Signal *s;
+        char *names, *usec;
+
+        harness_settle(h, 200);
+        harness_clear_signals(h);
+
+        /* Down: state and phys_state change together between two ticks. */
+        harness_pause(h);
+        harness_write(h, HFI1_SYS, "ports/1/state", "1: DOWN\n");
+        harness_write(h, HFI1_SYS, "ports/1/phys_state", "3: Disabled\n");
+        harness_resume(h);
+        wait_signals(h, HFI1_0 "/port/1", "PropertiesChanged", 1);
+        harness_settle(h, 300); /* several more ticks: nothing more to say */
+        assert_int_equal(h->n_signals, 1);
+        s = harness_find_signal(h, HFI1_0 "/port/1", "PropertiesChanged");
+        names = changed_names(s);
+        assert_string_equal(names,
+                            "State StateNum StateName PhysState PhysStateNum PhysStateName Attributes StateChangedUsec");
+        free(names);
+        assert_non_null(strstr(s->body, "\"State\": \"1: DOWN\", \"StateNum\": 1, \"StateName\": \"DOWN\""));
+        usec = get_prop(h, HFI1_0 "/port/1", "org.rdmad1.Port", "StateChangedUsec");
+        assert_true(strtoull(usec, NULL, 10) > 1700000000000000ULL); /* a real CLOCK_REALTIME stamp */
+        free(usec);
+
+        /* Up again, with a new rate: one more signal, now with the rate trio. */
+        harness_clear_signals(h);
+        harness_pause(h);
+        harness_write(h, HFI1_SYS, "ports/1/state", "4: ACTIVE\n");
+        harness_write(h, HFI1_SYS, "ports/1/phys_state", "5: LinkUp\n");
+        harness_write(h, HFI1_SYS, "ports/1/rate", "56 Gb/sec (4X FDR)\n");
+        harness_resume(h);
+        wait_signals(h, HFI1_0 "/port/1", "PropertiesChanged", 1);
+        harness_settle(h, 300);
+        assert_int_equal(h->n_signals, 1);
+        names = changed_names(&h->signals[0]);
+        assert_string_equal(names, "State StateNum StateName PhysState PhysStateNum PhysStateName Rate RateSpeed "
+                                   "RateInfo Attributes StateChangedUsec");
+        free(names);
+        assert_prop(h, HFI1_0 "/port/1", "org.rdmad1.Port", "RateSpeed", "56");
+
+        /* A LID change alone: no state timestamp. */
+        harness_clear_signals(h);
+        harness_write(h, HFI1_SYS, "ports/1/lid", "0x17\n");
+        wait_signals(h, HFI1_0 "/port/1", "PropertiesChanged", 1);
+        names = changed_names(&h->signals[0]);
+        assert_string_equal(names, "Lid Attributes");
+        free(names);
+        assert_prop(h, HFI1_0 "/port/1", "org.rdmad1.Port", "Lid", "23");
+}
+
+static void test_quiet_ticks_say_nothing(void **state) {
+        Harness *h = *state;
+
+        harness_settle(h, 100);
+        harness_clear_signals(h);
+        harness_settle(h, 600); /* a dozen ticks at 50 ms */
+        assert_int_equal(h->n_signals, 0);
+}
+
+static void test_netdev_remove_and_add_follow_the_port(void **state) {
+        Harness *h = *state;
+
+        harness_clear_signals(h);
+        harness_pause(h);
+        umockdev_testbed_uevent(h->testbed, MLX5_NET_SYS, "remove");
+        umockdev_testbed_remove_device(h->testbed, MLX5_NET_SYS);
+        harness_resume(h);
+
+        wait_signals(h, "/org/rdmad1", "InterfacesRemoved", 1);
+        wait_signals(h, MLX5_0 "/port/1", "PropertiesChanged", 1);
+        harness_settle(h, 100);
+        assert_non_null(strstr(harness_find_signal(h, "/org/rdmad1", "InterfacesRemoved")->body,
+                               MLX5_0 "/netdev/ens1f0np0"));
+        assert_prop(h, MLX5_0 "/port/1", "org.rdmad1.Port", "NetDev", "/");
+        assert_prop(h, MLX5_0, "org.rdmad1.Device", "NetDevs", "[]");
+        assert_non_null(strstr(harness_find_signal(h, MLX5_0, "PropertiesChanged")->body, "\"NetDevs\": []"));
+
+        /* It comes back under a new name. */
+        harness_clear_signals(h);
+        harness_add_device(h, "P: /devices/pci0000:5d/0000:5d:00.0/0000:5e:00.0/net/rdma-roce0\n"
+                                                     "E: SUBSYSTEM=net\n"
+                                                     "E: INTERFACE=rdma-roce0\n"
+                                                     "A: dev_port=0\\n\n"
+                                                     "A: operstate=up\\n\n"
+                                                     "A: mtu=4200\\n\n");
+        wait_signals(h, "/org/rdmad1", "InterfacesAdded", 1);
+        wait_signals(h, MLX5_0 "/port/1", "PropertiesChanged", 1);
+        assert_prop(h, MLX5_0 "/port/1", "org.rdmad1.Port", "NetDev", MLX5_0 "/netdev/rdma_2droce0");
+        assert_prop(h, MLX5_0 "/netdev/rdma_2droce0", "org.rdmad1.NetDev", "Mtu", "4200");
+        assert_prop(h, MLX5_0 "/netdev/rdma_2droce0", "org.rdmad1.NetDev", "Port", MLX5_0 "/port/1");
+}
+
+static void test_numvfs_changed_behind_our_back(void **state) {
+        Harness *h = *state;
+        const Signal *s;
+
+        harness_clear_signals(h);
+        harness_write(h, MLX5_PF_SYS, "sriov_numvfs", "4\n");
+        umockdev_testbed_uevent(h->testbed, MLX5_PF_SYS, "change");
+        wait_signals(h, MLX5_0 "/sriov", "PropertiesChanged", 1);
+        s = harness_find_signal(h, MLX5_0 "/sriov", "PropertiesChanged");
+        assert_string_equal(s->body, "\"org.rdmad1.Sriov\" {\"NumVfs\": 4} []");
+        assert_prop(h, MLX5_0 "/sriov", "org.rdmad1.Sriov", "NumVfs", "4");
+}
+
+typedef struct AsyncReply {
+        bool done;
+        char *error_name;
+        char *value;
+} AsyncReply;
+
+static int on_reply(sd_bus_message *m, void *userdata, sd_bus_error *ret_error) {
+        AsyncReply *a = userdata;
+        const sd_bus_error *e = sd_bus_message_get_error(m);
+
+        a->done = true;
+        if (e)
+                a->error_name = strdup(e->name);
+        else
+                a->value = format_next_value(m);
+        return 0;
+}
+
+static bool reply_done(Harness *h, const void *data) {
+        return ((const AsyncReply *) data)->done;
+}
+
+static void wait_for_state_async(Harness *h, const char *path, const char *state, uint32_t timeout_ms,
+                                 AsyncReply *a) {
+        assert_true(sd_bus_call_method_async(h->bus, NULL, "org.rdmad1", path, "org.rdmad1.Port", "WaitForState",
+                                             on_reply, a, "su", state, timeout_ms) >= 0);
+}
+
+static void test_wait_for_state(void **state) {
+        Harness *h = *state;
+        AsyncReply a = {}, b = {}, c = {};
+        sd_bus_error error = SD_BUS_ERROR_NULL;
+        sd_bus_message *reply = NULL;
+        const char *s;
+
+        /* Already there: answered at once, any case. */
+        assert_true(sd_bus_call_method(h->bus, "org.rdmad1", HFI1_0 "/port/1", "org.rdmad1.Port", "WaitForState",
+                                       NULL, &reply, "su", "active", 5000) >= 0);
+        assert_true(sd_bus_message_read(reply, "s", &s) > 0);
+        assert_string_equal(s, "ACTIVE");
+        reply = sd_bus_message_unref(reply);
+
+        /* Not a state. */
+        assert_true(sd_bus_call_method(h->bus, "org.rdmad1", HFI1_0 "/port/1", "org.rdmad1.Port", "WaitForState",
+                                       &error, NULL, "su", "UPPISH", 5000) < 0);
+        assert_string_equal(error.name, "org.rdmad1.Error.InvalidArgument");
+        sd_bus_error_free(&error);
+
+        /* Zero timeout: a check only. */
+        assert_true(sd_bus_call_method(h->bus, "org.rdmad1", HFI1_0 "/port/1", "org.rdmad1.Port", "WaitForState",
+                                       &error, NULL, "su", "DOWN", 0) < 0);
+        assert_string_equal(error.name, "org.rdmad1.Error.Timeout");
+        sd_bus_error_free(&error);
+
+        /* Times out. */
+        wait_for_state_async(h, HFI1_0 "/port/1", "ARMED", 300, &a);
+        assert_true(harness_wait(h, reply_done, &a, 10000));
+        assert_string_equal(a.error_name, "org.rdmad1.Error.Timeout");
+
+        /* Reached later, after a change; two waiters on the same port both answered. */
+        wait_for_state_async(h, HFI1_0 "/port/1", "DOWN", 20000, &b);
+        wait_for_state_async(h, HFI1_0 "/port/1", "down", 20000, &c);
+        harness_settle(h, 150);
+        assert_false(b.done);
+        harness_write(h, HFI1_SYS, "ports/1/state", "1: DOWN\n");
+        assert_true(harness_wait(h, reply_done, &b, 10000));
+        assert_true(harness_wait(h, reply_done, &c, 10000));
+        assert_null(b.error_name);
+        assert_string_equal(b.value, "DOWN");
+        assert_string_equal(c.value, "DOWN");
+        free(a.error_name);
+        free(b.value);
+        free(c.value);
+        a = (AsyncReply) {};
+
+        /* The device goes away while waiting. */
+        wait_for_state_async(h, HFI1_0 "/port/1", "ACTIVE", 20000, &a);
+        harness_settle(h, 100);
+        assert_false(a.done);
+        umockdev_testbed_uevent(h->testbed, HFI1_SYS, "remove");
+        umockdev_testbed_remove_device(h->testbed, HFI1_SYS);
+        assert_true(harness_wait(h, reply_done, &a, 10000));
+        assert_string_equal(a.error_name, "org.rdmad1.Error.NoSuchDevice");
+        free(a.error_name);
+}
+
+/* 500 devices, 1000 add/remove uevents; then the published tree must be
+ * exactly sysfs: a Rescan finds nothing to say. */
+static void test_uevent_storm_leaves_the_tree_equal_to_sysfs(void **state) {
+        Harness *h = *state;
+        enum { N = 500 };
+
+        if (!private_network)
+                skip(); /* umockdev would drop most of the storm on a shared host (see harness_private_network) */
+        char devpath[128], record[512];
+        size_t events = 0, expected = 3; /* the fixtures' devices */
+        bool present[N] = {};
+        Objects *o;
+
+        for (int i = 0; i < N; i++) {
+
+                snprintf(record, sizeof(record),
+                         "P: /devices/virtual/infiniband/storm%d\nE: SUBSYSTEM=infiniband\nE: NAME=storm%d\n"
+                         "A: node_type=1: CA\\n\nA: ports/1/state=4: ACTIVE\\n\nA: ports/1/link_layer=InfiniBand\\n\n",
+                         i, i);
+                harness_add_device(h, record); /* umockdev sends "add" */
+                present[i] = true;
+                events++;
+        }
+        /* Remove every other one; re-add a quarter; remove another quarter. */
+        for (int i = 0; i < N; i += 2) {
+                snprintf(devpath, sizeof(devpath), "/sys/devices/virtual/infiniband/storm%d", i);
+                umockdev_testbed_uevent(h->testbed, devpath, "remove");
+                umockdev_testbed_remove_device(h->testbed, devpath);
+                present[i] = false;
+                events++;
+        }
+        for (int i = 0; i < N && events < 875; i += 4) {
+
+                snprintf(record, sizeof(record),
+                         "P: /devices/virtual/infiniband/storm%d\nE: SUBSYSTEM=infiniband\nE: NAME=storm%d\n"
+                         "A: node_type=1: CA\\n\nA: ports/1/state=2: INIT\\n\nA: ports/1/link_layer=InfiniBand\\n\n",
+                         i, i);
+                harness_add_device(h, record); /* umockdev sends "add" */
+                present[i] = true;
+                events++;
+        }
+        for (int i = 1; i < N && events < 1000; i += 4) {
+                snprintf(devpath, sizeof(devpath), "/sys/devices/virtual/infiniband/storm%d", i);
+                umockdev_testbed_uevent(h->testbed, devpath, "remove");
+                umockdev_testbed_remove_device(h->testbed, devpath);
+                present[i] = false;
+                events++;
+        }
+        assert_int_equal(events, 1000);
+        for (int i = 0; i < N; i++)
+                expected += present[i];
+
+        /* Wait until the daemon has caught up: the device count settles. */
+        for (int tries = 0;; tries++) {
+                char *devices = get_prop(h, "/org/rdmad1", "org.rdmad1.Manager", "Devices");
+                size_t n = 0;
+
+                for (const char *p = devices; (p = strstr(p, "\"/org")); p++)
+                        n++;
+                free(devices);
+                if (n == expected)
+                        break;
+                if (tries > 600)
+                        fail_msg("after the storm: %zu devices published, %zu in sysfs", n, expected);
+                harness_settle(h, 100);
+        }
+
+        o = get_managed_objects(h);
+        for (int i = 0; i < N; i++) {
+                char path[128];
+
+                snprintf(path, sizeof(path), "/org/rdmad1/device/storm%d/port/1", i);
+                if (present[i])
+                        assert_string_equal(objects_get(o, path, "org.rdmad1.Port", "StateName"),
+                                            i % 4 == 0 ? "INIT" : "ACTIVE");
+                else
+                        assert_null(objects_get(o, path, "org.rdmad1.Port", "StateName"));
+        }
+        objects_free(o);
+
+        /* The strongest check: a full comparison with sysfs finds no difference. */
+        harness_settle(h, 200);
+        harness_clear_signals(h);
+        assert_true(sd_bus_call_method(h->bus, "org.rdmad1", "/org/rdmad1", "org.rdmad1.Manager", "Rescan", NULL,
+                                       NULL, "") >= 0);
+        harness_settle(h, 300);
+        assert_int_equal(h->n_signals, 0);
+}
+
+static int no_poll_setup(void **state) {
+        static const char *const no_poll[] = { "--poll-interval=0", NULL };
+
+        *state = harness_start(HARNESS_FIXTURES("mlx5-roce-sriov", "hfi1"), no_poll);
+        return 0;
+}
+
+/* With polling off, only rtnetlink can tell the daemon: a link message for
+ * the RoCE port's netdev re-reads the port and the netdev at once. */
+static void test_rtnetlink_link_change_rereads_the_port(void **state) {
+        Harness *h = *state;
+        char *names;
+        int status;
+        char *out;
+
+        if (!private_network)
+                skip(); /* needs its own network namespace to create interfaces */
+
+        assert_prop(h, "/org/rdmad1", "org.rdmad1.Manager", "PollIntervalMs", "0");
+        out = harness_run_command(h, "ip link add ens1f0np0 type veth peer name ens1f0np0p", &status);
+        assert_int_equal(status, 0);
+        free(out);
+        harness_settle(h, 200);
+        harness_clear_signals(h);
+
+        harness_write(h, MLX5_SYS, "ports/1/state", "1: DOWN\n");
+        harness_write(h, MLX5_SYS, "ports/1/phys_state", "3: Disabled\n");
+        harness_write(h, MLX5_NET_SYS, "operstate", "down\n");
+        harness_settle(h, 300);
+        assert_int_equal(h->n_signals, 0); /* no poll, no event: nothing seen yet */
+
+        out = harness_run_command(h, "ip link set ens1f0np0 mtu 1400", &status);
+        assert_int_equal(status, 0);
+        free(out);
+        wait_signals(h, MLX5_0 "/port/1", "PropertiesChanged", 1);
+        wait_signals(h, MLX5_0 "/netdev/ens1f0np0", "PropertiesChanged", 1);
+        names = changed_names(harness_find_signal(h, MLX5_0 "/port/1", "PropertiesChanged"));
+        assert_string_equal(names,
+                            "State StateNum StateName PhysState PhysStateNum PhysStateName Attributes StateChangedUsec");
+        free(names);
+        names = changed_names(harness_find_signal(h, MLX5_0 "/netdev/ens1f0np0", "PropertiesChanged"));
+        assert_string_equal(names, "OperState Attributes");
+        free(names);
+        assert_prop(h, MLX5_0 "/netdev/ens1f0np0", "org.rdmad1.NetDev", "OperState", "down");
+}
+
+int main(void) {
+        private_network = harness_private_network();
+        const struct CMUnitTest tests[] = {
+                cmocka_unit_test_setup_teardown(test_hot_add_and_remove, live_setup, harness_teardown),
+                cmocka_unit_test_setup_teardown(test_rename_via_move, live_setup, harness_teardown),
+                cmocka_unit_test_setup_teardown(test_port_flap_is_one_signal_with_exactly_the_changes, live_setup,
+                                                harness_teardown),
+                cmocka_unit_test_setup_teardown(test_quiet_ticks_say_nothing, live_setup, harness_teardown),
+                cmocka_unit_test_setup_teardown(test_netdev_remove_and_add_follow_the_port, live_setup,
+                                                harness_teardown),
+                cmocka_unit_test_setup_teardown(test_numvfs_changed_behind_our_back, live_setup, harness_teardown),
+                cmocka_unit_test_setup_teardown(test_wait_for_state, live_setup, harness_teardown),
+                cmocka_unit_test_setup_teardown(test_uevent_storm_leaves_the_tree_equal_to_sysfs, live_setup,
+                                                harness_teardown),
+                cmocka_unit_test_setup_teardown(test_rtnetlink_link_change_rereads_the_port, no_poll_setup,
+                                                harness_teardown),
+        };
+        return cmocka_run_group_tests(tests, NULL, NULL);
+}
