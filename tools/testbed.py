@@ -1,0 +1,47 @@
+#!/usr/bin/python3
+"""Holds a umockdev testbed for the demo and changes it on request.
+
+Run under umockdev's preload (umockdev-wrapper): umockdev's uevent sender
+finds devices through it. Prints the testbed root (for UMOCKDEV_DIR), then
+reads commands, one a line, and answers each with "ok" or "error: ...":
+  add RECORD_FILE              add the devices of a umockdev record (sends "add")
+  uevent DEVPATH ACTION        send a uevent for /sys/devices/...
+  remove DEVPATH               send "remove", then delete the device
+  write DEVPATH NAME VALUE     write a sysfs attribute (VALUE may contain \\n)
+"""
+import sys
+
+import gi
+
+gi.require_version("UMockdev", "1.0")
+from gi.repository import UMockdev  # noqa: E402
+
+
+def main():
+    testbed = UMockdev.Testbed.new()
+    for fixture in sys.argv[1:]:
+        testbed.add_from_file(fixture)
+    print(testbed.get_root_dir(), flush=True)
+
+    for line in sys.stdin:
+        words = line.rstrip("\n").split(" ", 3)
+        try:
+            if words[0] == "add":
+                with open(words[1]) as f:
+                    testbed.add_from_string(f.read())
+            elif words[0] == "uevent":
+                testbed.uevent(words[1], words[2])
+            elif words[0] == "remove":
+                testbed.uevent(words[1], "remove")
+                testbed.remove_device(words[1])
+            elif words[0] == "write":
+                testbed.set_attribute(words[1], words[2], words[3].replace("\\n", "\n"))
+            else:
+                raise ValueError("unknown command " + words[0])
+            print("ok", flush=True)
+        except Exception as e:  # report and go on: the demo decides
+            print("error: %s" % e, flush=True)
+
+
+if __name__ == "__main__":
+    main()
