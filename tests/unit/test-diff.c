@@ -1,0 +1,218 @@
+/* SPDX-License-Identifier: MIT */
+/* Pure pieces of the live model: change masks, property names, the
+ * attribute map updates of the poll, rtnetlink parsing. */
+#include <linux/netlink.h>
+#include <linux/rtnetlink.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "diff.h"
+#include "netlink.h"
+#include "parse.h"
+#include "util.h"
+
+static Port port_with(const char *state, const char *phys, const char *rate, uint32_t lid) {
+        return (Port) {
+                .number = 1,
+                .state = (char *) state,
+                .state_name = (char *) "X",
+                .phys_state = (char *) phys,
+                .phys_state_name = (char *) "Y",
+                .rate = (char *) rate,
+                .rate_unit = (char *) "Gb/sec",
+                .rate_info = (char *) "4X EDR",
+                .link_layer = (char *) "InfiniBand",
+                .netdev = (char *) "",
+                .lid = lid,
+        };
+}
+
+static void test_port_mask_names_exactly_what_changed(void **state) {
+        Port a = port_with("4: ACTIVE", "5: LinkUp", "100 Gb/sec (4X EDR)", 5);
+        Port b = a;
+        PropertyNames names;
+
+        assert_int_equal(port_changed_mask(&a, &b), 0);
+
+        b.lid = 6;
+        assert_int_equal(port_changed_mask(&a, &b), PORT_LID);
+
+        b = a;
+        b.state = (char *) "1: DOWN";
+        b.state_num = 1;
+        b.phys_state = (char *) "3: Disabled";
+        assert_int_equal(port_changed_mask(&a, &b), PORT_STATE | PORT_STATE_NUM | PORT_PHYS_STATE);
+        port_property_names(port_changed_mask(&a, &b), &names);
+        assert_int_equal(names.n, 3);
+        assert_string_equal(names.names[0], "State");
+        assert_string_equal(names.names[1], "StateNum");
+        assert_string_equal(names.names[2], "PhysState");
+        assert_null(names.names[3]);
+
+        b = a;
+        b.rate_speed = 56;
+        b.netdev = (char *) "ib0";
+        b.state_changed_usec = 1;
+        port_property_names(port_changed_mask(&a, &b), &names);
+        assert_int_equal(names.n, 3);
+        assert_string_equal(names.names[0], "RateSpeed");
+        assert_string_equal(names.names[1], "NetDev");
+        assert_string_equal(names.names[2], "StateChangedUsec");
+}
+
+static void test_property_name_tables_cover_every_bit(void **state) {
+        PropertyNames names;
+
+        port_property_names(UINT32_MAX, &names);
+        assert_int_equal(names.n, 20);
+        assert_string_equal(names.names[19], "StateChangedUsec");
+        device_property_names(UINT32_MAX, &names);
+        assert_int_equal(names.n, 4);
+        netdev_property_names(UINT32_MAX, &names);
+        assert_int_equal(names.n, 6);
+        sriov_property_names(SRIOV_NUM_VFS, &names);
+        assert_int_equal(names.n, 1);
+        assert_string_equal(names.names[0], "NumVfs");
+}
+
+static void test_identity_change_means_reannounce(void **state) {
+        Port pa = port_with("4: ACTIVE", "5: LinkUp", "", 0), pb = pa;
+        Device a = { .name = "mlx5_0", .sysfs_path = "/s", .device_path = "/p", .driver = "mlx5_core",
+                     .node_type = "CA", .transport = "RoCE", .node_guid = "g", .sys_image_guid = "g",
+                     .fw_ver = "1", .hca_type = "MT4119", .hw_rev = "0", .board_id = "b", .node_desc = "d",
+                     .ports = &pa, .n_ports = 1 };
+        Device b = a;
+
+        b.ports = &pb;
+        assert_false(device_identity_changed(&a, &b));
+        b.node_desc = "other";
+        assert_false(device_identity_changed(&a, &b)); /* changes in place */
+        assert_int_equal(device_changed_mask(&a, &b), DEVICE_NODE_DESCRIPTION);
+        b.fw_ver = "2"; /* firmware update: the device is re-announced */
+        assert_true(device_identity_changed(&a, &b));
+        b = a;
+        pb.number = 2;
+        b.ports = &pb;
+        assert_true(device_identity_changed(&a, &b));
+        b = a;
+        b.num_vfs = 4;
+        assert_false(device_identity_changed(&a, &b));
+        assert_int_equal(sriov_changed_mask(&a, &b), SRIOV_NUM_VFS);
+}
+
+static void test_attr_list_set_keeps_order(void **state) {
+        AttrList l = {};
+
+        assert_int_equal(attr_list_set(&l, "state", "4: ACTIVE"), 0);
+        assert_int_equal(attr_list_set(&l, "lid", "0x5"), 0);
+        assert_int_equal(attr_list_set(&l, "rate", "100 Gb/sec (4X EDR)"), 0);
+        assert_int_equal(attr_list_set(&l, "cap_mask", "0x0"), 0);
+        assert_int_equal(l.n, 4);
+        assert_string_equal(l.items[0].name, "cap_mask");
+        assert_string_equal(l.items[1].name, "lid");
+        assert_string_equal(l.items[2].name, "rate");
+        assert_string_equal(l.items[3].name, "state");
+
+        assert_int_equal(attr_list_set(&l, "state", "1: DOWN"), 0);
+        assert_string_equal(attr_list_get(&l, "state"), "1: DOWN");
+        assert_int_equal(l.n, 4);
+
+        assert_int_equal(attr_list_set(&l, "rate", NULL), 0); /* unreadable now: gone from the map */
+        assert_int_equal(l.n, 3);
+        assert_null(attr_list_get(&l, "rate"));
+        assert_string_equal(attr_list_get(&l, "state"), "1: DOWN");
+        assert_int_equal(attr_list_set(&l, "nothing", NULL), 0);
+        assert_int_equal(l.n, 3);
+        attr_list_clear(&l);
+}
+
+static void test_port_state_from_name(void **state) {
+        assert_string_equal(port_state_from_name("ACTIVE"), "ACTIVE");
+        assert_string_equal(port_state_from_name("active"), "ACTIVE");
+        assert_string_equal(port_state_from_name("Active_Defer"), "ACTIVE_DEFER");
+        assert_string_equal(port_state_from_name("nop"), "NOP");
+        assert_null(port_state_from_name("UP"));
+        assert_null(port_state_from_name(""));
+        assert_null(port_state_from_name("LinkUp")); /* a physical state, not a port state */
+}
+
+typedef struct Names {
+        char seen[8][32];
+        int n;
+} Names;
+
+static void collect(const char *ifname, void *userdata) {
+        Names *n = userdata;
+        if (n->n < 8)
+                strncpy(n->seen[n->n++], ifname, 31);
+}
+
+static size_t put_link(uint8_t *buf, uint16_t type, const char *ifname) {
+        struct nlmsghdr *h = (struct nlmsghdr *) buf;
+        struct ifinfomsg *ifi;
+        struct rtattr *a;
+        size_t name_len = ifname ? strlen(ifname) + 1 : 0;
+
+        h->nlmsg_type = type;
+        h->nlmsg_flags = 0;
+        ifi = NLMSG_DATA(h);
+        memset(ifi, 0, sizeof(*ifi));
+        ifi->ifi_index = 7;
+        h->nlmsg_len = NLMSG_LENGTH(sizeof(*ifi));
+        /* An unrelated attribute first (IFLA_MTU), then the name. */
+        a = (struct rtattr *) (buf + NLMSG_ALIGN(h->nlmsg_len));
+        a->rta_type = IFLA_MTU;
+        a->rta_len = RTA_LENGTH(4);
+        memset(RTA_DATA(a), 0, 4);
+        h->nlmsg_len = NLMSG_ALIGN(h->nlmsg_len) + RTA_ALIGN(a->rta_len);
+        if (ifname) {
+                a = (struct rtattr *) (buf + h->nlmsg_len);
+                a->rta_type = IFLA_IFNAME;
+                a->rta_len = RTA_LENGTH(name_len);
+                memcpy(RTA_DATA(a), ifname, name_len);
+                h->nlmsg_len += RTA_ALIGN(a->rta_len);
+        }
+        return NLMSG_ALIGN(h->nlmsg_len);
+}
+
+static void test_rtnl_parse_link_names(void **state) {
+        uint8_t buf[1024] __attribute__((aligned(4))) = {};
+        size_t len = 0;
+        Names n = {};
+
+        len += put_link(buf + len, RTM_NEWLINK, "ens1f0np0");
+        len += put_link(buf + len, RTM_NEWADDR, "ignored");
+        len += put_link(buf + len, RTM_DELLINK, "ib0");
+        len += put_link(buf + len, RTM_NEWLINK, NULL); /* no name: counted, no callback */
+        assert_int_equal(rtnl_parse_link_names(buf, len, collect, &n), 3);
+        assert_int_equal(n.n, 2);
+        assert_string_equal(n.seen[0], "ens1f0np0");
+        assert_string_equal(n.seen[1], "ib0");
+
+        /* Truncated: nothing read past the end. */
+        n = (Names) {};
+        assert_true(rtnl_parse_link_names(buf, 10, collect, &n) >= 0);
+        assert_int_equal(n.n, 0);
+
+        /* A link message too short for its header. */
+        ((struct nlmsghdr *) buf)->nlmsg_len = NLMSG_LENGTH(2);
+        assert_int_equal(rtnl_parse_link_names(buf, NLMSG_ALIGN(NLMSG_LENGTH(2)), collect, &n), -EBADMSG);
+}
+
+int main(void) {
+        const struct CMUnitTest tests[] = {
+                cmocka_unit_test(test_port_mask_names_exactly_what_changed),
+                cmocka_unit_test(test_property_name_tables_cover_every_bit),
+                cmocka_unit_test(test_identity_change_means_reannounce),
+                cmocka_unit_test(test_attr_list_set_keeps_order),
+                cmocka_unit_test(test_port_state_from_name),
+                cmocka_unit_test(test_rtnl_parse_link_names),
+        };
+        return cmocka_run_group_tests(tests, NULL, NULL);
+}
