@@ -10,7 +10,7 @@ MESON     ?= meson
 SAN_FLAGS = -Db_sanitize=address,undefined -Db_lundef=false \
             -Dc_args=-fno-sanitize-recover=all -Dc_link_args=-fno-sanitize-recover=all
 
-.PHONY: all deps build build-san check check-gcc check-san valgrind demo clean
+.PHONY: all deps build build-san check check-gcc check-san valgrind demo bench clean
 
 all: build
 
@@ -48,3 +48,9 @@ clean:
 
 demo: build
 	./tools/demo $(BUILD)
+
+# Benchmarks (not tests): N dual-port devices at N = 64, 512, 2048 by default.
+BENCH_ARGS ?=
+bench: build
+	cd $(BUILD) && RDMAD_BINARY=$(CURDIR)/$(BUILD)/daemon/rdmad SYSTEMD_DEVICE_VERIFY_SYSFS=0 \
+		LD_PRELOAD=libumockdev-preload.so.0 ./bench/bench $(BENCH_ARGS)

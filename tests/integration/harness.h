@@ -7,6 +7,7 @@
  * assertion (and by PR_SET_PDEATHSIG if the test itself dies). */
 
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <sys/types.h>
 #include <systemd/sd-bus.h>
@@ -17,6 +18,7 @@ typedef struct Signal {
         char *interface;
         char *member;
         char *body; /* the arguments, formatted by format_message_body() */
+        uint64_t usec; /* CLOCK_MONOTONIC when the test received it */
 } Signal;
 
 typedef struct Harness {
@@ -30,7 +32,11 @@ typedef struct Harness {
 
         Signal *signals; /* every signal rdmad sent since the start */
         size_t n_signals;
+
+        uint64_t spawn_usec, ready_usec; /* CLOCK_MONOTONIC: daemon started, READY=1 received */
 } Harness;
+
+uint64_t now_usec(void);
 
 /* fixtures: NULL-terminated names of tests/data/<name>.umockdev;
  * args: NULL-terminated extra daemon arguments, or NULL. Fails the test if

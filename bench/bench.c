@@ -1,0 +1,505 @@
+/* SPDX-License-Identifier: MIT */
+/* rdmad against the tools it replaces, side by side in one run: a fresh
+ * sysfs scan (the floor of any scraper) and a bus round trip (the floor of
+ * any D-Bus call). Prints Markdown tables of medians and p99s. Not a test:
+ * it never fails on a time.
+ *
+ *   bench [--quick] [N...]     (default N: 64 512 2048)
+ *
+ * Runs under umockdev's preload like the daemon (make bench does this). */
+#include <dirent.h>
+#include <fcntl.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "harness.h"
+
+static bool quick;
+
+/* ---------- simulated hosts ---------- */
+
+/* N dual-port ConnectX-5-like PFs: GID tables (4 of 16 entries used, RoCE
+ * v1/v2), a netdev per port, SR-IOV, power attributes. */
+/* The PCI function of device i: 8 functions a bus, 256 buses a domain. */
+static void host_pci_path(unsigned i, char *buf, size_t size) {
+        unsigned bus = 0x10 + i / 8, fn = i % 8;
+
+        snprintf(buf, size, "/devices/pci%04x:00/%04x:00:00.0/%04x:%02x:00.%u", bus / 256, bus / 256, bus / 256,
+                 bus % 256, fn);
+}
+
+static void write_host(const char *path, unsigned n) {
+        FILE *f = fopen(path, "we");
+
+        assert_non_null(f);
+        for (unsigned i = 0; i < n; i++) {
+                char pci[128];
+
+                host_pci_path(i, pci, sizeof(pci));
+                fprintf(f,
+                        "P: %s\nE: SUBSYSTEM=pci\nE: DRIVER=mlx5_core\nL: driver=../../../../bus/pci/drivers/mlx5_core\n"
+                        "A: vendor=0x15b3\\n\nA: device=0x1017\\n\nA: sriov_totalvfs=8\\n\nA: sriov_numvfs=0\\n\n\n",
+                        pci);
+                fprintf(f,
+                        "P: %s/infiniband/mlx5_%u\nE: SUBSYSTEM=infiniband\nE: NAME=mlx5_%u\nL: device=../../../%s\n"
+                        "A: node_type=1: CA\\n\nA: node_guid=9803:9b03:00aa:%04x\\n\nA: sys_image_guid=9803:9b03:00aa:%04x\\n\n"
+                        "A: fw_ver=16.35.2000\\n\nA: hca_type=MT4119\\n\nA: hw_rev=0\\n\nA: board_id=MT_0000000012\\n\n"
+                        "A: node_desc=host mlx5_%u\\n\nA: fw_pages=155443\\n\nA: reg_pages=0\\n\n"
+                        "A: power/control=auto\\n\nA: power/runtime_status=unsupported\\n\n",
+                        pci, i, i, strrchr(pci, '/') + 1, i, i, i);
+                for (unsigned p = 1; p <= 2; p++) {
+                        fprintf(f,
+                                "A: ports/%u/state=4: ACTIVE\\n\nA: ports/%u/phys_state=5: LinkUp\\n\n"
+                                "A: ports/%u/rate=100 Gb/sec (4X EDR)\\n\nA: ports/%u/link_layer=Ethernet\\n\n"
+                                "A: ports/%u/lid=0x0\\n\nA: ports/%u/sm_lid=0x0\\n\nA: ports/%u/lid_mask_count=0\\n\n"
+                                "A: ports/%u/sm_sl=0\\n\nA: ports/%u/cap_mask=0x04010000\\n\n",
+                                p, p, p, p, p, p, p, p, p);
+                        for (unsigned g = 0; g < 16; g++) {
+                                if (g < 4) {
+                                        fprintf(f, "A: ports/%u/gids/%u=fe80:0000:0000:0000:9a03:9bff:fe%02x:%04x\\n\n", p,
+                                                g, p, i);
+                                        fprintf(f, "A: ports/%u/gid_attrs/types/%u=%s\\n\n", p, g,
+                                                g % 2 ? "RoCE v2" : "IB/RoCE v1");
+                                        fprintf(f, "A: ports/%u/gid_attrs/ndevs/%u=eth%up%u\\n\n", p, g, i, p);
+                                } else
+                                        fprintf(f, "A: ports/%u/gids/%u=0000:0000:0000:0000:0000:0000:0000:0000\\n\n",
+                                                p, g);
+                        }
+                }
+                fputs("\n", f);
+                for (unsigned p = 1; p <= 2; p++)
+                        fprintf(f,
+                                "P: %s/net/eth%up%u\nE: SUBSYSTEM=net\nE: INTERFACE=eth%up%u\nA: dev_port=%u\\n\n"
+                                "A: operstate=up\\n\nA: mtu=9000\\n\nA: address=98:03:9b:%02x:%02x:%02x\\n\nA: type=1\\n\n"
+                                "A: carrier=1\\n\nA: speed=100000\\n\n\n",
+                                pci, i, p, i, p, p - 1, (i >> 8) & 0xff, i & 0xff, p);
+        }
+        assert_int_equal(fclose(f), 0);
+}
+
+/* ---------- the fresh scan: what a scraper reads for the same answers ---------- */
+
+static size_t read_file_at(int dirfd, const char *name) {
+        char buf[4096];
+        int fd = openat(dirfd, name, O_RDONLY | O_CLOEXEC);
+        ssize_t n;
+
+        if (fd < 0)
+                return 0;
+        n = read(fd, buf, sizeof(buf));
+        close(fd);
+        return n > 0 ? (size_t) n : 0;
+}
+
+static size_t read_dir_files(int dirfd, const char *sub) {
+        int fd = openat(dirfd, sub, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        size_t total = 0;
+        struct dirent *de;
+        DIR *d;
+
+        if (fd < 0)
+                return 0;
+        d = fdopendir(fd);
+        while ((de = readdir(d))) {
+                struct stat st;
+                if (de->d_name[0] == '.' || fstatat(fd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0 ||
+                    !S_ISREG(st.st_mode))
+                        continue;
+                total += read_file_at(fd, de->d_name);
+        }
+        closedir(d);
+        return total;
+}
+
+/* Every attribute rdmad publishes, read once: device, power, ports, used
+ * GIDs with types and netdevs, the parent's SR-IOV files and netdevs. */
+static size_t fresh_scan(void) {
+        DIR *class = opendir("/sys/class/infiniband");
+        struct dirent *de;
+        size_t total = 0;
+
+        assert_non_null(class);
+        while ((de = readdir(class))) {
+                char path[512], target[512];
+                int dev, ports;
+                DIR *pd;
+                struct dirent *pe;
+
+                if (de->d_name[0] == '.')
+                        continue;
+                snprintf(path, sizeof(path), "/sys/class/infiniband/%s", de->d_name);
+                dev = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+                if (dev < 0)
+                        continue;
+                total += read_dir_files(dev, ".");
+                total += read_dir_files(dev, "power");
+                ports = openat(dev, "ports", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+                pd = ports >= 0 ? fdopendir(ports) : NULL;
+                while (pd && (pe = readdir(pd))) {
+                        int port, gids;
+                        DIR *gd;
+                        struct dirent *ge;
+
+                        if (pe->d_name[0] == '.')
+                                continue;
+                        port = openat(ports, pe->d_name, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+                        total += read_dir_files(port, ".");
+                        gids = openat(port, "gids", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+                        gd = gids >= 0 ? fdopendir(gids) : NULL;
+                        while (gd && (ge = readdir(gd))) {
+                                char buf[64], sub[300];
+                                int fd;
+                                ssize_t n;
+
+                                if (ge->d_name[0] == '.')
+                                        continue;
+                                fd = openat(gids, ge->d_name, O_RDONLY | O_CLOEXEC);
+                                n = fd >= 0 ? read(fd, buf, sizeof(buf) - 1) : 0;
+                                if (fd >= 0)
+                                        close(fd);
+                                if (n <= 0 || strncmp(buf, "0000:0000:0000:0000:0000:0000:0000:0000", 39) == 0)
+                                        continue;
+                                total += (size_t) n;
+                                snprintf(sub, sizeof(sub), "gid_attrs/types/%s", ge->d_name);
+                                total += read_file_at(port, sub);
+                                snprintf(sub, sizeof(sub), "gid_attrs/ndevs/%s", ge->d_name);
+                                total += read_file_at(port, sub);
+                        }
+                        if (gd)
+                                closedir(gd);
+                        close(port);
+                }
+                if (pd)
+                        closedir(pd);
+                if (readlinkat(dev, "device", target, sizeof(target)) > 0) {
+                        int parent = openat(dev, "device", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+                        int net = openat(parent, "net", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+                        DIR *nd = net >= 0 ? fdopendir(net) : NULL;
+
+                        total += read_file_at(parent, "sriov_totalvfs") + read_file_at(parent, "sriov_numvfs");
+                        total += readlinkat(parent, "driver", target, sizeof(target)) > 0;
+                        while (nd && (pe = readdir(nd)))
+                                if (pe->d_name[0] != '.')
+                                        total += read_dir_files(net, pe->d_name);
+                        if (nd)
+                                closedir(nd);
+                        close(parent);
+                }
+                close(dev);
+        }
+        closedir(class);
+        return total;
+}
+
+/* ---------- statistics ---------- */
+
+typedef struct Stats {
+        double median, p99;
+} Stats;
+
+static int u64_compare(const void *a, const void *b) {
+        uint64_t x = *(const uint64_t *) a, y = *(const uint64_t *) b;
+        return x < y ? -1 : x > y;
+}
+
+static Stats stats(uint64_t *v, size_t n) {
+        size_t i99;
+
+        qsort(v, n, sizeof(uint64_t), u64_compare);
+        i99 = (size_t) ((double) n * 0.99);
+        if (i99 >= n)
+                i99 = n - 1;
+        return (Stats) { .median = n % 2 ? (double) v[n / 2] : ((double) v[n / 2 - 1] + (double) v[n / 2]) / 2,
+                         .p99 = (double) v[i99] };
+}
+
+static const char *fmt_usec(double usec, char *buf, size_t size) {
+        if (usec >= 10000)
+                snprintf(buf, size, "%.1f ms", usec / 1000);
+        else if (usec >= 1000)
+                snprintf(buf, size, "%.2f ms", usec / 1000);
+        else
+                snprintf(buf, size, "%.0f µs", usec);
+        return buf;
+}
+
+static void row(const char *what, Stats a, const char *ref, Stats b, const char *verdict) {
+        char s1[32], s2[32], s3[32], s4[32];
+
+        printf("| %s | %s | %s | %s | %s | %s | %s |\n", what, fmt_usec(a.median, s1, sizeof(s1)),
+               fmt_usec(a.p99, s2, sizeof(s2)), ref, b.median > 0 ? fmt_usec(b.median, s3, sizeof(s3)) : "",
+               b.p99 > 0 ? fmt_usec(b.p99, s4, sizeof(s4)) : "", verdict);
+}
+
+/* ---------- the daemon's process ---------- */
+
+static uint64_t proc_cpu_ns(pid_t pid) {
+        char path[64];
+        unsigned long long ns = 0;
+        FILE *f;
+
+        snprintf(path, sizeof(path), "/proc/%d/schedstat", (int) pid);
+        f = fopen(path, "re");
+        if (f) {
+                if (fscanf(f, "%llu", &ns) != 1)
+                        ns = 0;
+                fclose(f);
+        }
+        return ns;
+}
+
+static unsigned long proc_status_value(pid_t pid, const char *key) {
+        char path[64], line[256];
+        unsigned long v = 0;
+        FILE *f;
+
+        snprintf(path, sizeof(path), "/proc/%d/status", (int) pid);
+        f = fopen(path, "re");
+        while (f && fgets(line, sizeof(line), f))
+                if (strncmp(line, key, strlen(key)) == 0) {
+                        v = strtoul(line + strlen(key), NULL, 10);
+                        break;
+                }
+        if (f)
+                fclose(f);
+        return v;
+}
+
+static void stop_daemon(Harness *h) {
+        int status = harness_stop(h);
+
+        if (status != 0) {
+                fprintf(stderr, "bench: rdmad did not exit cleanly: wait status 0x%x\n", status);
+                exit(EXIT_FAILURE);
+        }
+}
+
+static bool got_signal(Harness *h, const void *data) {
+        return harness_count_signals(h, NULL, data) > 0;
+}
+
+static uint64_t call_usec(Harness *h, const char *dest, const char *path, const char *iface, const char *member,
+                          const char *types, ...) {
+        sd_bus_message *m = NULL, *reply = NULL;
+        uint64_t t0, t;
+        va_list ap;
+
+        assert_true(sd_bus_message_new_method_call(h->bus, &m, dest, path, iface, member) >= 0);
+        va_start(ap, types);
+        if (types)
+                assert_true(sd_bus_message_appendv(m, types, ap) >= 0);
+        va_end(ap);
+        t0 = now_usec();
+        assert_true(sd_bus_call(h->bus, m, 0, NULL, &reply) >= 0);
+        t = now_usec() - t0;
+        sd_bus_message_unref(m);
+        sd_bus_message_unref(reply);
+        return t;
+}
+
+static void bench_host(unsigned n) {
+        char host[64], pathbuf[256];
+        const char *fixtures[] = { host, NULL };
+        size_t runs_start = quick ? 3 : (n >= 2048 ? 7 : 11);
+        size_t runs_scan = quick ? 5 : 21, runs_call = quick ? 50 : 1000, runs_gmo = quick ? 5 : (n >= 2048 ? 21 : 51);
+        size_t runs_event = quick ? 5 : 51, runs_flap = quick ? 3 : 21;
+        uint64_t *a = calloc(runs_call, sizeof(uint64_t)), *b = calloc(runs_call, sizeof(uint64_t));
+        Stats start, scan, gmo, get, getid, add, change, remove, flap;
+        unsigned long rss_kib;
+        Harness *h = NULL;
+        char verdict[128];
+        uint64_t t0;
+
+        snprintf(host, sizeof(host), "/tmp/rdmad-bench-%u.umockdev", n);
+        write_host(host, n);
+
+        /* 1. start → READY, each with a fresh testbed; the scan on the same tree. */
+        for (size_t i = 0; i < runs_start; i++) {
+                h = harness_start(fixtures, NULL);
+                a[i] = h->ready_usec - h->spawn_usec;
+                if (i + 1 < runs_start)
+                        stop_daemon(h);
+        }
+        start = stats(a, runs_start);
+        for (size_t i = 0; i < runs_scan; i++) {
+                t0 = now_usec();
+                assert_true(fresh_scan() > 0 || n == 0);
+                b[i] = now_usec() - t0;
+        }
+        scan = stats(b, runs_scan);
+
+        /* 2. GetManagedObjects, reply parsed by sd-bus as a client would. */
+        for (size_t i = 0; i < runs_gmo; i++)
+                a[i] = call_usec(h, "org.rdmad1", "/org/rdmad1", "org.freedesktop.DBus.ObjectManager",
+                                 "GetManagedObjects", NULL);
+        gmo = stats(a, runs_gmo);
+        rss_kib = proc_status_value(h->daemon_pid, "VmRSS:");
+
+        /* 3. One property against the bus floor, interleaved. */
+        snprintf(pathbuf, sizeof(pathbuf), "/org/rdmad1/device/mlx5_5f%u/port/1", n / 2);
+        for (size_t i = 0; i < runs_call; i++) {
+                a[i] = call_usec(h, "org.rdmad1", pathbuf, "org.freedesktop.DBus.Properties", "Get", "ss",
+                                 "org.rdmad1.Port", "State");
+                b[i] = call_usec(h, "org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus", "GetId",
+                                 NULL);
+        }
+        get = stats(a, runs_call);
+        getid = stats(b, runs_call);
+
+        /* 4. uevent → signal: add (from the write of the device), change, remove. */
+        uint64_t *c = calloc(runs_event, sizeof(uint64_t)), *d = calloc(runs_event, sizeof(uint64_t));
+        for (size_t i = 0; i < runs_event; i++) {
+                harness_clear_signals(h);
+                t0 = now_usec();
+                harness_add_device(h, "P: /devices/virtual/infiniband/benchrxe\nE: SUBSYSTEM=infiniband\n"
+                                      "E: NAME=benchrxe\nA: node_type=1: CA\\n\nA: node_desc=a\\n\n"
+                                      "A: ports/1/state=4: ACTIVE\\n\nA: ports/1/link_layer=Ethernet\\n\n");
+                assert_true(harness_wait(h, got_signal, "InterfacesAdded", 10000));
+                a[i] = harness_find_signal(h, NULL, "InterfacesAdded")->usec - t0;
+
+                harness_clear_signals(h);
+                harness_write(h, "/sys/devices/virtual/infiniband/benchrxe", "node_desc", "changed\n");
+                t0 = now_usec();
+                umockdev_testbed_uevent(h->testbed, "/sys/devices/virtual/infiniband/benchrxe", "change");
+                assert_true(harness_wait(h, got_signal, "PropertiesChanged", 10000));
+                c[i] = harness_find_signal(h, NULL, "PropertiesChanged")->usec - t0;
+
+                harness_clear_signals(h);
+                t0 = now_usec();
+                umockdev_testbed_uevent(h->testbed, "/sys/devices/virtual/infiniband/benchrxe", "remove");
+                assert_true(harness_wait(h, got_signal, "InterfacesRemoved", 10000));
+                d[i] = harness_find_signal(h, NULL, "InterfacesRemoved")->usec - t0;
+                umockdev_testbed_remove_device(h->testbed, "/sys/devices/virtual/infiniband/benchrxe");
+                harness_settle(h, 5);
+        }
+        add = stats(a, runs_event);
+        change = stats(c, runs_event);
+        remove = stats(d, runs_event);
+
+        /* Port file → PropertiesChanged: bounded by the poll interval. */
+        {
+                char devpath[256];
+
+                char pci[128];
+
+                host_pci_path(n / 2, pci, sizeof(pci));
+                snprintf(devpath, sizeof(devpath), "/sys%s/infiniband/mlx5_%u", pci, n / 2);
+                srand(1);
+                for (size_t i = 0; i < runs_flap; i++) {
+                        /* At a random point of the poll period, as a real link would change. */
+                        harness_settle(h, rand() % 1000);
+                        harness_clear_signals(h);
+                        umockdev_testbed_set_attribute(h->testbed, devpath, "ports/1/state",
+                                                       i % 2 ? "4: ACTIVE\n" : "1: DOWN\n");
+                        t0 = now_usec();
+                        if (!harness_wait(h, got_signal, "PropertiesChanged", 10000)) {
+                                fprintf(stderr, "bench: no PropertiesChanged after writing %s/ports/1/state\n", devpath);
+                                exit(EXIT_FAILURE);
+                        }
+                        a[i] = harness_find_signal(h, NULL, "PropertiesChanged")->usec - t0;
+                }
+                flap = stats(a, runs_flap);
+        }
+
+        printf("\n### N = %u devices (%u ports, %u netdevs, %u non-zero GIDs)\n\n", n, 2 * n, 2 * n, 8 * n);
+        printf("| measure | rdmad median | rdmad p99 | reference | ref. median | ref. p99 | target |\n");
+        printf("| --- | --- | --- | --- | --- | --- | --- |\n");
+        snprintf(verdict, sizeof(verdict), "%.2f× scan; ≤ 3×: %s", start.median / scan.median,
+                 start.median <= 3 * scan.median ? "met" : "missed");
+        row("start → name + READY=1", start, "fresh sysfs scan", scan, verdict);
+        snprintf(verdict, sizeof(verdict), "%.1f× faster than a scan%s", scan.median / gmo.median,
+                 n >= 512 ? (scan.median >= 10 * gmo.median ? "; ≥ 10×: met" : "; ≥ 10×: missed") : "");
+        row("GetManagedObjects", gmo, "fresh sysfs scan", scan, verdict);
+        snprintf(verdict, sizeof(verdict), "%.2f× GetId; ≤ 2×: %s", get.median / getid.median,
+                 get.median <= 2 * getid.median ? "met" : "missed");
+        row("Get Port.State", get, "bus GetId", getid, verdict);
+        snprintf(verdict, sizeof(verdict), "p99 < 10 ms: %s (includes writing the device)",
+                 add.p99 < 10000 ? "met" : "missed");
+        row("uevent add → InterfacesAdded", add, "", (Stats) {}, verdict);
+        snprintf(verdict, sizeof(verdict), "p99 < 10 ms: %s", change.p99 < 10000 ? "met" : "missed");
+        row("uevent change → PropertiesChanged", change, "", (Stats) {}, verdict);
+        snprintf(verdict, sizeof(verdict), "p99 < 10 ms: %s", remove.p99 < 10000 ? "met" : "missed");
+        row("uevent remove → InterfacesRemoved", remove, "", (Stats) {}, verdict);
+        snprintf(verdict, sizeof(verdict), "≤ poll 1000 ms + 10 ms: %s", flap.p99 <= 1010000 ? "met" : "missed");
+        row("port file → PropertiesChanged", flap, "", (Stats) {}, verdict);
+        printf("| resident memory after GetManagedObjects | %.1f MiB | | | | | %s |\n", rss_kib / 1024.0,
+               n >= 2048 ? (rss_kib < 16 * 1024 ? "< 16 MiB: met" : "< 16 MiB: missed") : "");
+        fflush(stdout);
+
+        stop_daemon(h);
+        unlink(host);
+        free(a);
+        free(b);
+        free(c);
+        free(d);
+}
+
+/* Idle: CPU time and wakeups of the daemon over a quiet period. */
+static void bench_idle(unsigned n, unsigned seconds) {
+        char host[64];
+        const char *fixtures[] = { host, NULL };
+        unsigned long sw0, sw1;
+        uint64_t cpu0, cpu1;
+        Harness *h;
+
+        snprintf(host, sizeof(host), "/tmp/rdmad-bench-idle-%u.umockdev", n);
+        write_host(host, n);
+        h = harness_start(n > 0 ? fixtures : NULL, NULL);
+        harness_settle(h, 500);
+        cpu0 = proc_cpu_ns(h->daemon_pid);
+        sw0 = proc_status_value(h->daemon_pid, "voluntary_ctxt_switches:") +
+              proc_status_value(h->daemon_pid, "nonvoluntary_ctxt_switches:");
+        sleep(seconds);
+        cpu1 = proc_cpu_ns(h->daemon_pid);
+        sw1 = proc_status_value(h->daemon_pid, "voluntary_ctxt_switches:") +
+              proc_status_value(h->daemon_pid, "nonvoluntary_ctxt_switches:");
+        printf("| %u | %u | %.3f %% | %.1f | %lu | %.1f MiB | %s |\n", n, 2 * n,
+               (double) (cpu1 - cpu0) / (seconds * 1e9) * 100, (double) (sw1 - sw0) / seconds, sw1 - sw0,
+               proc_status_value(h->daemon_pid, "VmRSS:") / 1024.0,
+               n == 0 ? (sw1 == sw0 ? "no wakeups: met" : "no wakeups: missed")
+                      : ((double) (cpu1 - cpu0) / (seconds * 1e9) < 0.01 ? "< 1 % of a core: met"
+                                                                          : "< 1 % of a core: missed"));
+        fflush(stdout);
+        stop_daemon(h);
+        unlink(host);
+}
+
+int main(int argc, char *argv[]) {
+        unsigned sizes[8], n_sizes = 0;
+
+        for (int i = 1; i < argc; i++) {
+                if (strcmp(argv[i], "--quick") == 0)
+                        quick = true;
+                else if (n_sizes < 8)
+                        sizes[n_sizes++] = (unsigned) strtoul(argv[i], NULL, 10);
+        }
+        if (n_sizes == 0) {
+                sizes[n_sizes++] = 64;
+                sizes[n_sizes++] = 512;
+                sizes[n_sizes++] = 2048;
+        }
+        if (!harness_private_network())
+                fprintf(stderr, "bench: running without a private network namespace\n");
+
+        printf("## rdmad benchmark\n\nEach figure: median and p99 over repeated runs; the reference measured in the "
+               "same run. Poll interval: default (1000 ms).\n");
+        for (unsigned i = 0; i < n_sizes; i++)
+                bench_host(sizes[i]);
+
+        printf("\n### Idle (%u s, default poll interval)\n\n", quick ? 2 : 10);
+        printf("| N devices | ports | CPU of one core | wakeups/s | wakeups | resident | target |\n");
+        printf("| --- | --- | --- | --- | --- | --- | --- |\n");
+        bench_idle(0, quick ? 2 : 10);
+        for (unsigned i = 0; i < n_sizes; i++)
+                bench_idle(sizes[i], quick ? 2 : 10);
+        return 0;
+}
