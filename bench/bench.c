@@ -28,62 +28,154 @@ static bool quick;
 /* ---------- simulated hosts ---------- */
 
 /* N dual-port ConnectX-5-like PFs: GID tables (4 of 16 entries used, RoCE
- * v1/v2), a netdev per port, SR-IOV, power attributes. */
-/* The PCI function of device i: 8 functions a bus, 256 buses a domain. */
+ * v1/v2), a netdev per port, SR-IOV, power attributes. Written straight into
+ * the testbed in umockdev's layout (uevent files, subsystem and class
+ * links): loading thousands of devices through umockdev's parser takes
+ * minutes. */
+static void mkdir_p(const char *path) {
+        char buf[1024];
+
+        snprintf(buf, sizeof(buf), "%s", path);
+        for (char *p = buf + 1; *p; p++)
+                if (*p == '/') {
+                        *p = '\0';
+                        (void) mkdir(buf, 0755);
+                        *p = '/';
+                }
+        (void) mkdir(buf, 0755);
+}
+
+static void put(const char *dir, const char *name, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void put(const char *dir, const char *name, const char *fmt, ...) {
+        char path[1024];
+        va_list ap;
+        FILE *f;
+
+        snprintf(path, sizeof(path), "%s/%s", dir, name);
+        if (strchr(name, '/')) {
+                char parent[1024];
+                snprintf(parent, sizeof(parent), "%s", path);
+                *strrchr(parent, '/') = '\0';
+                mkdir_p(parent);
+        }
+        f = fopen(path, "we");
+        assert_non_null(f);
+        va_start(ap, fmt);
+        vfprintf(f, fmt, ap);
+        va_end(ap);
+        assert_int_equal(fclose(f), 0);
+}
+
+static void link_at(const char *dir, const char *name, const char *target) {
+        char path[1024];
+
+        snprintf(path, sizeof(path), "%s/%s", dir, name);
+        assert_int_equal(symlink(target, path), 0);
+}
+
 static void host_pci_path(unsigned i, char *buf, size_t size) {
         unsigned bus = 0x10 + i / 8, fn = i % 8;
 
-        snprintf(buf, size, "/devices/pci%04x:00/%04x:00:00.0/%04x:%02x:00.%u", bus / 256, bus / 256, bus / 256,
+        snprintf(buf, size, "devices/pci%04x:00/%04x:00:00.0/%04x:%02x:00.%u", bus / 256, bus / 256, bus / 256,
                  bus % 256, fn);
 }
 
-static void write_host(const char *path, unsigned n) {
-        FILE *f = fopen(path, "we");
+static void write_host(const char *root, unsigned n) {
+        char sys[512], dir[1024], target[1024], pci[256];
 
-        assert_non_null(f);
+        snprintf(sys, sizeof(sys), "%s/sys", root);
+        snprintf(dir, sizeof(dir), "%s/class/infiniband", sys);
+        mkdir_p(dir);
+        snprintf(dir, sizeof(dir), "%s/class/net", sys);
+        mkdir_p(dir);
+        snprintf(dir, sizeof(dir), "%s/bus/pci/devices", sys);
+        mkdir_p(dir);
+
         for (unsigned i = 0; i < n; i++) {
-                char pci[128];
+                char pcidir[1024], ib[1024], slot[64];
 
                 host_pci_path(i, pci, sizeof(pci));
-                fprintf(f,
-                        "P: %s\nE: SUBSYSTEM=pci\nE: DRIVER=mlx5_core\nL: driver=../../../../bus/pci/drivers/mlx5_core\n"
-                        "A: vendor=0x15b3\\n\nA: device=0x1017\\n\nA: sriov_totalvfs=8\\n\nA: sriov_numvfs=0\\n\n\n",
-                        pci);
-                fprintf(f,
-                        "P: %s/infiniband/mlx5_%u\nE: SUBSYSTEM=infiniband\nE: NAME=mlx5_%u\nL: device=../../../%s\n"
-                        "A: node_type=1: CA\\n\nA: node_guid=9803:9b03:00aa:%04x\\n\nA: sys_image_guid=9803:9b03:00aa:%04x\\n\n"
-                        "A: fw_ver=16.35.2000\\n\nA: hca_type=MT4119\\n\nA: hw_rev=0\\n\nA: board_id=MT_0000000012\\n\n"
-                        "A: node_desc=host mlx5_%u\\n\nA: fw_pages=155443\\n\nA: reg_pages=0\\n\n"
-                        "A: power/control=auto\\n\nA: power/runtime_status=unsupported\\n\n",
-                        pci, i, i, strrchr(pci, '/') + 1, i, i, i);
+                snprintf(slot, sizeof(slot), "%s", strrchr(pci, '/') + 1);
+                snprintf(pcidir, sizeof(pcidir), "%s/%s", sys, pci);
+                mkdir_p(pcidir);
+                put(pcidir, "uevent", "SUBSYSTEM=pci\nDRIVER=mlx5_core\nPCI_SLOT_NAME=%s\n", slot);
+                put(pcidir, "vendor", "0x15b3\n");
+                put(pcidir, "device", "0x1017\n");
+                put(pcidir, "sriov_totalvfs", "8\n");
+                put(pcidir, "sriov_numvfs", "0\n");
+                link_at(pcidir, "driver", "../../../../bus/pci/drivers/mlx5_core");
+                link_at(pcidir, "subsystem", "../../../../bus/pci");
+                snprintf(dir, sizeof(dir), "%s/bus/pci/devices", sys);
+                snprintf(target, sizeof(target), "../../../%s", pci);
+                link_at(dir, slot, target);
+
+                snprintf(ib, sizeof(ib), "%s/infiniband/mlx5_%u", pcidir, i);
+                mkdir_p(ib);
+                put(ib, "uevent", "NAME=mlx5_%u\n", i);
+                link_at(ib, "subsystem", "../../../../../../class/infiniband");
+                snprintf(target, sizeof(target), "../../../%s", slot);
+                link_at(ib, "device", target);
+                snprintf(dir, sizeof(dir), "%s/class/infiniband", sys);
+                snprintf(target, sizeof(target), "../../%s/infiniband/mlx5_%u", pci, i);
+                snprintf(slot, sizeof(slot), "mlx5_%u", i);
+                link_at(dir, slot, target);
+                put(ib, "node_type", "1: CA\n");
+                put(ib, "node_guid", "9803:9b03:00aa:%04x\n", i);
+                put(ib, "sys_image_guid", "9803:9b03:00aa:%04x\n", i);
+                put(ib, "fw_ver", "16.35.2000\n");
+                put(ib, "hca_type", "MT4119\n");
+                put(ib, "hw_rev", "0\n");
+                put(ib, "board_id", "MT_0000000012\n");
+                put(ib, "node_desc", "host mlx5_%u\n", i);
+                put(ib, "fw_pages", "155443\n");
+                put(ib, "reg_pages", "0\n");
+                put(ib, "power/control", "auto\n");
+                put(ib, "power/runtime_status", "unsupported\n");
+
                 for (unsigned p = 1; p <= 2; p++) {
-                        fprintf(f,
-                                "A: ports/%u/state=4: ACTIVE\\n\nA: ports/%u/phys_state=5: LinkUp\\n\n"
-                                "A: ports/%u/rate=100 Gb/sec (4X EDR)\\n\nA: ports/%u/link_layer=Ethernet\\n\n"
-                                "A: ports/%u/lid=0x0\\n\nA: ports/%u/sm_lid=0x0\\n\nA: ports/%u/lid_mask_count=0\\n\n"
-                                "A: ports/%u/sm_sl=0\\n\nA: ports/%u/cap_mask=0x04010000\\n\n",
-                                p, p, p, p, p, p, p, p, p);
+                        char port[1100], name[64], netdir[1100];
+
+                        snprintf(port, sizeof(port), "%s/ports/%u", ib, p);
+                        mkdir_p(port);
+                        put(port, "state", "4: ACTIVE\n");
+                        put(port, "phys_state", "5: LinkUp\n");
+                        put(port, "rate", "100 Gb/sec (4X EDR)\n");
+                        put(port, "link_layer", "Ethernet\n");
+                        put(port, "lid", "0x0\n");
+                        put(port, "sm_lid", "0x0\n");
+                        put(port, "lid_mask_count", "0\n");
+                        put(port, "sm_sl", "0\n");
+                        put(port, "cap_mask", "0x04010000\n");
                         for (unsigned g = 0; g < 16; g++) {
-                                if (g < 4) {
-                                        fprintf(f, "A: ports/%u/gids/%u=fe80:0000:0000:0000:9a03:9bff:fe%02x:%04x\\n\n", p,
-                                                g, p, i);
-                                        fprintf(f, "A: ports/%u/gid_attrs/types/%u=%s\\n\n", p, g,
-                                                g % 2 ? "RoCE v2" : "IB/RoCE v1");
-                                        fprintf(f, "A: ports/%u/gid_attrs/ndevs/%u=eth%up%u\\n\n", p, g, i, p);
-                                } else
-                                        fprintf(f, "A: ports/%u/gids/%u=0000:0000:0000:0000:0000:0000:0000:0000\\n\n",
-                                                p, g);
+                                snprintf(name, sizeof(name), "gids/%u", g);
+                                if (g >= 4) {
+                                        put(port, name, "0000:0000:0000:0000:0000:0000:0000:0000\n");
+                                        continue;
+                                }
+                                put(port, name, "fe80:0000:0000:0000:9a03:9bff:fe%02x:%04x\n", p, i);
+                                snprintf(name, sizeof(name), "gid_attrs/types/%u", g);
+                                put(port, name, "%s\n", g % 2 ? "RoCE v2" : "IB/RoCE v1");
+                                snprintf(name, sizeof(name), "gid_attrs/ndevs/%u", g);
+                                put(port, name, "eth%up%u\n", i, p);
                         }
+
+                        snprintf(name, sizeof(name), "eth%up%u", i, p);
+                        snprintf(netdir, sizeof(netdir), "%s/net/%s", pcidir, name);
+                        mkdir_p(netdir);
+                        put(netdir, "uevent", "INTERFACE=%s\nIFINDEX=%u\n", name, 10 + 2 * i + p);
+                        link_at(netdir, "subsystem", "../../../../../../class/net");
+                        put(netdir, "dev_port", "%u\n", p - 1);
+                        put(netdir, "operstate", "up\n");
+                        put(netdir, "mtu", "9000\n");
+                        put(netdir, "address", "98:03:9b:%02x:%02x:%02x\n", (i >> 8) & 0xff, i & 0xff, p);
+                        put(netdir, "type", "1\n");
+                        put(netdir, "carrier", "1\n");
+                        put(netdir, "speed", "100000\n");
+                        snprintf(dir, sizeof(dir), "%s/class/net", sys);
+                        snprintf(target, sizeof(target), "../../%s/net/%s", pci, name);
+                        link_at(dir, name, target);
                 }
-                fputs("\n", f);
-                for (unsigned p = 1; p <= 2; p++)
-                        fprintf(f,
-                                "P: %s/net/eth%up%u\nE: SUBSYSTEM=net\nE: INTERFACE=eth%up%u\nA: dev_port=%u\\n\n"
-                                "A: operstate=up\\n\nA: mtu=9000\\n\nA: address=98:03:9b:%02x:%02x:%02x\\n\nA: type=1\\n\n"
-                                "A: carrier=1\\n\nA: speed=100000\\n\n\n",
-                                pci, i, p, i, p, p - 1, (i >> 8) & 0xff, i & 0xff, p);
         }
-        assert_int_equal(fclose(f), 0);
 }
 
 /* ---------- the fresh scan: what a scraper reads for the same answers ---------- */
@@ -307,8 +399,7 @@ static uint64_t call_usec(Harness *h, const char *dest, const char *path, const 
 }
 
 static void bench_host(unsigned n) {
-        char host[64], pathbuf[256];
-        const char *fixtures[] = { host, NULL };
+        char pathbuf[256];
         size_t runs_start = quick ? 3 : (n >= 2048 ? 7 : 11);
         size_t runs_scan = quick ? 5 : 21, runs_call = quick ? 50 : 1000, runs_gmo = quick ? 5 : (n >= 2048 ? 21 : 51);
         size_t runs_event = quick ? 5 : 51, runs_flap = quick ? 3 : 21;
@@ -319,15 +410,12 @@ static void bench_host(unsigned n) {
         char verdict[128];
         uint64_t t0;
 
-        snprintf(host, sizeof(host), "/tmp/rdmad-bench-%u.umockdev", n);
-        write_host(host, n);
-
-        /* 1. start → READY, each with a fresh testbed; the scan on the same tree. */
+        /* 1. start → READY, on the same tree; then the scan of it. */
+        h = harness_start(NULL, NULL);
+        write_host(umockdev_testbed_get_root_dir(h->testbed), n);
         for (size_t i = 0; i < runs_start; i++) {
-                h = harness_start(fixtures, NULL);
+                harness_restart_daemon(h, NULL);
                 a[i] = h->ready_usec - h->spawn_usec;
-                if (i + 1 < runs_start)
-                        stop_daemon(h);
         }
         start = stats(a, runs_start);
         for (size_t i = 0; i < runs_scan; i++) {
@@ -389,10 +477,10 @@ static void bench_host(unsigned n) {
         {
                 char devpath[256];
 
-                char pci[128];
+                char pci[256];
 
                 host_pci_path(n / 2, pci, sizeof(pci));
-                snprintf(devpath, sizeof(devpath), "/sys%s/infiniband/mlx5_%u", pci, n / 2);
+                snprintf(devpath, sizeof(devpath), "/sys/%s/infiniband/mlx5_%u", pci, n / 2);
                 srand(1);
                 for (size_t i = 0; i < runs_flap; i++) {
                         /* At a random point of the poll period, as a real link would change. */
@@ -436,7 +524,6 @@ static void bench_host(unsigned n) {
         fflush(stdout);
 
         stop_daemon(h);
-        unlink(host);
         free(a);
         free(b);
         free(c);
@@ -445,15 +532,15 @@ static void bench_host(unsigned n) {
 
 /* Idle: CPU time and wakeups of the daemon over a quiet period. */
 static void bench_idle(unsigned n, unsigned seconds) {
-        char host[64];
-        const char *fixtures[] = { host, NULL };
         unsigned long sw0, sw1;
         uint64_t cpu0, cpu1;
         Harness *h;
 
-        snprintf(host, sizeof(host), "/tmp/rdmad-bench-idle-%u.umockdev", n);
-        write_host(host, n);
-        h = harness_start(n > 0 ? fixtures : NULL, NULL);
+        h = harness_start(NULL, NULL);
+        if (n > 0) {
+                write_host(umockdev_testbed_get_root_dir(h->testbed), n);
+                harness_restart_daemon(h, NULL);
+        }
         harness_settle(h, 500);
         cpu0 = proc_cpu_ns(h->daemon_pid);
         sw0 = proc_status_value(h->daemon_pid, "voluntary_ctxt_switches:") +
@@ -470,7 +557,6 @@ static void bench_idle(unsigned n, unsigned seconds) {
                                                                           : "< 1 % of a core: missed"));
         fflush(stdout);
         stop_daemon(h);
-        unlink(host);
 }
 
 int main(int argc, char *argv[]) {

@@ -163,7 +163,7 @@ static void open_notify_socket(Harness *h) {
         h->notify_fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
         assert_true(h->notify_fd >= 0);
         assert_int_equal(bind(h->notify_fd, (struct sockaddr *) &sa, sizeof(sa)), 0);
-        setenv("NOTIFY_SOCKET", sa.sun_path, 1);
+        snprintf(h->notify_path, sizeof(h->notify_path), "%s", sa.sun_path);
 }
 
 static void wait_ready(Harness *h) {
@@ -207,17 +207,47 @@ static int on_signal(sd_bus_message *m, void *userdata, sd_bus_error *error) {
         return 0;
 }
 
-Harness *harness_start(const char *const *fixtures, const char *const *args) {
-        Harness *h = calloc(1, sizeof(Harness));
+static void start_daemon(Harness *h, const char *const *args) {
         const char *daemon = getenv("RDMAD_BINARY");
         const char *wrapper = getenv("RDMAD_TEST_WRAPPER"); /* e.g. "valgrind --error-exitcode=99" */
-        char *argv[64];
+        char *argv[64], *wrapper_copy = NULL;
         size_t n = 0;
-        char *wrapper_copy = NULL;
+
+        assert_non_null(daemon);
+        setenv("NOTIFY_SOCKET", h->notify_path, 1);
+        argv[n++] = "umockdev-wrapper";
+        if (wrapper && *wrapper) {
+                wrapper_copy = strdup(wrapper);
+                for (char *save = NULL, *t = strtok_r(wrapper_copy, " ", &save); t && n < 32;
+                     t = strtok_r(NULL, " ", &save))
+                        argv[n++] = t;
+        }
+        argv[n++] = (char *) daemon;
+        for (size_t i = 0; args && args[i] && n < 62; i++)
+                argv[n++] = (char *) args[i];
+        argv[n] = NULL;
+
+        h->spawn_usec = now_usec();
+        h->daemon_pid = spawn(argv, -1);
+        free(wrapper_copy);
+        unsetenv("NOTIFY_SOCKET");
+        wait_ready(h);
+        h->ready_usec = now_usec();
+}
+
+void harness_restart_daemon(Harness *h, const char *const *args) {
+        int status = stop_process(h->daemon_pid, 30000);
+
+        if (status != 0)
+                fail_msg("rdmad did not exit cleanly: wait status 0x%x", status);
+        start_daemon(h, args);
+}
+
+Harness *harness_start(const char *const *fixtures, const char *const *args) {
+        Harness *h = calloc(1, sizeof(Harness));
         int r;
 
         assert_non_null(h);
-        assert_non_null(daemon);
         h->notify_fd = -1;
 
         strcpy(h->tmpdir, "/tmp/rdmad-test-XXXXXX");
@@ -240,24 +270,7 @@ Harness *harness_start(const char *const *fixtures, const char *const *args) {
         open_notify_socket(h);
         setenv("SYSTEMD_DEVICE_VERIFY_SYSFS", "0", 1);
 
-        argv[n++] = "umockdev-wrapper";
-        if (wrapper && *wrapper) {
-                wrapper_copy = strdup(wrapper);
-                for (char *save = NULL, *t = strtok_r(wrapper_copy, " ", &save); t && n < 32;
-                     t = strtok_r(NULL, " ", &save))
-                        argv[n++] = t;
-        }
-        argv[n++] = (char *) daemon;
-        for (size_t i = 0; args && args[i] && n < 62; i++)
-                argv[n++] = (char *) args[i];
-        argv[n] = NULL;
-
-        h->spawn_usec = now_usec();
-        h->daemon_pid = spawn(argv, -1);
-        free(wrapper_copy);
-        unsetenv("NOTIFY_SOCKET");
-        wait_ready(h);
-        h->ready_usec = now_usec();
+        start_daemon(h, args);
 
         r = sd_bus_open_system(&h->bus);
         assert_int_equal(r, 0);

@@ -27,6 +27,7 @@ typedef struct Harness {
         pid_t bus_pid;
         pid_t daemon_pid;
         int notify_fd;
+        char notify_path[108];
         char *address;
         sd_bus *bus; /* the test's client connection */
 
@@ -48,6 +49,10 @@ uint64_t now_usec(void);
 bool harness_private_network(void);
 
 Harness *harness_start(const char *const *fixtures, const char *const *args);
+
+/* Stops the daemon (it must exit with 0) and starts it again on the same
+ * testbed and bus, waiting for READY=1 (the benchmark's start-up runs). */
+void harness_restart_daemon(Harness *h, const char *const *args);
 
 /* Stops everything; returns the daemon's wait status (0 = exited with 0). */
 int harness_stop(Harness *h);
