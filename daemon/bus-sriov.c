@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* org.rdmad1.Sriov: the SR-IOV control of a device's PCI physical function. */
 #include <stddef.h>
+#include <stdio.h>
 
 #include "bus-objects.h"
 #include "bus-util.h"
@@ -39,11 +40,48 @@ static int property_get_device(sd_bus *bus, const char *path, const char *interf
         return sd_bus_message_append(reply, "o", p);
 }
 
+static int method_set_num_vfs(sd_bus_message *message, void *userdata, sd_bus_error *error) {
+        Device *d = userdata;
+        Manager *m = d->manager;
+        char count_str[16];
+        uint32_t count;
+        int r;
+
+        r = sd_bus_message_read(message, "u", &count);
+        if (r < 0)
+                return r;
+
+        /* Validation before authorization: a bad request never reaches polkit. */
+        if (count > d->total_vfs)
+                return sd_bus_error_setf(error, RDMAD_ERROR_INVALID_ARGUMENT,
+                                         "%s supports at most %u VFs; %u requested.", d->name, d->total_vfs, count);
+        if (manager_sriov_job_running(m, d->device_path))
+                return sd_bus_error_setf(error, RDMAD_ERROR_BUSY, "A VF change on %s is already running.", d->name);
+
+        snprintf(count_str, sizeof(count_str), "%u", count);
+        r = polkit_check_async(&m->polkit, message, "org.rdmad1.set-num-vfs",
+                               (const char *const[]) { "device", d->name, "count", count_str, NULL }, error);
+        if (r < 0)
+                return r;
+        if (r == 0)
+                return 1; /* polkit answers later; this handler runs again then */
+
+        r = manager_start_sriov_job(m, message, d, count);
+        if (r == -EBUSY)
+                return sd_bus_error_setf(error, RDMAD_ERROR_BUSY, "A VF change on %s is already running.", d->name);
+        if (r < 0)
+                return sd_bus_error_set_errnof(error, r, "Cannot start the VF change: %m");
+        return 1; /* answered when the writes are done */
+}
+
 const sd_bus_vtable sriov_vtable[] = {
         SD_BUS_VTABLE_START(0),
         SD_BUS_PROPERTY("Device", "o", property_get_device, 0, SD_BUS_VTABLE_PROPERTY_CONST),
         SD_BUS_PROPERTY("DevicePath", "s", NULL, offsetof(Device, device_path), SD_BUS_VTABLE_PROPERTY_CONST),
         SD_BUS_PROPERTY("NumVfs", "u", NULL, offsetof(Device, num_vfs), SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
         SD_BUS_PROPERTY("TotalVfs", "u", NULL, offsetof(Device, total_vfs), SD_BUS_VTABLE_PROPERTY_CONST),
+        /* Unprivileged for sd-bus, so that the call reaches polkit, which decides. */
+        SD_BUS_METHOD_WITH_ARGS("SetNumVfs", SD_BUS_ARGS("u", count), SD_BUS_NO_RESULT, method_set_num_vfs,
+                                SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_VTABLE_END,
 };

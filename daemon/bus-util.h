@@ -41,3 +41,7 @@ int bus_append_attr_list(sd_bus_message *m, const AttrList *l);
 static inline void sd_bus_message_unrefp_(sd_bus_message **m) {
         sd_bus_message_unref(*m);
 }
+
+static inline void sd_bus_creds_unrefp_(sd_bus_creds **c) {
+        sd_bus_creds_unref(*c);
+}

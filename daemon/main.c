@@ -157,6 +157,9 @@ static int run(int argc, char *argv[]) {
                 return 0;
         }
 
+        /* A write to a closed pipe or socket is an error to handle, not a reason to die. */
+        (void) signal(SIGPIPE, SIG_IGN);
+
         /* Signals arrive through the event loop, so they must be blocked. */
         sigemptyset(&mask);
         sigaddset(&mask, SIGTERM);

@@ -35,7 +35,9 @@ int manager_new(Manager **ret) {
 Manager *manager_free(Manager *m) {
         if (!m)
                 return NULL;
+        manager_free_sriov_jobs(m);
         manager_free_waiters(m);
+        polkit_registry_clear(&m->polkit);
         sd_event_source_disable_unref(m->emit_event);
         sd_event_source_disable_unref(m->poll_event);
         sd_event_source_disable_unref(m->monitor_event);

@@ -6,10 +6,12 @@
 #include <systemd/sd-event.h>
 
 #include "model.h"
+#include "polkit.h"
 
 #define POLL_INTERVAL_MS_DEFAULT 1000
 
 typedef struct PortWaiter PortWaiter;
+typedef struct SriovJob SriovJob;
 
 /* Owns everything: the event loop, the bus, the event sources and the
  * device table. */
@@ -36,6 +38,9 @@ typedef struct Manager {
 
         PortWaiter *waiters;
         unsigned n_waiters;
+
+        PolkitRegistry polkit;
+        SriovJob *sriov_jobs;
 } Manager;
 
 int manager_new(Manager **ret);
@@ -84,3 +89,8 @@ int manager_add_waiter(Manager *m, sd_bus_message *call, const Port *p, const ch
 void manager_check_waiters(Manager *m);
 void manager_fail_waiters(Manager *m, const char *device_name);
 void manager_free_waiters(Manager *m);
+
+/* sriov-worker.c */
+int manager_start_sriov_job(Manager *m, sd_bus_message *call, const Device *d, uint32_t count);
+bool manager_sriov_job_running(Manager *m, const char *device_path);
+void manager_free_sriov_jobs(Manager *m);

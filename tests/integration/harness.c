@@ -12,7 +12,9 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <grp.h>
 #include <sys/prctl.h>
+#include <sys/stat.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <sys/wait.h>
@@ -252,6 +254,8 @@ Harness *harness_start(const char *const *fixtures, const char *const *args) {
 
         strcpy(h->tmpdir, "/tmp/rdmad-test-XXXXXX");
         assert_non_null(mkdtemp(h->tmpdir));
+        /* Other users (the unprivileged callers of the polkit tests) must reach the bus socket. */
+        assert_int_equal(chmod(h->tmpdir, 0755), 0);
 
         h->testbed = umockdev_testbed_new();
         for (size_t i = 0; fixtures && fixtures[i]; i++) {
@@ -302,6 +306,101 @@ void harness_add_device(Harness *h, const char *record) {
                 fail_msg("Cannot add %s: %s", record, error->message);
 }
 
+static bool name_has_owner(Harness *h, const char *name) {
+        sd_bus_message *reply = NULL;
+        int has = 0;
+
+        if (sd_bus_call_method(h->bus, "org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus",
+                               "NameHasOwner", NULL, &reply, "s", name) >= 0)
+                (void) sd_bus_message_read(reply, "b", &has);
+        sd_bus_message_unref(reply);
+        return has;
+}
+
+bool harness_start_polkit(Harness *h) {
+        char actions[128], policy[256], script[512];
+        char *argv[] = { "unshare", "--mount", "--propagation", "private", "sh", "-c", script, NULL };
+        uint64_t deadline;
+
+        if (geteuid() != 0) {
+                fprintf(stderr, "harness: not root: polkitd cannot be started in a mount namespace\n");
+                return false;
+        }
+        if (access(POLKITD, X_OK) < 0) {
+                fprintf(stderr, "harness: %s not found (Debian package polkitd)\n", POLKITD);
+                return false;
+        }
+
+        snprintf(actions, sizeof(actions), "%s/polkit-actions", h->tmpdir);
+        assert_int_equal(mkdir(actions, 0755), 0);
+        snprintf(policy, sizeof(policy), "cp '%s' '%s/'", POLICY_FILE, actions);
+        assert_int_equal(system(policy), 0);
+        snprintf(script, sizeof(script), "mount --bind '%s' /usr/share/polkit-1/actions && exec %s --no-debug",
+                 actions, POLKITD);
+        h->polkit_pid = spawn(argv, -1);
+
+        deadline = now_ms() + 20000;
+        while (!name_has_owner(h, "org.freedesktop.PolicyKit1")) {
+                int status;
+
+                if (waitpid(h->polkit_pid, &status, WNOHANG) == h->polkit_pid) {
+                        h->polkit_pid = 0;
+                        fail_msg("polkitd exited (wait status 0x%x)", status);
+                }
+                if (now_ms() > deadline)
+                        fail_msg("polkitd did not appear on the bus");
+                usleep(20000);
+        }
+        return true;
+}
+
+void harness_stop_polkit(Harness *h) {
+        if (h->polkit_pid > 0)
+                stop_process(h->polkit_pid, 5000);
+        h->polkit_pid = 0;
+}
+
+char *harness_call_as(Harness *h, uid_t uid, gid_t gid, const char *path, const char *interface,
+                      const char *member, const char *types, ...) {
+        int pipefd[2];
+        char buf[512];
+        ssize_t n;
+        pid_t pid;
+        va_list ap;
+        int status;
+
+        assert_int_equal(pipe2(pipefd, O_CLOEXEC), 0);
+        va_start(ap, types);
+        pid = fork();
+        assert_true(pid >= 0);
+        if (pid == 0) {
+                sd_bus_error error = SD_BUS_ERROR_NULL;
+                sd_bus_message *m = NULL;
+                sd_bus *bus = NULL;
+                const char *result = "";
+
+                close(pipefd[0]);
+                if (setgroups(0, NULL) < 0 || setresgid(gid, gid, gid) < 0 || setresuid(uid, uid, uid) < 0)
+                        result = "setresuid failed";
+                else if (sd_bus_open_system(&bus) < 0)
+                        result = "cannot connect";
+                else if (sd_bus_message_new_method_call(bus, &m, "org.rdmad1", path, interface, member) < 0 ||
+                         sd_bus_message_appendv(m, types, ap) < 0)
+                        result = "cannot build the call";
+                else if (sd_bus_call(bus, m, 10 * 1000000, &error, NULL) < 0)
+                        result = error.name ?: "no error name";
+                (void) !write(pipefd[1], result, strlen(result));
+                _exit(0);
+        }
+        va_end(ap);
+        close(pipefd[1]);
+        n = read(pipefd[0], buf, sizeof(buf) - 1);
+        close(pipefd[0]);
+        assert_int_equal(waitpid(pid, &status, 0), pid);
+        buf[n > 0 ? n : 0] = '\0';
+        return buf[0] ? strdup(buf) : NULL;
+}
+
 void harness_clear_signals(Harness *h) {
         for (size_t i = 0; i < h->n_signals; i++) {
                 free(h->signals[i].path);
@@ -322,6 +421,7 @@ int harness_stop(Harness *h) {
                 return 0;
         h->bus = sd_bus_flush_close_unref(h->bus);
         status = stop_process(h->daemon_pid, 30000);
+        harness_stop_polkit(h);
         stop_process(h->bus_pid, 5000);
         if (h->notify_fd >= 0)
                 close(h->notify_fd);

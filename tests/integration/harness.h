@@ -26,6 +26,7 @@ typedef struct Harness {
         char tmpdir[64];
         pid_t bus_pid;
         pid_t daemon_pid;
+        pid_t polkit_pid;
         int notify_fd;
         char notify_path[108];
         char *address;
@@ -53,6 +54,18 @@ Harness *harness_start(const char *const *fixtures, const char *const *args);
 /* Stops the daemon (it must exit with 0) and starts it again on the same
  * testbed and bus, waiting for READY=1 (the benchmark's start-up runs). */
 void harness_restart_daemon(Harness *h, const char *const *args);
+
+/* Starts the real polkitd on the private bus, inside its own mount
+ * namespace with the project's policy bind-mounted over
+ * /usr/share/polkit-1/actions. Returns false (with a message) when that is
+ * not possible here: not root, or no polkitd. */
+bool harness_start_polkit(Harness *h);
+void harness_stop_polkit(Harness *h);
+
+/* Calls a method as another user (a forked child drops to uid/gid); returns
+ * the D-Bus error name, or NULL if the call succeeded. */
+char *harness_call_as(Harness *h, uid_t uid, gid_t gid, const char *path, const char *interface,
+                      const char *member, const char *types, ...);
 
 /* Stops everything; returns the daemon's wait status (0 = exited with 0). */
 int harness_stop(Harness *h);

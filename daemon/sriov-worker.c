@@ -1,0 +1,173 @@
+/* SPDX-License-Identifier: MIT */
+/* SetNumVfs runs its sysfs writes in a thread: a driver can take seconds to
+ * create VFs, and the bus must be answered meanwhile. One job per PF; the
+ * thread reports through a pipe that the event loop watches. */
+#include <pthread.h>
+#include <fcntl.h>
+
+#include "bus-util.h"
+#include "log.h"
+#include "manager.h"
+#include "properties.h"
+#include "sriov.h"
+#include "util.h"
+
+struct SriovJob {
+        SriovJob *next;
+        Manager *manager;
+        sd_bus_message *call;
+        char *device;      /* for messages: the ibdev name at the start */
+        char *device_path; /* the PF: what makes two jobs collide */
+        char *numvfs_path;
+        char *caller;
+        uint32_t count;
+        pthread_t thread;
+        bool thread_started;
+        int pipe[2];
+        sd_event_source *event;
+        SriovResult result;
+};
+
+static void job_free(SriovJob *j) {
+        Manager *m = j->manager;
+
+        for (SriovJob **i = &m->sriov_jobs; *i; i = &(*i)->next)
+                if (*i == j) {
+                        *i = j->next;
+                        break;
+                }
+        if (j->thread_started)
+                pthread_join(j->thread, NULL);
+        sd_event_source_disable_unref(j->event);
+        if (j->pipe[0] >= 0)
+                close(j->pipe[0]);
+        if (j->pipe[1] >= 0)
+                close(j->pipe[1]);
+        sd_bus_message_unref(j->call);
+        free(j->device);
+        free(j->device_path);
+        free(j->numvfs_path);
+        free(j->caller);
+        free(j);
+}
+
+bool manager_sriov_job_running(Manager *m, const char *device_path) {
+        for (SriovJob *j = m->sriov_jobs; j; j = j->next)
+                if (streq(j->device_path, device_path))
+                        return true;
+        return false;
+}
+
+static void *job_thread(void *userdata) {
+        SriovJob *j = userdata;
+        char done = 1;
+
+        sriov_set_num_vfs(&sriov_sysfs_io, j->numvfs_path, j->count, &j->result);
+        (void) !write(j->pipe[1], &done, 1);
+        return NULL;
+}
+
+static int on_job_done(sd_event_source *s, int fd, uint32_t revents, void *userdata) {
+        SriovJob *j = userdata;
+        Manager *m = j->manager;
+        const SriovResult *r = &j->result;
+        char message[1024];
+        int k;
+
+        pthread_join(j->thread, NULL);
+        j->thread_started = false;
+
+        /* Publish what the hardware has now, whatever happened. */
+        for (size_t i = 0; i < m->n_devices && r->after_known; i++) {
+                Device *d = m->devices[i];
+
+                if (d->sriov_capable && streq(d->device_path, j->device_path) && d->num_vfs != r->after) {
+                        d->num_vfs = r->after;
+                        manager_sriov_changed(m, d, SRIOV_NUM_VFS);
+                }
+        }
+
+        sriov_result_message(r, j->device, j->count, message, sizeof(message));
+        if (r->failed_step == SRIOV_STEP_NONE) {
+                log_notice("SetNumVfs by %s: %s %u → %u VFs: done%s.", j->caller, j->device, r->before, j->count,
+                           r->wrote ? "" : " (nothing to change)");
+                k = sd_bus_reply_method_return(j->call, NULL);
+        } else {
+                log_notice("SetNumVfs by %s: %s %u → %u VFs: failed: %s", j->caller, j->device, r->before, j->count,
+                           message);
+                k = sd_bus_reply_method_errorf(j->call, RDMAD_ERROR_FAILED, "%s", message);
+        }
+        if (k < 0)
+                log_warning_errno(k, "Cannot answer SetNumVfs: %m");
+        job_free(j);
+        return 0;
+}
+
+static char *describe_caller(sd_bus_message *call) {
+        _cleanup_(sd_bus_creds_unrefp_) sd_bus_creds *creds = NULL;
+        uid_t uid = (uid_t) -1;
+        pid_t pid = 0;
+        char *s = NULL;
+
+        if (sd_bus_query_sender_creds(call, SD_BUS_CREDS_EUID | SD_BUS_CREDS_PID | SD_BUS_CREDS_AUGMENT, &creds) >=
+            0) {
+                (void) sd_bus_creds_get_euid(creds, &uid);
+                (void) sd_bus_creds_get_pid(creds, &pid);
+        }
+        if (asprintf(&s, "%s (uid %d, pid %d)", strempty(sd_bus_message_get_sender(call)), (int) uid, (int) pid) <
+            0)
+                return NULL;
+        return s;
+}
+
+int manager_start_sriov_job(Manager *m, sd_bus_message *call, const Device *d, uint32_t count) {
+        SriovJob *j;
+        int r;
+
+        if (manager_sriov_job_running(m, d->device_path))
+                return -EBUSY;
+
+        j = calloc(1, sizeof(SriovJob));
+        if (!j)
+                return -ENOMEM;
+        j->manager = m;
+        j->pipe[0] = j->pipe[1] = -EBADF;
+        j->next = m->sriov_jobs;
+        m->sriov_jobs = j;
+        j->call = sd_bus_message_ref(call);
+        j->count = count;
+        j->device = strdup(d->name);
+        j->device_path = strdup(d->device_path);
+        j->caller = describe_caller(call);
+        if (!j->device || !j->device_path || !j->caller ||
+            asprintf(&j->numvfs_path, "%s/sriov_numvfs", d->device_path) < 0) {
+                j->numvfs_path = NULL;
+                job_free(j);
+                return -ENOMEM;
+        }
+
+        if (pipe2(j->pipe, O_CLOEXEC | O_NONBLOCK) < 0) {
+                r = negative_errno();
+                job_free(j);
+                return r;
+        }
+        r = sd_event_add_io(m->event, &j->event, j->pipe[0], EPOLLIN, on_job_done, j);
+        if (r < 0) {
+                job_free(j);
+                return r;
+        }
+        r = -pthread_create(&j->thread, NULL, job_thread, j);
+        if (r < 0) {
+                job_free(j);
+                return r;
+        }
+        j->thread_started = true;
+        log_info("SetNumVfs by %s: %s → %u VFs: started.", j->caller, j->device, count);
+        return 0;
+}
+
+/* At exit: a write in progress is waited for (the kernel finishes it anyway). */
+void manager_free_sriov_jobs(Manager *m) {
+        while (m->sriov_jobs)
+                job_free(m->sriov_jobs);
+}

@@ -1,0 +1,285 @@
+/* SPDX-License-Identifier: MIT */
+/* Sriov.SetNumVfs with the real polkitd on the private bus: root succeeds,
+ * an unprivileged caller is refused, bad counts never reach the hardware,
+ * no polkit means a prompt refusal, and a slow driver never stalls the bus. */
+#include <fcntl.h>
+#include <pwd.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "harness.h"
+
+#define PF_SYS "/sys/devices/pci0000:5d/0000:5d:00.0/0000:5e:00.0"
+#define SRIOV "/org/rdmad1/device/mlx5_5f0/sriov"
+
+static bool have_polkit = true;
+
+static int polkit_setup(void **state) {
+        Harness *h = harness_start(HARNESS_FIXTURES("mlx5-roce-sriov"), NULL);
+
+        *state = h;
+        if (have_polkit)
+                have_polkit = harness_start_polkit(h);
+        return 0;
+}
+
+static int harness_teardown(void **state) {
+        int status = harness_stop(*state);
+
+        if (status != 0)
+                fail_msg("rdmad did not exit cleanly on SIGTERM: wait status 0x%x", status);
+        return 0;
+}
+
+/* Skipped, with the reason on stderr, only where polkitd cannot run (not root). */
+#define REQUIRE_POLKIT()                                                                                      \
+        do {                                                                                                 \
+                if (!have_polkit) {                                                                          \
+                        fprintf(stderr, "skipping: needs root to run polkitd in its own mount namespace\n"); \
+                        skip();                                                                              \
+                }                                                                                            \
+        } while (0)
+
+static char *numvfs_file(Harness *h) {
+        char *root = umockdev_testbed_get_root_dir(h->testbed), *path = NULL, *content = NULL;
+
+        assert_true(asprintf(&path, "%s" PF_SYS "/sriov_numvfs", root) > 0);
+        g_free(root);
+        assert_true(g_file_get_contents(path, &content, NULL, NULL));
+        free(path);
+        return content;
+}
+
+static char *set_num_vfs(Harness *h, uint32_t count, bool interactive) {
+        sd_bus_error error = SD_BUS_ERROR_NULL;
+        sd_bus_message *m = NULL;
+        char *name = NULL;
+
+        assert_true(sd_bus_message_new_method_call(h->bus, &m, "org.rdmad1", SRIOV, "org.rdmad1.Sriov",
+                                                   "SetNumVfs") >= 0);
+        assert_true(sd_bus_message_append(m, "u", count) >= 0);
+        assert_true(sd_bus_message_set_allow_interactive_authorization(m, interactive) >= 0);
+        if (sd_bus_call(h->bus, m, 20 * 1000000, &error, NULL) < 0) {
+                name = strdup(error.name);
+                fprintf(stderr, "SetNumVfs(%u): %s: %s\n", count, error.name, error.message);
+        }
+        sd_bus_error_free(&error);
+        sd_bus_message_unref(m);
+        return name;
+}
+
+static bool got_numvfs_signal(Harness *h, const void *data) {
+        const Signal *s = harness_find_signal(h, SRIOV, "PropertiesChanged");
+        return s && strstr(s->body, data);
+}
+
+static void test_root_changes_the_count(void **state) {
+        Harness *h = *state;
+        char *content, *err;
+
+        REQUIRE_POLKIT();
+        content = numvfs_file(h);
+        assert_string_equal(content, "1\n");
+        g_free(content);
+
+        harness_clear_signals(h);
+        err = set_num_vfs(h, 4, true);
+        assert_null(err);
+        content = numvfs_file(h);
+        assert_string_equal(content, "4\n");
+        g_free(content);
+        assert_true(harness_wait(h, got_numvfs_signal, "\"NumVfs\": 4", 5000));
+
+        /* Back to 0, and the same count again: nothing to do, still a success. */
+        assert_null(set_num_vfs(h, 0, false));
+        content = numvfs_file(h);
+        assert_string_equal(content, "0\n");
+        g_free(content);
+        assert_null(set_num_vfs(h, 0, false));
+}
+
+static void test_unprivileged_caller_is_refused(void **state) {
+        Harness *h = *state;
+        struct passwd *nobody = getpwnam("nobody");
+        char *err, *content, *out;
+        int status;
+
+        REQUIRE_POLKIT();
+        assert_non_null(nobody);
+
+        /* Reading is for everyone. */
+        err = harness_call_as(h, nobody->pw_uid, nobody->pw_gid, SRIOV, "org.freedesktop.DBus.Properties", "Get",
+                              "ss", "org.rdmad1.Sriov", "NumVfs");
+        assert_null(err);
+
+        err = harness_call_as(h, nobody->pw_uid, nobody->pw_gid, SRIOV, "org.rdmad1.Sriov", "SetNumVfs", "u", 2);
+        assert_non_null(err);
+        if (strcmp(err, "org.freedesktop.DBus.Error.AccessDenied") != 0 &&
+            strcmp(err, "org.freedesktop.DBus.Error.InteractiveAuthorizationRequired") != 0)
+                fail_msg("unexpected error %s", err);
+        fprintf(stderr, "nobody's SetNumVfs: %s\n", err);
+        free(err);
+
+        /* The same through busctl as a real client, with setpriv. */
+        out = harness_run_command(h,
+                                  "setpriv --reuid=nobody --regid=nogroup --clear-groups busctl --system call "
+                                  "org.rdmad1 " SRIOV " org.rdmad1.Sriov SetNumVfs u 2",
+                                  &status);
+        assert_int_not_equal(status, 0);
+        fprintf(stderr, "busctl as nobody: %s", out);
+        free(out);
+
+        content = numvfs_file(h);
+        assert_string_equal(content, "1\n"); /* untouched */
+        g_free(content);
+}
+
+static void test_count_above_total_is_invalid_and_writes_nothing(void **state) {
+        Harness *h = *state;
+        char *err, *content;
+
+        REQUIRE_POLKIT();
+        err = set_num_vfs(h, 9, true);
+        assert_non_null(err);
+        assert_string_equal(err, "org.rdmad1.Error.InvalidArgument");
+        free(err);
+        content = numvfs_file(h);
+        assert_string_equal(content, "1\n");
+        g_free(content);
+
+        /* A VF has no SR-IOV object to call. */
+        err = harness_call_as(h, 0, 0, "/org/rdmad1/device/mlx5_5f1/sriov", "org.rdmad1.Sriov", "SetNumVfs", "u", 1);
+        assert_non_null(err);
+        assert_string_equal(err, "org.freedesktop.DBus.Error.UnknownObject");
+        free(err);
+}
+
+static void test_without_polkit_the_call_fails_promptly(void **state) {
+        Harness *h = *state;
+        char *err, *content;
+
+        REQUIRE_POLKIT();
+        harness_stop_polkit(h);
+        /* The call has 20 s; a refusal must come well before (not a timeout). */
+        err = set_num_vfs(h, 4, true);
+        assert_non_null(err);
+        assert_string_equal(err, "org.freedesktop.DBus.Error.AccessDenied");
+        free(err);
+        content = numvfs_file(h);
+        assert_string_equal(content, "1\n");
+        g_free(content);
+}
+
+typedef struct AsyncReply {
+        bool done;
+        char *error_name;
+} AsyncReply;
+
+static int on_reply(sd_bus_message *m, void *userdata, sd_bus_error *ret_error) {
+        AsyncReply *a = userdata;
+        const sd_bus_error *e = sd_bus_message_get_error(m);
+
+        a->done = true;
+        a->error_name = e ? strdup(e->name) : NULL;
+        return 0;
+}
+
+static bool reply_done(Harness *h, const void *data) {
+        return ((const AsyncReply *) data)->done;
+}
+
+/* The test plays a slow driver: sriov_numvfs is a FIFO, and each read or
+ * write of the daemon's worker waits until the test serves it. */
+static void serve_read(const char *fifo, const char *value) {
+        int fd = open(fifo, O_WRONLY | O_CLOEXEC);
+
+        assert_true(fd >= 0);
+        assert_int_equal(write(fd, value, strlen(value)), (ssize_t) strlen(value));
+        close(fd);
+}
+
+/* What the worker writes, in order, over one or several opens of the FIFO.
+ * The read end stays open throughout: closing it between two of the
+ * worker's writes would make the second fail with EPIPE. */
+static void expect_writes(const char *fifo, const char *expected) {
+        size_t want = strlen(expected), got = 0;
+        char buf[64];
+        int fd;
+
+        assert_true(want < sizeof(buf));
+        fd = open(fifo, O_RDONLY | O_CLOEXEC);
+        assert_true(fd >= 0);
+        while (got < want) {
+                ssize_t n = read(fd, buf + got, want - got);
+
+                assert_true(n >= 0);
+                if (n == 0)
+                        usleep(1000); /* between two opens of the writer */
+                got += (size_t) n;
+        }
+        close(fd);
+        buf[got] = '\0';
+        assert_string_equal(buf, expected);
+}
+
+static void test_slow_driver_never_blocks_the_bus(void **state) {
+        Harness *h = *state;
+        char *root, fifo[512], *err;
+        AsyncReply first = {};
+        Objects *o;
+
+        REQUIRE_POLKIT();
+        root = umockdev_testbed_get_root_dir(h->testbed);
+        snprintf(fifo, sizeof(fifo), "%s" PF_SYS "/sriov_numvfs", root);
+        g_free(root);
+        assert_int_equal(unlink(fifo), 0);
+        assert_int_equal(mkfifo(fifo, 0644), 0);
+
+        assert_true(sd_bus_call_method_async(h->bus, NULL, "org.rdmad1", SRIOV, "org.rdmad1.Sriov", "SetNumVfs",
+                                             on_reply, &first, "u", 4) >= 0);
+        assert_true(sd_bus_flush(h->bus) >= 0);
+
+        /* The worker reads the current count: 1. */
+        serve_read(fifo, "1\n");
+
+        /* Its next step waits for us: meanwhile the daemon answers. */
+        o = get_managed_objects(h);
+        assert_non_null(objects_get(o, SRIOV, "org.rdmad1.Sriov", "NumVfs"));
+        objects_free(o);
+        err = set_num_vfs(h, 2, true);
+        assert_non_null(err);
+        assert_string_equal(err, "org.rdmad1.Error.Busy");
+        free(err);
+        assert_false(first.done);
+
+        /* The kernel wants 0 before 4, then the re-read says 4. */
+        expect_writes(fifo, "0\n4\n");
+        serve_read(fifo, "4\n");
+
+        assert_true(harness_wait(h, reply_done, &first, 10000));
+        assert_null(first.error_name);
+        assert_true(harness_wait(h, got_numvfs_signal, "\"NumVfs\": 4", 5000));
+}
+
+int main(void) {
+        const struct CMUnitTest tests[] = {
+                cmocka_unit_test_setup_teardown(test_root_changes_the_count, polkit_setup, harness_teardown),
+                cmocka_unit_test_setup_teardown(test_unprivileged_caller_is_refused, polkit_setup, harness_teardown),
+                cmocka_unit_test_setup_teardown(test_count_above_total_is_invalid_and_writes_nothing, polkit_setup,
+                                                harness_teardown),
+                cmocka_unit_test_setup_teardown(test_without_polkit_the_call_fails_promptly, polkit_setup,
+                                                harness_teardown),
+                cmocka_unit_test_setup_teardown(test_slow_driver_never_blocks_the_bus, polkit_setup,
+                                                harness_teardown),
+        };
+        return cmocka_run_group_tests(tests, NULL, NULL);
+}
