@@ -23,12 +23,13 @@
 
 #include "harness.h"
 
-static bool quick;
+static bool quick, idle_only;
 
 /* ---------- simulated hosts ---------- */
 
-/* N dual-port ConnectX-5-like PFs: GID tables (4 of 16 entries used, RoCE
- * v1/v2), a netdev per port, SR-IOV, power attributes. Written straight into
+/* N dual-port ConnectX-5-like PFs, SR-IOV capable: even ones RoCE (4 of 16
+ * GIDs used, v1/v2, a netdev per port), odd ones InfiniBand (LIDs, one GID,
+ * an IPoIB netdev per port); power attributes. Written straight into
  * the testbed in umockdev's layout (uevent files, subsystem and class
  * links): loading thousands of devices through umockdev's parser takes
  * minutes. */
@@ -137,22 +138,26 @@ static void write_host(const char *root, unsigned n) {
 
                         snprintf(port, sizeof(port), "%s/ports/%u", ib, p);
                         mkdir_p(port);
+                        bool is_ib = i % 2 == 1;
+
                         put(port, "state", "4: ACTIVE\n");
                         put(port, "phys_state", "5: LinkUp\n");
                         put(port, "rate", "100 Gb/sec (4X EDR)\n");
-                        put(port, "link_layer", "Ethernet\n");
-                        put(port, "lid", "0x0\n");
-                        put(port, "sm_lid", "0x0\n");
+                        put(port, "link_layer", is_ib ? "InfiniBand\n" : "Ethernet\n");
+                        put(port, "lid", "0x%x\n", is_ib ? 2 * i + p : 0);
+                        put(port, "sm_lid", is_ib ? "0x1\n" : "0x0\n");
                         put(port, "lid_mask_count", "0\n");
                         put(port, "sm_sl", "0\n");
-                        put(port, "cap_mask", "0x04010000\n");
+                        put(port, "cap_mask", is_ib ? "0x2651e848\n" : "0x04010000\n");
                         for (unsigned g = 0; g < 16; g++) {
                                 snprintf(name, sizeof(name), "gids/%u", g);
-                                if (g >= 4) {
+                                if (g >= (is_ib ? 1u : 4u)) {
                                         put(port, name, "0000:0000:0000:0000:0000:0000:0000:0000\n");
                                         continue;
                                 }
                                 put(port, name, "fe80:0000:0000:0000:9a03:9bff:fe%02x:%04x\n", p, i);
+                                if (is_ib)
+                                        continue;
                                 snprintf(name, sizeof(name), "gid_attrs/types/%u", g);
                                 put(port, name, "%s\n", g % 2 ? "RoCE v2" : "IB/RoCE v1");
                                 snprintf(name, sizeof(name), "gid_attrs/ndevs/%u", g);
@@ -168,7 +173,7 @@ static void write_host(const char *root, unsigned n) {
                         put(netdir, "operstate", "up\n");
                         put(netdir, "mtu", "9000\n");
                         put(netdir, "address", "98:03:9b:%02x:%02x:%02x\n", (i >> 8) & 0xff, i & 0xff, p);
-                        put(netdir, "type", "1\n");
+                        put(netdir, "type", is_ib ? "32\n" : "1\n");
                         put(netdir, "carrier", "1\n");
                         put(netdir, "speed", "100000\n");
                         snprintf(dir, sizeof(dir), "%s/class/net", sys);
@@ -479,15 +484,15 @@ static void bench_host(unsigned n) {
 
                 char pci[256];
 
-                host_pci_path(n / 2, pci, sizeof(pci));
-                snprintf(devpath, sizeof(devpath), "/sys/%s/infiniband/mlx5_%u", pci, n / 2);
+                /* An InfiniBand port: the kind the poll exists for. */
+                host_pci_path(n / 2 | 1, pci, sizeof(pci));
+                snprintf(devpath, sizeof(devpath), "/sys/%s/infiniband/mlx5_%u", pci, n / 2 | 1);
                 srand(1);
                 for (size_t i = 0; i < runs_flap; i++) {
                         /* At a random point of the poll period, as a real link would change. */
                         harness_settle(h, rand() % 1000);
                         harness_clear_signals(h);
-                        umockdev_testbed_set_attribute(h->testbed, devpath, "ports/1/state",
-                                                       i % 2 ? "4: ACTIVE\n" : "1: DOWN\n");
+                        harness_write(h, devpath, "ports/1/state", i % 2 ? "4: ACTIVE\n" : "1: DOWN\n");
                         t0 = now_usec();
                         if (!harness_wait(h, got_signal, "PropertiesChanged", 10000)) {
                                 fprintf(stderr, "bench: no PropertiesChanged after writing %s/ports/1/state\n", devpath);
@@ -498,7 +503,8 @@ static void bench_host(unsigned n) {
                 flap = stats(a, runs_flap);
         }
 
-        printf("\n### N = %u devices (%u ports, %u netdevs, %u non-zero GIDs)\n\n", n, 2 * n, 2 * n, 8 * n);
+        printf("\n### N = %u devices (%u ports: %u InfiniBand, %u RoCE; %u netdevs)\n\n", n, 2 * n, 2 * (n / 2),
+               2 * (n - n / 2), 2 * n);
         printf("| measure | rdmad median | rdmad p99 | reference | ref. median | ref. p99 | target |\n");
         printf("| --- | --- | --- | --- | --- | --- | --- |\n");
         snprintf(verdict, sizeof(verdict), "%.2f× scan; ≤ 3×: %s", start.median / scan.median,
@@ -532,7 +538,7 @@ static void bench_host(unsigned n) {
 
 /* Idle: CPU time and wakeups of the daemon over a quiet period. */
 static void bench_idle(unsigned n, unsigned seconds) {
-        unsigned long sw0, sw1;
+        unsigned long sw0, sw1, rss_idle;
         uint64_t cpu0, cpu1;
         Harness *h;
 
@@ -541,17 +547,21 @@ static void bench_idle(unsigned n, unsigned seconds) {
                 write_host(umockdev_testbed_get_root_dir(h->testbed), n);
                 harness_restart_daemon(h, NULL);
         }
-        harness_settle(h, 500);
+        harness_settle(h, 1500); /* past the first tick, which opens the poll's descriptors */
         cpu0 = proc_cpu_ns(h->daemon_pid);
         sw0 = proc_status_value(h->daemon_pid, "voluntary_ctxt_switches:") +
               proc_status_value(h->daemon_pid, "nonvoluntary_ctxt_switches:");
         sleep(seconds);
         cpu1 = proc_cpu_ns(h->daemon_pid);
+        rss_idle = proc_status_value(h->daemon_pid, "VmRSS:");
+        (void) call_usec(h, "org.rdmad1", "/org/rdmad1", "org.freedesktop.DBus.ObjectManager", "GetManagedObjects",
+                         NULL);
+        harness_settle(h, 200);
         sw1 = proc_status_value(h->daemon_pid, "voluntary_ctxt_switches:") +
               proc_status_value(h->daemon_pid, "nonvoluntary_ctxt_switches:");
-        printf("| %u | %u | %.3f %% | %.1f | %lu | %.1f MiB | %s |\n", n, 2 * n,
+        printf("| %u | %u (%u IB) | %.3f %% | %.1f | %lu | %.1f MiB | %.1f MiB | %s |\n", n, 2 * n, 2 * (n / 2),
                (double) (cpu1 - cpu0) / (seconds * 1e9) * 100, (double) (sw1 - sw0) / seconds, sw1 - sw0,
-               proc_status_value(h->daemon_pid, "VmRSS:") / 1024.0,
+               rss_idle / 1024.0, proc_status_value(h->daemon_pid, "VmRSS:") / 1024.0,
                n == 0 ? (sw1 == sw0 ? "no wakeups: met" : "no wakeups: missed")
                       : ((double) (cpu1 - cpu0) / (seconds * 1e9) < 0.01 ? "< 1 % of a core: met"
                                                                           : "< 1 % of a core: missed"));
@@ -565,6 +575,8 @@ int main(int argc, char *argv[]) {
         for (int i = 1; i < argc; i++) {
                 if (strcmp(argv[i], "--quick") == 0)
                         quick = true;
+                else if (strcmp(argv[i], "--idle-only") == 0)
+                        idle_only = true;
                 else if (n_sizes < 8)
                         sizes[n_sizes++] = (unsigned) strtoul(argv[i], NULL, 10);
         }
@@ -578,12 +590,12 @@ int main(int argc, char *argv[]) {
 
         printf("## rdmad benchmark\n\nEach figure: median and p99 over repeated runs; the reference measured in the "
                "same run. Poll interval: default (1000 ms).\n");
-        for (unsigned i = 0; i < n_sizes; i++)
+        for (unsigned i = 0; i < n_sizes && !idle_only; i++)
                 bench_host(sizes[i]);
 
         printf("\n### Idle (%u s, default poll interval)\n\n", quick ? 2 : 10);
-        printf("| N devices | ports | CPU of one core | wakeups/s | wakeups | resident | target |\n");
-        printf("| --- | --- | --- | --- | --- | --- | --- |\n");
+        printf("| N devices | ports | CPU of one core | wakeups/s | wakeups | resident | resident after GetManagedObjects | target |\n");
+        printf("| --- | --- | --- | --- | --- | --- | --- | --- |\n");
         bench_idle(0, quick ? 2 : 10);
         for (unsigned i = 0; i < n_sizes; i++)
                 bench_idle(sizes[i], quick ? 2 : 10);

@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 #include <getopt.h>
 #include <libudev.h>
+#include <malloc.h>
 #include <signal.h>
+#include <sys/resource.h>
 #include <stdio.h>
 #include <systemd/sd-daemon.h>
 
@@ -156,6 +158,19 @@ static int run(int argc, char *argv[]) {
                         dump_device(m->devices[i]);
                 return 0;
         }
+
+        /* Two descriptors per InfiniBand port stay open for the poll: thousands on an
+         * SR-IOV host. The soft limit may go up to the hard one, as systemd's daemons do. */
+        struct rlimit rl;
+        if (getrlimit(RLIMIT_NOFILE, &rl) >= 0 && rl.rlim_cur < rl.rlim_max) {
+                rl.rlim_cur = rl.rlim_max;
+                (void) setrlimit(RLIMIT_NOFILE, &rl);
+        }
+
+        /* Large buffers (a GetManagedObjects reply on a big host is megabytes) go
+         * back to the kernel when freed, instead of staying in the heap. */
+        (void) mallopt(M_MMAP_THRESHOLD, 128 * 1024);
+        (void) mallopt(M_TRIM_THRESHOLD, 256 * 1024);
 
         /* A write to a closed pipe or socket is an error to handle, not a reason to die. */
         (void) signal(SIGPIPE, SIG_IGN);

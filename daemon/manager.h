@@ -25,6 +25,7 @@ typedef struct Manager {
 
         uint32_t poll_interval_ms;
         sd_event_source *poll_event;
+        unsigned poll_ticks;
 
         /* Property changes are collected on the objects and emitted from here, once per iteration. */
         sd_event_source *emit_event;

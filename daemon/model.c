@@ -45,6 +45,10 @@ static bool is_decimal(const char *s) {
 }
 
 static void port_clear(Port *p) {
+        if (p->state_fd >= 0)
+                close(p->state_fd);
+        if (p->phys_state_fd >= 0)
+                close(p->phys_state_fd);
         free(p->state);
         free(p->state_name);
         free(p->phys_state);
@@ -61,7 +65,7 @@ static void port_clear(Port *p) {
         }
         free(p->gids);
         attr_list_clear(&p->attributes);
-        *p = (Port) {};
+        *p = (Port) { .state_fd = -EBADF, .phys_state_fd = -EBADF };
 }
 
 static void netdev_clear(NetDev *n) {
@@ -269,6 +273,13 @@ int port_refresh_link(Port *p, uint32_t *ret_changed) {
         uint32_t changed;
         int r;
 
+        /* The kept descriptors are reopened on the next tick: a file that was
+         * replaced rather than rewritten (not sysfs, but a test tree) is seen. */
+        if (p->state_fd >= 0)
+                p->state_fd = (close(p->state_fd), -EBADF);
+        if (p->phys_state_fd >= 0)
+                p->phys_state_fd = (close(p->phys_state_fd), -EBADF);
+
         *ret_changed = 0;
         for (size_t i = 0; i < ELEMENTSOF(port_link_files); i++) {
                 size_t len = 0;
@@ -289,6 +300,38 @@ int port_refresh_link(Port *p, uint32_t *ret_changed) {
                 return r;
         *ret_changed = changed | PORT_ATTRIBUTES;
         return 0;
+}
+
+/* 1 if the file behind fd (opened on first use) no longer reads as
+ * `current`; a file that cannot be read counts as changed, so that the full
+ * re-read sorts it out. */
+static int link_file_changed(Port *p, int *fd, const char *name, const char *current) {
+        char buf[128];
+        ssize_t n;
+
+        if (*fd < 0) {
+                char path[4096];
+
+                snprintf(path, sizeof(path), "%s/ports/%u/%s", p->device->sysfs_path, p->number, name);
+                *fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+                if (*fd < 0)
+                        return *current != '\0';
+        }
+        n = pread(*fd, buf, sizeof(buf) - 1, 0);
+        if (n < 0) {
+                /* Gone or refused: let the path-based re-read decide, and reopen next time. */
+                close(*fd);
+                *fd = -EBADF;
+                return 1;
+        }
+        if (n > 0 && buf[n - 1] == '\n')
+                n--;
+        return (size_t) n != strlen(current) || memcmp(buf, current, (size_t) n) != 0;
+}
+
+int port_link_changed(Port *p) {
+        return link_file_changed(p, &p->state_fd, "state", p->state) ||
+               link_file_changed(p, &p->phys_state_fd, "phys_state", p->phys_state);
 }
 
 int netdev_refresh(NetDev *n, uint32_t *ret_changed) {
@@ -346,7 +389,7 @@ static int device_load_ports(int dev_fd, Device *d) {
                         continue;
                 if (ARRAY_RESERVE(d->ports, allocated, d->n_ports + 1) < 0)
                         return -ENOMEM;
-                d->ports[d->n_ports] = (Port) { .device = d };
+                d->ports[d->n_ports] = (Port) { .device = d, .state_fd = -EBADF, .phys_state_fd = -EBADF };
                 r = port_load(fd, de->d_name, &d->ports[d->n_ports]);
                 d->n_ports++;
                 if (r < 0)

@@ -74,6 +74,8 @@ void manager_link_event(Manager *m, const char *ifname) {
                                 continue;
                         if (port_refresh_link(p, &changed) >= 0)
                                 manager_port_changed(m, p, changed);
+                        /* The driver may update the port after the netdev: watch it for a few ticks. */
+                        p->poll_boost = 3;
                 }
         }
 }

@@ -14,21 +14,31 @@ static bool manager_has_ports(Manager *m) {
         return false;
 }
 
+#define SWEEP_TICKS 60
+
 static int on_poll(sd_event_source *s, uint64_t usec, void *userdata) {
         Manager *m = userdata;
+        unsigned slice = m->poll_ticks++ % SWEEP_TICKS, index = 0;
         int r;
 
         for (size_t i = 0; i < m->n_devices; i++) {
                 Device *d = m->devices[i];
 
-                for (size_t j = 0; j < d->n_ports; j++) {
+                for (size_t j = 0; j < d->n_ports; j++, index++) {
+                        Port *p = &d->ports[j];
+                        bool sweep = index % SWEEP_TICKS == slice;
+                        bool watch = !streq(p->link_layer, "Ethernet") || p->poll_boost > 0;
                         uint32_t changed;
 
-                        r = port_refresh_link(&d->ports[j], &changed);
+                        if (p->poll_boost > 0)
+                                p->poll_boost--;
+                        if (!sweep && !(watch && port_link_changed(p)))
+                                continue;
+
+                        r = port_refresh_link(p, &changed);
                         if (r < 0)
-                                log_warning_errno(r, "%s port %u: cannot re-read link state: %m", d->name,
-                                                  d->ports[j].number);
-                        manager_port_changed(m, &d->ports[j], changed);
+                                log_warning_errno(r, "%s port %u: cannot re-read link state: %m", d->name, p->number);
+                        manager_port_changed(m, p, changed);
                 }
         }
 

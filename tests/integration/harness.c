@@ -295,8 +295,19 @@ void harness_resume(Harness *h) {
         assert_int_equal(kill(h->daemon_pid, SIGCONT), 0);
 }
 
+/* In place, as the kernel changes a sysfs file (umockdev's set_attribute
+ * replaces the file, which a descriptor kept open would not see). */
 void harness_write(Harness *h, const char *devpath, const char *name, const char *value) {
-        umockdev_testbed_set_attribute(h->testbed, devpath, name, value);
+        char *root = umockdev_testbed_get_root_dir(h->testbed), path[1024];
+        int fd;
+
+        snprintf(path, sizeof(path), "%s%s/%s", root, devpath, name);
+        g_free(root);
+        fd = open(path, O_WRONLY | O_TRUNC | O_CREAT | O_CLOEXEC, 0644);
+        if (fd < 0)
+                fail_msg("Cannot write %s: %m", path);
+        assert_int_equal(write(fd, value, strlen(value)), (ssize_t) strlen(value));
+        assert_int_equal(close(fd), 0);
 }
 
 void harness_add_device(Harness *h, const char *record) {
