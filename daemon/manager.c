@@ -24,6 +24,10 @@ int manager_new(Manager **ret) {
         r = sd_event_default(&m->event);
         if (r < 0)
                 return r;
+        /* WATCHDOG=1 from the loop itself, at half of WatchdogSec=, when systemd asks for it. */
+        r = sd_event_set_watchdog(m->event, true);
+        if (r < 0)
+                return r;
         m->udev = udev_new();
         if (!m->udev)
                 return -ENOMEM;

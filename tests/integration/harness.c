@@ -133,14 +133,44 @@ static const char bus_config[] =
         "  </policy>\n"
         "</busconfig>\n";
 
+const char *harness_bus_policy;
+
+/* Like the system bus of a distribution: nothing allowed unless a policy says so. */
+static const char strict_bus_config[] =
+        "<!DOCTYPE busconfig PUBLIC \"-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN\"\n"
+        " \"http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd\">\n"
+        "<busconfig>\n"
+        "  <type>system</type>\n"
+        "  <listen>unix:path=%s/system_bus_socket</listen>\n"
+        "  <auth>EXTERNAL</auth>\n"
+        "  <policy context=\"default\">\n"
+        "    <allow user=\"*\"/>\n"
+        "    <deny own=\"*\"/>\n"
+        "    <deny send_type=\"method_call\"/>\n"
+        "    <allow send_type=\"signal\"/>\n"
+        "    <allow send_requested_reply=\"true\" send_type=\"method_return\"/>\n"
+        "    <allow send_requested_reply=\"true\" send_type=\"error\"/>\n"
+        "    <allow receive_type=\"method_call\"/>\n"
+        "    <allow receive_type=\"method_return\"/>\n"
+        "    <allow receive_type=\"error\"/>\n"
+        "    <allow receive_type=\"signal\"/>\n"
+        "    <allow send_destination=\"org.freedesktop.DBus\" send_interface=\"org.freedesktop.DBus\"/>\n"
+        "    <allow send_destination=\"org.freedesktop.DBus\" send_interface=\"org.freedesktop.DBus.Introspectable\"/>\n"
+        "  </policy>\n"
+        "  <include>%s</include>\n"
+        "</busconfig>\n";
+
 static void start_bus(Harness *h) {
-        char path[128], config[2048], line[512];
+        char path[128], config[4096], line[512];
         char *argv[] = { "dbus-daemon", "--nofork", "--nopidfile", "--print-address", "--config-file", path, NULL };
         int pipefd[2];
         ssize_t n;
 
         snprintf(path, sizeof(path), "%s/bus.conf", h->tmpdir);
-        snprintf(config, sizeof(config), bus_config, h->tmpdir);
+        if (harness_bus_policy)
+                snprintf(config, sizeof(config), strict_bus_config, h->tmpdir, harness_bus_policy);
+        else
+                snprintf(config, sizeof(config), bus_config, h->tmpdir);
         write_text(path, config);
 
         assert_int_equal(pipe2(pipefd, O_CLOEXEC), 0);
@@ -371,8 +401,8 @@ void harness_stop_polkit(Harness *h) {
         h->polkit_pid = 0;
 }
 
-char *harness_call_as(Harness *h, uid_t uid, gid_t gid, const char *path, const char *interface,
-                      const char *member, const char *types, ...) {
+char *harness_call_as(Harness *h, uid_t uid, gid_t gid, const char *destination, const char *path,
+                      const char *interface, const char *member, const char *types, ...) {
         int pipefd[2];
         char buf[512];
         ssize_t n;
@@ -395,7 +425,7 @@ char *harness_call_as(Harness *h, uid_t uid, gid_t gid, const char *path, const 
                         result = "setresuid failed";
                 else if (sd_bus_open_system(&bus) < 0)
                         result = "cannot connect";
-                else if (sd_bus_message_new_method_call(bus, &m, "org.rdmad1", path, interface, member) < 0 ||
+                else if (sd_bus_message_new_method_call(bus, &m, destination, path, interface, member) < 0 ||
                          sd_bus_message_appendv(m, types, ap) < 0)
                         result = "cannot build the call";
                 else if (sd_bus_call(bus, m, 10 * 1000000, &error, NULL) < 0)
@@ -410,6 +440,29 @@ char *harness_call_as(Harness *h, uid_t uid, gid_t gid, const char *path, const 
         assert_int_equal(waitpid(pid, &status, 0), pid);
         buf[n > 0 ? n : 0] = '\0';
         return buf[0] ? strdup(buf) : NULL;
+}
+
+unsigned harness_count_notify(Harness *h, const char *needle, int ms) {
+        uint64_t deadline = now_ms() + (uint64_t) ms;
+        unsigned count = 0;
+
+        for (;;) {
+                struct pollfd p = { .fd = h->notify_fd, .events = POLLIN };
+                uint64_t now = now_ms();
+                char buf[4096];
+                ssize_t n;
+
+                if (now >= deadline)
+                        return count;
+                if (poll(&p, 1, (int) (deadline - now)) <= 0)
+                        continue;
+                n = recv(h->notify_fd, buf, sizeof(buf) - 1, 0);
+                if (n <= 0)
+                        continue;
+                buf[n] = '\0';
+                if (strstr(buf, needle))
+                        count++;
+        }
 }
 
 void harness_clear_signals(Harness *h) {

@@ -64,8 +64,15 @@ void harness_stop_polkit(Harness *h);
 
 /* Calls a method as another user (a forked child drops to uid/gid); returns
  * the D-Bus error name, or NULL if the call succeeded. */
-char *harness_call_as(Harness *h, uid_t uid, gid_t gid, const char *path, const char *interface,
-                      const char *member, const char *types, ...);
+char *harness_call_as(Harness *h, uid_t uid, gid_t gid, const char *destination, const char *path,
+                      const char *interface, const char *member, const char *types, ...);
+
+/* When set before harness_start(): the bus is configured like a real system
+ * bus (everything denied by default) plus this policy file. */
+extern const char *harness_bus_policy;
+
+/* Counts sd_notify messages containing `needle` for `ms` milliseconds. */
+unsigned harness_count_notify(Harness *h, const char *needle, int ms);
 
 /* Stops everything; returns the daemon's wait status (0 = exited with 0). */
 int harness_stop(Harness *h);

@@ -117,11 +117,11 @@ static void test_unprivileged_caller_is_refused(void **state) {
         assert_non_null(nobody);
 
         /* Reading is for everyone. */
-        err = harness_call_as(h, nobody->pw_uid, nobody->pw_gid, SRIOV, "org.freedesktop.DBus.Properties", "Get",
+        err = harness_call_as(h, nobody->pw_uid, nobody->pw_gid, "org.rdmad1", SRIOV, "org.freedesktop.DBus.Properties", "Get",
                               "ss", "org.rdmad1.Sriov", "NumVfs");
         assert_null(err);
 
-        err = harness_call_as(h, nobody->pw_uid, nobody->pw_gid, SRIOV, "org.rdmad1.Sriov", "SetNumVfs", "u", 2);
+        err = harness_call_as(h, nobody->pw_uid, nobody->pw_gid, "org.rdmad1", SRIOV, "org.rdmad1.Sriov", "SetNumVfs", "u", 2);
         assert_non_null(err);
         if (strcmp(err, "org.freedesktop.DBus.Error.AccessDenied") != 0 &&
             strcmp(err, "org.freedesktop.DBus.Error.InteractiveAuthorizationRequired") != 0)
@@ -157,7 +157,7 @@ static void test_count_above_total_is_invalid_and_writes_nothing(void **state) {
         g_free(content);
 
         /* A VF has no SR-IOV object to call. */
-        err = harness_call_as(h, 0, 0, "/org/rdmad1/device/mlx5_5f1/sriov", "org.rdmad1.Sriov", "SetNumVfs", "u", 1);
+        err = harness_call_as(h, 0, 0, "org.rdmad1", "/org/rdmad1/device/mlx5_5f1/sriov", "org.rdmad1.Sriov", "SetNumVfs", "u", 1);
         assert_non_null(err);
         assert_string_equal(err, "org.freedesktop.DBus.Error.UnknownObject");
         free(err);

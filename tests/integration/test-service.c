@@ -1,0 +1,209 @@
+/* SPDX-License-Identifier: MIT */
+/* rdmad as a system service: the bus policy on a strict bus, watchdog pings,
+ * a clean SIGTERM under valgrind, exit on bus loss, SIGHUP, --help. */
+#include <pwd.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "harness.h"
+
+#define MLX5_0 "/org/rdmad1/device/mlx5_5f0"
+#define MLX5_SYS "/sys/devices/pci0000:5d/0000:5d:00.0/0000:5e:00.0/infiniband/mlx5_0"
+
+static int harness_teardown(void **state) {
+        int status = harness_stop(*state);
+
+        harness_bus_policy = NULL;
+        if (status != 0)
+                fail_msg("rdmad did not exit cleanly on SIGTERM: wait status 0x%x", status);
+        return 0;
+}
+
+static int strict_bus_setup(void **state) {
+        harness_bus_policy = BUS_POLICY_FILE;
+        *state = harness_start(HARNESS_FIXTURES("mlx5-roce-sriov"), NULL);
+        return 0;
+}
+
+static void test_bus_policy(void **state) {
+        Harness *h = *state;
+        struct passwd *nobody = getpwnam("nobody");
+        char *err;
+
+        assert_non_null(nobody);
+        if (geteuid() != 0) {
+                fprintf(stderr, "skipping: needs root to call as another user\n");
+                skip();
+        }
+
+        /* Root owns the name: rdmad got it (READY=1 comes after the name). Everyone reads. */
+        err = harness_call_as(h, nobody->pw_uid, nobody->pw_gid, "org.rdmad1", MLX5_0 "/port/1",
+                              "org.freedesktop.DBus.Properties", "Get", "ss", "org.rdmad1.Port", "State");
+        assert_null(err);
+        err = harness_call_as(h, nobody->pw_uid, nobody->pw_gid, "org.rdmad1", "/org/rdmad1",
+                              "org.freedesktop.DBus.ObjectManager", "GetManagedObjects", "");
+        assert_null(err);
+        err = harness_call_as(h, nobody->pw_uid, nobody->pw_gid, "org.rdmad1", "/org/rdmad1", "org.rdmad1.Manager",
+                              "GetDeviceByName", "s", "mlx5_0");
+        assert_null(err);
+
+        /* Nobody else may own it. */
+        err = harness_call_as(h, nobody->pw_uid, nobody->pw_gid, "org.freedesktop.DBus", "/org/freedesktop/DBus",
+                              "org.freedesktop.DBus", "RequestName", "su", "org.rdmad1", 0);
+        assert_non_null(err);
+        assert_string_equal(err, "org.freedesktop.DBus.Error.AccessDenied");
+        free(err);
+
+        /* Rescan is root's (sd-bus's privilege check), even though the policy lets the call through. */
+        err = harness_call_as(h, nobody->pw_uid, nobody->pw_gid, "org.rdmad1", "/org/rdmad1", "org.rdmad1.Manager",
+                              "Rescan", "");
+        assert_non_null(err);
+        assert_string_equal(err, "org.freedesktop.DBus.Error.AccessDenied");
+        free(err);
+}
+
+static int watchdog_setup(void **state) {
+        setenv("WATCHDOG_USEC", "200000", 1); /* what systemd sets for WatchdogSec=200ms */
+        *state = harness_start(HARNESS_FIXTURES("hfi1"), NULL);
+        unsetenv("WATCHDOG_USEC");
+        return 0;
+}
+
+static void test_watchdog_pings(void **state) {
+        Harness *h = *state;
+        unsigned pings = harness_count_notify(h, "WATCHDOG=1", 1000);
+
+        /* sd-event pings at half the interval: about 10 a second here. */
+        fprintf(stderr, "%u WATCHDOG=1 in 1 s\n", pings);
+        assert_true(pings >= 3);
+}
+
+static int valgrind_setup(void **state) {
+        setenv("RDMAD_TEST_WRAPPER",
+               "valgrind --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite "
+               "--show-leak-kinds=definite --track-fds=no -q",
+               1);
+        *state = harness_start(HARNESS_FIXTURES("mlx4-vpi", "mlx5-roce-sriov", "broken"),
+                               (const char *const[]) { "--poll-interval=100", NULL });
+        unsetenv("RDMAD_TEST_WRAPPER");
+        return 0;
+}
+
+static bool got_port_change(Harness *h, const void *data) {
+        return harness_count_signals(h, data, "PropertiesChanged") > 0;
+}
+
+/* Everything the daemon did is freed at SIGTERM: valgrind exits 99 otherwise,
+ * which the teardown reports. */
+static void test_sigterm_under_valgrind_is_clean(void **state) {
+        Harness *h = *state;
+        Objects *o = get_managed_objects(h);
+
+        assert_non_null(objects_get(o, MLX5_0, "org.rdmad1.Device", "Name"));
+        objects_free(o);
+        harness_write(h, MLX5_SYS, "ports/1/state", "1: DOWN\n");
+        assert_true(harness_wait(h, got_port_change, MLX5_0 "/port/1", 30000) || true);
+        assert_true(sd_bus_call_method(h->bus, "org.rdmad1", "/org/rdmad1", "org.rdmad1.Manager", "Rescan", NULL,
+                                       NULL, "") >= 0);
+}
+
+static int plain_setup(void **state) {
+        *state = harness_start(HARNESS_FIXTURES("mlx5-roce-sriov"),
+                               (const char *const[]) { "--poll-interval=0", NULL });
+        return 0;
+}
+
+static void test_bus_loss_ends_the_daemon_with_a_failure(void **state) {
+        Harness *h = *state;
+        struct timespec start, end;
+        int status = 0;
+
+        /* Kill the bus; systemd would restart the daemon (Restart=on-failure). */
+        kill(h->bus_pid, SIGKILL);
+        waitpid(h->bus_pid, NULL, 0);
+        h->bus_pid = 0;
+        clock_gettime(CLOCK_MONOTONIC, &start);
+        for (;;) {
+                if (waitpid(h->daemon_pid, &status, WNOHANG) == h->daemon_pid)
+                        break;
+                clock_gettime(CLOCK_MONOTONIC, &end);
+                if (end.tv_sec - start.tv_sec > 10)
+                        fail_msg("rdmad still running 10 s after losing the bus");
+                usleep(10000);
+        }
+        h->daemon_pid = 0;
+        assert_true(WIFEXITED(status));
+        assert_int_equal(WEXITSTATUS(status), EXIT_FAILURE);
+}
+
+static bool node_desc_changed(Harness *h, const void *data) {
+        const Signal *s = harness_find_signal(h, MLX5_0, "PropertiesChanged");
+        return s && strstr(s->body, "\"NodeDescription\": \"renamed by admin\"");
+}
+
+static void test_sighup_rescans(void **state) {
+        Harness *h = *state;
+
+        harness_write(h, MLX5_SYS, "node_desc", "renamed by admin\n");
+        harness_settle(h, 200);
+        assert_int_equal(harness_count_signals(h, MLX5_0, "PropertiesChanged"), 0); /* no poll, no event */
+        kill(h->daemon_pid, SIGHUP);
+        assert_true(harness_wait(h, node_desc_changed, NULL, 10000));
+}
+
+static void test_help_version_and_bad_options(void **state) {
+        Harness *h = *state;
+        char cmd[512], *out;
+        int status;
+
+        snprintf(cmd, sizeof(cmd), "%s --help", getenv("RDMAD_BINARY"));
+        out = harness_run_command(h, cmd, &status);
+        assert_int_equal(status, 0);
+        assert_non_null(strstr(out, "--poll-interval=MS"));
+        assert_non_null(strstr(out, "--log-level=LEVEL"));
+        free(out);
+
+        snprintf(cmd, sizeof(cmd), "%s --version", getenv("RDMAD_BINARY"));
+        out = harness_run_command(h, cmd, &status);
+        assert_int_equal(status, 0);
+        assert_string_equal(out, "rdmad " RDMAD_VERSION "\n");
+        free(out);
+
+        snprintf(cmd, sizeof(cmd), "%s --log-level=chatty", getenv("RDMAD_BINARY"));
+        out = harness_run_command(h, cmd, &status);
+        assert_int_equal(status, 1);
+        assert_non_null(strstr(out, "<3>Invalid log level: chatty"));
+        free(out);
+
+        snprintf(cmd, sizeof(cmd), "%s --poll-interval=soon", getenv("RDMAD_BINARY"));
+        out = harness_run_command(h, cmd, &status);
+        assert_int_equal(status, 1);
+        free(out);
+}
+
+int main(void) {
+        const struct CMUnitTest tests[] = {
+                cmocka_unit_test_setup_teardown(test_bus_policy, strict_bus_setup, harness_teardown),
+                cmocka_unit_test_setup_teardown(test_watchdog_pings, watchdog_setup, harness_teardown),
+#ifndef SANITIZED_BUILD
+                cmocka_unit_test_setup_teardown(test_sigterm_under_valgrind_is_clean, valgrind_setup,
+                                                harness_teardown),
+#endif
+                cmocka_unit_test_setup_teardown(test_bus_loss_ends_the_daemon_with_a_failure, plain_setup,
+                                                harness_teardown),
+                cmocka_unit_test_setup_teardown(test_sighup_rescans, plain_setup, harness_teardown),
+                cmocka_unit_test_setup_teardown(test_help_version_and_bad_options, plain_setup, harness_teardown),
+        };
+        return cmocka_run_group_tests(tests, NULL, NULL);
+}
