@@ -89,6 +89,7 @@ static void test_watchdog_pings(void **state) {
         assert_true(pings >= 3);
 }
 
+#ifndef SANITIZED_BUILD
 static int valgrind_setup(void **state) {
         setenv("RDMAD_TEST_WRAPPER",
                "valgrind --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite "
@@ -113,10 +114,12 @@ static void test_sigterm_under_valgrind_is_clean(void **state) {
         assert_non_null(objects_get(o, MLX5_0, "org.rdmad1.Device", "Name"));
         objects_free(o);
         harness_write(h, MLX5_SYS, "ports/1/state", "1: DOWN\n");
-        assert_true(harness_wait(h, got_port_change, MLX5_0 "/port/1", 30000) || true);
+        assert_true(harness_wait(h, got_port_change, MLX5_0 "/port/1", 30000));
         assert_true(sd_bus_call_method(h->bus, "org.rdmad1", "/org/rdmad1", "org.rdmad1.Manager", "Rescan", NULL,
                                        NULL, "") >= 0);
 }
+
+#endif
 
 static int plain_setup(void **state) {
         *state = harness_start(HARNESS_FIXTURES("mlx5-roce-sriov"),
