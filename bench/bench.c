@@ -183,6 +183,31 @@ static void write_host(const char *root, unsigned n) {
         }
 }
 
+/* A soft-RoCE device, written like the kernel's: files first, then "add". */
+static void write_virtual_device(const char *root) {
+        char dir[512], cls[512];
+
+        snprintf(dir, sizeof(dir), "%s/sys/devices/virtual/infiniband/benchrxe", root);
+        mkdir_p(dir);
+        put(dir, "uevent", "NAME=benchrxe\n");
+        put(dir, "node_type", "1: CA\n");
+        put(dir, "node_desc", "a\n");
+        put(dir, "ports/1/state", "4: ACTIVE\n");
+        put(dir, "ports/1/link_layer", "Ethernet\n");
+        link_at(dir, "subsystem", "../../../../class/infiniband");
+        snprintf(cls, sizeof(cls), "%s/sys/class/infiniband", root);
+        mkdir_p(cls);
+        link_at(cls, "benchrxe", "../../devices/virtual/infiniband/benchrxe");
+}
+
+static void remove_virtual_device(const char *root) {
+        char cmd[1024];
+
+        snprintf(cmd, sizeof(cmd), "rm -rf '%s/sys/devices/virtual/infiniband/benchrxe' '%s/sys/class/infiniband/benchrxe'",
+                 root, root);
+        assert_int_equal(system(cmd), 0);
+}
+
 /* ---------- the fresh scan: what a scraper reads for the same answers ---------- */
 
 static size_t read_file_at(int dirfd, const char *name) {
@@ -448,14 +473,14 @@ static void bench_host(unsigned n) {
         get = stats(a, runs_call);
         getid = stats(b, runs_call);
 
-        /* 4. uevent → signal: add (from the write of the device), change, remove. */
+        /* 4. uevent → signal: add, change, remove, each timed from the uevent. */
+        char *root = umockdev_testbed_get_root_dir(h->testbed);
         uint64_t *c = calloc(runs_event, sizeof(uint64_t)), *d = calloc(runs_event, sizeof(uint64_t));
         for (size_t i = 0; i < runs_event; i++) {
                 harness_clear_signals(h);
+                write_virtual_device(root);
                 t0 = now_usec();
-                harness_add_device(h, "P: /devices/virtual/infiniband/benchrxe\nE: SUBSYSTEM=infiniband\n"
-                                      "E: NAME=benchrxe\nA: node_type=1: CA\\n\nA: node_desc=a\\n\n"
-                                      "A: ports/1/state=4: ACTIVE\\n\nA: ports/1/link_layer=Ethernet\\n\n");
+                umockdev_testbed_uevent(h->testbed, "/sys/devices/virtual/infiniband/benchrxe", "add");
                 assert_true(harness_wait(h, got_signal, "InterfacesAdded", 10000));
                 a[i] = harness_find_signal(h, NULL, "InterfacesAdded")->usec - t0;
 
@@ -471,9 +496,10 @@ static void bench_host(unsigned n) {
                 umockdev_testbed_uevent(h->testbed, "/sys/devices/virtual/infiniband/benchrxe", "remove");
                 assert_true(harness_wait(h, got_signal, "InterfacesRemoved", 10000));
                 d[i] = harness_find_signal(h, NULL, "InterfacesRemoved")->usec - t0;
-                umockdev_testbed_remove_device(h->testbed, "/sys/devices/virtual/infiniband/benchrxe");
+                remove_virtual_device(root);
                 harness_settle(h, 5);
         }
+        g_free(root);
         add = stats(a, runs_event);
         change = stats(c, runs_event);
         remove = stats(d, runs_event);
@@ -516,8 +542,7 @@ static void bench_host(unsigned n) {
         snprintf(verdict, sizeof(verdict), "%.2f× GetId; ≤ 2×: %s", get.median / getid.median,
                  get.median <= 2 * getid.median ? "met" : "missed");
         row("Get Port.State", get, "bus GetId", getid, verdict);
-        snprintf(verdict, sizeof(verdict), "p99 < 10 ms: %s (includes writing the device)",
-                 add.p99 < 10000 ? "met" : "missed");
+        snprintf(verdict, sizeof(verdict), "p99 < 10 ms: %s", add.p99 < 10000 ? "met" : "missed");
         row("uevent add → InterfacesAdded", add, "", (Stats) {}, verdict);
         snprintf(verdict, sizeof(verdict), "p99 < 10 ms: %s", change.p99 < 10000 ? "met" : "missed");
         row("uevent change → PropertiesChanged", change, "", (Stats) {}, verdict);
