@@ -7,45 +7,39 @@
 #include "manager.h"
 #include "util.h"
 
+Device *device_object_lookup(Manager *m, const char *path, ObjectKind kind) {
+        _cleanup_free_ char *name = NULL;
+        ObjectKind found_kind;
+
+        if (object_path_parse(path, &found_kind, &name, NULL, NULL) <= 0 || found_kind != kind)
+                return NULL;
+        return manager_find_device(m, name);
+}
+
 int device_object_find(sd_bus *bus, const char *path, const char *interface, void *userdata, void **found,
                        sd_bus_error *error) {
-        _cleanup_free_ char *name = NULL;
-        Manager *m = userdata;
-        ObjectKind kind;
-        Device *d;
-        int r;
+        Device *d = device_object_lookup(userdata, path, OBJECT_DEVICE);
 
-        r = object_path_parse(path, &kind, &name, NULL, NULL);
-        if (r <= 0)
-                return r;
-        if (kind != OBJECT_DEVICE)
-                return 0;
-        d = manager_find_device(m, name);
         if (!d)
                 return 0;
         *found = d;
         return 1;
 }
 
+static int port_path_at(const void *object, size_t i, char **ret) {
+        const Device *d = object;
+        return port_object_path(d->name, d->ports[i].number, ret);
+}
+
+static int netdev_path_at(const void *object, size_t i, char **ret) {
+        const Device *d = object;
+        return netdev_object_path(d->name, d->netdevs[i].name, ret);
+}
+
 static int property_get_ports(sd_bus *bus, const char *path, const char *interface, const char *property,
                               sd_bus_message *reply, void *userdata, sd_bus_error *error) {
         Device *d = userdata;
-        int r;
-
-        r = sd_bus_message_open_container(reply, 'a', "o");
-        if (r < 0)
-                return r;
-        for (size_t i = 0; i < d->n_ports; i++) {
-                _cleanup_free_ char *p = NULL;
-
-                r = port_object_path(d->name, d->ports[i].number, &p);
-                if (r < 0)
-                        return r;
-                r = sd_bus_message_append(reply, "o", p);
-                if (r < 0)
-                        return r;
-        }
-        return sd_bus_message_close_container(reply);
+        return bus_append_object_paths(reply, d, d->n_ports, port_path_at);
 }
 
 static int property_get_port_numbers(sd_bus *bus, const char *path, const char *interface, const char *property,
@@ -67,22 +61,7 @@ static int property_get_port_numbers(sd_bus *bus, const char *path, const char *
 static int property_get_netdevs(sd_bus *bus, const char *path, const char *interface, const char *property,
                                 sd_bus_message *reply, void *userdata, sd_bus_error *error) {
         Device *d = userdata;
-        int r;
-
-        r = sd_bus_message_open_container(reply, 'a', "o");
-        if (r < 0)
-                return r;
-        for (size_t i = 0; i < d->n_netdevs; i++) {
-                _cleanup_free_ char *p = NULL;
-
-                r = netdev_object_path(d->name, d->netdevs[i].name, &p);
-                if (r < 0)
-                        return r;
-                r = sd_bus_message_append(reply, "o", p);
-                if (r < 0)
-                        return r;
-        }
-        return sd_bus_message_close_container(reply);
+        return bus_append_object_paths(reply, d, d->n_netdevs, netdev_path_at);
 }
 
 static int property_get_sriov_capable(sd_bus *bus, const char *path, const char *interface, const char *property,

@@ -13,25 +13,15 @@ static int property_get_version(sd_bus *bus, const char *path, const char *inter
         return sd_bus_message_append(reply, "s", RDMAD_VERSION);
 }
 
+static int device_path_at(const void *object, size_t i, char **ret) {
+        const Manager *m = object;
+        return device_object_path(m->devices[i]->name, ret);
+}
+
 static int property_get_devices(sd_bus *bus, const char *path, const char *interface, const char *property,
                                 sd_bus_message *reply, void *userdata, sd_bus_error *error) {
         Manager *m = userdata;
-        int r;
-
-        r = sd_bus_message_open_container(reply, 'a', "o");
-        if (r < 0)
-                return r;
-        for (size_t i = 0; i < m->n_devices; i++) {
-                _cleanup_free_ char *p = NULL;
-
-                r = device_object_path(m->devices[i]->name, &p);
-                if (r < 0)
-                        return r;
-                r = sd_bus_message_append(reply, "o", p);
-                if (r < 0)
-                        return r;
-        }
-        return sd_bus_message_close_container(reply);
+        return bus_append_object_paths(reply, m, m->n_devices, device_path_at);
 }
 
 static int method_get_device_by_name(sd_bus_message *message, void *userdata, sd_bus_error *error) {

@@ -10,18 +10,8 @@
 
 int sriov_object_find(sd_bus *bus, const char *path, const char *interface, void *userdata, void **found,
                       sd_bus_error *error) {
-        _cleanup_free_ char *name = NULL;
-        Manager *m = userdata;
-        ObjectKind kind;
-        Device *d;
-        int r;
+        Device *d = device_object_lookup(userdata, path, OBJECT_SRIOV);
 
-        r = object_path_parse(path, &kind, &name, NULL, NULL);
-        if (r <= 0)
-                return r;
-        if (kind != OBJECT_SRIOV)
-                return 0;
-        d = manager_find_device(m, name);
         if (!d || !d->sriov_capable)
                 return 0;
         *found = d;

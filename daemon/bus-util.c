@@ -155,3 +155,22 @@ int bus_append_attr_list(sd_bus_message *m, const AttrList *l) {
         }
         return sd_bus_message_close_container(m);
 }
+
+int bus_append_object_paths(sd_bus_message *m, const void *object, size_t n, ObjectPathAt path_at) {
+        int r;
+
+        r = sd_bus_message_open_container(m, 'a', "o");
+        if (r < 0)
+                return r;
+        for (size_t i = 0; i < n; i++) {
+                _cleanup_free_ char *p = NULL;
+
+                r = path_at(object, i, &p);
+                if (r < 0)
+                        return r;
+                r = sd_bus_message_append(m, "o", p);
+                if (r < 0)
+                        return r;
+        }
+        return sd_bus_message_close_container(m);
+}

@@ -38,6 +38,10 @@ int object_path_parse(const char *path, ObjectKind *ret_kind, char **ret_device,
 
 int bus_append_attr_list(sd_bus_message *m, const AttrList *l);
 
+/* Appends an "ao" of n object paths, the i-th built by path_at(object, i). */
+typedef int (*ObjectPathAt)(const void *object, size_t i, char **ret);
+int bus_append_object_paths(sd_bus_message *m, const void *object, size_t n, ObjectPathAt path_at);
+
 static inline void sd_bus_message_unrefp_(sd_bus_message **m) {
         sd_bus_message_unref(*m);
 }

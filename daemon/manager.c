@@ -461,12 +461,17 @@ int manager_rescan(Manager *m) {
         return manager_update_poll(m);
 }
 
-static void emit_changed(Manager *m, const char *path, const char *interface, const PropertyNames *names) {
+/* One PropertiesChanged for an object's dirty bits, which are then clear. */
+static void emit_dirty(Manager *m, int path_result, const char *path, const char *interface, uint32_t *dirty,
+                       void (*names_of)(uint32_t mask, PropertyNames *ret)) {
+        PropertyNames names;
         int r;
 
-        if (names->n == 0)
+        names_of(*dirty, &names);
+        *dirty = 0;
+        if (path_result < 0 || names.n == 0)
                 return;
-        r = sd_bus_emit_properties_changed_strv(m->bus, path, interface, (char **) names->names);
+        r = sd_bus_emit_properties_changed_strv(m->bus, path, interface, (char **) names.names);
         if (r < 0)
                 log_warning_errno(r, "Failed to announce changes of %s: %m", path);
 }
@@ -474,7 +479,6 @@ static void emit_changed(Manager *m, const char *path, const char *interface, co
 /* One PropertiesChanged per changed object; runs once per loop iteration. */
 static int on_emit(sd_event_source *s, void *userdata) {
         Manager *m = userdata;
-        PropertyNames names;
 
         if (m->devices_changed) {
                 m->devices_changed = false;
@@ -487,41 +491,26 @@ static int on_emit(sd_event_source *s, void *userdata) {
 
                 if (d->dirty) {
                         _cleanup_free_ char *path = NULL;
-
-                        device_property_names(d->dirty, &names);
-                        d->dirty = 0;
-                        if (device_object_path(d->name, &path) >= 0)
-                                emit_changed(m, path, "org.rdmad1.Device", &names);
+                        int r = device_object_path(d->name, &path);
+                        emit_dirty(m, r, path, "org.rdmad1.Device", &d->dirty, device_property_names);
                 }
-                for (size_t j = 0; j < d->n_ports; j++) {
-                        Port *p = &d->ports[j];
-                        _cleanup_free_ char *path = NULL;
-
-                        if (!p->dirty)
-                                continue;
-                        port_property_names(p->dirty, &names);
-                        p->dirty = 0;
-                        if (port_object_path(d->name, p->number, &path) >= 0)
-                                emit_changed(m, path, "org.rdmad1.Port", &names);
-                }
-                for (size_t j = 0; j < d->n_netdevs; j++) {
-                        NetDev *n = &d->netdevs[j];
-                        _cleanup_free_ char *path = NULL;
-
-                        if (!n->dirty)
-                                continue;
-                        netdev_property_names(n->dirty, &names);
-                        n->dirty = 0;
-                        if (netdev_object_path(d->name, n->name, &path) >= 0)
-                                emit_changed(m, path, "org.rdmad1.NetDev", &names);
-                }
+                for (size_t j = 0; j < d->n_ports; j++)
+                        if (d->ports[j].dirty) {
+                                _cleanup_free_ char *path = NULL;
+                                int r = port_object_path(d->name, d->ports[j].number, &path);
+                                emit_dirty(m, r, path, "org.rdmad1.Port", &d->ports[j].dirty, port_property_names);
+                        }
+                for (size_t j = 0; j < d->n_netdevs; j++)
+                        if (d->netdevs[j].dirty) {
+                                _cleanup_free_ char *path = NULL;
+                                int r = netdev_object_path(d->name, d->netdevs[j].name, &path);
+                                emit_dirty(m, r, path, "org.rdmad1.NetDev", &d->netdevs[j].dirty,
+                                           netdev_property_names);
+                        }
                 if (d->sriov_dirty) {
                         _cleanup_free_ char *path = NULL;
-
-                        sriov_property_names(d->sriov_dirty, &names);
-                        d->sriov_dirty = 0;
-                        if (d->sriov_capable && sriov_object_path(d->name, &path) >= 0)
-                                emit_changed(m, path, "org.rdmad1.Sriov", &names);
+                        int r = d->sriov_capable ? sriov_object_path(d->name, &path) : -ENODEV;
+                        emit_dirty(m, r, path, "org.rdmad1.Sriov", &d->sriov_dirty, sriov_property_names);
                 }
         }
 

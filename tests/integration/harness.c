@@ -798,3 +798,40 @@ char *objects_interfaces(const Objects *o) {
         free(lines);
         return out;
 }
+
+int harness_teardown_clean(void **state) {
+        int status = harness_stop(*state);
+
+        harness_bus_policy = NULL;
+        if (status != 0)
+                fail_msg("rdmad did not exit cleanly on SIGTERM: wait status 0x%x", status);
+        return 0;
+}
+
+char *harness_get_property(Harness *h, const char *path, const char *interface, const char *name,
+                           char **ret_error_name) {
+        sd_bus_error error = SD_BUS_ERROR_NULL;
+        sd_bus_message *reply = NULL;
+        char *s;
+
+        if (sd_bus_call_method(h->bus, "org.rdmad1", path, "org.freedesktop.DBus.Properties", "Get", &error, &reply,
+                               "ss", interface, name) < 0) {
+                if (ret_error_name)
+                        *ret_error_name = strdup(error.name);
+                sd_bus_error_free(&error);
+                return NULL;
+        }
+        s = format_next_value(reply);
+        sd_bus_message_unref(reply);
+        return s;
+}
+
+void harness_assert_property(Harness *h, const char *path, const char *interface, const char *name,
+                             const char *expected) {
+        char *v = harness_get_property(h, path, interface, name, NULL);
+
+        if (!v)
+                fail_msg("Get %s %s.%s failed", path, interface, name);
+        assert_string_equal(v, expected);
+        free(v);
+}

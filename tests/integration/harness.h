@@ -74,6 +74,17 @@ extern const char *harness_bus_policy;
 /* Counts sd_notify messages containing `needle` for `ms` milliseconds. */
 unsigned harness_count_notify(Harness *h, const char *needle, int ms);
 
+/* cmocka teardown: harness_stop(), and a failure unless the daemon exited
+ * with 0 on SIGTERM (a sanitizer or valgrind report makes it exit non-zero). */
+int harness_teardown_clean(void **state);
+
+/* Properties.Get, the value formatted by format_next_value(); NULL on error
+ * (and the D-Bus error name in *ret_error_name, if given). */
+char *harness_get_property(Harness *h, const char *path, const char *interface, const char *name,
+                           char **ret_error_name);
+void harness_assert_property(Harness *h, const char *path, const char *interface, const char *name,
+                             const char *expected);
+
 /* Stops everything; returns the daemon's wait status (0 = exited with 0). */
 int harness_stop(Harness *h);
 

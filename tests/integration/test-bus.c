@@ -29,45 +29,6 @@ static int empty_setup(void **state) {
         return 0;
 }
 
-/* Every test ends with a clean SIGTERM exit: status 0, no sanitizer report. */
-static int harness_teardown(void **state) {
-        int status = harness_stop(*state);
-
-        if (status != 0)
-                fail_msg("rdmad did not exit cleanly on SIGTERM: wait status 0x%x", status);
-        return 0;
-}
-
-static char *get_property(Harness *h, const char *path, const char *interface, const char *name,
-                          char **ret_error_name) {
-        sd_bus_error error = SD_BUS_ERROR_NULL;
-        sd_bus_message *reply = NULL;
-        char *s;
-        int r;
-
-        r = sd_bus_call_method(h->bus, "org.rdmad1", path, "org.freedesktop.DBus.Properties", "Get", &error,
-                               &reply, "ss", interface, name);
-        if (r < 0) {
-                if (ret_error_name)
-                        *ret_error_name = strdup(error.name);
-                sd_bus_error_free(&error);
-                return NULL;
-        }
-        s = format_next_value(reply);
-        sd_bus_message_unref(reply);
-        return s;
-}
-
-static void assert_property(Harness *h, const char *path, const char *interface, const char *name,
-                            const char *expected) {
-        char *v = get_property(h, path, interface, name, NULL);
-
-        if (!v)
-                fail_msg("Get %s %s.%s failed", path, interface, name);
-        assert_string_equal(v, expected);
-        free(v);
-}
-
 static char *call_error(Harness *h, const char *path, const char *interface, const char *member,
                         const char *types, ...) {
         sd_bus_error error = SD_BUS_ERROR_NULL;
@@ -346,9 +307,9 @@ static void test_managed_objects_of_a_realistic_host(void **state) {
 static void test_manager_properties(void **state) {
         Harness *h = *state;
 
-        assert_property(h, "/org/rdmad1", "org.rdmad1.Manager", "Version", RDMAD_VERSION);
-        assert_property(h, "/org/rdmad1", "org.rdmad1.Manager", "PollIntervalMs", "1000");
-        assert_property(h, "/org/rdmad1", "org.rdmad1.Manager", "Devices",
+        harness_assert_property(h, "/org/rdmad1", "org.rdmad1.Manager", "Version", RDMAD_VERSION);
+        harness_assert_property(h, "/org/rdmad1", "org.rdmad1.Manager", "PollIntervalMs", "1000");
+        harness_assert_property(h, "/org/rdmad1", "org.rdmad1.Manager", "Devices",
                         "[\"/org/rdmad1/device/broken_5f0\", \"/org/rdmad1/device/hfi1_5f0\", "
                         "\"/org/rdmad1/device/ib_2ddev_2e1\", \"/org/rdmad1/device/mlx4_5f0\", "
                         "\"/org/rdmad1/device/mlx5_5f0\", \"/org/rdmad1/device/mlx5_5f1\", "
@@ -362,8 +323,8 @@ static void test_get_and_getall_agree_with_managed_objects(void **state) {
         const char *name;
         size_t n = 0;
 
-        assert_property(h, MLX5_0 "/port/1", "org.rdmad1.Port", "State", "4: ACTIVE");
-        assert_property(h, MLX4_0 "/port/1", "org.rdmad1.Port", "RateSpeed", "40");
+        harness_assert_property(h, MLX5_0 "/port/1", "org.rdmad1.Port", "State", "4: ACTIVE");
+        harness_assert_property(h, MLX4_0 "/port/1", "org.rdmad1.Port", "RateSpeed", "40");
 
         assert_true(sd_bus_call_method(h->bus, "org.rdmad1", MLX4_0, "org.freedesktop.DBus.Properties", "GetAll",
                                        NULL, &reply, "s", "org.rdmad1.Device") >= 0);
@@ -372,7 +333,7 @@ static void test_get_and_getall_agree_with_managed_objects(void **state) {
                 char *body;
 
                 assert_true(sd_bus_message_read(reply, "s", &name) > 0);
-                body = get_property(h, MLX4_0, "org.rdmad1.Device", name, NULL);
+                body = harness_get_property(h, MLX4_0, "org.rdmad1.Device", name, NULL);
                 assert_non_null(body);
                 OBJ_EQ(o, MLX4_0, "org.rdmad1.Device", name, body);
                 free(body);
@@ -428,7 +389,7 @@ static void test_standard_errors(void **state) {
         Harness *h = *state;
         char *err = NULL;
 
-        assert_null(get_property(h, MLX5_0 "/port/1", "org.rdmad1.Port", "NoSuchProperty", &err));
+        assert_null(harness_get_property(h, MLX5_0 "/port/1", "org.rdmad1.Port", "NoSuchProperty", &err));
         assert_string_equal(err, "org.freedesktop.DBus.Error.UnknownProperty");
         free(err);
 
@@ -645,7 +606,7 @@ static void test_empty_host(void **state) {
         Harness *h = *state;
         Objects *o = get_managed_objects(h);
 
-        assert_property(h, "/org/rdmad1", "org.rdmad1.Manager", "Devices", "[]");
+        harness_assert_property(h, "/org/rdmad1", "org.rdmad1.Manager", "Devices", "[]");
         assert_int_equal(o->n, 0);
         objects_free(o);
 }
@@ -693,8 +654,8 @@ static void test_rescan_publishes_only_the_difference(void **state) {
         assert_non_null(strstr(s->body, "/org/rdmad1/device/rxe9"));
         assert_int_equal(harness_count_signals(h, NULL, "InterfacesRemoved"), 0);
 
-        assert_property(h, MLX5_0 "/port/1", "org.rdmad1.Port", "StateName", "DOWN");
-        assert_property(h, "/org/rdmad1/device/rxe9/port/1", "org.rdmad1.Port", "StateName", "ACTIVE");
+        harness_assert_property(h, MLX5_0 "/port/1", "org.rdmad1.Port", "StateName", "DOWN");
+        harness_assert_property(h, "/org/rdmad1/device/rxe9/port/1", "org.rdmad1.Port", "StateName", "ACTIVE");
 
         /* A second rescan with nothing changed says nothing. */
         harness_clear_signals(h);
@@ -710,26 +671,26 @@ static void test_rescan_publishes_only_the_difference(void **state) {
         assert_true(harness_wait(h, has_signal, "InterfacesRemoved", 5000));
         harness_settle(h, 100);
         assert_int_equal(harness_count_signals(h, "/org/rdmad1", "InterfacesRemoved"), 2);
-        assert_null(get_property(h, "/org/rdmad1/device/rxe9", "org.rdmad1.Device", "Name", NULL));
+        assert_null(harness_get_property(h, "/org/rdmad1/device/rxe9", "org.rdmad1.Device", "Name", NULL));
 }
 
 int main(void) {
         const struct CMUnitTest tests[] = {
-                cmocka_unit_test_setup_teardown(test_ready_only_with_the_name_taken, host_setup, harness_teardown),
+                cmocka_unit_test_setup_teardown(test_ready_only_with_the_name_taken, host_setup, harness_teardown_clean),
                 cmocka_unit_test_setup_teardown(test_managed_objects_of_a_realistic_host, host_setup,
-                                                harness_teardown),
-                cmocka_unit_test_setup_teardown(test_manager_properties, host_setup, harness_teardown),
+                                                harness_teardown_clean),
+                cmocka_unit_test_setup_teardown(test_manager_properties, host_setup, harness_teardown_clean),
                 cmocka_unit_test_setup_teardown(test_get_and_getall_agree_with_managed_objects, host_setup,
-                                                harness_teardown),
-                cmocka_unit_test_setup_teardown(test_peer_ping, host_setup, harness_teardown),
-                cmocka_unit_test_setup_teardown(test_get_device_by_name, host_setup, harness_teardown),
-                cmocka_unit_test_setup_teardown(test_standard_errors, host_setup, harness_teardown),
+                                                harness_teardown_clean),
+                cmocka_unit_test_setup_teardown(test_peer_ping, host_setup, harness_teardown_clean),
+                cmocka_unit_test_setup_teardown(test_get_device_by_name, host_setup, harness_teardown_clean),
+                cmocka_unit_test_setup_teardown(test_standard_errors, host_setup, harness_teardown_clean),
                 cmocka_unit_test_setup_teardown(test_introspection_matches_the_documented_files, host_setup,
-                                                harness_teardown),
-                cmocka_unit_test_setup_teardown(test_busctl_tree_and_get_property, host_setup, harness_teardown),
-                cmocka_unit_test_setup_teardown(test_empty_host, empty_setup, harness_teardown),
+                                                harness_teardown_clean),
+                cmocka_unit_test_setup_teardown(test_busctl_tree_and_get_property, host_setup, harness_teardown_clean),
+                cmocka_unit_test_setup_teardown(test_empty_host, empty_setup, harness_teardown_clean),
                 cmocka_unit_test_setup_teardown(test_rescan_publishes_only_the_difference, host_setup,
-                                                harness_teardown),
+                                                harness_teardown_clean),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -31,14 +31,6 @@ static int live_setup(void **state) {
         return 0;
 }
 
-static int harness_teardown(void **state) {
-        int status = harness_stop(*state);
-
-        if (status != 0)
-                fail_msg("rdmad did not exit cleanly on SIGTERM: wait status 0x%x", status);
-        return 0;
-}
-
 typedef struct SignalQuery {
         const char *path;
         const char *member;
@@ -56,28 +48,6 @@ static void wait_signals(Harness *h, const char *path, const char *member, size_
         if (!harness_wait(h, signals_reached, &q, 20000))
                 fail_msg("expected %zu %s on %s, got %zu", count, member, path ?: "any path",
                          harness_count_signals(h, path, member));
-}
-
-static char *get_prop(Harness *h, const char *path, const char *interface, const char *name) {
-        sd_bus_message *reply = NULL;
-        char *v;
-
-        if (sd_bus_call_method(h->bus, "org.rdmad1", path, "org.freedesktop.DBus.Properties", "Get", NULL, &reply,
-                               "ss", interface, name) < 0)
-                return NULL;
-        v = format_next_value(reply);
-        sd_bus_message_unref(reply);
-        return v;
-}
-
-static void assert_prop(Harness *h, const char *path, const char *interface, const char *name,
-                        const char *expected) {
-        char *v = get_prop(h, path, interface, name);
-
-        if (!v)
-                fail_msg("Get %s %s.%s failed", path, interface, name);
-        assert_string_equal(v, expected);
-        free(v);
 }
 
 /* The names in a PropertiesChanged body, in order: "State StateNum ...". */
@@ -162,10 +132,10 @@ static void test_hot_add_and_remove(void **state) {
         assert_int_equal(harness_count_signals(h, "/org/rdmad1", "InterfacesRemoved"), 2);
         assert_non_null(strstr(h->signals[0].body, "\"/org/rdmad1/device/rxe5/port/1\""));
         assert_non_null(strstr(h->signals[1].body, "\"/org/rdmad1/device/rxe5\" [\"org.freedesktop.DBus.Peer\""));
-        assert_prop(h, "/org/rdmad1", "org.rdmad1.Manager", "Devices",
+        harness_assert_property(h, "/org/rdmad1", "org.rdmad1.Manager", "Devices",
                     "[\"/org/rdmad1/device/hfi1_5f0\", \"/org/rdmad1/device/mlx5_5f0\", "
                     "\"/org/rdmad1/device/mlx5_5f1\"]");
-        assert_null(get_prop(h, "/org/rdmad1/device/rxe5", "org.rdmad1.Device", "Name"));
+        assert_null(harness_get_property(h, "/org/rdmad1/device/rxe5", "org.rdmad1.Device", "Name", NULL));
 }
 
 static void test_rename_via_move(void **state) {
@@ -203,10 +173,10 @@ static void test_rename_via_move(void **state) {
         assert_string_equal(h->signals[0].member, "InterfacesRemoved");
         assert_non_null(strstr(h->signals[1].body, "\"" HFI1_0 "\" ["));
         assert_non_null(strstr(h->signals[2].body, "\"/org/rdmad1/device/opa0\" {"));
-        assert_prop(h, "/org/rdmad1", "org.rdmad1.Manager", "Devices",
+        harness_assert_property(h, "/org/rdmad1", "org.rdmad1.Manager", "Devices",
                     "[\"/org/rdmad1/device/mlx5_5f0\", \"/org/rdmad1/device/mlx5_5f1\", \"/org/rdmad1/device/opa0\"]");
-        assert_prop(h, "/org/rdmad1/device/opa0", "org.rdmad1.Device", "Driver", "hfi1");
-        assert_null(get_prop(h, HFI1_0, "org.rdmad1.Device", "Name"));
+        harness_assert_property(h, "/org/rdmad1/device/opa0", "org.rdmad1.Device", "Driver", "hfi1");
+        assert_null(harness_get_property(h, HFI1_0, "org.rdmad1.Device", "Name", NULL));
 }
 
 static void test_port_flap_is_one_signal_with_exactly_the_changes(void **state) {
@@ -231,7 +201,7 @@ static void test_port_flap_is_one_signal_with_exactly_the_changes(void **state) 
                             "State StateNum StateName PhysState PhysStateNum PhysStateName Attributes StateChangedUsec");
         free(names);
         assert_non_null(strstr(s->body, "\"State\": \"1: DOWN\", \"StateNum\": 1, \"StateName\": \"DOWN\""));
-        usec = get_prop(h, HFI1_0 "/port/1", "org.rdmad1.Port", "StateChangedUsec");
+        usec = harness_get_property(h, HFI1_0 "/port/1", "org.rdmad1.Port", "StateChangedUsec", NULL);
         assert_true(strtoull(usec, NULL, 10) > 1700000000000000ULL); /* a real CLOCK_REALTIME stamp */
         free(usec);
 
@@ -249,7 +219,7 @@ static void test_port_flap_is_one_signal_with_exactly_the_changes(void **state) 
         assert_string_equal(names, "State StateNum StateName PhysState PhysStateNum PhysStateName Rate RateSpeed "
                                    "RateInfo Attributes StateChangedUsec");
         free(names);
-        assert_prop(h, HFI1_0 "/port/1", "org.rdmad1.Port", "RateSpeed", "56");
+        harness_assert_property(h, HFI1_0 "/port/1", "org.rdmad1.Port", "RateSpeed", "56");
 
         /* A LID change alone: no state timestamp. */
         harness_clear_signals(h);
@@ -258,7 +228,7 @@ static void test_port_flap_is_one_signal_with_exactly_the_changes(void **state) 
         names = changed_names(&h->signals[0]);
         assert_string_equal(names, "Lid Attributes");
         free(names);
-        assert_prop(h, HFI1_0 "/port/1", "org.rdmad1.Port", "Lid", "23");
+        harness_assert_property(h, HFI1_0 "/port/1", "org.rdmad1.Port", "Lid", "23");
 }
 
 static void test_quiet_ticks_say_nothing(void **state) {
@@ -284,8 +254,8 @@ static void test_netdev_remove_and_add_follow_the_port(void **state) {
         harness_settle(h, 100);
         assert_non_null(strstr(harness_find_signal(h, "/org/rdmad1", "InterfacesRemoved")->body,
                                MLX5_0 "/netdev/ens1f0np0"));
-        assert_prop(h, MLX5_0 "/port/1", "org.rdmad1.Port", "NetDev", "/");
-        assert_prop(h, MLX5_0, "org.rdmad1.Device", "NetDevs", "[]");
+        harness_assert_property(h, MLX5_0 "/port/1", "org.rdmad1.Port", "NetDev", "/");
+        harness_assert_property(h, MLX5_0, "org.rdmad1.Device", "NetDevs", "[]");
         assert_non_null(strstr(harness_find_signal(h, MLX5_0, "PropertiesChanged")->body, "\"NetDevs\": []"));
 
         /* It comes back under a new name. */
@@ -298,9 +268,9 @@ static void test_netdev_remove_and_add_follow_the_port(void **state) {
                                                      "A: mtu=4200\\n\n");
         wait_signals(h, "/org/rdmad1", "InterfacesAdded", 1);
         wait_signals(h, MLX5_0 "/port/1", "PropertiesChanged", 1);
-        assert_prop(h, MLX5_0 "/port/1", "org.rdmad1.Port", "NetDev", MLX5_0 "/netdev/rdma_2droce0");
-        assert_prop(h, MLX5_0 "/netdev/rdma_2droce0", "org.rdmad1.NetDev", "Mtu", "4200");
-        assert_prop(h, MLX5_0 "/netdev/rdma_2droce0", "org.rdmad1.NetDev", "Port", MLX5_0 "/port/1");
+        harness_assert_property(h, MLX5_0 "/port/1", "org.rdmad1.Port", "NetDev", MLX5_0 "/netdev/rdma_2droce0");
+        harness_assert_property(h, MLX5_0 "/netdev/rdma_2droce0", "org.rdmad1.NetDev", "Mtu", "4200");
+        harness_assert_property(h, MLX5_0 "/netdev/rdma_2droce0", "org.rdmad1.NetDev", "Port", MLX5_0 "/port/1");
 }
 
 static void test_numvfs_changed_behind_our_back(void **state) {
@@ -313,7 +283,7 @@ static void test_numvfs_changed_behind_our_back(void **state) {
         wait_signals(h, MLX5_0 "/sriov", "PropertiesChanged", 1);
         s = harness_find_signal(h, MLX5_0 "/sriov", "PropertiesChanged");
         assert_string_equal(s->body, "\"org.rdmad1.Sriov\" {\"NumVfs\": 4} []");
-        assert_prop(h, MLX5_0 "/sriov", "org.rdmad1.Sriov", "NumVfs", "4");
+        harness_assert_property(h, MLX5_0 "/sriov", "org.rdmad1.Sriov", "NumVfs", "4");
 }
 
 typedef struct AsyncReply {
@@ -456,7 +426,7 @@ static void test_uevent_storm_leaves_the_tree_equal_to_sysfs(void **state) {
 
         /* Wait until the daemon has caught up: the device count settles. */
         for (int tries = 0;; tries++) {
-                char *devices = get_prop(h, "/org/rdmad1", "org.rdmad1.Manager", "Devices");
+                char *devices = harness_get_property(h, "/org/rdmad1", "org.rdmad1.Manager", "Devices", NULL);
                 size_t n = 0;
 
                 for (const char *p = devices; (p = strstr(p, "\"/org")); p++)
@@ -509,7 +479,7 @@ static void test_rtnetlink_link_change_rereads_the_port(void **state) {
         if (!private_network)
                 skip(); /* needs its own network namespace to create interfaces */
 
-        assert_prop(h, "/org/rdmad1", "org.rdmad1.Manager", "PollIntervalMs", "0");
+        harness_assert_property(h, "/org/rdmad1", "org.rdmad1.Manager", "PollIntervalMs", "0");
         out = harness_run_command(h, "ip link add ens1f0np0 type veth peer name ens1f0np0p", &status);
         assert_int_equal(status, 0);
         free(out);
@@ -534,25 +504,25 @@ static void test_rtnetlink_link_change_rereads_the_port(void **state) {
         names = changed_names(harness_find_signal(h, MLX5_0 "/netdev/ens1f0np0", "PropertiesChanged"));
         assert_string_equal(names, "OperState Attributes");
         free(names);
-        assert_prop(h, MLX5_0 "/netdev/ens1f0np0", "org.rdmad1.NetDev", "OperState", "down");
+        harness_assert_property(h, MLX5_0 "/netdev/ens1f0np0", "org.rdmad1.NetDev", "OperState", "down");
 }
 
 int main(void) {
         private_network = harness_private_network();
         const struct CMUnitTest tests[] = {
-                cmocka_unit_test_setup_teardown(test_hot_add_and_remove, live_setup, harness_teardown),
-                cmocka_unit_test_setup_teardown(test_rename_via_move, live_setup, harness_teardown),
+                cmocka_unit_test_setup_teardown(test_hot_add_and_remove, live_setup, harness_teardown_clean),
+                cmocka_unit_test_setup_teardown(test_rename_via_move, live_setup, harness_teardown_clean),
                 cmocka_unit_test_setup_teardown(test_port_flap_is_one_signal_with_exactly_the_changes, live_setup,
-                                                harness_teardown),
-                cmocka_unit_test_setup_teardown(test_quiet_ticks_say_nothing, live_setup, harness_teardown),
+                                                harness_teardown_clean),
+                cmocka_unit_test_setup_teardown(test_quiet_ticks_say_nothing, live_setup, harness_teardown_clean),
                 cmocka_unit_test_setup_teardown(test_netdev_remove_and_add_follow_the_port, live_setup,
-                                                harness_teardown),
-                cmocka_unit_test_setup_teardown(test_numvfs_changed_behind_our_back, live_setup, harness_teardown),
-                cmocka_unit_test_setup_teardown(test_wait_for_state, live_setup, harness_teardown),
+                                                harness_teardown_clean),
+                cmocka_unit_test_setup_teardown(test_numvfs_changed_behind_our_back, live_setup, harness_teardown_clean),
+                cmocka_unit_test_setup_teardown(test_wait_for_state, live_setup, harness_teardown_clean),
                 cmocka_unit_test_setup_teardown(test_uevent_storm_leaves_the_tree_equal_to_sysfs, live_setup,
-                                                harness_teardown),
+                                                harness_teardown_clean),
                 cmocka_unit_test_setup_teardown(test_rtnetlink_link_change_rereads_the_port, no_poll_setup,
-                                                harness_teardown),
+                                                harness_teardown_clean),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }

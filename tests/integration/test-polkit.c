@@ -32,14 +32,6 @@ static int polkit_setup(void **state) {
         return 0;
 }
 
-static int harness_teardown(void **state) {
-        int status = harness_stop(*state);
-
-        if (status != 0)
-                fail_msg("rdmad did not exit cleanly on SIGTERM: wait status 0x%x", status);
-        return 0;
-}
-
 /* Skipped, with the reason on stderr, only where polkitd cannot run (not root). */
 #define REQUIRE_POLKIT()                                                                                      \
         do {                                                                                                 \
@@ -272,14 +264,14 @@ static void test_slow_driver_never_blocks_the_bus(void **state) {
 
 int main(void) {
         const struct CMUnitTest tests[] = {
-                cmocka_unit_test_setup_teardown(test_root_changes_the_count, polkit_setup, harness_teardown),
-                cmocka_unit_test_setup_teardown(test_unprivileged_caller_is_refused, polkit_setup, harness_teardown),
+                cmocka_unit_test_setup_teardown(test_root_changes_the_count, polkit_setup, harness_teardown_clean),
+                cmocka_unit_test_setup_teardown(test_unprivileged_caller_is_refused, polkit_setup, harness_teardown_clean),
                 cmocka_unit_test_setup_teardown(test_count_above_total_is_invalid_and_writes_nothing, polkit_setup,
-                                                harness_teardown),
+                                                harness_teardown_clean),
                 cmocka_unit_test_setup_teardown(test_without_polkit_the_call_fails_promptly, polkit_setup,
-                                                harness_teardown),
+                                                harness_teardown_clean),
                 cmocka_unit_test_setup_teardown(test_slow_driver_never_blocks_the_bus, polkit_setup,
-                                                harness_teardown),
+                                                harness_teardown_clean),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }

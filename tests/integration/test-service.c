@@ -21,15 +21,6 @@
 #define MLX5_0 "/org/rdmad1/device/mlx5_5f0"
 #define MLX5_SYS "/sys/devices/pci0000:5d/0000:5d:00.0/0000:5e:00.0/infiniband/mlx5_0"
 
-static int harness_teardown(void **state) {
-        int status = harness_stop(*state);
-
-        harness_bus_policy = NULL;
-        if (status != 0)
-                fail_msg("rdmad did not exit cleanly on SIGTERM: wait status 0x%x", status);
-        return 0;
-}
-
 static int strict_bus_setup(void **state) {
         harness_bus_policy = BUS_POLICY_FILE;
         *state = harness_start(HARNESS_FIXTURES("mlx5-roce-sriov"), NULL);
@@ -197,16 +188,16 @@ static void test_help_version_and_bad_options(void **state) {
 
 int main(void) {
         const struct CMUnitTest tests[] = {
-                cmocka_unit_test_setup_teardown(test_bus_policy, strict_bus_setup, harness_teardown),
-                cmocka_unit_test_setup_teardown(test_watchdog_pings, watchdog_setup, harness_teardown),
+                cmocka_unit_test_setup_teardown(test_bus_policy, strict_bus_setup, harness_teardown_clean),
+                cmocka_unit_test_setup_teardown(test_watchdog_pings, watchdog_setup, harness_teardown_clean),
 #ifndef SANITIZED_BUILD
                 cmocka_unit_test_setup_teardown(test_sigterm_under_valgrind_is_clean, valgrind_setup,
-                                                harness_teardown),
+                                                harness_teardown_clean),
 #endif
                 cmocka_unit_test_setup_teardown(test_bus_loss_ends_the_daemon_with_a_failure, plain_setup,
-                                                harness_teardown),
-                cmocka_unit_test_setup_teardown(test_sighup_rescans, plain_setup, harness_teardown),
-                cmocka_unit_test_setup_teardown(test_help_version_and_bad_options, plain_setup, harness_teardown),
+                                                harness_teardown_clean),
+                cmocka_unit_test_setup_teardown(test_sighup_rescans, plain_setup, harness_teardown_clean),
+                cmocka_unit_test_setup_teardown(test_help_version_and_bad_options, plain_setup, harness_teardown_clean),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }
