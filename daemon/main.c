@@ -159,7 +159,7 @@ static int run(int argc, char *argv[]) {
                 return 0;
         }
 
-        /* Two descriptors per InfiniBand port stay open for the poll: thousands on an
+        /* A descriptor per InfiniBand port stays open for the poll: thousands on an
          * SR-IOV host. The soft limit may go up to the hard one, as systemd's daemons do. */
         struct rlimit rl;
         if (getrlimit(RLIMIT_NOFILE, &rl) >= 0 && rl.rlim_cur < rl.rlim_max) {

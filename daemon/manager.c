@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 #include "manager.h"
 
+#include <malloc.h>
 #include <time.h>
 
 #include "bus-objects.h"
@@ -69,6 +70,8 @@ int manager_load(Manager *m) {
         for (size_t i = 0; i < m->n_devices; i++)
                 m->devices[i]->manager = m;
         log_info("Found %zu RDMA device%s.", m->n_devices, m->n_devices == 1 ? "" : "s");
+        /* The enumeration's temporaries are gone: give their pages back. */
+        (void) malloc_trim(0);
         return 0;
 }
 
@@ -458,6 +461,7 @@ int manager_rescan(Manager *m) {
                 }
         }
         free(new);
+        (void) malloc_trim(0);
         return manager_update_poll(m);
 }
 

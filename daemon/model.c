@@ -47,8 +47,6 @@ static bool is_decimal(const char *s) {
 static void port_clear(Port *p) {
         if (p->state_fd >= 0)
                 close(p->state_fd);
-        if (p->phys_state_fd >= 0)
-                close(p->phys_state_fd);
         free(p->state);
         free(p->state_name);
         free(p->phys_state);
@@ -65,7 +63,7 @@ static void port_clear(Port *p) {
         }
         free(p->gids);
         attr_list_clear(&p->attributes);
-        *p = (Port) { .state_fd = -EBADF, .phys_state_fd = -EBADF };
+        *p = (Port) { .state_fd = -EBADF };
 }
 
 static void netdev_clear(NetDev *n) {
@@ -273,12 +271,10 @@ int port_refresh_link(Port *p, uint32_t *ret_changed) {
         uint32_t changed;
         int r;
 
-        /* The kept descriptors are reopened on the next tick: a file that was
+        /* The kept descriptor is reopened on the next tick: a file that was
          * replaced rather than rewritten (not sysfs, but a test tree) is seen. */
         if (p->state_fd >= 0)
                 p->state_fd = (close(p->state_fd), -EBADF);
-        if (p->phys_state_fd >= 0)
-                p->phys_state_fd = (close(p->phys_state_fd), -EBADF);
 
         *ret_changed = 0;
         for (size_t i = 0; i < ELEMENTSOF(port_link_files); i++) {
@@ -330,8 +326,7 @@ static int link_file_changed(Port *p, int *fd, const char *name, const char *cur
 }
 
 int port_link_changed(Port *p) {
-        return link_file_changed(p, &p->state_fd, "state", p->state) ||
-               link_file_changed(p, &p->phys_state_fd, "phys_state", p->phys_state);
+        return link_file_changed(p, &p->state_fd, "state", p->state);
 }
 
 int netdev_refresh(NetDev *n, uint32_t *ret_changed) {
@@ -389,7 +384,7 @@ static int device_load_ports(int dev_fd, Device *d) {
                         continue;
                 if (ARRAY_RESERVE(d->ports, allocated, d->n_ports + 1) < 0)
                         return -ENOMEM;
-                d->ports[d->n_ports] = (Port) { .device = d, .state_fd = -EBADF, .phys_state_fd = -EBADF };
+                d->ports[d->n_ports] = (Port) { .device = d, .state_fd = -EBADF };
                 r = port_load(fd, de->d_name, &d->ports[d->n_ports]);
                 d->n_ports++;
                 if (r < 0)

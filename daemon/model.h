@@ -49,8 +49,8 @@ typedef struct Port {
         uint64_t state_changed_usec;
         uint32_t dirty; /* properties.h PORT_* bits not yet announced */
 
-        /* The poll's hot path: state and phys_state kept open, re-read with pread(). */
-        int state_fd, phys_state_fd;
+        /* The poll's hot path: state kept open, re-read with pread(). */
+        int state_fd;
         uint8_t poll_boost; /* ticks to poll an Ethernet port after a link event */
 } Port;
 
@@ -116,9 +116,9 @@ const NetDev *device_find_netdev(const Device *d, const char *name);
  * of changed PORT_* properties, 0 without allocating if nothing changed. */
 int port_refresh_link(Port *p, uint32_t *ret_changed);
 
-/* The cheap check of a poll tick: pread() of state and phys_state through
- * descriptors kept open. 1 if either differs from the model (then
- * port_refresh_link() reads the rest), 0 if not; never allocates. */
+/* The cheap check of a poll tick: pread() of state through a descriptor
+ * kept open. 1 if it differs from the model (then port_refresh_link() reads
+ * phys_state, rate and LIDs too), 0 if not; never allocates. */
 int port_link_changed(Port *p);
 
 /* Re-reads a netdev's operstate, MTU, address; mask of NETDEV_* changes. */

@@ -7,11 +7,23 @@
 #include "utf8.h"
 #include "util.h"
 
+/* One block "name\0value\0"; the value's bytes are taken as they are. */
+static int attr_make(const char *name, const char *value, size_t value_len, Attr *ret) {
+        size_t name_len = strlen(name);
+        char *block = malloc(name_len + 1 + value_len + 1);
+
+        if (!block)
+                return -ENOMEM;
+        memcpy(block, name, name_len + 1);
+        memcpy(block + name_len + 1, value, value_len);
+        block[name_len + 1 + value_len] = '\0';
+        *ret = (Attr) { .name = block, .value = block + name_len + 1 };
+        return 0;
+}
+
 void attr_list_clear(AttrList *l) {
-        for (size_t i = 0; i < l->n; i++) {
+        for (size_t i = 0; i < l->n; i++)
                 free(l->items[i].name);
-                free(l->items[i].value);
-        }
         free(l->items);
         l->items = NULL;
         l->n = 0;
@@ -42,7 +54,7 @@ const char *attr_list_get(const AttrList *l, const char *name) {
 
 int attr_list_set(AttrList *l, const char *name, const char *value) {
         size_t lo = 0, hi = l->n;
-        char *v = NULL, *n;
+        Attr a, *items;
 
         /* Binary search for the slot: the list stays sorted. */
         while (lo < hi) {
@@ -51,16 +63,14 @@ int attr_list_set(AttrList *l, const char *name, const char *value) {
                 if (c == 0) {
                         if (!value) {
                                 free(l->items[mid].name);
-                                free(l->items[mid].value);
                                 memmove(l->items + mid, l->items + mid + 1, (l->n - mid - 1) * sizeof(Attr));
                                 l->n--;
                                 return 0;
                         }
-                        v = strdup(value);
-                        if (!v)
+                        if (attr_make(name, value, strlen(value), &a) < 0)
                                 return -ENOMEM;
-                        free(l->items[mid].value);
-                        l->items[mid].value = v;
+                        free(l->items[mid].name);
+                        l->items[mid] = a;
                         return 0;
                 }
                 if (c < 0)
@@ -71,19 +81,14 @@ int attr_list_set(AttrList *l, const char *name, const char *value) {
         if (!value)
                 return 0;
 
-        v = strdup(value);
-        n = strdup(name);
-        Attr *items = reallocarray(l->items, l->n + 1, sizeof(Attr));
-        if (!v || !n || !items) {
-                free(v);
-                free(n);
-                if (items)
-                        l->items = items;
+        items = reallocarray(l->items, l->n + 1, sizeof(Attr));
+        if (!items)
                 return -ENOMEM;
-        }
         l->items = items;
+        if (attr_make(name, value, strlen(value), &a) < 0)
+                return -ENOMEM;
         memmove(l->items + lo + 1, l->items + lo, (l->n - lo) * sizeof(Attr));
-        l->items[lo] = (Attr) { .name = n, .value = v };
+        l->items[lo] = a;
         l->n++;
         return 0;
 }
@@ -182,8 +187,8 @@ int sysfs_read_attributes_at(int dirfd, const char *subdir, AttrList *ret) {
         }
 
         while ((de = readdir(d))) {
+                _cleanup_free_ char *name = NULL, *value = NULL;
                 struct stat st;
-                char *value = NULL, *name;
 
                 if (de->d_name[0] == '.')
                         continue;
@@ -198,13 +203,12 @@ int sysfs_read_attributes_at(int dirfd, const char *subdir, AttrList *ret) {
                         continue;
 
                 name = utf8_sanitize(de->d_name, strlen(de->d_name));
-                if (!name || ARRAY_RESERVE(l.items, allocated, l.n + 1) < 0) {
-                        free(name);
-                        free(value);
+                if (!name || ARRAY_RESERVE(l.items, allocated, l.n + 1) < 0 ||
+                    attr_make(name, value, strlen(value), &l.items[l.n]) < 0) {
                         attr_list_clear(&l);
                         return -ENOMEM;
                 }
-                l.items[l.n++] = (Attr) { .name = name, .value = value };
+                l.n++;
         }
 
         if (l.n > 0)

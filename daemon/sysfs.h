@@ -9,6 +9,8 @@
  * most one page; anything longer is cut at SYSFS_ATTR_MAX bytes. */
 #define SYSFS_ATTR_MAX 4096
 
+/* name and value share one allocation (value follows name's NUL): a big
+ * host holds hundreds of thousands of them. Free `name` only. */
 typedef struct Attr {
         char *name;
         char *value;
