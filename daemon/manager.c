@@ -44,6 +44,7 @@ Manager *manager_free(Manager *m) {
         manager_free_waiters(m);
         polkit_registry_clear(&m->polkit);
         sd_event_source_disable_unref(m->emit_event);
+        sd_event_source_disable_unref(m->trim_post);
         sd_event_source_disable_unref(m->poll_event);
         sd_event_source_disable_unref(m->monitor_event);
         sd_event_source_disable_unref(m->rtnl_event);
@@ -89,6 +90,20 @@ Device *manager_find_device(Manager *m, const char *name) {
 }
 
 static int on_emit(sd_event_source *s, void *userdata);
+
+#define TRIM_INTERVAL_USEC (5 * 1000000ULL)
+
+/* After an iteration that did something (never when idle: no timer of its own). */
+static int on_trim_post(sd_event_source *s, void *userdata) {
+        Manager *m = userdata;
+        uint64_t now;
+
+        if (sd_event_now(m->event, CLOCK_MONOTONIC, &now) < 0 || now < m->last_trim_usec + TRIM_INTERVAL_USEC)
+                return 0;
+        m->last_trim_usec = now;
+        (void) malloc_trim(0);
+        return 0;
+}
 
 int manager_start_event_sources(Manager *m) {
         int r;
@@ -140,6 +155,10 @@ int manager_connect_bus(Manager *m) {
         (void) sd_event_source_set_priority(m->emit_event, SD_EVENT_PRIORITY_IDLE);
         (void) sd_event_source_set_enabled(m->emit_event, SD_EVENT_OFF);
         (void) sd_event_source_set_description(m->emit_event, "emit-changes");
+
+        r = sd_event_add_post(m->event, &m->trim_post, on_trim_post, m);
+        if (r < 0)
+                return log_error_errno(r, "Failed to add the trim source: %m");
 
         r = sd_bus_attach_event(m->bus, m->event, SD_EVENT_PRIORITY_NORMAL);
         if (r < 0)

@@ -40,6 +40,11 @@ typedef struct Manager {
         PortWaiter *waiters;
         unsigned n_waiters;
 
+        /* Heap pages freed by a burst of work (a big GetManagedObjects reply, a
+         * rescan) go back to the kernel after it, at most every few seconds. */
+        sd_event_source *trim_post;
+        uint64_t last_trim_usec;
+
         PolkitRegistry polkit;
         SriovJob *sriov_jobs;
 } Manager;
