@@ -7,7 +7,7 @@ reads commands, one a line, and answers each with "ok" or "error: ...":
   add RECORD_FILE              add the devices of a umockdev record (sends "add")
   uevent DEVPATH ACTION        send a uevent for /sys/devices/...
   remove DEVPATH               send "remove", then delete the device
-  write DEVPATH NAME VALUE     write a sysfs attribute (VALUE may contain \\n)
+  write DEVPATH NAME VALUE     rewrite a sysfs attribute in place (VALUE may contain \\n)
 """
 import sys
 
@@ -35,7 +35,10 @@ def main():
                 testbed.uevent(words[1], "remove")
                 testbed.remove_device(words[1])
             elif words[0] == "write":
-                testbed.set_attribute(words[1], words[2], words[3].replace("\\n", "\n"))
+                # In place, as the kernel changes a sysfs file (set_attribute
+                # would replace the file, unseen through an open descriptor).
+                with open(testbed.get_root_dir() + words[1] + "/" + words[2], "w") as f:
+                    f.write(words[3].replace("\\n", "\n"))
             else:
                 raise ValueError("unknown command " + words[0])
             print("ok", flush=True)
