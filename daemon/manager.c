@@ -217,9 +217,11 @@ static void schedule_emit(Manager *m) {
                 (void) sd_event_source_set_enabled(m->emit_event, SD_EVENT_ONESHOT);
 }
 
-/* After the device is in the table: sd-bus reads the properties through the
- * find callbacks. */
-static void publish_device_added(Manager *m, const Device *d) {
+/* Announces all objects of a device. Added: after the device is in the
+ * table, parent first (sd-bus reads the properties through the find
+ * callbacks). Removed: while it is still there, children first (sd-bus asks
+ * the find callbacks which interfaces the object had). */
+static void publish_device(Manager *m, const Device *d, bool added) {
         char **paths;
         size_t n;
         int r;
@@ -231,32 +233,13 @@ static void publish_device_added(Manager *m, const Device *d) {
                 log_oom();
                 return;
         }
-        for (size_t i = 0; i < n; i++) {
-                r = sd_bus_emit_object_added(m->bus, paths[i]);
-                if (r < 0)
-                        log_warning_errno(r, "Failed to announce %s: %m", paths[i]);
-        }
-        paths_free(paths, n);
-}
+        for (size_t k = 0; k < n; k++) {
+                const char *path = paths[added ? k : n - 1 - k];
 
-/* While the device is still in the table: sd-bus asks the find callbacks
- * which interfaces the object had. Children first. */
-static void publish_device_removed(Manager *m, const Device *d) {
-        char **paths;
-        size_t n;
-        int r;
-
-        if (!m->bus)
-                return;
-        r = device_object_paths(d, &paths, &n);
-        if (r < 0) {
-                log_oom();
-                return;
-        }
-        for (size_t i = n; i > 0; i--) {
-                r = sd_bus_emit_object_removed(m->bus, paths[i - 1]);
+                r = added ? sd_bus_emit_object_added(m->bus, path) : sd_bus_emit_object_removed(m->bus, path);
                 if (r < 0)
-                        log_warning_errno(r, "Failed to announce removal of %s: %m", paths[i - 1]);
+                        log_warning_errno(r, "Failed to announce %s %s: %m", added ? "the addition of" : "the removal of",
+                                          path);
         }
         paths_free(paths, n);
 }
@@ -288,7 +271,7 @@ static int manager_insert_device(Manager *m, Device *d) {
         d->manager = m;
 
         log_info("%s: added (%zu port%s, %s).", d->name, d->n_ports, d->n_ports == 1 ? "" : "s", d->transport);
-        publish_device_added(m, d);
+        publish_device(m, d, true);
         m->devices_changed = true;
         schedule_emit(m);
         return 0;
@@ -299,7 +282,7 @@ static void manager_remove_device_at(Manager *m, size_t i) {
 
         log_info("%s: removed.", d->name);
         manager_fail_waiters(m, d->name);
-        publish_device_removed(m, d);
+        publish_device(m, d, false);
         memmove(m->devices + i, m->devices + i + 1, (m->n_devices - i - 1) * sizeof(Device *));
         m->n_devices--;
         device_free(d);
