@@ -271,11 +271,6 @@ int port_refresh_link(Port *p, uint32_t *ret_changed) {
         uint32_t changed;
         int r;
 
-        /* The kept descriptor is reopened on the next tick: a file that was
-         * replaced rather than rewritten (not sysfs, but a test tree) is seen. */
-        if (p->state_fd >= 0)
-                p->state_fd = (close(p->state_fd), -EBADF);
-
         *ret_changed = 0;
         for (size_t i = 0; i < ELEMENTSOF(port_link_files); i++) {
                 size_t len = 0;
@@ -294,6 +289,10 @@ int port_refresh_link(Port *p, uint32_t *ret_changed) {
         r = port_update_from_attributes(p, &changed);
         if (r < 0)
                 return r;
+        /* A state change seen by path: the kept descriptor may be of a file that
+         * was replaced rather than rewritten (not sysfs, but a test tree); reopen it. */
+        if ((changed & PORT_STATE) && p->state_fd >= 0)
+                p->state_fd = (close(p->state_fd), -EBADF);
         *ret_changed = changed | PORT_ATTRIBUTES;
         return 0;
 }
