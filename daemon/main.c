@@ -12,6 +12,7 @@
 #include "log.h"
 #include "manager.h"
 #include "parse.h"
+#include "sysfs.h"
 #include "util.h"
 
 static void dump_attrs(const char *indent, const char *what, const AttrList *l) {
@@ -214,5 +215,8 @@ static int run(int argc, char *argv[]) {
 }
 
 int main(int argc, char *argv[]) {
-        return run(argc, argv) < 0 ? EXIT_FAILURE : EXIT_SUCCESS;
+        int r = run(argc, argv);
+
+        attr_names_free(); /* the model is gone with the manager */
+        return r < 0 ? EXIT_FAILURE : EXIT_SUCCESS;
 }

@@ -127,6 +127,7 @@ static int port_load_gids(int port_fd, Port *p) {
 
         if (p->n_gids > 0)
                 qsort(p->gids, p->n_gids, sizeof(Gid), gid_compare);
+        ARRAY_SHRINK(p->gids, allocated, p->n_gids);
 
         for (size_t i = 0; i < p->n_gids && !is_infiniband && !*p->gid_ndev; i++) {
                 _cleanup_free_ char *ndev = NULL;
@@ -392,6 +393,7 @@ static int device_load_ports(int dev_fd, Device *d) {
 
         if (d->n_ports > 0)
                 qsort(d->ports, d->n_ports, sizeof(Port), port_compare);
+        ARRAY_SHRINK(d->ports, allocated, d->n_ports);
         /* qsort moved the ports: nothing points into the array yet, but keep the back pointers right. */
         for (size_t i = 0; i < d->n_ports; i++)
                 d->ports[i].device = d;
@@ -490,6 +492,7 @@ static int device_load_netdevs(int parent_fd, Device *d) {
 
         if (d->n_netdevs > 0)
                 qsort(d->netdevs, d->n_netdevs, sizeof(NetDev), netdev_compare);
+        ARRAY_SHRINK(d->netdevs, allocated, d->n_netdevs);
         for (size_t i = 0; i < d->n_netdevs; i++)
                 d->netdevs[i].device = d;
 

@@ -7,23 +7,62 @@
 #include "utf8.h"
 #include "util.h"
 
-/* One block "name\0value\0"; the value's bytes are taken as they are. */
-static int attr_make(const char *name, const char *value, size_t value_len, Attr *ret) {
-        size_t name_len = strlen(name);
-        char *block = malloc(name_len + 1 + value_len + 1);
+/* Sorted; the names of sysfs attributes, a few dozen distinct ones. The
+ * only state outside the Manager: a constant pool, freed at exit. */
+static struct {
+        char **names;
+        size_t n, allocated;
+} name_pool;
 
-        if (!block)
+const char *attr_name_intern(const char *name) {
+        size_t lo = 0, hi = name_pool.n;
+        char *copy;
+
+        while (lo < hi) {
+                size_t mid = (lo + hi) / 2;
+                int c = strcmp(name_pool.names[mid], name);
+                if (c == 0)
+                        return name_pool.names[mid];
+                if (c < 0)
+                        lo = mid + 1;
+                else
+                        hi = mid;
+        }
+        if (ARRAY_RESERVE(name_pool.names, name_pool.allocated, name_pool.n + 1) < 0)
+                return NULL;
+        copy = strdup(name);
+        if (!copy)
+                return NULL;
+        memmove(name_pool.names + lo + 1, name_pool.names + lo, (name_pool.n - lo) * sizeof(char *));
+        name_pool.names[lo] = copy;
+        name_pool.n++;
+        return copy;
+}
+
+void attr_names_free(void) {
+        for (size_t i = 0; i < name_pool.n; i++)
+                free(name_pool.names[i]);
+        free(name_pool.names);
+        name_pool.names = NULL;
+        name_pool.n = name_pool.allocated = 0;
+}
+
+static int attr_make(const char *name, const char *value, size_t value_len, Attr *ret) {
+        const char *n = attr_name_intern(name);
+        char *v;
+
+        if (!n)
                 return -ENOMEM;
-        memcpy(block, name, name_len + 1);
-        memcpy(block + name_len + 1, value, value_len);
-        block[name_len + 1 + value_len] = '\0';
-        *ret = (Attr) { .name = block, .value = block + name_len + 1 };
+        v = strndup(value, value_len);
+        if (!v)
+                return -ENOMEM;
+        *ret = (Attr) { .name = n, .value = v };
         return 0;
 }
 
 void attr_list_clear(AttrList *l) {
         for (size_t i = 0; i < l->n; i++)
-                free(l->items[i].name);
+                free(l->items[i].value);
         free(l->items);
         l->items = NULL;
         l->n = 0;
@@ -62,14 +101,14 @@ int attr_list_set(AttrList *l, const char *name, const char *value) {
                 int c = strcmp(l->items[mid].name, name);
                 if (c == 0) {
                         if (!value) {
-                                free(l->items[mid].name);
+                                free(l->items[mid].value);
                                 memmove(l->items + mid, l->items + mid + 1, (l->n - mid - 1) * sizeof(Attr));
                                 l->n--;
                                 return 0;
                         }
                         if (attr_make(name, value, strlen(value), &a) < 0)
                                 return -ENOMEM;
-                        free(l->items[mid].name);
+                        free(l->items[mid].value);
                         l->items[mid] = a;
                         return 0;
                 }
@@ -213,6 +252,7 @@ int sysfs_read_attributes_at(int dirfd, const char *subdir, AttrList *ret) {
 
         if (l.n > 0)
                 qsort(l.items, l.n, sizeof(Attr), attr_compare);
+        ARRAY_SHRINK(l.items, allocated, l.n);
         *ret = l;
         return 0;
 }

@@ -9,10 +9,10 @@
  * most one page; anything longer is cut at SYSFS_ATTR_MAX bytes. */
 #define SYSFS_ATTR_MAX 4096
 
-/* name and value share one allocation (value follows name's NUL): a big
- * host holds hundreds of thousands of them. Free `name` only. */
+/* A big host holds hundreds of thousands of these, with a few dozen distinct
+ * names: names are shared (attr_name_intern), values owned. */
 typedef struct Attr {
-        char *name;
+        const char *name;
         char *value;
 } Attr;
 
@@ -23,6 +23,11 @@ typedef struct AttrList {
 } AttrList;
 
 void attr_list_clear(AttrList *l);
+
+/* The one copy of an attribute name; NULL on OOM. Freed by attr_names_free()
+ * at exit, when no list refers to them any more. */
+const char *attr_name_intern(const char *name);
+void attr_names_free(void);
 bool attr_list_equal(const AttrList *a, const AttrList *b);
 const char *attr_list_get(const AttrList *l, const char *name);
 /* Sets name to a copy of value, inserting it in order; value NULL removes it. */

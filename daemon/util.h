@@ -97,3 +97,18 @@ static inline int array_reserve(void **p, size_t *allocated, size_t need, size_t
         return 0;
 }
 #define ARRAY_RESERVE(p, allocated, need) array_reserve((void **) &(p), &(allocated), (need), sizeof(*(p)))
+
+/* Gives back what ARRAY_RESERVE's doubling left unused: a loaded model is
+ * read many times and grown rarely. */
+static inline void array_shrink(void **p, size_t *allocated, size_t n, size_t size) {
+        void *q;
+
+        if (n == 0 || n >= *allocated)
+                return;
+        q = reallocarray(*p, n, size);
+        if (q) {
+                *p = q;
+                *allocated = n;
+        }
+}
+#define ARRAY_SHRINK(p, allocated, n) array_shrink((void **) &(p), &(allocated), (n), sizeof(*(p)))
