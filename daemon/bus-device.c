@@ -84,19 +84,6 @@ static int property_get_sriov(sd_bus *bus, const char *path, const char *interfa
         return sd_bus_message_append(reply, "o", p);
 }
 
-static int property_get_attributes(sd_bus *bus, const char *path, const char *interface, const char *property,
-                                   sd_bus_message *reply, void *userdata, sd_bus_error *error) {
-        Device *d = userdata;
-        return bus_append_attr_list(reply, &d->attributes);
-}
-
-static int property_get_power_attributes(sd_bus *bus, const char *path, const char *interface,
-                                         const char *property, sd_bus_message *reply, void *userdata,
-                                         sd_bus_error *error) {
-        Device *d = userdata;
-        return bus_append_attr_list(reply, &d->power_attributes);
-}
-
 /* What identifies the hardware is constant for the object's lifetime: a
  * change there re-announces the device (removed, then added). */
 #define CONST SD_BUS_VTABLE_PROPERTY_CONST
@@ -122,7 +109,7 @@ const sd_bus_vtable device_vtable[] = {
         SD_BUS_PROPERTY("NetDevs", "ao", property_get_netdevs, 0, CHANGE),
         SD_BUS_PROPERTY("SriovCapable", "b", property_get_sriov_capable, 0, CONST),
         SD_BUS_PROPERTY("Sriov", "o", property_get_sriov, 0, CONST),
-        SD_BUS_PROPERTY("Attributes", "a{ss}", property_get_attributes, 0, CHANGE),
-        SD_BUS_PROPERTY("PowerAttributes", "a{ss}", property_get_power_attributes, 0, CHANGE),
+        SD_BUS_PROPERTY("Attributes", "a{ss}", bus_property_get_attr_list, offsetof(Device, attributes), CHANGE),
+        SD_BUS_PROPERTY("PowerAttributes", "a{ss}", bus_property_get_attr_list, offsetof(Device, power_attributes), CHANGE),
         SD_BUS_VTABLE_END,
 };

@@ -57,12 +57,6 @@ static int property_get_port(sd_bus *bus, const char *path, const char *interfac
         return sd_bus_message_append(reply, "o", p);
 }
 
-static int property_get_attributes(sd_bus *bus, const char *path, const char *interface, const char *property,
-                                   sd_bus_message *reply, void *userdata, sd_bus_error *error) {
-        NetDev *n = userdata;
-        return bus_append_attr_list(reply, &n->attributes);
-}
-
 #define CONST SD_BUS_VTABLE_PROPERTY_CONST
 #define CHANGE SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE
 
@@ -75,6 +69,6 @@ const sd_bus_vtable netdev_vtable[] = {
         SD_BUS_PROPERTY("OperState", "s", NULL, offsetof(NetDev, operstate), CHANGE),
         SD_BUS_PROPERTY("Address", "s", NULL, offsetof(NetDev, address), CHANGE),
         SD_BUS_PROPERTY("Mtu", "u", NULL, offsetof(NetDev, mtu), CHANGE),
-        SD_BUS_PROPERTY("Attributes", "a{ss}", property_get_attributes, 0, CHANGE),
+        SD_BUS_PROPERTY("Attributes", "a{ss}", bus_property_get_attr_list, offsetof(NetDev, attributes), CHANGE),
         SD_BUS_VTABLE_END,
 };

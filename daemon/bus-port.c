@@ -76,12 +76,6 @@ static int property_get_gids(sd_bus *bus, const char *path, const char *interfac
         return sd_bus_message_close_container(reply);
 }
 
-static int property_get_attributes(sd_bus *bus, const char *path, const char *interface, const char *property,
-                                   sd_bus_message *reply, void *userdata, sd_bus_error *error) {
-        Port *port = userdata;
-        return bus_append_attr_list(reply, &port->attributes);
-}
-
 static int method_wait_for_state(sd_bus_message *message, void *userdata, sd_bus_error *error) {
         Port *p = userdata;
         Manager *m = p->device->manager;
@@ -139,7 +133,7 @@ const sd_bus_vtable port_vtable[] = {
         SD_BUS_PROPERTY("CapMask", "u", NULL, offsetof(Port, cap_mask), CHANGE),
         SD_BUS_PROPERTY("NetDev", "o", property_get_netdev, 0, CHANGE),
         SD_BUS_PROPERTY("Gids", "a(uss)", property_get_gids, 0, CHANGE),
-        SD_BUS_PROPERTY("Attributes", "a{ss}", property_get_attributes, 0, CHANGE),
+        SD_BUS_PROPERTY("Attributes", "a{ss}", bus_property_get_attr_list, offsetof(Port, attributes), CHANGE),
         SD_BUS_PROPERTY("StateChangedUsec", "t", NULL, offsetof(Port, state_changed_usec), CHANGE),
         SD_BUS_METHOD_WITH_NAMES("WaitForState", "su", SD_BUS_PARAM(state) SD_BUS_PARAM(timeout_ms), "s",
                                  SD_BUS_PARAM(state), method_wait_for_state, SD_BUS_VTABLE_UNPRIVILEGED),

@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <stdio.h>
 
+#include "parse.h"
 #include "util.h"
 
 const sd_bus_error_map rdmad_error_map[] = {
@@ -51,22 +52,6 @@ int sriov_object_path(const char *device_name, char **ret) {
         return device_child_path(device_name, "sriov", ret);
 }
 
-static bool is_decimal_u32(const char *s, uint32_t *ret) {
-        uint64_t v = 0;
-
-        if (!*s || (s[0] == '0' && s[1]))
-                return false;
-        for (; *s; s++) {
-                if (*s < '0' || *s > '9')
-                        return false;
-                v = v * 10 + (uint64_t) (*s - '0');
-                if (v > UINT32_MAX)
-                        return false;
-        }
-        *ret = (uint32_t) v;
-        return true;
-}
-
 int object_path_parse(const char *path, ObjectKind *ret_kind, char **ret_device, uint32_t *ret_port,
                       char **ret_ifname) {
         _cleanup_free_ char *device = NULL, *sub = NULL, *canonical = NULL;
@@ -96,7 +81,7 @@ int object_path_parse(const char *path, ObjectKind *ret_kind, char **ret_device,
                         kind = OBJECT_SRIOV;
                 else if (strncmp(slash, "/port/", 6) == 0) {
                         kind = OBJECT_PORT;
-                        if (!is_decimal_u32(slash + 6, &port))
+                        if (parse_decimal_u32(slash + 6, &port) < 0)
                                 return 0;
                 } else if (strncmp(slash, "/netdev/", 8) == 0 && !strchr(slash + 8, '/')) {
                         _cleanup_free_ char *prefix = strndup(path, (size_t) (slash - path) + 7);
@@ -173,4 +158,9 @@ int bus_append_object_paths(sd_bus_message *m, const void *object, size_t n, Obj
                         return r;
         }
         return sd_bus_message_close_container(m);
+}
+
+int bus_property_get_attr_list(sd_bus *bus, const char *path, const char *interface, const char *property,
+                               sd_bus_message *reply, void *userdata, sd_bus_error *error) {
+        return bus_append_attr_list(reply, userdata);
 }

@@ -38,6 +38,11 @@ int object_path_parse(const char *path, ObjectKind *ret_kind, char **ret_device,
 
 int bus_append_attr_list(sd_bus_message *m, const AttrList *l);
 
+/* Property getter for an AttrList field: use with offsetof() in the vtable
+ * (sd-bus passes the object plus the offset as userdata). */
+int bus_property_get_attr_list(sd_bus *bus, const char *path, const char *interface, const char *property,
+                               sd_bus_message *reply, void *userdata, sd_bus_error *error);
+
 /* Appends an "ao" of n object paths, the i-th built by path_at(object, i). */
 typedef int (*ObjectPathAt)(const void *object, size_t i, char **ret);
 int bus_append_object_paths(sd_bus_message *m, const void *object, size_t n, ObjectPathAt path_at);

@@ -35,15 +35,6 @@ static int str_set(char **p, const char *s) {
         return free_and_strdup(p, s ?: "");
 }
 
-static bool is_decimal(const char *s) {
-        if (!*s || (s[0] == '0' && s[1]))
-                return false;
-        for (; *s; s++)
-                if (*s < '0' || *s > '9')
-                        return false;
-        return true;
-}
-
 static void port_clear(Port *p) {
         if (p->state_fd >= 0)
                 close(p->state_fd);
@@ -102,7 +93,7 @@ static int port_load_gids(int port_fd, Port *p) {
                 char path[64];
                 uint32_t index;
 
-                if (!is_decimal(de->d_name) || parse_u32(de->d_name, &index) < 0)
+                if (parse_decimal_u32(de->d_name, &index) < 0)
                         continue;
                 r = sysfs_read_at(fd, de->d_name, &gid);
                 if (r == -ENOMEM)
@@ -212,7 +203,7 @@ static int port_load(int ports_fd, const char *dirname, Port *p) {
         uint32_t changed;
         int r;
 
-        r = parse_u32(dirname, &p->number);
+        r = parse_decimal_u32(dirname, &p->number);
         if (r < 0)
                 return r;
         if (str_set(&p->netdev, "") < 0 || str_set(&p->gid_ndev, "") < 0)
@@ -380,7 +371,9 @@ static int device_load_ports(int dev_fd, Device *d) {
         }
 
         while ((de = readdir(dir))) {
-                if (!is_decimal(de->d_name))
+                uint32_t number;
+
+                if (parse_decimal_u32(de->d_name, &number) < 0)
                         continue;
                 if (ARRAY_RESERVE(d->ports, allocated, d->n_ports + 1) < 0)
                         return -ENOMEM;

@@ -144,6 +144,18 @@ int parse_rate(const char *s, RateInfo *ret) {
         return 0;
 }
 
+int parse_decimal_u32(const char *s, uint32_t *ret) {
+        const char *end;
+        uint32_t v;
+
+        if (s[0] == '0' && s[1])
+                return -EINVAL;
+        if (parse_decimal_prefix(s, &v, &end) < 0 || *end != '\0')
+                return -EINVAL;
+        *ret = v;
+        return 0;
+}
+
 int parse_u32(const char *s, uint32_t *ret) {
         uint64_t v = 0;
         const char *p = s;

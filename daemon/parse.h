@@ -37,6 +37,10 @@ typedef struct RateInfo {
 /* "%d%s Gb/sec (%dX%s)": "2.5 Gb/sec (1X SDR)", "10 Gb/sec (4X)". */
 int parse_rate(const char *s, RateInfo *ret);
 
+/* Decimal only, no sign, no leading zero, no overflow: port numbers and
+ * GID indexes as directory names and object path components. */
+int parse_decimal_u32(const char *s, uint32_t *ret);
+
 /* Decimal or "0x" hexadecimal, the whole string, no sign, no overflow. */
 int parse_u32(const char *s, uint32_t *ret);
 

@@ -172,6 +172,27 @@ static void test_u32_formats(void **state) {
         }
 }
 
+static void test_decimal_u32(void **state) {
+        static const struct {
+                const char *in;
+                int ret;
+                uint32_t value;
+        } cases[] = {
+                { "0", 0, 0 },         { "1", 0, 1 },          { "254", 0, 254 },
+                { "4294967295", 0, UINT32_MAX },
+                { "4294967296", -EINVAL, 0 },
+                { "01", -EINVAL, 0 },  { "0x1", -EINVAL, 0 },  { "abc", -EINVAL, 0 },
+                { "", -EINVAL, 0 },    { "-1", -EINVAL, 0 },   { "1 ", -EINVAL, 0 },
+        };
+
+        for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
+                uint32_t v = 0;
+
+                assert_int_equal(parse_decimal_u32(cases[i].in, &v), cases[i].ret);
+                assert_int_equal(v, cases[i].value);
+        }
+}
+
 static void test_gid_is_zero(void **state) {
         assert_true(gid_is_zero("0000:0000:0000:0000:0000:0000:0000:0000"));
         assert_true(gid_is_zero(""));
@@ -201,6 +222,7 @@ int main(void) {
                 cmocka_unit_test(test_node_type_formats),
                 cmocka_unit_test(test_rate_formats),
                 cmocka_unit_test(test_u32_formats),
+                cmocka_unit_test(test_decimal_u32),
                 cmocka_unit_test(test_gid_is_zero),
                 cmocka_unit_test(test_link_layer_and_transport),
         };
