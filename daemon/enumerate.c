@@ -42,9 +42,10 @@ int enumerate_devices(struct udev *udev, Device ***ret, size_t *ret_n) {
 
                 name = name ? name + 1 : syspath;
                 r = device_load(syspath, name, &d);
-                if (r == -ENOMEM) {
+                if (errno_is_resource(r)) {
+                        /* Not "gone": skipping it would unpublish it. */
                         device_array_free(devices, n);
-                        return log_oom();
+                        return r;
                 }
                 if (r < 0) {
                         /* Gone between the scan and the read: the remove event follows. */

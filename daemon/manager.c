@@ -406,8 +406,10 @@ int manager_reload_device(Manager *m, const char *syspath, const char *name) {
         int r;
 
         r = device_load(syspath, name, &d);
-        if (r == -ENOMEM)
-                return log_oom();
+        if (errno_is_resource(r)) {
+                manager_defer_resync(m, r, name);
+                return r;
+        }
         if (r < 0) {
                 /* Gone again before we could read it: the remove event follows, or it never existed. */
                 log_debug_errno(r, "%s: cannot load %s: %m", name, syspath);
@@ -431,6 +433,8 @@ int manager_rescan(Manager *m) {
         int r;
 
         r = enumerate_devices(m->udev, &new, &n_new);
+        if (errno_is_resource(r))
+                manager_defer_resync(m, r, "Rescan");
         if (r < 0)
                 return r;
 
@@ -465,6 +469,21 @@ int manager_rescan(Manager *m) {
         free(new);
         (void) malloc_trim(0);
         return manager_update_poll(m);
+}
+
+void manager_defer_resync(Manager *m, int error, const char *what) {
+        if (!m->resync_pending)
+                log_error_errno(error, "%s: cannot read sysfs: %m. Keeping the last known state; retrying on the next event.",
+                                what);
+        m->resync_pending = true;
+}
+
+void manager_retry_resync(Manager *m) {
+        if (!m->resync_pending)
+                return;
+        m->resync_pending = false;
+        if (manager_rescan(m) >= 0)
+                log_info("Resynchronised with sysfs.");
 }
 
 /* One PropertiesChanged for an object's dirty bits, which are then clear. */

@@ -47,6 +47,9 @@ typedef struct Manager {
 
         PolkitRegistry polkit;
         SriovJob *sriov_jobs;
+
+        /* A read failed for lack of memory or descriptors: a full rescan is owed. */
+        bool resync_pending;
 } Manager;
 
 int manager_new(Manager **ret);
@@ -68,6 +71,12 @@ Device *manager_find_device(Manager *m, const char *name);
 
 /* Re-reads everything and publishes the differences. */
 int manager_rescan(Manager *m);
+
+/* A sysfs read failed with errno_is_resource(error): what is published is
+ * kept, and a full rescan follows on the next event (udev, rtnetlink, or the
+ * poll's sweep at the latest). Logs once per episode. */
+void manager_defer_resync(Manager *m, int error, const char *what);
+void manager_retry_resync(Manager *m);
 
 /* Re-reads one device (after an add/change uevent); a device that is gone
  * from sysfs is removed. */

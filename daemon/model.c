@@ -11,6 +11,13 @@
 #include "util.h"
 
 /* *ret = copy of the attribute, "" if the kernel did not let us read it. */
+/* After a failed open: the error if it is a lack of resources (to be
+ * retried), else 0 (the file or directory is not there, or not one). */
+static int resource_errno_or_zero(void) {
+        int r = negative_errno();
+        return errno_is_resource(r) ? r : 0;
+}
+
 static int attr_dup(const AttrList *l, const char *name, char **ret) {
         const char *v = attr_list_get(l, name);
         char *s = strdup(v ?: "");
@@ -81,11 +88,12 @@ static int port_load_gids(int port_fd, Port *p) {
 
         fd = openat(port_fd, "gids", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
         if (fd < 0)
-                return 0;
+                return resource_errno_or_zero();
         d = fdopendir(fd);
         if (!d) {
+                r = resource_errno_or_zero();
                 close(fd);
-                return 0;
+                return r;
         }
 
         while ((de = readdir(d))) {
@@ -96,7 +104,7 @@ static int port_load_gids(int port_fd, Port *p) {
                 if (parse_decimal_u32(de->d_name, &index) < 0)
                         continue;
                 r = sysfs_read_at(fd, de->d_name, &gid);
-                if (r == -ENOMEM)
+                if (errno_is_resource(r))
                         return r;
                 if (r < 0 || gid_is_zero(gid))
                         continue;
@@ -105,7 +113,7 @@ static int port_load_gids(int port_fd, Port *p) {
                 if (!is_infiniband) {
                         snprintf(path, sizeof(path), "gid_attrs/types/%u", index);
                         r = sysfs_read_at(port_fd, path, &type);
-                        if (r == -ENOMEM)
+                        if (errno_is_resource(r))
                                 return r;
                 }
                 if (!type && !(type = strdup("")))
@@ -126,7 +134,7 @@ static int port_load_gids(int port_fd, Port *p) {
 
                 snprintf(path, sizeof(path), "gid_attrs/ndevs/%u", p->gids[i].index);
                 r = sysfs_read_at(port_fd, path, &ndev);
-                if (r == -ENOMEM)
+                if (errno_is_resource(r))
                         return r;
                 if (r >= 0 && *ndev) {
                         free(p->gid_ndev);
@@ -210,11 +218,14 @@ static int port_load(int ports_fd, const char *dirname, Port *p) {
                 return -ENOMEM;
 
         fd = openat(ports_fd, dirname, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-        if (fd < 0)
+        if (fd < 0) {
+                r = resource_errno_or_zero();
+                if (r < 0)
+                        return r;
                 log_debug_errno(errno, "Cannot open port directory %s: %m", dirname);
-        else {
+        } else {
                 r = sysfs_read_attributes_at(fd, ".", &p->attributes);
-                if (r == -ENOMEM)
+                if (errno_is_resource(r))
                         return r;
         }
 
@@ -238,6 +249,8 @@ static int attr_list_refresh(AttrList *l, const char *name, int read_result, con
         _cleanup_free_ char *sanitized = NULL;
         int r;
 
+        if (errno_is_resource(read_result))
+                return read_result;
         if (read_result < 0) {
                 if (!cur)
                         return 0;
@@ -362,12 +375,17 @@ static int device_load_ports(int dev_fd, Device *d) {
         int fd, r;
 
         fd = openat(dev_fd, "ports", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-        if (fd < 0)
-                return log_debug_errno(errno, "%s: no ports directory: %m", d->name), 0;
+        if (fd < 0) {
+                r = resource_errno_or_zero();
+                if (r == 0)
+                        log_debug_errno(errno, "%s: no ports directory: %m", d->name);
+                return r;
+        }
         dir = fdopendir(fd);
         if (!dir) {
+                r = resource_errno_or_zero();
                 close(fd);
-                return 0;
+                return r;
         }
 
         while ((de = readdir(dir))) {
@@ -402,11 +420,15 @@ static int netdev_load(int net_fd, const char *name, NetDev *n) {
 
         /* Gone (or a stale name in gid_attrs/ndevs): not a netdev of ours. */
         fd = openat(net_fd, name, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-        if (fd < 0)
-                return log_debug_errno(errno, "Cannot open netdev %s: %m", name);
+        if (fd < 0) {
+                r = negative_errno();
+                if (!errno_is_resource(r))
+                        log_debug_errno(r, "Cannot open netdev %s: %m", name);
+                return r;
+        }
 
         r = sysfs_read_attributes_at(fd, ".", &n->attributes);
-        if (r == -ENOMEM)
+        if (errno_is_resource(r))
                 return r;
 
         if (attr_dup(&n->attributes, "operstate", &n->operstate) < 0 ||
@@ -434,7 +456,7 @@ static int device_add_netdev(Device *d, size_t *allocated, int net_fd, const cha
                 return -ENOMEM;
         d->netdevs[d->n_netdevs] = (NetDev) {};
         r = netdev_load(net_fd, name, &d->netdevs[d->n_netdevs]);
-        if (r == -ENOMEM) {
+        if (errno_is_resource(r)) {
                 d->n_netdevs++; /* freed with the device */
                 return r;
         }
@@ -458,10 +480,16 @@ static int device_load_netdevs(int parent_fd, Device *d) {
                 int fd;
 
                 fd = openat(parent_fd, "net", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+                if (fd < 0 && (r = resource_errno_or_zero()) < 0)
+                        return r;
                 if (fd >= 0) {
                         dir = fdopendir(fd);
-                        if (!dir)
+                        if (!dir) {
+                                r = resource_errno_or_zero();
                                 close(fd);
+                                if (r < 0)
+                                        return r;
+                        }
                         while (dir && (de = readdir(dir))) {
                                 if (de->d_name[0] == '.')
                                         continue;
@@ -475,6 +503,8 @@ static int device_load_netdevs(int parent_fd, Device *d) {
         if (d->n_netdevs == 0) {
                 _cleanup_close_ int class_fd = open("/sys/class/net", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 
+                if (class_fd < 0 && (r = resource_errno_or_zero()) < 0)
+                        return r;
                 if (class_fd >= 0)
                         for (size_t i = 0; i < d->n_ports; i++) {
                                 r = device_add_netdev(d, &allocated, class_fd, d->ports[i].gid_ndev);
@@ -521,6 +551,8 @@ static int device_load_parent(int dev_fd, Device *d) {
 
         /* Virtual devices (rxe, siw) have no "device" link and no parent. */
         n = readlinkat(dev_fd, "device", buf, sizeof(buf) - 1);
+        if (n < 0 && (r = resource_errno_or_zero()) < 0)
+                return r;
         if (n >= 0) {
                 _cleanup_free_ char *path = NULL;
 
@@ -534,15 +566,19 @@ static int device_load_parent(int dev_fd, Device *d) {
                         return -ENOMEM;
 
                 parent_fd = openat(dev_fd, "device", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-                if (parent_fd < 0)
+                if (parent_fd < 0) {
+                        r = resource_errno_or_zero();
+                        if (r < 0)
+                                return r;
                         log_debug_errno(errno, "%s: cannot open parent device: %m", d->name);
+                }
         }
 
         if (parent_fd >= 0) {
                 _cleanup_free_ char *driver = NULL, *total = NULL, *num = NULL;
 
                 r = sysfs_readlink_basename_at(parent_fd, "driver", &driver);
-                if (r == -ENOMEM)
+                if (errno_is_resource(r))
                         return r;
                 if (r >= 0) {
                         free(d->driver);
@@ -551,13 +587,13 @@ static int device_load_parent(int dev_fd, Device *d) {
 
                 /* SR-IOV belongs to the PF: a VF has no sriov_totalvfs. */
                 r = sysfs_read_at(parent_fd, "sriov_totalvfs", &total);
-                if (r == -ENOMEM)
+                if (errno_is_resource(r))
                         return r;
                 if (r >= 0) {
                         d->sriov_capable = true;
                         (void) parse_u32(total, &d->total_vfs);
                         r = sysfs_read_at(parent_fd, "sriov_numvfs", &num);
-                        if (r == -ENOMEM)
+                        if (errno_is_resource(r))
                                 return r;
                         if (r >= 0)
                                 (void) parse_u32(num, &d->num_vfs);
@@ -587,12 +623,12 @@ int device_load(const char *syspath, const char *name, Device **ret) {
                 return negative_errno();
 
         r = sysfs_read_attributes_at(fd, ".", &d->attributes);
-        if (r < 0 && r != -ENOMEM)
+        if (r < 0 && !errno_is_resource(r))
                 log_debug_errno(r, "%s: cannot list attributes: %m", name);
-        if (r == -ENOMEM)
+        if (errno_is_resource(r))
                 return r;
         r = sysfs_read_attributes_at(fd, "power", &d->power_attributes);
-        if (r == -ENOMEM)
+        if (errno_is_resource(r))
                 return r;
 
         if (attr_dup(&d->attributes, "node_type", &d->node_type) < 0 ||

@@ -58,6 +58,8 @@ static void on_link_name(const char *ifname, void *userdata) {
 }
 
 void manager_link_event(Manager *m, const char *ifname) {
+        int r;
+
         for (size_t i = 0; i < m->n_devices; i++) {
                 Device *d = m->devices[i];
                 NetDev *n = (NetDev *) device_find_netdev(d, ifname);
@@ -65,14 +67,20 @@ void manager_link_event(Manager *m, const char *ifname) {
 
                 if (!n)
                         continue;
-                if (netdev_refresh(n, &changed) >= 0)
+                r = netdev_refresh(n, &changed);
+                if (errno_is_resource(r))
+                        manager_defer_resync(m, r, ifname);
+                else if (r >= 0)
                         manager_netdev_changed(m, d, n, changed);
                 for (size_t j = 0; j < d->n_ports; j++) {
                         Port *p = &d->ports[j];
 
                         if (!streq(p->netdev, ifname) && !streq(p->gid_ndev, ifname))
                                 continue;
-                        if (port_refresh_link(p, &changed) >= 0)
+                        r = port_refresh_link(p, &changed);
+                        if (errno_is_resource(r))
+                                manager_defer_resync(m, r, d->name);
+                        else if (r >= 0)
                                 manager_port_changed(m, p, changed);
                         /* The driver may update the port after the netdev: watch it for a few ticks. */
                         p->poll_boost = 3;
@@ -109,6 +117,7 @@ static int on_rtnl(sd_event_source *s, int fd, uint32_t revents, void *userdata)
                 if (rtnl_parse_link_names(buf, (size_t) n, on_link_name, m) < 0)
                         log_debug("Ignoring a malformed rtnetlink message.");
         }
+        manager_retry_resync(m);
         return 0;
 }
 

@@ -21,6 +21,10 @@ static int on_poll(sd_event_source *s, uint64_t usec, void *userdata) {
         unsigned slice = m->poll_ticks++ % SWEEP_TICKS, index = 0;
         int r;
 
+        /* Out of resources earlier and no event since: the sweep's turn to retry. */
+        if (slice == 0)
+                manager_retry_resync(m);
+
         for (size_t i = 0; i < m->n_devices; i++) {
                 Device *d = m->devices[i];
 
@@ -36,7 +40,9 @@ static int on_poll(sd_event_source *s, uint64_t usec, void *userdata) {
                                 continue;
 
                         r = port_refresh_link(p, &changed);
-                        if (r < 0)
+                        if (errno_is_resource(r))
+                                manager_defer_resync(m, r, d->name);
+                        else if (r < 0)
                                 log_warning_errno(r, "%s port %u: cannot re-read link state: %m", d->name, p->number);
                         manager_port_changed(m, p, changed);
                 }

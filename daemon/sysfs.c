@@ -213,14 +213,14 @@ int sysfs_read_attributes_at(int dirfd, const char *subdir, AttrList *ret) {
         AttrList l = {};
         size_t allocated = 0;
         struct dirent *de;
-        int fd;
+        int fd, r;
 
         fd = openat(dirfd, subdir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
         if (fd < 0)
                 return negative_errno();
         d = fdopendir(fd);
         if (!d) {
-                int r = negative_errno();
+                r = negative_errno();
                 close(fd);
                 return r;
         }
@@ -238,7 +238,12 @@ int sysfs_read_attributes_at(int dirfd, const char *subdir, AttrList *ret) {
                 /* Write-only attributes: root could open them, the kernel would refuse the read. */
                 if (!(st.st_mode & (S_IRUSR | S_IRGRP | S_IROTH)))
                         continue;
-                if (sysfs_read_at(fd, de->d_name, &value) < 0)
+                r = sysfs_read_at(fd, de->d_name, &value);
+                if (errno_is_resource(r)) {
+                        attr_list_clear(&l);
+                        return r;
+                }
+                if (r < 0)
                         continue;
 
                 name = utf8_sanitize(de->d_name, strlen(de->d_name));

@@ -91,6 +91,7 @@ static void handle_pci(Manager *m, struct udev_device *dev, const char *action) 
         const char *syspath = udev_device_get_syspath(dev);
         char path[4096], buf[64];
         size_t len;
+        int r;
 
         if (!syspath || !streq(action, "change"))
                 return;
@@ -102,7 +103,10 @@ static void handle_pci(Manager *m, struct udev_device *dev, const char *action) 
 
                 if (!d->sriov_capable || !streq(d->device_path, syspath))
                         continue;
-                if (sysfs_read_buf_at(AT_FDCWD, path, buf, sizeof(buf), &len) < 0 || parse_u32(buf, &num) < 0)
+                r = sysfs_read_buf_at(AT_FDCWD, path, buf, sizeof(buf), &len);
+                if (errno_is_resource(r))
+                        manager_defer_resync(m, r, d->name);
+                if (r < 0 || parse_u32(buf, &num) < 0)
                         continue;
                 if (num != d->num_vfs) {
                         log_info("%s: %u VFs (was %u).", d->name, num, d->num_vfs);
@@ -143,6 +147,7 @@ static int on_udev_event(sd_event_source *s, int fd, uint32_t revents, void *use
                 }
                 udev_device_unref(dev);
         }
+        manager_retry_resync(m);
         return 0;
 }
 

@@ -79,6 +79,13 @@ static inline int negative_errno(void) {
         return errno > 0 ? -errno : -EIO;
 }
 
+/* Out of memory or out of file descriptors: the failure says nothing about
+ * the file, so it must not be taken as "attribute missing". The caller
+ * keeps what it had and the read is retried later. r is -errno. */
+static inline bool errno_is_resource(int r) {
+        return r == -ENOMEM || r == -EMFILE || r == -ENFILE || r == -ENOBUFS;
+}
+
 /* Makes room for at least `need` elements of `size` bytes in *p, doubling. */
 static inline int array_reserve(void **p, size_t *allocated, size_t need, size_t size) {
         size_t n;
