@@ -415,7 +415,10 @@ static int netdev_load(int net_fd, const char *name, NetDev *n) {
         _cleanup_close_ int fd = -EBADF;
         int r;
 
-        if (str_set(&n->name, name) < 0 || str_set(&n->operstate, "") < 0 || str_set(&n->address, "") < 0)
+        /* Interface names are bytes to the kernel; the bus wants UTF-8. */
+        free(n->name);
+        n->name = utf8_sanitize(name, strlen(name));
+        if (!n->name || str_set(&n->operstate, "") < 0 || str_set(&n->address, "") < 0)
                 return -ENOMEM;
 
         /* Gone (or a stale name in gid_attrs/ndevs): not a netdev of ours. */
@@ -460,7 +463,8 @@ static int device_add_netdev(Device *d, size_t *allocated, int net_fd, const cha
                 d->n_netdevs++; /* freed with the device */
                 return r;
         }
-        if (r < 0) {
+        /* Gone, or a second name that reads the same once made valid UTF-8. */
+        if (r < 0 || (d->n_netdevs > 0 && device_find_netdev(d, d->netdevs[d->n_netdevs].name))) {
                 netdev_clear(&d->netdevs[d->n_netdevs]);
                 return 0;
         }

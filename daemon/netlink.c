@@ -7,6 +7,7 @@
 #include <linux/netlink.h>
 #include <linux/rtnetlink.h>
 #include <net/if.h>
+#include <stdint.h>
 #include <string.h>
 #include <sys/socket.h>
 
@@ -14,41 +15,49 @@
 #include "manager.h"
 #include "util.h"
 
+/* The NLMSG_NEXT/RTA_NEXT macros subtract aligned lengths from the remaining
+ * size and wrap around when the last message or attribute is not padded to
+ * the end of the datagram; offsets checked against the size cannot. */
 int rtnl_parse_link_names(const void *buf, size_t len, void (*cb)(const char *ifname, void *userdata),
                           void *userdata) {
+        const uint8_t *p = buf;
         int n = 0;
 
-        for (const struct nlmsghdr *h = buf; NLMSG_OK(h, len); h = NLMSG_NEXT(h, len)) {
-                const struct ifinfomsg *ifi;
-                const struct rtattr *a;
-                size_t alen;
+        for (size_t off = 0; off < len && len - off >= sizeof(struct nlmsghdr);) {
+                const struct nlmsghdr *h = (const struct nlmsghdr *) (p + off);
+                size_t msg_len = h->nlmsg_len, attr_off, attr_end;
 
+                if (msg_len < sizeof(struct nlmsghdr) || msg_len > len - off)
+                        return -EBADMSG;
                 if (h->nlmsg_type == NLMSG_DONE)
                         break;
-                if (h->nlmsg_type != RTM_NEWLINK && h->nlmsg_type != RTM_DELLINK)
-                        continue;
-                if (h->nlmsg_len < NLMSG_LENGTH(sizeof(struct ifinfomsg)))
-                        return -EBADMSG;
+                if (h->nlmsg_type == RTM_NEWLINK || h->nlmsg_type == RTM_DELLINK) {
+                        if (msg_len < NLMSG_LENGTH(sizeof(struct ifinfomsg)))
+                                return -EBADMSG;
+                        n++;
+                        attr_end = off + msg_len;
+                        for (attr_off = off + NLMSG_SPACE(sizeof(struct ifinfomsg));
+                             attr_off < attr_end && attr_end - attr_off >= sizeof(struct rtattr);) {
+                                const struct rtattr *a = (const struct rtattr *) (p + attr_off);
+                                char name[IF_NAMESIZE];
+                                size_t l;
 
-                ifi = NLMSG_DATA(h);
-                a = IFLA_RTA(ifi);
-                alen = h->nlmsg_len - NLMSG_LENGTH(sizeof(struct ifinfomsg));
-                n++;
-                for (; RTA_OK(a, alen); a = RTA_NEXT(a, alen)) {
-                        char name[IF_NAMESIZE];
-                        size_t l;
-
-                        if (a->rta_type != IFLA_IFNAME)
-                                continue;
-                        l = RTA_PAYLOAD(a);
-                        if (l == 0 || l > sizeof(name))
-                                break;
-                        memcpy(name, RTA_DATA(a), l);
-                        name[l - 1] = '\0';
-                        if (name[0])
-                                cb(name, userdata);
-                        break;
+                                if (a->rta_len < sizeof(struct rtattr) || a->rta_len > attr_end - attr_off)
+                                        break;
+                                if (a->rta_type == IFLA_IFNAME) {
+                                        l = a->rta_len - RTA_LENGTH(0);
+                                        if (l == 0 || l > sizeof(name))
+                                                break;
+                                        memcpy(name, RTA_DATA(a), l);
+                                        name[l - 1] = '\0';
+                                        if (name[0])
+                                                cb(name, userdata);
+                                        break;
+                                }
+                                attr_off += RTA_ALIGN(a->rta_len);
+                        }
                 }
+                off += NLMSG_ALIGN(msg_len);
         }
         return n;
 }
