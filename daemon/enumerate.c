@@ -32,6 +32,8 @@ int enumerate_devices(struct udev *udev, Device ***ret, size_t *ret_n) {
         if (r < 0)
                 return r;
         r = udev_enumerate_scan_devices(e);
+        if (errno_is_resource(r))
+                return r; /* the caller says what it keeps and when it retries */
         if (r < 0)
                 return log_error_errno(r, "Failed to enumerate infiniband devices: %m");
 

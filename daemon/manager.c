@@ -468,6 +468,10 @@ int manager_rescan(Manager *m) {
         }
         free(new);
         (void) malloc_trim(0);
+        if (m->resync_pending) {
+                m->resync_pending = false;
+                log_info("Resynchronised with sysfs.");
+        }
         return manager_update_poll(m);
 }
 
@@ -479,11 +483,8 @@ void manager_defer_resync(Manager *m, int error, const char *what) {
 }
 
 void manager_retry_resync(Manager *m) {
-        if (!m->resync_pending)
-                return;
-        m->resync_pending = false;
-        if (manager_rescan(m) >= 0)
-                log_info("Resynchronised with sysfs.");
+        if (m->resync_pending)
+                (void) manager_rescan(m); /* clears it, or fails quietly: the episode is logged */
 }
 
 /* One PropertiesChanged for an object's dirty bits, which are then clear. */

@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 #include "harness.h"
 
+#include <dirent.h>
 #include <errno.h>
+#include <inttypes.h>
 #include <fcntl.h>
 #include <sched.h>
 #include <poll.h>
@@ -239,6 +241,30 @@ static int on_signal(sd_bus_message *m, void *userdata, sd_bus_error *error) {
         return 0;
 }
 
+const char *harness_daemon_preload;
+void (*harness_prepare)(Harness *h);
+bool harness_capture_daemon_log;
+
+char *harness_daemon_log(Harness *h) {
+        char path[128], *text = NULL;
+        size_t size = 0;
+        FILE *f, *out;
+
+        snprintf(path, sizeof(path), "%s/rdmad.log", h->tmpdir);
+        out = open_memstream(&text, &size);
+        assert_non_null(out);
+        f = fopen(path, "re");
+        if (f) {
+                char buf[4096];
+                size_t k;
+                while ((k = fread(buf, 1, sizeof(buf), f)) > 0)
+                        fwrite(buf, 1, k, out);
+                fclose(f);
+        }
+        fclose(out);
+        return text;
+}
+
 static void start_daemon(Harness *h, const char *const *args) {
         const char *daemon = getenv("RDMAD_BINARY");
         const char *wrapper = getenv("RDMAD_TEST_WRAPPER"); /* e.g. "valgrind --error-exitcode=99" */
@@ -247,7 +273,24 @@ static void start_daemon(Harness *h, const char *const *args) {
 
         assert_non_null(daemon);
         setenv("NOTIFY_SOCKET", h->notify_path, 1);
-        argv[n++] = "umockdev-wrapper";
+        if (harness_capture_daemon_log) {
+                /* stderr appended to <tmpdir>/rdmad.log; the shell is replaced by the daemon. */
+                static char log_env[128];
+                snprintf(log_env, sizeof(log_env), "%s/rdmad.log", h->tmpdir);
+                setenv("RDMAD_TEST_LOG", log_env, 1);
+                argv[n++] = "sh";
+                argv[n++] = "-c";
+                argv[n++] = "exec \"$0\" \"$@\" 2>>\"$RDMAD_TEST_LOG\"";
+        }
+        if (harness_daemon_preload) {
+                /* Before umockdev's library: its wrappers call libc directly, so
+                 * only a library in front of them sees the daemon's calls. */
+                static char preload[600];
+                snprintf(preload, sizeof(preload), "LD_PRELOAD=%s:libumockdev-preload.so.0", harness_daemon_preload);
+                argv[n++] = "env";
+                argv[n++] = preload;
+        } else
+                argv[n++] = "umockdev-wrapper";
         if (wrapper && *wrapper) {
                 wrapper_copy = strdup(wrapper);
                 for (char *save = NULL, *t = strtok_r(wrapper_copy, " ", &save); t && n < 32;
@@ -300,6 +343,9 @@ Harness *harness_start(const char *const *fixtures, const char *const *args) {
                         fail_msg("Cannot load %s: %s", path, error->message);
         }
 
+        if (harness_prepare)
+                harness_prepare(h);
+
         start_bus(h);
         open_notify_socket(h);
         setenv("SYSTEMD_DEVICE_VERIFY_SYSFS", "0", 1);
@@ -345,6 +391,37 @@ void harness_add_device(Harness *h, const char *record) {
 
         if (!umockdev_testbed_add_from_string(h->testbed, record, &error))
                 fail_msg("Cannot add %s: %s", record, error->message);
+}
+
+unsigned harness_daemon_fd_count(Harness *h) {
+        char path[64];
+        struct dirent *de;
+        unsigned n = 0;
+        DIR *d;
+
+        snprintf(path, sizeof(path), "/proc/%d/fd", (int) h->daemon_pid);
+        d = opendir(path);
+        assert_non_null(d);
+        while ((de = readdir(d)))
+                if (de->d_name[0] != '.')
+                        n++;
+        closedir(d);
+        return n;
+}
+
+uint64_t harness_daemon_rss_kib(Harness *h) {
+        char path[64], line[256];
+        uint64_t kib = 0;
+        FILE *f;
+
+        snprintf(path, sizeof(path), "/proc/%d/status", (int) h->daemon_pid);
+        f = fopen(path, "re");
+        assert_non_null(f);
+        while (fgets(line, sizeof(line), f))
+                if (sscanf(line, "VmRSS: %" SCNu64 " kB", &kib) == 1)
+                        break;
+        fclose(f);
+        return kib;
 }
 
 static bool name_has_owner(Harness *h, const char *name) {

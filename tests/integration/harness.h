@@ -67,6 +67,23 @@ void harness_stop_polkit(Harness *h);
 char *harness_call_as(Harness *h, uid_t uid, gid_t gid, const char *destination, const char *path,
                       const char *interface, const char *member, const char *types, ...);
 
+/* When set before harness_start() or harness_restart_daemon(): a library
+ * preloaded into the daemon in front of umockdev's (the fault injector). */
+extern const char *harness_daemon_preload;
+
+/* When set: called by harness_start() once the fixtures are in the testbed,
+ * before the daemon starts (to write what umockdev cannot describe). */
+extern void (*harness_prepare)(Harness *h);
+
+/* When set before harness_start(): the daemon's stderr goes to a file
+ * instead of the test's, and harness_daemon_log() returns it so far. */
+extern bool harness_capture_daemon_log;
+char *harness_daemon_log(Harness *h);
+
+/* The daemon's open file descriptors and resident memory, from /proc. */
+unsigned harness_daemon_fd_count(Harness *h);
+uint64_t harness_daemon_rss_kib(Harness *h);
+
 /* When set before harness_start(): the bus is configured like a real system
  * bus (everything denied by default) plus this policy file. */
 extern const char *harness_bus_policy;

@@ -1,0 +1,752 @@
+/* SPDX-License-Identifier: MIT */
+/* Hostile conditions: sysfs that no sane driver prints, devices that vanish
+ * while being read, renames under a pending WaitForState, malformed calls,
+ * a lost uevent, running out of file descriptors, and the bus going away.
+ * In every case the daemon stays up, publishes only what exists, and says
+ * what happened. */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+#include <glib.h>
+
+#include "harness.h"
+
+#define MLX5_SYS "/sys/devices/pci0000:5d/0000:5d:00.0/0000:5e:00.0/infiniband/mlx5_0"
+#define MLX5_0 "/org/rdmad1/device/mlx5_5f0"
+#define HFI1_SYS "/sys/devices/pci0000:80/0000:80:03.0/0000:81:00.0/infiniband/hfi1_0"
+#define HFI1_0 "/org/rdmad1/device/hfi1_5f0"
+#define OPA0_SYS "/sys/devices/pci0000:80/0000:80:03.0/0000:81:00.0/infiniband/opa0"
+
+#define HOSTILE_PCI "/devices/pci0000:00/0000:00:02.0"
+#define HOSTILE_SYS "/sys" HOSTILE_PCI "/infiniband/hostile0"
+#define HOSTILE_0 "/org/rdmad1/device/hostile0"
+#define N_GIDS 10000
+
+static const char *const fast_poll[] = { "--poll-interval=50", NULL };
+
+static int live_setup(void **state) {
+        *state = harness_start(HARNESS_FIXTURES("mlx5-roce-sriov", "hfi1"), fast_poll);
+        return 0;
+}
+
+/* ---- helpers ---------------------------------------------------------- */
+
+typedef struct SignalQuery {
+        const char *path;
+        const char *member;
+        size_t count;
+} SignalQuery;
+
+static bool signals_reached(Harness *h, const void *data) {
+        const SignalQuery *q = data;
+        return harness_count_signals(h, q->path, q->member) >= q->count;
+}
+
+static void wait_signals(Harness *h, const char *path, const char *member, size_t count) {
+        SignalQuery q = { path, member, count };
+
+        if (!harness_wait(h, signals_reached, &q, 20000))
+                fail_msg("expected %zu %s on %s, got %zu", count, member, path ?: "any path",
+                         harness_count_signals(h, path, member));
+}
+
+/* Signals whose body mentions `needle`. */
+static size_t count_signals_mentioning(Harness *h, const char *needle) {
+        size_t n = 0;
+
+        for (size_t i = 0; i < h->n_signals; i++)
+                if (strstr(h->signals[i].body, needle) || strstr(h->signals[i].path, needle))
+                        n++;
+        return n;
+}
+
+static void assert_call_error(Harness *h, const char *expected, const char *path, const char *interface,
+                              const char *member, const char *types, ...) {
+        sd_bus_error error = SD_BUS_ERROR_NULL;
+        sd_bus_message *m = NULL;
+        va_list ap;
+        int r;
+
+        assert_true(sd_bus_message_new_method_call(h->bus, &m, "org.rdmad1", path, interface, member) >= 0);
+        va_start(ap, types);
+        r = sd_bus_message_appendv(m, types, ap);
+        va_end(ap);
+        assert_true(r >= 0);
+        r = sd_bus_call(h->bus, m, 10 * 1000000ULL, &error, NULL);
+        if (r >= 0)
+                fail_msg("%s.%s on %s succeeded; expected %s", interface, member, path, expected);
+        if (!error.name || strcmp(error.name, expected) != 0)
+                fail_msg("%s.%s on %s: %s (%s); expected %s", interface, member, path, error.name,
+                         error.message, expected);
+        sd_bus_error_free(&error);
+        sd_bus_message_unref(m);
+}
+
+static void assert_daemon_answers(Harness *h) {
+        assert_true(sd_bus_call_method(h->bus, "org.rdmad1", "/org/rdmad1", "org.freedesktop.DBus.Peer", "Ping",
+                                       NULL, NULL, "") >= 0);
+        assert_int_equal(waitpid(h->daemon_pid, NULL, WNOHANG), 0);
+}
+
+/* Every string and object path in the rest of m: valid UTF-8, no NUL. */
+static size_t check_strings(sd_bus_message *m) {
+        size_t n = 0;
+        char type;
+        const char *contents;
+
+        while (sd_bus_message_peek_type(m, &type, &contents) > 0) {
+                if (type == 's' || type == 'o' || type == 'g') {
+                        const char *s;
+                        assert_true(sd_bus_message_read_basic(m, type, &s) > 0);
+                        if (!g_utf8_validate(s, -1, NULL))
+                                fail_msg("not UTF-8 on the bus: \"%s\"", s);
+                        n++;
+                } else if (type == 'a' || type == 'r' || type == 'e' || type == 'v') {
+                        assert_true(sd_bus_message_enter_container(m, type, contents) >= 0);
+                        n += check_strings(m);
+                        assert_true(sd_bus_message_exit_container(m) >= 0);
+                } else
+                        assert_true(sd_bus_message_skip(m, NULL) >= 0);
+        }
+        return n;
+}
+
+static size_t check_managed_objects_utf8(Harness *h) {
+        sd_bus_message *reply = NULL;
+        size_t n;
+
+        assert_true(sd_bus_call_method(h->bus, "org.rdmad1", "/org/rdmad1", "org.freedesktop.DBus.ObjectManager",
+                                       "GetManagedObjects", NULL, &reply, "") >= 0);
+        n = check_strings(reply);
+        sd_bus_message_unref(reply);
+        return n;
+}
+
+/* ---- hostile sysfs ---------------------------------------------------- */
+
+static char hostile_fixture[128];
+
+/* A device no driver would print: numbers that overflow 32 bits, negative
+ * and empty hex, binary and non-UTF-8 bytes, a megabyte attribute,
+ * directories and dangling links where files belong, port directories "0"
+ * and "abc", a netdev whose name is not UTF-8, and a 10 000-entry GID table. */
+static void write_hostile_fixture(const char *path) {
+        FILE *f = fopen(path, "we");
+
+        assert_non_null(f);
+        fprintf(f, "P: " HOSTILE_PCI "\nE: SUBSYSTEM=pci\n"
+                   "A: sriov_totalvfs=4294967296\\n\nA: sriov_numvfs=-1\\n\n"
+                   "L: driver=../../../bus/pci/drivers/mlx5_core\n\n");
+        fprintf(f, "P: " HOSTILE_PCI "/infiniband/hostile0\nE: SUBSYSTEM=infiniband\nE: NAME=hostile0\n"
+                   "A: node_type=4294967296: CA\\n\n"
+                   "H: node_guid=fffe00c328\n"
+                   "H: fw_ver=31002e00ff00320a\n"
+                   "A: hca_type/nested=1\\n\n"
+                   "L: board_id=../../../nonexistent/board\n"
+                   "H: node_desc=c3286e6f6465\n"
+                   "L: device=../../../0000:00:02.0\n"
+                   "A: ports/0/state=4: ACTIVE\\n\n"
+                   "A: ports/0/link_layer=InfiniBand\\n\n"
+                   "A: ports/abc/state=4: ACTIVE\\n\n"
+                   "A: ports/1/state=4294967296: ACTIVE\\n\n"
+                   "A: ports/1/phys_state=-1: LinkUp\\n\n"
+                   "A: ports/1/rate=4294967296 Gb/sec (4X EDR)\\n\n"
+                   "A: ports/1/lid=4294967296\\n\n"
+                   "A: ports/1/sm_lid=-1\\n\n"
+                   "A: ports/1/lid_mask_count=0x\\n\n"
+                   "A: ports/1/sm_sl=0x100000000\\n\n"
+                   "A: ports/1/cap_mask=99999999999999999999\\n\n"
+                   "A: ports/1/link_layer=Ethernet\\n\n");
+        fprintf(f, "A: hw_rev=");
+        for (int i = 0; i < 1024 * 1024; i++)
+                fputc('x', f);
+        fprintf(f, "\\n\n");
+        fprintf(f, "\n");
+        assert_int_equal(fclose(f), 0);
+}
+
+static void write_file(const char *dir, const char *name, const char *value) {
+        char path[1024];
+        FILE *f;
+
+        snprintf(path, sizeof(path), "%s/%s", dir, name);
+        f = fopen(path, "we");
+        if (!f)
+                fail_msg("Cannot write %s: %m", path);
+        fputs(value, f);
+        assert_int_equal(fclose(f), 0);
+}
+
+/* What umockdev cannot describe (a path that is not UTF-8), or only slowly
+ * (20 000 attributes), written straight into the testbed. */
+static void prepare_hostile(Harness *h) {
+        char *root = umockdev_testbed_get_root_dir(h->testbed), dir[1024], name[64], value[128];
+
+        snprintf(dir, sizeof(dir), "%s/sys" HOSTILE_PCI "/net", root);
+        assert_true(mkdir(dir, 0755) == 0 || errno == EEXIST);
+        snprintf(dir, sizeof(dir), "%s/sys" HOSTILE_PCI "/net/eth\xff\xfe" "0", root);
+        assert_int_equal(mkdir(dir, 0755), 0);
+        write_file(dir, "dev_port", "0\n");
+        write_file(dir, "operstate", "up\n");
+        write_file(dir, "mtu", "99999999999\n");
+        write_file(dir, "address", "\xff\x00\xfe\n");
+
+        snprintf(dir, sizeof(dir), "%s" HOSTILE_SYS "/ports/1/gids", root);
+        assert_int_equal(mkdir(dir, 0755), 0);
+        for (int i = 0; i < N_GIDS; i++) {
+                snprintf(name, sizeof(name), "%d", i);
+                snprintf(value, sizeof(value), "fe80:0000:0000:0000:0000:0000:%04x:%04x\n", i >> 8, i & 0xff);
+                write_file(dir, name, value);
+        }
+        snprintf(dir, sizeof(dir), "%s" HOSTILE_SYS "/ports/1/gid_attrs", root);
+        assert_int_equal(mkdir(dir, 0755), 0);
+        strcat(dir, "/types");
+        assert_int_equal(mkdir(dir, 0755), 0);
+        for (int i = 0; i < N_GIDS; i++) {
+                snprintf(name, sizeof(name), "%d", i);
+                write_file(dir, name, i % 2 ? "RoCE v2\n" : "IB/RoCE v1\n");
+        }
+        g_free(root);
+}
+
+static int hostile_setup(void **state) {
+        snprintf(hostile_fixture, sizeof(hostile_fixture), "/tmp/rdmad-hostile-%d.umockdev", (int) getpid());
+        write_hostile_fixture(hostile_fixture);
+        harness_prepare = prepare_hostile;
+        *state = harness_start(HARNESS_FIXTURES(hostile_fixture, "mlx5-roce-sriov"), fast_poll);
+        harness_prepare = NULL;
+        return 0;
+}
+
+static int hostile_teardown(void **state) {
+        unlink(hostile_fixture);
+        return harness_teardown_clean(state);
+}
+
+static size_t count_occurrences(const char *s, const char *needle) {
+        size_t n = 0;
+        for (const char *p = s; (p = strstr(p, needle)); p += strlen(needle))
+                n++;
+        return n;
+}
+
+static void test_hostile_sysfs_publishes_what_it_can(void **state) {
+        Harness *h = *state;
+        char *gids, *attrs, *netdevs;
+        Objects *o;
+        size_t strings;
+
+        /* The well-behaved device next to it is untouched. */
+        harness_assert_property(h, MLX5_0 "/port/1", "org.rdmad1.Port", "StateName", "ACTIVE");
+
+        /* Ports "0" and "1"; "abc" is not a port. */
+        harness_assert_property(h, HOSTILE_0, "org.rdmad1.Device", "PortNumbers", "[0, 1]");
+        harness_assert_property(h, HOSTILE_0 "/port/0", "org.rdmad1.Port", "StateName", "ACTIVE");
+
+        /* Out of range, negative, empty hex: 0, and the raw text kept as it was. */
+        harness_assert_property(h, HOSTILE_0 "/port/1", "org.rdmad1.Port", "StateNum", "0");
+        harness_assert_property(h, HOSTILE_0 "/port/1", "org.rdmad1.Port", "State", "4294967296: ACTIVE");
+        harness_assert_property(h, HOSTILE_0 "/port/1", "org.rdmad1.Port", "PhysStateNum", "0");
+        harness_assert_property(h, HOSTILE_0 "/port/1", "org.rdmad1.Port", "Lid", "0");
+        harness_assert_property(h, HOSTILE_0 "/port/1", "org.rdmad1.Port", "SmLid", "0");
+        harness_assert_property(h, HOSTILE_0 "/port/1", "org.rdmad1.Port", "LidMaskCount", "0");
+        harness_assert_property(h, HOSTILE_0 "/port/1", "org.rdmad1.Port", "SmSl", "0");
+        harness_assert_property(h, HOSTILE_0 "/port/1", "org.rdmad1.Port", "CapMask", "0");
+        harness_assert_property(h, HOSTILE_0 "/port/1", "org.rdmad1.Port", "Rate", "4294967296 Gb/sec (4X EDR)");
+        harness_assert_property(h, "/org/rdmad1", "org.rdmad1.Manager", "Devices",
+                                "[\"/org/rdmad1/device/hostile0\", \"/org/rdmad1/device/mlx5_5f0\", "
+                                "\"/org/rdmad1/device/mlx5_5f1\"]");
+        harness_assert_property(h, HOSTILE_0, "org.rdmad1.Device", "Sriov", HOSTILE_0 "/sriov");
+
+        /* Binary and non-UTF-8 bytes: U+FFFD; a directory or a dangling link: "". */
+        harness_assert_property(h, HOSTILE_0, "org.rdmad1.Device", "FirmwareVersion", "1\xef\xbf\xbd.\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd" "2");
+        harness_assert_property(h, HOSTILE_0, "org.rdmad1.Device", "NodeDescription", "\xef\xbf\xbd(node");
+        harness_assert_property(h, HOSTILE_0, "org.rdmad1.Device", "HcaType", "");
+        harness_assert_property(h, HOSTILE_0, "org.rdmad1.Device", "BoardId", "");
+        harness_assert_property(h, HOSTILE_0, "org.rdmad1.Device", "NodeType", ""); /* "4294967296: CA" is no node type */
+        harness_assert_property(h, HOSTILE_0, "org.rdmad1.Device", "Driver", "mlx5_core");
+        /* A megabyte file: cut at one page. */
+        {
+                char *hw_rev = harness_get_property(h, HOSTILE_0, "org.rdmad1.Device", "HwRev", NULL);
+                assert_non_null(hw_rev);
+                assert_int_equal(strlen(hw_rev), 4096);
+                free(hw_rev);
+        }
+        attrs = harness_get_property(h, HOSTILE_0, "org.rdmad1.Device", "Attributes", NULL);
+        assert_non_null(attrs);
+        assert_null(strstr(attrs, "\"hca_type\""));
+        assert_null(strstr(attrs, "\"board_id\""));
+        free(attrs);
+
+        /* SR-IOV numbers that do not fit: capable, 0 and 0. */
+        harness_assert_property(h, HOSTILE_0, "org.rdmad1.Device", "SriovCapable", "true");
+        harness_assert_property(h, HOSTILE_0 "/sriov", "org.rdmad1.Sriov", "TotalVfs", "0");
+        harness_assert_property(h, HOSTILE_0 "/sriov", "org.rdmad1.Sriov", "NumVfs", "0");
+
+        /* The netdev whose name is not UTF-8: published under a valid one. */
+        netdevs = harness_get_property(h, HOSTILE_0, "org.rdmad1.Device", "NetDevs", NULL);
+        assert_non_null(netdevs);
+        assert_int_equal(count_occurrences(netdevs, "/netdev/"), 1);
+        free(netdevs);
+        o = get_managed_objects(h);
+        {
+                bool found = false;
+                for (size_t i = 0; i < o->n; i++)
+                        if (o->entries[i].name && !strcmp(o->entries[i].interface, "org.rdmad1.NetDev") &&
+                            !strcmp(o->entries[i].name, "Name") && strstr(o->entries[i].path, HOSTILE_0)) {
+                                assert_string_equal(o->entries[i].value, "eth\xef\xbf\xbd\xef\xbf\xbd" "0");
+                                found = true;
+                        }
+                assert_true(found);
+        }
+        objects_free(o);
+
+        /* All 10 000 GIDs, in order, with their types. */
+        gids = harness_get_property(h, HOSTILE_0 "/port/1", "org.rdmad1.Port", "Gids", NULL);
+        assert_non_null(gids);
+        assert_int_equal(count_occurrences(gids, "(") , N_GIDS);
+        assert_int_equal(count_occurrences(gids, "RoCE v2"), N_GIDS / 2);
+        assert_non_null(strstr(gids, "[(0, \"fe80:0000:0000:0000:0000:0000:0000:0000\""));
+        assert_non_null(strstr(gids, "(9999, \"fe80:0000:0000:0000:0000:0000:0027:000f\", \"RoCE v2\")]"));
+        free(gids);
+
+        /* Every string of the whole tree is valid UTF-8. */
+        strings = check_managed_objects_utf8(h);
+        assert_true(strings > 2 * N_GIDS);
+        printf("hostile sysfs: %zu strings in GetManagedObjects, all valid UTF-8\n", strings);
+
+        /* A rescan of the same hostile tree changes nothing. */
+        harness_clear_signals(h);
+        assert_true(sd_bus_call_method(h->bus, "org.rdmad1", "/org/rdmad1", "org.rdmad1.Manager", "Rescan", NULL,
+                                       NULL, "") >= 0);
+        harness_settle(h, 300);
+        assert_int_equal(h->n_signals, 0);
+        assert_daemon_answers(h);
+}
+
+/* ---- races ------------------------------------------------------------ */
+
+#define GHOST_SYS "/sys/devices/virtual/infiniband/ghost0"
+#define GHOST_RECORD                                                                                         \
+        "P: /devices/virtual/infiniband/ghost0\nE: SUBSYSTEM=infiniband\nE: NAME=ghost0\n"                \
+        "A: node_type=1: CA\\n\nA: ports/1/state=4: ACTIVE\\n\nA: ports/1/link_layer=InfiniBand\\n\n"
+
+/* A "change" uevent for a device whose directory is gone by the time the
+ * daemon reads it: the device is removed, announced once. */
+static void test_device_gone_between_uevent_and_read(void **state) {
+        Harness *h = *state;
+        char *root = umockdev_testbed_get_root_dir(h->testbed), cmd[1024];
+
+        harness_clear_signals(h);
+        harness_pause(h);
+        umockdev_testbed_uevent(h->testbed, HFI1_SYS, "change");
+        snprintf(cmd, sizeof(cmd), "rm -rf '%s" HFI1_SYS "' '%s/sys/class/infiniband/hfi1_0'", root, root);
+        assert_int_equal(system(cmd), 0);
+        g_free(root);
+        harness_resume(h);
+
+        wait_signals(h, "/org/rdmad1", "InterfacesRemoved", 2);
+        harness_settle(h, 200);
+        assert_int_equal(harness_count_signals(h, "/org/rdmad1", "InterfacesRemoved"), 2);
+        assert_int_equal(harness_count_signals(h, "/org/rdmad1", "InterfacesAdded"), 0);
+        assert_null(harness_get_property(h, HFI1_0, "org.rdmad1.Device", "Name", NULL));
+        harness_assert_property(h, "/org/rdmad1", "org.rdmad1.Manager", "Devices",
+                                "[\"/org/rdmad1/device/mlx5_5f0\", \"/org/rdmad1/device/mlx5_5f1\"]");
+        assert_daemon_answers(h);
+}
+
+/* Added and removed before the daemon looks: it never existed, so nothing
+ * is said about it at all. Then the reverse: removed and added back. */
+static void test_add_and_remove_within_one_iteration(void **state) {
+        Harness *h = *state;
+
+        harness_clear_signals(h);
+        harness_pause(h);
+        harness_add_device(h, GHOST_RECORD); /* sends "add" */
+        umockdev_testbed_uevent(h->testbed, GHOST_SYS, "remove");
+        umockdev_testbed_remove_device(h->testbed, GHOST_SYS);
+        harness_resume(h);
+        harness_settle(h, 500);
+        assert_int_equal(count_signals_mentioning(h, "ghost0"), 0);
+        assert_int_equal(h->n_signals, 0);
+        assert_null(harness_get_property(h, "/org/rdmad1/device/ghost0", "org.rdmad1.Device", "Name", NULL));
+
+        /* Present, then removed and re-added in one go: it is still there afterwards. */
+        harness_add_device(h, GHOST_RECORD);
+        wait_signals(h, "/org/rdmad1", "InterfacesAdded", 2);
+        harness_settle(h, 100);
+        harness_clear_signals(h);
+        harness_pause(h);
+        umockdev_testbed_uevent(h->testbed, GHOST_SYS, "remove");
+        umockdev_testbed_remove_device(h->testbed, GHOST_SYS);
+        harness_add_device(h, GHOST_RECORD);
+        harness_resume(h);
+        harness_settle(h, 500);
+        harness_assert_property(h, "/org/rdmad1/device/ghost0/port/1", "org.rdmad1.Port", "StateName", "ACTIVE");
+        /* Whatever was announced, removals and additions balance. */
+        assert_int_equal(harness_count_signals(h, "/org/rdmad1", "InterfacesRemoved"),
+                         harness_count_signals(h, "/org/rdmad1", "InterfacesAdded"));
+        assert_daemon_answers(h);
+}
+
+/* A scan that meets a device whose directory is gone (its class link left
+ * dangling), then a scan of a sysfs without the class directory at all. */
+static void test_device_gone_in_the_middle_of_a_scan(void **state) {
+        Harness *h = *state;
+        char *root = umockdev_testbed_get_root_dir(h->testbed), cmd[1024];
+
+        snprintf(cmd, sizeof(cmd), "rm -rf '%s" HFI1_SYS "'", root);
+        assert_int_equal(system(cmd), 0);
+        harness_clear_signals(h);
+        assert_true(sd_bus_call_method(h->bus, "org.rdmad1", "/org/rdmad1", "org.rdmad1.Manager", "Rescan", NULL,
+                                       NULL, "") >= 0);
+        wait_signals(h, "/org/rdmad1", "InterfacesRemoved", 2);
+        harness_settle(h, 200);
+        assert_int_equal(harness_count_signals(h, "/org/rdmad1", "InterfacesRemoved"), 2);
+        for (size_t i = 0; i < h->n_signals; i++)
+                if (strstr(h->signals[i].path, "mlx5") ||
+                    (strcmp(h->signals[i].member, "PropertiesChanged") != 0 && strstr(h->signals[i].body, "mlx5")))
+                        fail_msg("a signal about mlx5: %s %s %s", h->signals[i].path, h->signals[i].member,
+                                 h->signals[i].body);
+        harness_assert_property(h, MLX5_0 "/port/1", "org.rdmad1.Port", "StateName", "ACTIVE");
+
+        snprintf(cmd, sizeof(cmd), "rm -rf '%s/sys/class/infiniband'", root);
+        assert_int_equal(system(cmd), 0);
+        g_free(root);
+        harness_clear_signals(h);
+        assert_true(sd_bus_call_method(h->bus, "org.rdmad1", "/org/rdmad1", "org.rdmad1.Manager", "Rescan", NULL,
+                                       NULL, "") >= 0);
+        harness_settle(h, 300);
+        harness_assert_property(h, "/org/rdmad1", "org.rdmad1.Manager", "Devices", "[]");
+        assert_daemon_answers(h);
+}
+
+typedef struct AsyncReply {
+        bool done;
+        char *error_name;
+} AsyncReply;
+
+static int on_reply(sd_bus_message *m, void *userdata, sd_bus_error *ret_error) {
+        AsyncReply *a = userdata;
+        const sd_bus_error *e = sd_bus_message_get_error(m);
+
+        assert_false(a->done); /* exactly one reply */
+        a->done = true;
+        if (e)
+                a->error_name = strdup(e->name);
+        return 0;
+}
+
+static bool reply_done(Harness *h, const void *data) {
+        return ((const AsyncReply *) data)->done;
+}
+
+/* "rdma dev set hfi1_0 name opa0" while a client waits on hfi1_0's port:
+ * the wait ends with NoSuchDevice (its object is gone), once; the new name
+ * can be waited on at once. */
+static void test_rename_while_waiting(void **state) {
+        Harness *h = *state;
+        char *root = umockdev_testbed_get_root_dir(h->testbed), from[512], to[512], target[512];
+        AsyncReply a = {};
+        ssize_t n;
+
+        assert_true(sd_bus_call_method_async(h->bus, NULL, "org.rdmad1", HFI1_0 "/port/1", "org.rdmad1.Port",
+                                             "WaitForState", on_reply, &a, "su", "ARMED", 60000) >= 0);
+        harness_settle(h, 200);
+        assert_false(a.done);
+
+        harness_pause(h);
+        snprintf(from, sizeof(from), "%s" HFI1_SYS, root);
+        snprintf(to, sizeof(to), "%s" OPA0_SYS, root);
+        assert_int_equal(rename(from, to), 0);
+        snprintf(from, sizeof(from), "%s/sys/class/infiniband/hfi1_0", root);
+        n = readlink(from, target, sizeof(target) - 1);
+        assert_true(n > 0);
+        target[n - (ssize_t) strlen("hfi1_0")] = '\0';
+        strcat(target, "opa0");
+        assert_int_equal(unlink(from), 0);
+        snprintf(to, sizeof(to), "%s/sys/class/infiniband/opa0", root);
+        assert_int_equal(symlink(target, to), 0);
+        g_free(root);
+        umockdev_testbed_set_property(h->testbed, OPA0_SYS, "NAME", "opa0");
+        umockdev_testbed_set_property(h->testbed, OPA0_SYS, "DEVPATH_OLD",
+                                      "/devices/pci0000:80/0000:80:03.0/0000:81:00.0/infiniband/hfi1_0");
+        umockdev_testbed_uevent(h->testbed, OPA0_SYS, "move");
+        harness_resume(h);
+
+        assert_true(harness_wait(h, reply_done, &a, 10000));
+        assert_string_equal(a.error_name, "org.rdmad1.Error.NoSuchDevice");
+        free(a.error_name);
+        harness_settle(h, 200); /* a second reply would fail on_reply's assertion */
+
+        assert_true(sd_bus_call_method(h->bus, "org.rdmad1", "/org/rdmad1/device/opa0/port/1", "org.rdmad1.Port",
+                                       "WaitForState", NULL, NULL, "su", "ACTIVE", 1000) >= 0);
+        assert_call_error(h, "org.freedesktop.DBus.Error.UnknownObject", HFI1_0 "/port/1", "org.rdmad1.Port",
+                          "WaitForState", "su", "ACTIVE", 1000);
+}
+
+/* ---- bad calls -------------------------------------------------------- */
+
+static void test_bad_calls_get_precise_errors(void **state) {
+        Harness *h = *state;
+        char *root;
+        char cmd[1024];
+
+        /* Wrong signatures. */
+        assert_call_error(h, "org.freedesktop.DBus.Error.InvalidArgs", "/org/rdmad1", "org.rdmad1.Manager",
+                          "GetDeviceByName", "u", 7);
+        assert_call_error(h, "org.freedesktop.DBus.Error.InvalidArgs", "/org/rdmad1", "org.rdmad1.Manager",
+                          "GetDeviceByName", "ss", "mlx5_0", "extra");
+        assert_call_error(h, "org.freedesktop.DBus.Error.InvalidArgs", "/org/rdmad1", "org.rdmad1.Manager", "Rescan",
+                          "s", "now");
+        assert_call_error(h, "org.freedesktop.DBus.Error.InvalidArgs", MLX5_0 "/port/1", "org.rdmad1.Port",
+                          "WaitForState", "s", "ACTIVE");
+        assert_call_error(h, "org.freedesktop.DBus.Error.InvalidArgs", MLX5_0 "/port/1", "org.rdmad1.Port",
+                          "WaitForState", "us", 1000, "ACTIVE");
+        assert_call_error(h, "org.freedesktop.DBus.Error.InvalidArgs", MLX5_0 "/sriov", "org.rdmad1.Sriov",
+                          "SetNumVfs", "s", "4");
+        assert_call_error(h, "org.freedesktop.DBus.Error.InvalidArgs", MLX5_0 "/sriov", "org.rdmad1.Sriov",
+                          "SetNumVfs", "i", -1);
+        assert_call_error(h, "org.freedesktop.DBus.Error.InvalidArgs", MLX5_0, "org.freedesktop.DBus.Properties",
+                          "Get", "s", "org.rdmad1.Device");
+        assert_call_error(h, "org.freedesktop.DBus.Error.InvalidArgs", MLX5_0, "org.freedesktop.DBus.Properties",
+                          "GetAll", "u", 1);
+
+        /* Values out of range. */
+        assert_call_error(h, "org.rdmad1.Error.InvalidArgument", MLX5_0 "/port/1", "org.rdmad1.Port",
+                          "WaitForState", "su", "", 1000);
+        assert_call_error(h, "org.rdmad1.Error.InvalidArgument", MLX5_0 "/sriov", "org.rdmad1.Sriov", "SetNumVfs",
+                          "u", UINT32_MAX);
+        assert_call_error(h, "org.rdmad1.Error.NoSuchDevice", "/org/rdmad1", "org.rdmad1.Manager",
+                          "GetDeviceByName", "s", "");
+
+        /* Unknown objects, interfaces, members, properties. */
+        assert_call_error(h, "org.freedesktop.DBus.Error.UnknownObject", "/org/rdmad1/device/nope/port/1",
+                          "org.rdmad1.Port", "WaitForState", "su", "ACTIVE", 1000);
+        assert_call_error(h, "org.freedesktop.DBus.Error.UnknownObject", "/org/rdmad1/nothing",
+                          "org.freedesktop.DBus.Properties", "GetAll", "s", "org.rdmad1.Device");
+        assert_call_error(h, "org.freedesktop.DBus.Error.UnknownObject", MLX5_0 "/port/4294967296",
+                          "org.freedesktop.DBus.Properties", "GetAll", "s", "org.rdmad1.Port");
+        assert_call_error(h, "org.freedesktop.DBus.Error.UnknownObject", MLX5_0 "/port/01",
+                          "org.freedesktop.DBus.Properties", "GetAll", "s", "org.rdmad1.Port");
+        assert_call_error(h, "org.freedesktop.DBus.Error.UnknownMethod", MLX5_0 "/port/1", "org.rdmad1.Port",
+                          "SetNumVfs", "u", 1);
+        /* sd-bus says "Unknown method Frobnicate or interface org.rdmad1.Nothing." */
+        assert_call_error(h, "org.freedesktop.DBus.Error.UnknownMethod", MLX5_0, "org.rdmad1.Nothing",
+                          "Frobnicate", "");
+        assert_call_error(h, "org.freedesktop.DBus.Error.UnknownProperty", MLX5_0, "org.freedesktop.DBus.Properties",
+                          "Get", "ss", "org.rdmad1.Device", "Nope");
+        assert_call_error(h, "org.freedesktop.DBus.Error.UnknownProperty", MLX5_0, "org.freedesktop.DBus.Properties",
+                          "Set", "ssv", "org.rdmad1.Device", "Nope", "s", "x");
+
+        /* Set on every kind of read-only property, with right and wrong value types. */
+        assert_call_error(h, "org.freedesktop.DBus.Error.PropertyReadOnly", MLX5_0, "org.freedesktop.DBus.Properties",
+                          "Set", "ssv", "org.rdmad1.Device", "NodeDescription", "s", "mine now");
+        assert_call_error(h, "org.freedesktop.DBus.Error.PropertyReadOnly", MLX5_0, "org.freedesktop.DBus.Properties",
+                          "Set", "ssv", "org.rdmad1.Device", "Name", "u", 5);
+        assert_call_error(h, "org.freedesktop.DBus.Error.PropertyReadOnly", MLX5_0 "/sriov",
+                          "org.freedesktop.DBus.Properties", "Set", "ssv", "org.rdmad1.Sriov", "NumVfs", "u", 2);
+        assert_call_error(h, "org.freedesktop.DBus.Error.PropertyReadOnly", MLX5_0 "/port/1",
+                          "org.freedesktop.DBus.Properties", "Set", "ssv", "org.rdmad1.Port", "Lid", "u", 2);
+
+        /* Methods on a device that was just removed. */
+        root = umockdev_testbed_get_root_dir(h->testbed);
+        harness_clear_signals(h);
+        umockdev_testbed_uevent(h->testbed, HFI1_SYS, "remove");
+        snprintf(cmd, sizeof(cmd), "rm -rf '%s" HFI1_SYS "' '%s/sys/class/infiniband/hfi1_0'", root, root);
+        assert_int_equal(system(cmd), 0);
+        g_free(root);
+        wait_signals(h, "/org/rdmad1", "InterfacesRemoved", 2);
+        assert_call_error(h, "org.freedesktop.DBus.Error.UnknownObject", HFI1_0 "/port/1", "org.rdmad1.Port",
+                          "WaitForState", "su", "ACTIVE", 1000);
+        assert_call_error(h, "org.freedesktop.DBus.Error.UnknownObject", HFI1_0, "org.freedesktop.DBus.Properties",
+                          "GetAll", "s", "org.rdmad1.Device");
+        assert_call_error(h, "org.freedesktop.DBus.Error.UnknownObject", HFI1_0 "/port/1",
+                          "org.freedesktop.DBus.Properties", "Get", "ss", "org.rdmad1.Port", "State");
+        assert_call_error(h, "org.rdmad1.Error.NoSuchDevice", "/org/rdmad1", "org.rdmad1.Manager", "GetDeviceByName",
+                          "s", "hfi1_0");
+
+        /* And it goes on. */
+        assert_daemon_answers(h);
+        harness_assert_property(h, MLX5_0 "/port/1", "org.rdmad1.Port", "StateName", "ACTIVE");
+}
+
+/* ---- faults ----------------------------------------------------------- */
+
+static char enobufs_trigger[128];
+
+static int overflow_setup(void **state) {
+        snprintf(enobufs_trigger, sizeof(enobufs_trigger), "/tmp/rdmad-enobufs-%d", (int) getpid());
+        setenv("RDMAD_FAULT_ENOBUFS", enobufs_trigger, 1);
+        harness_daemon_preload = FAULT_INJECT;
+        harness_capture_daemon_log = true;
+        *state = harness_start(HARNESS_FIXTURES("mlx5-roce-sriov", "hfi1"), fast_poll);
+        harness_daemon_preload = NULL;
+        harness_capture_daemon_log = false;
+        unsetenv("RDMAD_FAULT_ENOBUFS");
+        return 0;
+}
+
+static int overflow_teardown(void **state) {
+        unlink(enobufs_trigger);
+        return harness_teardown_clean(state);
+}
+
+/* The monitor socket overflows and the uevent of a hot-add is lost: the
+ * daemon learns of the loss (ENOBUFS), rescans, and finds the device. */
+static void test_lost_uevent_resyncs(void **state) {
+        Harness *h = *state;
+        char *log;
+        int fd;
+
+        fd = open(enobufs_trigger, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+        assert_true(fd >= 0);
+        close(fd);
+        harness_clear_signals(h);
+        harness_add_device(h, GHOST_RECORD); /* its "add" is the datagram that gets lost */
+
+        wait_signals(h, "/org/rdmad1", "InterfacesAdded", 2);
+        assert_int_equal(access(enobufs_trigger, F_OK), -1); /* the fault did happen */
+        harness_assert_property(h, "/org/rdmad1/device/ghost0/port/1", "org.rdmad1.Port", "StateName", "ACTIVE");
+        log = harness_daemon_log(h);
+        if (!strstr(log, "udev monitor overflowed; resynchronising with sysfs."))
+                fail_msg("no overflow message in the log:\n%s", log);
+        free(log);
+
+        /* And the monitor keeps working afterwards. */
+        harness_clear_signals(h);
+        umockdev_testbed_uevent(h->testbed, GHOST_SYS, "remove");
+        umockdev_testbed_remove_device(h->testbed, GHOST_SYS);
+        wait_signals(h, "/org/rdmad1", "InterfacesRemoved", 2);
+        assert_daemon_answers(h);
+}
+
+static int logged_setup(void **state) {
+        harness_capture_daemon_log = true;
+        *state = harness_start(HARNESS_FIXTURES("mlx5-roce-sriov", "hfi1"), fast_poll);
+        harness_capture_daemon_log = false;
+        return 0;
+}
+
+/* The soft limit only, as a hard limit once lowered cannot be raised again. */
+static void set_fd_limit(Harness *h, rlim_t limit) {
+        struct rlimit rl;
+
+        assert_int_equal(prlimit(h->daemon_pid, RLIMIT_NOFILE, NULL, &rl), 0);
+        rl.rlim_cur = limit;
+        assert_int_equal(prlimit(h->daemon_pid, RLIMIT_NOFILE, &rl, NULL), 0);
+}
+
+/* Out of file descriptors: a hot-added device cannot be read, and a change
+ * to a published one cannot be re-read. Neither is taken for "gone": the
+ * published device stays, the new one waits; the error is logged once; the
+ * next event after descriptors are free again catches up. */
+static void test_out_of_file_descriptors(void **state) {
+        Harness *h = *state;
+        struct rlimit old;
+        unsigned open_fds;
+        char *log;
+
+        assert_int_equal(prlimit(h->daemon_pid, RLIMIT_NOFILE, NULL, &old), 0);
+        open_fds = harness_daemon_fd_count(h);
+        /* Room for one more: a device directory opens, its contents do not. */
+        set_fd_limit(h, open_fds + 1);
+        harness_clear_signals(h);
+
+        harness_add_device(h, GHOST_RECORD);
+        harness_write(h, MLX5_SYS, "node_desc", "changed while out of descriptors\n");
+        umockdev_testbed_uevent(h->testbed, MLX5_SYS, "change");
+        harness_settle(h, 700);
+        assert_int_equal(count_signals_mentioning(h, "ghost0"), 0);
+        assert_int_equal(harness_count_signals(h, "/org/rdmad1", "InterfacesRemoved"), 0);
+        harness_assert_property(h, MLX5_0, "org.rdmad1.Device", "Name", "mlx5_0");
+        harness_assert_property(h, MLX5_0 "/port/1", "org.rdmad1.Port", "StateName", "ACTIVE");
+        assert_daemon_answers(h);
+        log = harness_daemon_log(h);
+        if (!strstr(log, "cannot read sysfs: Too many open files. Keeping the last known state; retrying on the next event."))
+                fail_msg("no EMFILE message in the log:\n%s", log);
+        /* Once per episode, however many events and poll ticks failed. */
+        if (count_occurrences(log, "Too many open files") != 1)
+                fail_msg("the EMFILE episode logged more than once:\n%s", log);
+        free(log);
+
+        /* Descriptors are back; the next event retries everything. */
+        set_fd_limit(h, old.rlim_cur);
+        umockdev_testbed_uevent(h->testbed, HFI1_SYS, "change");
+        wait_signals(h, "/org/rdmad1", "InterfacesAdded", 2);
+        harness_assert_property(h, "/org/rdmad1/device/ghost0/port/1", "org.rdmad1.Port", "StateName", "ACTIVE");
+        harness_assert_property(h, MLX5_0, "org.rdmad1.Device", "NodeDescription", "changed while out of descriptors");
+        assert_int_equal(harness_count_signals(h, "/org/rdmad1", "InterfacesRemoved"), 0);
+        log = harness_daemon_log(h);
+        assert_non_null(strstr(log, "Resynchronised with sysfs."));
+        free(log);
+        assert_daemon_answers(h);
+}
+
+/* The bus goes away (dbus-daemon stopped for a restart, here with SIGTERM;
+ * SIGKILL is in test-service): rdmad exits with a failure at once, so that
+ * systemd's Restart=on-failure brings it back on the new bus. */
+static void test_bus_stopped_ends_the_daemon_with_a_failure(void **state) {
+        Harness *h = *state;
+        uint64_t start = now_usec();
+        int status = 0;
+
+        kill(h->bus_pid, SIGTERM);
+        waitpid(h->bus_pid, NULL, 0);
+        h->bus_pid = 0;
+        for (;;) {
+                if (waitpid(h->daemon_pid, &status, WNOHANG) == h->daemon_pid)
+                        break;
+                if (now_usec() - start > 10 * 1000000ULL)
+                        fail_msg("rdmad still running 10 s after the bus stopped");
+                usleep(10000);
+        }
+        h->daemon_pid = 0;
+        assert_true(WIFEXITED(status));
+        assert_int_equal(WEXITSTATUS(status), EXIT_FAILURE);
+        printf("bus stopped: rdmad exited with %d after %.1f ms\n", WEXITSTATUS(status),
+               (double) (now_usec() - start) / 1000.0);
+}
+
+static int bus_gone_teardown(void **state) {
+        /* The daemon already exited (with the asserted status): nothing left to check. */
+        harness_stop(*state);
+        return 0;
+}
+
+int main(void) {
+        const struct CMUnitTest tests[] = {
+                cmocka_unit_test_setup_teardown(test_hostile_sysfs_publishes_what_it_can, hostile_setup,
+                                                hostile_teardown),
+                cmocka_unit_test_setup_teardown(test_device_gone_between_uevent_and_read, live_setup,
+                                                harness_teardown_clean),
+                cmocka_unit_test_setup_teardown(test_add_and_remove_within_one_iteration, live_setup,
+                                                harness_teardown_clean),
+                cmocka_unit_test_setup_teardown(test_device_gone_in_the_middle_of_a_scan, live_setup,
+                                                harness_teardown_clean),
+                cmocka_unit_test_setup_teardown(test_rename_while_waiting, live_setup, harness_teardown_clean),
+                cmocka_unit_test_setup_teardown(test_bad_calls_get_precise_errors, live_setup,
+                                                harness_teardown_clean),
+                cmocka_unit_test_setup_teardown(test_lost_uevent_resyncs, overflow_setup, overflow_teardown),
+                cmocka_unit_test_setup_teardown(test_out_of_file_descriptors, logged_setup, harness_teardown_clean),
+                cmocka_unit_test_setup_teardown(test_bus_stopped_ends_the_daemon_with_a_failure, live_setup,
+                                                bus_gone_teardown),
+        };
+
+        if (!harness_private_network())
+                fprintf(stderr, "test-hostile: running on the host network\n");
+        return cmocka_run_group_tests(tests, NULL, NULL);
+}
