@@ -116,10 +116,14 @@ static void handle_pci(Manager *m, struct udev_device *dev, const char *action) 
         }
 }
 
+/* Events handled per wakeup: a storm of thousands must not hold the bus
+ * calls queued behind it; the socket stays readable and we come back. */
+#define UDEV_EVENTS_PER_WAKEUP 16
+
 static int on_udev_event(sd_event_source *s, int fd, uint32_t revents, void *userdata) {
         Manager *m = userdata;
 
-        for (;;) {
+        for (unsigned n = 0; n < UDEV_EVENTS_PER_WAKEUP; n++) {
                 struct udev_device *dev;
                 const char *subsystem, *action;
 
