@@ -393,22 +393,6 @@ void harness_add_device(Harness *h, const char *record) {
                 fail_msg("Cannot add %s: %s", record, error->message);
 }
 
-unsigned harness_daemon_fd_count(Harness *h) {
-        char path[64];
-        struct dirent *de;
-        unsigned n = 0;
-        DIR *d;
-
-        snprintf(path, sizeof(path), "/proc/%d/fd", (int) h->daemon_pid);
-        d = opendir(path);
-        assert_non_null(d);
-        while ((de = readdir(d)))
-                if (de->d_name[0] != '.')
-                        n++;
-        closedir(d);
-        return n;
-}
-
 uint64_t harness_daemon_rss_kib(Harness *h) {
         char path[64], line[256];
         uint64_t kib = 0;

@@ -80,8 +80,7 @@ extern void (*harness_prepare)(Harness *h);
 extern bool harness_capture_daemon_log;
 char *harness_daemon_log(Harness *h);
 
-/* The daemon's open file descriptors and resident memory, from /proc. */
-unsigned harness_daemon_fd_count(Harness *h);
+/* The daemon's resident memory, from /proc. */
 uint64_t harness_daemon_rss_kib(Harness *h);
 
 /* When set before harness_start(): the bus is configured like a real system
