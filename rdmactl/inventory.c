@@ -563,3 +563,31 @@ void inventory_sort(Inventory *inv) {
         if (inv->n_netdevs > 1)
                 qsort(inv->netdevs, inv->n_netdevs, sizeof(RdmaNetDev *), compare_netdevs);
 }
+
+void make_printable(char *s) {
+        for (unsigned char *p = (unsigned char *) s; p && *p; p++)
+                if (*p < 0x20 || *p == 0x7f)
+                        *p = '?';
+}
+
+static void strings_make_printable(void *object, const PropertySpec *specs) {
+        for (const PropertySpec *s = specs; s->name; s++)
+                if (s->kind == PROPERTY_STRING)
+                        make_printable(*(char **) ((uint8_t *) object + s->offset));
+}
+
+void inventory_make_printable(Inventory *inv) {
+        for (size_t i = 0; i < inv->n_devices; i++)
+                strings_make_printable(inv->devices[i], device_properties);
+        for (size_t i = 0; i < inv->n_ports; i++) {
+                strings_make_printable(inv->ports[i], port_properties);
+                for (size_t g = 0; g < inv->ports[i]->n_gids; g++) {
+                        make_printable(inv->ports[i]->gids[g].gid);
+                        make_printable(inv->ports[i]->gids[g].type);
+                }
+        }
+        for (size_t i = 0; i < inv->n_netdevs; i++)
+                strings_make_printable(inv->netdevs[i], netdev_properties);
+        for (size_t i = 0; i < inv->n_sriovs; i++)
+                strings_make_printable(inv->sriovs[i], sriov_properties);
+}

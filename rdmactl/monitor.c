@@ -230,6 +230,8 @@ static int on_interfaces_added(sd_bus_message *message, void *userdata, sd_bus_e
         r = inventory_add_object(m->inv, path, message);
         if (r < 0)
                 return 0;
+        if (!m->options->json)
+                inventory_make_printable(m->inv);
 
         d = inventory_find_device(m->inv, path);
         if (d && !known_device) {
@@ -335,6 +337,10 @@ static void port_changed(Monitor *m, RdmaPort *p, sd_bus_message *message) {
 
         if (!old_state || !old_phys || port_read_properties(p, message) < 0)
                 return;
+        if (!m->options->json) {
+                make_printable(p->state_name);
+                make_printable(p->phys_state_name);
+        }
         if (!streq(old_state, p->state_name) || !streq(old_phys, p->phys_state_name))
                 announce_port_state(m, p, old_state, old_phys);
 }
@@ -468,6 +474,8 @@ int verb_monitor(sd_bus *bus, const Options *options) {
         r = subscribe(&m);
         if (r >= 0)
                 r = inventory_load(inv, bus, &error);
+        if (r >= 0 && !options->json)
+                inventory_make_printable(inv);
         if (r < 0) {
                 status = report_bus_error("subscribing", r, &error);
                 sd_bus_error_free(&error);

@@ -83,7 +83,7 @@ static bool utf8_locale(void) {
         return codeset && (streq(codeset, "UTF-8") || streq(codeset, "utf8"));
 }
 
-static int load(sd_bus *bus, Inventory **ret) {
+static int load(sd_bus *bus, const Options *o, Inventory **ret) {
         _cleanup_(inventory_freep) Inventory *inv = inventory_new();
         sd_bus_error error = SD_BUS_ERROR_NULL;
         int r;
@@ -96,6 +96,8 @@ static int load(sd_bus *bus, Inventory **ret) {
                 sd_bus_error_free(&error);
                 return status;
         }
+        if (!o->json)
+                inventory_make_printable(inv);
         *ret = TAKE_PTR(inv);
         return EXIT_OK;
 }
@@ -123,7 +125,7 @@ static int device_path_by_name(sd_bus *bus, const char *name, char **ret_path) {
 
 static int verb_list_devices(sd_bus *bus, const Options *o) {
         _cleanup_(inventory_freep) Inventory *inv = NULL;
-        int status = load(bus, &inv);
+        int status = load(bus, o, &inv);
 
         if (status != EXIT_OK)
                 return status;
@@ -168,7 +170,7 @@ static int verb_list(sd_bus *bus, const Options *o) {
                                                 "RATE",       "LINK LAYER", "NETDEV", "TRANSPORT" };
         _cleanup_(inventory_freep) Inventory *inv = NULL;
         _cleanup_(table_freep) Table *t = NULL;
-        int status = load(bus, &inv);
+        int status = load(bus, o, &inv);
 
         if (status != EXIT_OK)
                 return status;
@@ -417,7 +419,7 @@ static int verb_status(sd_bus *bus, const Options *o, char **names, size_t n_nam
         size_t n_shown = 0;
         int status, worst = EXIT_OK;
 
-        status = load(bus, &inv);
+        status = load(bus, o, &inv);
         if (status != EXIT_OK)
                 return status;
 
@@ -587,8 +589,9 @@ static int get_sriov_counts(sd_bus *bus, const char *path, uint32_t *ret_num, ui
 
 static int verb_set_vfs(sd_bus *bus, const Options *o, char **args) {
         _cleanup_free_ char *device = NULL, *sriov = NULL;
-        _cleanup_(sd_bus_message_unrefp) sd_bus_message *call = NULL;
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *call = NULL, *reply = NULL;
         sd_bus_error error = SD_BUS_ERROR_NULL;
+        const char *sriov_path;
         uint32_t count, before, after, total;
         pid_t agent;
         int status, r;
@@ -599,7 +602,11 @@ static int verb_set_vfs(sd_bus *bus, const Options *o, char **args) {
         status = device_path_by_name(bus, args[0], &device);
         if (status != EXIT_OK)
                 return status;
-        r = sd_bus_get_property_string(bus, RDMAD_SERVICE, device, RDMAD_DEVICE_INTERFACE, "Sriov", &error, &sriov);
+        r = sd_bus_get_property(bus, RDMAD_SERVICE, device, RDMAD_DEVICE_INTERFACE, "Sriov", &error, &reply, "o");
+        if (r >= 0)
+                r = sd_bus_message_read(reply, "o", &sriov_path);
+        if (r >= 0 && !(sriov = strdup(sriov_path)))
+                r = -ENOMEM;
         if (r < 0) {
                 status = report_bus_error("reading Sriov", r, &error);
                 sd_bus_error_free(&error);
@@ -718,7 +725,7 @@ int main(int argc, char *argv[]) {
                         list_devices = true;
                         break;
                 case '?':
-                        if (optopt)
+                        if (optopt > 0 && optopt < 0x100) /* a short option; long ones give their value */
                                 return usage_error("option '-%c' is not known.", optopt);
                         return usage_error("option '%s' is not known or lacks its argument.", argv[optind - 1]);
                 default:
