@@ -77,7 +77,7 @@ bash -c "source '$completion' && complete -p rdmactl" | grep -q -- "-F _rdmactl 
 echo "rdmactl, its completion: ok"
 if command -v man >/dev/null; then
         for page in "$dest$prefix"/share/man/man*/*; do
-                warnings=$(LC_ALL=C.UTF-8 MANWIDTH=80 man --warnings=all -l "$page" 2>&1 >/dev/null) ||
+                warnings=$(LC_ALL=C.UTF-8 MANWIDTH=80 man --warnings -l "$page" 2>&1 >/dev/null) ||
                         fail "man $page"
                 [ -z "$warnings" ] || fail "man $page: $warnings"
         done
