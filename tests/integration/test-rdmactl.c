@@ -34,12 +34,15 @@
 static const char *const fast_poll[] = { "--poll-interval=50", NULL };
 static bool have_polkit = true;
 
+/* "RDMACTL_TEST_WRAPPER=valgrind --error-exitcode=99 -q" runs every rdmactl under it. */
 static const char *rdmactl(void) {
-        const char *p = getenv("RDMACTL_BINARY");
+        static char command[1024];
+        const char *p = getenv("RDMACTL_BINARY"), *wrapper = getenv("RDMACTL_TEST_WRAPPER");
 
         if (!p)
                 fail_msg("RDMACTL_BINARY is not set");
-        return p;
+        snprintf(command, sizeof(command), "%s%s%s", wrapper ?: "", wrapper ? " " : "", p);
+        return command;
 }
 
 static int host_setup(void **state) {
@@ -278,8 +281,7 @@ static Child *child_start(const char *const *args) {
         c->pid = fork();
         assert_true(c->pid >= 0);
         if (c->pid == 0) {
-                const char *argv[16] = { "rdmactl" };
-                size_t n = 1;
+                char *command = NULL;
 
                 prctl(PR_SET_PDEATHSIG, SIGKILL);
                 if (getppid() != parent)
@@ -289,10 +291,17 @@ static Child *child_start(const char *const *args) {
                 setenv("TZ", "UTC", 1);
                 dup2(out[1], STDOUT_FILENO);
                 dup2(err[1], STDERR_FILENO);
-                for (; args[n - 1] && n < 15; n++)
-                        argv[n] = args[n - 1];
-                argv[n] = NULL;
-                execv(rdmactl(), (char **) argv);
+                /* Through the shell, for the wrapper; exec keeps the pid rdmactl's (or the wrapper's). */
+                if (asprintf(&command, "exec %s", rdmactl()) < 0)
+                        _exit(127);
+                for (size_t i = 0; args[i]; i++) {
+                        char *longer = NULL;
+                        if (asprintf(&longer, "%s '%s'", command, args[i]) < 0)
+                                _exit(127);
+                        free(command);
+                        command = longer;
+                }
+                execl("/bin/sh", "sh", "-c", command, (char *) NULL);
                 _exit(127);
         }
         close(out[1]);
