@@ -149,6 +149,46 @@ static void test_list_is_the_golden_table(void **state) {
         free(out);
 }
 
+/* Runs rdmactl on a pseudo-terminal (script(1)) with the given environment. */
+static char *run_on_terminal(Harness *h, const char *env, const char *args) {
+        char *command = NULL, *out;
+        int status;
+
+        assert_true(asprintf(&command, "script -qec \"env LC_ALL=C.UTF-8 %s %s %s\" /dev/null </dev/null", env,
+                             rdmactl(), args) > 0);
+        out = harness_run_command(h, command, &status);
+        free(command);
+        assert_int_equal(status, 0);
+        return out;
+}
+
+static void test_colours_only_on_a_terminal_that_wants_them(void **state) {
+        Harness *h = *state;
+        char *out;
+
+        out = run_on_terminal(h, "TERM=xterm", "list");
+        assert_non_null(strstr(out, "\x1b[0;4mDEVICE"));
+        assert_non_null(strstr(out, "\nmlx4_0 2    \x1b[0;31mDOWN\x1b[0m   \x1b[0;31mDisabled\x1b[0m   40 Gb/sec"));
+        assert_non_null(strstr(out, "\nhfi1_0 1    \x1b[0;32mACTIVE\x1b[0m \x1b[0;32mLinkUp\x1b[0m     100 Gb/sec"));
+        free(out);
+        out = run_on_terminal(h, "TERM=xterm", "status mlx4_0");
+        assert_non_null(strstr(out, "\x1b[0;33m●\x1b[0m mlx4_0")); /* one port of two is up */
+        free(out);
+
+        out = run_on_terminal(h, "TERM=xterm NO_COLOR=1", "list");
+        assert_null(strchr(out, '\x1b'));
+        free(out);
+        out = run_on_terminal(h, "TERM=dumb", "status");
+        assert_null(strchr(out, '\x1b'));
+        free(out);
+        out = run_on_terminal(h, "TERM=xterm", "list --no-color");
+        assert_null(strchr(out, '\x1b'));
+        free(out);
+        out = run_on_terminal(h, "TERM=xterm", "list --json");
+        assert_null(strchr(out, '\x1b'));
+        free(out);
+}
+
 static void test_status_is_the_golden_text(void **state) {
         Harness *h = *state;
         char *out;
@@ -751,6 +791,8 @@ int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test_setup_teardown(test_list_is_the_golden_table, host_setup, harness_teardown_clean),
                 cmocka_unit_test_setup_teardown(test_status_is_the_golden_text, host_setup, harness_teardown_clean),
+                cmocka_unit_test_setup_teardown(test_colours_only_on_a_terminal_that_wants_them, host_setup,
+                                                harness_teardown_clean),
                 cmocka_unit_test_setup_teardown(test_list_json_has_the_stable_keys_and_values, host_setup,
                                                 harness_teardown_clean),
                 cmocka_unit_test_setup_teardown(test_status_json_describes_the_device, host_setup,
