@@ -21,9 +21,10 @@
 #include "rdmactl.h"
 #include "util.h"
 
-/* How long a removal waits for the addition that would make it a rename,
- * when nothing else arrives to settle it first. */
-#define RENAME_WINDOW_USEC (200 * 1000)
+/* How long a removal waits for the addition that would make it a rename
+ * when nothing else settles it first. Only a fallback: rdmad follows every
+ * removal and addition with a Manager.Devices change, which settles it. */
+#define RENAME_WINDOW_USEC (1000 * 1000)
 
 typedef struct RemovedDevice {
         char *name, *device_path, *node_guid;

@@ -625,6 +625,14 @@ static void test_wait_at_once_after_a_change_and_on_timeout(void **state) {
         assert_string_equal(c->out->str, "");
         child_free(c);
 
+        /* status now tells when the state changed. */
+        out = run(h, &status, "status hfi1_0");
+        assert_int_equal(status, 0);
+        assert_non_null(strstr(out, "             Port 1: DOWN (Disabled), 100 Gb/sec (4X EDR), InfiniBand\n"));
+        assert_non_null(strstr(out, "\n                     state changed 20"));
+        assert_non_null(strstr(out, "+00:00\n                     GID 0: "));
+        free(out);
+
         /* What a script must be able to tell apart. */
         assert_run(h, "wait hfi1_0 7 ACTIVE", 4, "rdmactl: hfi1_0 has no port 7.\n");
         assert_run(h, "wait nosuch0 1 ACTIVE", 4, "rdmactl: No RDMA device 'nosuch0'.\n");
