@@ -13,9 +13,11 @@ meson install -C "$build" --destdir "$dest" --no-rebuild --quiet >/dev/null
 prefix=$(meson introspect "$build" --buildoptions | python3 -c \
         'import json,sys; print(next(o["value"] for o in json.load(sys.stdin) if o["name"] == "prefix"))')
 
-expected="$prefix/lib/systemd/system/rdmad.service
+expected="$prefix/bin/rdmactl
+$prefix/lib/systemd/system/rdmad.service
 $prefix/lib/udev/rules.d/90-rdmad.rules
 $prefix/sbin/rdmad
+$prefix/share/bash-completion/completions/rdmactl
 $prefix/share/dbus-1/interfaces/org.rdmad1.Device.xml
 $prefix/share/dbus-1/interfaces/org.rdmad1.Manager.xml
 $prefix/share/dbus-1/interfaces/org.rdmad1.NetDev.xml
@@ -23,6 +25,7 @@ $prefix/share/dbus-1/interfaces/org.rdmad1.Port.xml
 $prefix/share/dbus-1/interfaces/org.rdmad1.Sriov.xml
 $prefix/share/dbus-1/system-services/org.rdmad1.service
 $prefix/share/dbus-1/system.d/org.rdmad1.conf
+$prefix/share/man/man1/rdmactl.1
 $prefix/share/man/man5/org.rdmad1.5
 $prefix/share/man/man8/rdmad.8
 $prefix/share/polkit-1/actions/org.rdmad1.policy"
@@ -63,4 +66,21 @@ echo "xmllint against the DTDs: ok"
 udevadm verify "$dest$prefix/lib/udev/rules.d/90-rdmad.rules" >/dev/null 2>&1 ||
         grep -q 'ENV{SYSTEMD_WANTS}+="rdmad.service"' "$dest$prefix/lib/udev/rules.d/90-rdmad.rules" ||
         fail "udev rule"
+
+# rdmactl: the binary runs, the completion parses and registers itself, the
+# man pages render without a warning.
+"$dest$prefix/bin/rdmactl" --version | grep -q "^rdmactl " || fail "rdmactl --version"
+completion="$dest$prefix/share/bash-completion/completions/rdmactl"
+bash -n "$completion" || fail "bash completion syntax"
+bash -c "source '$completion' && complete -p rdmactl" | grep -q -- "-F _rdmactl rdmactl" ||
+        fail "bash completion does not register _rdmactl"
+echo "rdmactl, its completion: ok"
+if command -v man >/dev/null; then
+        for page in "$dest$prefix"/share/man/man*/*; do
+                warnings=$(LC_ALL=C.UTF-8 MANWIDTH=80 man --warnings -l "$page" 2>&1 >/dev/null) ||
+                        fail "man $page"
+                [ -z "$warnings" ] || fail "man $page: $warnings"
+        done
+        echo "man pages render without warnings: ok"
+fi
 echo "1 passed, 0 failed"

@@ -1,0 +1,105 @@
+/* SPDX-License-Identifier: MIT */
+/* From a failed bus call to a message and an exit status. */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "bus-errors.h"
+#include "util.h"
+
+static bool startswith(const char *s, const char *prefix) {
+        return s && strncmp(s, prefix, strlen(prefix)) == 0;
+}
+
+/* errno values with which connecting to the bus fails. */
+static bool errno_is_unreachable(int r) {
+        switch (-r) {
+        case ENOENT:
+        case ECONNREFUSED:
+        case ECONNRESET:
+        case ENOTCONN:
+        case EPIPE:
+        case ENOMEDIUM:
+        case EHOSTDOWN:
+        case ESHUTDOWN:
+                return true;
+        default:
+                return false;
+        }
+}
+
+BusFailure classify_bus_error(int r, const sd_bus_error *error) {
+        const char *name = error && sd_bus_error_is_set(error) ? error->name : NULL;
+
+        /* sd-bus describes local failures as "System.Error.<ERRNO>". */
+        if (!name || startswith(name, "System.Error."))
+                return errno_is_unreachable(r) ? BUS_FAILURE_UNREACHABLE : BUS_FAILURE_OTHER;
+        if (streq(name, SD_BUS_ERROR_SERVICE_UNKNOWN) || streq(name, SD_BUS_ERROR_NAME_HAS_NO_OWNER) ||
+            startswith(name, "org.freedesktop.DBus.Error.Spawn.") || startswith(name, "org.freedesktop.systemd1."))
+                return BUS_FAILURE_NOT_RUNNING;
+        if (streq(name, SD_BUS_ERROR_NO_REPLY) || streq(name, SD_BUS_ERROR_DISCONNECTED))
+                return BUS_FAILURE_WENT_AWAY;
+        if (streq(name, "org.rdmad1.Error.NoSuchDevice") || streq(name, SD_BUS_ERROR_UNKNOWN_OBJECT))
+                return BUS_FAILURE_NO_SUCH_DEVICE;
+        if (streq(name, "org.rdmad1.Error.Timeout"))
+                return BUS_FAILURE_TIMEOUT;
+        if (streq(name, SD_BUS_ERROR_ACCESS_DENIED) || streq(name, SD_BUS_ERROR_INTERACTIVE_AUTHORIZATION_REQUIRED) ||
+            streq(name, "org.freedesktop.DBus.Error.AuthFailed"))
+                return BUS_FAILURE_PERMISSION;
+        if (streq(name, "org.rdmad1.Error.InvalidArgument") || streq(name, SD_BUS_ERROR_INVALID_ARGS))
+                return BUS_FAILURE_INVALID_ARGUMENT;
+        return BUS_FAILURE_OTHER;
+}
+
+int exit_status_for(BusFailure f) {
+        switch (f) {
+        case BUS_FAILURE_UNREACHABLE:
+        case BUS_FAILURE_NOT_RUNNING:
+        case BUS_FAILURE_WENT_AWAY:
+                return EXIT_NOT_RUNNING;
+        case BUS_FAILURE_NO_SUCH_DEVICE:
+                return EXIT_NO_SUCH_DEVICE;
+        case BUS_FAILURE_TIMEOUT:
+                return EXIT_TIMEOUT;
+        case BUS_FAILURE_PERMISSION:
+                return EXIT_PERMISSION;
+        case BUS_FAILURE_INVALID_ARGUMENT:
+                return EXIT_USAGE;
+        case BUS_FAILURE_OTHER:
+                break;
+        }
+        return EXIT_FAILURE_GENERIC;
+}
+
+int report_bus_error(const char *what, int r, const sd_bus_error *error) {
+        BusFailure f = classify_bus_error(r, error);
+        const char *message = error && sd_bus_error_is_set(error) && error->message && *error->message
+                                      ? error->message
+                                      : strerror(r < 0 ? -r : EIO);
+
+        switch (f) {
+        case BUS_FAILURE_UNREACHABLE:
+                fprintf(stderr, "rdmactl: cannot connect to the system bus: %s.\n", strerror(r < 0 ? -r : EIO));
+                break;
+        case BUS_FAILURE_NOT_RUNNING:
+                fprintf(stderr, "rdmactl: rdmad is not running (org.rdmad1 is not on the system bus).\n");
+                break;
+        case BUS_FAILURE_WENT_AWAY:
+                fprintf(stderr, "rdmactl: rdmad went away without answering %s.\n", what);
+                break;
+        case BUS_FAILURE_PERMISSION:
+                fprintf(stderr, "rdmactl: permission denied: %s\n", message);
+                break;
+        case BUS_FAILURE_NO_SUCH_DEVICE:
+        case BUS_FAILURE_TIMEOUT:
+        case BUS_FAILURE_INVALID_ARGUMENT:
+                /* The daemon's own sentence says it best. */
+                fprintf(stderr, "rdmactl: %s\n", message);
+                break;
+        case BUS_FAILURE_OTHER:
+                fprintf(stderr, "rdmactl: %s failed: %s%s%s\n", what, message,
+                        error && error->name ? " " : "", error && error->name ? error->name : "");
+                break;
+        }
+        return exit_status_for(f);
+}

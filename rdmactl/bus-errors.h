@@ -1,0 +1,21 @@
+/* SPDX-License-Identifier: MIT */
+#pragma once
+
+#include <systemd/sd-bus.h>
+
+#include "rdmactl.h"
+
+typedef enum BusFailure {
+        BUS_FAILURE_OTHER,
+        BUS_FAILURE_UNREACHABLE,      /* no system bus */
+        BUS_FAILURE_NOT_RUNNING,      /* no org.rdmad1 on it */
+        BUS_FAILURE_WENT_AWAY,        /* rdmad left while we waited */
+        BUS_FAILURE_NO_SUCH_DEVICE,   /* NoSuchDevice, or an unknown object path */
+        BUS_FAILURE_TIMEOUT,          /* org.rdmad1.Error.Timeout */
+        BUS_FAILURE_PERMISSION,       /* AccessDenied, InteractiveAuthorizationRequired */
+        BUS_FAILURE_INVALID_ARGUMENT, /* org.rdmad1.Error.InvalidArgument */
+} BusFailure;
+
+/* Pure: what kind of failure a call's return value and error describe. */
+BusFailure classify_bus_error(int r, const sd_bus_error *error);
+int exit_status_for(BusFailure f);

@@ -1,0 +1,196 @@
+/* SPDX-License-Identifier: MIT */
+#include "format.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "util.h"
+
+bool colors_wanted(int fd) {
+        const char *no_color = getenv("NO_COLOR"), *term = getenv("TERM");
+
+        if (no_color && *no_color)
+                return false;
+        if (!term || !*term || streq(term, "dumb"))
+                return false;
+        return isatty(fd) == 1;
+}
+
+const char *state_color(const char *state_name) {
+        if (!state_name)
+                return NULL;
+        if (streq(state_name, "ACTIVE"))
+                return ANSI_GREEN;
+        if (streq(state_name, "DOWN"))
+                return ANSI_RED;
+        if (streq(state_name, "INIT") || streq(state_name, "ARMED") || streq(state_name, "ACTIVE_DEFER"))
+                return ANSI_YELLOW;
+        return NULL;
+}
+
+const char *phys_state_color(const char *phys_state_name) {
+        if (!phys_state_name)
+                return NULL;
+        if (streq(phys_state_name, "LinkUp"))
+                return ANSI_GREEN;
+        if (streq(phys_state_name, "Disabled") || streq(phys_state_name, "Sleep"))
+                return ANSI_RED;
+        if (streq(phys_state_name, "Polling") || streq(phys_state_name, "PortConfigurationTraining") ||
+            streq(phys_state_name, "LinkErrorRecovery") || streq(phys_state_name, "Phy Test"))
+                return ANSI_YELLOW;
+        return NULL;
+}
+
+void json_write_string(FILE *f, const char *s) {
+        if (!s) {
+                fputs("null", f);
+                return;
+        }
+        fputc('"', f);
+        for (const unsigned char *p = (const unsigned char *) s; *p; p++)
+                switch (*p) {
+                case '"': fputs("\\\"", f); break;
+                case '\\': fputs("\\\\", f); break;
+                case '\b': fputs("\\b", f); break;
+                case '\f': fputs("\\f", f); break;
+                case '\n': fputs("\\n", f); break;
+                case '\r': fputs("\\r", f); break;
+                case '\t': fputs("\\t", f); break;
+                default:
+                        if (*p < 0x20 || *p == 0x7f)
+                                fprintf(f, "\\u%04x", *p);
+                        else
+                                fputc(*p, f);
+                }
+        fputc('"', f);
+}
+
+void json_write_key(FILE *f, bool *first, const char *key) {
+        if (!*first)
+                fputc(',', f);
+        *first = false;
+        json_write_string(f, key);
+        fputc(':', f);
+}
+
+void json_field_string(FILE *f, bool *first, const char *key, const char *value) {
+        json_write_key(f, first, key);
+        json_write_string(f, value);
+}
+
+void json_field_uint(FILE *f, bool *first, const char *key, uint64_t value) {
+        json_write_key(f, first, key);
+        fprintf(f, "%" PRIu64, value);
+}
+
+void json_field_bool(FILE *f, bool *first, const char *key, bool value) {
+        json_write_key(f, first, key);
+        fputs(value ? "true" : "false", f);
+}
+
+size_t utf8_width(const char *s) {
+        size_t n = 0;
+
+        for (const unsigned char *p = (const unsigned char *) s; *p; p++)
+                if ((*p & 0xc0) != 0x80) /* not a continuation byte */
+                        n++;
+        return n;
+}
+
+char *format_timestamp(uint64_t realtime_usec, char buf[static TIMESTAMP_MAX]) {
+        time_t sec = (time_t) (realtime_usec / 1000000);
+        struct tm tm;
+        char date[32], zone[8];
+
+        if (!localtime_r(&sec, &tm) || strftime(date, sizeof(date), "%Y-%m-%dT%H:%M:%S", &tm) == 0 ||
+            strftime(zone, sizeof(zone), "%z", &tm) != 5) {
+                snprintf(buf, TIMESTAMP_MAX, "@%" PRIu64, realtime_usec);
+                return buf;
+        }
+        /* ISO 8601 wants "+01:00"; strftime gives "+0100". */
+        snprintf(buf, TIMESTAMP_MAX, "%s.%06u%.3s:%s", date, (unsigned) (realtime_usec % 1000000), zone, zone + 3);
+        return buf;
+}
+
+Table *table_new(size_t n_columns, const char *const *headers) {
+        Table *t = calloc(1, sizeof(Table));
+
+        if (!t)
+                return NULL;
+        if (n_columns == 0 || n_columns > TABLE_COLUMNS_MAX) {
+                free(t);
+                errno = EINVAL;
+                return NULL;
+        }
+        t->n_columns = n_columns;
+        for (size_t i = 0; i < n_columns; i++)
+                if (table_add(t, headers[i], NULL) < 0)
+                        return table_free(t);
+        return t;
+}
+
+Table *table_free(Table *t) {
+        if (!t)
+                return NULL;
+        for (size_t i = 0; i < t->n_cells; i++)
+                free(t->cells[i].text);
+        free(t->cells);
+        free(t);
+        return NULL;
+}
+
+int table_add(Table *t, const char *text, const char *color) {
+        char *copy = strdup(text && *text ? text : "-");
+        int r;
+
+        if (!copy)
+                return -ENOMEM;
+        r = ARRAY_RESERVE(t->cells, t->allocated, t->n_cells + 1);
+        if (r < 0) {
+                free(copy);
+                return r;
+        }
+        t->cells[t->n_cells++] = (TableCell) { .text = copy, .color = color };
+        return 0;
+}
+
+size_t table_rows(const Table *t) {
+        return t->n_cells / t->n_columns - 1;
+}
+
+void table_print(const Table *t, FILE *f, bool header, bool use_color) {
+        size_t widths[TABLE_COLUMNS_MAX];
+
+        for (size_t c = 0; c < t->n_columns; c++) {
+                widths[c] = 0;
+                for (size_t i = header ? c : c + t->n_columns; i < t->n_cells; i += t->n_columns) {
+                        size_t w = utf8_width(t->cells[i].text);
+                        if (w > widths[c])
+                                widths[c] = w;
+                }
+        }
+
+        for (size_t i = header ? 0 : t->n_columns; i < t->n_cells; i++) {
+                const TableCell *cell = &t->cells[i];
+                size_t c = i % t->n_columns;
+                bool last = c == t->n_columns - 1;
+                const char *color = i < t->n_columns ? ANSI_UNDERLINE : cell->color;
+
+                if (use_color && color)
+                        fputs(color, f);
+                fputs(cell->text, f);
+                /* The header is underlined across the gaps too, like networkctl's. */
+                if (!last && i < t->n_columns && use_color)
+                        fprintf(f, "%*s", (int) (widths[c] - utf8_width(cell->text) + 1), "");
+                if (use_color && color)
+                        fputs(ANSI_NORMAL, f);
+                if (last)
+                        fputc('\n', f);
+                else if (!(i < t->n_columns && use_color))
+                        fprintf(f, "%*s", (int) (widths[c] - utf8_width(cell->text) + 1), "");
+        }
+}

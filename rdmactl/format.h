@@ -1,0 +1,67 @@
+/* SPDX-License-Identifier: MIT */
+#pragma once
+
+/* Output helpers of rdmactl: JSON strings, colours, aligned tables,
+ * timestamps. Pure: everything goes to a FILE the caller gives. */
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#define ANSI_RED "\x1b[0;31m"
+#define ANSI_GREEN "\x1b[0;32m"
+#define ANSI_YELLOW "\x1b[0;33m"
+#define ANSI_GREY "\x1b[0;38;5;245m"
+#define ANSI_BOLD "\x1b[0;1;39m"
+#define ANSI_UNDERLINE "\x1b[0;4m"
+#define ANSI_NORMAL "\x1b[0m"
+
+/* Colour when stdout is a terminal, NO_COLOR is unset or empty, and TERM is set and not "dumb". */
+bool colors_wanted(int fd);
+
+/* The colour of a port state name ("ACTIVE" green, "DOWN" red, ...), NULL for none. */
+const char *state_color(const char *state_name);
+const char *phys_state_color(const char *phys_state_name);
+
+/* Writes s as a JSON string: quoted, with '"', '\' and control characters
+ * escaped; NULL as null. Input is UTF-8 (everything on D-Bus is). */
+void json_write_string(FILE *f, const char *s);
+
+/* Object members: `first` says whether a comma is due. */
+void json_write_key(FILE *f, bool *first, const char *key);
+void json_field_string(FILE *f, bool *first, const char *key, const char *value);
+void json_field_uint(FILE *f, bool *first, const char *key, uint64_t value);
+void json_field_bool(FILE *f, bool *first, const char *key, bool value);
+
+/* Columns as many characters wide as a terminal shows them (UTF-8 code points). */
+size_t utf8_width(const char *s);
+
+/* "2026-11-30T04:01:02.123456+01:00": CLOCK_REALTIME microseconds in local time. */
+#define TIMESTAMP_MAX 64
+char *format_timestamp(uint64_t realtime_usec, char buf[static TIMESTAMP_MAX]);
+
+#define TABLE_COLUMNS_MAX 16
+
+/* A table of text cells, printed with columns padded to their widest cell. */
+typedef struct TableCell {
+        char *text;
+        const char *color; /* ANSI sequence or NULL */
+} TableCell;
+
+typedef struct Table {
+        size_t n_columns;
+        TableCell *cells; /* row-major; the first row is the header */
+        size_t n_cells, allocated;
+} Table;
+
+Table *table_new(size_t n_columns, const char *const *headers);
+Table *table_free(Table *t);
+static inline void table_freep(Table **t) {
+        table_free(*t);
+}
+/* Adds the next cell (rows fill left to right); NULL or "" shows as "-". */
+int table_add(Table *t, const char *text, const char *color);
+size_t table_rows(const Table *t); /* without the header */
+/* No trailing blanks on any line; colours only if use_color. */
+void table_print(const Table *t, FILE *f, bool header, bool use_color);

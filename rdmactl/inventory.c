@@ -1,0 +1,593 @@
+/* SPDX-License-Identifier: MIT */
+/* The daemon's objects as rdmactl sees them, read from a{sa{sv}} and a{sv}
+ * containers. Unknown properties and properties of an unexpected type are
+ * skipped, so a newer daemon with more properties still works. */
+#include "inventory.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util.h"
+
+typedef enum PropertyKind {
+        PROPERTY_STRING, /* 's' or 'o' into a char * */
+        PROPERTY_UINT32,
+        PROPERTY_UINT64,
+        PROPERTY_BOOL,
+} PropertyKind;
+
+typedef struct PropertySpec {
+        const char *name;
+        const char *signature;
+        PropertyKind kind;
+        size_t offset;
+} PropertySpec;
+
+#define STRING(n, type, field) { n, "s", PROPERTY_STRING, offsetof(type, field) }
+#define OBJECT(n, type, field) { n, "o", PROPERTY_STRING, offsetof(type, field) }
+#define UINT32(n, type, field) { n, "u", PROPERTY_UINT32, offsetof(type, field) }
+#define UINT64(n, type, field) { n, "t", PROPERTY_UINT64, offsetof(type, field) }
+#define BOOL(n, type, field) { n, "b", PROPERTY_BOOL, offsetof(type, field) }
+
+static const PropertySpec device_properties[] = {
+        STRING("Name", RdmaDevice, name),
+        STRING("SysfsPath", RdmaDevice, sysfs_path),
+        STRING("DevicePath", RdmaDevice, device_path),
+        STRING("Driver", RdmaDevice, driver),
+        STRING("NodeType", RdmaDevice, node_type),
+        STRING("Transport", RdmaDevice, transport),
+        STRING("NodeGuid", RdmaDevice, node_guid),
+        STRING("SysImageGuid", RdmaDevice, sys_image_guid),
+        STRING("FirmwareVersion", RdmaDevice, firmware_version),
+        STRING("HcaType", RdmaDevice, hca_type),
+        STRING("HwRev", RdmaDevice, hw_rev),
+        STRING("BoardId", RdmaDevice, board_id),
+        STRING("NodeDescription", RdmaDevice, node_description),
+        BOOL("SriovCapable", RdmaDevice, sriov_capable),
+        OBJECT("Sriov", RdmaDevice, sriov),
+        {},
+};
+
+static const PropertySpec port_properties[] = {
+        OBJECT("Device", RdmaPort, device),
+        UINT32("Number", RdmaPort, number),
+        STRING("StateName", RdmaPort, state_name),
+        UINT32("StateNum", RdmaPort, state_num),
+        STRING("PhysStateName", RdmaPort, phys_state_name),
+        UINT32("PhysStateNum", RdmaPort, phys_state_num),
+        STRING("Rate", RdmaPort, rate),
+        STRING("LinkLayer", RdmaPort, link_layer),
+        UINT32("Lid", RdmaPort, lid),
+        UINT32("SmLid", RdmaPort, sm_lid),
+        UINT32("LidMaskCount", RdmaPort, lid_mask_count),
+        UINT32("SmSl", RdmaPort, sm_sl),
+        UINT32("CapMask", RdmaPort, cap_mask),
+        OBJECT("NetDev", RdmaPort, netdev),
+        UINT64("StateChangedUsec", RdmaPort, state_changed_usec),
+        {},
+};
+
+static const PropertySpec netdev_properties[] = {
+        STRING("Name", RdmaNetDev, name),
+        OBJECT("Device", RdmaNetDev, device),
+        UINT32("DevPort", RdmaNetDev, dev_port),
+        OBJECT("Port", RdmaNetDev, port),
+        STRING("OperState", RdmaNetDev, oper_state),
+        STRING("Address", RdmaNetDev, address),
+        UINT32("Mtu", RdmaNetDev, mtu),
+        {},
+};
+
+static const PropertySpec sriov_properties[] = {
+        OBJECT("Device", RdmaSriov, device),
+        STRING("DevicePath", RdmaSriov, device_path),
+        UINT32("NumVfs", RdmaSriov, num_vfs),
+        UINT32("TotalVfs", RdmaSriov, total_vfs),
+        {},
+};
+
+static void gids_free(RdmaGid *gids, size_t n) {
+        for (size_t i = 0; i < n; i++) {
+                free(gids[i].gid);
+                free(gids[i].type);
+        }
+        free(gids);
+}
+
+static void free_strings(void *object, const PropertySpec *specs) {
+        for (const PropertySpec *s = specs; s->name; s++)
+                if (s->kind == PROPERTY_STRING)
+                        free(*(char **) ((uint8_t *) object + s->offset));
+}
+
+RdmaDevice *rdma_device_free(RdmaDevice *d) {
+        if (!d)
+                return NULL;
+        free_strings(d, device_properties);
+        free(d->port_numbers);
+        free(d->path);
+        free(d);
+        return NULL;
+}
+
+static void rdma_port_free(RdmaPort *p) {
+        free_strings(p, port_properties);
+        gids_free(p->gids, p->n_gids);
+        free(p->path);
+        free(p);
+}
+
+static void rdma_netdev_free(RdmaNetDev *n) {
+        free_strings(n, netdev_properties);
+        free(n->path);
+        free(n);
+}
+
+static void rdma_sriov_free(RdmaSriov *s) {
+        free_strings(s, sriov_properties);
+        free(s->path);
+        free(s);
+}
+
+Inventory *inventory_new(void) {
+        return calloc(1, sizeof(Inventory));
+}
+
+Inventory *inventory_free(Inventory *inv) {
+        if (!inv)
+                return NULL;
+        for (size_t i = 0; i < inv->n_devices; i++)
+                rdma_device_free(inv->devices[i]);
+        for (size_t i = 0; i < inv->n_ports; i++)
+                rdma_port_free(inv->ports[i]);
+        for (size_t i = 0; i < inv->n_netdevs; i++)
+                rdma_netdev_free(inv->netdevs[i]);
+        for (size_t i = 0; i < inv->n_sriovs; i++)
+                rdma_sriov_free(inv->sriovs[i]);
+        free(inv->devices);
+        free(inv->ports);
+        free(inv->netdevs);
+        free(inv->sriovs);
+        free(inv);
+        return NULL;
+}
+
+static int read_gids(RdmaPort *p, sd_bus_message *m) {
+        RdmaGid *gids = NULL;
+        size_t n = 0, allocated = 0;
+        uint32_t index;
+        const char *gid, *type;
+        int r;
+
+        r = sd_bus_message_enter_container(m, 'a', "(uss)");
+        if (r < 0)
+                return r;
+        while ((r = sd_bus_message_read(m, "(uss)", &index, &gid, &type)) > 0) {
+                r = ARRAY_RESERVE(gids, allocated, n + 1);
+                if (r < 0)
+                        break;
+                gids[n] = (RdmaGid) { .index = index, .gid = strdup(gid), .type = strdup(type) };
+                n++;
+                if (!gids[n - 1].gid || !gids[n - 1].type) {
+                        r = -ENOMEM;
+                        break;
+                }
+        }
+        if (r < 0) {
+                gids_free(gids, n);
+                return r;
+        }
+        gids_free(p->gids, p->n_gids);
+        p->gids = gids;
+        p->n_gids = n;
+        return sd_bus_message_exit_container(m);
+}
+
+static int read_port_numbers(RdmaDevice *d, sd_bus_message *m) {
+        const uint32_t *numbers;
+        size_t size;
+        uint32_t *copy = NULL;
+        int r;
+
+        r = sd_bus_message_read_array(m, 'u', (const void **) &numbers, &size);
+        if (r < 0)
+                return r;
+        if (size > 0) {
+                copy = malloc(size);
+                if (!copy)
+                        return -ENOMEM;
+                memcpy(copy, numbers, size);
+        }
+        free(d->port_numbers);
+        d->port_numbers = copy;
+        d->n_port_numbers = size / sizeof(uint32_t);
+        return 0;
+}
+
+/* Properties that need more than the table: arrays. Returns 1 when it
+ * consumed the variant's contents, 0 when the name is not one of them. */
+typedef int (*SpecialReader)(void *object, const char *name, const char *contents, sd_bus_message *m);
+
+static int port_special(void *object, const char *name, const char *contents, sd_bus_message *m) {
+        if (streq(name, "Gids") && streq(contents, "a(uss)")) {
+                int r = read_gids(object, m);
+                return r < 0 ? r : 1;
+        }
+        return 0;
+}
+
+static int device_special(void *object, const char *name, const char *contents, sd_bus_message *m) {
+        if (streq(name, "PortNumbers") && streq(contents, "au")) {
+                int r = read_port_numbers(object, m);
+                return r < 0 ? r : 1;
+        }
+        return 0;
+}
+
+static int read_value(void *object, const PropertySpec *spec, sd_bus_message *m) {
+        uint8_t *field = (uint8_t *) object + spec->offset;
+        int r;
+
+        switch (spec->kind) {
+        case PROPERTY_STRING: {
+                const char *s;
+
+                r = sd_bus_message_read_basic(m, spec->signature[0], &s);
+                if (r < 0)
+                        return r;
+                return free_and_strdup((char **) field, s);
+        }
+        case PROPERTY_UINT32:
+                return sd_bus_message_read_basic(m, 'u', field);
+        case PROPERTY_UINT64:
+                return sd_bus_message_read_basic(m, 't', field);
+        case PROPERTY_BOOL: {
+                int b;
+
+                r = sd_bus_message_read_basic(m, 'b', &b);
+                if (r < 0)
+                        return r;
+                *(bool *) field = b;
+                return 0;
+        }
+        }
+        return -EINVAL;
+}
+
+static int read_properties(void *object, const PropertySpec *specs, SpecialReader special, sd_bus_message *m) {
+        int r;
+
+        r = sd_bus_message_enter_container(m, 'a', "{sv}");
+        if (r < 0)
+                return r;
+        while ((r = sd_bus_message_enter_container(m, 'e', "sv")) > 0) {
+                const PropertySpec *spec = NULL;
+                const char *name, *contents;
+                char type;
+
+                r = sd_bus_message_read(m, "s", &name);
+                if (r < 0)
+                        return r;
+                r = sd_bus_message_peek_type(m, &type, &contents);
+                if (r < 0)
+                        return r;
+                for (const PropertySpec *s = specs; s->name; s++)
+                        if (streq(s->name, name) && streq(s->signature, contents)) {
+                                spec = s;
+                                break;
+                        }
+
+                r = sd_bus_message_enter_container(m, 'v', contents);
+                if (r < 0)
+                        return r;
+                if (spec)
+                        r = read_value(object, spec, m);
+                else if (special && (r = special(object, name, contents, m)) > 0)
+                        r = 0;
+                else if (r >= 0)
+                        r = sd_bus_message_skip(m, contents);
+                if (r < 0)
+                        return r;
+                r = sd_bus_message_exit_container(m);
+                if (r < 0)
+                        return r;
+                r = sd_bus_message_exit_container(m);
+                if (r < 0)
+                        return r;
+        }
+        if (r < 0)
+                return r;
+        return sd_bus_message_exit_container(m);
+}
+
+int port_read_properties(RdmaPort *p, sd_bus_message *m) {
+        return read_properties(p, port_properties, port_special, m);
+}
+
+int sriov_read_properties(RdmaSriov *s, sd_bus_message *m) {
+        return read_properties(s, sriov_properties, NULL, m);
+}
+
+int device_read_properties(RdmaDevice *d, sd_bus_message *m) {
+        return read_properties(d, device_properties, device_special, m);
+}
+
+static int netdev_read_properties(RdmaNetDev *n, sd_bus_message *m) {
+        return read_properties(n, netdev_properties, NULL, m);
+}
+
+/* The entry of an array of object pointers whose path is `wanted`, or NULL. */
+#define FIND_BY_PATH(array, n, wanted)                                \
+        ({                                                            \
+                __typeof__((array)[0]) _found = NULL;                 \
+                for (size_t _i = 0; _i < (n); _i++)                   \
+                        if (streq((array)[_i]->path, (wanted))) {     \
+                                _found = (array)[_i];                 \
+                                break;                                \
+                        }                                             \
+                _found;                                               \
+        })
+
+RdmaDevice *inventory_find_device(const Inventory *inv, const char *path) {
+        return FIND_BY_PATH(inv->devices, inv->n_devices, path);
+}
+
+RdmaPort *inventory_find_port(const Inventory *inv, const char *path) {
+        return FIND_BY_PATH(inv->ports, inv->n_ports, path);
+}
+
+RdmaNetDev *inventory_find_netdev(const Inventory *inv, const char *path) {
+        return FIND_BY_PATH(inv->netdevs, inv->n_netdevs, path);
+}
+
+RdmaSriov *inventory_find_sriov(const Inventory *inv, const char *path) {
+        return FIND_BY_PATH(inv->sriovs, inv->n_sriovs, path);
+}
+
+RdmaDevice *inventory_find_device_by_name(const Inventory *inv, const char *name) {
+        for (size_t i = 0; i < inv->n_devices; i++)
+                if (streq_ptr(inv->devices[i]->name, name))
+                        return inv->devices[i];
+        return NULL;
+}
+
+const char *inventory_device_name(const Inventory *inv, const char *path) {
+        RdmaDevice *d = path ? inventory_find_device(inv, path) : NULL;
+        return d ? d->name : NULL;
+}
+
+const char *inventory_netdev_name(const Inventory *inv, const char *path) {
+        RdmaNetDev *n = path ? inventory_find_netdev(inv, path) : NULL;
+        return n ? n->name : NULL;
+}
+
+/* Appends a new zeroed object of `size` bytes to an array of pointers. */
+static void *append_object(void ***array, size_t *n, size_t size, const char *path) {
+        void **a;
+        void *o;
+
+        a = reallocarray(*array, *n + 1, sizeof(void *));
+        if (!a)
+                return NULL;
+        *array = a;
+        o = calloc(1, size);
+        if (!o)
+                return NULL;
+        /* Every object type starts with its path. */
+        *(char **) o = strdup(path);
+        if (!*(char **) o) {
+                free(o);
+                return NULL;
+        }
+        a[(*n)++] = o;
+        return o;
+}
+
+/* Empty strings instead of NULL for what the daemon did not send. */
+static int fill_missing(void *object, const PropertySpec *specs) {
+        for (const PropertySpec *s = specs; s->name; s++) {
+                char **field = (char **) ((uint8_t *) object + s->offset);
+
+                if (s->kind == PROPERTY_STRING && !*field) {
+                        *field = strdup(streq(s->signature, "o") ? "/" : "");
+                        if (!*field)
+                                return -ENOMEM;
+                }
+        }
+        return 0;
+}
+
+static void remove_at(void **array, size_t *n, size_t i) {
+        memmove(array + i, array + i + 1, (*n - i - 1) * sizeof(void *));
+        (*n)--;
+}
+
+static void remove_interface(Inventory *inv, const char *path, const char *interface) {
+        for (size_t i = 0; streq(interface, RDMAD_DEVICE_INTERFACE) && i < inv->n_devices; i++)
+                if (streq(inv->devices[i]->path, path)) {
+                        rdma_device_free(inv->devices[i]);
+                        remove_at((void **) inv->devices, &inv->n_devices, i);
+                        return;
+                }
+        for (size_t i = 0; streq(interface, RDMAD_PORT_INTERFACE) && i < inv->n_ports; i++)
+                if (streq(inv->ports[i]->path, path)) {
+                        rdma_port_free(inv->ports[i]);
+                        remove_at((void **) inv->ports, &inv->n_ports, i);
+                        return;
+                }
+        for (size_t i = 0; streq(interface, RDMAD_NETDEV_INTERFACE) && i < inv->n_netdevs; i++)
+                if (streq(inv->netdevs[i]->path, path)) {
+                        rdma_netdev_free(inv->netdevs[i]);
+                        remove_at((void **) inv->netdevs, &inv->n_netdevs, i);
+                        return;
+                }
+        for (size_t i = 0; streq(interface, RDMAD_SRIOV_INTERFACE) && i < inv->n_sriovs; i++)
+                if (streq(inv->sriovs[i]->path, path)) {
+                        rdma_sriov_free(inv->sriovs[i]);
+                        remove_at((void **) inv->sriovs, &inv->n_sriovs, i);
+                        return;
+                }
+}
+
+void inventory_remove_object(Inventory *inv, const char *path, char **interfaces) {
+        for (char **i = interfaces; i && *i; i++)
+                remove_interface(inv, path, *i);
+}
+
+static int add_interface(Inventory *inv, const char *path, const char *interface, sd_bus_message *m) {
+        int r;
+
+        /* A second announcement of the same object replaces the first. */
+        remove_interface(inv, path, interface);
+
+        if (streq(interface, RDMAD_DEVICE_INTERFACE)) {
+                RdmaDevice *d = append_object((void ***) &inv->devices, &inv->n_devices, sizeof(RdmaDevice), path);
+                if (!d)
+                        return -ENOMEM;
+                r = device_read_properties(d, m);
+                return r < 0 ? r : fill_missing(d, device_properties);
+        }
+        if (streq(interface, RDMAD_PORT_INTERFACE)) {
+                RdmaPort *p = append_object((void ***) &inv->ports, &inv->n_ports, sizeof(RdmaPort), path);
+                if (!p)
+                        return -ENOMEM;
+                r = port_read_properties(p, m);
+                return r < 0 ? r : fill_missing(p, port_properties);
+        }
+        if (streq(interface, RDMAD_NETDEV_INTERFACE)) {
+                RdmaNetDev *n = append_object((void ***) &inv->netdevs, &inv->n_netdevs, sizeof(RdmaNetDev), path);
+                if (!n)
+                        return -ENOMEM;
+                r = netdev_read_properties(n, m);
+                return r < 0 ? r : fill_missing(n, netdev_properties);
+        }
+        if (streq(interface, RDMAD_SRIOV_INTERFACE)) {
+                RdmaSriov *s = append_object((void ***) &inv->sriovs, &inv->n_sriovs, sizeof(RdmaSriov), path);
+                if (!s)
+                        return -ENOMEM;
+                r = sriov_read_properties(s, m);
+                return r < 0 ? r : fill_missing(s, sriov_properties);
+        }
+        return sd_bus_message_skip(m, "a{sv}");
+}
+
+int inventory_add_object(Inventory *inv, const char *path, sd_bus_message *m) {
+        int r;
+
+        r = sd_bus_message_enter_container(m, 'a', "{sa{sv}}");
+        if (r < 0)
+                return r;
+        while ((r = sd_bus_message_enter_container(m, 'e', "sa{sv}")) > 0) {
+                const char *interface;
+
+                r = sd_bus_message_read(m, "s", &interface);
+                if (r < 0)
+                        return r;
+                r = add_interface(inv, path, interface, m);
+                if (r < 0)
+                        return r;
+                r = sd_bus_message_exit_container(m);
+                if (r < 0)
+                        return r;
+        }
+        if (r < 0)
+                return r;
+        return sd_bus_message_exit_container(m);
+}
+
+int inventory_load(Inventory *inv, sd_bus *bus, sd_bus_error *error) {
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
+        int r;
+
+        r = sd_bus_call_method(bus, RDMAD_SERVICE, RDMAD_ROOT_PATH, "org.freedesktop.DBus.ObjectManager",
+                               "GetManagedObjects", error, &reply, "");
+        if (r < 0)
+                return r;
+
+        r = sd_bus_message_enter_container(reply, 'a', "{oa{sa{sv}}}");
+        if (r < 0)
+                return r;
+        while ((r = sd_bus_message_enter_container(reply, 'e', "oa{sa{sv}}")) > 0) {
+                const char *path;
+
+                r = sd_bus_message_read(reply, "o", &path);
+                if (r < 0)
+                        return r;
+                r = inventory_add_object(inv, path, reply);
+                if (r < 0)
+                        return r;
+                r = sd_bus_message_exit_container(reply);
+                if (r < 0)
+                        return r;
+        }
+        if (r < 0)
+                return r;
+        r = sd_bus_message_exit_container(reply);
+        if (r < 0)
+                return r;
+        inventory_sort(inv);
+        return 0;
+}
+
+/* qsort has no context argument: the inventory for the port comparison. */
+static const Inventory *sorting;
+
+static int compare_devices(const void *a, const void *b) {
+        const RdmaDevice *x = *(RdmaDevice *const *) a, *y = *(RdmaDevice *const *) b;
+        return strcmp(x->name, y->name);
+}
+
+static int compare_ports(const void *a, const void *b) {
+        const RdmaPort *x = *(RdmaPort *const *) a, *y = *(RdmaPort *const *) b;
+        const char *dx = inventory_device_name(sorting, x->device), *dy = inventory_device_name(sorting, y->device);
+        int c = strcmp(dx ?: "", dy ?: "");
+
+        if (c != 0)
+                return c;
+        return x->number < y->number ? -1 : x->number > y->number;
+}
+
+static int compare_netdevs(const void *a, const void *b) {
+        const RdmaNetDev *x = *(RdmaNetDev *const *) a, *y = *(RdmaNetDev *const *) b;
+        return strcmp(x->name, y->name);
+}
+
+void inventory_sort(Inventory *inv) {
+        if (inv->n_devices > 1)
+                qsort(inv->devices, inv->n_devices, sizeof(RdmaDevice *), compare_devices);
+        sorting = inv;
+        if (inv->n_ports > 1)
+                qsort(inv->ports, inv->n_ports, sizeof(RdmaPort *), compare_ports);
+        sorting = NULL;
+        if (inv->n_netdevs > 1)
+                qsort(inv->netdevs, inv->n_netdevs, sizeof(RdmaNetDev *), compare_netdevs);
+}
+
+void make_printable(char *s) {
+        for (unsigned char *p = (unsigned char *) s; p && *p; p++)
+                if (*p < 0x20 || *p == 0x7f)
+                        *p = '?';
+}
+
+static void strings_make_printable(void *object, const PropertySpec *specs) {
+        for (const PropertySpec *s = specs; s->name; s++)
+                if (s->kind == PROPERTY_STRING)
+                        make_printable(*(char **) ((uint8_t *) object + s->offset));
+}
+
+void inventory_make_printable(Inventory *inv) {
+        for (size_t i = 0; i < inv->n_devices; i++)
+                strings_make_printable(inv->devices[i], device_properties);
+        for (size_t i = 0; i < inv->n_ports; i++) {
+                strings_make_printable(inv->ports[i], port_properties);
+                for (size_t g = 0; g < inv->ports[i]->n_gids; g++) {
+                        make_printable(inv->ports[i]->gids[g].gid);
+                        make_printable(inv->ports[i]->gids[g].type);
+                }
+        }
+        for (size_t i = 0; i < inv->n_netdevs; i++)
+                strings_make_printable(inv->netdevs[i], netdev_properties);
+        for (size_t i = 0; i < inv->n_sriovs; i++)
+                strings_make_printable(inv->sriovs[i], sriov_properties);
+}

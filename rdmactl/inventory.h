@@ -1,0 +1,119 @@
+/* SPDX-License-Identifier: MIT */
+#pragma once
+
+/* What rdmactl knows about the daemon's objects: filled from one
+ * GetManagedObjects reply, and kept current by `monitor` from
+ * InterfacesAdded / InterfacesRemoved / PropertiesChanged bodies, which
+ * carry the same a{sa{sv}} / a{sv} shapes. */
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <systemd/sd-bus.h>
+
+#define RDMAD_SERVICE "org.rdmad1"
+#define RDMAD_ROOT_PATH "/org/rdmad1"
+#define RDMAD_MANAGER_INTERFACE "org.rdmad1.Manager"
+#define RDMAD_DEVICE_INTERFACE "org.rdmad1.Device"
+#define RDMAD_PORT_INTERFACE "org.rdmad1.Port"
+#define RDMAD_NETDEV_INTERFACE "org.rdmad1.NetDev"
+#define RDMAD_SRIOV_INTERFACE "org.rdmad1.Sriov"
+
+typedef struct RdmaGid {
+        uint32_t index;
+        char *gid;
+        char *type; /* "IB/RoCE v1", "RoCE v2", "" */
+} RdmaGid;
+
+typedef struct RdmaPort {
+        char *path;
+        char *device; /* object path */
+        uint32_t number;
+        char *state_name, *phys_state_name;
+        uint32_t state_num, phys_state_num;
+        char *rate, *link_layer;
+        uint32_t lid, sm_lid, lid_mask_count, sm_sl, cap_mask;
+        char *netdev; /* object path, "/" for none */
+        RdmaGid *gids;
+        size_t n_gids;
+        uint64_t state_changed_usec;
+} RdmaPort;
+
+typedef struct RdmaNetDev {
+        char *path;
+        char *name;
+        char *device, *port; /* object paths */
+        uint32_t dev_port, mtu;
+        char *oper_state, *address;
+} RdmaNetDev;
+
+typedef struct RdmaSriov {
+        char *path;
+        char *device; /* object path */
+        char *device_path; /* sysfs path of the PCI function */
+        uint32_t num_vfs, total_vfs;
+} RdmaSriov;
+
+typedef struct RdmaDevice {
+        char *path;
+        char *name;
+        char *sysfs_path, *device_path, *driver, *node_type, *transport;
+        char *node_guid, *sys_image_guid, *firmware_version, *hca_type, *hw_rev, *board_id, *node_description;
+        bool sriov_capable;
+        char *sriov; /* object path, "/" for none */
+        uint32_t *port_numbers;
+        size_t n_port_numbers;
+} RdmaDevice;
+
+/* Arrays of pointers, so that an entry keeps its address when others come and go. */
+typedef struct Inventory {
+        RdmaDevice **devices;
+        size_t n_devices;
+        RdmaPort **ports;
+        size_t n_ports;
+        RdmaNetDev **netdevs;
+        size_t n_netdevs;
+        RdmaSriov **sriovs;
+        size_t n_sriovs;
+} Inventory;
+
+Inventory *inventory_new(void);
+Inventory *inventory_free(Inventory *inv);
+static inline void inventory_freep(Inventory **inv) {
+        inventory_free(*inv);
+}
+
+/* Calls GetManagedObjects and loads the reply; the bus error in *error. */
+int inventory_load(Inventory *inv, sd_bus *bus, sd_bus_error *error);
+
+/* Reads one object's a{sa{sv}} (from GetManagedObjects or InterfacesAdded)
+ * into the inventory, replacing what it held for that path. */
+int inventory_add_object(Inventory *inv, const char *path, sd_bus_message *m);
+
+/* Drops the objects of these interfaces at path (InterfacesRemoved). */
+void inventory_remove_object(Inventory *inv, const char *path, char **interfaces);
+
+/* Reads an a{sv} of changed values into an existing object. */
+int port_read_properties(RdmaPort *p, sd_bus_message *m);
+int sriov_read_properties(RdmaSriov *s, sd_bus_message *m);
+int device_read_properties(RdmaDevice *d, sd_bus_message *m);
+
+/* Devices by name, ports by device name and number, netdevs by name. */
+void inventory_sort(Inventory *inv);
+
+RdmaDevice *inventory_find_device(const Inventory *inv, const char *path);
+RdmaDevice *inventory_find_device_by_name(const Inventory *inv, const char *name);
+RdmaPort *inventory_find_port(const Inventory *inv, const char *path);
+RdmaNetDev *inventory_find_netdev(const Inventory *inv, const char *path);
+RdmaSriov *inventory_find_sriov(const Inventory *inv, const char *path);
+
+/* The name of the device or netdev behind an object path; NULL for "/" or unknown. */
+const char *inventory_device_name(const Inventory *inv, const char *path);
+const char *inventory_netdev_name(const Inventory *inv, const char *path);
+
+RdmaDevice *rdma_device_free(RdmaDevice *d);
+
+/* For text on a terminal: every control character in every string becomes
+ * '?', so that a device attribute cannot move the cursor or set colours. */
+void inventory_make_printable(Inventory *inv);
+void make_printable(char *s);

@@ -1,0 +1,503 @@
+/* SPDX-License-Identifier: MIT */
+/* rdmactl monitor: one line per device added, removed or renamed, per port
+ * state change and per SR-IOV count change, as rdmad announces them.
+ *
+ * The daemon announces a rename as the old device's removal followed at
+ * once by the new one's addition. A removal is therefore held back until
+ * the next message that is not part of the same announcement (or a short
+ * timer) says no addition of the same hardware follows. */
+#include <errno.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <systemd/sd-event.h>
+
+#include "format.h"
+#include "inventory.h"
+#include "rdmactl.h"
+#include "util.h"
+
+/* How long a removal waits for the addition that would make it a rename
+ * when nothing else settles it first. Only a fallback: rdmad follows every
+ * removal and addition with a Manager.Devices change, which settles it. */
+#define RENAME_WINDOW_USEC (1000 * 1000)
+
+typedef struct RemovedDevice {
+        char *name, *device_path, *node_guid;
+        uint64_t usec; /* CLOCK_REALTIME when the removal arrived */
+} RemovedDevice;
+
+typedef struct Monitor {
+        sd_bus *bus;
+        sd_event *event;
+        Inventory *inv;
+        const Options *options;
+        RemovedDevice *removed; /* not yet announced */
+        size_t n_removed, allocated_removed;
+        char **renamed; /* object paths of devices announced as renames: their ports are no news */
+        size_t n_renamed, allocated_renamed;
+        sd_event_source *flush_timer;
+} Monitor;
+
+static uint64_t realtime_usec(void) {
+        struct timespec ts;
+
+        clock_gettime(CLOCK_REALTIME, &ts);
+        return (uint64_t) ts.tv_sec * 1000000 + (uint64_t) ts.tv_nsec / 1000;
+}
+
+/* Starts a line: the timestamp in text, the common members in JSON. */
+static void line_begin(const Monitor *m, uint64_t usec, const char *event, bool *first) {
+        char ts[TIMESTAMP_MAX];
+
+        format_timestamp(usec, ts);
+        if (m->options->json) {
+                fputc('{', stdout);
+                json_field_string(stdout, first, "time", ts);
+                json_field_uint(stdout, first, "usec", usec);
+                json_field_string(stdout, first, "event", event);
+        } else
+                printf("%s ", ts);
+}
+
+/* Ends a line and hands it on at once: readers of a pipe must not wait for a buffer to fill. */
+static int line_end(Monitor *m) {
+        if (m->options->json)
+                fputc('}', stdout);
+        fputc('\n', stdout);
+        if (fflush(stdout) != 0) {
+                fprintf(stderr, "rdmactl: cannot write the output: %m\n");
+                return sd_event_exit(m->event, EXIT_FAILURE_GENERIC);
+        }
+        return 0;
+}
+
+static void colored(const Monitor *m, const char *text, const char *color) {
+        if (m->options->color && color)
+                printf("%s%s%s", color, text, ANSI_NORMAL);
+        else
+                fputs(text, stdout);
+}
+
+static void removed_device_free(RemovedDevice *r) {
+        free(r->name);
+        free(r->device_path);
+        free(r->node_guid);
+}
+
+static void announce_removal(Monitor *m, const RemovedDevice *r) {
+        bool first = true;
+
+        line_begin(m, r->usec, "device-removed", &first);
+        if (m->options->json)
+                json_field_string(stdout, &first, "device", r->name);
+        else
+                printf("%s: removed", r->name);
+        line_end(m);
+}
+
+/* Announces the removals no addition claimed as a rename. */
+static void flush_removals(Monitor *m) {
+        for (size_t i = 0; i < m->n_removed; i++) {
+                announce_removal(m, &m->removed[i]);
+                removed_device_free(&m->removed[i]);
+        }
+        m->n_removed = 0;
+        (void) sd_event_source_set_enabled(m->flush_timer, SD_EVENT_OFF);
+}
+
+static int on_flush_timer(sd_event_source *s, uint64_t usec, void *userdata) {
+        flush_removals(userdata);
+        return 0;
+}
+
+static bool guid_is_set(const char *guid) {
+        return guid && *guid && strspn(guid, "0:") != strlen(guid);
+}
+
+/* The same hardware under another name: the same PCI function, or for
+ * virtual devices (rxe, siw) the same node GUID. */
+static RemovedDevice *find_rename_source(Monitor *m, const RdmaDevice *d) {
+        for (size_t i = 0; i < m->n_removed; i++) {
+                RemovedDevice *r = &m->removed[i];
+
+                if (streq(r->name, d->name))
+                        continue;
+                if (*d->device_path ? streq(r->device_path, d->device_path)
+                                    : !*r->device_path && guid_is_set(d->node_guid) &&
+                                              streq(r->node_guid, d->node_guid))
+                        return r;
+        }
+        return NULL;
+}
+
+static bool is_renamed(const Monitor *m, const char *device_path) {
+        for (size_t i = 0; i < m->n_renamed; i++)
+                if (streq(m->renamed[i], device_path))
+                        return true;
+        return false;
+}
+
+static void forget_renamed(Monitor *m, const char *device_path) {
+        for (size_t i = 0; i < m->n_renamed; i++)
+                if (streq(m->renamed[i], device_path)) {
+                        free(m->renamed[i]);
+                        m->renamed[i] = m->renamed[--m->n_renamed];
+                        return;
+                }
+}
+
+static int remember_renamed(Monitor *m, const char *device_path) {
+        int r = ARRAY_RESERVE(m->renamed, m->allocated_renamed, m->n_renamed + 1);
+
+        if (r < 0)
+                return r;
+        m->renamed[m->n_renamed] = strdup(device_path);
+        if (!m->renamed[m->n_renamed])
+                return -ENOMEM;
+        m->n_renamed++;
+        return 0;
+}
+
+static void announce_device_added(Monitor *m, const RdmaDevice *d) {
+        uint64_t usec = realtime_usec();
+        bool first = true;
+
+        line_begin(m, usec, "device-added", &first);
+        if (m->options->json) {
+                json_field_string(stdout, &first, "device", d->name);
+                json_field_string(stdout, &first, "transport", d->transport);
+                json_write_key(stdout, &first, "ports");
+                fputc('[', stdout);
+                for (size_t i = 0; i < d->n_port_numbers; i++)
+                        printf("%s%" PRIu32, i > 0 ? "," : "", d->port_numbers[i]);
+                fputc(']', stdout);
+        } else
+                printf("%s: added, %s, %zu port%s", d->name, *d->transport ? d->transport : "unknown transport",
+                       d->n_port_numbers, d->n_port_numbers == 1 ? "" : "s");
+        line_end(m);
+}
+
+static void announce_rename(Monitor *m, const RemovedDevice *from, const RdmaDevice *to) {
+        bool first = true;
+
+        line_begin(m, realtime_usec(), "device-renamed", &first);
+        if (m->options->json) {
+                json_field_string(stdout, &first, "device", to->name);
+                json_field_string(stdout, &first, "old_name", from->name);
+        } else
+                printf("%s: renamed to %s", from->name, to->name);
+        line_end(m);
+}
+
+static void announce_port_added(Monitor *m, const RdmaPort *p) {
+        const char *device = inventory_device_name(m->inv, p->device) ?: "";
+        bool first = true;
+
+        line_begin(m, realtime_usec(), "port-added", &first);
+        if (m->options->json) {
+                json_field_string(stdout, &first, "device", device);
+                json_field_uint(stdout, &first, "port", p->number);
+                json_field_string(stdout, &first, "state_name", p->state_name);
+                json_field_string(stdout, &first, "phys_state_name", p->phys_state_name);
+        } else {
+                printf("%s port %" PRIu32 ": added, ", device, p->number);
+                colored(m, p->state_name, state_color(p->state_name));
+                fputs(" (", stdout);
+                colored(m, p->phys_state_name, phys_state_color(p->phys_state_name));
+                fputc(')', stdout);
+        }
+        line_end(m);
+}
+
+static int on_interfaces_added(sd_bus_message *message, void *userdata, sd_bus_error *ret_error) {
+        Monitor *m = userdata;
+        bool known_device, known_port;
+        const char *path;
+        RdmaDevice *d;
+        RdmaPort *p;
+        int r;
+
+        r = sd_bus_message_read(message, "o", &path);
+        if (r < 0)
+                return 0; /* not what the API promises: ignore it */
+        /* Already known: announced between subscribing and reading the objects. */
+        known_device = inventory_find_device(m->inv, path);
+        known_port = inventory_find_port(m->inv, path);
+        r = inventory_add_object(m->inv, path, message);
+        if (r < 0)
+                return 0;
+        if (!m->options->json)
+                inventory_make_printable(m->inv);
+
+        d = inventory_find_device(m->inv, path);
+        if (d && !known_device) {
+                RemovedDevice *from = find_rename_source(m, d);
+
+                if (from) {
+                        announce_rename(m, from, d);
+                        (void) remember_renamed(m, d->path);
+                        removed_device_free(from);
+                        *from = m->removed[--m->n_removed];
+                } else {
+                        flush_removals(m);
+                        announce_device_added(m, d);
+                }
+                return 0;
+        }
+        p = inventory_find_port(m->inv, path);
+        if (p && !known_port && !is_renamed(m, p->device))
+                announce_port_added(m, p);
+        return 0;
+}
+
+static int on_interfaces_removed(sd_bus_message *message, void *userdata, sd_bus_error *ret_error) {
+        Monitor *m = userdata;
+        char **interfaces = NULL;
+        const char *path;
+        RdmaDevice *d;
+        int r;
+
+        r = sd_bus_message_read(message, "o", &path);
+        if (r >= 0)
+                r = sd_bus_message_read_strv(message, &interfaces);
+        if (r < 0)
+                return 0;
+
+        d = inventory_find_device(m->inv, path);
+        if (d) {
+                if (ARRAY_RESERVE(m->removed, m->allocated_removed, m->n_removed + 1) >= 0) {
+                        RemovedDevice *removed = &m->removed[m->n_removed];
+
+                        *removed = (RemovedDevice) {
+                                .name = strdup(d->name),
+                                .device_path = strdup(d->device_path),
+                                .node_guid = strdup(d->node_guid),
+                                .usec = realtime_usec(),
+                        };
+                        if (removed->name && removed->device_path && removed->node_guid) {
+                                m->n_removed++;
+                                (void) sd_event_source_set_time_relative(m->flush_timer, RENAME_WINDOW_USEC);
+                                (void) sd_event_source_set_enabled(m->flush_timer, SD_EVENT_ONESHOT);
+                        } else
+                                removed_device_free(removed);
+                }
+                forget_renamed(m, path);
+        }
+        inventory_remove_object(m->inv, path, interfaces);
+        for (char **i = interfaces; i && *i; i++)
+                free(*i);
+        free(interfaces);
+        return 0;
+}
+
+static void announce_port_state(Monitor *m, const RdmaPort *p, const char *old_state, const char *old_phys) {
+        const char *device = inventory_device_name(m->inv, p->device) ?: "";
+        uint64_t usec = p->state_changed_usec ?: realtime_usec();
+        bool first = true;
+
+        line_begin(m, usec, "port-state", &first);
+        if (m->options->json) {
+                json_field_string(stdout, &first, "device", device);
+                json_field_uint(stdout, &first, "port", p->number);
+                json_field_string(stdout, &first, "old_state_name", old_state);
+                json_field_string(stdout, &first, "state_name", p->state_name);
+                json_field_string(stdout, &first, "old_phys_state_name", old_phys);
+                json_field_string(stdout, &first, "phys_state_name", p->phys_state_name);
+                json_field_string(stdout, &first, "rate", p->rate);
+                line_end(m);
+                return;
+        }
+
+        printf("%s port %" PRIu32 ": ", device, p->number);
+        if (!streq(old_state, p->state_name)) {
+                /* "DOWN -> ACTIVE (LinkUp)" */
+                colored(m, old_state, state_color(old_state));
+                fputs(" -> ", stdout);
+                colored(m, p->state_name, state_color(p->state_name));
+                fputs(" (", stdout);
+                colored(m, p->phys_state_name, phys_state_color(p->phys_state_name));
+        } else {
+                /* "DOWN (Disabled -> Polling)" */
+                colored(m, p->state_name, state_color(p->state_name));
+                fputs(" (", stdout);
+                colored(m, old_phys, phys_state_color(old_phys));
+                fputs(" -> ", stdout);
+                colored(m, p->phys_state_name, phys_state_color(p->phys_state_name));
+        }
+        fputc(')', stdout);
+        line_end(m);
+}
+
+static void port_changed(Monitor *m, RdmaPort *p, sd_bus_message *message) {
+        _cleanup_free_ char *old_state = strdup(p->state_name), *old_phys = strdup(p->phys_state_name);
+
+        if (!old_state || !old_phys || port_read_properties(p, message) < 0)
+                return;
+        if (!m->options->json) {
+                make_printable(p->state_name);
+                make_printable(p->phys_state_name);
+        }
+        if (!streq(old_state, p->state_name) || !streq(old_phys, p->phys_state_name))
+                announce_port_state(m, p, old_state, old_phys);
+}
+
+static void sriov_changed(Monitor *m, RdmaSriov *s, sd_bus_message *message) {
+        const char *device = inventory_device_name(m->inv, s->device) ?: "";
+        uint32_t old = s->num_vfs;
+        bool first = true;
+
+        if (sriov_read_properties(s, message) < 0 || s->num_vfs == old)
+                return;
+        line_begin(m, realtime_usec(), "num-vfs", &first);
+        if (m->options->json) {
+                json_field_string(stdout, &first, "device", device);
+                json_field_uint(stdout, &first, "old_num_vfs", old);
+                json_field_uint(stdout, &first, "num_vfs", s->num_vfs);
+        } else
+                printf("%s: SR-IOV %" PRIu32 " -> %" PRIu32 " VFs", device, old, s->num_vfs);
+        line_end(m);
+}
+
+static int on_properties_changed(sd_bus_message *message, void *userdata, sd_bus_error *ret_error) {
+        Monitor *m = userdata;
+        const char *path = sd_bus_message_get_path(message), *interface;
+        RdmaPort *p;
+        RdmaSriov *s;
+        RdmaDevice *d;
+
+        if (!path || sd_bus_message_read(message, "s", &interface) < 0)
+                return 0;
+        /* Anything but an addition ends a rename announcement (Manager.Devices follows every one). */
+        flush_removals(m);
+
+        if (streq(interface, RDMAD_PORT_INTERFACE) && (p = inventory_find_port(m->inv, path)))
+                port_changed(m, p, message);
+        else if (streq(interface, RDMAD_SRIOV_INTERFACE) && (s = inventory_find_sriov(m->inv, path)))
+                sriov_changed(m, s, message);
+        else if (streq(interface, RDMAD_DEVICE_INTERFACE) && (d = inventory_find_device(m->inv, path)))
+                (void) device_read_properties(d, message);
+        return 0;
+}
+
+static int on_name_owner_changed(sd_bus_message *message, void *userdata, sd_bus_error *ret_error) {
+        Monitor *m = userdata;
+        const char *name, *old_owner, *new_owner;
+
+        if (sd_bus_message_read(message, "sss", &name, &old_owner, &new_owner) < 0 || !streq(name, RDMAD_SERVICE))
+                return 0;
+        if (*new_owner)
+                return 0;
+        flush_removals(m);
+        fprintf(stderr, "rdmactl: rdmad left the system bus.\n");
+        return sd_event_exit(m->event, EXIT_NOT_RUNNING);
+}
+
+static int on_disconnected(sd_bus_message *message, void *userdata, sd_bus_error *ret_error) {
+        Monitor *m = userdata;
+
+        flush_removals(m);
+        fprintf(stderr, "rdmactl: lost the connection to the system bus.\n");
+        return sd_event_exit(m->event, EXIT_NOT_RUNNING);
+}
+
+static int on_exit_signal(sd_event_source *s, const struct signalfd_siginfo *si, void *userdata) {
+        Monitor *m = userdata;
+
+        flush_removals(m);
+        return sd_event_exit(m->event, EXIT_OK);
+}
+
+static int subscribe(Monitor *m) {
+        int r;
+
+        r = sd_bus_match_signal(m->bus, NULL, RDMAD_SERVICE, RDMAD_ROOT_PATH, "org.freedesktop.DBus.ObjectManager",
+                                "InterfacesAdded", on_interfaces_added, m);
+        if (r >= 0)
+                r = sd_bus_match_signal(m->bus, NULL, RDMAD_SERVICE, RDMAD_ROOT_PATH,
+                                        "org.freedesktop.DBus.ObjectManager", "InterfacesRemoved",
+                                        on_interfaces_removed, m);
+        if (r >= 0)
+                r = sd_bus_match_signal(m->bus, NULL, RDMAD_SERVICE, NULL, "org.freedesktop.DBus.Properties",
+                                        "PropertiesChanged", on_properties_changed, m);
+        if (r >= 0)
+                r = sd_bus_add_match(m->bus, NULL,
+                                     "type='signal',sender='org.freedesktop.DBus',path='/org/freedesktop/DBus',"
+                                     "interface='org.freedesktop.DBus',member='NameOwnerChanged',arg0='" RDMAD_SERVICE
+                                     "'",
+                                     on_name_owner_changed, m);
+        if (r >= 0)
+                r = sd_bus_match_signal(m->bus, NULL, NULL, "/org/freedesktop/DBus/Local",
+                                        "org.freedesktop.DBus.Local", "Disconnected", on_disconnected, m);
+        return r;
+}
+
+int verb_monitor(sd_bus *bus, const Options *options) {
+        _cleanup_(sd_event_unrefp) sd_event *event = NULL;
+        _cleanup_(inventory_freep) Inventory *inv = inventory_new();
+        sd_bus_error error = SD_BUS_ERROR_NULL;
+        Monitor m = { .bus = bus, .options = options };
+        sigset_t mask;
+        int r, status;
+
+        if (!inv)
+                return report_bus_error("monitor", -ENOMEM, NULL);
+        m.inv = inv;
+
+        sigemptyset(&mask);
+        sigaddset(&mask, SIGINT);
+        sigaddset(&mask, SIGTERM);
+        r = sigprocmask(SIG_BLOCK, &mask, NULL);
+        if (r >= 0)
+                r = sd_event_default(&event);
+        if (r >= 0)
+                r = sd_event_add_signal(event, NULL, SIGINT, on_exit_signal, &m);
+        if (r >= 0)
+                r = sd_event_add_signal(event, NULL, SIGTERM, on_exit_signal, &m);
+        if (r >= 0)
+                r = sd_event_add_time_relative(event, &m.flush_timer, CLOCK_MONOTONIC, RENAME_WINDOW_USEC, 0,
+                                               on_flush_timer, &m);
+        if (r >= 0)
+                r = sd_event_source_set_enabled(m.flush_timer, SD_EVENT_OFF);
+        if (r >= 0)
+                r = sd_bus_attach_event(bus, event, SD_EVENT_PRIORITY_NORMAL);
+        if (r < 0) {
+                status = report_bus_error("monitor", r, NULL);
+                goto finish;
+        }
+        m.event = event;
+
+        /* Subscribe first, then read the objects: nothing falls between the two. */
+        r = subscribe(&m);
+        if (r >= 0)
+                r = inventory_load(inv, bus, &error);
+        if (r >= 0 && !options->json)
+                inventory_make_printable(inv);
+        if (r < 0) {
+                status = report_bus_error("subscribing", r, &error);
+                sd_bus_error_free(&error);
+                goto finish;
+        }
+
+        /* On stderr, so that --json output stays pure; tests wait for it. */
+        fprintf(stderr, "Monitoring org.rdmad1 (%zu devices, %zu ports); press Ctrl+C to stop.\n", inv->n_devices,
+                inv->n_ports);
+
+        r = sd_event_loop(event);
+        status = r < 0 ? report_bus_error("monitor", r, NULL) : r;
+
+finish:
+        for (size_t i = 0; i < m.n_removed; i++)
+                removed_device_free(&m.removed[i]);
+        free(m.removed);
+        for (size_t i = 0; i < m.n_renamed; i++)
+                free(m.renamed[i]);
+        free(m.renamed);
+        sd_event_source_disable_unref(m.flush_timer);
+        (void) sd_bus_detach_event(bus);
+        return status;
+}

@@ -1,0 +1,783 @@
+/* SPDX-License-Identifier: MIT */
+/* rdmactl: the operator's view of the RDMA devices rdmad publishes on the
+ * system bus (org.rdmad1), and the two things an operator does with them:
+ * wait for a link, change the number of SR-IOV VFs. */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <langinfo.h>
+#include <locale.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "bus-errors.h"
+#include "format.h"
+#include "inventory.h"
+#include "rdmactl.h"
+#include "util.h"
+
+#define PKTTYAGENT "/usr/bin/pkttyagent"
+
+/* SetNumVfs: a password prompt and a driver creating VFs both take time. */
+#define SET_NUM_VFS_CALL_USEC (300ULL * 1000000ULL)
+/* WaitForState: the call outlives the daemon's own timeout by this much. */
+#define WAIT_CALL_MARGIN_USEC (10ULL * 1000000ULL)
+
+static void help(void) {
+        printf("rdmactl [OPTIONS...] COMMAND ...\n"
+               "\n"
+               "Show and control the RDMA devices that rdmad publishes on the system bus.\n"
+               "\n"
+               "Commands:\n"
+               "  list                      One line per port (the default command)\n"
+               "  status [DEVICE...]        Everything known about devices, their ports and netdevs\n"
+               "  monitor                   Print device and port state changes until interrupted\n"
+               "  wait DEVICE PORT STATE    Wait until a port is in STATE (ACTIVE, DOWN, INIT, ARMED, ...)\n"
+               "  set-vfs DEVICE COUNT      Set the number of SR-IOV virtual functions\n"
+               "\n"
+               "Options:\n"
+               "  -h --help                 Show this help\n"
+               "     --version              Show the version\n"
+               "     --json                 JSON output (list, status, monitor)\n"
+               "     --no-legend            No header and footer (list)\n"
+               "     --no-color             No colours, even on a terminal\n"
+               "     --timeout=SEC          wait: give up after SEC seconds (default: never; 0: check only)\n"
+               "     --no-ask-password      set-vfs: never ask for a password\n"
+               "\n"
+               "Exit status:\n"
+               "  0 success, 1 failure, 2 invalid arguments, 3 rdmad not running or no system bus,\n"
+               "  4 no such device or port, 5 timeout (wait), 6 permission denied\n"
+               "\n"
+               "See rdmactl(1).\n");
+}
+
+static int usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static int usage_error(const char *fmt, ...) {
+        va_list ap;
+
+        fputs("rdmactl: ", stderr);
+        va_start(ap, fmt);
+        vfprintf(stderr, fmt, ap);
+        va_end(ap);
+        fputs("\nTry 'rdmactl --help'.\n", stderr);
+        return EXIT_USAGE;
+}
+
+/* Stdout errors (a full disk, a closed pipe) are failures too. */
+static int finish_output(int status) {
+        if (fflush(stdout) != 0 || ferror(stdout)) {
+                fprintf(stderr, "rdmactl: cannot write the output: %m\n");
+                return status == EXIT_OK ? EXIT_FAILURE_GENERIC : status;
+        }
+        return status;
+}
+
+static bool utf8_locale(void) {
+        const char *codeset = nl_langinfo(CODESET);
+        return codeset && (streq(codeset, "UTF-8") || streq(codeset, "utf8"));
+}
+
+static int load(sd_bus *bus, const Options *o, Inventory **ret) {
+        _cleanup_(inventory_freep) Inventory *inv = inventory_new();
+        sd_bus_error error = SD_BUS_ERROR_NULL;
+        int r;
+
+        if (!inv)
+                return report_bus_error("GetManagedObjects", -ENOMEM, NULL);
+        r = inventory_load(inv, bus, &error);
+        if (r < 0) {
+                int status = report_bus_error("GetManagedObjects", r, &error);
+                sd_bus_error_free(&error);
+                return status;
+        }
+        if (!o->json)
+                inventory_make_printable(inv);
+        *ret = TAKE_PTR(inv);
+        return EXIT_OK;
+}
+
+/* Manager.GetDeviceByName: the daemon's answer for any name, escaped or not. */
+static int device_path_by_name(sd_bus *bus, const char *name, char **ret_path) {
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
+        sd_bus_error error = SD_BUS_ERROR_NULL;
+        const char *path;
+        int r;
+
+        r = sd_bus_call_method(bus, RDMAD_SERVICE, RDMAD_ROOT_PATH, RDMAD_MANAGER_INTERFACE, "GetDeviceByName",
+                               &error, &reply, "s", name);
+        if (r < 0) {
+                int status = report_bus_error("GetDeviceByName", r, &error);
+                sd_bus_error_free(&error);
+                return status;
+        }
+        r = sd_bus_message_read(reply, "o", &path);
+        if (r < 0)
+                return report_bus_error("GetDeviceByName", r, NULL);
+        *ret_path = strdup(path);
+        return *ret_path ? EXIT_OK : report_bus_error("GetDeviceByName", -ENOMEM, NULL);
+}
+
+static int verb_list_devices(sd_bus *bus, const Options *o) {
+        _cleanup_(inventory_freep) Inventory *inv = NULL;
+        int status = load(bus, o, &inv);
+
+        if (status != EXIT_OK)
+                return status;
+        for (size_t i = 0; i < inv->n_devices; i++)
+                printf("%s\n", inv->devices[i]->name);
+        return finish_output(EXIT_OK);
+}
+
+static const char *port_device_name(const Inventory *inv, const RdmaPort *p) {
+        return inventory_device_name(inv, p->device) ?: "";
+}
+
+static const char *port_transport(const Inventory *inv, const RdmaPort *p) {
+        const RdmaDevice *d = inventory_find_device(inv, p->device);
+        return d ? d->transport : "";
+}
+
+static void list_json(const Inventory *inv) {
+        fputs("[", stdout);
+        for (size_t i = 0; i < inv->n_ports; i++) {
+                const RdmaPort *p = inv->ports[i];
+                bool first = true;
+
+                fputs(i == 0 ? "\n  {" : ",\n  {", stdout);
+                json_field_string(stdout, &first, "device", port_device_name(inv, p));
+                json_field_uint(stdout, &first, "port", p->number);
+                json_field_uint(stdout, &first, "state", p->state_num);
+                json_field_string(stdout, &first, "state_name", p->state_name);
+                json_field_uint(stdout, &first, "phys_state", p->phys_state_num);
+                json_field_string(stdout, &first, "phys_state_name", p->phys_state_name);
+                json_field_string(stdout, &first, "rate", p->rate);
+                json_field_string(stdout, &first, "link_layer", p->link_layer);
+                json_field_string(stdout, &first, "netdev", inventory_netdev_name(inv, p->netdev));
+                json_field_string(stdout, &first, "transport", port_transport(inv, p));
+                fputs("}", stdout);
+        }
+        fputs(inv->n_ports > 0 ? "\n]\n" : "]\n", stdout);
+}
+
+static int verb_list(sd_bus *bus, const Options *o) {
+        static const char *const headers[] = { "DEVICE",     "PORT",   "STATE",    "PHYS STATE",
+                                                "RATE",       "LINK LAYER", "NETDEV", "TRANSPORT" };
+        _cleanup_(inventory_freep) Inventory *inv = NULL;
+        _cleanup_(table_freep) Table *t = NULL;
+        int status = load(bus, o, &inv);
+
+        if (status != EXIT_OK)
+                return status;
+        if (o->json) {
+                list_json(inv);
+                return finish_output(EXIT_OK);
+        }
+
+        t = table_new(ELEMENTSOF(headers), headers);
+        if (!t)
+                return report_bus_error("list", -ENOMEM, NULL);
+        for (size_t i = 0; i < inv->n_ports; i++) {
+                const RdmaPort *p = inv->ports[i];
+                char number[16];
+                int r;
+
+                snprintf(number, sizeof(number), "%" PRIu32, p->number);
+                if ((r = table_add(t, port_device_name(inv, p), NULL)) < 0 || (r = table_add(t, number, NULL)) < 0 ||
+                    (r = table_add(t, p->state_name, state_color(p->state_name))) < 0 ||
+                    (r = table_add(t, p->phys_state_name, phys_state_color(p->phys_state_name))) < 0 ||
+                    (r = table_add(t, p->rate, NULL)) < 0 || (r = table_add(t, p->link_layer, NULL)) < 0 ||
+                    (r = table_add(t, inventory_netdev_name(inv, p->netdev), NULL)) < 0 ||
+                    (r = table_add(t, port_transport(inv, p), NULL)) < 0)
+                        return report_bus_error("list", r, NULL);
+        }
+        if (table_rows(t) > 0 || o->legend)
+                table_print(t, stdout, o->legend, o->color);
+        if (o->legend)
+                printf("\n%zu port%s listed.\n", table_rows(t), table_rows(t) == 1 ? "" : "s");
+        return finish_output(EXIT_OK);
+}
+
+/* ---- status ---- */
+
+#define LABEL_WIDTH 19
+
+static void field(const char *label, const char *value) {
+        if (value && *value)
+                printf("%*s: %s\n", LABEL_WIDTH, label, value);
+}
+
+static void continuation(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void continuation(const char *fmt, ...) {
+        va_list ap;
+
+        printf("%*s", LABEL_WIDTH + 2, "");
+        va_start(ap, fmt);
+        vprintf(fmt, ap);
+        va_end(ap);
+        putchar('\n');
+}
+
+static void print_colored(const char *text, const char *color, const Options *o) {
+        if (o->color && color)
+                printf("%s%s%s", color, text, ANSI_NORMAL);
+        else
+                fputs(text, stdout);
+}
+
+static uint32_t netdev_port_number(const Inventory *inv, const RdmaNetDev *n) {
+        const RdmaPort *p = inventory_find_port(inv, n->port);
+        return p ? p->number : 0;
+}
+
+static void status_text(const Inventory *inv, const RdmaDevice *d, const Options *o) {
+        size_t n_ports = 0, n_active = 0;
+        const RdmaSriov *s = inventory_find_sriov(inv, d->sriov);
+        bool first;
+
+        for (size_t i = 0; i < inv->n_ports; i++)
+                if (streq(inv->ports[i]->device, d->path)) {
+                        n_ports++;
+                        n_active += streq(inv->ports[i]->state_name, "ACTIVE");
+                }
+        /* The bullet tells at a glance: all ports up, some, none. */
+        print_colored(utf8_locale() ? "●" : "*",
+                      n_ports == 0               ? NULL
+                      : n_active == n_ports      ? ANSI_GREEN
+                      : n_active > 0             ? ANSI_YELLOW
+                                                 : ANSI_RED,
+                      o);
+        printf(" %s\n", d->name);
+
+        field("Transport", d->transport);
+        field("Node type", d->node_type);
+        field("Driver", d->driver);
+        field("PCI path", d->device_path);
+        field("Sysfs path", d->sysfs_path);
+        field("Node GUID", d->node_guid);
+        field("System image GUID", d->sys_image_guid);
+        field("Firmware", d->firmware_version);
+        field("HCA type", d->hca_type);
+        field("HW revision", d->hw_rev);
+        field("Board ID", d->board_id);
+        field("Node description", d->node_description);
+        if (s)
+                printf("%*s: %" PRIu32 " of %" PRIu32 " VFs\n", LABEL_WIDTH, "SR-IOV", s->num_vfs, s->total_vfs);
+
+        first = true;
+        for (size_t i = 0; i < inv->n_netdevs; i++) {
+                const RdmaNetDev *n = inv->netdevs[i];
+                uint32_t port = netdev_port_number(inv, n);
+                char where[32] = "";
+
+                if (!streq(n->device, d->path))
+                        continue;
+                if (port > 0)
+                        snprintf(where, sizeof(where), " (port %" PRIu32 ")", port);
+                if (first)
+                        printf("%*s: ", LABEL_WIDTH, "NetDevs");
+                else
+                        printf("%*s", LABEL_WIDTH + 2, "");
+                first = false;
+                printf("%s%s: %s, MTU %" PRIu32 "%s%s\n", n->name, where, *n->oper_state ? n->oper_state : "-",
+                       n->mtu, *n->address ? ", " : "", n->address);
+        }
+
+        for (size_t i = 0; i < inv->n_ports; i++) {
+                const RdmaPort *p = inv->ports[i];
+                const char *netdev = inventory_netdev_name(inv, p->netdev);
+                char label[32];
+
+                if (!streq(p->device, d->path))
+                        continue;
+                snprintf(label, sizeof(label), "Port %" PRIu32, p->number);
+                printf("%*s: ", LABEL_WIDTH, label);
+                print_colored(*p->state_name ? p->state_name : "-", state_color(p->state_name), o);
+                fputs(" (", stdout);
+                print_colored(*p->phys_state_name ? p->phys_state_name : "-", phys_state_color(p->phys_state_name), o);
+                printf(")%s%s%s%s%s%s\n", *p->rate ? ", " : "", p->rate, *p->link_layer ? ", " : "", p->link_layer,
+                       netdev ? ", netdev " : "", netdev ?: "");
+                /* LIDs mean nothing on Ethernet (RoCE, iWARP). */
+                if (!streq(p->link_layer, "Ethernet"))
+                        continuation("LID %" PRIu32 ", SM LID %" PRIu32 ", LMC %" PRIu32 ", SM SL %" PRIu32
+                                     ", capabilities 0x%08" PRIx32,
+                                     p->lid, p->sm_lid, p->lid_mask_count, p->sm_sl, p->cap_mask);
+                if (p->state_changed_usec > 0) {
+                        char ts[TIMESTAMP_MAX];
+                        continuation("state changed %s", format_timestamp(p->state_changed_usec, ts));
+                }
+                for (size_t g = 0; g < p->n_gids; g++)
+                        continuation("GID %" PRIu32 ": %s%s%s%s", p->gids[g].index, p->gids[g].gid,
+                                     *p->gids[g].type ? " (" : "", p->gids[g].type, *p->gids[g].type ? ")" : "");
+        }
+}
+
+static void status_json(const Inventory *inv, const RdmaDevice *d) {
+        const RdmaSriov *s = inventory_find_sriov(inv, d->sriov);
+        bool first = true, first_item = true;
+
+        fputs("{", stdout);
+        json_field_string(stdout, &first, "device", d->name);
+        json_field_string(stdout, &first, "transport", d->transport);
+        json_field_string(stdout, &first, "node_type", d->node_type);
+        json_field_string(stdout, &first, "driver", d->driver);
+        json_field_string(stdout, &first, "device_path", d->device_path);
+        json_field_string(stdout, &first, "sysfs_path", d->sysfs_path);
+        json_field_string(stdout, &first, "node_guid", d->node_guid);
+        json_field_string(stdout, &first, "sys_image_guid", d->sys_image_guid);
+        json_field_string(stdout, &first, "firmware_version", d->firmware_version);
+        json_field_string(stdout, &first, "hca_type", d->hca_type);
+        json_field_string(stdout, &first, "hw_rev", d->hw_rev);
+        json_field_string(stdout, &first, "board_id", d->board_id);
+        json_field_string(stdout, &first, "node_description", d->node_description);
+        json_write_key(stdout, &first, "sriov");
+        if (s) {
+                bool first_sriov = true;
+
+                fputs("{", stdout);
+                json_field_uint(stdout, &first_sriov, "num_vfs", s->num_vfs);
+                json_field_uint(stdout, &first_sriov, "total_vfs", s->total_vfs);
+                json_field_string(stdout, &first_sriov, "device_path", s->device_path);
+                fputs("}", stdout);
+        } else
+                fputs("null", stdout);
+
+        json_write_key(stdout, &first, "netdevs");
+        fputs("[", stdout);
+        for (size_t i = 0; i < inv->n_netdevs; i++) {
+                const RdmaNetDev *n = inv->netdevs[i];
+                uint32_t port = netdev_port_number(inv, n);
+                bool first_netdev = true;
+
+                if (!streq(n->device, d->path))
+                        continue;
+                fputs(first_item ? "{" : ",{", stdout);
+                first_item = false;
+                json_field_string(stdout, &first_netdev, "name", n->name);
+                json_write_key(stdout, &first_netdev, "port");
+                if (port > 0)
+                        printf("%" PRIu32, port);
+                else
+                        fputs("null", stdout);
+                json_field_uint(stdout, &first_netdev, "dev_port", n->dev_port);
+                json_field_string(stdout, &first_netdev, "oper_state", n->oper_state);
+                json_field_uint(stdout, &first_netdev, "mtu", n->mtu);
+                json_field_string(stdout, &first_netdev, "address", n->address);
+                fputs("}", stdout);
+        }
+        fputs("]", stdout);
+
+        json_write_key(stdout, &first, "ports");
+        fputs("[", stdout);
+        first_item = true;
+        for (size_t i = 0; i < inv->n_ports; i++) {
+                const RdmaPort *p = inv->ports[i];
+                bool first_port = true;
+
+                if (!streq(p->device, d->path))
+                        continue;
+                fputs(first_item ? "{" : ",{", stdout);
+                first_item = false;
+                json_field_uint(stdout, &first_port, "port", p->number);
+                json_field_uint(stdout, &first_port, "state", p->state_num);
+                json_field_string(stdout, &first_port, "state_name", p->state_name);
+                json_field_uint(stdout, &first_port, "phys_state", p->phys_state_num);
+                json_field_string(stdout, &first_port, "phys_state_name", p->phys_state_name);
+                json_field_string(stdout, &first_port, "rate", p->rate);
+                json_field_string(stdout, &first_port, "link_layer", p->link_layer);
+                json_field_string(stdout, &first_port, "netdev", inventory_netdev_name(inv, p->netdev));
+                json_field_uint(stdout, &first_port, "lid", p->lid);
+                json_field_uint(stdout, &first_port, "sm_lid", p->sm_lid);
+                json_field_uint(stdout, &first_port, "lmc", p->lid_mask_count);
+                json_field_uint(stdout, &first_port, "sm_sl", p->sm_sl);
+                json_field_uint(stdout, &first_port, "cap_mask", p->cap_mask);
+                json_field_uint(stdout, &first_port, "state_changed_usec", p->state_changed_usec);
+                json_write_key(stdout, &first_port, "gids");
+                fputs("[", stdout);
+                for (size_t g = 0; g < p->n_gids; g++) {
+                        bool first_gid = true;
+
+                        fputs(g == 0 ? "{" : ",{", stdout);
+                        json_field_uint(stdout, &first_gid, "index", p->gids[g].index);
+                        json_field_string(stdout, &first_gid, "gid", p->gids[g].gid);
+                        json_field_string(stdout, &first_gid, "type", p->gids[g].type);
+                        fputs("}", stdout);
+                }
+                fputs("]}", stdout);
+        }
+        fputs("]}", stdout);
+}
+
+static int verb_status(sd_bus *bus, const Options *o, char **names, size_t n_names) {
+        _cleanup_(inventory_freep) Inventory *inv = NULL;
+        _cleanup_free_ const RdmaDevice **shown = NULL;
+        size_t n_shown = 0;
+        int status, worst = EXIT_OK;
+
+        status = load(bus, o, &inv);
+        if (status != EXIT_OK)
+                return status;
+
+        shown = calloc(n_names > 0 ? n_names : inv->n_devices + 1, sizeof(RdmaDevice *));
+        if (!shown)
+                return report_bus_error("status", -ENOMEM, NULL);
+        if (n_names == 0)
+                for (size_t i = 0; i < inv->n_devices; i++)
+                        shown[n_shown++] = inv->devices[i];
+        for (size_t i = 0; i < n_names; i++) {
+                _cleanup_free_ char *path = NULL;
+                const RdmaDevice *d;
+
+                status = device_path_by_name(bus, names[i], &path);
+                if (status != EXIT_OK) {
+                        /* Like systemctl status: the others are still shown. */
+                        if (worst == EXIT_OK)
+                                worst = status;
+                        if (status == EXIT_NOT_RUNNING)
+                                return status;
+                        continue;
+                }
+                d = inventory_find_device(inv, path);
+                if (!d) { /* appeared after GetManagedObjects */
+                        fprintf(stderr, "rdmactl: %s appeared while reading; try again.\n", names[i]);
+                        if (worst == EXIT_OK)
+                                worst = EXIT_FAILURE_GENERIC;
+                        continue;
+                }
+                shown[n_shown++] = d;
+        }
+
+        if (o->json)
+                fputs("[", stdout);
+        for (size_t i = 0; i < n_shown; i++) {
+                if (o->json) {
+                        fputs(i == 0 ? "\n  " : ",\n  ", stdout);
+                        status_json(inv, shown[i]);
+                } else {
+                        if (i > 0)
+                                putchar('\n');
+                        status_text(inv, shown[i], o);
+                }
+        }
+        if (o->json)
+                fputs(n_shown > 0 ? "\n]\n" : "]\n", stdout);
+        return finish_output(worst);
+}
+
+/* ---- wait ---- */
+
+static int port_path(const char *device_path, uint32_t number, char **ret) {
+        return asprintf(ret, "%s/port/%" PRIu32, device_path, number) < 0 ? -ENOMEM : 0;
+}
+
+static int verb_wait(sd_bus *bus, const Options *o, char **args) {
+        _cleanup_free_ char *device = NULL, *path = NULL;
+        uint64_t remaining = o->timeout_set ? o->timeout_usec : UINT64_MAX;
+        uint32_t number;
+        int status, r;
+
+        if (parse_uint32(args[1], &number) < 0 || number == 0)
+                return usage_error("'%s' is not a port number.", args[1]);
+
+        status = device_path_by_name(bus, args[0], &device);
+        if (status != EXIT_OK)
+                return status;
+        if (port_path(device, number, &path) < 0)
+                return report_bus_error("WaitForState", -ENOMEM, NULL);
+
+        for (;;) {
+                _cleanup_(sd_bus_message_unrefp) sd_bus_message *call = NULL, *reply = NULL;
+                sd_bus_error error = SD_BUS_ERROR_NULL;
+                /* The daemon counts in u32 milliseconds: longer waits are done in rounds. */
+                uint64_t ms = remaining == UINT64_MAX ? UINT32_MAX : (remaining + 999) / 1000;
+                bool last_round = ms <= UINT32_MAX;
+
+                if (!last_round)
+                        ms = UINT32_MAX;
+                r = sd_bus_message_new_method_call(bus, &call, RDMAD_SERVICE, path, RDMAD_PORT_INTERFACE,
+                                                   "WaitForState");
+                if (r >= 0)
+                        r = sd_bus_message_append(call, "su", args[2], (uint32_t) ms);
+                if (r < 0)
+                        return report_bus_error("WaitForState", r, NULL);
+                r = sd_bus_call(bus, call, ms * 1000 + WAIT_CALL_MARGIN_USEC, &error, &reply);
+                if (r >= 0)
+                        return EXIT_OK;
+
+                if (classify_bus_error(r, &error) == BUS_FAILURE_TIMEOUT && remaining == UINT64_MAX) {
+                        sd_bus_error_free(&error);
+                        continue; /* no --timeout: forever */
+                }
+                if (classify_bus_error(r, &error) == BUS_FAILURE_TIMEOUT && !last_round) {
+                        remaining -= ms * 1000;
+                        sd_bus_error_free(&error);
+                        continue;
+                }
+                if (sd_bus_error_has_name(&error, SD_BUS_ERROR_UNKNOWN_OBJECT)) {
+                        fprintf(stderr, "rdmactl: %s has no port %" PRIu32 ".\n", args[0], number);
+                        sd_bus_error_free(&error);
+                        return EXIT_NO_SUCH_DEVICE;
+                }
+                status = report_bus_error("WaitForState", r, &error);
+                sd_bus_error_free(&error);
+                return status;
+        }
+}
+
+/* ---- set-vfs ---- */
+
+/* When a person at a terminal may be asked for a password, run polkit's
+ * text agent for the duration of the call, as systemctl does. */
+static pid_t start_polkit_agent(const Options *o) {
+        int pipefd[2];
+        char notify[16], buf[1];
+        pid_t pid;
+
+        if (!o->ask_password || geteuid() == 0 || !isatty(STDIN_FILENO) || access(PKTTYAGENT, X_OK) < 0)
+                return 0;
+        if (pipe2(pipefd, O_CLOEXEC) < 0)
+                return 0;
+        pid = fork();
+        if (pid < 0) {
+                close(pipefd[0]);
+                close(pipefd[1]);
+                return 0;
+        }
+        if (pid == 0) {
+                /* The agent reports on this descriptor (by closing it) once it is registered. */
+                if (fcntl(pipefd[1], F_SETFD, 0) < 0)
+                        _exit(EXIT_FAILURE);
+                snprintf(notify, sizeof(notify), "%d", pipefd[1]);
+                execl(PKTTYAGENT, PKTTYAGENT, "--notify-fd", notify, "--fallback", (char *) NULL);
+                _exit(EXIT_FAILURE);
+        }
+        close(pipefd[1]);
+        while (read(pipefd[0], buf, sizeof(buf)) < 0 && errno == EINTR)
+                ;
+        close(pipefd[0]);
+        return pid;
+}
+
+static void stop_polkit_agent(pid_t pid) {
+        if (pid <= 0)
+                return;
+        kill(pid, SIGTERM);
+        while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+                ;
+}
+
+static int get_sriov_counts(sd_bus *bus, const char *path, uint32_t *ret_num, uint32_t *ret_total) {
+        sd_bus_error error = SD_BUS_ERROR_NULL;
+        int r, status;
+
+        r = sd_bus_get_property_trivial(bus, RDMAD_SERVICE, path, RDMAD_SRIOV_INTERFACE, "NumVfs", &error, 'u',
+                                        ret_num);
+        if (r >= 0 && ret_total)
+                r = sd_bus_get_property_trivial(bus, RDMAD_SERVICE, path, RDMAD_SRIOV_INTERFACE, "TotalVfs", &error,
+                                                'u', ret_total);
+        if (r >= 0)
+                return EXIT_OK;
+        status = report_bus_error("reading NumVfs", r, &error);
+        sd_bus_error_free(&error);
+        return status;
+}
+
+static int verb_set_vfs(sd_bus *bus, const Options *o, char **args) {
+        _cleanup_free_ char *device = NULL, *sriov = NULL;
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *call = NULL, *reply = NULL;
+        sd_bus_error error = SD_BUS_ERROR_NULL;
+        const char *sriov_path;
+        uint32_t count, before, after, total;
+        pid_t agent;
+        int status, r;
+
+        if (parse_uint32(args[1], &count) < 0)
+                return usage_error("'%s' is not a number of VFs.", args[1]);
+
+        status = device_path_by_name(bus, args[0], &device);
+        if (status != EXIT_OK)
+                return status;
+        r = sd_bus_get_property(bus, RDMAD_SERVICE, device, RDMAD_DEVICE_INTERFACE, "Sriov", &error, &reply, "o");
+        if (r >= 0)
+                r = sd_bus_message_read(reply, "o", &sriov_path);
+        if (r >= 0 && !(sriov = strdup(sriov_path)))
+                r = -ENOMEM;
+        if (r < 0) {
+                status = report_bus_error("reading Sriov", r, &error);
+                sd_bus_error_free(&error);
+                return status;
+        }
+        if (streq(sriov, "/")) {
+                fprintf(stderr, "rdmactl: %s has no SR-IOV controls (its PCI function is not an SR-IOV PF).\n",
+                        args[0]);
+                return EXIT_FAILURE_GENERIC;
+        }
+        status = get_sriov_counts(bus, sriov, &before, NULL);
+        if (status != EXIT_OK)
+                return status;
+
+        r = sd_bus_message_new_method_call(bus, &call, RDMAD_SERVICE, sriov, RDMAD_SRIOV_INTERFACE, "SetNumVfs");
+        if (r >= 0)
+                r = sd_bus_message_append(call, "u", count);
+        /* polkit may then ask the caller's agent for a password instead of refusing outright. */
+        if (r >= 0)
+                r = sd_bus_message_set_allow_interactive_authorization(call, o->ask_password);
+        if (r < 0)
+                return report_bus_error("SetNumVfs", r, NULL);
+
+        agent = start_polkit_agent(o);
+        r = sd_bus_call(bus, call, SET_NUM_VFS_CALL_USEC, &error, NULL);
+        stop_polkit_agent(agent);
+        if (r < 0) {
+                status = report_bus_error("SetNumVfs", r, &error);
+                sd_bus_error_free(&error);
+                return status;
+        }
+
+        status = get_sriov_counts(bus, sriov, &after, &total);
+        if (status != EXIT_OK)
+                return status;
+        printf("%s: SR-IOV %" PRIu32 " -> %" PRIu32 " VFs (of %" PRIu32 ").\n", args[0], before, after, total);
+        return finish_output(EXIT_OK);
+}
+
+/* ---- main ---- */
+
+typedef struct Verb {
+        const char *name;
+        size_t min_args, max_args; /* after the verb */
+        bool json;                 /* takes --json */
+} Verb;
+
+static const Verb verbs[] = {
+        { "list", 0, 0, true },     { "status", 0, SIZE_MAX, true }, { "monitor", 0, 0, true },
+        { "wait", 3, 3, false },    { "set-vfs", 2, 2, false },      { "help", 0, 0, false },
+        { "--list-devices", 0, 0, false },
+};
+
+enum {
+        ARG_VERSION = 0x100,
+        ARG_JSON,
+        ARG_NO_LEGEND,
+        ARG_NO_COLOR,
+        ARG_TIMEOUT,
+        ARG_NO_ASK_PASSWORD,
+        ARG_LIST_DEVICES,
+};
+
+int main(int argc, char *argv[]) {
+        static const struct option long_options[] = {
+                { "help", no_argument, NULL, 'h' },
+                { "version", no_argument, NULL, ARG_VERSION },
+                { "json", no_argument, NULL, ARG_JSON },
+                { "no-legend", no_argument, NULL, ARG_NO_LEGEND },
+                { "no-color", no_argument, NULL, ARG_NO_COLOR },
+                { "no-colour", no_argument, NULL, ARG_NO_COLOR },
+                { "timeout", required_argument, NULL, ARG_TIMEOUT },
+                { "no-ask-password", no_argument, NULL, ARG_NO_ASK_PASSWORD },
+                /* Hidden: device names one a line, for the shell completion. */
+                { "list-devices", no_argument, NULL, ARG_LIST_DEVICES },
+                {},
+        };
+        _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
+        Options o = { .legend = true, .ask_password = true };
+        bool no_color = false, list_devices = false;
+        const Verb *verb = NULL;
+        size_t n_args;
+        int c, r;
+
+        setlocale(LC_CTYPE, "");
+
+        /* GNU getopt permutes: options may also follow the command ("wait mlx5_0 1 ACTIVE --timeout=5"). */
+        opterr = 0;
+        while ((c = getopt_long(argc, argv, "h", long_options, NULL)) >= 0)
+                switch (c) {
+                case 'h':
+                        help();
+                        return finish_output(EXIT_OK);
+                case ARG_VERSION:
+                        printf("rdmactl %s\n", RDMAD_VERSION);
+                        return finish_output(EXIT_OK);
+                case ARG_JSON:
+                        o.json = true;
+                        break;
+                case ARG_NO_LEGEND:
+                        o.legend = false;
+                        break;
+                case ARG_NO_COLOR:
+                        no_color = true;
+                        break;
+                case ARG_TIMEOUT:
+                        r = parse_seconds(optarg, &o.timeout_usec);
+                        if (r < 0)
+                                return usage_error("--timeout: '%s' is not a number of seconds.", optarg);
+                        o.timeout_set = true;
+                        break;
+                case ARG_NO_ASK_PASSWORD:
+                        o.ask_password = false;
+                        break;
+                case ARG_LIST_DEVICES:
+                        list_devices = true;
+                        break;
+                case '?':
+                        if (optopt > 0 && optopt < 0x100) /* a short option; long ones give their value */
+                                return usage_error("option '-%c' is not known.", optopt);
+                        return usage_error("option '%s' is not known or lacks its argument.", argv[optind - 1]);
+                default:
+                        return usage_error("cannot parse the options.");
+                }
+        o.color = !no_color && colors_wanted(STDOUT_FILENO);
+
+        if (list_devices)
+                verb = &verbs[ELEMENTSOF(verbs) - 1];
+        else if (optind >= argc)
+                verb = &verbs[0];
+        else
+                for (size_t i = 0; i < ELEMENTSOF(verbs) - 1; i++)
+                        if (streq(argv[optind], verbs[i].name)) {
+                                verb = &verbs[i];
+                                break;
+                        }
+        if (!verb)
+                return usage_error("unknown command '%s'.", argv[optind]);
+        if (optind < argc && !list_devices)
+                optind++;
+        n_args = (size_t) (argc - optind);
+        if (streq(verb->name, "help")) {
+                help();
+                return finish_output(EXIT_OK);
+        }
+        if (n_args < verb->min_args)
+                return usage_error("'%s' needs %s.", verb->name,
+                                   streq(verb->name, "wait") ? "DEVICE PORT STATE" : "DEVICE COUNT");
+        if (n_args > verb->max_args)
+                return usage_error("'%s' takes %s.", verb->name,
+                                   verb->max_args == 0 ? "no arguments"
+                                   : streq(verb->name, "wait") ? "only DEVICE PORT STATE"
+                                                               : "only DEVICE COUNT");
+        if (o.json && !verb->json)
+                return usage_error("'%s' has no JSON output.", verb->name);
+        if (o.timeout_set && !streq(verb->name, "wait"))
+                return usage_error("--timeout is for 'wait' only.");
+
+        r = sd_bus_open_system(&bus);
+        if (r < 0)
+                return report_bus_error("connecting", r, NULL);
+
+        if (streq(verb->name, "list"))
+                return verb_list(bus, &o);
+        if (streq(verb->name, "status"))
+                return verb_status(bus, &o, argv + optind, n_args);
+        if (streq(verb->name, "monitor"))
+                return verb_monitor(bus, &o);
+        if (streq(verb->name, "wait"))
+                return verb_wait(bus, &o, argv + optind);
+        if (streq(verb->name, "set-vfs"))
+                return verb_set_vfs(bus, &o, argv + optind);
+        return verb_list_devices(bus, &o);
+}

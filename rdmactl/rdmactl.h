@@ -1,0 +1,38 @@
+/* SPDX-License-Identifier: MIT */
+#pragma once
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <systemd/sd-bus.h>
+
+/* Exit statuses scripts may rely on; documented in rdmactl(1) and --help. */
+enum {
+        EXIT_OK = 0,
+        EXIT_FAILURE_GENERIC = 1, /* an error from the daemon or the system */
+        EXIT_USAGE = 2,           /* bad arguments, also when the daemon calls them invalid */
+        EXIT_NOT_RUNNING = 3,     /* rdmad not on the bus, or the bus not reachable */
+        EXIT_NO_SUCH_DEVICE = 4,  /* no such device or port */
+        EXIT_TIMEOUT = 5,         /* `wait` gave up */
+        EXIT_PERMISSION = 6,      /* polkit (or the bus policy) refused */
+};
+
+typedef struct Options {
+        bool json;
+        bool legend;
+        bool color;
+        bool ask_password;
+        bool timeout_set;
+        uint64_t timeout_usec; /* `wait`: UINT64_MAX for none */
+} Options;
+
+/* Prints "rdmactl: ..." for a failed bus call on stderr and returns the
+ * exit status for it. `what` names the call for messages that need it. */
+int report_bus_error(const char *what, int r, const sd_bus_error *error);
+
+/* "1", "2.5", "0.001", "infinity" seconds → microseconds; -EINVAL if malformed, -ERANGE if too large. */
+int parse_seconds(const char *s, uint64_t *ret_usec);
+
+/* A decimal uint32 without sign, blanks or leading zeros (except "0"). */
+int parse_uint32(const char *s, uint32_t *ret);
+
+int verb_monitor(sd_bus *bus, const Options *options);

@@ -1,0 +1,822 @@
+/* SPDX-License-Identifier: MIT */
+/* rdmactl against the real rdmad on a private bus: the exact list and
+ * status output (golden files), the JSON, monitor lines for a hot-add, a
+ * link flap, a rename and a removal, wait at once / after a change / on
+ * timeout, set-vfs with the real polkitd, exit statuses and messages when
+ * rdmad is not there. Set RDMACTL_UPDATE_GOLDEN=1 to rewrite the golden files. */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <pwd.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "harness.h"
+
+#define HFI1_SYS "/sys/devices/pci0000:80/0000:80:03.0/0000:81:00.0/infiniband/hfi1_0"
+#define OPA0_SYS "/sys/devices/pci0000:80/0000:80:03.0/0000:81:00.0/infiniband/opa0"
+#define MLX5_PF_SYS "/sys/devices/pci0000:5d/0000:5d:00.0/0000:5e:00.0"
+
+/* The same environment for every run: UTF-8 output, UTC timestamps. */
+#define RDMACTL_ENV "env LC_ALL=C.UTF-8 TZ=UTC "
+
+static const char *const fast_poll[] = { "--poll-interval=50", NULL };
+static bool have_polkit = true;
+
+/* "RDMACTL_TEST_WRAPPER=valgrind --error-exitcode=99 -q" runs every rdmactl under it. */
+static const char *rdmactl(void) {
+        static char command[1024];
+        const char *p = getenv("RDMACTL_BINARY"), *wrapper = getenv("RDMACTL_TEST_WRAPPER");
+
+        if (!p)
+                fail_msg("RDMACTL_BINARY is not set");
+        snprintf(command, sizeof(command), "%s%s%s", wrapper ?: "", wrapper ? " " : "", p);
+        return command;
+}
+
+static int host_setup(void **state) {
+        *state = harness_start(HARNESS_FIXTURES("mlx4-vpi", "mlx5-roce-sriov", "hfi1", "rxe", "siw"), fast_poll);
+        return 0;
+}
+
+static int polkit_setup(void **state) {
+        Harness *h = harness_start(HARNESS_FIXTURES("mlx5-roce-sriov"), NULL);
+
+        *state = h;
+        if (have_polkit)
+                have_polkit = harness_start_polkit(h);
+        return 0;
+}
+
+/* Runs "rdmactl ARGS" (stderr included); *ret_status is its exit status. */
+static char *run(Harness *h, int *ret_status, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static char *run(Harness *h, int *ret_status, const char *fmt, ...) {
+        char *args = NULL, *command = NULL, *out;
+        va_list ap;
+
+        va_start(ap, fmt);
+        assert_true(vasprintf(&args, fmt, ap) >= 0);
+        va_end(ap);
+        assert_true(asprintf(&command, RDMACTL_ENV "%s %s", rdmactl(), args) >= 0);
+        out = harness_run_command(h, command, ret_status);
+        free(command);
+        free(args);
+        return out;
+}
+
+static void assert_run(Harness *h, const char *args, int expected_status, const char *expected_output) {
+        int status;
+        char *out = run(h, &status, "%s", args);
+
+        if (status != expected_status || (expected_output && !strstr(out, expected_output)))
+                fail_msg("rdmactl %s: exit %d (expected %d), output:\n%s\n(expected to contain: %s)", args, status,
+                         expected_status, out, expected_output ?: "anything");
+        free(out);
+}
+
+static char *read_text(const char *path) {
+        char *text = NULL;
+
+        if (!g_file_get_contents(path, &text, NULL, NULL))
+                return NULL;
+        return text;
+}
+
+static void assert_golden(const char *actual, const char *name) {
+        char path[512];
+        char *expected;
+
+        snprintf(path, sizeof(path), "%s/%s", GOLDEN_DIR, name);
+        if (getenv("RDMACTL_UPDATE_GOLDEN")) {
+                assert_true(g_file_set_contents(path, actual, -1, NULL));
+                fprintf(stderr, "updated %s\n", path);
+                return;
+        }
+        expected = read_text(path);
+        if (!expected)
+                fail_msg("cannot read %s", path);
+        if (strcmp(expected, actual) != 0)
+                fail_msg("output differs from %s:\n--- expected\n%s--- actual\n%s---", path, expected, actual);
+        g_free(expected);
+}
+
+/* Runs a Python check over `text` (a file argument) and returns what it printed. */
+static char *python_check(Harness *h, const char *text, const char *script) {
+        char path[128], *command = NULL, *out;
+        int status;
+
+        snprintf(path, sizeof(path), "%s/rdmactl-output.json", h->tmpdir);
+        assert_true(g_file_set_contents(path, text, -1, NULL));
+        assert_true(asprintf(&command, "python3 -c '%s' %s", script, path) >= 0);
+        out = harness_run_command(h, command, &status);
+        free(command);
+        if (status != 0)
+                fail_msg("the JSON check failed:\n%s\non:\n%s", out, text);
+        out[strcspn(out, "\n")] = '\0';
+        return out;
+}
+
+static void test_list_is_the_golden_table(void **state) {
+        Harness *h = *state;
+        char *out, *again;
+        int status;
+
+        out = run(h, &status, "list --no-color");
+        assert_int_equal(status, 0);
+        assert_golden(out, "list.txt");
+
+        /* No command is `list`; without a terminal there is no colour either. */
+        again = run(h, &status, "%s", "");
+        assert_int_equal(status, 0);
+        assert_string_equal(again, out);
+        free(again);
+        free(out);
+
+        out = run(h, &status, "list --no-legend");
+        assert_int_equal(status, 0);
+        assert_golden(out, "list-no-legend.txt");
+        free(out);
+}
+
+/* Runs rdmactl on a pseudo-terminal (script(1)) with the given environment. */
+static char *run_on_terminal(Harness *h, const char *env, const char *args) {
+        char *command = NULL, *out;
+        int status;
+
+        assert_true(asprintf(&command, "script -qec \"env LC_ALL=C.UTF-8 %s %s %s\" /dev/null </dev/null", env,
+                             rdmactl(), args) > 0);
+        out = harness_run_command(h, command, &status);
+        free(command);
+        assert_int_equal(status, 0);
+        return out;
+}
+
+static void test_colours_only_on_a_terminal_that_wants_them(void **state) {
+        Harness *h = *state;
+        char *out;
+
+        out = run_on_terminal(h, "TERM=xterm", "list");
+        assert_non_null(strstr(out, "\x1b[0;4mDEVICE"));
+        assert_non_null(strstr(out, "\nmlx4_0 2    \x1b[0;31mDOWN\x1b[0m   \x1b[0;31mDisabled\x1b[0m   40 Gb/sec"));
+        assert_non_null(strstr(out, "\nhfi1_0 1    \x1b[0;32mACTIVE\x1b[0m \x1b[0;32mLinkUp\x1b[0m     100 Gb/sec"));
+        free(out);
+        out = run_on_terminal(h, "TERM=xterm", "status mlx4_0");
+        assert_non_null(strstr(out, "\x1b[0;33m●\x1b[0m mlx4_0")); /* one port of two is up */
+        free(out);
+
+        out = run_on_terminal(h, "TERM=xterm NO_COLOR=1", "list");
+        assert_null(strchr(out, '\x1b'));
+        free(out);
+        out = run_on_terminal(h, "TERM=dumb", "status");
+        assert_null(strchr(out, '\x1b'));
+        free(out);
+        out = run_on_terminal(h, "TERM=xterm", "list --no-color");
+        assert_null(strchr(out, '\x1b'));
+        free(out);
+        out = run_on_terminal(h, "TERM=xterm", "list --json");
+        assert_null(strchr(out, '\x1b'));
+        free(out);
+}
+
+static void test_status_is_the_golden_text(void **state) {
+        Harness *h = *state;
+        char *out;
+        int status;
+
+        out = run(h, &status, "status --no-color");
+        assert_int_equal(status, 0);
+        assert_golden(out, "status.txt");
+        free(out);
+
+        out = run(h, &status, "status mlx5_0 --no-color");
+        assert_int_equal(status, 0);
+        assert_golden(out, "status-mlx5_0.txt");
+        free(out);
+
+        /* An unknown name among known ones: the known are shown, the exit says 4. */
+        out = run(h, &status, "status hfi1_0 nosuch0");
+        assert_int_equal(status, 4);
+        assert_non_null(strstr(out, "rdmactl: No RDMA device 'nosuch0'.\n"));
+        assert_non_null(strstr(out, "● hfi1_0\n"));
+        free(out);
+}
+
+static void test_list_json_has_the_stable_keys_and_values(void **state) {
+        Harness *h = *state;
+        char *out, *summary;
+        int status;
+
+        out = run(h, &status, "list --json");
+        assert_int_equal(status, 0);
+        summary = python_check(h, out,
+                               "import json, sys\n"
+                               "ports = json.load(open(sys.argv[1]))\n"
+                               "keys = [\"device\", \"port\", \"state\", \"state_name\", \"phys_state\",\n"
+                               "        \"phys_state_name\", \"rate\", \"link_layer\", \"netdev\", \"transport\"]\n"
+                               "assert all(list(p) == keys for p in ports), ports\n"
+                               "print(\" \".join(\"%s/%d:%d:%s:%d:%s:%s:%s:%s:%s\" % tuple(p[k] for k in keys)\n"
+                               "                for p in ports))\n");
+        assert_string_equal(summary, "hfi1_0/1:4:ACTIVE:5:LinkUp:100 Gb/sec (4X EDR):InfiniBand:None:InfiniBand "
+                                     "mlx4_0/1:4:ACTIVE:5:LinkUp:40 Gb/sec (4X QDR):InfiniBand:ib0:InfiniBand "
+                                     "mlx4_0/2:1:DOWN:3:Disabled:40 Gb/sec (4X QDR):Ethernet:ens1d1:InfiniBand "
+                                     "mlx5_0/1:4:ACTIVE:5:LinkUp:25 Gb/sec (1X EDR):Ethernet:ens1f0np0:RoCE "
+                                     "mlx5_1/1:4:ACTIVE:5:LinkUp:25 Gb/sec (1X EDR):Ethernet:ens1f0v0:RoCE "
+                                     "rxe0/1:4:ACTIVE:5:LinkUp:10 Gb/sec (1X FDR10):Ethernet:veth-rdma0:RoCE "
+                                     "siw0/1:4:ACTIVE:5:LinkUp:2.5 Gb/sec (1X SDR):Ethernet:dummy-siw0:iWARP");
+        free(summary);
+        free(out);
+}
+
+static void test_status_json_describes_the_device(void **state) {
+        Harness *h = *state;
+        char *out, *summary;
+        int status;
+
+        out = run(h, &status, "status --json mlx5_0 mlx4_0");
+        assert_int_equal(status, 0);
+        summary = python_check(h, out,
+                               "import json, sys\n"
+                               "devs = json.load(open(sys.argv[1]))\n"
+                               "m5, m4 = devs\n"
+                               "assert m4[\"sriov\"] is None and m4[\"hca_type\"] == \"MT4099\"\n"
+                               "assert [n[\"name\"] for n in m4[\"netdevs\"]] == [\"ens1d1\", \"ib0\"]\n"
+                               "assert [(p[\"port\"], p[\"lid\"], p[\"sm_lid\"]) for p in m4[\"ports\"]] == "
+                               "[(1, 5, 1), (2, 0, 0)]\n"
+                               "s = m5[\"sriov\"]\n"
+                               "n = m5[\"netdevs\"][0]\n"
+                               "p = m5[\"ports\"][0]\n"
+                               "print(m5[\"device\"], m5[\"firmware_version\"], m5[\"node_guid\"], s[\"num_vfs\"],\n"
+                               "      s[\"total_vfs\"], n[\"name\"], n[\"port\"], n[\"mtu\"], p[\"netdev\"],\n"
+                               "      \",\".join(\"%d=%s/%s\" % (g[\"index\"], g[\"gid\"][-9:], g[\"type\"]) "
+                               "for g in p[\"gids\"]))\n");
+        assert_string_equal(summary, "mlx5_0 14.28.2006 9803:9b03:00aa:bbc0 1 8 ens1f0np0 1 9000 ens1f0np0 "
+                                     "0=feaa:bbc0/IB/RoCE v1,1=feaa:bbc0/RoCE v2,2=c0a8:010a/IB/RoCE v1,"
+                                     "3=c0a8:010a/RoCE v2");
+        free(summary);
+        free(out);
+}
+
+static void test_json_escapes_what_needs_escaping(void **state) {
+        Harness *h = *state;
+        char *out, *summary, *text;
+        int status;
+
+        /* A node description with a quote, a backslash, a tab, an escape and non-ASCII. */
+        harness_add_device(h, "P: /devices/virtual/infiniband/odd0\n"
+                              "E: SUBSYSTEM=infiniband\n"
+                              "E: NAME=odd0\n"
+                              "A: node_type=1: CA\\n\n"
+                              "A: node_desc=say \\\"hi\\\" \\\\ tab\\there \\033[31m red \xc3\xa9\\n\n"
+                              "A: ports/1/state=4: ACTIVE\\n\n"
+                              "A: ports/1/link_layer=Ethernet\\n\n");
+        assert_run(h, "wait odd0 1 ACTIVE --timeout=10", 0, NULL);
+        out = run(h, &status, "status --json odd0");
+        assert_int_equal(status, 0);
+        assert_non_null(strstr(out, "\"node_description\":\"say \\\"hi\\\" \\\\ tab\\there \\u001b[31m red \xc3\xa9\""));
+        summary = python_check(h, out,
+                               "import json, sys\n"
+                               "d = json.load(open(sys.argv[1]))[0]\n"
+                               "assert d[\"node_description\"] == \"say \\\"hi\\\" \\\\ tab\\there \\x1b[31m red "
+                               "\\u00e9\", repr(d)\n"
+                               "print(\"ok\")\n");
+        assert_string_equal(summary, "ok");
+        free(summary);
+        free(out);
+
+        /* On a terminal-bound text output the escape cannot set colours. */
+        text = run(h, &status, "status odd0");
+        assert_int_equal(status, 0);
+        assert_non_null(strstr(text, "Node description: say \"hi\" \\ tab?here ?[31m red \xc3\xa9\n"));
+        free(text);
+}
+
+/* ---- monitor ---- */
+
+typedef struct Child {
+        pid_t pid;
+        int out_fd, err_fd;
+        GString *out, *err;
+} Child;
+
+/* Starts rdmactl with the given arguments, stdout and stderr on pipes. */
+static Child *child_start(const char *const *args) {
+        Child *c = calloc(1, sizeof(Child));
+        int out[2], err[2];
+        pid_t parent = getpid();
+
+        assert_non_null(c);
+        assert_int_equal(pipe2(out, O_CLOEXEC), 0);
+        assert_int_equal(pipe2(err, O_CLOEXEC), 0);
+        c->pid = fork();
+        assert_true(c->pid >= 0);
+        if (c->pid == 0) {
+                char *command = NULL;
+
+                prctl(PR_SET_PDEATHSIG, SIGKILL);
+                if (getppid() != parent)
+                        _exit(127);
+                unsetenv("LD_PRELOAD");
+                setenv("LC_ALL", "C.UTF-8", 1);
+                setenv("TZ", "UTC", 1);
+                dup2(out[1], STDOUT_FILENO);
+                dup2(err[1], STDERR_FILENO);
+                /* Through the shell, for the wrapper; exec keeps the pid rdmactl's (or the wrapper's). */
+                if (asprintf(&command, "exec %s", rdmactl()) < 0)
+                        _exit(127);
+                for (size_t i = 0; args[i]; i++) {
+                        char *longer = NULL;
+                        if (asprintf(&longer, "%s '%s'", command, args[i]) < 0)
+                                _exit(127);
+                        free(command);
+                        command = longer;
+                }
+                execl("/bin/sh", "sh", "-c", command, (char *) NULL);
+                _exit(127);
+        }
+        close(out[1]);
+        close(err[1]);
+        c->out_fd = out[0];
+        c->err_fd = err[0];
+        c->out = g_string_new(NULL);
+        c->err = g_string_new(NULL);
+        return c;
+}
+
+/* Reads what the child wrote until `needle` is in stdout (or stderr if
+ * in_stderr), the child closes both, or timeout_ms passes. */
+static bool child_wait_for(Child *c, const char *needle, bool in_stderr, int timeout_ms) {
+        uint64_t deadline = now_usec() + (uint64_t) timeout_ms * 1000;
+
+        for (;;) {
+                struct pollfd p[2] = { { .fd = c->out_fd, .events = POLLIN }, { .fd = c->err_fd, .events = POLLIN } };
+                uint64_t now = now_usec();
+                char buf[4096];
+
+                if (strstr((in_stderr ? c->err : c->out)->str, needle))
+                        return true;
+                if (now >= deadline || (c->out_fd < 0 && c->err_fd < 0))
+                        return false;
+                if (poll(p, 2, (int) ((deadline - now) / 1000) + 1) <= 0)
+                        continue;
+                for (size_t i = 0; i < 2; i++) {
+                        int *fd = i == 0 ? &c->out_fd : &c->err_fd;
+                        ssize_t n;
+
+                        if (*fd < 0 || !(p[i].revents & (POLLIN | POLLHUP)))
+                                continue;
+                        n = read(*fd, buf, sizeof(buf));
+                        if (n > 0)
+                                g_string_append_len(i == 0 ? c->out : c->err, buf, n);
+                        else {
+                                close(*fd);
+                                *fd = -1;
+                        }
+                }
+        }
+}
+
+static void child_expect(Child *c, const char *needle) {
+        if (!child_wait_for(c, needle, false, 10000))
+                fail_msg("rdmactl did not print \"%s\"; stdout:\n%s\nstderr:\n%s", needle, c->out->str, c->err->str);
+}
+
+/* Waits for the child to exit by itself; its exit status, or -1 after timeout_ms. */
+static int child_wait_exit(Child *c, int timeout_ms) {
+        uint64_t deadline = now_usec() + (uint64_t) timeout_ms * 1000;
+        int status;
+
+        for (;;) {
+                if (waitpid(c->pid, &status, WNOHANG) == c->pid) {
+                        c->pid = 0;
+                        (void) child_wait_for(c, "\x01never", false, 1000); /* the rest of its output */
+                        return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+                }
+                if (now_usec() > deadline)
+                        return -1;
+                usleep(10000);
+        }
+}
+
+static void child_free(Child *c) {
+        if (c->pid > 0) {
+                kill(c->pid, SIGKILL);
+                waitpid(c->pid, NULL, 0);
+        }
+        if (c->out_fd >= 0)
+                close(c->out_fd);
+        if (c->err_fd >= 0)
+                close(c->err_fd);
+        g_string_free(c->out, TRUE);
+        g_string_free(c->err, TRUE);
+        free(c);
+}
+
+/* SIGTERM: monitor must stop with status 0. */
+static void child_stop(Child *c) {
+        assert_int_equal(kill(c->pid, SIGTERM), 0);
+        assert_int_equal(child_wait_exit(c, 10000), 0);
+}
+
+static Child *monitor_start(bool json) {
+        Child *c = child_start(json ? (const char *const[]) { "monitor", "--json", NULL }
+                                    : (const char *const[]) { "monitor", NULL });
+
+        /* It says so on stderr once it is subscribed and has read the objects. */
+        if (!child_wait_for(c, "Monitoring org.rdmad1", true, 10000))
+                fail_msg("rdmactl monitor did not start: %s", c->err->str);
+        return c;
+}
+
+static void hot_add_rxe5(Harness *h) {
+        harness_add_device(h, "P: /devices/virtual/infiniband/rxe5\n"
+                              "E: SUBSYSTEM=infiniband\n"
+                              "E: NAME=rxe5\n"
+                              "A: node_type=1: CA\\n\n"
+                              "A: ports/1/state=4: ACTIVE\\n\n"
+                              "A: ports/1/phys_state=5: LinkUp\\n\n"
+                              "A: ports/1/link_layer=Ethernet\\n\n");
+}
+
+static void flap_hfi1(Harness *h, bool up) {
+        /* Both files between two poll ticks: one change, as on a real link. */
+        harness_pause(h);
+        harness_write(h, HFI1_SYS, "ports/1/state", up ? "4: ACTIVE\n" : "1: DOWN\n");
+        harness_write(h, HFI1_SYS, "ports/1/phys_state", up ? "5: LinkUp\n" : "3: Disabled\n");
+        harness_resume(h);
+}
+
+/* "rdma dev set hfi1_0 name opa0": the directory is renamed and only "move" is sent. */
+static void rename_hfi1_to_opa0(Harness *h) {
+        char *root = umockdev_testbed_get_root_dir(h->testbed);
+        char from[512], to[512], link_target[512];
+        ssize_t n;
+
+        harness_pause(h);
+        snprintf(from, sizeof(from), "%s" HFI1_SYS, root);
+        snprintf(to, sizeof(to), "%s" OPA0_SYS, root);
+        assert_int_equal(rename(from, to), 0);
+        snprintf(from, sizeof(from), "%s/sys/class/infiniband/hfi1_0", root);
+        n = readlink(from, link_target, sizeof(link_target) - 1);
+        assert_true(n > 0);
+        link_target[n - (ssize_t) strlen("hfi1_0")] = '\0';
+        strcat(link_target, "opa0");
+        assert_int_equal(unlink(from), 0);
+        snprintf(to, sizeof(to), "%s/sys/class/infiniband/opa0", root);
+        assert_int_equal(symlink(link_target, to), 0);
+        g_free(root);
+        umockdev_testbed_set_property(h->testbed, OPA0_SYS, "NAME", "opa0");
+        umockdev_testbed_set_property(h->testbed, OPA0_SYS, "DEVPATH_OLD",
+                                      "/devices/pci0000:80/0000:80:03.0/0000:81:00.0/infiniband/hfi1_0");
+        umockdev_testbed_uevent(h->testbed, OPA0_SYS, "move");
+        harness_resume(h);
+}
+
+/* "2026-11-30T04:01:02.123456+00:00 " at the start of every line. */
+static void assert_timestamped_lines(const char *text) {
+        size_t lines = 0;
+
+        for (const char *l = text; *l; l = strchr(l, '\n') + 1) {
+                static const char pattern[] = "dddd-dd-ddTdd:dd:dd.dddddd+00:00 ";
+
+                assert_non_null(strchr(l, '\n'));
+                for (size_t i = 0; i < sizeof(pattern) - 1; i++)
+                        if (pattern[i] == 'd' ? !(l[i] >= '0' && l[i] <= '9') : l[i] != pattern[i])
+                                fail_msg("not a timestamped line: %.*s", (int) strcspn(l, "\n"), l);
+                lines++;
+        }
+        assert_true(lines > 0);
+}
+
+/* The lines without their timestamps. */
+static char *strip_timestamps(const char *text) {
+        GString *s = g_string_new(NULL);
+
+        for (const char *l = text; *l; l = strchr(l, '\n') + 1)
+                g_string_append_len(s, l + 33, (gssize) (strchr(l, '\n') - l - 33 + 1));
+        return g_string_free(s, FALSE);
+}
+
+static void test_monitor_prints_hot_add_flap_rename_and_removal(void **state) {
+        Harness *h = *state;
+        Child *c = monitor_start(false);
+        char *lines;
+
+        hot_add_rxe5(h);
+        child_expect(c, "rxe5 port 1: added, ACTIVE (LinkUp)\n");
+
+        flap_hfi1(h, false);
+        child_expect(c, "hfi1_0 port 1: ACTIVE -> DOWN (Disabled)\n");
+        flap_hfi1(h, true);
+        child_expect(c, "hfi1_0 port 1: DOWN -> ACTIVE (LinkUp)\n");
+
+        /* Physical state alone. */
+        harness_write(h, HFI1_SYS, "ports/1/phys_state", "6: LinkErrorRecovery\n");
+        child_expect(c, "hfi1_0 port 1: ACTIVE (LinkUp -> LinkErrorRecovery)\n");
+
+        rename_hfi1_to_opa0(h);
+        child_expect(c, "hfi1_0: renamed to opa0\n");
+
+        umockdev_testbed_uevent(h->testbed, "/sys/devices/virtual/infiniband/rxe5", "remove");
+        umockdev_testbed_remove_device(h->testbed, "/sys/devices/virtual/infiniband/rxe5");
+        child_expect(c, "rxe5: removed\n");
+
+        harness_write(h, MLX5_PF_SYS, "sriov_numvfs", "3\n");
+        umockdev_testbed_uevent(h->testbed, MLX5_PF_SYS, "change");
+        child_expect(c, "mlx5_0: SR-IOV 1 -> 3 VFs\n");
+
+        child_stop(c);
+        assert_timestamped_lines(c->out->str);
+        lines = strip_timestamps(c->out->str);
+        /* Exactly these, in this order: a rename is no removal and no addition. */
+        assert_string_equal(lines, "rxe5: added, RoCE, 1 port\n"
+                                   "rxe5 port 1: added, ACTIVE (LinkUp)\n"
+                                   "hfi1_0 port 1: ACTIVE -> DOWN (Disabled)\n"
+                                   "hfi1_0 port 1: DOWN -> ACTIVE (LinkUp)\n"
+                                   "hfi1_0 port 1: ACTIVE (LinkUp -> LinkErrorRecovery)\n"
+                                   "hfi1_0: renamed to opa0\n"
+                                   "rxe5: removed\n"
+                                   "mlx5_0: SR-IOV 1 -> 3 VFs\n");
+        g_free(lines);
+        child_free(c);
+}
+
+static void test_monitor_json_lines(void **state) {
+        Harness *h = *state;
+        Child *c = monitor_start(true);
+        char *summary;
+
+        hot_add_rxe5(h);
+        child_expect(c, "\"event\":\"port-added\"");
+        flap_hfi1(h, false);
+        child_expect(c, "\"event\":\"port-state\"");
+        flap_hfi1(h, true);
+        child_expect(c, "\"old_state_name\":\"DOWN\"");
+        child_stop(c);
+
+        /* Nothing but JSON on stdout, one object a line; the greeting went to stderr. */
+        assert_non_null(strstr(c->err->str, "Monitoring org.rdmad1"));
+        summary = python_check(h, c->out->str,
+                               "import json, sys\n"
+                               "out = []\n"
+                               "for line in open(sys.argv[1]):\n"
+                               "    e = json.loads(line)\n"
+                               "    assert e[\"time\"].endswith(\"+00:00\") and e[\"usec\"] > 1700000000000000, e\n"
+                               "    if e[\"event\"] == \"port-state\":\n"
+                               "        out.append(\"%s/%d:%s>%s:%s>%s\" % (e[\"device\"], e[\"port\"], "
+                               "e[\"old_state_name\"], e[\"state_name\"], e[\"old_phys_state_name\"], "
+                               "e[\"phys_state_name\"]))\n"
+                               "    elif e[\"event\"] == \"device-added\":\n"
+                               "        out.append(\"+%s:%s:%s\" % (e[\"device\"], e[\"transport\"], e[\"ports\"]))\n"
+                               "    else:\n"
+                               "        out.append(\"%s:%s/%d:%s\" % (e[\"event\"], e[\"device\"], e[\"port\"], "
+                               "e[\"state_name\"]))\n"
+                               "print(\" \".join(out))\n");
+        assert_string_equal(summary, "+rxe5:RoCE:[1] port-added:rxe5/1:ACTIVE hfi1_0/1:ACTIVE>DOWN:LinkUp>Disabled "
+                                     "hfi1_0/1:DOWN>ACTIVE:Disabled>LinkUp");
+        free(summary);
+        child_free(c);
+}
+
+/* ---- wait ---- */
+
+static void test_wait_at_once_after_a_change_and_on_timeout(void **state) {
+        Harness *h = *state;
+        const char *const wait_down[] = { "wait", "hfi1_0", "1", "DOWN", "--timeout=20", NULL };
+        uint64_t start;
+        Child *c;
+        int status;
+        char *out;
+
+        /* Already there: at once, silently. */
+        start = now_usec();
+        out = run(h, &status, "wait hfi1_0 1 ACTIVE --timeout=10");
+        assert_int_equal(status, 0);
+        assert_string_equal(out, "");
+        assert_true(now_usec() - start < 5000000);
+        free(out);
+        assert_run(h, "wait mlx4_0 2 down --timeout=0", 0, NULL);
+
+        /* Not there: a timeout, exit 5, the daemon's sentence. */
+        start = now_usec();
+        out = run(h, &status, "wait hfi1_0 1 DOWN --timeout=1");
+        assert_int_equal(status, 5);
+        assert_string_equal(out, "rdmactl: Port 1 of hfi1_0 did not reach DOWN within 1000 ms; it is ACTIVE.\n");
+        assert_true(now_usec() - start >= 1000000);
+        free(out);
+        assert_run(h, "wait hfi1_0 1 DOWN --timeout=0", 5, "rdmactl: Port 1 of hfi1_0 is ACTIVE, not DOWN.\n");
+
+        /* Reached after a change: still waiting before it, done after it. */
+        c = child_start(wait_down);
+        harness_settle(h, 500);
+        assert_int_equal(child_wait_exit(c, 0), -1);
+        flap_hfi1(h, false);
+        assert_int_equal(child_wait_exit(c, 10000), 0);
+        assert_string_equal(c->out->str, "");
+        child_free(c);
+
+        /* status now tells when the state changed. */
+        out = run(h, &status, "status hfi1_0");
+        assert_int_equal(status, 0);
+        assert_non_null(strstr(out, "             Port 1: DOWN (Disabled), 100 Gb/sec (4X EDR), InfiniBand\n"));
+        assert_non_null(strstr(out, "\n                     state changed 20"));
+        assert_non_null(strstr(out, "+00:00\n                     GID 0: "));
+        free(out);
+
+        /* What a script must be able to tell apart. */
+        assert_run(h, "wait hfi1_0 7 ACTIVE", 4, "rdmactl: hfi1_0 has no port 7.\n");
+        assert_run(h, "wait nosuch0 1 ACTIVE", 4, "rdmactl: No RDMA device 'nosuch0'.\n");
+        assert_run(h, "wait hfi1_0 1 UPPISH", 2, "Unknown port state 'UPPISH'");
+        assert_run(h, "wait hfi1_0 x ACTIVE", 2, "rdmactl: 'x' is not a port number.\n");
+        assert_run(h, "wait hfi1_0 1 ACTIVE --timeout=soon", 2, "--timeout: 'soon' is not a number of seconds.");
+}
+
+/* ---- set-vfs ---- */
+
+#define REQUIRE_POLKIT()                                                                                      \
+        do {                                                                                                 \
+                if (!have_polkit) {                                                                          \
+                        fprintf(stderr, "skipping: needs root to run polkitd in its own mount namespace\n"); \
+                        skip();                                                                              \
+                }                                                                                            \
+        } while (0)
+
+static char *numvfs_file(Harness *h) {
+        char *root = umockdev_testbed_get_root_dir(h->testbed), *path = NULL, *content;
+
+        assert_true(asprintf(&path, "%s" MLX5_PF_SYS "/sriov_numvfs", root) > 0);
+        g_free(root);
+        content = read_text(path);
+        assert_non_null(content);
+        free(path);
+        return content;
+}
+
+static void test_set_vfs_as_root_succeeds(void **state) {
+        Harness *h = *state;
+        char *out, *content;
+        int status;
+
+        REQUIRE_POLKIT();
+        out = run(h, &status, "set-vfs mlx5_0 4");
+        assert_int_equal(status, 0);
+        assert_string_equal(out, "mlx5_0: SR-IOV 1 -> 4 VFs (of 8).\n");
+        free(out);
+        content = numvfs_file(h);
+        assert_string_equal(content, "4\n");
+        g_free(content);
+
+        out = run(h, &status, "set-vfs mlx5_0 0 --no-ask-password");
+        assert_int_equal(status, 0);
+        assert_string_equal(out, "mlx5_0: SR-IOV 4 -> 0 VFs (of 8).\n");
+        free(out);
+        content = numvfs_file(h);
+        assert_string_equal(content, "0\n");
+        g_free(content);
+}
+
+static void test_set_vfs_refusals(void **state) {
+        Harness *h = *state;
+        struct passwd *nobody = getpwnam("nobody");
+        char *out, *content, *command = NULL;
+        int status;
+
+        REQUIRE_POLKIT();
+        assert_non_null(nobody);
+
+        /* polkit says no to an unprivileged caller: exit 6. */
+        assert_true(asprintf(&command,
+                             "setpriv --reuid=nobody --regid=nogroup --clear-groups " RDMACTL_ENV "%s set-vfs mlx5_0 2",
+                             rdmactl()) > 0);
+        out = harness_run_command(h, command, &status);
+        free(command);
+        assert_int_equal(status, 6);
+        if (!strstr(out, "rdmactl: permission denied: Not authorized for org.rdmad1.set-num-vfs.\n") &&
+            !strstr(out, "rdmactl: permission denied: Authentication is required for org.rdmad1.set-num-vfs.\n"))
+                fail_msg("unexpected refusal: %s", out);
+        free(out);
+
+        /* Reading is still for everyone. */
+        assert_true(asprintf(&command, "setpriv --reuid=nobody --regid=nogroup --clear-groups " RDMACTL_ENV "%s list",
+                             rdmactl()) > 0);
+        out = harness_run_command(h, command, &status);
+        free(command);
+        assert_int_equal(status, 0);
+        assert_non_null(strstr(out, "\nmlx5_0 1    ACTIVE LinkUp"));
+        free(out);
+
+        /* Checked before polkit: above TotalVfs, not a PF, not a device, not a number. */
+        assert_run(h, "set-vfs mlx5_0 9", 2, "rdmactl: mlx5_0 supports at most 8 VFs; 9 requested.\n");
+        assert_run(h, "set-vfs mlx5_1 1", 1,
+                   "rdmactl: mlx5_1 has no SR-IOV controls (its PCI function is not an SR-IOV PF).\n");
+        assert_run(h, "set-vfs nosuch0 1", 4, "rdmactl: No RDMA device 'nosuch0'.\n");
+        assert_run(h, "set-vfs mlx5_0 -1", 2, NULL);
+        assert_run(h, "set-vfs mlx5_0 many", 2, "rdmactl: 'many' is not a number of VFs.\n");
+
+        content = numvfs_file(h);
+        assert_string_equal(content, "1\n"); /* untouched */
+        g_free(content);
+
+        /* Without polkit on the bus: still a refusal, said as one. */
+        harness_stop_polkit(h);
+        assert_run(h, "set-vfs mlx5_0 2", 6, "rdmactl: permission denied: Cannot ask polkit for authorization");
+}
+
+/* ---- without rdmad ---- */
+
+static void test_clear_message_when_rdmad_is_not_running(void **state) {
+        Harness *h = *state;
+        Child *monitor = monitor_start(false);
+        int status;
+
+        /* rdmad stops: monitor says so and exits 3. */
+        assert_int_equal(kill(h->daemon_pid, SIGTERM), 0);
+        assert_int_equal(waitpid(h->daemon_pid, &status, 0), h->daemon_pid);
+        assert_int_equal(status, 0);
+        h->daemon_pid = 0;
+        assert_int_equal(child_wait_exit(monitor, 10000), 3);
+        assert_string_equal(monitor->out->str, "");
+        assert_non_null(strstr(monitor->err->str, "rdmactl: rdmad left the system bus.\n"));
+        child_free(monitor);
+
+        /* Every command: exit 3, one clear line. */
+        static const char *const commands[] = { "list", "list --json", "status", "status mlx5_0", "monitor",
+                                                "wait mlx5_0 1 ACTIVE", "set-vfs mlx5_0 1", "--list-devices" };
+        for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++) {
+                char *out = run(h, &status, "%s", commands[i]);
+
+                if (status != 3 || strcmp(out, "rdmactl: rdmad is not running (org.rdmad1 is not on the system "
+                                               "bus).\n") != 0)
+                        fail_msg("rdmactl %s: exit %d: %s", commands[i], status, out);
+                free(out);
+        }
+
+}
+
+static void test_usage_help_and_version(void **state) {
+        Harness *h = *state;
+        char *out, *command = NULL;
+        int status;
+
+        assert_run(h, "--help", 0, "  0 success, 1 failure, 2 invalid arguments, 3 rdmad not running");
+        assert_run(h, "help", 0, "wait DEVICE PORT STATE");
+        assert_run(h, "--version", 0, "rdmactl " RDMAD_VERSION "\n");
+        assert_run(h, "frobnicate", 2, "rdmactl: unknown command 'frobnicate'.\n");
+        assert_run(h, "--frobnicate", 2, "rdmactl: option '--frobnicate' is not known or lacks its argument.\n");
+        assert_run(h, "list extra", 2, "rdmactl: 'list' takes no arguments.\n");
+        assert_run(h, "wait mlx5_0", 2, "rdmactl: 'wait' needs DEVICE PORT STATE.\n");
+        assert_run(h, "set-vfs mlx5_0", 2, "rdmactl: 'set-vfs' needs DEVICE COUNT.\n");
+        assert_run(h, "wait mlx5_0 1 ACTIVE --json", 2, "rdmactl: 'wait' has no JSON output.\n");
+        assert_run(h, "list --timeout=3", 2, "rdmactl: --timeout is for 'wait' only.\n");
+
+        /* The completion's source of device names. */
+        out = run(h, &status, "--list-devices");
+        assert_int_equal(status, 0);
+        assert_string_equal(out, "hfi1_0\nmlx4_0\nmlx5_0\nmlx5_1\nrxe0\nsiw0\n");
+        free(out);
+
+        /* No system bus at all: exit 3 too. */
+        assert_true(asprintf(&command, "env DBUS_SYSTEM_BUS_ADDRESS=unix:path=%s/no-such-socket " RDMACTL_ENV "%s list",
+                             h->tmpdir, rdmactl()) > 0);
+        out = harness_run_command(h, command, &status);
+        free(command);
+        assert_int_equal(status, 3);
+        assert_string_equal(out, "rdmactl: cannot connect to the system bus: No such file or directory.\n");
+        free(out);
+}
+
+int main(void) {
+        const struct CMUnitTest tests[] = {
+                cmocka_unit_test_setup_teardown(test_list_is_the_golden_table, host_setup, harness_teardown_clean),
+                cmocka_unit_test_setup_teardown(test_status_is_the_golden_text, host_setup, harness_teardown_clean),
+                cmocka_unit_test_setup_teardown(test_colours_only_on_a_terminal_that_wants_them, host_setup,
+                                                harness_teardown_clean),
+                cmocka_unit_test_setup_teardown(test_list_json_has_the_stable_keys_and_values, host_setup,
+                                                harness_teardown_clean),
+                cmocka_unit_test_setup_teardown(test_status_json_describes_the_device, host_setup,
+                                                harness_teardown_clean),
+                cmocka_unit_test_setup_teardown(test_json_escapes_what_needs_escaping, host_setup,
+                                                harness_teardown_clean),
+                cmocka_unit_test_setup_teardown(test_monitor_prints_hot_add_flap_rename_and_removal, host_setup,
+                                                harness_teardown_clean),
+                cmocka_unit_test_setup_teardown(test_monitor_json_lines, host_setup, harness_teardown_clean),
+                cmocka_unit_test_setup_teardown(test_wait_at_once_after_a_change_and_on_timeout, host_setup,
+                                                harness_teardown_clean),
+                cmocka_unit_test_setup_teardown(test_set_vfs_as_root_succeeds, polkit_setup, harness_teardown_clean),
+                cmocka_unit_test_setup_teardown(test_set_vfs_refusals, polkit_setup, harness_teardown_clean),
+                cmocka_unit_test_setup_teardown(test_clear_message_when_rdmad_is_not_running, host_setup,
+                                                harness_teardown_clean),
+                cmocka_unit_test_setup_teardown(test_usage_help_and_version, host_setup, harness_teardown_clean),
+        };
+        return cmocka_run_group_tests(tests, NULL, NULL);
+}
