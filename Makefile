@@ -1,6 +1,8 @@
 # Convenience entry points; the build itself is meson's.
 #   make check   install missing packages, build, run every test, then again
 #                built with clang's AddressSanitizer + UndefinedBehaviorSanitizer
+#                (the fuzz targets fuzz for FUZZ_SECONDS=30 there);
+#                VALGRIND=1 adds a pass under valgrind memcheck
 #   make demo    build and run rdmad on a simulated host, show it through busctl
 
 BUILD     ?= build
@@ -38,7 +40,8 @@ check-san: build-san
 	LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp:print_suppressions=0 \
 	$(MESON) test -C $(BUILD_SAN) --print-errorlogs
 
-check: check-gcc check-san
+# make check VALGRIND=1: a third pass, everything under valgrind memcheck (CI does this).
+check: check-gcc check-san $(if $(filter 1,$(VALGRIND)),valgrind)
 
 valgrind: build
 	$(MESON) test -C $(BUILD) --print-errorlogs --setup=valgrind
