@@ -393,6 +393,76 @@ void harness_add_device(Harness *h, const char *record) {
                 fail_msg("Cannot add %s: %s", record, error->message);
 }
 
+typedef struct SignalQuery {
+        const char *path;
+        const char *member;
+        size_t count;
+} SignalQuery;
+
+static bool signals_reached(Harness *h, const void *data) {
+        const SignalQuery *q = data;
+        return harness_count_signals(h, q->path, q->member) >= q->count;
+}
+
+void harness_wait_signals(Harness *h, const char *path, const char *member, size_t count) {
+        SignalQuery q = { path, member, count };
+
+        if (!harness_wait(h, signals_reached, &q, 20000))
+                fail_msg("expected %zu %s on %s, got %zu", count, member, path ?: "any path",
+                         harness_count_signals(h, path, member));
+}
+
+void harness_rename_device(Harness *h, const char *syspath, const char *new_name) {
+        char *root = umockdev_testbed_get_root_dir(h->testbed);
+        const char *old_name = strrchr(syspath, '/') + 1;
+        char from[512], to[512], new_syspath[512], link_target[512], old_devpath[512];
+        ssize_t n;
+
+        snprintf(new_syspath, sizeof(new_syspath), "%.*s%s", (int) (old_name - syspath), syspath, new_name);
+        snprintf(old_devpath, sizeof(old_devpath), "%s", syspath + strlen("/sys"));
+
+        harness_pause(h);
+        snprintf(from, sizeof(from), "%s%s", root, syspath);
+        snprintf(to, sizeof(to), "%s%s", root, new_syspath);
+        assert_int_equal(rename(from, to), 0);
+        snprintf(from, sizeof(from), "%s/sys/class/infiniband/%s", root, old_name);
+        n = readlink(from, link_target, sizeof(link_target) - 1);
+        assert_true(n > (ssize_t) strlen(old_name));
+        snprintf(link_target + n - strlen(old_name), sizeof(link_target) - (size_t) n + strlen(old_name), "%s",
+                 new_name);
+        assert_int_equal(unlink(from), 0);
+        snprintf(to, sizeof(to), "%s/sys/class/infiniband/%s", root, new_name);
+        assert_int_equal(symlink(link_target, to), 0);
+        g_free(root);
+        umockdev_testbed_set_property(h->testbed, new_syspath, "NAME", new_name);
+        umockdev_testbed_set_property(h->testbed, new_syspath, "DEVPATH_OLD", old_devpath);
+        umockdev_testbed_uevent(h->testbed, new_syspath, "move");
+        harness_resume(h);
+}
+
+int harness_on_reply(sd_bus_message *m, void *userdata, sd_bus_error *ret_error) {
+        AsyncReply *a = userdata;
+        const sd_bus_error *e = sd_bus_message_get_error(m);
+
+        assert_false(a->done); /* a method call gets exactly one reply */
+        a->done = true;
+        if (e)
+                a->error_name = strdup(e->name);
+        else
+                a->value = format_next_value(m);
+        return 0;
+}
+
+bool harness_reply_done(Harness *h, const void *data) {
+        return ((const AsyncReply *) data)->done;
+}
+
+void async_reply_clear(AsyncReply *a) {
+        free(a->error_name);
+        free(a->value);
+        *a = (AsyncReply) {};
+}
+
 uint64_t harness_daemon_rss_kib(Harness *h) {
         char path[64], line[256];
         uint64_t kib = 0;

@@ -122,6 +122,27 @@ void harness_write(Harness *h, const char *devpath, const char *name, const char
  * "add" uevent. Fails the test with umockdev's message on error. */
 void harness_add_device(Harness *h, const char *record);
 
+/* Runs the client connection until `count` signals `member` on `path` (any
+ * path if NULL) have arrived since the start; fails the test after 20 s. */
+void harness_wait_signals(Harness *h, const char *path, const char *member, size_t count);
+
+/* "rdma dev set OLD name NEW": the device directory and its class link are
+ * renamed and only "move" is sent (DEVPATH_OLD set), all while the daemon
+ * is paused, as the kernel does it in one step. syspath: "/sys/devices/.../OLD". */
+void harness_rename_device(Harness *h, const char *syspath, const char *new_name);
+
+/* The reply to an asynchronous call: pass harness_on_reply and an
+ * AsyncReply to sd_bus_call_method_async(), then harness_wait() with
+ * harness_reply_done. A second reply fails the test. */
+typedef struct AsyncReply {
+        bool done;
+        char *error_name; /* the D-Bus error, or NULL */
+        char *value;      /* the first value of a successful reply, formatted */
+} AsyncReply;
+int harness_on_reply(sd_bus_message *m, void *userdata, sd_bus_error *ret_error);
+bool harness_reply_done(Harness *h, const void *data);
+void async_reply_clear(AsyncReply *a);
+
 void harness_clear_signals(Harness *h);
 size_t harness_count_signals(Harness *h, const char *path, const char *member);
 const Signal *harness_find_signal(Harness *h, const char *path, const char *member);

@@ -28,7 +28,6 @@
 #define MLX5_0 "/org/rdmad1/device/mlx5_5f0"
 #define HFI1_SYS "/sys/devices/pci0000:80/0000:80:03.0/0000:81:00.0/infiniband/hfi1_0"
 #define HFI1_0 "/org/rdmad1/device/hfi1_5f0"
-#define OPA0_SYS "/sys/devices/pci0000:80/0000:80:03.0/0000:81:00.0/infiniband/opa0"
 
 #define HOSTILE_PCI "/devices/pci0000:00/0000:00:02.0"
 #define HOSTILE_SYS "/sys" HOSTILE_PCI "/infiniband/hostile0"
@@ -44,24 +43,6 @@ static int live_setup(void **state) {
 
 /* ---- helpers ---------------------------------------------------------- */
 
-typedef struct SignalQuery {
-        const char *path;
-        const char *member;
-        size_t count;
-} SignalQuery;
-
-static bool signals_reached(Harness *h, const void *data) {
-        const SignalQuery *q = data;
-        return harness_count_signals(h, q->path, q->member) >= q->count;
-}
-
-static void wait_signals(Harness *h, const char *path, const char *member, size_t count) {
-        SignalQuery q = { path, member, count };
-
-        if (!harness_wait(h, signals_reached, &q, 20000))
-                fail_msg("expected %zu %s on %s, got %zu", count, member, path ?: "any path",
-                         harness_count_signals(h, path, member));
-}
 
 /* Signals whose body mentions `needle`. */
 static size_t count_signals_mentioning(Harness *h, const char *needle) {
@@ -358,7 +339,7 @@ static void test_device_gone_between_uevent_and_read(void **state) {
         g_free(root);
         harness_resume(h);
 
-        wait_signals(h, "/org/rdmad1", "InterfacesRemoved", 2);
+        harness_wait_signals(h, "/org/rdmad1", "InterfacesRemoved", 2);
         harness_settle(h, 200);
         assert_int_equal(harness_count_signals(h, "/org/rdmad1", "InterfacesRemoved"), 2);
         assert_int_equal(harness_count_signals(h, "/org/rdmad1", "InterfacesAdded"), 0);
@@ -386,7 +367,7 @@ static void test_add_and_remove_within_one_iteration(void **state) {
 
         /* Present, then removed and re-added in one go: it is still there afterwards. */
         harness_add_device(h, GHOST_RECORD);
-        wait_signals(h, "/org/rdmad1", "InterfacesAdded", 2);
+        harness_wait_signals(h, "/org/rdmad1", "InterfacesAdded", 2);
         harness_settle(h, 100);
         harness_clear_signals(h);
         harness_pause(h);
@@ -413,7 +394,7 @@ static void test_device_gone_in_the_middle_of_a_scan(void **state) {
         harness_clear_signals(h);
         assert_true(sd_bus_call_method(h->bus, "org.rdmad1", "/org/rdmad1", "org.rdmad1.Manager", "Rescan", NULL,
                                        NULL, "") >= 0);
-        wait_signals(h, "/org/rdmad1", "InterfacesRemoved", 2);
+        harness_wait_signals(h, "/org/rdmad1", "InterfacesRemoved", 2);
         harness_settle(h, 200);
         assert_int_equal(harness_count_signals(h, "/org/rdmad1", "InterfacesRemoved"), 2);
         for (size_t i = 0; i < h->n_signals; i++)
@@ -434,63 +415,25 @@ static void test_device_gone_in_the_middle_of_a_scan(void **state) {
         assert_daemon_answers(h);
 }
 
-typedef struct AsyncReply {
-        bool done;
-        char *error_name;
-} AsyncReply;
-
-static int on_reply(sd_bus_message *m, void *userdata, sd_bus_error *ret_error) {
-        AsyncReply *a = userdata;
-        const sd_bus_error *e = sd_bus_message_get_error(m);
-
-        assert_false(a->done); /* exactly one reply */
-        a->done = true;
-        if (e)
-                a->error_name = strdup(e->name);
-        return 0;
-}
-
-static bool reply_done(Harness *h, const void *data) {
-        return ((const AsyncReply *) data)->done;
-}
 
 /* "rdma dev set hfi1_0 name opa0" while a client waits on hfi1_0's port:
  * the wait ends with NoSuchDevice (its object is gone), once; the new name
  * can be waited on at once. */
 static void test_rename_while_waiting(void **state) {
         Harness *h = *state;
-        char *root = umockdev_testbed_get_root_dir(h->testbed), from[512], to[512], target[512];
         AsyncReply a = {};
-        ssize_t n;
 
         assert_true(sd_bus_call_method_async(h->bus, NULL, "org.rdmad1", HFI1_0 "/port/1", "org.rdmad1.Port",
-                                             "WaitForState", on_reply, &a, "su", "ARMED", 60000) >= 0);
+                                             "WaitForState", harness_on_reply, &a, "su", "ARMED", 60000) >= 0);
         harness_settle(h, 200);
         assert_false(a.done);
 
-        harness_pause(h);
-        snprintf(from, sizeof(from), "%s" HFI1_SYS, root);
-        snprintf(to, sizeof(to), "%s" OPA0_SYS, root);
-        assert_int_equal(rename(from, to), 0);
-        snprintf(from, sizeof(from), "%s/sys/class/infiniband/hfi1_0", root);
-        n = readlink(from, target, sizeof(target) - 1);
-        assert_true(n > 0);
-        target[n - (ssize_t) strlen("hfi1_0")] = '\0';
-        strcat(target, "opa0");
-        assert_int_equal(unlink(from), 0);
-        snprintf(to, sizeof(to), "%s/sys/class/infiniband/opa0", root);
-        assert_int_equal(symlink(target, to), 0);
-        g_free(root);
-        umockdev_testbed_set_property(h->testbed, OPA0_SYS, "NAME", "opa0");
-        umockdev_testbed_set_property(h->testbed, OPA0_SYS, "DEVPATH_OLD",
-                                      "/devices/pci0000:80/0000:80:03.0/0000:81:00.0/infiniband/hfi1_0");
-        umockdev_testbed_uevent(h->testbed, OPA0_SYS, "move");
-        harness_resume(h);
+        harness_rename_device(h, HFI1_SYS, "opa0");
 
-        assert_true(harness_wait(h, reply_done, &a, 10000));
+        assert_true(harness_wait(h, harness_reply_done, &a, 10000));
         assert_string_equal(a.error_name, "org.rdmad1.Error.NoSuchDevice");
         free(a.error_name);
-        harness_settle(h, 200); /* a second reply would fail on_reply's assertion */
+        harness_settle(h, 200); /* a second reply would fail harness_on_reply's assertion */
 
         assert_true(sd_bus_call_method(h->bus, "org.rdmad1", "/org/rdmad1/device/opa0/port/1", "org.rdmad1.Port",
                                        "WaitForState", NULL, NULL, "su", "ACTIVE", 1000) >= 0);
@@ -569,7 +512,7 @@ static void test_bad_calls_get_precise_errors(void **state) {
         snprintf(cmd, sizeof(cmd), "rm -rf '%s" HFI1_SYS "' '%s/sys/class/infiniband/hfi1_0'", root, root);
         assert_int_equal(system(cmd), 0);
         g_free(root);
-        wait_signals(h, "/org/rdmad1", "InterfacesRemoved", 2);
+        harness_wait_signals(h, "/org/rdmad1", "InterfacesRemoved", 2);
         assert_call_error(h, "org.freedesktop.DBus.Error.UnknownObject", HFI1_0 "/port/1", "org.rdmad1.Port",
                           "WaitForState", "su", "ACTIVE", 1000);
         assert_call_error(h, "org.freedesktop.DBus.Error.UnknownObject", HFI1_0, "org.freedesktop.DBus.Properties",
@@ -618,7 +561,7 @@ static void test_lost_uevent_resyncs(void **state) {
         harness_clear_signals(h);
         harness_add_device(h, GHOST_RECORD); /* its "add" is the datagram that gets lost */
 
-        wait_signals(h, "/org/rdmad1", "InterfacesAdded", 2);
+        harness_wait_signals(h, "/org/rdmad1", "InterfacesAdded", 2);
         assert_int_equal(access(enobufs_trigger, F_OK), -1); /* the fault did happen */
         harness_assert_property(h, "/org/rdmad1/device/ghost0/port/1", "org.rdmad1.Port", "StateName", "ACTIVE");
         log = harness_daemon_log(h);
@@ -630,7 +573,7 @@ static void test_lost_uevent_resyncs(void **state) {
         harness_clear_signals(h);
         umockdev_testbed_uevent(h->testbed, GHOST_SYS, "remove");
         umockdev_testbed_remove_device(h->testbed, GHOST_SYS);
-        wait_signals(h, "/org/rdmad1", "InterfacesRemoved", 2);
+        harness_wait_signals(h, "/org/rdmad1", "InterfacesRemoved", 2);
         assert_daemon_answers(h);
 }
 
@@ -698,7 +641,7 @@ static void test_out_of_file_descriptors(void **state) {
         /* Descriptors are back; the next event retries everything. */
         set_fd_limit(h, old.rlim_cur);
         umockdev_testbed_uevent(h->testbed, HFI1_SYS, "change");
-        wait_signals(h, "/org/rdmad1", "InterfacesAdded", 2);
+        harness_wait_signals(h, "/org/rdmad1", "InterfacesAdded", 2);
         harness_assert_property(h, "/org/rdmad1/device/ghost0/port/1", "org.rdmad1.Port", "StateName", "ACTIVE");
         harness_assert_property(h, MLX5_0, "org.rdmad1.Device", "NodeDescription", "changed while out of descriptors");
         assert_int_equal(harness_count_signals(h, "/org/rdmad1", "InterfacesRemoved"), 0);

@@ -20,7 +20,6 @@
 #define MLX5_0 "/org/rdmad1/device/mlx5_5f0"
 #define HFI1_SYS "/sys/devices/pci0000:80/0000:80:03.0/0000:81:00.0/infiniband/hfi1_0"
 #define HFI1_0 "/org/rdmad1/device/hfi1_5f0"
-#define OPA0_SYS "/sys/devices/pci0000:80/0000:80:03.0/0000:81:00.0/infiniband/opa0"
 
 static bool private_network;
 
@@ -31,24 +30,6 @@ static int live_setup(void **state) {
         return 0;
 }
 
-typedef struct SignalQuery {
-        const char *path;
-        const char *member;
-        size_t count;
-} SignalQuery;
-
-static bool signals_reached(Harness *h, const void *data) {
-        const SignalQuery *q = data;
-        return harness_count_signals(h, q->path, q->member) >= q->count;
-}
-
-static void wait_signals(Harness *h, const char *path, const char *member, size_t count) {
-        SignalQuery q = { path, member, count };
-
-        if (!harness_wait(h, signals_reached, &q, 20000))
-                fail_msg("expected %zu %s on %s, got %zu", count, member, path ?: "any path",
-                         harness_count_signals(h, path, member));
-}
 
 /* The names in a PropertiesChanged body, in order: "State StateNum ...". */
 static char *changed_names(const Signal *s) {
@@ -107,8 +88,8 @@ static void test_hot_add_and_remove(void **state) {
                                                      "A: ports/1/link_layer=Ethernet\\n\n");
         /* umockdev_testbed_add_from_string() sends the "add" uevent itself. */
 
-        wait_signals(h, "/org/rdmad1", "InterfacesAdded", 2);
-        wait_signals(h, "/org/rdmad1", "PropertiesChanged", 1);
+        harness_wait_signals(h, "/org/rdmad1", "InterfacesAdded", 2);
+        harness_wait_signals(h, "/org/rdmad1", "PropertiesChanged", 1);
         harness_settle(h, 100);
         assert_int_equal(harness_count_signals(h, "/org/rdmad1", "InterfacesAdded"), 2);
         assert_non_null(strstr(h->signals[0].body, "\"/org/rdmad1/device/rxe5\" {"));
@@ -126,8 +107,8 @@ static void test_hot_add_and_remove(void **state) {
         harness_clear_signals(h);
         umockdev_testbed_uevent(h->testbed, "/sys/devices/virtual/infiniband/rxe5", "remove");
         umockdev_testbed_remove_device(h->testbed, "/sys/devices/virtual/infiniband/rxe5");
-        wait_signals(h, "/org/rdmad1", "InterfacesRemoved", 2);
-        wait_signals(h, "/org/rdmad1", "PropertiesChanged", 1);
+        harness_wait_signals(h, "/org/rdmad1", "InterfacesRemoved", 2);
+        harness_wait_signals(h, "/org/rdmad1", "PropertiesChanged", 1);
         harness_settle(h, 100);
         assert_int_equal(harness_count_signals(h, "/org/rdmad1", "InterfacesRemoved"), 2);
         assert_non_null(strstr(h->signals[0].body, "\"/org/rdmad1/device/rxe5/port/1\""));
@@ -141,31 +122,10 @@ static void test_hot_add_and_remove(void **state) {
 static void test_rename_via_move(void **state) {
         Harness *h = *state;
         /* "rdma dev set hfi1_0 name opa0": the kernel renames the directory and sends only "move". */
-        char *root = umockdev_testbed_get_root_dir(h->testbed);
-        char from[512], to[512], link_target[512];
-        ssize_t n;
-
         harness_clear_signals(h);
-        harness_pause(h);
-        snprintf(from, sizeof(from), "%s" HFI1_SYS, root);
-        snprintf(to, sizeof(to), "%s" OPA0_SYS, root);
-        assert_int_equal(rename(from, to), 0);
-        snprintf(from, sizeof(from), "%s/sys/class/infiniband/hfi1_0", root);
-        n = readlink(from, link_target, sizeof(link_target) - 1);
-        assert_true(n > 0);
-        link_target[n - (ssize_t) strlen("hfi1_0")] = '\0';
-        strcat(link_target, "opa0");
-        assert_int_equal(unlink(from), 0);
-        snprintf(to, sizeof(to), "%s/sys/class/infiniband/opa0", root);
-        assert_int_equal(symlink(link_target, to), 0);
-        g_free(root);
-        umockdev_testbed_set_property(h->testbed, OPA0_SYS, "NAME", "opa0");
-        umockdev_testbed_set_property(h->testbed, OPA0_SYS, "DEVPATH_OLD",
-                                      "/devices/pci0000:80/0000:80:03.0/0000:81:00.0/infiniband/hfi1_0");
-        umockdev_testbed_uevent(h->testbed, OPA0_SYS, "move");
-        harness_resume(h);
+        harness_rename_device(h, HFI1_SYS, "opa0");
 
-        wait_signals(h, "/org/rdmad1", "InterfacesAdded", 2);
+        harness_wait_signals(h, "/org/rdmad1", "InterfacesAdded", 2);
         harness_settle(h, 100);
         assert_int_equal(harness_count_signals(h, "/org/rdmad1", "InterfacesRemoved"), 2);
         assert_int_equal(harness_count_signals(h, "/org/rdmad1", "InterfacesAdded"), 2);
@@ -192,7 +152,7 @@ static void test_port_flap_is_one_signal_with_exactly_the_changes(void **state) 
         harness_write(h, HFI1_SYS, "ports/1/state", "1: DOWN\n");
         harness_write(h, HFI1_SYS, "ports/1/phys_state", "3: Disabled\n");
         harness_resume(h);
-        wait_signals(h, HFI1_0 "/port/1", "PropertiesChanged", 1);
+        harness_wait_signals(h, HFI1_0 "/port/1", "PropertiesChanged", 1);
         harness_settle(h, 300); /* several more ticks: nothing more to say */
         assert_int_equal(h->n_signals, 1);
         s = harness_find_signal(h, HFI1_0 "/port/1", "PropertiesChanged");
@@ -212,7 +172,7 @@ static void test_port_flap_is_one_signal_with_exactly_the_changes(void **state) 
         harness_write(h, HFI1_SYS, "ports/1/phys_state", "5: LinkUp\n");
         harness_write(h, HFI1_SYS, "ports/1/rate", "56 Gb/sec (4X FDR)\n");
         harness_resume(h);
-        wait_signals(h, HFI1_0 "/port/1", "PropertiesChanged", 1);
+        harness_wait_signals(h, HFI1_0 "/port/1", "PropertiesChanged", 1);
         harness_settle(h, 300);
         assert_int_equal(h->n_signals, 1);
         names = changed_names(&h->signals[0]);
@@ -224,7 +184,7 @@ static void test_port_flap_is_one_signal_with_exactly_the_changes(void **state) 
         /* A LID change alone: no state timestamp. */
         harness_clear_signals(h);
         harness_write(h, HFI1_SYS, "ports/1/lid", "0x17\n");
-        wait_signals(h, HFI1_0 "/port/1", "PropertiesChanged", 1);
+        harness_wait_signals(h, HFI1_0 "/port/1", "PropertiesChanged", 1);
         names = changed_names(&h->signals[0]);
         assert_string_equal(names, "Lid Attributes");
         free(names);
@@ -249,8 +209,8 @@ static void test_netdev_remove_and_add_follow_the_port(void **state) {
         umockdev_testbed_remove_device(h->testbed, MLX5_NET_SYS);
         harness_resume(h);
 
-        wait_signals(h, "/org/rdmad1", "InterfacesRemoved", 1);
-        wait_signals(h, MLX5_0 "/port/1", "PropertiesChanged", 1);
+        harness_wait_signals(h, "/org/rdmad1", "InterfacesRemoved", 1);
+        harness_wait_signals(h, MLX5_0 "/port/1", "PropertiesChanged", 1);
         harness_settle(h, 100);
         assert_non_null(strstr(harness_find_signal(h, "/org/rdmad1", "InterfacesRemoved")->body,
                                MLX5_0 "/netdev/ens1f0np0"));
@@ -266,8 +226,8 @@ static void test_netdev_remove_and_add_follow_the_port(void **state) {
                                                      "A: dev_port=0\\n\n"
                                                      "A: operstate=up\\n\n"
                                                      "A: mtu=4200\\n\n");
-        wait_signals(h, "/org/rdmad1", "InterfacesAdded", 1);
-        wait_signals(h, MLX5_0 "/port/1", "PropertiesChanged", 1);
+        harness_wait_signals(h, "/org/rdmad1", "InterfacesAdded", 1);
+        harness_wait_signals(h, MLX5_0 "/port/1", "PropertiesChanged", 1);
         harness_assert_property(h, MLX5_0 "/port/1", "org.rdmad1.Port", "NetDev", MLX5_0 "/netdev/rdma_2droce0");
         harness_assert_property(h, MLX5_0 "/netdev/rdma_2droce0", "org.rdmad1.NetDev", "Mtu", "4200");
         harness_assert_property(h, MLX5_0 "/netdev/rdma_2droce0", "org.rdmad1.NetDev", "Port", MLX5_0 "/port/1");
@@ -280,38 +240,17 @@ static void test_numvfs_changed_behind_our_back(void **state) {
         harness_clear_signals(h);
         harness_write(h, MLX5_PF_SYS, "sriov_numvfs", "4\n");
         umockdev_testbed_uevent(h->testbed, MLX5_PF_SYS, "change");
-        wait_signals(h, MLX5_0 "/sriov", "PropertiesChanged", 1);
+        harness_wait_signals(h, MLX5_0 "/sriov", "PropertiesChanged", 1);
         s = harness_find_signal(h, MLX5_0 "/sriov", "PropertiesChanged");
         assert_string_equal(s->body, "\"org.rdmad1.Sriov\" {\"NumVfs\": 4} []");
         harness_assert_property(h, MLX5_0 "/sriov", "org.rdmad1.Sriov", "NumVfs", "4");
 }
 
-typedef struct AsyncReply {
-        bool done;
-        char *error_name;
-        char *value;
-} AsyncReply;
-
-static int on_reply(sd_bus_message *m, void *userdata, sd_bus_error *ret_error) {
-        AsyncReply *a = userdata;
-        const sd_bus_error *e = sd_bus_message_get_error(m);
-
-        a->done = true;
-        if (e)
-                a->error_name = strdup(e->name);
-        else
-                a->value = format_next_value(m);
-        return 0;
-}
-
-static bool reply_done(Harness *h, const void *data) {
-        return ((const AsyncReply *) data)->done;
-}
 
 static void wait_for_state_async(Harness *h, const char *path, const char *state, uint32_t timeout_ms,
                                  AsyncReply *a) {
         assert_true(sd_bus_call_method_async(h->bus, NULL, "org.rdmad1", path, "org.rdmad1.Port", "WaitForState",
-                                             on_reply, a, "su", state, timeout_ms) >= 0);
+                                             harness_on_reply, a, "su", state, timeout_ms) >= 0);
 }
 
 static void test_wait_for_state(void **state) {
@@ -342,7 +281,7 @@ static void test_wait_for_state(void **state) {
 
         /* Times out. */
         wait_for_state_async(h, HFI1_0 "/port/1", "ARMED", 300, &a);
-        assert_true(harness_wait(h, reply_done, &a, 10000));
+        assert_true(harness_wait(h, harness_reply_done, &a, 10000));
         assert_string_equal(a.error_name, "org.rdmad1.Error.Timeout");
 
         /* Reached later, after a change; two waiters on the same port both answered. */
@@ -351,8 +290,8 @@ static void test_wait_for_state(void **state) {
         harness_settle(h, 150);
         assert_false(b.done);
         harness_write(h, HFI1_SYS, "ports/1/state", "1: DOWN\n");
-        assert_true(harness_wait(h, reply_done, &b, 10000));
-        assert_true(harness_wait(h, reply_done, &c, 10000));
+        assert_true(harness_wait(h, harness_reply_done, &b, 10000));
+        assert_true(harness_wait(h, harness_reply_done, &c, 10000));
         assert_null(b.error_name);
         assert_string_equal(b.value, "DOWN");
         assert_string_equal(c.value, "DOWN");
@@ -367,7 +306,7 @@ static void test_wait_for_state(void **state) {
         assert_false(a.done);
         umockdev_testbed_uevent(h->testbed, HFI1_SYS, "remove");
         umockdev_testbed_remove_device(h->testbed, HFI1_SYS);
-        assert_true(harness_wait(h, reply_done, &a, 10000));
+        assert_true(harness_wait(h, harness_reply_done, &a, 10000));
         assert_string_equal(a.error_name, "org.rdmad1.Error.NoSuchDevice");
         free(a.error_name);
 }
@@ -495,8 +434,8 @@ static void test_rtnetlink_link_change_rereads_the_port(void **state) {
         out = harness_run_command(h, "ip link set ens1f0np0 mtu 1400", &status);
         assert_int_equal(status, 0);
         free(out);
-        wait_signals(h, MLX5_0 "/port/1", "PropertiesChanged", 1);
-        wait_signals(h, MLX5_0 "/netdev/ens1f0np0", "PropertiesChanged", 1);
+        harness_wait_signals(h, MLX5_0 "/port/1", "PropertiesChanged", 1);
+        harness_wait_signals(h, MLX5_0 "/netdev/ens1f0np0", "PropertiesChanged", 1);
         names = changed_names(harness_find_signal(h, MLX5_0 "/port/1", "PropertiesChanged"));
         assert_string_equal(names,
                             "State StateNum StateName PhysState PhysStateNum PhysStateName Attributes StateChangedUsec");

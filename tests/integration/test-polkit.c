@@ -171,23 +171,6 @@ static void test_without_polkit_the_call_fails_promptly(void **state) {
         g_free(content);
 }
 
-typedef struct AsyncReply {
-        bool done;
-        char *error_name;
-} AsyncReply;
-
-static int on_reply(sd_bus_message *m, void *userdata, sd_bus_error *ret_error) {
-        AsyncReply *a = userdata;
-        const sd_bus_error *e = sd_bus_message_get_error(m);
-
-        a->done = true;
-        a->error_name = e ? strdup(e->name) : NULL;
-        return 0;
-}
-
-static bool reply_done(Harness *h, const void *data) {
-        return ((const AsyncReply *) data)->done;
-}
 
 /* The test plays a slow driver: sriov_numvfs is a FIFO, and each read or
  * write of the daemon's worker waits until the test serves it. */
@@ -237,7 +220,7 @@ static void test_slow_driver_never_blocks_the_bus(void **state) {
         assert_int_equal(mkfifo(fifo, 0644), 0);
 
         assert_true(sd_bus_call_method_async(h->bus, NULL, "org.rdmad1", SRIOV, "org.rdmad1.Sriov", "SetNumVfs",
-                                             on_reply, &first, "u", 4) >= 0);
+                                             harness_on_reply, &first, "u", 4) >= 0);
         assert_true(sd_bus_flush(h->bus) >= 0);
 
         /* The worker reads the current count: 1. */
@@ -257,7 +240,7 @@ static void test_slow_driver_never_blocks_the_bus(void **state) {
         expect_writes(fifo, "0\n4\n");
         serve_read(fifo, "4\n");
 
-        assert_true(harness_wait(h, reply_done, &first, 10000));
+        assert_true(harness_wait(h, harness_reply_done, &first, 10000));
         assert_null(first.error_name);
         assert_true(harness_wait(h, got_numvfs_signal, "\"NumVfs\": 4", 5000));
 }

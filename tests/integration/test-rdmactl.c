@@ -25,7 +25,6 @@
 #include "harness.h"
 
 #define HFI1_SYS "/sys/devices/pci0000:80/0000:80:03.0/0000:81:00.0/infiniband/hfi1_0"
-#define OPA0_SYS "/sys/devices/pci0000:80/0000:80:03.0/0000:81:00.0/infiniband/opa0"
 #define MLX5_PF_SYS "/sys/devices/pci0000:5d/0000:5d:00.0/0000:5e:00.0"
 
 /* The same environment for every run: UTF-8 output, UTC timestamps. */
@@ -458,28 +457,7 @@ static void flap_hfi1(Harness *h, bool up) {
 
 /* "rdma dev set hfi1_0 name opa0": the directory is renamed and only "move" is sent. */
 static void rename_hfi1_to_opa0(Harness *h) {
-        char *root = umockdev_testbed_get_root_dir(h->testbed);
-        char from[512], to[512], link_target[512];
-        ssize_t n;
-
-        harness_pause(h);
-        snprintf(from, sizeof(from), "%s" HFI1_SYS, root);
-        snprintf(to, sizeof(to), "%s" OPA0_SYS, root);
-        assert_int_equal(rename(from, to), 0);
-        snprintf(from, sizeof(from), "%s/sys/class/infiniband/hfi1_0", root);
-        n = readlink(from, link_target, sizeof(link_target) - 1);
-        assert_true(n > 0);
-        link_target[n - (ssize_t) strlen("hfi1_0")] = '\0';
-        strcat(link_target, "opa0");
-        assert_int_equal(unlink(from), 0);
-        snprintf(to, sizeof(to), "%s/sys/class/infiniband/opa0", root);
-        assert_int_equal(symlink(link_target, to), 0);
-        g_free(root);
-        umockdev_testbed_set_property(h->testbed, OPA0_SYS, "NAME", "opa0");
-        umockdev_testbed_set_property(h->testbed, OPA0_SYS, "DEVPATH_OLD",
-                                      "/devices/pci0000:80/0000:80:03.0/0000:81:00.0/infiniband/hfi1_0");
-        umockdev_testbed_uevent(h->testbed, OPA0_SYS, "move");
-        harness_resume(h);
+        harness_rename_device(h, HFI1_SYS, "opa0");
 }
 
 /* "2026-11-30T04:01:02.123456+00:00 " at the start of every line. */
