@@ -37,6 +37,10 @@ BusFailure classify_bus_error(int r, const sd_bus_error *error) {
         if (streq(name, SD_BUS_ERROR_SERVICE_UNKNOWN) || streq(name, SD_BUS_ERROR_NAME_HAS_NO_OWNER) ||
             startswith(name, "org.freedesktop.DBus.Error.Spawn.") || startswith(name, "org.freedesktop.systemd1."))
                 return BUS_FAILURE_NOT_RUNNING;
+        /* NoReply is also sd-bus's word for its own call timeout: then rdmad
+         * is there but slow (a driver creating VFs), not gone. */
+        if (streq(name, SD_BUS_ERROR_NO_REPLY) && r == -ETIMEDOUT)
+                return BUS_FAILURE_TIMEOUT;
         if (streq(name, SD_BUS_ERROR_NO_REPLY) || streq(name, SD_BUS_ERROR_DISCONNECTED))
                 return BUS_FAILURE_WENT_AWAY;
         if (streq(name, "org.rdmad1.Error.NoSuchDevice") || streq(name, SD_BUS_ERROR_UNKNOWN_OBJECT))

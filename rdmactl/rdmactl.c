@@ -52,7 +52,7 @@ static void help(void) {
                "\n"
                "Exit status:\n"
                "  0 success, 1 failure, 2 invalid arguments, 3 rdmad not running or no system bus,\n"
-               "  4 no such device or port, 5 timeout (wait), 6 permission denied\n"
+               "  4 no such device or port, 5 timeout, 6 permission denied\n"
                "\n"
                "See rdmactl(1).\n");
 }
