@@ -295,10 +295,9 @@ static void test_wait_for_state(void **state) {
         assert_null(b.error_name);
         assert_string_equal(b.value, "DOWN");
         assert_string_equal(c.value, "DOWN");
-        free(a.error_name);
-        free(b.value);
-        free(c.value);
-        a = (AsyncReply) {};
+        async_reply_clear(&a);
+        async_reply_clear(&b);
+        async_reply_clear(&c);
 
         /* The device goes away while waiting. */
         wait_for_state_async(h, HFI1_0 "/port/1", "ACTIVE", 20000, &a);
