@@ -95,64 +95,6 @@ static void gids_free(RdmaGid *gids, size_t n) {
         free(gids);
 }
 
-static void free_strings(void *object, const PropertySpec *specs) {
-        for (const PropertySpec *s = specs; s->name; s++)
-                if (s->kind == PROPERTY_STRING)
-                        free(*(char **) ((uint8_t *) object + s->offset));
-}
-
-RdmaDevice *rdma_device_free(RdmaDevice *d) {
-        if (!d)
-                return NULL;
-        free_strings(d, device_properties);
-        free(d->port_numbers);
-        free(d->path);
-        free(d);
-        return NULL;
-}
-
-static void rdma_port_free(RdmaPort *p) {
-        free_strings(p, port_properties);
-        gids_free(p->gids, p->n_gids);
-        free(p->path);
-        free(p);
-}
-
-static void rdma_netdev_free(RdmaNetDev *n) {
-        free_strings(n, netdev_properties);
-        free(n->path);
-        free(n);
-}
-
-static void rdma_sriov_free(RdmaSriov *s) {
-        free_strings(s, sriov_properties);
-        free(s->path);
-        free(s);
-}
-
-Inventory *inventory_new(void) {
-        return calloc(1, sizeof(Inventory));
-}
-
-Inventory *inventory_free(Inventory *inv) {
-        if (!inv)
-                return NULL;
-        for (size_t i = 0; i < inv->n_devices; i++)
-                rdma_device_free(inv->devices[i]);
-        for (size_t i = 0; i < inv->n_ports; i++)
-                rdma_port_free(inv->ports[i]);
-        for (size_t i = 0; i < inv->n_netdevs; i++)
-                rdma_netdev_free(inv->netdevs[i]);
-        for (size_t i = 0; i < inv->n_sriovs; i++)
-                rdma_sriov_free(inv->sriovs[i]);
-        free(inv->devices);
-        free(inv->ports);
-        free(inv->netdevs);
-        free(inv->sriovs);
-        free(inv);
-        return NULL;
-}
-
 static int read_gids(RdmaPort *p, sd_bus_message *m) {
         RdmaGid *gids = NULL;
         size_t n = 0, allocated = 0;
@@ -313,8 +255,80 @@ int device_read_properties(RdmaDevice *d, sd_bus_message *m) {
         return read_properties(d, device_properties, device_special, m);
 }
 
-static int netdev_read_properties(RdmaNetDev *n, sd_bus_message *m) {
-        return read_properties(n, netdev_properties, NULL, m);
+
+static void device_free_arrays(void *object) {
+        free(((RdmaDevice *) object)->port_numbers);
+}
+
+static void port_free_arrays(void *object) {
+        RdmaPort *p = object;
+        gids_free(p->gids, p->n_gids);
+}
+
+/* The four kinds of object: each an array of pointers in the Inventory,
+ * read and freed through its property table. Every object type starts with
+ * its path. */
+typedef struct ObjectKind {
+        const char *interface;
+        size_t array_offset, count_offset; /* in Inventory */
+        size_t size;
+        const PropertySpec *properties;
+        SpecialReader special;
+        void (*free_arrays)(void *object); /* what the table does not cover */
+} ObjectKind;
+
+#define OBJECT_KIND(iface, array, count, type, props, special_reader, free_fn)                                  \
+        { iface, offsetof(Inventory, array), offsetof(Inventory, count), sizeof(type), props, special_reader, free_fn }
+
+static const ObjectKind object_kinds[] = {
+        OBJECT_KIND(RDMAD_DEVICE_INTERFACE, devices, n_devices, RdmaDevice, device_properties, device_special,
+                    device_free_arrays),
+        OBJECT_KIND(RDMAD_PORT_INTERFACE, ports, n_ports, RdmaPort, port_properties, port_special, port_free_arrays),
+        OBJECT_KIND(RDMAD_NETDEV_INTERFACE, netdevs, n_netdevs, RdmaNetDev, netdev_properties, NULL, NULL),
+        OBJECT_KIND(RDMAD_SRIOV_INTERFACE, sriovs, n_sriovs, RdmaSriov, sriov_properties, NULL, NULL),
+};
+
+static void ***kind_array(const Inventory *inv, const ObjectKind *k) {
+        return (void ***) ((uint8_t *) inv + k->array_offset);
+}
+
+static size_t *kind_count(const Inventory *inv, const ObjectKind *k) {
+        return (size_t *) ((uint8_t *) inv + k->count_offset);
+}
+
+static const ObjectKind *kind_of_interface(const char *interface) {
+        for (size_t i = 0; i < ELEMENTSOF(object_kinds); i++)
+                if (streq(object_kinds[i].interface, interface))
+                        return &object_kinds[i];
+        return NULL;
+}
+
+static void object_free(const ObjectKind *k, void *object) {
+        for (const PropertySpec *s = k->properties; s->name; s++)
+                if (s->kind == PROPERTY_STRING)
+                        free(*(char **) ((uint8_t *) object + s->offset));
+        if (k->free_arrays)
+                k->free_arrays(object);
+        free(*(char **) object);
+        free(object);
+}
+
+Inventory *inventory_new(void) {
+        return calloc(1, sizeof(Inventory));
+}
+
+Inventory *inventory_free(Inventory *inv) {
+        if (!inv)
+                return NULL;
+        for (const ObjectKind *k = object_kinds; k < object_kinds + ELEMENTSOF(object_kinds); k++) {
+                void **array = *kind_array(inv, k);
+
+                for (size_t i = 0; i < *kind_count(inv, k); i++)
+                        object_free(k, array[i]);
+                free(array);
+        }
+        free(inv);
+        return NULL;
 }
 
 /* The entry of an array of object pointers whose path is `wanted`, or NULL. */
@@ -398,34 +412,20 @@ static int fill_missing(void *object, const PropertySpec *specs) {
         return 0;
 }
 
-static void remove_at(void **array, size_t *n, size_t i) {
-        memmove(array + i, array + i + 1, (*n - i - 1) * sizeof(void *));
-        (*n)--;
-}
-
 static void remove_interface(Inventory *inv, const char *path, const char *interface) {
-        for (size_t i = 0; streq(interface, RDMAD_DEVICE_INTERFACE) && i < inv->n_devices; i++)
-                if (streq(inv->devices[i]->path, path)) {
-                        rdma_device_free(inv->devices[i]);
-                        remove_at((void **) inv->devices, &inv->n_devices, i);
-                        return;
-                }
-        for (size_t i = 0; streq(interface, RDMAD_PORT_INTERFACE) && i < inv->n_ports; i++)
-                if (streq(inv->ports[i]->path, path)) {
-                        rdma_port_free(inv->ports[i]);
-                        remove_at((void **) inv->ports, &inv->n_ports, i);
-                        return;
-                }
-        for (size_t i = 0; streq(interface, RDMAD_NETDEV_INTERFACE) && i < inv->n_netdevs; i++)
-                if (streq(inv->netdevs[i]->path, path)) {
-                        rdma_netdev_free(inv->netdevs[i]);
-                        remove_at((void **) inv->netdevs, &inv->n_netdevs, i);
-                        return;
-                }
-        for (size_t i = 0; streq(interface, RDMAD_SRIOV_INTERFACE) && i < inv->n_sriovs; i++)
-                if (streq(inv->sriovs[i]->path, path)) {
-                        rdma_sriov_free(inv->sriovs[i]);
-                        remove_at((void **) inv->sriovs, &inv->n_sriovs, i);
+        const ObjectKind *k = kind_of_interface(interface);
+        void **array;
+        size_t *n;
+
+        if (!k)
+                return;
+        array = *kind_array(inv, k);
+        n = kind_count(inv, k);
+        for (size_t i = 0; i < *n; i++)
+                if (streq(*(char **) array[i], path)) {
+                        object_free(k, array[i]);
+                        memmove(array + i, array + i + 1, (*n - i - 1) * sizeof(void *));
+                        (*n)--;
                         return;
                 }
 }
@@ -436,40 +436,20 @@ void inventory_remove_object(Inventory *inv, const char *path, char **interfaces
 }
 
 static int add_interface(Inventory *inv, const char *path, const char *interface, sd_bus_message *m) {
+        const ObjectKind *k = kind_of_interface(interface);
+        void *object;
         int r;
+
+        if (!k)
+                return sd_bus_message_skip(m, "a{sv}");
 
         /* A second announcement of the same object replaces the first. */
         remove_interface(inv, path, interface);
-
-        if (streq(interface, RDMAD_DEVICE_INTERFACE)) {
-                RdmaDevice *d = append_object((void ***) &inv->devices, &inv->n_devices, sizeof(RdmaDevice), path);
-                if (!d)
-                        return -ENOMEM;
-                r = device_read_properties(d, m);
-                return r < 0 ? r : fill_missing(d, device_properties);
-        }
-        if (streq(interface, RDMAD_PORT_INTERFACE)) {
-                RdmaPort *p = append_object((void ***) &inv->ports, &inv->n_ports, sizeof(RdmaPort), path);
-                if (!p)
-                        return -ENOMEM;
-                r = port_read_properties(p, m);
-                return r < 0 ? r : fill_missing(p, port_properties);
-        }
-        if (streq(interface, RDMAD_NETDEV_INTERFACE)) {
-                RdmaNetDev *n = append_object((void ***) &inv->netdevs, &inv->n_netdevs, sizeof(RdmaNetDev), path);
-                if (!n)
-                        return -ENOMEM;
-                r = netdev_read_properties(n, m);
-                return r < 0 ? r : fill_missing(n, netdev_properties);
-        }
-        if (streq(interface, RDMAD_SRIOV_INTERFACE)) {
-                RdmaSriov *s = append_object((void ***) &inv->sriovs, &inv->n_sriovs, sizeof(RdmaSriov), path);
-                if (!s)
-                        return -ENOMEM;
-                r = sriov_read_properties(s, m);
-                return r < 0 ? r : fill_missing(s, sriov_properties);
-        }
-        return sd_bus_message_skip(m, "a{sv}");
+        object = append_object(kind_array(inv, k), kind_count(inv, k), k->size, path);
+        if (!object)
+                return -ENOMEM;
+        r = read_properties(object, k->properties, k->special, m);
+        return r < 0 ? r : fill_missing(object, k->properties);
 }
 
 int inventory_add_object(Inventory *inv, const char *path, sd_bus_message *m) {
@@ -577,17 +557,12 @@ static void strings_make_printable(void *object, const PropertySpec *specs) {
 }
 
 void inventory_make_printable(Inventory *inv) {
-        for (size_t i = 0; i < inv->n_devices; i++)
-                strings_make_printable(inv->devices[i], device_properties);
-        for (size_t i = 0; i < inv->n_ports; i++) {
-                strings_make_printable(inv->ports[i], port_properties);
+        for (const ObjectKind *k = object_kinds; k < object_kinds + ELEMENTSOF(object_kinds); k++)
+                for (size_t i = 0; i < *kind_count(inv, k); i++)
+                        strings_make_printable((*kind_array(inv, k))[i], k->properties);
+        for (size_t i = 0; i < inv->n_ports; i++)
                 for (size_t g = 0; g < inv->ports[i]->n_gids; g++) {
                         make_printable(inv->ports[i]->gids[g].gid);
                         make_printable(inv->ports[i]->gids[g].type);
                 }
-        }
-        for (size_t i = 0; i < inv->n_netdevs; i++)
-                strings_make_printable(inv->netdevs[i], netdev_properties);
-        for (size_t i = 0; i < inv->n_sriovs; i++)
-                strings_make_printable(inv->sriovs[i], sriov_properties);
 }

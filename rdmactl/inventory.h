@@ -111,8 +111,6 @@ RdmaSriov *inventory_find_sriov(const Inventory *inv, const char *path);
 const char *inventory_device_name(const Inventory *inv, const char *path);
 const char *inventory_netdev_name(const Inventory *inv, const char *path);
 
-RdmaDevice *rdma_device_free(RdmaDevice *d);
-
 /* For text on a terminal: every control character in every string becomes
  * '?', so that a device attribute cannot move the cursor or set colours. */
 void inventory_make_printable(Inventory *inv);
