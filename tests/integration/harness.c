@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <fcntl.h>
+#include <ftw.h>
 #include <sched.h>
 #include <poll.h>
 #include <setjmp.h>
@@ -384,6 +385,70 @@ void harness_write(Harness *h, const char *devpath, const char *name, const char
                 fail_msg("Cannot write %s: %m", path);
         assert_int_equal(write(fd, value, strlen(value)), (ssize_t) strlen(value));
         assert_int_equal(close(fd), 0);
+}
+
+char *harness_call_errorv(Harness *h, const char *path, const char *interface, const char *member,
+                          const char *types, va_list ap) {
+        sd_bus_error error = SD_BUS_ERROR_NULL;
+        sd_bus_message *m = NULL;
+        char *name = NULL;
+        int r;
+
+        assert_true(sd_bus_message_new_method_call(h->bus, &m, "org.rdmad1", path, interface, member) >= 0);
+        assert_true(sd_bus_message_appendv(m, types, ap) >= 0);
+        r = sd_bus_call(h->bus, m, 0, &error, NULL);
+        sd_bus_message_unref(m);
+        if (r < 0) {
+                assert_non_null(error.name);
+                name = strdup(error.name);
+        }
+        sd_bus_error_free(&error);
+        return name;
+}
+
+char *harness_call_error(Harness *h, const char *path, const char *interface, const char *member,
+                         const char *types, ...) {
+        va_list ap;
+        char *name;
+
+        va_start(ap, types);
+        name = harness_call_errorv(h, path, interface, member, types, ap);
+        va_end(ap);
+        return name;
+}
+
+char *harness_read(Harness *h, const char *devpath, const char *name) {
+        char *root = umockdev_testbed_get_root_dir(h->testbed), path[1024], *text = NULL;
+        size_t size = 0;
+        FILE *f, *out;
+        char buf[4096];
+        size_t k;
+
+        snprintf(path, sizeof(path), "%s%s/%s", root, devpath, name);
+        g_free(root);
+        f = fopen(path, "re");
+        if (!f)
+                fail_msg("Cannot read %s: %m", path);
+        out = open_memstream(&text, &size);
+        assert_non_null(out);
+        while ((k = fread(buf, 1, sizeof(buf), f)) > 0)
+                fwrite(buf, 1, k, out);
+        fclose(f);
+        assert_int_equal(fclose(out), 0);
+        return text;
+}
+
+static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw) {
+        return remove(path);
+}
+
+void harness_remove(Harness *h, const char *path) {
+        char *root = umockdev_testbed_get_root_dir(h->testbed), full[1024];
+
+        snprintf(full, sizeof(full), "%s%s", root, path);
+        g_free(root);
+        if (nftw(full, remove_entry, 16, FTW_DEPTH | FTW_PHYS) < 0)
+                fail_msg("Cannot remove %s: %m", full);
 }
 
 void harness_add_device(Harness *h, const char *record) {

@@ -6,6 +6,7 @@
  * own process group and killed in harness_stop() even after a failed
  * assertion (and by PR_SET_PDEATHSIG if the test itself dies). */
 
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -117,6 +118,29 @@ void harness_resume(Harness *h);
 
 /* Writes a file of the testbed: devpath "/sys/devices/...", name relative to it. */
 void harness_write(Harness *h, const char *devpath, const char *name, const char *value);
+
+/* Calls a method of rdmad; returns the D-Bus error name (caller frees), or
+ * NULL if the call succeeded. */
+char *harness_call_error(Harness *h, const char *path, const char *interface, const char *member,
+                         const char *types, ...);
+char *harness_call_errorv(Harness *h, const char *path, const char *interface, const char *member,
+                          const char *types, va_list ap);
+
+/* Reads a file of the testbed: devpath "/sys/devices/...", name relative to it (caller frees). */
+char *harness_read(Harness *h, const char *devpath, const char *name);
+
+/* Removes a file or directory tree of the testbed ("/sys/..."), without any uevent:
+ * what the kernel has already done when its event is still on the way. */
+void harness_remove(Harness *h, const char *path);
+
+/* In a test that needs polkitd: skips it, saying why, where polkitd could not start. */
+#define HARNESS_REQUIRE_POLKIT(have_polkit)                                                                   \
+        do {                                                                                                 \
+                if (!(have_polkit)) {                                                                        \
+                        fprintf(stderr, "skipping: needs root to run polkitd in its own mount namespace\n"); \
+                        skip();                                                                              \
+                }                                                                                            \
+        } while (0)
 
 /* Adds a device record (umockdev format) to the testbed; umockdev sends its
  * "add" uevent. Fails the test with umockdev's message on error. */

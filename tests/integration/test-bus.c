@@ -29,27 +29,6 @@ static int empty_setup(void **state) {
         return 0;
 }
 
-static char *call_error(Harness *h, const char *path, const char *interface, const char *member,
-                        const char *types, ...) {
-        sd_bus_error error = SD_BUS_ERROR_NULL;
-        sd_bus_message *m = NULL;
-        va_list ap;
-        char *name;
-        int r;
-
-        assert_true(sd_bus_message_new_method_call(h->bus, &m, "org.rdmad1", path, interface, member) >= 0);
-        va_start(ap, types);
-        assert_true(sd_bus_message_appendv(m, types, ap) >= 0);
-        va_end(ap);
-        r = sd_bus_call(h->bus, m, 0, &error, NULL);
-        sd_bus_message_unref(m);
-        if (r >= 0)
-                return NULL;
-        name = strdup(error.name);
-        sd_bus_error_free(&error);
-        return name;
-}
-
 static void test_ready_only_with_the_name_taken(void **state) {
         Harness *h = *state;
         int has = 0;
@@ -373,13 +352,13 @@ static void test_get_device_by_name(void **state) {
         assert_string_equal(path, "/org/rdmad1/device/ib_2ddev_2e1");
         sd_bus_message_unref(reply);
 
-        err = call_error(h, "/org/rdmad1", "org.rdmad1.Manager", "GetDeviceByName", "s", "mlx9_9");
+        err = harness_call_error(h, "/org/rdmad1", "org.rdmad1.Manager", "GetDeviceByName", "s", "mlx9_9");
         assert_non_null(err);
         assert_string_equal(err, "org.rdmad1.Error.NoSuchDevice");
         free(err);
 
         /* Wrong argument signature. */
-        err = call_error(h, "/org/rdmad1", "org.rdmad1.Manager", "GetDeviceByName", "u", 5);
+        err = harness_call_error(h, "/org/rdmad1", "org.rdmad1.Manager", "GetDeviceByName", "u", 5);
         assert_non_null(err);
         assert_string_equal(err, "org.freedesktop.DBus.Error.InvalidArgs");
         free(err);
@@ -393,41 +372,41 @@ static void test_standard_errors(void **state) {
         assert_string_equal(err, "org.freedesktop.DBus.Error.UnknownProperty");
         free(err);
 
-        err = call_error(h, MLX5_0 "/port/1", "org.freedesktop.DBus.Properties", "Set", "ssv", "org.rdmad1.Port",
+        err = harness_call_error(h, MLX5_0 "/port/1", "org.freedesktop.DBus.Properties", "Set", "ssv", "org.rdmad1.Port",
                          "State", "s", "1: DOWN");
         assert_non_null(err);
         assert_string_equal(err, "org.freedesktop.DBus.Error.PropertyReadOnly");
         free(err);
 
-        err = call_error(h, "/org/rdmad1", "org.freedesktop.DBus.Properties", "Set", "ssv", "org.rdmad1.Manager",
+        err = harness_call_error(h, "/org/rdmad1", "org.freedesktop.DBus.Properties", "Set", "ssv", "org.rdmad1.Manager",
                          "PollIntervalMs", "u", 5);
         assert_string_equal(err, "org.freedesktop.DBus.Error.PropertyReadOnly");
         free(err);
 
         /* Objects that do not exist: no device, no such port, no sriov on a VF, a non-canonical path. */
-        err = call_error(h, "/org/rdmad1/device/mlx9_5f9", "org.freedesktop.DBus.Properties", "GetAll", "s",
+        err = harness_call_error(h, "/org/rdmad1/device/mlx9_5f9", "org.freedesktop.DBus.Properties", "GetAll", "s",
                          "org.rdmad1.Device");
         assert_string_equal(err, "org.freedesktop.DBus.Error.UnknownObject");
         free(err);
-        err = call_error(h, MLX5_0 "/port/2", "org.freedesktop.DBus.Properties", "GetAll", "s", "org.rdmad1.Port");
+        err = harness_call_error(h, MLX5_0 "/port/2", "org.freedesktop.DBus.Properties", "GetAll", "s", "org.rdmad1.Port");
         assert_string_equal(err, "org.freedesktop.DBus.Error.UnknownObject");
         free(err);
-        err = call_error(h, "/org/rdmad1/device/mlx5_5f1/sriov", "org.freedesktop.DBus.Properties", "GetAll", "s",
+        err = harness_call_error(h, "/org/rdmad1/device/mlx5_5f1/sriov", "org.freedesktop.DBus.Properties", "GetAll", "s",
                          "org.rdmad1.Sriov");
         assert_string_equal(err, "org.freedesktop.DBus.Error.UnknownObject");
         free(err);
-        err = call_error(h, MLX5_0 "/port/_31", "org.freedesktop.DBus.Properties", "GetAll", "s",
+        err = harness_call_error(h, MLX5_0 "/port/_31", "org.freedesktop.DBus.Properties", "GetAll", "s",
                          "org.rdmad1.Port");
         assert_string_equal(err, "org.freedesktop.DBus.Error.UnknownObject");
         free(err);
 
         /* A real object, an interface it does not have: sd-bus answers UnknownProperty. */
-        err = call_error(h, MLX5_0, "org.freedesktop.DBus.Properties", "Get", "ss", "org.rdmad1.Port", "State");
+        err = harness_call_error(h, MLX5_0, "org.freedesktop.DBus.Properties", "Get", "ss", "org.rdmad1.Port", "State");
         assert_non_null(err);
         assert_string_equal(err, "org.freedesktop.DBus.Error.UnknownProperty");
         free(err);
 
-        err = call_error(h, "/org/rdmad1", "org.rdmad1.Manager", "NoSuchMethod", "");
+        err = harness_call_error(h, "/org/rdmad1", "org.rdmad1.Manager", "NoSuchMethod", "");
         assert_string_equal(err, "org.freedesktop.DBus.Error.UnknownMethod");
         free(err);
 }

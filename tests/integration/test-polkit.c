@@ -33,22 +33,8 @@ static int polkit_setup(void **state) {
 }
 
 /* Skipped, with the reason on stderr, only where polkitd cannot run (not root). */
-#define REQUIRE_POLKIT()                                                                                      \
-        do {                                                                                                 \
-                if (!have_polkit) {                                                                          \
-                        fprintf(stderr, "skipping: needs root to run polkitd in its own mount namespace\n"); \
-                        skip();                                                                              \
-                }                                                                                            \
-        } while (0)
-
 static char *numvfs_file(Harness *h) {
-        char *root = umockdev_testbed_get_root_dir(h->testbed), *path = NULL, *content = NULL;
-
-        assert_true(asprintf(&path, "%s" PF_SYS "/sriov_numvfs", root) > 0);
-        g_free(root);
-        assert_true(g_file_get_contents(path, &content, NULL, NULL));
-        free(path);
-        return content;
+        return harness_read(h, PF_SYS, "sriov_numvfs");
 }
 
 static char *set_num_vfs(Harness *h, uint32_t count, bool interactive) {
@@ -78,24 +64,24 @@ static void test_root_changes_the_count(void **state) {
         Harness *h = *state;
         char *content, *err;
 
-        REQUIRE_POLKIT();
+        HARNESS_REQUIRE_POLKIT(have_polkit);
         content = numvfs_file(h);
         assert_string_equal(content, "1\n");
-        g_free(content);
+        free(content);
 
         harness_clear_signals(h);
         err = set_num_vfs(h, 4, true);
         assert_null(err);
         content = numvfs_file(h);
         assert_string_equal(content, "4\n");
-        g_free(content);
+        free(content);
         assert_true(harness_wait(h, got_numvfs_signal, "\"NumVfs\": 4", 5000));
 
         /* Back to 0, and the same count again: nothing to do, still a success. */
         assert_null(set_num_vfs(h, 0, false));
         content = numvfs_file(h);
         assert_string_equal(content, "0\n");
-        g_free(content);
+        free(content);
         assert_null(set_num_vfs(h, 0, false));
 }
 
@@ -105,7 +91,7 @@ static void test_unprivileged_caller_is_refused(void **state) {
         char *err, *content, *out;
         int status;
 
-        REQUIRE_POLKIT();
+        HARNESS_REQUIRE_POLKIT(have_polkit);
         assert_non_null(nobody);
 
         /* Reading is for everyone. */
@@ -132,21 +118,21 @@ static void test_unprivileged_caller_is_refused(void **state) {
 
         content = numvfs_file(h);
         assert_string_equal(content, "1\n"); /* untouched */
-        g_free(content);
+        free(content);
 }
 
 static void test_count_above_total_is_invalid_and_writes_nothing(void **state) {
         Harness *h = *state;
         char *err, *content;
 
-        REQUIRE_POLKIT();
+        HARNESS_REQUIRE_POLKIT(have_polkit);
         err = set_num_vfs(h, 9, true);
         assert_non_null(err);
         assert_string_equal(err, "org.rdmad1.Error.InvalidArgument");
         free(err);
         content = numvfs_file(h);
         assert_string_equal(content, "1\n");
-        g_free(content);
+        free(content);
 
         /* A VF has no SR-IOV object to call. */
         err = harness_call_as(h, 0, 0, "org.rdmad1", "/org/rdmad1/device/mlx5_5f1/sriov", "org.rdmad1.Sriov", "SetNumVfs", "u", 1);
@@ -159,7 +145,7 @@ static void test_without_polkit_the_call_fails_promptly(void **state) {
         Harness *h = *state;
         char *err, *content;
 
-        REQUIRE_POLKIT();
+        HARNESS_REQUIRE_POLKIT(have_polkit);
         harness_stop_polkit(h);
         /* The call has 20 s; a refusal must come well before (not a timeout). */
         err = set_num_vfs(h, 4, true);
@@ -168,7 +154,7 @@ static void test_without_polkit_the_call_fails_promptly(void **state) {
         free(err);
         content = numvfs_file(h);
         assert_string_equal(content, "1\n");
-        g_free(content);
+        free(content);
 }
 
 
@@ -212,7 +198,7 @@ static void test_slow_driver_never_blocks_the_bus(void **state) {
         AsyncReply first = {};
         Objects *o;
 
-        REQUIRE_POLKIT();
+        HARNESS_REQUIRE_POLKIT(have_polkit);
         root = umockdev_testbed_get_root_dir(h->testbed);
         snprintf(fifo, sizeof(fifo), "%s" PF_SYS "/sriov_numvfs", root);
         g_free(root);

@@ -621,23 +621,8 @@ static void test_wait_at_once_after_a_change_and_on_timeout(void **state) {
 
 /* ---- set-vfs ---- */
 
-#define REQUIRE_POLKIT()                                                                                      \
-        do {                                                                                                 \
-                if (!have_polkit) {                                                                          \
-                        fprintf(stderr, "skipping: needs root to run polkitd in its own mount namespace\n"); \
-                        skip();                                                                              \
-                }                                                                                            \
-        } while (0)
-
 static char *numvfs_file(Harness *h) {
-        char *root = umockdev_testbed_get_root_dir(h->testbed), *path = NULL, *content;
-
-        assert_true(asprintf(&path, "%s" MLX5_PF_SYS "/sriov_numvfs", root) > 0);
-        g_free(root);
-        content = read_text(path);
-        assert_non_null(content);
-        free(path);
-        return content;
+        return harness_read(h, MLX5_PF_SYS, "sriov_numvfs");
 }
 
 static void test_set_vfs_as_root_succeeds(void **state) {
@@ -645,14 +630,14 @@ static void test_set_vfs_as_root_succeeds(void **state) {
         char *out, *content;
         int status;
 
-        REQUIRE_POLKIT();
+        HARNESS_REQUIRE_POLKIT(have_polkit);
         out = run(h, &status, "set-vfs mlx5_0 4");
         assert_int_equal(status, 0);
         assert_string_equal(out, "mlx5_0: SR-IOV 1 -> 4 VFs (of 8).\n");
         free(out);
         content = numvfs_file(h);
         assert_string_equal(content, "4\n");
-        g_free(content);
+        free(content);
 
         out = run(h, &status, "set-vfs mlx5_0 0 --no-ask-password");
         assert_int_equal(status, 0);
@@ -660,7 +645,7 @@ static void test_set_vfs_as_root_succeeds(void **state) {
         free(out);
         content = numvfs_file(h);
         assert_string_equal(content, "0\n");
-        g_free(content);
+        free(content);
 }
 
 static void test_set_vfs_refusals(void **state) {
@@ -669,7 +654,7 @@ static void test_set_vfs_refusals(void **state) {
         char *out, *content, *command = NULL;
         int status;
 
-        REQUIRE_POLKIT();
+        HARNESS_REQUIRE_POLKIT(have_polkit);
         assert_non_null(nobody);
 
         /* polkit says no to an unprivileged caller: exit 6. */
@@ -703,7 +688,7 @@ static void test_set_vfs_refusals(void **state) {
 
         content = numvfs_file(h);
         assert_string_equal(content, "1\n"); /* untouched */
-        g_free(content);
+        free(content);
 
         /* Without polkit on the bus: still a refusal, said as one. */
         harness_stop_polkit(h);
