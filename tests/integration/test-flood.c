@@ -10,6 +10,7 @@
 #include <inttypes.h>
 #include <pthread.h>
 #include <setjmp.h>
+#include <stdatomic.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -43,7 +44,7 @@ static unsigned env_unsigned(const char *name, unsigned fallback) {
 
 typedef struct Client {
         pthread_t thread;
-        const volatile bool *stop;
+        const atomic_bool *stop; /* set by the main thread once the daemon has caught up */
         unsigned index;
         unsigned long calls, failures;
         uint64_t max_latency_usec;
@@ -111,7 +112,7 @@ static void *client_main(void *userdata) {
                                     "org.rdmad1.Manager", "Devices");
                         break;
                 }
-        } while (!*c->stop || c->calls < 20);
+        } while (!atomic_load(c->stop) || c->calls < 20);
         sd_bus_flush_close_unref(bus);
         return NULL;
 }
@@ -167,7 +168,7 @@ static void test_flood(void **state) {
         Harness *h = *state;
         unsigned n_clients = env_unsigned("RDMAD_FLOOD_CLIENTS", 100);
         unsigned n_events = env_unsigned("RDMAD_FLOOD_EVENTS", 2000);
-        volatile bool stop = false;
+        atomic_bool stop = false;
         Client *clients = calloc(n_clients, sizeof(Client));
         bool present[N_STORM] = {};
         unsigned events = 0, flaps = 0, expected;
@@ -183,7 +184,7 @@ static void test_flood(void **state) {
 
         /* Warm up (one round of every call), then the baseline. */
         for (unsigned i = 0; i < 3; i++) {
-                static const volatile bool once = true;
+                static const atomic_bool once = true;
                 Client c = { .stop = &once, .index = i, .calls = 19 };
                 client_main(&c);
                 assert_int_equal(c.failures, 0);
@@ -258,7 +259,7 @@ static void test_flood(void **state) {
                                  expected);
                 usleep(50000);
         }
-        stop = true;
+        atomic_store(&stop, true);
         for (unsigned i = 0; i < n_clients; i++) {
                 assert_int_equal(pthread_join(clients[i].thread, NULL), 0);
                 calls += clients[i].calls;
