@@ -10,7 +10,6 @@
 #include "utf8.h"
 #include "util.h"
 
-/* *ret = copy of the attribute, "" if the kernel did not let us read it. */
 /* After a failed open: the error if it is a lack of resources (to be
  * retried), else 0 (the file or directory is not there, or not one). */
 static int resource_errno_or_zero(void) {
@@ -18,6 +17,7 @@ static int resource_errno_or_zero(void) {
         return errno_is_resource(r) ? r : 0;
 }
 
+/* *ret = copy of the attribute, "" if the kernel did not let us read it. */
 static int attr_dup(const AttrList *l, const char *name, char **ret) {
         const char *v = attr_list_get(l, name);
         char *s = strdup(v ?: "");
@@ -86,15 +86,10 @@ static int port_load_gids(int port_fd, Port *p) {
         struct dirent *de;
         int fd, r;
 
-        fd = openat(port_fd, "gids", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-        if (fd < 0)
-                return resource_errno_or_zero();
-        d = fdopendir(fd);
-        if (!d) {
-                r = resource_errno_or_zero();
-                close(fd);
-                return r;
-        }
+        r = sysfs_opendir_at(port_fd, "gids", &d);
+        if (r < 0)
+                return errno_is_resource(r) ? r : 0;
+        fd = dirfd(d);
 
         while ((de = readdir(d))) {
                 _cleanup_free_ char *gid = NULL, *type = NULL;
@@ -374,19 +369,12 @@ static int device_load_ports(int dev_fd, Device *d) {
         struct dirent *de;
         int fd, r;
 
-        fd = openat(dev_fd, "ports", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-        if (fd < 0) {
-                r = resource_errno_or_zero();
-                if (r == 0)
-                        log_debug_errno(errno, "%s: no ports directory: %m", d->name);
+        r = sysfs_opendir_at(dev_fd, "ports", &dir);
+        if (errno_is_resource(r))
                 return r;
-        }
-        dir = fdopendir(fd);
-        if (!dir) {
-                r = resource_errno_or_zero();
-                close(fd);
-                return r;
-        }
+        if (r < 0)
+                return log_debug_errno(r, "%s: no ports directory: %m", d->name), 0;
+        fd = dirfd(dir);
 
         while ((de = readdir(dir))) {
                 uint32_t number;
@@ -481,26 +469,16 @@ static int device_load_netdevs(int parent_fd, Device *d) {
         if (parent_fd >= 0) {
                 _cleanup_closedir_ DIR *dir = NULL;
                 struct dirent *de;
-                int fd;
 
-                fd = openat(parent_fd, "net", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-                if (fd < 0 && (r = resource_errno_or_zero()) < 0)
+                r = sysfs_opendir_at(parent_fd, "net", &dir);
+                if (errno_is_resource(r))
                         return r;
-                if (fd >= 0) {
-                        dir = fdopendir(fd);
-                        if (!dir) {
-                                r = resource_errno_or_zero();
-                                close(fd);
-                                if (r < 0)
-                                        return r;
-                        }
-                        while (dir && (de = readdir(dir))) {
-                                if (de->d_name[0] == '.')
-                                        continue;
-                                r = device_add_netdev(d, &allocated, fd, de->d_name);
-                                if (r < 0)
-                                        return r;
-                        }
+                while (r >= 0 && (de = readdir(dir))) {
+                        if (de->d_name[0] == '.')
+                                continue;
+                        r = device_add_netdev(d, &allocated, dirfd(dir), de->d_name);
+                        if (r < 0)
+                                return r;
                 }
         }
 

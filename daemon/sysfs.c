@@ -208,22 +208,32 @@ int sysfs_readlink_basename_at(int dirfd, const char *path, char **ret) {
         return *ret ? 0 : -ENOMEM;
 }
 
-int sysfs_read_attributes_at(int dirfd, const char *subdir, AttrList *ret) {
+int sysfs_opendir_at(int parent_fd, const char *path, DIR **ret) {
+        int fd, r;
+
+        fd = openat(parent_fd, path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        if (fd < 0)
+                return negative_errno();
+        *ret = fdopendir(fd);
+        if (!*ret) {
+                r = negative_errno();
+                close(fd);
+                return r;
+        }
+        return 0;
+}
+
+int sysfs_read_attributes_at(int parent_fd, const char *subdir, AttrList *ret) {
         _cleanup_closedir_ DIR *d = NULL;
         AttrList l = {};
         size_t allocated = 0;
         struct dirent *de;
         int fd, r;
 
-        fd = openat(dirfd, subdir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-        if (fd < 0)
-                return negative_errno();
-        d = fdopendir(fd);
-        if (!d) {
-                r = negative_errno();
-                close(fd);
+        r = sysfs_opendir_at(parent_fd, subdir, &d);
+        if (r < 0)
                 return r;
-        }
+        fd = dirfd(d);
 
         while ((de = readdir(d))) {
                 _cleanup_free_ char *name = NULL, *value = NULL;

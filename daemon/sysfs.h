@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 #pragma once
 
+#include <dirent.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -43,6 +44,9 @@ int sysfs_read_buf_at(int dirfd, const char *path, char *buf, size_t size, size_
 
 /* The target's last path component of the symlink dirfd/path ("mlx5_core"). */
 int sysfs_readlink_basename_at(int dirfd, const char *path, char **ret);
+
+/* dirfd/path as a directory stream (its descriptor: dirfd(*ret)). -errno on failure. */
+int sysfs_opendir_at(int dirfd, const char *path, DIR **ret);
 
 /* Every readable regular file directly in dirfd/subdir (subdir may be "."). */
 int sysfs_read_attributes_at(int dirfd, const char *subdir, AttrList *ret);
