@@ -323,6 +323,19 @@ void manager_port_changed(Manager *m, Port *p, uint32_t mask) {
         schedule_emit(m);
 }
 
+int manager_refresh_port(Manager *m, Port *p) {
+        uint32_t changed;
+        int r;
+
+        r = port_refresh_link(p, &changed);
+        if (errno_is_resource(r))
+                manager_defer_resync(m, r, p->device->name);
+        if (r < 0)
+                return r;
+        manager_port_changed(m, p, changed);
+        return 0;
+}
+
 void manager_netdev_changed(Manager *m, Device *d, NetDev *n, uint32_t mask) {
         if (mask == 0)
                 return;

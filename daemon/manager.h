@@ -87,6 +87,10 @@ void manager_remove_device(Manager *m, const char *name);
  * schedules their emission. */
 void manager_port_changed(Manager *m, Port *p, uint32_t mask);
 void manager_netdev_changed(Manager *m, Device *d, NetDev *n, uint32_t mask);
+
+/* port_refresh_link() and manager_port_changed(); a lack of resources
+ * defers to a resync (manager_defer_resync). */
+int manager_refresh_port(Manager *m, Port *p);
 void manager_sriov_changed(Manager *m, Device *d, uint32_t mask);
 
 /* poll.c */

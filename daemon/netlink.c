@@ -86,11 +86,7 @@ void manager_link_event(Manager *m, const char *ifname) {
 
                         if (!streq(p->netdev, ifname) && !streq(p->gid_ndev, ifname))
                                 continue;
-                        r = port_refresh_link(p, &changed);
-                        if (errno_is_resource(r))
-                                manager_defer_resync(m, r, d->name);
-                        else if (r >= 0)
-                                manager_port_changed(m, p, changed);
+                        (void) manager_refresh_port(m, p);
                         /* The driver may update the port after the netdev: watch it for a few ticks. */
                         p->poll_boost = 3;
                 }
@@ -111,12 +107,8 @@ static int on_rtnl(sd_event_source *s, int fd, uint32_t revents, void *userdata)
                                 /* Link messages were lost: re-read every port. */
                                 log_warning("rtnetlink overflowed; re-reading all ports.");
                                 for (size_t i = 0; i < m->n_devices; i++)
-                                        for (size_t j = 0; j < m->devices[i]->n_ports; j++) {
-                                                uint32_t changed;
-                                                Port *p = &m->devices[i]->ports[j];
-                                                if (port_refresh_link(p, &changed) >= 0)
-                                                        manager_port_changed(m, p, changed);
-                                        }
+                                        for (size_t j = 0; j < m->devices[i]->n_ports; j++)
+                                                (void) manager_refresh_port(m, &m->devices[i]->ports[j]);
                                 continue;
                         }
                         if (errno != EAGAIN)

@@ -32,19 +32,15 @@ static int on_poll(sd_event_source *s, uint64_t usec, void *userdata) {
                         Port *p = &d->ports[j];
                         bool sweep = index % SWEEP_TICKS == slice;
                         bool watch = !streq(p->link_layer, "Ethernet") || p->poll_boost > 0;
-                        uint32_t changed;
 
                         if (p->poll_boost > 0)
                                 p->poll_boost--;
                         if (!sweep && !(watch && port_link_changed(p)))
                                 continue;
 
-                        r = port_refresh_link(p, &changed);
-                        if (errno_is_resource(r))
-                                manager_defer_resync(m, r, d->name);
-                        else if (r < 0)
+                        r = manager_refresh_port(m, p);
+                        if (r < 0 && !errno_is_resource(r))
                                 log_warning_errno(r, "%s port %u: cannot re-read link state: %m", d->name, p->number);
-                        manager_port_changed(m, p, changed);
                 }
         }
 
