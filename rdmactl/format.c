@@ -194,3 +194,10 @@ void table_print(const Table *t, FILE *f, bool header, bool use_color) {
                         fprintf(f, "%*s", (int) (widths[c] - utf8_width(cell->text) + 1), "");
         }
 }
+
+void print_colored(bool color_on, const char *text, const char *color) {
+        if (color_on && color)
+                printf("%s%s%s", color, text, ANSI_NORMAL);
+        else
+                fputs(text, stdout);
+}

@@ -22,6 +22,9 @@ bool colors_wanted(int fd);
 
 /* The colour of a port state name ("ACTIVE" green, "DOWN" red, ...), NULL for none. */
 const char *state_color(const char *state_name);
+
+/* text to stdout, in `color` (an ANSI_* sequence, or NULL) when colour is on. */
+void print_colored(bool color_on, const char *text, const char *color);
 const char *phys_state_color(const char *phys_state_name);
 
 /* Writes s as a JSON string: quoted, with '"', '\' and control characters

@@ -76,13 +76,6 @@ static int line_end(Monitor *m) {
         return 0;
 }
 
-static void colored(const Monitor *m, const char *text, const char *color) {
-        if (m->options->color && color)
-                printf("%s%s%s", color, text, ANSI_NORMAL);
-        else
-                fputs(text, stdout);
-}
-
 static void removed_device_free(RemovedDevice *r) {
         free(r->name);
         free(r->device_path);
@@ -206,9 +199,9 @@ static void announce_port_added(Monitor *m, const RdmaPort *p) {
                 json_field_string(stdout, &first, "phys_state_name", p->phys_state_name);
         } else {
                 printf("%s port %" PRIu32 ": added, ", device, p->number);
-                colored(m, p->state_name, state_color(p->state_name));
+                print_colored(m->options->color, p->state_name, state_color(p->state_name));
                 fputs(" (", stdout);
-                colored(m, p->phys_state_name, phys_state_color(p->phys_state_name));
+                print_colored(m->options->color, p->phys_state_name, phys_state_color(p->phys_state_name));
                 fputc(')', stdout);
         }
         line_end(m);
@@ -316,18 +309,18 @@ static void announce_port_state(Monitor *m, const RdmaPort *p, const char *old_s
         printf("%s port %" PRIu32 ": ", device, p->number);
         if (!streq(old_state, p->state_name)) {
                 /* "DOWN -> ACTIVE (LinkUp)" */
-                colored(m, old_state, state_color(old_state));
+                print_colored(m->options->color, old_state, state_color(old_state));
                 fputs(" -> ", stdout);
-                colored(m, p->state_name, state_color(p->state_name));
+                print_colored(m->options->color, p->state_name, state_color(p->state_name));
                 fputs(" (", stdout);
-                colored(m, p->phys_state_name, phys_state_color(p->phys_state_name));
+                print_colored(m->options->color, p->phys_state_name, phys_state_color(p->phys_state_name));
         } else {
                 /* "DOWN (Disabled -> Polling)" */
-                colored(m, p->state_name, state_color(p->state_name));
+                print_colored(m->options->color, p->state_name, state_color(p->state_name));
                 fputs(" (", stdout);
-                colored(m, old_phys, phys_state_color(old_phys));
+                print_colored(m->options->color, old_phys, phys_state_color(old_phys));
                 fputs(" -> ", stdout);
-                colored(m, p->phys_state_name, phys_state_color(p->phys_state_name));
+                print_colored(m->options->color, p->phys_state_name, phys_state_color(p->phys_state_name));
         }
         fputc(')', stdout);
         line_end(m);

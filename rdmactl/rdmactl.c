@@ -223,13 +223,6 @@ static void continuation(const char *fmt, ...) {
         putchar('\n');
 }
 
-static void print_colored(const char *text, const char *color, const Options *o) {
-        if (o->color && color)
-                printf("%s%s%s", color, text, ANSI_NORMAL);
-        else
-                fputs(text, stdout);
-}
-
 static uint32_t netdev_port_number(const Inventory *inv, const RdmaNetDev *n) {
         const RdmaPort *p = inventory_find_port(inv, n->port);
         return p ? p->number : 0;
@@ -246,12 +239,11 @@ static void status_text(const Inventory *inv, const RdmaDevice *d, const Options
                         n_active += streq(inv->ports[i]->state_name, "ACTIVE");
                 }
         /* The bullet tells at a glance: all ports up, some, none. */
-        print_colored(utf8_locale() ? "●" : "*",
-                      n_ports == 0               ? NULL
-                      : n_active == n_ports      ? ANSI_GREEN
-                      : n_active > 0             ? ANSI_YELLOW
-                                                 : ANSI_RED,
-                      o);
+        print_colored(o->color, utf8_locale() ? "●" : "*",
+                      n_ports == 0          ? NULL
+                      : n_active == n_ports ? ANSI_GREEN
+                      : n_active > 0        ? ANSI_YELLOW
+                                            : ANSI_RED);
         printf(" %s\n", d->name);
 
         field("Transport", d->transport);
@@ -297,9 +289,10 @@ static void status_text(const Inventory *inv, const RdmaDevice *d, const Options
                         continue;
                 snprintf(label, sizeof(label), "Port %" PRIu32, p->number);
                 printf("%*s: ", LABEL_WIDTH, label);
-                print_colored(*p->state_name ? p->state_name : "-", state_color(p->state_name), o);
+                print_colored(o->color, *p->state_name ? p->state_name : "-", state_color(p->state_name));
                 fputs(" (", stdout);
-                print_colored(*p->phys_state_name ? p->phys_state_name : "-", phys_state_color(p->phys_state_name), o);
+                print_colored(o->color, *p->phys_state_name ? p->phys_state_name : "-",
+                              phys_state_color(p->phys_state_name));
                 printf(")%s%s%s%s%s%s\n", *p->rate ? ", " : "", p->rate, *p->link_layer ? ", " : "", p->link_layer,
                        netdev ? ", netdev " : "", netdev ?: "");
                 /* LIDs mean nothing on Ethernet (RoCE, iWARP). */
