@@ -246,23 +246,28 @@ const char *harness_daemon_preload;
 void (*harness_prepare)(Harness *h);
 bool harness_capture_daemon_log;
 
+/* Everything left to read from f, as a string (caller frees); f NULL gives "". */
+static char *read_all(FILE *f) {
+        char buf[4096], *text = NULL;
+        size_t size = 0, k;
+        FILE *out = open_memstream(&text, &size);
+
+        assert_non_null(out);
+        while (f && (k = fread(buf, 1, sizeof(buf), f)) > 0)
+                fwrite(buf, 1, k, out);
+        assert_int_equal(fclose(out), 0);
+        return text;
+}
+
 char *harness_daemon_log(Harness *h) {
-        char path[128], *text = NULL;
-        size_t size = 0;
-        FILE *f, *out;
+        char path[128], *text;
+        FILE *f;
 
         snprintf(path, sizeof(path), "%s/rdmad.log", h->tmpdir);
-        out = open_memstream(&text, &size);
-        assert_non_null(out);
         f = fopen(path, "re");
-        if (f) {
-                char buf[4096];
-                size_t k;
-                while ((k = fread(buf, 1, sizeof(buf), f)) > 0)
-                        fwrite(buf, 1, k, out);
+        text = read_all(f);
+        if (f)
                 fclose(f);
-        }
-        fclose(out);
         return text;
 }
 
@@ -418,23 +423,16 @@ char *harness_call_error(Harness *h, const char *path, const char *interface, co
 }
 
 char *harness_read(Harness *h, const char *devpath, const char *name) {
-        char *root = umockdev_testbed_get_root_dir(h->testbed), path[1024], *text = NULL;
-        size_t size = 0;
-        FILE *f, *out;
-        char buf[4096];
-        size_t k;
+        char *root = umockdev_testbed_get_root_dir(h->testbed), path[1024], *text;
+        FILE *f;
 
         snprintf(path, sizeof(path), "%s%s/%s", root, devpath, name);
         g_free(root);
         f = fopen(path, "re");
         if (!f)
                 fail_msg("Cannot read %s: %m", path);
-        out = open_memstream(&text, &size);
-        assert_non_null(out);
-        while ((k = fread(buf, 1, sizeof(buf), f)) > 0)
-                fwrite(buf, 1, k, out);
+        text = read_all(f);
         fclose(f);
-        assert_int_equal(fclose(out), 0);
         return text;
 }
 
@@ -742,19 +740,13 @@ const Signal *harness_find_signal(Harness *h, const char *path, const char *memb
 
 char *harness_run_command(Harness *h, const char *command, int *ret_status) {
         char *cmd = NULL, *out = NULL;
-        size_t size = 0;
-        FILE *p, *mem;
-        char buf[4096];
-        size_t n;
+        FILE *p;
         int status;
 
         assert_true(asprintf(&cmd, "env -u LD_PRELOAD DBUS_SYSTEM_BUS_ADDRESS='%s' %s 2>&1", h->address, command) > 0);
         p = popen(cmd, "re");
         assert_non_null(p);
-        mem = open_memstream(&out, &size);
-        while ((n = fread(buf, 1, sizeof(buf), p)) > 0)
-                fwrite(buf, 1, n, mem);
-        fclose(mem);
+        out = read_all(p);
         status = pclose(p);
         free(cmd);
         *ret_status = WIFEXITED(status) ? WEXITSTATUS(status) : 128;
