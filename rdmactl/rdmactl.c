@@ -21,6 +21,7 @@
 #include "inventory.h"
 #include "rdmactl.h"
 #include "util.h"
+#include "verbs.h"
 
 #define PKTTYAGENT "/usr/bin/pkttyagent"
 
@@ -55,18 +56,6 @@ static void help(void) {
                "  4 no such device or port, 5 timeout, 6 permission denied\n"
                "\n"
                "See rdmactl(1).\n");
-}
-
-static int usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static int usage_error(const char *fmt, ...) {
-        va_list ap;
-
-        fputs("rdmactl: ", stderr);
-        va_start(ap, fmt);
-        vfprintf(stderr, fmt, ap);
-        va_end(ap);
-        fputs("\nTry 'rdmactl --help'.\n", stderr);
-        return EXIT_USAGE;
 }
 
 /* Stdout errors (a full disk, a closed pipe) are failures too. */
@@ -123,7 +112,7 @@ static int device_path_by_name(sd_bus *bus, const char *name, char **ret_path) {
         return *ret_path ? EXIT_OK : report_bus_error("GetDeviceByName", -ENOMEM, NULL);
 }
 
-static int verb_list_devices(sd_bus *bus, const Options *o) {
+static int verb_list_devices(sd_bus *bus, const Options *o, char **args, size_t n_args) {
         _cleanup_(inventory_freep) Inventory *inv = NULL;
         int status = load(bus, o, &inv);
 
@@ -165,7 +154,7 @@ static void list_json(const Inventory *inv) {
         fputs(inv->n_ports > 0 ? "\n]\n" : "]\n", stdout);
 }
 
-static int verb_list(sd_bus *bus, const Options *o) {
+static int verb_list(sd_bus *bus, const Options *o, char **args, size_t n_args) {
         static const char *const headers[] = { "DEVICE",     "PORT",   "STATE",    "PHYS STATE",
                                                 "RATE",       "LINK LAYER", "NETDEV", "TRANSPORT" };
         _cleanup_(inventory_freep) Inventory *inv = NULL;
@@ -468,13 +457,13 @@ static int port_path(const char *device_path, uint32_t number, char **ret) {
         return asprintf(ret, "%s/port/%" PRIu32, device_path, number) < 0 ? -ENOMEM : 0;
 }
 
-static int verb_wait(sd_bus *bus, const Options *o, char **args) {
+static int verb_wait(sd_bus *bus, const Options *o, char **args, size_t n_args) {
         _cleanup_free_ char *device = NULL, *path = NULL;
         uint64_t remaining = o->timeout_set ? o->timeout_usec : UINT64_MAX;
         uint32_t number;
         int status, r;
 
-        if (parse_uint32(args[1], &number) < 0 || number == 0)
+        if (parse_number_arg(args[1], UINT32_MAX, &number) < 0 || number == 0)
                 return usage_error("'%s' is not a port number.", args[1]);
 
         status = device_path_by_name(bus, args[0], &device);
@@ -580,7 +569,7 @@ static int get_sriov_counts(sd_bus *bus, const char *path, uint32_t *ret_num, ui
         return status;
 }
 
-static int verb_set_vfs(sd_bus *bus, const Options *o, char **args) {
+static int verb_set_vfs(sd_bus *bus, const Options *o, char **args, size_t n_args) {
         _cleanup_free_ char *device = NULL, *sriov = NULL;
         _cleanup_(sd_bus_message_unrefp) sd_bus_message *call = NULL, *reply = NULL;
         sd_bus_error error = SD_BUS_ERROR_NULL;
@@ -589,7 +578,7 @@ static int verb_set_vfs(sd_bus *bus, const Options *o, char **args) {
         pid_t agent;
         int status, r;
 
-        if (parse_uint32(args[1], &count) < 0)
+        if (parse_number_arg(args[1], UINT32_MAX, &count) < 0)
                 return usage_error("'%s' is not a number of VFs.", args[1]);
 
         status = device_path_by_name(bus, args[0], &device);
@@ -641,17 +630,26 @@ static int verb_set_vfs(sd_bus *bus, const Options *o, char **args) {
 
 /* ---- main ---- */
 
-typedef struct Verb {
-        const char *name;
-        size_t min_args, max_args; /* after the verb */
-        bool json;                 /* takes --json */
-} Verb;
+static int verb_help(sd_bus *bus, const Options *o, char **args, size_t n_args) {
+        help();
+        return finish_output(EXIT_OK);
+}
+
+static int verb_monitor_all(sd_bus *bus, const Options *o, char **args, size_t n_args) {
+        return verb_monitor(bus, o);
+}
 
 static const Verb verbs[] = {
-        { "list", 0, 0, true },     { "status", 0, SIZE_MAX, true }, { "monitor", 0, 0, true },
-        { "wait", 3, 3, false },    { "set-vfs", 2, 2, false },      { "help", 0, 0, false },
-        { "--list-devices", 0, 0, false },
+        { "list", 0, 0, VERB_DEFAULT | VERB_JSON, NULL, verb_list },
+        { "status", 0, SIZE_MAX, VERB_JSON, "DEVICE...", verb_status },
+        { "monitor", 0, 0, VERB_JSON, NULL, verb_monitor_all },
+        { "wait", 3, 3, VERB_TIMEOUT, "DEVICE PORT STATE", verb_wait },
+        { "set-vfs", 2, 2, 0, "DEVICE COUNT", verb_set_vfs },
+        { "help", 0, 0, VERB_NO_BUS, NULL, verb_help },
 };
+
+/* Hidden, for the shell completion: not a command a person types. */
+static const Verb list_devices_verb = { "--list-devices", 0, 0, 0, NULL, verb_list_devices };
 
 enum {
         ARG_VERSION = 0x100,
@@ -681,8 +679,9 @@ int main(int argc, char *argv[]) {
         Options o = { .legend = true, .ask_password = true };
         bool no_color = false, list_devices = false;
         const Verb *verb = NULL;
+        char **args;
         size_t n_args;
-        int c, r;
+        int c, r, status;
 
         setlocale(LC_CTYPE, "");
 
@@ -697,7 +696,7 @@ int main(int argc, char *argv[]) {
                         printf("rdmactl %s\n", RDMAD_VERSION);
                         return finish_output(EXIT_OK);
                 case ARG_JSON:
-                        o.json = true;
+                        o.json = JSON_SHORT;
                         break;
                 case ARG_NO_LEGEND:
                         o.legend = false;
@@ -706,9 +705,15 @@ int main(int argc, char *argv[]) {
                         no_color = true;
                         break;
                 case ARG_TIMEOUT:
-                        r = parse_seconds(optarg, &o.timeout_usec);
+                        r = parse_timespan(optarg, &o.timeout_usec);
+                        if (r == -ERANGE)
+                                return usage_error("--timeout: '%s' is too long; the maximum is %s "
+                                                   "('infinity' waits for ever).",
+                                                   optarg, format_timespan(TIMESPAN_MAX_USEC, (char[TIMESPAN_STRING_MAX]){}));
                         if (r < 0)
-                                return usage_error("--timeout: '%s' is not a number of seconds.", optarg);
+                                return usage_error("--timeout: '%s' is not a time span (e.g. 30s, 500ms, 2min; "
+                                                   "a bare number is seconds).",
+                                                   optarg);
                         o.timeout_set = true;
                         break;
                 case ARG_NO_ASK_PASSWORD:
@@ -726,51 +731,21 @@ int main(int argc, char *argv[]) {
                 }
         o.color = !no_color && colors_wanted(STDOUT_FILENO);
 
-        if (list_devices)
-                verb = &verbs[ELEMENTSOF(verbs) - 1];
-        else if (optind >= argc)
-                verb = &verbs[0];
-        else
-                for (size_t i = 0; i < ELEMENTSOF(verbs) - 1; i++)
-                        if (streq(argv[optind], verbs[i].name)) {
-                                verb = &verbs[i];
-                                break;
-                        }
-        if (!verb)
-                return usage_error("unknown command '%s'.", argv[optind]);
-        if (optind < argc && !list_devices)
-                optind++;
-        n_args = (size_t) (argc - optind);
-        if (streq(verb->name, "help")) {
-                help();
-                return finish_output(EXIT_OK);
+        if (list_devices) {
+                verb = &list_devices_verb;
+                args = argv + optind;
+                n_args = 0;
+        } else {
+                status = verb_select(verbs, ELEMENTSOF(verbs), argv + optind, (size_t) (argc - optind), &o, &verb,
+                                     &args, &n_args);
+                if (status != EXIT_OK)
+                        return status;
         }
-        if (n_args < verb->min_args)
-                return usage_error("'%s' needs %s.", verb->name,
-                                   streq(verb->name, "wait") ? "DEVICE PORT STATE" : "DEVICE COUNT");
-        if (n_args > verb->max_args)
-                return usage_error("'%s' takes %s.", verb->name,
-                                   verb->max_args == 0 ? "no arguments"
-                                   : streq(verb->name, "wait") ? "only DEVICE PORT STATE"
-                                                               : "only DEVICE COUNT");
-        if (o.json && !verb->json)
-                return usage_error("'%s' has no JSON output.", verb->name);
-        if (o.timeout_set && !streq(verb->name, "wait"))
-                return usage_error("--timeout is for 'wait' only.");
 
-        r = sd_bus_open_system(&bus);
-        if (r < 0)
-                return report_bus_error("connecting", r, NULL);
-
-        if (streq(verb->name, "list"))
-                return verb_list(bus, &o);
-        if (streq(verb->name, "status"))
-                return verb_status(bus, &o, argv + optind, n_args);
-        if (streq(verb->name, "monitor"))
-                return verb_monitor(bus, &o);
-        if (streq(verb->name, "wait"))
-                return verb_wait(bus, &o, argv + optind);
-        if (streq(verb->name, "set-vfs"))
-                return verb_set_vfs(bus, &o, argv + optind);
-        return verb_list_devices(bus, &o);
+        if (!(verb->flags & VERB_NO_BUS)) {
+                r = sd_bus_open_system(&bus);
+                if (r < 0)
+                        return report_bus_error("connecting", r, NULL);
+        }
+        return verb->run(bus, &o, args, n_args);
 }

@@ -5,6 +5,8 @@
 #include <stdint.h>
 #include <systemd/sd-bus.h>
 
+#include "args.h"
+
 /* Exit statuses scripts may rely on; documented in rdmactl(1) and --help. */
 enum {
         EXIT_OK = 0,
@@ -17,7 +19,7 @@ enum {
 };
 
 typedef struct Options {
-        bool json;
+        JsonMode json;
         bool legend;
         bool color;
         bool ask_password;
@@ -28,11 +30,5 @@ typedef struct Options {
 /* Prints "rdmactl: ..." for a failed bus call on stderr and returns the
  * exit status for it. `what` names the call for messages that need it. */
 int report_bus_error(const char *what, int r, const sd_bus_error *error);
-
-/* "1", "2.5", "0.001", "infinity" seconds → microseconds; -EINVAL if malformed, -ERANGE if too large. */
-int parse_seconds(const char *s, uint64_t *ret_usec);
-
-/* A decimal uint32 without sign, blanks or leading zeros (except "0"). */
-int parse_uint32(const char *s, uint32_t *ret);
 
 int verb_monitor(sd_bus *bus, const Options *options);

@@ -616,7 +616,7 @@ static void test_wait_at_once_after_a_change_and_on_timeout(void **state) {
         assert_run(h, "wait nosuch0 1 ACTIVE", 4, "rdmactl: No RDMA device 'nosuch0'.\n");
         assert_run(h, "wait hfi1_0 1 UPPISH", 2, "Unknown port state 'UPPISH'");
         assert_run(h, "wait hfi1_0 x ACTIVE", 2, "rdmactl: 'x' is not a port number.\n");
-        assert_run(h, "wait hfi1_0 1 ACTIVE --timeout=soon", 2, "--timeout: 'soon' is not a number of seconds.");
+        assert_run(h, "wait hfi1_0 1 ACTIVE --timeout=soon", 2, "rdmactl: --timeout: 'soon' is not a time span (e.g. 30s, 500ms, 2min; a bare number is seconds).\n");
 }
 
 /* ---- set-vfs ---- */

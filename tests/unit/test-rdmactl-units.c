@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* rdmactl's pure parts: JSON escaping, timestamps, tables, argument
- * parsers, and which bus error becomes which exit status. */
+ * parsers (numbers, time spans, port states, DEV/PORT, --json=), the verb
+ * table's checks, and which bus error becomes which exit status. */
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -18,6 +19,7 @@
 #include "format.h"
 #include "inventory.h"
 #include "rdmactl.h"
+#include "verbs.h"
 
 /* Runs a writer into memory and returns what it wrote. */
 #define CAPTURE(out, stmt)                                    \
@@ -142,43 +144,213 @@ static void test_colors_only_on_a_real_terminal(void **state) {
         assert_false(colors_wanted(STDOUT_FILENO));
 }
 
-static void test_parse_seconds(void **state) {
-        uint64_t usec = 0;
+static void test_timespan_units_and_bare_seconds(void **state) {
+        static const struct {
+                const char *in;
+                int ret;
+                uint64_t usec;
+        } cases[] = {
+                { "0", 0, 0 },
+                { "1", 0, 1000000 },       /* a bare number is seconds, as systemd's parse_sec */
+                { "30", 0, 30000000 },
+                { "2.5", 0, 2500000 },
+                { ".25", 0, 250000 },
+                { "1s", 0, 1000000 },
+                { "1 s", 0, 1000000 },
+                { "500ms", 0, 500000 },
+                { "1.5ms", 0, 1500 },
+                { "250us", 0, 250 },
+                { "250µs", 0, 250 },
+                { "2min", 0, 120000000 },
+                { "2m", 0, 120000000 },
+                { "1.5min", 0, 90000000 },
+                { "1min 30s", 0, 90000000 },
+                { "1min30s", 0, 90000000 },
+                { "1h", 0, 3600000000ULL },
+                { "2 hours", 0, 7200000000ULL },
+                { "1d", 0, 86400000000ULL },
+                { "1w", 0, 604800000000ULL },
+                { "365d", 0, 365ULL * 86400000000ULL },
+                { "0.0000019", 0, 1 },     /* below a microsecond: dropped */
+                { "infinity", 0, UINT64_MAX },
+                { "366d", -ERANGE, 0 },
+                { "53w", -ERANGE, 0 },
+                { "99999999999", -ERANGE, 0 },
+                { "99999999999999999999999ms", -ERANGE, 0 },
+                { "", -EINVAL, 0 },
+                { ".", -EINVAL, 0 },
+                { "5.", -EINVAL, 0 },
+                { "-1", -EINVAL, 0 },
+                { " 1", -EINVAL, 0 },
+                { "1x", -EINVAL, 0 },
+                { "s", -EINVAL, 0 },
+                { "1mins", -EINVAL, 0 },
+                { "1min 30", -EINVAL, 0 }, /* only a lone number goes without a unit */
+                { "soon", -EINVAL, 0 },
+                { "Infinity", -EINVAL, 0 },
+        };
 
-        assert_int_equal(parse_seconds("0", &usec), 0);
-        assert_int_equal(usec, 0);
-        assert_int_equal(parse_seconds("30", &usec), 0);
-        assert_int_equal(usec, 30000000);
-        assert_int_equal(parse_seconds("2.5", &usec), 0);
-        assert_int_equal(usec, 2500000);
-        assert_int_equal(parse_seconds(".25", &usec), 0);
-        assert_int_equal(usec, 250000);
-        assert_int_equal(parse_seconds("0.0000019", &usec), 0);
-        assert_int_equal(usec, 1);
-        assert_int_equal(parse_seconds("infinity", &usec), 0);
-        assert_true(usec == UINT64_MAX);
-        assert_int_equal(parse_seconds("", &usec), -EINVAL);
-        assert_int_equal(parse_seconds(".", &usec), -EINVAL);
-        assert_int_equal(parse_seconds("5.", &usec), -EINVAL);
-        assert_int_equal(parse_seconds("-1", &usec), -EINVAL);
-        assert_int_equal(parse_seconds("1s", &usec), -EINVAL);
-        assert_int_equal(parse_seconds(" 1", &usec), -EINVAL);
-        assert_int_equal(parse_seconds("99999999999", &usec), -ERANGE);
+        for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+                uint64_t usec = 7;
+                int r = parse_timespan(cases[i].in, &usec);
+
+                if (r != cases[i].ret || (r == 0 && usec != cases[i].usec))
+                        fail_msg("parse_timespan(\"%s\") = %d, %llu; expected %d, %llu", cases[i].in, r,
+                                 (unsigned long long) usec, cases[i].ret, (unsigned long long) cases[i].usec);
+        }
+        assert_int_equal(parse_timespan(NULL, &(uint64_t){ 0 }), -EINVAL);
 }
 
-static void test_parse_uint32(void **state) {
+static void test_timespan_formats_as_it_parses(void **state) {
+        char buf[TIMESPAN_STRING_MAX];
+
+        assert_string_equal(format_timespan(0, buf), "0");
+        assert_string_equal(format_timespan(1000000, buf), "1s");
+        assert_string_equal(format_timespan(500000, buf), "500ms");
+        assert_string_equal(format_timespan(90000000, buf), "1min 30s");
+        assert_string_equal(format_timespan(1500, buf), "1ms 500us");
+        assert_string_equal(format_timespan(TIMESPAN_MAX_USEC, buf), "365d");
+        assert_string_equal(format_timespan(UINT64_MAX, buf), "infinity");
+        assert_string_equal(format_timespan(UINT64_MAX - 1, buf), "213503982d 8h 1min 49s 551ms 614us");
+}
+
+static void test_number_arg_is_parse_decimal_u32_with_a_maximum(void **state) {
         uint32_t v = 7;
 
-        assert_int_equal(parse_uint32("0", &v), 0);
+        assert_int_equal(parse_number_arg("0", UINT32_MAX, &v), 0);
         assert_int_equal(v, 0);
-        assert_int_equal(parse_uint32("4294967295", &v), 0);
+        assert_int_equal(parse_number_arg("4294967295", UINT32_MAX, &v), 0);
         assert_true(v == UINT32_MAX);
-        assert_int_equal(parse_uint32("4294967296", &v), -ERANGE);
-        assert_int_equal(parse_uint32("01", &v), -EINVAL);
-        assert_int_equal(parse_uint32("+1", &v), -EINVAL);
-        assert_int_equal(parse_uint32("1 ", &v), -EINVAL);
-        assert_int_equal(parse_uint32("", &v), -EINVAL);
-        assert_int_equal(parse_uint32(NULL, &v), -EINVAL);
+        assert_int_equal(parse_number_arg("4294967296", UINT32_MAX, &v), -ERANGE);
+        assert_int_equal(parse_number_arg("99999999999999999999", UINT32_MAX, &v), -ERANGE);
+        assert_int_equal(parse_number_arg("9", 8, &v), -ERANGE);
+        assert_int_equal(parse_number_arg("8", 8, &v), 0);
+        assert_int_equal(v, 8);
+        assert_int_equal(parse_number_arg("01", UINT32_MAX, &v), -EINVAL);
+        assert_int_equal(parse_number_arg("+1", UINT32_MAX, &v), -EINVAL);
+        assert_int_equal(parse_number_arg("-1", UINT32_MAX, &v), -EINVAL);
+        assert_int_equal(parse_number_arg("1 ", UINT32_MAX, &v), -EINVAL);
+        assert_int_equal(parse_number_arg("0x10", UINT32_MAX, &v), -EINVAL);
+        assert_int_equal(parse_number_arg("", UINT32_MAX, &v), -EINVAL);
+        assert_int_equal(parse_number_arg(NULL, UINT32_MAX, &v), -EINVAL);
+        assert_int_equal(v, 8); /* untouched by failures */
+}
+
+static void test_port_states_by_name_and_by_number(void **state) {
+        static const struct {
+                const char *in;
+                int ret;
+                const char *name;
+        } cases[] = {
+                { "ACTIVE", 0, "ACTIVE" },
+                { "active", 0, "ACTIVE" },
+                { "Active_Defer", 0, "ACTIVE_DEFER" },
+                { "nop", 0, "NOP" },
+                { "4", 0, "ACTIVE" }, /* the kernel's numbers, as sysfs writes "4: ACTIVE" */
+                { "1", 0, "DOWN" },
+                { "0", 0, "NOP" },
+                { "5", 0, "ACTIVE_DEFER" },
+                { "4: ACTIVE", 0, "ACTIVE" },
+                { "2:INIT", 0, "INIT" },
+                { "6", -ERANGE, NULL },
+                { "4294967296", -ERANGE, NULL },
+                { "4: DOWN", -EINVAL, NULL }, /* number and name disagree */
+                { "UPPISH", -EINVAL, NULL },
+                { "4x", -EINVAL, NULL },
+                { "", -EINVAL, NULL },
+                { NULL, -EINVAL, NULL },
+        };
+
+        for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+                const char *name = NULL;
+                int r = parse_port_state_arg(cases[i].in, &name);
+
+                if (r != cases[i].ret || (r == 0 && strcmp(name, cases[i].name) != 0))
+                        fail_msg("parse_port_state_arg(\"%s\") = %d, %s", cases[i].in ?: "(null)", r,
+                                 name ?: "(null)");
+        }
+}
+
+static void test_device_slash_port(void **state) {
+        char *device = NULL;
+        uint32_t port = 0;
+
+        assert_int_equal(parse_device_slash_port("mlx5_0/1", &device, &port), 0);
+        assert_string_equal(device, "mlx5_0");
+        assert_int_equal(port, 1);
+        free(device);
+        assert_int_equal(parse_device_slash_port("mlx4_0/12", &device, &port), 0);
+        assert_string_equal(device, "mlx4_0");
+        assert_int_equal(port, 12);
+        free(device);
+
+        assert_int_equal(parse_device_slash_port("mlx5_0", &device, &port), -ENOENT); /* no port: not this form */
+        assert_int_equal(parse_device_slash_port("ib0", &device, &port), -ENOENT);
+        assert_int_equal(parse_device_slash_port("mlx5_0/", &device, &port), -EINVAL);
+        assert_int_equal(parse_device_slash_port("mlx5_0/0", &device, &port), -EINVAL);
+        assert_int_equal(parse_device_slash_port("mlx5_0/01", &device, &port), -EINVAL);
+        assert_int_equal(parse_device_slash_port("mlx5_0/x", &device, &port), -EINVAL);
+        assert_int_equal(parse_device_slash_port("/1", &device, &port), -EINVAL);
+        assert_int_equal(parse_device_slash_port("mlx5_0/99999999999", &device, &port), -ERANGE);
+}
+
+static void test_json_modes(void **state) {
+        JsonMode m = JSON_OFF;
+
+        assert_int_equal(parse_json_mode("pretty", &m), 0);
+        assert_int_equal(m, JSON_PRETTY);
+        assert_int_equal(parse_json_mode("short", &m), 0);
+        assert_int_equal(m, JSON_SHORT);
+        assert_int_equal(parse_json_mode("off", &m), 0);
+        assert_int_equal(m, JSON_OFF);
+        assert_int_equal(parse_json_mode("Pretty", &m), -EINVAL);
+        assert_int_equal(parse_json_mode("", &m), -EINVAL);
+        assert_int_equal(parse_json_mode(NULL, &m), -EINVAL);
+}
+
+static int fake_run(sd_bus *bus, const Options *o, char **args, size_t n_args) {
+        return 0;
+}
+
+static void test_verbs_are_chosen_and_checked_from_the_table(void **state) {
+        static const Verb table[] = {
+                { "list", 0, 0, VERB_DEFAULT | VERB_JSON, NULL, fake_run },
+                { "status", 0, SIZE_MAX, VERB_JSON, "DEVICE...", fake_run },
+                { "wait", 2, 3, VERB_TIMEOUT, "DEVICE PORT STATE", fake_run },
+        };
+        char *none[] = { NULL };
+        char *status[] = { "status", "a", "b", "c", NULL };
+        char *wait_short[] = { "wait", "mlx5_0", NULL };
+        char *wait_long[] = { "wait", "a", "b", "c", "d", NULL };
+        char *list_extra[] = { "list", "x", NULL };
+        char *unknown[] = { "frob", NULL };
+        Options o = { .json = JSON_OFF };
+        const Verb *verb = NULL;
+        char **args = NULL;
+        size_t n = 99;
+
+        assert_int_equal(verb_select(table, 3, none, 0, &o, &verb, &args, &n), EXIT_OK);
+        assert_string_equal(verb->name, "list");
+        assert_int_equal(n, 0);
+        assert_int_equal(verb_select(table, 3, status, 4, &o, &verb, &args, &n), EXIT_OK);
+        assert_string_equal(verb->name, "status");
+        assert_int_equal(n, 3);
+        assert_string_equal(args[0], "a");
+
+        assert_int_equal(verb_select(table, 3, wait_short, 2, &o, &verb, &args, &n), EXIT_USAGE);
+        assert_int_equal(verb_select(table, 3, wait_long, 5, &o, &verb, &args, &n), EXIT_USAGE);
+        assert_int_equal(verb_select(table, 3, list_extra, 2, &o, &verb, &args, &n), EXIT_USAGE);
+        assert_int_equal(verb_select(table, 3, unknown, 1, &o, &verb, &args, &n), EXIT_USAGE);
+
+        /* The options a verb does not take. */
+        o.json = JSON_PRETTY;
+        assert_int_equal(verb_select(table, 3, status, 4, &o, &verb, &args, &n), EXIT_OK);
+        assert_int_equal(verb_select(table, 3, wait_long, 4, &o, &verb, &args, &n), EXIT_USAGE);
+        o.json = JSON_OFF;
+        o.timeout_set = true;
+        assert_int_equal(verb_select(table, 3, wait_long, 4, &o, &verb, &args, &n), EXIT_OK);
+        assert_string_equal(verb->name, "wait");
+        assert_int_equal(verb_select(table, 3, none, 0, &o, &verb, &args, &n), EXIT_USAGE);
 }
 
 static int exit_for(int r, const char *name) {
@@ -223,8 +395,13 @@ int main(void) {
                 cmocka_unit_test(test_table_pads_by_characters_not_bytes),
                 cmocka_unit_test(test_state_colors),
                 cmocka_unit_test(test_colors_only_on_a_real_terminal),
-                cmocka_unit_test(test_parse_seconds),
-                cmocka_unit_test(test_parse_uint32),
+                cmocka_unit_test(test_timespan_units_and_bare_seconds),
+                cmocka_unit_test(test_timespan_formats_as_it_parses),
+                cmocka_unit_test(test_number_arg_is_parse_decimal_u32_with_a_maximum),
+                cmocka_unit_test(test_port_states_by_name_and_by_number),
+                cmocka_unit_test(test_device_slash_port),
+                cmocka_unit_test(test_json_modes),
+                cmocka_unit_test(test_verbs_are_chosen_and_checked_from_the_table),
                 cmocka_unit_test(test_bus_errors_map_to_stable_exit_statuses),
                 cmocka_unit_test(test_make_printable_neutralises_control_characters),
         };
