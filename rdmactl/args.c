@@ -223,3 +223,21 @@ int parse_json_mode(const char *s, JsonMode *ret) {
                 return -EINVAL;
         return 0;
 }
+
+int parse_name_kind(const char *s, NameKind *ret) {
+        static const char *const kinds[] = {
+                [NAMES_DEVICES] = "devices",
+                [NAMES_SRIOV_DEVICES] = "sriov-devices",
+                [NAMES_NETDEVS] = "netdevs",
+                [NAMES_PORTS] = "ports",
+        };
+
+        assert(ret);
+
+        for (size_t i = 0; s && i < ELEMENTSOF(kinds); i++)
+                if (streq(s, kinds[i])) {
+                        *ret = (NameKind) i;
+                        return 0;
+                }
+        return -EINVAL;
+}

@@ -51,3 +51,14 @@ typedef enum JsonMode {
 
 /* "pretty", "short", "off" (the values of systemd's --json=). */
 int parse_json_mode(const char *s, JsonMode *ret);
+
+/* What the hidden --list=KIND prints for the shell completion. */
+typedef enum NameKind {
+        NAMES_DEVICES,       /* "devices" */
+        NAMES_SRIOV_DEVICES, /* "sriov-devices": those set-vfs can change */
+        NAMES_NETDEVS,       /* "netdevs" */
+        NAMES_PORTS,         /* "ports", as DEVICE/PORT */
+} NameKind;
+
+/* "devices", "sriov-devices", "netdevs", "ports". */
+int parse_name_kind(const char *s, NameKind *ret);

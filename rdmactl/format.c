@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 #include "format.h"
 
+#include <assert.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
@@ -90,6 +91,93 @@ void json_field_uint(FILE *f, bool *first, const char *key, uint64_t value) {
 void json_field_bool(FILE *f, bool *first, const char *key, bool value) {
         json_write_key(f, first, key);
         fputs(value ? "true" : "false", f);
+}
+
+static void json_newline(FILE *f, unsigned depth) {
+        fputc('\n', f);
+        for (unsigned i = 0; i < depth; i++)
+                fputs("  ", f);
+}
+
+void json_print(FILE *f, const char *json, size_t size, bool pretty) {
+        const char *end = json + size;
+        bool in_string = false, escaped = false;
+        unsigned depth = 0;
+
+        assert(json || size == 0);
+
+        if (!pretty) {
+                fwrite(json, 1, size, f);
+                fputc('\n', f);
+                return;
+        }
+        for (const char *p = json; p < end; p++) {
+                char c = *p;
+
+                if (in_string) {
+                        fputc(c, f);
+                        if (escaped)
+                                escaped = false;
+                        else if (c == '\\')
+                                escaped = true;
+                        else if (c == '"')
+                                in_string = false;
+                        continue;
+                }
+                switch (c) {
+                case '"':
+                        in_string = true;
+                        fputc(c, f);
+                        break;
+                case '{':
+                case '[':
+                        fputc(c, f);
+                        if (p + 1 < end && p[1] == (c == '{' ? '}' : ']')) { /* {} and [] stay on their line */
+                                fputc(*++p, f);
+                                break;
+                        }
+                        json_newline(f, ++depth);
+                        break;
+                case '}':
+                case ']':
+                        json_newline(f, depth > 0 ? --depth : 0);
+                        fputc(c, f);
+                        break;
+                case ',':
+                        fputc(c, f);
+                        json_newline(f, depth);
+                        break;
+                case ':':
+                        fputs(": ", f);
+                        break;
+                default:
+                        fputc(c, f);
+                }
+        }
+        fputc('\n', f);
+}
+
+int json_doc_begin(JsonDoc *d) {
+        assert(d);
+
+        *d = (JsonDoc) {};
+        d->f = open_memstream(&d->text, &d->size);
+        return d->f ? 0 : -ENOMEM;
+}
+
+int json_doc_end(JsonDoc *d, FILE *out, bool pretty) {
+        int r = 0;
+
+        assert(d);
+
+        if (d->f && fclose(d->f) != 0)
+                r = -ENOMEM;
+        d->f = NULL;
+        if (r >= 0 && d->text)
+                json_print(out, d->text, d->size, pretty);
+        free(d->text);
+        d->text = NULL;
+        return r;
 }
 
 size_t utf8_width(const char *s) {

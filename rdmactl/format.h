@@ -37,6 +37,21 @@ void json_field_string(FILE *f, bool *first, const char *key, const char *value)
 void json_field_uint(FILE *f, bool *first, const char *key, uint64_t value);
 void json_field_bool(FILE *f, bool *first, const char *key, bool value);
 
+/* Prints one compact JSON document of `size` bytes (no blanks outside
+ * strings, as the json_* writers make it) and a newline: as it is, one line (--json=short),
+ * or indented by two spaces a level (--json=pretty). */
+void json_print(FILE *f, const char *json, size_t size, bool pretty);
+
+/* A JSON document written into memory, then printed at once with json_print. */
+typedef struct JsonDoc {
+        FILE *f; /* write here between begin and end */
+        char *text;
+        size_t size;
+} JsonDoc;
+
+int json_doc_begin(JsonDoc *d);                       /* -ENOMEM */
+int json_doc_end(JsonDoc *d, FILE *out, bool pretty); /* prints and frees; -ENOMEM */
+
 /* Columns as many characters wide as a terminal shows them (UTF-8 code points). */
 size_t utf8_width(const char *s);
 

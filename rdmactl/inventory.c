@@ -366,6 +366,20 @@ RdmaDevice *inventory_find_device_by_name(const Inventory *inv, const char *name
         return NULL;
 }
 
+RdmaNetDev *inventory_find_netdev_by_name(const Inventory *inv, const char *name) {
+        for (size_t i = 0; i < inv->n_netdevs; i++)
+                if (streq_ptr(inv->netdevs[i]->name, name))
+                        return inv->netdevs[i];
+        return NULL;
+}
+
+RdmaPort *inventory_find_port_by_number(const Inventory *inv, const char *device_path, uint32_t number) {
+        for (size_t i = 0; i < inv->n_ports; i++)
+                if (inv->ports[i]->number == number && streq_ptr(inv->ports[i]->device, device_path))
+                        return inv->ports[i];
+        return NULL;
+}
+
 const char *inventory_device_name(const Inventory *inv, const char *path) {
         RdmaDevice *d = path ? inventory_find_device(inv, path) : NULL;
         return d ? d->name : NULL;

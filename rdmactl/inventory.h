@@ -105,6 +105,8 @@ RdmaDevice *inventory_find_device(const Inventory *inv, const char *path);
 RdmaDevice *inventory_find_device_by_name(const Inventory *inv, const char *name);
 RdmaPort *inventory_find_port(const Inventory *inv, const char *path);
 RdmaNetDev *inventory_find_netdev(const Inventory *inv, const char *path);
+RdmaNetDev *inventory_find_netdev_by_name(const Inventory *inv, const char *name);
+RdmaPort *inventory_find_port_by_number(const Inventory *inv, const char *device_path, uint32_t number);
 RdmaSriov *inventory_find_sriov(const Inventory *inv, const char *path);
 
 /* The name of the device or netdev behind an object path; NULL for "/" or unknown. */

@@ -41,6 +41,9 @@ typedef struct Monitor {
         char **renamed; /* object paths of devices announced as renames: their ports are no news */
         size_t n_renamed, allocated_renamed;
         sd_event_source *flush_timer;
+        FILE *json; /* --json: each line is written here first, then printed as --json= asks */
+        char *json_text;
+        size_t json_size;
 } Monitor;
 
 static uint64_t realtime_usec(void) {
@@ -56,19 +59,25 @@ static void line_begin(const Monitor *m, uint64_t usec, const char *event, bool 
 
         format_timestamp(usec, ts);
         if (m->options->json) {
-                fputc('{', stdout);
-                json_field_string(stdout, first, "time", ts);
-                json_field_uint(stdout, first, "usec", usec);
-                json_field_string(stdout, first, "event", event);
+                rewind(m->json);
+                fputc('{', m->json);
+                json_field_string(m->json, first, "time", ts);
+                json_field_uint(m->json, first, "usec", usec);
+                json_field_string(m->json, first, "event", event);
         } else
                 printf("%s ", ts);
 }
 
 /* Ends a line and hands it on at once: readers of a pipe must not wait for a buffer to fill. */
 static int line_end(Monitor *m) {
-        if (m->options->json)
-                fputc('}', stdout);
-        fputc('\n', stdout);
+        if (m->options->json) {
+                fputc('}', m->json);
+                /* The size is the position: a longer line before leaves its tail past it. */
+                if (fflush(m->json) != 0)
+                        return sd_event_exit(m->event, report_bus_error("monitor", -ENOMEM, NULL));
+                json_print(stdout, m->json_text, m->json_size, m->options->json == JSON_PRETTY);
+        } else
+                fputc('\n', stdout);
         if (fflush(stdout) != 0) {
                 fprintf(stderr, "rdmactl: cannot write the output: %m\n");
                 return sd_event_exit(m->event, EXIT_FAILURE_GENERIC);
@@ -87,7 +96,7 @@ static void announce_removal(Monitor *m, const RemovedDevice *r) {
 
         line_begin(m, r->usec, "device-removed", &first);
         if (m->options->json)
-                json_field_string(stdout, &first, "device", r->name);
+                json_field_string(m->json, &first, "device", r->name);
         else
                 printf("%s: removed", r->name);
         line_end(m);
@@ -162,13 +171,13 @@ static void announce_device_added(Monitor *m, const RdmaDevice *d) {
 
         line_begin(m, usec, "device-added", &first);
         if (m->options->json) {
-                json_field_string(stdout, &first, "device", d->name);
-                json_field_string(stdout, &first, "transport", d->transport);
-                json_write_key(stdout, &first, "ports");
-                fputc('[', stdout);
+                json_field_string(m->json, &first, "device", d->name);
+                json_field_string(m->json, &first, "transport", d->transport);
+                json_write_key(m->json, &first, "ports");
+                fputc('[', m->json);
                 for (size_t i = 0; i < d->n_port_numbers; i++)
-                        printf("%s%" PRIu32, i > 0 ? "," : "", d->port_numbers[i]);
-                fputc(']', stdout);
+                        fprintf(m->json, "%s%" PRIu32, i > 0 ? "," : "", d->port_numbers[i]);
+                fputc(']', m->json);
         } else
                 printf("%s: added, %s, %zu port%s", d->name, *d->transport ? d->transport : "unknown transport",
                        d->n_port_numbers, d->n_port_numbers == 1 ? "" : "s");
@@ -180,8 +189,8 @@ static void announce_rename(Monitor *m, const RemovedDevice *from, const RdmaDev
 
         line_begin(m, realtime_usec(), "device-renamed", &first);
         if (m->options->json) {
-                json_field_string(stdout, &first, "device", to->name);
-                json_field_string(stdout, &first, "old_name", from->name);
+                json_field_string(m->json, &first, "device", to->name);
+                json_field_string(m->json, &first, "old_name", from->name);
         } else
                 printf("%s: renamed to %s", from->name, to->name);
         line_end(m);
@@ -193,10 +202,12 @@ static void announce_port_added(Monitor *m, const RdmaPort *p) {
 
         line_begin(m, realtime_usec(), "port-added", &first);
         if (m->options->json) {
-                json_field_string(stdout, &first, "device", device);
-                json_field_uint(stdout, &first, "port", p->number);
-                json_field_string(stdout, &first, "state_name", p->state_name);
-                json_field_string(stdout, &first, "phys_state_name", p->phys_state_name);
+                json_field_string(m->json, &first, "device", device);
+                json_field_uint(m->json, &first, "port", p->number);
+                json_field_string(m->json, &first, "state", p->state_name);
+                json_field_uint(m->json, &first, "state_num", p->state_num);
+                json_field_string(m->json, &first, "phys_state", p->phys_state_name);
+                json_field_uint(m->json, &first, "phys_state_num", p->phys_state_num);
         } else {
                 printf("%s port %" PRIu32 ": added, ", device, p->number);
                 print_colored(m->options->color, p->state_name, state_color(p->state_name));
@@ -295,13 +306,15 @@ static void announce_port_state(Monitor *m, const RdmaPort *p, const char *old_s
 
         line_begin(m, usec, "port-state", &first);
         if (m->options->json) {
-                json_field_string(stdout, &first, "device", device);
-                json_field_uint(stdout, &first, "port", p->number);
-                json_field_string(stdout, &first, "old_state_name", old_state);
-                json_field_string(stdout, &first, "state_name", p->state_name);
-                json_field_string(stdout, &first, "old_phys_state_name", old_phys);
-                json_field_string(stdout, &first, "phys_state_name", p->phys_state_name);
-                json_field_string(stdout, &first, "rate", p->rate);
+                json_field_string(m->json, &first, "device", device);
+                json_field_uint(m->json, &first, "port", p->number);
+                json_field_string(m->json, &first, "old_state", old_state);
+                json_field_string(m->json, &first, "state", p->state_name);
+                json_field_uint(m->json, &first, "state_num", p->state_num);
+                json_field_string(m->json, &first, "old_phys_state", old_phys);
+                json_field_string(m->json, &first, "phys_state", p->phys_state_name);
+                json_field_uint(m->json, &first, "phys_state_num", p->phys_state_num);
+                json_field_string(m->json, &first, "rate", p->rate);
                 line_end(m);
                 return;
         }
@@ -348,9 +361,9 @@ static void sriov_changed(Monitor *m, RdmaSriov *s, sd_bus_message *message) {
                 return;
         line_begin(m, realtime_usec(), "num-vfs", &first);
         if (m->options->json) {
-                json_field_string(stdout, &first, "device", device);
-                json_field_uint(stdout, &first, "old_num_vfs", old);
-                json_field_uint(stdout, &first, "num_vfs", s->num_vfs);
+                json_field_string(m->json, &first, "device", device);
+                json_field_uint(m->json, &first, "old_num_vfs", old);
+                json_field_uint(m->json, &first, "num_vfs", s->num_vfs);
         } else
                 printf("%s: SR-IOV %" PRIu32 " -> %" PRIu32 " VFs", device, old, s->num_vfs);
         line_end(m);
@@ -440,6 +453,11 @@ int verb_monitor(sd_bus *bus, const Options *options) {
         if (!inv)
                 return report_bus_error("monitor", -ENOMEM, NULL);
         m.inv = inv;
+        if (options->json) {
+                m.json = open_memstream(&m.json_text, &m.json_size);
+                if (!m.json)
+                        return report_bus_error("monitor", -ENOMEM, NULL);
+        }
 
         sigemptyset(&mask);
         sigaddset(&mask, SIGINT);
@@ -492,5 +510,8 @@ finish:
         free(m.renamed);
         sd_event_source_disable_unref(m.flush_timer);
         (void) sd_bus_detach_event(bus);
+        if (m.json)
+                fclose(m.json);
+        free(m.json_text);
         return status;
 }

@@ -20,6 +20,7 @@
 #include "format.h"
 #include "inventory.h"
 #include "rdmactl.h"
+#include "target.h"
 #include "util.h"
 #include "verbs.h"
 
@@ -37,18 +38,25 @@ static void help(void) {
                "\n"
                "Commands:\n"
                "  list                      One line per port (the default command)\n"
-               "  status [DEVICE...]        Everything known about devices, their ports and netdevs\n"
+               "  status [NAME...]          Everything known about devices, their ports and netdevs\n"
                "  monitor                   Print device and port state changes until interrupted\n"
-               "  wait DEVICE PORT STATE    Wait until a port is in STATE (ACTIVE, DOWN, INIT, ARMED, ...)\n"
+               "  wait PORT STATE           Wait until a port is in STATE (ACTIVE, DOWN, INIT, ARMED, ...,\n"
+               "                            or the kernel's number: 4 is ACTIVE)\n"
                "  set-vfs DEVICE COUNT      Set the number of SR-IOV virtual functions\n"
+               "\n"
+               "A PORT is 'DEVICE PORT' (mlx5_0 1), 'DEVICE/PORT' (mlx5_0/1) or a netdev (ib0);\n"
+               "a NAME is a DEVICE or a PORT.\n"
                "\n"
                "Options:\n"
                "  -h --help                 Show this help\n"
                "     --version              Show the version\n"
-               "     --json                 JSON output (list, status, monitor)\n"
+               "     --json=pretty|short|off\n"
+               "                            JSON output (list, status, monitor); --json is short\n"
                "     --no-legend            No header and footer (list)\n"
                "     --no-color             No colours, even on a terminal\n"
-               "     --timeout=SEC          wait: give up after SEC seconds (default: never; 0: check only)\n"
+               "     --no-pager             Accepted; rdmactl never pages\n"
+               "     --timeout=SPAN         wait: give up after SPAN (30s, 500ms, 2min; a bare number\n"
+               "                            is seconds; default: never; 0: check only)\n"
                "     --no-ask-password      set-vfs: never ask for a password\n"
                "\n"
                "Exit status:\n"
@@ -91,40 +99,34 @@ static int load(sd_bus *bus, const Options *o, Inventory **ret) {
         return EXIT_OK;
 }
 
-/* Manager.GetDeviceByName: the daemon's answer for any name, escaped or not. */
-static int device_path_by_name(sd_bus *bus, const char *name, char **ret_path) {
-        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
-        sd_bus_error error = SD_BUS_ERROR_NULL;
-        const char *path;
-        int r;
-
-        r = sd_bus_call_method(bus, RDMAD_SERVICE, RDMAD_ROOT_PATH, RDMAD_MANAGER_INTERFACE, "GetDeviceByName",
-                               &error, &reply, "s", name);
-        if (r < 0) {
-                int status = report_bus_error("GetDeviceByName", r, &error);
-                sd_bus_error_free(&error);
-                return status;
-        }
-        r = sd_bus_message_read(reply, "o", &path);
-        if (r < 0)
-                return report_bus_error("GetDeviceByName", r, NULL);
-        *ret_path = strdup(path);
-        return *ret_path ? EXIT_OK : report_bus_error("GetDeviceByName", -ENOMEM, NULL);
+static const char *port_device_name(const Inventory *inv, const RdmaPort *p) {
+        return inventory_device_name(inv, p->device) ?: "";
 }
 
-static int verb_list_devices(sd_bus *bus, const Options *o, char **args, size_t n_args) {
+/* --list=KIND: names one a line, for the shell completion. */
+static int verb_list_names(sd_bus *bus, const Options *o, char **args, size_t n_args) {
         _cleanup_(inventory_freep) Inventory *inv = NULL;
         int status = load(bus, o, &inv);
 
         if (status != EXIT_OK)
                 return status;
-        for (size_t i = 0; i < inv->n_devices; i++)
-                printf("%s\n", inv->devices[i]->name);
+        switch (o->list) {
+        case NAMES_DEVICES:
+        case NAMES_SRIOV_DEVICES:
+                for (size_t i = 0; i < inv->n_devices; i++)
+                        if (o->list == NAMES_DEVICES || inventory_find_sriov(inv, inv->devices[i]->sriov))
+                                printf("%s\n", inv->devices[i]->name);
+                break;
+        case NAMES_NETDEVS:
+                for (size_t i = 0; i < inv->n_netdevs; i++)
+                        printf("%s\n", inv->netdevs[i]->name);
+                break;
+        case NAMES_PORTS:
+                for (size_t i = 0; i < inv->n_ports; i++)
+                        printf("%s/%" PRIu32 "\n", port_device_name(inv, inv->ports[i]), inv->ports[i]->number);
+                break;
+        }
         return finish_output(EXIT_OK);
-}
-
-static const char *port_device_name(const Inventory *inv, const RdmaPort *p) {
-        return inventory_device_name(inv, p->device) ?: "";
 }
 
 static const char *port_transport(const Inventory *inv, const RdmaPort *p) {
@@ -132,26 +134,47 @@ static const char *port_transport(const Inventory *inv, const RdmaPort *p) {
         return d ? d->transport : "";
 }
 
-static void list_json(const Inventory *inv) {
-        fputs("[", stdout);
+/* JSON carries a state by name ("state": "ACTIVE", as `rdma -j` does) and by number. */
+static void json_port_states(FILE *f, bool *first, const RdmaPort *p) {
+        json_field_string(f, first, "state", p->state_name);
+        json_field_uint(f, first, "state_num", p->state_num);
+        json_field_string(f, first, "phys_state", p->phys_state_name);
+        json_field_uint(f, first, "phys_state_num", p->phys_state_num);
+}
+
+static void list_json(FILE *f, const Inventory *inv) {
+        fputc('[', f);
         for (size_t i = 0; i < inv->n_ports; i++) {
                 const RdmaPort *p = inv->ports[i];
                 bool first = true;
 
-                fputs(i == 0 ? "\n  {" : ",\n  {", stdout);
-                json_field_string(stdout, &first, "device", port_device_name(inv, p));
-                json_field_uint(stdout, &first, "port", p->number);
-                json_field_uint(stdout, &first, "state", p->state_num);
-                json_field_string(stdout, &first, "state_name", p->state_name);
-                json_field_uint(stdout, &first, "phys_state", p->phys_state_num);
-                json_field_string(stdout, &first, "phys_state_name", p->phys_state_name);
-                json_field_string(stdout, &first, "rate", p->rate);
-                json_field_string(stdout, &first, "link_layer", p->link_layer);
-                json_field_string(stdout, &first, "netdev", inventory_netdev_name(inv, p->netdev));
-                json_field_string(stdout, &first, "transport", port_transport(inv, p));
-                fputs("}", stdout);
+                fputs(i == 0 ? "{" : ",{", f);
+                json_field_string(f, &first, "device", port_device_name(inv, p));
+                json_field_uint(f, &first, "port", p->number);
+                json_port_states(f, &first, p);
+                json_field_string(f, &first, "rate", p->rate);
+                json_field_string(f, &first, "link_layer", p->link_layer);
+                json_field_string(f, &first, "netdev", inventory_netdev_name(inv, p->netdev));
+                json_field_string(f, &first, "transport", port_transport(inv, p));
+                fputc('}', f);
         }
-        fputs(inv->n_ports > 0 ? "\n]\n" : "]\n", stdout);
+        fputc(']', f);
+}
+
+/* Writes a JSON document with `write` and prints it as --json= asks. */
+static int print_json(const Options *o, void (*write)(FILE *f, const void *userdata), const void *userdata) {
+        JsonDoc doc;
+
+        if (json_doc_begin(&doc) < 0)
+                return report_bus_error("JSON output", -ENOMEM, NULL);
+        write(doc.f, userdata);
+        if (json_doc_end(&doc, stdout, o->json == JSON_PRETTY) < 0)
+                return report_bus_error("JSON output", -ENOMEM, NULL);
+        return EXIT_OK;
+}
+
+static void write_list_json(FILE *f, const void *userdata) {
+        list_json(f, userdata);
 }
 
 static int verb_list(sd_bus *bus, const Options *o, char **args, size_t n_args) {
@@ -164,8 +187,8 @@ static int verb_list(sd_bus *bus, const Options *o, char **args, size_t n_args) 
         if (status != EXIT_OK)
                 return status;
         if (o->json) {
-                list_json(inv);
-                return finish_output(EXIT_OK);
+                status = print_json(o, write_list_json, inv);
+                return finish_output(status);
         }
 
         t = table_new(ELEMENTSOF(headers), headers);
@@ -217,13 +240,19 @@ static uint32_t netdev_port_number(const Inventory *inv, const RdmaNetDev *n) {
         return p ? p->number : 0;
 }
 
-static void status_text(const Inventory *inv, const RdmaDevice *d, const Options *o) {
+/* Whether a port (of t's device) is one that t shows: all of them, or the one named. */
+static bool target_shows_port(const Target *t, uint32_t number) {
+        return t->port == 0 || t->port == number;
+}
+
+static void status_text(const Inventory *inv, const Target *t, const Options *o) {
+        const RdmaDevice *d = t->device;
         size_t n_ports = 0, n_active = 0;
         const RdmaSriov *s = inventory_find_sriov(inv, d->sriov);
         bool first;
 
         for (size_t i = 0; i < inv->n_ports; i++)
-                if (streq(inv->ports[i]->device, d->path)) {
+                if (streq(inv->ports[i]->device, d->path) && target_shows_port(t, inv->ports[i]->number)) {
                         n_ports++;
                         n_active += streq(inv->ports[i]->state_name, "ACTIVE");
                 }
@@ -256,7 +285,7 @@ static void status_text(const Inventory *inv, const RdmaDevice *d, const Options
                 uint32_t port = netdev_port_number(inv, n);
                 char where[32] = "";
 
-                if (!streq(n->device, d->path))
+                if (!streq(n->device, d->path) || (t->port > 0 && port != t->port))
                         continue;
                 if (port > 0)
                         snprintf(where, sizeof(where), " (port %" PRIu32 ")", port);
@@ -274,7 +303,7 @@ static void status_text(const Inventory *inv, const RdmaDevice *d, const Options
                 const char *netdev = inventory_netdev_name(inv, p->netdev);
                 char label[32];
 
-                if (!streq(p->device, d->path))
+                if (!streq(p->device, d->path) || !target_shows_port(t, p->number))
                         continue;
                 snprintf(label, sizeof(label), "Port %" PRIu32, p->number);
                 printf("%*s: ", LABEL_WIDTH, label);
@@ -299,155 +328,166 @@ static void status_text(const Inventory *inv, const RdmaDevice *d, const Options
         }
 }
 
-static void status_json(const Inventory *inv, const RdmaDevice *d) {
+static void status_json(FILE *f, const Inventory *inv, const Target *t) {
+        const RdmaDevice *d = t->device;
         const RdmaSriov *s = inventory_find_sriov(inv, d->sriov);
         bool first = true, first_item = true;
 
-        fputs("{", stdout);
-        json_field_string(stdout, &first, "device", d->name);
-        json_field_string(stdout, &first, "transport", d->transport);
-        json_field_string(stdout, &first, "node_type", d->node_type);
-        json_field_string(stdout, &first, "driver", d->driver);
-        json_field_string(stdout, &first, "device_path", d->device_path);
-        json_field_string(stdout, &first, "sysfs_path", d->sysfs_path);
-        json_field_string(stdout, &first, "node_guid", d->node_guid);
-        json_field_string(stdout, &first, "sys_image_guid", d->sys_image_guid);
-        json_field_string(stdout, &first, "firmware_version", d->firmware_version);
-        json_field_string(stdout, &first, "hca_type", d->hca_type);
-        json_field_string(stdout, &first, "hw_rev", d->hw_rev);
-        json_field_string(stdout, &first, "board_id", d->board_id);
-        json_field_string(stdout, &first, "node_description", d->node_description);
-        json_write_key(stdout, &first, "sriov");
+        fputs("{", f);
+        json_field_string(f, &first, "device", d->name);
+        json_field_string(f, &first, "transport", d->transport);
+        json_field_string(f, &first, "node_type", d->node_type);
+        json_field_string(f, &first, "driver", d->driver);
+        json_field_string(f, &first, "device_path", d->device_path);
+        json_field_string(f, &first, "sysfs_path", d->sysfs_path);
+        json_field_string(f, &first, "node_guid", d->node_guid);
+        json_field_string(f, &first, "sys_image_guid", d->sys_image_guid);
+        json_field_string(f, &first, "firmware_version", d->firmware_version);
+        json_field_string(f, &first, "hca_type", d->hca_type);
+        json_field_string(f, &first, "hw_rev", d->hw_rev);
+        json_field_string(f, &first, "board_id", d->board_id);
+        json_field_string(f, &first, "node_description", d->node_description);
+        json_write_key(f, &first, "sriov");
         if (s) {
                 bool first_sriov = true;
 
-                fputs("{", stdout);
-                json_field_uint(stdout, &first_sriov, "num_vfs", s->num_vfs);
-                json_field_uint(stdout, &first_sriov, "total_vfs", s->total_vfs);
-                json_field_string(stdout, &first_sriov, "device_path", s->device_path);
-                fputs("}", stdout);
+                fputs("{", f);
+                json_field_uint(f, &first_sriov, "num_vfs", s->num_vfs);
+                json_field_uint(f, &first_sriov, "total_vfs", s->total_vfs);
+                json_field_string(f, &first_sriov, "device_path", s->device_path);
+                fputs("}", f);
         } else
-                fputs("null", stdout);
+                fputs("null", f);
 
-        json_write_key(stdout, &first, "netdevs");
-        fputs("[", stdout);
+        json_write_key(f, &first, "netdevs");
+        fputs("[", f);
         for (size_t i = 0; i < inv->n_netdevs; i++) {
                 const RdmaNetDev *n = inv->netdevs[i];
                 uint32_t port = netdev_port_number(inv, n);
                 bool first_netdev = true;
 
-                if (!streq(n->device, d->path))
+                if (!streq(n->device, d->path) || (t->port > 0 && port != t->port))
                         continue;
-                fputs(first_item ? "{" : ",{", stdout);
+                fputs(first_item ? "{" : ",{", f);
                 first_item = false;
-                json_field_string(stdout, &first_netdev, "name", n->name);
-                json_write_key(stdout, &first_netdev, "port");
+                json_field_string(f, &first_netdev, "name", n->name);
+                json_write_key(f, &first_netdev, "port");
                 if (port > 0)
-                        printf("%" PRIu32, port);
+                        fprintf(f, "%" PRIu32, port);
                 else
-                        fputs("null", stdout);
-                json_field_uint(stdout, &first_netdev, "dev_port", n->dev_port);
-                json_field_string(stdout, &first_netdev, "oper_state", n->oper_state);
-                json_field_uint(stdout, &first_netdev, "mtu", n->mtu);
-                json_field_string(stdout, &first_netdev, "address", n->address);
-                fputs("}", stdout);
+                        fputs("null", f);
+                json_field_uint(f, &first_netdev, "dev_port", n->dev_port);
+                json_field_string(f, &first_netdev, "oper_state", n->oper_state);
+                json_field_uint(f, &first_netdev, "mtu", n->mtu);
+                json_field_string(f, &first_netdev, "address", n->address);
+                fputs("}", f);
         }
-        fputs("]", stdout);
+        fputs("]", f);
 
-        json_write_key(stdout, &first, "ports");
-        fputs("[", stdout);
+        json_write_key(f, &first, "ports");
+        fputs("[", f);
         first_item = true;
         for (size_t i = 0; i < inv->n_ports; i++) {
                 const RdmaPort *p = inv->ports[i];
                 bool first_port = true;
 
-                if (!streq(p->device, d->path))
+                if (!streq(p->device, d->path) || !target_shows_port(t, p->number))
                         continue;
-                fputs(first_item ? "{" : ",{", stdout);
+                fputs(first_item ? "{" : ",{", f);
                 first_item = false;
-                json_field_uint(stdout, &first_port, "port", p->number);
-                json_field_uint(stdout, &first_port, "state", p->state_num);
-                json_field_string(stdout, &first_port, "state_name", p->state_name);
-                json_field_uint(stdout, &first_port, "phys_state", p->phys_state_num);
-                json_field_string(stdout, &first_port, "phys_state_name", p->phys_state_name);
-                json_field_string(stdout, &first_port, "rate", p->rate);
-                json_field_string(stdout, &first_port, "link_layer", p->link_layer);
-                json_field_string(stdout, &first_port, "netdev", inventory_netdev_name(inv, p->netdev));
-                json_field_uint(stdout, &first_port, "lid", p->lid);
-                json_field_uint(stdout, &first_port, "sm_lid", p->sm_lid);
-                json_field_uint(stdout, &first_port, "lmc", p->lid_mask_count);
-                json_field_uint(stdout, &first_port, "sm_sl", p->sm_sl);
-                json_field_uint(stdout, &first_port, "cap_mask", p->cap_mask);
-                json_field_uint(stdout, &first_port, "state_changed_usec", p->state_changed_usec);
-                json_write_key(stdout, &first_port, "gids");
-                fputs("[", stdout);
+                json_field_uint(f, &first_port, "port", p->number);
+                json_port_states(f, &first_port, p);
+                json_field_string(f, &first_port, "rate", p->rate);
+                json_field_string(f, &first_port, "link_layer", p->link_layer);
+                json_field_string(f, &first_port, "netdev", inventory_netdev_name(inv, p->netdev));
+                json_field_uint(f, &first_port, "lid", p->lid);
+                json_field_uint(f, &first_port, "sm_lid", p->sm_lid);
+                json_field_uint(f, &first_port, "lmc", p->lid_mask_count);
+                json_field_uint(f, &first_port, "sm_sl", p->sm_sl);
+                json_field_uint(f, &first_port, "cap_mask", p->cap_mask);
+                json_field_uint(f, &first_port, "state_changed_usec", p->state_changed_usec);
+                json_write_key(f, &first_port, "gids");
+                fputs("[", f);
                 for (size_t g = 0; g < p->n_gids; g++) {
                         bool first_gid = true;
 
-                        fputs(g == 0 ? "{" : ",{", stdout);
-                        json_field_uint(stdout, &first_gid, "index", p->gids[g].index);
-                        json_field_string(stdout, &first_gid, "gid", p->gids[g].gid);
-                        json_field_string(stdout, &first_gid, "type", p->gids[g].type);
-                        fputs("}", stdout);
+                        fputs(g == 0 ? "{" : ",{", f);
+                        json_field_uint(f, &first_gid, "index", p->gids[g].index);
+                        json_field_string(f, &first_gid, "gid", p->gids[g].gid);
+                        /* InfiniBand GIDs have no type: null, not "". */
+                        json_field_string(f, &first_gid, "type", *p->gids[g].type ? p->gids[g].type : NULL);
+                        fputs("}", f);
                 }
-                fputs("]}", stdout);
+                fputs("]}", f);
         }
-        fputs("]}", stdout);
+        fputs("]}", f);
 }
 
-static int verb_status(sd_bus *bus, const Options *o, char **names, size_t n_names) {
+typedef struct StatusJson {
+        const Inventory *inv;
+        const Target *targets;
+        size_t n_targets;
+} StatusJson;
+
+static void write_status_json(FILE *f, const void *userdata) {
+        const StatusJson *sj = userdata;
+
+        fputc('[', f);
+        for (size_t i = 0; i < sj->n_targets; i++) {
+                if (i > 0)
+                        fputc(',', f);
+                status_json(f, sj->inv, &sj->targets[i]);
+        }
+        fputc(']', f);
+}
+
+/* "mlx4_0", "mlx4_0 1", "mlx4_0/1", "ib0": a device, or one port of it. */
+static int verb_status(sd_bus *bus, const Options *o, char **args, size_t n_args) {
         _cleanup_(inventory_freep) Inventory *inv = NULL;
-        _cleanup_free_ const RdmaDevice **shown = NULL;
-        size_t n_shown = 0;
+        _cleanup_free_ Target *targets = NULL;
+        size_t n_targets = 0;
         int status, worst = EXIT_OK;
 
         status = load(bus, o, &inv);
         if (status != EXIT_OK)
                 return status;
 
-        shown = calloc(n_names > 0 ? n_names : inv->n_devices + 1, sizeof(RdmaDevice *));
-        if (!shown)
+        targets = calloc(n_args > 0 ? n_args : inv->n_devices + 1, sizeof(Target));
+        if (!targets)
                 return report_bus_error("status", -ENOMEM, NULL);
-        if (n_names == 0)
+        if (n_args == 0)
                 for (size_t i = 0; i < inv->n_devices; i++)
-                        shown[n_shown++] = inv->devices[i];
-        for (size_t i = 0; i < n_names; i++) {
-                _cleanup_free_ char *path = NULL;
-                const RdmaDevice *d;
+                        targets[n_targets++] = (Target) { .device = inv->devices[i] };
+        for (size_t i = 0; i < n_args;) {
+                size_t consumed = 1;
 
-                status = device_path_by_name(bus, names[i], &path);
-                if (status != EXIT_OK) {
-                        /* Like systemctl status: the others are still shown. */
-                        if (worst == EXIT_OK)
-                                worst = status;
-                        if (status == EXIT_NOT_RUNNING)
-                                return status;
+                status = target_parse(bus, inv, args + i, n_args - i, TARGET_PORT_NUMBER, &targets[n_targets],
+                                      &consumed);
+                i += consumed;
+                if (status == EXIT_OK) {
+                        n_targets++;
                         continue;
                 }
-                d = inventory_find_device(inv, path);
-                if (!d) { /* appeared after GetManagedObjects */
-                        fprintf(stderr, "rdmactl: %s appeared while reading; try again.\n", names[i]);
-                        if (worst == EXIT_OK)
-                                worst = EXIT_FAILURE_GENERIC;
-                        continue;
-                }
-                shown[n_shown++] = d;
+                /* Like systemctl status: the others are still shown. */
+                if (worst == EXIT_OK)
+                        worst = status;
+                if (status == EXIT_NOT_RUNNING)
+                        return status;
         }
 
-        if (o->json)
-                fputs("[", stdout);
-        for (size_t i = 0; i < n_shown; i++) {
-                if (o->json) {
-                        fputs(i == 0 ? "\n  " : ",\n  ", stdout);
-                        status_json(inv, shown[i]);
-                } else {
-                        if (i > 0)
-                                putchar('\n');
-                        status_text(inv, shown[i], o);
-                }
+        if (o->json) {
+                StatusJson sj = { inv, targets, n_targets };
+
+                status = print_json(o, write_status_json, &sj);
+                return finish_output(status != EXIT_OK ? status : worst);
         }
-        if (o->json)
-                fputs(n_shown > 0 ? "\n]\n" : "]\n", stdout);
+        if (n_args == 0 && n_targets == 0) /* silence would look like a hang or a failure */
+                printf("No RDMA devices.\n");
+        for (size_t i = 0; i < n_targets; i++) {
+                if (i > 0)
+                        putchar('\n');
+                status_text(inv, &targets[i], o);
+        }
         return finish_output(worst);
 }
 
@@ -457,19 +497,64 @@ static int port_path(const char *device_path, uint32_t number, char **ret) {
         return asprintf(ret, "%s/port/%" PRIu32, device_path, number) < 0 ? -ENOMEM : 0;
 }
 
+/* The port's state now, for a message; "" when it cannot be read. */
+static char *port_state_now(sd_bus *bus, const char *path) {
+        char *state = NULL;
+
+        if (sd_bus_get_property_string(bus, RDMAD_SERVICE, path, RDMAD_PORT_INTERFACE, "StateName", NULL, &state) < 0)
+                return NULL;
+        make_printable(state);
+        return state;
+}
+
+/* rdmad's Timeout error says the span in its own milliseconds; this says it
+ * as it was typed, in the units of --timeout. */
+static int report_wait_timeout(sd_bus *bus, const Options *o, const char *path, const char *device, uint32_t port,
+                               const char *state) {
+        _cleanup_free_ char *now = port_state_now(bus, path);
+        char span[TIMESPAN_STRING_MAX];
+
+        if (o->timeout_usec == 0)
+                fprintf(stderr, "rdmactl: Port %" PRIu32 " of %s is %s, not %s.\n", port, device, now ?: "?", state);
+        else
+                fprintf(stderr, "rdmactl: Port %" PRIu32 " of %s did not reach %s within %s%s%s.\n", port, device,
+                        state, format_timespan(o->timeout_usec, span), now ? "; it is " : "", now ?: "");
+        return EXIT_TIMEOUT;
+}
+
+/* wait DEVICE PORT STATE, wait DEVICE/PORT STATE, wait NETDEV STATE */
 static int verb_wait(sd_bus *bus, const Options *o, char **args, size_t n_args) {
-        _cleanup_free_ char *device = NULL, *path = NULL;
+        _cleanup_(inventory_freep) Inventory *inv = NULL;
+        _cleanup_free_ char *path = NULL;
         uint64_t remaining = o->timeout_set ? o->timeout_usec : UINT64_MAX;
-        uint32_t number;
+        const char *state, *state_arg = args[n_args - 1];
+        size_t consumed;
+        Target t;
         int status, r;
 
-        if (parse_number_arg(args[1], UINT32_MAX, &number) < 0 || number == 0)
-                return usage_error("'%s' is not a port number.", args[1]);
+        r = parse_port_state_arg(state_arg, &state);
+        if (r == -ERANGE)
+                return usage_error("port state %s is out of range; the states are 0 (NOP) to %d (ACTIVE_DEFER).",
+                                   state_arg, PORT_STATE_MAX);
+        if (r < 0)
+                return usage_error("'%s' is not a port state (ACTIVE, DOWN, INIT, ARMED, ACTIVE_DEFER, NOP, "
+                                   "or their numbers 0-5).",
+                                   state_arg);
 
-        status = device_path_by_name(bus, args[0], &device);
+        status = load(bus, o, &inv);
         if (status != EXIT_OK)
                 return status;
-        if (port_path(device, number, &path) < 0)
+        if (n_args == 3 && !(args[1][0] >= '0' && args[1][0] <= '9'))
+                return usage_error("'%s' is not a port number.", args[1]);
+        status = target_parse(bus, inv, args, n_args - 1, TARGET_PORT_NUMBER, &t, &consumed);
+        if (status != EXIT_OK)
+                return status;
+        if (consumed != n_args - 1) /* "ib0 1": a netdev already names its port */
+                return usage_error("'%s' names a port already; 'wait' takes it and a STATE.", args[0]);
+        if (t.port == 0)
+                return usage_error("'wait' needs a port: DEVICE PORT, DEVICE/PORT or the network interface of "
+                                   "a port, then the STATE.");
+        if (port_path(t.device->path, t.port, &path) < 0)
                 return report_bus_error("WaitForState", -ENOMEM, NULL);
 
         for (;;) {
@@ -484,7 +569,7 @@ static int verb_wait(sd_bus *bus, const Options *o, char **args, size_t n_args) 
                 r = sd_bus_message_new_method_call(bus, &call, RDMAD_SERVICE, path, RDMAD_PORT_INTERFACE,
                                                    "WaitForState");
                 if (r >= 0)
-                        r = sd_bus_message_append(call, "su", args[2], (uint32_t) ms);
+                        r = sd_bus_message_append(call, "su", state, (uint32_t) ms);
                 if (r < 0)
                         return report_bus_error("WaitForState", r, NULL);
                 r = sd_bus_call(bus, call, ms * 1000 + WAIT_CALL_MARGIN_USEC, &error, &reply);
@@ -500,8 +585,12 @@ static int verb_wait(sd_bus *bus, const Options *o, char **args, size_t n_args) 
                         sd_bus_error_free(&error);
                         continue;
                 }
+                if (sd_bus_error_has_name(&error, "org.rdmad1.Error.Timeout")) {
+                        sd_bus_error_free(&error);
+                        return report_wait_timeout(bus, o, path, t.device->name, t.port, state);
+                }
                 if (sd_bus_error_has_name(&error, SD_BUS_ERROR_UNKNOWN_OBJECT)) {
-                        fprintf(stderr, "rdmactl: %s has no port %" PRIu32 ".\n", args[0], number);
+                        fprintf(stderr, "rdmactl: %s has no port %" PRIu32 ".\n", t.device->name, t.port);
                         sd_bus_error_free(&error);
                         return EXIT_NO_SUCH_DEVICE;
                 }
@@ -569,41 +658,52 @@ static int get_sriov_counts(sd_bus *bus, const char *path, uint32_t *ret_num, ui
         return status;
 }
 
+/* "2 -> 4 VFs": the kernel takes no new count while VFs exist, so rdmad
+ * removed the existing ones first; the caller should know they went. */
+static void print_vfs_change(const char *device, uint32_t before, uint32_t after, uint32_t total) {
+        if (before > 0 && after > 0 && before != after)
+                printf("%s: SR-IOV %" PRIu32 " -> %" PRIu32 " VFs (the %" PRIu32 " existing VF%s removed first).\n",
+                       device, before, after, before, before == 1 ? " was" : "s were");
+        else
+                printf("%s: SR-IOV %" PRIu32 " -> %" PRIu32 " VFs (of %" PRIu32 ").\n", device, before, after,
+                       total);
+}
+
+/* set-vfs DEVICE COUNT; a netdev names its device. */
 static int verb_set_vfs(sd_bus *bus, const Options *o, char **args, size_t n_args) {
-        _cleanup_free_ char *device = NULL, *sriov = NULL;
-        _cleanup_(sd_bus_message_unrefp) sd_bus_message *call = NULL, *reply = NULL;
+        _cleanup_(inventory_freep) Inventory *inv = NULL;
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *call = NULL;
         sd_bus_error error = SD_BUS_ERROR_NULL;
-        const char *sriov_path;
+        const RdmaSriov *sriov;
         uint32_t count, before, after, total;
+        Target t;
         pid_t agent;
         int status, r;
 
-        if (parse_number_arg(args[1], UINT32_MAX, &count) < 0)
-                return usage_error("'%s' is not a number of VFs.", args[1]);
-
-        status = device_path_by_name(bus, args[0], &device);
+        status = load(bus, o, &inv);
         if (status != EXIT_OK)
                 return status;
-        r = sd_bus_get_property(bus, RDMAD_SERVICE, device, RDMAD_DEVICE_INTERFACE, "Sriov", &error, &reply, "o");
-        if (r >= 0)
-                r = sd_bus_message_read(reply, "o", &sriov_path);
-        if (r >= 0 && !(sriov = strdup(sriov_path)))
-                r = -ENOMEM;
-        if (r < 0) {
-                status = report_bus_error("reading Sriov", r, &error);
-                sd_bus_error_free(&error);
+        status = target_parse(bus, inv, args, 1, 0, &t, NULL);
+        if (status != EXIT_OK)
                 return status;
-        }
-        if (streq(sriov, "/")) {
+        sriov = inventory_find_sriov(inv, t.device->sriov);
+        if (!sriov) {
                 fprintf(stderr, "rdmactl: %s has no SR-IOV controls (its PCI function is not an SR-IOV PF).\n",
-                        args[0]);
+                        t.device->name);
                 return EXIT_FAILURE_GENERIC;
         }
-        status = get_sriov_counts(bus, sriov, &before, NULL);
+        r = parse_number_arg(args[1], UINT32_MAX, &count);
+        if (r == -ERANGE)
+                return usage_error("%s VFs are out of range; %s supports at most %" PRIu32 ".", args[1],
+                                   t.device->name, sriov->total_vfs);
+        if (r < 0)
+                return usage_error("'%s' is not a number of VFs.", args[1]);
+        status = get_sriov_counts(bus, sriov->path, &before, NULL);
         if (status != EXIT_OK)
                 return status;
 
-        r = sd_bus_message_new_method_call(bus, &call, RDMAD_SERVICE, sriov, RDMAD_SRIOV_INTERFACE, "SetNumVfs");
+        r = sd_bus_message_new_method_call(bus, &call, RDMAD_SERVICE, sriov->path, RDMAD_SRIOV_INTERFACE,
+                                           "SetNumVfs");
         if (r >= 0)
                 r = sd_bus_message_append(call, "u", count);
         /* polkit may then ask the caller's agent for a password instead of refusing outright. */
@@ -621,10 +721,10 @@ static int verb_set_vfs(sd_bus *bus, const Options *o, char **args, size_t n_arg
                 return status;
         }
 
-        status = get_sriov_counts(bus, sriov, &after, &total);
+        status = get_sriov_counts(bus, sriov->path, &after, &total);
         if (status != EXIT_OK)
                 return status;
-        printf("%s: SR-IOV %" PRIu32 " -> %" PRIu32 " VFs (of %" PRIu32 ").\n", args[0], before, after, total);
+        print_vfs_change(t.device->name, before, after, total);
         return finish_output(EXIT_OK);
 }
 
@@ -643,41 +743,64 @@ static const Verb verbs[] = {
         { "list", 0, 0, VERB_DEFAULT | VERB_JSON, NULL, verb_list },
         { "status", 0, SIZE_MAX, VERB_JSON, "DEVICE...", verb_status },
         { "monitor", 0, 0, VERB_JSON, NULL, verb_monitor_all },
-        { "wait", 3, 3, VERB_TIMEOUT, "DEVICE PORT STATE", verb_wait },
+        { "wait", 2, 3, VERB_TIMEOUT, "PORT STATE", verb_wait },
         { "set-vfs", 2, 2, 0, "DEVICE COUNT", verb_set_vfs },
         { "help", 0, 0, VERB_NO_BUS, NULL, verb_help },
 };
 
-/* Hidden, for the shell completion: not a command a person types. */
-static const Verb list_devices_verb = { "--list-devices", 0, 0, 0, NULL, verb_list_devices };
+/* Hidden, for the shell completion: names one a line, not a command a person types. */
+static const Verb list_names_verb = { "--list", 0, 0, 0, NULL, verb_list_names };
 
 enum {
         ARG_VERSION = 0x100,
         ARG_JSON,
         ARG_NO_LEGEND,
         ARG_NO_COLOR,
+        ARG_NO_PAGER,
         ARG_TIMEOUT,
         ARG_NO_ASK_PASSWORD,
         ARG_LIST_DEVICES,
+        ARG_LIST,
 };
 
+static const struct option long_options[] = {
+        { "help", no_argument, NULL, 'h' },
+        { "version", no_argument, NULL, ARG_VERSION },
+        { "json", optional_argument, NULL, ARG_JSON },
+        { "no-legend", no_argument, NULL, ARG_NO_LEGEND },
+        { "no-color", no_argument, NULL, ARG_NO_COLOR },
+        { "no-colour", no_argument, NULL, ARG_NO_COLOR },
+        { "no-pager", no_argument, NULL, ARG_NO_PAGER },
+        { "timeout", required_argument, NULL, ARG_TIMEOUT },
+        { "no-ask-password", no_argument, NULL, ARG_NO_ASK_PASSWORD },
+        /* Hidden: for the shell completion. */
+        { "list-devices", no_argument, NULL, ARG_LIST_DEVICES },
+        { "list", required_argument, NULL, ARG_LIST },
+        {},
+};
+
+/* getopt's '?' and ':' in words: what was wrong with which option. */
+static int option_error(int c, const char *arg) {
+        const char *eq = strchr(arg, '=');
+        size_t len = eq ? (size_t) (eq - arg) : strlen(arg);
+
+        if (strncmp(arg, "--", 2) != 0) /* a short option */
+                return usage_error(c == ':' ? "option '-%c' needs a value." : "unknown option '-%c'.", optopt);
+        if (c == ':')
+                return usage_error("option '%s' needs a value, as in '%s=VALUE'.", arg, arg);
+        /* getopt also says '?' for a value given to an option that takes none. */
+        if (eq)
+                for (const struct option *opt = long_options; opt->name; opt++)
+                        if (opt->has_arg == no_argument && strlen(opt->name) == len - 2 &&
+                            strncmp(opt->name, arg + 2, len - 2) == 0)
+                                return usage_error("option '%.*s' takes no value.", (int) len, arg);
+        return usage_error("unknown option '%.*s'.", (int) len, arg);
+}
+
 int main(int argc, char *argv[]) {
-        static const struct option long_options[] = {
-                { "help", no_argument, NULL, 'h' },
-                { "version", no_argument, NULL, ARG_VERSION },
-                { "json", no_argument, NULL, ARG_JSON },
-                { "no-legend", no_argument, NULL, ARG_NO_LEGEND },
-                { "no-color", no_argument, NULL, ARG_NO_COLOR },
-                { "no-colour", no_argument, NULL, ARG_NO_COLOR },
-                { "timeout", required_argument, NULL, ARG_TIMEOUT },
-                { "no-ask-password", no_argument, NULL, ARG_NO_ASK_PASSWORD },
-                /* Hidden: device names one a line, for the shell completion. */
-                { "list-devices", no_argument, NULL, ARG_LIST_DEVICES },
-                {},
-        };
         _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
         Options o = { .legend = true, .ask_password = true };
-        bool no_color = false, list_devices = false;
+        bool no_color = false, list_names = false;
         const Verb *verb = NULL;
         char **args;
         size_t n_args;
@@ -685,9 +808,10 @@ int main(int argc, char *argv[]) {
 
         setlocale(LC_CTYPE, "");
 
-        /* GNU getopt permutes: options may also follow the command ("wait mlx5_0 1 ACTIVE --timeout=5"). */
+        /* GNU getopt permutes: options may also follow the command ("wait mlx5_0 1 ACTIVE --timeout=5").
+         * The leading ':' has it tell a missing value (':') from an unknown option ('?'). */
         opterr = 0;
-        while ((c = getopt_long(argc, argv, "h", long_options, NULL)) >= 0)
+        while ((c = getopt_long(argc, argv, ":h", long_options, NULL)) >= 0)
                 switch (c) {
                 case 'h':
                         help();
@@ -696,7 +820,11 @@ int main(int argc, char *argv[]) {
                         printf("rdmactl %s\n", RDMAD_VERSION);
                         return finish_output(EXIT_OK);
                 case ARG_JSON:
-                        o.json = JSON_SHORT;
+                        /* A bare --json is --json=short, one document a line. */
+                        if (!optarg)
+                                o.json = JSON_SHORT;
+                        else if (parse_json_mode(optarg, &o.json) < 0)
+                                return usage_error("--json: '%s' is not one of pretty, short, off.", optarg);
                         break;
                 case ARG_NO_LEGEND:
                         o.legend = false;
@@ -704,35 +832,47 @@ int main(int argc, char *argv[]) {
                 case ARG_NO_COLOR:
                         no_color = true;
                         break;
-                case ARG_TIMEOUT:
+                case ARG_NO_PAGER:
+                        break; /* rdmactl never pages; accepted as systemd's tools accept it */
+                case ARG_TIMEOUT: {
+                        char max[TIMESPAN_STRING_MAX];
+
                         r = parse_timespan(optarg, &o.timeout_usec);
                         if (r == -ERANGE)
                                 return usage_error("--timeout: '%s' is too long; the maximum is %s "
                                                    "('infinity' waits for ever).",
-                                                   optarg, format_timespan(TIMESPAN_MAX_USEC, (char[TIMESPAN_STRING_MAX]){}));
+                                                   optarg, format_timespan(TIMESPAN_MAX_USEC, max));
                         if (r < 0)
                                 return usage_error("--timeout: '%s' is not a time span (e.g. 30s, 500ms, 2min; "
                                                    "a bare number is seconds).",
                                                    optarg);
                         o.timeout_set = true;
                         break;
+                }
                 case ARG_NO_ASK_PASSWORD:
                         o.ask_password = false;
                         break;
                 case ARG_LIST_DEVICES:
-                        list_devices = true;
+                        list_names = true;
+                        o.list = NAMES_DEVICES;
                         break;
+                case ARG_LIST:
+                        if (parse_name_kind(optarg, &o.list) < 0)
+                                return usage_error("--list: '%s' is not one of devices, sriov-devices, netdevs, "
+                                                   "ports.",
+                                                   optarg);
+                        list_names = true;
+                        break;
+                case ':':
                 case '?':
-                        if (optopt > 0 && optopt < 0x100) /* a short option; long ones give their value */
-                                return usage_error("option '-%c' is not known.", optopt);
-                        return usage_error("option '%s' is not known or lacks its argument.", argv[optind - 1]);
+                        return option_error(c, argv[optind - 1]);
                 default:
                         return usage_error("cannot parse the options.");
                 }
         o.color = !no_color && colors_wanted(STDOUT_FILENO);
 
-        if (list_devices) {
-                verb = &list_devices_verb;
+        if (list_names) {
+                verb = &list_names_verb;
                 args = argv + optind;
                 n_args = 0;
         } else {

@@ -25,6 +25,7 @@ typedef struct Options {
         bool ask_password;
         bool timeout_set;
         uint64_t timeout_usec; /* `wait`: UINT64_MAX for none */
+        NameKind list;
 } Options;
 
 /* Prints "rdmactl: ..." for a failed bus call on stderr and returns the

@@ -206,9 +206,78 @@ static void test_status_is_the_golden_text(void **state) {
         /* An unknown name among known ones: the known are shown, the exit says 4. */
         out = run(h, &status, "status hfi1_0 nosuch0");
         assert_int_equal(status, 4);
-        assert_non_null(strstr(out, "rdmactl: No RDMA device 'nosuch0'.\n"));
+        assert_non_null(strstr(out, "rdmactl: No RDMA device or network interface 'nosuch0'.\n"));
         assert_non_null(strstr(out, "● hfi1_0\n"));
         free(out);
+}
+
+/* "mlx4_0 1", the `rdma` tool's "mlx4_0/1" and the port's netdev "ib0" name
+ * one port: the device with that port and its netdev only. */
+static void test_status_of_a_port_named_three_ways(void **state) {
+        static const char *const same[] = { "status --no-color mlx4_0 1", "status --no-color mlx4_0/1",
+                                            "status --no-color ib0" };
+        Harness *h = *state;
+        char *out;
+        int status;
+
+        for (size_t i = 0; i < sizeof(same) / sizeof(same[0]); i++) {
+                out = run(h, &status, "%s", same[i]);
+                if (status != 0)
+                        fail_msg("rdmactl %s: exit %d: %s", same[i], status, out);
+                assert_golden(out, "status-mlx4_0-port1.txt");
+                free(out);
+        }
+
+        /* A device and a port of another, in one call; a RoCE netdev. */
+        out = run(h, &status, "status --no-color hfi1_0 mlx4_0/2 ens1f0np0");
+        assert_int_equal(status, 0);
+        assert_non_null(strstr(out, "● hfi1_0\n"));
+        assert_non_null(strstr(out, "             Port 2: DOWN (Disabled)"));
+        assert_null(strstr(out, "Port 1: ACTIVE (LinkUp), 40 Gb/sec"));
+        assert_non_null(strstr(out, "            NetDevs: ens1d1 (port 2)"));
+        assert_non_null(strstr(out, "● mlx5_0\n"));
+        free(out);
+
+        /* JSON: the device object with the one port. */
+        out = run(h, &status, "status --json mlx4_0 2");
+        assert_int_equal(status, 0);
+        free(python_check(h, out,
+                          "import json, sys\n"
+                          "d, = json.load(open(sys.argv[1]))\n"
+                          "assert [p[\"port\"] for p in d[\"ports\"]] == [2], d\n"
+                          "assert [n[\"name\"] for n in d[\"netdevs\"]] == [\"ens1d1\"], d\n"));
+        free(out);
+
+        /* What a script must be able to tell apart. */
+        assert_run(h, "status mlx4_0 3", 4, "rdmactl: mlx4_0 has no port 3.\n");
+        assert_run(h, "status mlx4_0/3", 4, "rdmactl: mlx4_0 has no port 3.\n");
+        assert_run(h, "status nosuch0/1", 4, "rdmactl: No RDMA device 'nosuch0'.\n");
+        assert_run(h, "status mlx4_0/x", 2, "rdmactl: 'x' is not a port number.\n");
+        assert_run(h, "status mlx4_0/0", 2, "rdmactl: '0' is not a port number; ports count from 1.\n");
+        assert_run(h, "status /1", 2, "rdmactl: '/1' names no device before the '/'.\n");
+        assert_run(h, "status mlx4_0 99999999999", 2,
+                   "rdmactl: port '99999999999' is out of range; the maximum is 4294967295.\n");
+}
+
+/* A host without RDMA devices: said, not silence. */
+static void test_a_host_without_devices_says_so(void **state) {
+        Harness *h = harness_start(NULL, NULL);
+        char *out;
+        int status;
+
+        out = run(h, &status, "status");
+        assert_int_equal(status, 0);
+        assert_string_equal(out, "No RDMA devices.\n");
+        free(out);
+        out = run(h, &status, "status --json");
+        assert_int_equal(status, 0);
+        assert_string_equal(out, "[]\n");
+        free(out);
+        out = run(h, &status, "list");
+        assert_int_equal(status, 0);
+        assert_string_equal(out, "DEVICE PORT STATE PHYS STATE RATE LINK LAYER NETDEV TRANSPORT\n\n0 ports listed.\n");
+        free(out);
+        harness_teardown_clean((void **) &h);
 }
 
 static void test_list_json_has_the_stable_keys_and_values(void **state) {
@@ -221,19 +290,56 @@ static void test_list_json_has_the_stable_keys_and_values(void **state) {
         summary = python_check(h, out,
                                "import json, sys\n"
                                "ports = json.load(open(sys.argv[1]))\n"
-                               "keys = [\"device\", \"port\", \"state\", \"state_name\", \"phys_state\",\n"
-                               "        \"phys_state_name\", \"rate\", \"link_layer\", \"netdev\", \"transport\"]\n"
+                               "keys = [\"device\", \"port\", \"state\", \"state_num\", \"phys_state\",\n"
+                               "        \"phys_state_num\", \"rate\", \"link_layer\", \"netdev\", \"transport\"]\n"
                                "assert all(list(p) == keys for p in ports), ports\n"
-                               "print(\" \".join(\"%s/%d:%d:%s:%d:%s:%s:%s:%s:%s\" % tuple(p[k] for k in keys)\n"
+                               "print(\" \".join(\"%s/%d:%s:%d:%s:%d:%s:%s:%s:%s\" % tuple(p[k] for k in keys)\n"
                                "                for p in ports))\n");
-        assert_string_equal(summary, "hfi1_0/1:4:ACTIVE:5:LinkUp:100 Gb/sec (4X EDR):InfiniBand:None:InfiniBand "
-                                     "mlx4_0/1:4:ACTIVE:5:LinkUp:40 Gb/sec (4X QDR):InfiniBand:ib0:InfiniBand "
-                                     "mlx4_0/2:1:DOWN:3:Disabled:40 Gb/sec (4X QDR):Ethernet:ens1d1:InfiniBand "
-                                     "mlx5_0/1:4:ACTIVE:5:LinkUp:25 Gb/sec (1X EDR):Ethernet:ens1f0np0:RoCE "
-                                     "mlx5_1/1:4:ACTIVE:5:LinkUp:25 Gb/sec (1X EDR):Ethernet:ens1f0v0:RoCE "
-                                     "rxe0/1:4:ACTIVE:5:LinkUp:10 Gb/sec (1X FDR10):Ethernet:veth-rdma0:RoCE "
-                                     "siw0/1:4:ACTIVE:5:LinkUp:2.5 Gb/sec (1X SDR):Ethernet:dummy-siw0:iWARP");
+        assert_string_equal(summary, "hfi1_0/1:ACTIVE:4:LinkUp:5:100 Gb/sec (4X EDR):InfiniBand:None:InfiniBand "
+                                     "mlx4_0/1:ACTIVE:4:LinkUp:5:40 Gb/sec (4X QDR):InfiniBand:ib0:InfiniBand "
+                                     "mlx4_0/2:DOWN:1:Disabled:3:40 Gb/sec (4X QDR):Ethernet:ens1d1:InfiniBand "
+                                     "mlx5_0/1:ACTIVE:4:LinkUp:5:25 Gb/sec (1X EDR):Ethernet:ens1f0np0:RoCE "
+                                     "mlx5_1/1:ACTIVE:4:LinkUp:5:25 Gb/sec (1X EDR):Ethernet:ens1f0v0:RoCE "
+                                     "rxe0/1:ACTIVE:4:LinkUp:5:10 Gb/sec (1X FDR10):Ethernet:veth-rdma0:RoCE "
+                                     "siw0/1:ACTIVE:4:LinkUp:5:2.5 Gb/sec (1X SDR):Ethernet:dummy-siw0:iWARP");
         free(summary);
+        free(out);
+}
+
+/* --json=short is one line, --json=pretty the golden indented text, --json=off the table. */
+static void test_json_modes_short_pretty_off(void **state) {
+        Harness *h = *state;
+        char *out, *plain, *table;
+        int status;
+
+        plain = run(h, &status, "list --json");
+        assert_int_equal(status, 0);
+        out = run(h, &status, "list --json=short");
+        assert_int_equal(status, 0);
+        assert_string_equal(out, plain);
+        assert_int_equal(out[0], '[');
+        assert_ptr_equal(strchr(out, '\n'), out + strlen(out) - 1); /* one line */
+        free(out);
+        free(plain);
+
+        out = run(h, &status, "status --json=pretty hfi1_0");
+        assert_int_equal(status, 0);
+        assert_golden(out, "status-hfi1_0-json-pretty.txt");
+        free(out);
+
+        out = run(h, &status, "list --json=off --no-color");
+        table = run(h, &status, "list --no-color");
+        assert_int_equal(status, 0);
+        assert_string_equal(out, table);
+        free(out);
+        free(table);
+
+        assert_run(h, "list --json=prety", 2, "rdmactl: --json: 'prety' is not one of pretty, short, off.\n");
+        assert_run(h, "wait mlx5_0 1 ACTIVE --json=pretty", 2, "rdmactl: 'wait' has no JSON output.\n");
+        /* An InfiniBand GID has no type: null, not "". */
+        out = run(h, &status, "status --json hfi1_0");
+        assert_int_equal(status, 0);
+        assert_non_null(strstr(out, "\"gid\":\"fe80:0000:0000:0000:0011:7501:0165:ab12\",\"type\":null}"));
         free(out);
 }
 
@@ -539,7 +645,7 @@ static void test_monitor_json_lines(void **state) {
         flap_hfi1(h, false);
         child_expect(c, "\"event\":\"port-state\"");
         flap_hfi1(h, true);
-        child_expect(c, "\"old_state_name\":\"DOWN\"");
+        child_expect(c, "\"old_state\":\"DOWN\"");
         child_stop(c);
 
         /* Nothing but JSON on stdout, one object a line; the greeting went to stderr. */
@@ -552,15 +658,15 @@ static void test_monitor_json_lines(void **state) {
                                "    assert e[\"time\"].endswith(\"+00:00\") and e[\"usec\"] > 1700000000000000, e\n"
                                "    if e[\"event\"] == \"port-state\":\n"
                                "        out.append(\"%s/%d:%s>%s:%s>%s\" % (e[\"device\"], e[\"port\"], "
-                               "e[\"old_state_name\"], e[\"state_name\"], e[\"old_phys_state_name\"], "
-                               "e[\"phys_state_name\"]))\n"
+                               "e[\"old_state\"], e[\"state\"], e[\"old_phys_state\"], "
+                               "e[\"phys_state\"]))\n"
                                "    elif e[\"event\"] == \"device-added\":\n"
                                "        out.append(\"+%s:%s:%s\" % (e[\"device\"], e[\"transport\"], e[\"ports\"]))\n"
                                "    else:\n"
-                               "        out.append(\"%s:%s/%d:%s\" % (e[\"event\"], e[\"device\"], e[\"port\"], "
-                               "e[\"state_name\"]))\n"
+                               "        out.append(\"%s:%s/%d:%s/%d\" % (e[\"event\"], e[\"device\"], e[\"port\"], "
+                               "e[\"state\"], e[\"state_num\"]))\n"
                                "print(\" \".join(out))\n");
-        assert_string_equal(summary, "+rxe5:RoCE:[1] port-added:rxe5/1:ACTIVE hfi1_0/1:ACTIVE>DOWN:LinkUp>Disabled "
+        assert_string_equal(summary, "+rxe5:RoCE:[1] port-added:rxe5/1:ACTIVE/4 hfi1_0/1:ACTIVE>DOWN:LinkUp>Disabled "
                                      "hfi1_0/1:DOWN>ACTIVE:Disabled>LinkUp");
         free(summary);
         child_free(c);
@@ -589,7 +695,7 @@ static void test_wait_at_once_after_a_change_and_on_timeout(void **state) {
         start = now_usec();
         out = run(h, &status, "wait hfi1_0 1 DOWN --timeout=1");
         assert_int_equal(status, 5);
-        assert_string_equal(out, "rdmactl: Port 1 of hfi1_0 did not reach DOWN within 1000 ms; it is ACTIVE.\n");
+        assert_string_equal(out, "rdmactl: Port 1 of hfi1_0 did not reach DOWN within 1s; it is ACTIVE.\n");
         assert_true(now_usec() - start >= 1000000);
         free(out);
         assert_run(h, "wait hfi1_0 1 DOWN --timeout=0", 5, "rdmactl: Port 1 of hfi1_0 is ACTIVE, not DOWN.\n");
@@ -613,10 +719,46 @@ static void test_wait_at_once_after_a_change_and_on_timeout(void **state) {
 
         /* What a script must be able to tell apart. */
         assert_run(h, "wait hfi1_0 7 ACTIVE", 4, "rdmactl: hfi1_0 has no port 7.\n");
-        assert_run(h, "wait nosuch0 1 ACTIVE", 4, "rdmactl: No RDMA device 'nosuch0'.\n");
-        assert_run(h, "wait hfi1_0 1 UPPISH", 2, "Unknown port state 'UPPISH'");
+        assert_run(h, "wait nosuch0 1 ACTIVE", 4, "rdmactl: No RDMA device or network interface 'nosuch0'.\n");
+        assert_run(h, "wait hfi1_0 1 UPPISH", 2,
+                   "rdmactl: 'UPPISH' is not a port state (ACTIVE, DOWN, INIT, ARMED, ACTIVE_DEFER, NOP, or their "
+                   "numbers 0-5).\n");
+        assert_run(h, "wait hfi1_0 1 7", 2,
+                   "rdmactl: port state 7 is out of range; the states are 0 (NOP) to 5 (ACTIVE_DEFER).\n");
+        assert_run(h, "wait hfi1_0 ACTIVE", 2,
+                   "rdmactl: 'wait' needs a port: DEVICE PORT, DEVICE/PORT or the network interface of a port, "
+                   "then the STATE.\n");
+        assert_run(h, "wait ib0 1 ACTIVE", 2, "rdmactl: 'ib0' names a port already; 'wait' takes it and a STATE.\n");
         assert_run(h, "wait hfi1_0 x ACTIVE", 2, "rdmactl: 'x' is not a port number.\n");
-        assert_run(h, "wait hfi1_0 1 ACTIVE --timeout=soon", 2, "rdmactl: --timeout: 'soon' is not a time span (e.g. 30s, 500ms, 2min; a bare number is seconds).\n");
+        assert_run(h, "wait hfi1_0 1 ACTIVE --timeout=soon", 2,
+                   "rdmactl: --timeout: 'soon' is not a time span (e.g. 30s, 500ms, 2min; a bare number is "
+                   "seconds).\n");
+        assert_run(h, "wait hfi1_0 1 ACTIVE --timeout=400d", 2,
+                   "rdmactl: --timeout: '400d' is too long; the maximum is 365d ('infinity' waits for ever).\n");
+        assert_run(h, "wait hfi1_0 1 ACTIVE --timeout", 2,
+                   "rdmactl: option '--timeout' needs a value, as in '--timeout=VALUE'.\n");
+}
+
+/* A port named as people name it, a state by its number, a time span with its unit. */
+static void test_wait_names_ports_states_and_spans_the_usual_ways(void **state) {
+        Harness *h = *state;
+        char *out;
+        int status;
+
+        assert_run(h, "wait mlx4_0/1 ACTIVE --timeout=0", 0, NULL);
+        assert_run(h, "wait ib0 ACTIVE --timeout=0", 0, NULL);
+        assert_run(h, "wait ens1d1 DOWN --timeout=0", 0, NULL);     /* mlx4_0 port 2 */
+        assert_run(h, "wait mlx4_0 1 4 --timeout=1s", 0, NULL);      /* 4 is ACTIVE, as sysfs says "4: ACTIVE" */
+        assert_run(h, "wait mlx4_0/2 1 --timeout=500ms", 0, NULL);   /* 1 is DOWN */
+        assert_run(h, "wait ens1f0np0 '4: ACTIVE' --timeout=2min", 0, NULL);
+        assert_run(h, "wait mlx4_0/3 ACTIVE", 4, "rdmactl: mlx4_0 has no port 3.\n");
+
+        /* The span comes back as it was meant. */
+        out = run(h, &status, "wait hfi1_0/1 1 --timeout=300ms");
+        assert_int_equal(status, 5);
+        assert_string_equal(out, "rdmactl: Port 1 of hfi1_0 did not reach DOWN within 300ms; it is ACTIVE.\n");
+        free(out);
+        assert_run(h, "wait ib0 INIT --timeout=0", 5, "rdmactl: Port 1 of mlx4_0 is ACTIVE, not INIT.\n");
 }
 
 /* ---- set-vfs ---- */
@@ -633,7 +775,7 @@ static void test_set_vfs_as_root_succeeds(void **state) {
         HARNESS_REQUIRE_POLKIT(have_polkit);
         out = run(h, &status, "set-vfs mlx5_0 4");
         assert_int_equal(status, 0);
-        assert_string_equal(out, "mlx5_0: SR-IOV 1 -> 4 VFs (of 8).\n");
+        assert_string_equal(out, "mlx5_0: SR-IOV 1 -> 4 VFs (the 1 existing VF was removed first).\n");
         free(out);
         content = numvfs_file(h);
         assert_string_equal(content, "4\n");
@@ -646,6 +788,16 @@ static void test_set_vfs_as_root_succeeds(void **state) {
         content = numvfs_file(h);
         assert_string_equal(content, "0\n");
         free(content);
+
+        /* From none: nothing removed. Named by its netdev. */
+        out = run(h, &status, "set-vfs ens1f0np0 2");
+        assert_int_equal(status, 0);
+        assert_string_equal(out, "mlx5_0: SR-IOV 0 -> 2 VFs (of 8).\n");
+        free(out);
+        out = run(h, &status, "set-vfs mlx5_0 3");
+        assert_int_equal(status, 0);
+        assert_string_equal(out, "mlx5_0: SR-IOV 2 -> 3 VFs (the 2 existing VFs were removed first).\n");
+        free(out);
 }
 
 static void test_set_vfs_refusals(void **state) {
@@ -682,7 +834,9 @@ static void test_set_vfs_refusals(void **state) {
         assert_run(h, "set-vfs mlx5_0 9", 2, "rdmactl: mlx5_0 supports at most 8 VFs; 9 requested.\n");
         assert_run(h, "set-vfs mlx5_1 1", 1,
                    "rdmactl: mlx5_1 has no SR-IOV controls (its PCI function is not an SR-IOV PF).\n");
-        assert_run(h, "set-vfs nosuch0 1", 4, "rdmactl: No RDMA device 'nosuch0'.\n");
+        assert_run(h, "set-vfs nosuch0 1", 4, "rdmactl: No RDMA device or network interface 'nosuch0'.\n");
+        assert_run(h, "set-vfs mlx5_0 99999999999", 2,
+                   "rdmactl: 99999999999 VFs are out of range; mlx5_0 supports at most 8.\n");
         assert_run(h, "set-vfs mlx5_0 -1", 2, NULL);
         assert_run(h, "set-vfs mlx5_0 many", 2, "rdmactl: 'many' is not a number of VFs.\n");
 
@@ -732,12 +886,19 @@ static void test_usage_help_and_version(void **state) {
         int status;
 
         assert_run(h, "--help", 0, "  0 success, 1 failure, 2 invalid arguments, 3 rdmad not running");
-        assert_run(h, "help", 0, "wait DEVICE PORT STATE");
+        assert_run(h, "help", 0, "wait PORT STATE");
         assert_run(h, "--version", 0, "rdmactl " RDMAD_VERSION "\n");
         assert_run(h, "frobnicate", 2, "rdmactl: unknown command 'frobnicate'.\n");
-        assert_run(h, "--frobnicate", 2, "rdmactl: option '--frobnicate' is not known or lacks its argument.\n");
+        /* Unknown, lacking its value, or given one it does not take: three different mistakes. */
+        assert_run(h, "--frobnicate", 2, "rdmactl: unknown option '--frobnicate'.\n");
+        assert_run(h, "--frobnicate=3", 2, "rdmactl: unknown option '--frobnicate'.\n");
+        assert_run(h, "-z", 2, "rdmactl: unknown option '-z'.\n");
+        assert_run(h, "list --timeout", 2, "rdmactl: option '--timeout' needs a value, as in '--timeout=VALUE'.\n");
+        assert_run(h, "list --no-legend=yes", 2, "rdmactl: option '--no-legend' takes no value.\n");
+        assert_run(h, "list --no-pager --no-legend", 0, "\nmlx5_0 1 ACTIVE LinkUp");
         assert_run(h, "list extra", 2, "rdmactl: 'list' takes no arguments.\n");
-        assert_run(h, "wait mlx5_0", 2, "rdmactl: 'wait' needs DEVICE PORT STATE.\n");
+        assert_run(h, "wait mlx5_0", 2, "rdmactl: 'wait' needs PORT STATE.\n");
+        assert_run(h, "wait mlx5_0 1 ACTIVE extra", 2, "rdmactl: 'wait' takes only PORT STATE.\n");
         assert_run(h, "set-vfs mlx5_0", 2, "rdmactl: 'set-vfs' needs DEVICE COUNT.\n");
         assert_run(h, "wait mlx5_0 1 ACTIVE --json", 2, "rdmactl: 'wait' has no JSON output.\n");
         assert_run(h, "list --timeout=3", 2, "rdmactl: --timeout is for 'wait' only.\n");
@@ -746,6 +907,22 @@ static void test_usage_help_and_version(void **state) {
         out = run(h, &status, "--list-devices");
         assert_int_equal(status, 0);
         assert_string_equal(out, "hfi1_0\nmlx4_0\nmlx5_0\nmlx5_1\nrxe0\nsiw0\n");
+        free(out);
+        out = run(h, &status, "--list=devices");
+        assert_int_equal(status, 0);
+        assert_string_equal(out, "hfi1_0\nmlx4_0\nmlx5_0\nmlx5_1\nrxe0\nsiw0\n");
+        free(out);
+        out = run(h, &status, "--list=sriov-devices"); /* what set-vfs can change */
+        assert_int_equal(status, 0);
+        assert_string_equal(out, "mlx5_0\n");
+        free(out);
+        out = run(h, &status, "--list=netdevs");
+        assert_int_equal(status, 0);
+        assert_string_equal(out, "dummy-siw0\nens1d1\nens1f0np0\nens1f0v0\nib0\nveth-rdma0\n");
+        free(out);
+        out = run(h, &status, "--list=ports");
+        assert_int_equal(status, 0);
+        assert_string_equal(out, "hfi1_0/1\nmlx4_0/1\nmlx4_0/2\nmlx5_0/1\nmlx5_1/1\nrxe0/1\nsiw0/1\n");
         free(out);
 
         /* No system bus at all: exit 3 too. */
@@ -762,6 +939,10 @@ int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test_setup_teardown(test_list_is_the_golden_table, host_setup, harness_teardown_clean),
                 cmocka_unit_test_setup_teardown(test_status_is_the_golden_text, host_setup, harness_teardown_clean),
+                cmocka_unit_test_setup_teardown(test_status_of_a_port_named_three_ways, host_setup,
+                                                harness_teardown_clean),
+                cmocka_unit_test(test_a_host_without_devices_says_so),
+                cmocka_unit_test_setup_teardown(test_json_modes_short_pretty_off, host_setup, harness_teardown_clean),
                 cmocka_unit_test_setup_teardown(test_colours_only_on_a_terminal_that_wants_them, host_setup,
                                                 harness_teardown_clean),
                 cmocka_unit_test_setup_teardown(test_list_json_has_the_stable_keys_and_values, host_setup,
@@ -774,6 +955,8 @@ int main(void) {
                                                 harness_teardown_clean),
                 cmocka_unit_test_setup_teardown(test_monitor_json_lines, host_setup, harness_teardown_clean),
                 cmocka_unit_test_setup_teardown(test_wait_at_once_after_a_change_and_on_timeout, host_setup,
+                                                harness_teardown_clean),
+                cmocka_unit_test_setup_teardown(test_wait_names_ports_states_and_spans_the_usual_ways, host_setup,
                                                 harness_teardown_clean),
                 cmocka_unit_test_setup_teardown(test_set_vfs_as_root_succeeds, polkit_setup, harness_teardown_clean),
                 cmocka_unit_test_setup_teardown(test_set_vfs_refusals, polkit_setup, harness_teardown_clean),

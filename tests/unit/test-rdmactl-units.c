@@ -308,6 +308,51 @@ static void test_json_modes(void **state) {
         assert_int_equal(parse_json_mode(NULL, &m), -EINVAL);
 }
 
+static void test_json_print_short_and_pretty(void **state) {
+        static const char doc[] = "[{\"a\":1,\"s\":\"x,y:{[\\\"]}\",\"e\":[],\"o\":{},\"n\":null}]";
+        char *out = NULL;
+
+        CAPTURE(out, json_print(f, doc, strlen(doc), false));
+        assert_string_equal(out, "[{\"a\":1,\"s\":\"x,y:{[\\\"]}\",\"e\":[],\"o\":{},\"n\":null}]\n");
+        free(out);
+
+        /* Commas, colons and brackets inside strings (and an escaped quote) stay as they are. */
+        CAPTURE(out, json_print(f, doc, strlen(doc), true));
+        assert_string_equal(out, "[\n"
+                                 "  {\n"
+                                 "    \"a\": 1,\n"
+                                 "    \"s\": \"x,y:{[\\\"]}\",\n"
+                                 "    \"e\": [],\n"
+                                 "    \"o\": {},\n"
+                                 "    \"n\": null\n"
+                                 "  }\n"
+                                 "]\n");
+        free(out);
+
+        /* Only `size` bytes count: the monitor's reused buffer has an old tail past them. */
+        CAPTURE(out, json_print(f, "{}OLD TAIL", 2, true));
+        assert_string_equal(out, "{}\n");
+        free(out);
+        CAPTURE(out, json_print(f, "[]", 2, true));
+        assert_string_equal(out, "[]\n");
+        free(out);
+}
+
+static void test_name_kinds_for_the_completion(void **state) {
+        NameKind k = NAMES_PORTS;
+
+        assert_int_equal(parse_name_kind("devices", &k), 0);
+        assert_int_equal(k, NAMES_DEVICES);
+        assert_int_equal(parse_name_kind("sriov-devices", &k), 0);
+        assert_int_equal(k, NAMES_SRIOV_DEVICES);
+        assert_int_equal(parse_name_kind("netdevs", &k), 0);
+        assert_int_equal(k, NAMES_NETDEVS);
+        assert_int_equal(parse_name_kind("ports", &k), 0);
+        assert_int_equal(k, NAMES_PORTS);
+        assert_int_equal(parse_name_kind("device", &k), -EINVAL);
+        assert_int_equal(parse_name_kind(NULL, &k), -EINVAL);
+}
+
 static int fake_run(sd_bus *bus, const Options *o, char **args, size_t n_args) {
         return 0;
 }
@@ -402,6 +447,8 @@ int main(void) {
                 cmocka_unit_test(test_device_slash_port),
                 cmocka_unit_test(test_json_modes),
                 cmocka_unit_test(test_verbs_are_chosen_and_checked_from_the_table),
+                cmocka_unit_test(test_json_print_short_and_pretty),
+                cmocka_unit_test(test_name_kinds_for_the_completion),
                 cmocka_unit_test(test_bus_errors_map_to_stable_exit_statuses),
                 cmocka_unit_test(test_make_printable_neutralises_control_characters),
         };
