@@ -672,6 +672,24 @@ static void test_monitor_json_lines(void **state) {
         child_free(c);
 }
 
+/* --json=pretty: each event an indented object, the next after it. */
+static void test_monitor_json_pretty(void **state) {
+        Harness *h = *state;
+        Child *c = child_start((const char *const[]) { "monitor", "--json=pretty", NULL });
+
+        if (!child_wait_for(c, "Monitoring org.rdmad1", true, 10000))
+                fail_msg("rdmactl monitor did not start: %s", c->err->str);
+        flap_hfi1(h, false);
+        child_expect(c, "  \"rate\": \"100 Gb/sec (4X EDR)\"\n}\n");
+        child_stop(c);
+        assert_true(g_str_has_prefix(c->out->str, "{\n  \"time\": \""));
+        assert_non_null(strstr(c->out->str, ",\n  \"event\": \"port-state\",\n  \"device\": \"hfi1_0\",\n"
+                                            "  \"port\": 1,\n  \"old_state\": \"ACTIVE\",\n  \"state\": \"DOWN\",\n"
+                                            "  \"state_num\": 1,\n  \"old_phys_state\": \"LinkUp\",\n"
+                                            "  \"phys_state\": \"Disabled\",\n  \"phys_state_num\": 3,\n"));
+        child_free(c);
+}
+
 /* ---- wait ---- */
 
 static void test_wait_at_once_after_a_change_and_on_timeout(void **state) {
@@ -849,6 +867,69 @@ static void test_set_vfs_refusals(void **state) {
         assert_run(h, "set-vfs mlx5_0 2", 6, "rdmactl: permission denied: Cannot ask polkit for authorization");
 }
 
+/* ---- the bash completion ---- */
+
+/* What the completion offers after the words (the last one being completed),
+ * one a line, sorted; rdmactl on the PATH talks to the test's rdmad. */
+static char *complete(Harness *h, const char *words) {
+        char script[256], *command = NULL, *bindir, *out;
+        int status;
+
+        snprintf(script, sizeof(script), "%s/complete.sh", h->tmpdir);
+        assert_true(g_file_set_contents(script,
+                                        "source \"$1\" || exit 1\n"
+                                        "shift\n"
+                                        "COMP_WORDS=(\"$@\")\n"
+                                        "COMP_CWORD=$(($# - 1))\n"
+                                        "_rdmactl\n"
+                                        "printf \"%s\\n\" \"${COMPREPLY[@]}\" | sort | tr \"\\n\" \" \"\n",
+                                        -1, NULL));
+        bindir = g_path_get_dirname(getenv("RDMACTL_BINARY"));
+        assert_true(asprintf(&command, "env PATH=%s:\"$PATH\" bash %s %s/../../shell-completion/bash/rdmactl %s",
+                             bindir, script, GOLDEN_DIR, words) > 0);
+        out = harness_run_command(h, command, &status);
+        free(command);
+        g_free(bindir);
+        if (status != 0)
+                fail_msg("completing %s: exit %d: %s", words, status, out);
+        return out;
+}
+
+static void assert_completes(Harness *h, const char *words, const char *expected) {
+        char *out = complete(h, words);
+
+        if (strcmp(out, expected) != 0)
+                fail_msg("completing %s: '%s', expected '%s'", words, out, expected);
+        free(out);
+}
+
+static void test_completion_offers_what_each_word_can_be(void **state) {
+        Harness *h = *state;
+
+        assert_completes(h, "rdmactl ''", "help list monitor set-vfs status wait ");
+        /* set-vfs: only the devices with SR-IOV. */
+        assert_completes(h, "rdmactl set-vfs ''", "mlx5_0 ");
+        assert_completes(h, "rdmactl set-vfs mlx5_0 ''", " ");
+        /* wait: a device, a netdev or DEVICE/PORT; then a port number if a device; then a state. */
+        assert_completes(h, "rdmactl wait mlx4",
+                         "mlx4_0 mlx4_0/1 mlx4_0/2 ");
+        assert_completes(h, "rdmactl wait e", "ens1d1 ens1f0np0 ens1f0v0 ");
+        assert_completes(h, "rdmactl wait mlx4_0 ''", "1 2 ");
+        assert_completes(h, "rdmactl wait mlx4_0 2 A", "ACTIVE ACTIVE_DEFER ARMED ");
+        assert_completes(h, "rdmactl wait mlx4_0/2 D", "DOWN ");
+        assert_completes(h, "rdmactl wait ib0 ''", "ACTIVE ACTIVE_DEFER ARMED DOWN INIT NOP ");
+        assert_completes(h, "rdmactl wait ib0 DOWN ''", " ");
+        assert_completes(h, "rdmactl --timeout = 5 wait ib0 I", "INIT ");
+        /* status: names, and after a device its ports. */
+        assert_completes(h, "rdmactl status mlx4_0 ''",
+                         "1 2 dummy-siw0 ens1d1 ens1f0np0 ens1f0v0 hfi1_0 hfi1_0/1 ib0 mlx4_0 mlx4_0/1 mlx4_0/2 "
+                         "mlx5_0 mlx5_0/1 mlx5_1 mlx5_1/1 rxe0 rxe0/1 siw0 siw0/1 veth-rdma0 ");
+        /* Options and the values of --json. */
+        assert_completes(h, "rdmactl --no-p", "--no-pager ");
+        assert_completes(h, "rdmactl list --json = ''", "off pretty short ");
+        assert_completes(h, "rdmactl list --json=p", "--json=pretty ");
+}
+
 /* ---- without rdmad ---- */
 
 static void test_clear_message_when_rdmad_is_not_running(void **state) {
@@ -954,12 +1035,15 @@ int main(void) {
                 cmocka_unit_test_setup_teardown(test_monitor_prints_hot_add_flap_rename_and_removal, host_setup,
                                                 harness_teardown_clean),
                 cmocka_unit_test_setup_teardown(test_monitor_json_lines, host_setup, harness_teardown_clean),
+                cmocka_unit_test_setup_teardown(test_monitor_json_pretty, host_setup, harness_teardown_clean),
                 cmocka_unit_test_setup_teardown(test_wait_at_once_after_a_change_and_on_timeout, host_setup,
                                                 harness_teardown_clean),
                 cmocka_unit_test_setup_teardown(test_wait_names_ports_states_and_spans_the_usual_ways, host_setup,
                                                 harness_teardown_clean),
                 cmocka_unit_test_setup_teardown(test_set_vfs_as_root_succeeds, polkit_setup, harness_teardown_clean),
                 cmocka_unit_test_setup_teardown(test_set_vfs_refusals, polkit_setup, harness_teardown_clean),
+                cmocka_unit_test_setup_teardown(test_completion_offers_what_each_word_can_be, host_setup,
+                                                harness_teardown_clean),
                 cmocka_unit_test_setup_teardown(test_clear_message_when_rdmad_is_not_running, host_setup,
                                                 harness_teardown_clean),
                 cmocka_unit_test_setup_teardown(test_usage_help_and_version, host_setup, harness_teardown_clean),
