@@ -8,12 +8,12 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define USEC_PER_MSEC 1000ULL
-#define USEC_PER_SEC 1000000ULL
+#define USEC_PER_MSEC   1000ULL
+#define USEC_PER_SEC    1000000ULL
 #define USEC_PER_MINUTE (60ULL * USEC_PER_SEC)
-#define USEC_PER_HOUR (60ULL * USEC_PER_MINUTE)
-#define USEC_PER_DAY (24ULL * USEC_PER_HOUR)
-#define USEC_PER_WEEK (7ULL * USEC_PER_DAY)
+#define USEC_PER_HOUR   (60ULL * USEC_PER_MINUTE)
+#define USEC_PER_DAY    (24ULL * USEC_PER_HOUR)
+#define USEC_PER_WEEK   (7ULL * USEC_PER_DAY)
 
 /* --timeout: a year is past any sensible wait; "infinity" is for ever. */
 #define TIMESPAN_MAX_USEC (365ULL * USEC_PER_DAY)
