@@ -223,36 +223,45 @@ int parse_device_slash_port(const char *s, char **ret_device, uint32_t *ret_port
         return 0;
 }
 
+/* The index of s in a table of names (NULL holes allowed); -EINVAL if none. */
+static int string_table_lookup(const char *const *table, size_t n, const char *s) {
+        for (size_t i = 0; s && i < n; i++)
+                if (table[i] && streq(table[i], s))
+                        return (int) i;
+        return -EINVAL;
+}
+
+static const char *const json_modes[] = {
+    [JSON_OFF] = "off",
+    [JSON_SHORT] = "short",
+    [JSON_PRETTY] = "pretty",
+};
+
 int parse_json_mode(const char *s, JsonMode *ret) {
+        int i = string_table_lookup(json_modes, ELEMENTSOF(json_modes), s);
+
         assert(ret);
 
-        if (!s)
-                return -EINVAL;
-        if (streq(s, "short"))
-                *ret = JSON_SHORT;
-        else if (streq(s, "pretty"))
-                *ret = JSON_PRETTY;
-        else if (streq(s, "off"))
-                *ret = JSON_OFF;
-        else
-                return -EINVAL;
+        if (i < 0)
+                return i;
+        *ret = (JsonMode) i;
         return 0;
 }
 
+static const char *const name_kinds[] = {
+    [NAMES_DEVICES] = "devices",
+    [NAMES_SRIOV_DEVICES] = "sriov-devices",
+    [NAMES_NETDEVS] = "netdevs",
+    [NAMES_PORTS] = "ports",
+};
+
 int parse_name_kind(const char *s, NameKind *ret) {
-        static const char *const kinds[] = {
-            [NAMES_DEVICES] = "devices",
-            [NAMES_SRIOV_DEVICES] = "sriov-devices",
-            [NAMES_NETDEVS] = "netdevs",
-            [NAMES_PORTS] = "ports",
-        };
+        int i = string_table_lookup(name_kinds, ELEMENTSOF(name_kinds), s);
 
         assert(ret);
 
-        for (size_t i = 0; s && i < ELEMENTSOF(kinds); i++)
-                if (streq(s, kinds[i])) {
-                        *ret = (NameKind) i;
-                        return 0;
-                }
-        return -EINVAL;
+        if (i < 0)
+                return i;
+        *ret = (NameKind) i;
+        return 0;
 }

@@ -84,6 +84,17 @@ static void assert_run(Harness *h, const char *args, int expected_status, const 
         free(out);
 }
 
+/* The whole output, to the byte, and the exit status. */
+static void assert_output_is(Harness *h, const char *args, int expected_status, const char *expected_output) {
+        int status;
+        char *out = run(h, &status, "%s", args);
+
+        if (status != expected_status || strcmp(out, expected_output) != 0)
+                fail_msg("rdmactl %s: exit %d (expected %d), output:\n%s\n(expected:\n%s)", args, status,
+                         expected_status, out, expected_output);
+        free(out);
+}
+
 static char *read_text(const char *path) {
         char *text = NULL;
 
@@ -262,21 +273,10 @@ static void test_status_of_a_port_named_three_ways(void **state) {
 /* A host without RDMA devices: said, not silence. */
 static void test_a_host_without_devices_says_so(void **state) {
         Harness *h = harness_start(NULL, NULL);
-        char *out;
-        int status;
 
-        out = run(h, &status, "status");
-        assert_int_equal(status, 0);
-        assert_string_equal(out, "No RDMA devices.\n");
-        free(out);
-        out = run(h, &status, "status --json");
-        assert_int_equal(status, 0);
-        assert_string_equal(out, "[]\n");
-        free(out);
-        out = run(h, &status, "list");
-        assert_int_equal(status, 0);
-        assert_string_equal(out, "DEVICE PORT STATE PHYS STATE RATE LINK LAYER NETDEV TRANSPORT\n\n0 ports listed.\n");
-        free(out);
+        assert_output_is(h, "status", 0, "No RDMA devices.\n");
+        assert_output_is(h, "status --json", 0, "[]\n");
+        assert_output_is(h, "list", 0, "DEVICE PORT STATE PHYS STATE RATE LINK LAYER NETDEV TRANSPORT\n\n0 ports listed.\n");
         harness_teardown_clean((void **) &h);
 }
 
@@ -760,8 +760,6 @@ static void test_wait_at_once_after_a_change_and_on_timeout(void **state) {
 /* A port named as people name it, a state by its number, a time span with its unit. */
 static void test_wait_names_ports_states_and_spans_the_usual_ways(void **state) {
         Harness *h = *state;
-        char *out;
-        int status;
 
         assert_run(h, "wait mlx4_0/1 ACTIVE --timeout=0", 0, NULL);
         assert_run(h, "wait ib0 ACTIVE --timeout=0", 0, NULL);
@@ -772,10 +770,7 @@ static void test_wait_names_ports_states_and_spans_the_usual_ways(void **state) 
         assert_run(h, "wait mlx4_0/3 ACTIVE", 4, "rdmactl: mlx4_0 has no port 3.\n");
 
         /* The span comes back as it was meant. */
-        out = run(h, &status, "wait hfi1_0/1 1 --timeout=300ms");
-        assert_int_equal(status, 5);
-        assert_string_equal(out, "rdmactl: Port 1 of hfi1_0 did not reach DOWN within 300ms; it is ACTIVE.\n");
-        free(out);
+        assert_output_is(h, "wait hfi1_0/1 1 --timeout=300ms", 5, "rdmactl: Port 1 of hfi1_0 did not reach DOWN within 300ms; it is ACTIVE.\n");
         assert_run(h, "wait ib0 INIT --timeout=0", 5, "rdmactl: Port 1 of mlx4_0 is ACTIVE, not INIT.\n");
 }
 
@@ -787,35 +782,22 @@ static char *numvfs_file(Harness *h) {
 
 static void test_set_vfs_as_root_succeeds(void **state) {
         Harness *h = *state;
-        char *out, *content;
-        int status;
+        char *content;
 
         HARNESS_REQUIRE_POLKIT(have_polkit);
-        out = run(h, &status, "set-vfs mlx5_0 4");
-        assert_int_equal(status, 0);
-        assert_string_equal(out, "mlx5_0: SR-IOV 1 -> 4 VFs (the 1 existing VF was removed first).\n");
-        free(out);
+        assert_output_is(h, "set-vfs mlx5_0 4", 0, "mlx5_0: SR-IOV 1 -> 4 VFs (the 1 existing VF was removed first).\n");
         content = numvfs_file(h);
         assert_string_equal(content, "4\n");
         free(content);
 
-        out = run(h, &status, "set-vfs mlx5_0 0 --no-ask-password");
-        assert_int_equal(status, 0);
-        assert_string_equal(out, "mlx5_0: SR-IOV 4 -> 0 VFs (of 8).\n");
-        free(out);
+        assert_output_is(h, "set-vfs mlx5_0 0 --no-ask-password", 0, "mlx5_0: SR-IOV 4 -> 0 VFs (of 8).\n");
         content = numvfs_file(h);
         assert_string_equal(content, "0\n");
         free(content);
 
         /* From none: nothing removed. Named by its netdev. */
-        out = run(h, &status, "set-vfs ens1f0np0 2");
-        assert_int_equal(status, 0);
-        assert_string_equal(out, "mlx5_0: SR-IOV 0 -> 2 VFs (of 8).\n");
-        free(out);
-        out = run(h, &status, "set-vfs mlx5_0 3");
-        assert_int_equal(status, 0);
-        assert_string_equal(out, "mlx5_0: SR-IOV 2 -> 3 VFs (the 2 existing VFs were removed first).\n");
-        free(out);
+        assert_output_is(h, "set-vfs ens1f0np0 2", 0, "mlx5_0: SR-IOV 0 -> 2 VFs (of 8).\n");
+        assert_output_is(h, "set-vfs mlx5_0 3", 0, "mlx5_0: SR-IOV 2 -> 3 VFs (the 2 existing VFs were removed first).\n");
 }
 
 static void test_set_vfs_refusals(void **state) {
@@ -985,26 +967,14 @@ static void test_usage_help_and_version(void **state) {
         assert_run(h, "list --timeout=3", 2, "rdmactl: --timeout is for 'wait' only.\n");
 
         /* The completion's source of device names. */
-        out = run(h, &status, "--list-devices");
-        assert_int_equal(status, 0);
-        assert_string_equal(out, "hfi1_0\nmlx4_0\nmlx5_0\nmlx5_1\nrxe0\nsiw0\n");
-        free(out);
-        out = run(h, &status, "--list=devices");
-        assert_int_equal(status, 0);
-        assert_string_equal(out, "hfi1_0\nmlx4_0\nmlx5_0\nmlx5_1\nrxe0\nsiw0\n");
-        free(out);
+        assert_output_is(h, "--list-devices", 0, "hfi1_0\nmlx4_0\nmlx5_0\nmlx5_1\nrxe0\nsiw0\n");
+        assert_output_is(h, "--list=devices", 0, "hfi1_0\nmlx4_0\nmlx5_0\nmlx5_1\nrxe0\nsiw0\n");
         out = run(h, &status, "--list=sriov-devices"); /* what set-vfs can change */
         assert_int_equal(status, 0);
         assert_string_equal(out, "mlx5_0\n");
         free(out);
-        out = run(h, &status, "--list=netdevs");
-        assert_int_equal(status, 0);
-        assert_string_equal(out, "dummy-siw0\nens1d1\nens1f0np0\nens1f0v0\nib0\nveth-rdma0\n");
-        free(out);
-        out = run(h, &status, "--list=ports");
-        assert_int_equal(status, 0);
-        assert_string_equal(out, "hfi1_0/1\nmlx4_0/1\nmlx4_0/2\nmlx5_0/1\nmlx5_1/1\nrxe0/1\nsiw0/1\n");
-        free(out);
+        assert_output_is(h, "--list=netdevs", 0, "dummy-siw0\nens1d1\nens1f0np0\nens1f0v0\nib0\nveth-rdma0\n");
+        assert_output_is(h, "--list=ports", 0, "hfi1_0/1\nmlx4_0/1\nmlx4_0/2\nmlx5_0/1\nmlx5_1/1\nrxe0/1\nsiw0/1\n");
 
         /* No system bus at all: exit 3 too. */
         assert_true(asprintf(&command, "env DBUS_SYSTEM_BUS_ADDRESS=unix:path=%s/no-such-socket " RDMACTL_ENV "%s list",

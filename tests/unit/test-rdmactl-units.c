@@ -294,20 +294,6 @@ static void test_device_slash_port(void **state) {
         assert_int_equal(parse_device_slash_port("mlx5_0/99999999999", &device, &port), -ERANGE);
 }
 
-static void test_json_modes(void **state) {
-        JsonMode m = JSON_OFF;
-
-        assert_int_equal(parse_json_mode("pretty", &m), 0);
-        assert_int_equal(m, JSON_PRETTY);
-        assert_int_equal(parse_json_mode("short", &m), 0);
-        assert_int_equal(m, JSON_SHORT);
-        assert_int_equal(parse_json_mode("off", &m), 0);
-        assert_int_equal(m, JSON_OFF);
-        assert_int_equal(parse_json_mode("Pretty", &m), -EINVAL);
-        assert_int_equal(parse_json_mode("", &m), -EINVAL);
-        assert_int_equal(parse_json_mode(NULL, &m), -EINVAL);
-}
-
 static void test_json_print_short_and_pretty(void **state) {
         static const char doc[] = "[{\"a\":1,\"s\":\"x,y:{[\\\"]}\",\"e\":[],\"o\":{},\"n\":null}]";
         char *out = NULL;
@@ -338,19 +324,38 @@ static void test_json_print_short_and_pretty(void **state) {
         free(out);
 }
 
-static void test_name_kinds_for_the_completion(void **state) {
-        NameKind k = NAMES_PORTS;
+/* The words of --json= and of the completion's hidden --list=, to the letter. */
+static void test_json_modes_and_name_kinds(void **state) {
+        static const struct {
+                const char *in;
+                int json, kind; /* -1: not one */
+        } cases[] = {
+                { "off", JSON_OFF, -1 },
+                { "short", JSON_SHORT, -1 },
+                { "pretty", JSON_PRETTY, -1 },
+                { "Pretty", -1, -1 },
+                { "", -1, -1 },
+                { "devices", -1, NAMES_DEVICES },
+                { "sriov-devices", -1, NAMES_SRIOV_DEVICES },
+                { "netdevs", -1, NAMES_NETDEVS },
+                { "ports", -1, NAMES_PORTS },
+                { "device", -1, -1 },
+        };
 
-        assert_int_equal(parse_name_kind("devices", &k), 0);
-        assert_int_equal(k, NAMES_DEVICES);
-        assert_int_equal(parse_name_kind("sriov-devices", &k), 0);
-        assert_int_equal(k, NAMES_SRIOV_DEVICES);
-        assert_int_equal(parse_name_kind("netdevs", &k), 0);
-        assert_int_equal(k, NAMES_NETDEVS);
-        assert_int_equal(parse_name_kind("ports", &k), 0);
-        assert_int_equal(k, NAMES_PORTS);
-        assert_int_equal(parse_name_kind("device", &k), -EINVAL);
-        assert_int_equal(parse_name_kind(NULL, &k), -EINVAL);
+        for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+                JsonMode m = JSON_SHORT;
+                NameKind k = NAMES_NETDEVS;
+                int r;
+
+                r = parse_json_mode(cases[i].in, &m);
+                if (cases[i].json < 0 ? r != -EINVAL || m != JSON_SHORT : r != 0 || (int) m != cases[i].json)
+                        fail_msg("parse_json_mode(\"%s\") = %d, %d", cases[i].in, r, m);
+                r = parse_name_kind(cases[i].in, &k);
+                if (cases[i].kind < 0 ? r != -EINVAL || k != NAMES_NETDEVS : r != 0 || (int) k != cases[i].kind)
+                        fail_msg("parse_name_kind(\"%s\") = %d, %d", cases[i].in, r, k);
+        }
+        assert_int_equal(parse_json_mode(NULL, &(JsonMode){ JSON_OFF }), -EINVAL);
+        assert_int_equal(parse_name_kind(NULL, &(NameKind){ NAMES_PORTS }), -EINVAL);
 }
 
 static int fake_run(sd_bus *bus, const Options *o, char **args, size_t n_args) {
@@ -445,10 +450,9 @@ int main(void) {
                 cmocka_unit_test(test_number_arg_is_parse_decimal_u32_with_a_maximum),
                 cmocka_unit_test(test_port_states_by_name_and_by_number),
                 cmocka_unit_test(test_device_slash_port),
-                cmocka_unit_test(test_json_modes),
                 cmocka_unit_test(test_verbs_are_chosen_and_checked_from_the_table),
                 cmocka_unit_test(test_json_print_short_and_pretty),
-                cmocka_unit_test(test_name_kinds_for_the_completion),
+                cmocka_unit_test(test_json_modes_and_name_kinds),
                 cmocka_unit_test(test_bus_errors_map_to_stable_exit_statuses),
                 cmocka_unit_test(test_make_printable_neutralises_control_characters),
         };
