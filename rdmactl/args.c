@@ -231,37 +231,31 @@ static int string_table_lookup(const char *const *table, size_t n, const char *s
         return -EINVAL;
 }
 
+/* A parser from a string table, as systemd's DEFINE_STRING_TABLE_LOOKUP makes them. */
+#define DEFINE_STRING_TABLE_PARSER(name, type, table)                                                                  \
+        int name(const char *s, type *ret) {                                                                           \
+                int i = string_table_lookup(table, ELEMENTSOF(table), s);                                              \
+                                                                                                                       \
+                assert(ret);                                                                                           \
+                if (i < 0)                                                                                             \
+                        return i;                                                                                      \
+                *ret = (type) i;                                                                                       \
+                return 0;                                                                                              \
+        }
+
 static const char *const json_modes[] = {
-    [JSON_OFF] = "off",
-    [JSON_SHORT] = "short",
-    [JSON_PRETTY] = "pretty",
+        [JSON_OFF] = "off",
+        [JSON_SHORT] = "short",
+        [JSON_PRETTY] = "pretty",
 };
 
-int parse_json_mode(const char *s, JsonMode *ret) {
-        int i = string_table_lookup(json_modes, ELEMENTSOF(json_modes), s);
-
-        assert(ret);
-
-        if (i < 0)
-                return i;
-        *ret = (JsonMode) i;
-        return 0;
-}
+DEFINE_STRING_TABLE_PARSER(parse_json_mode, JsonMode, json_modes)
 
 static const char *const name_kinds[] = {
-    [NAMES_DEVICES] = "devices",
-    [NAMES_SRIOV_DEVICES] = "sriov-devices",
-    [NAMES_NETDEVS] = "netdevs",
-    [NAMES_PORTS] = "ports",
+        [NAMES_DEVICES] = "devices",
+        [NAMES_SRIOV_DEVICES] = "sriov-devices",
+        [NAMES_NETDEVS] = "netdevs",
+        [NAMES_PORTS] = "ports",
 };
 
-int parse_name_kind(const char *s, NameKind *ret) {
-        int i = string_table_lookup(name_kinds, ELEMENTSOF(name_kinds), s);
-
-        assert(ret);
-
-        if (i < 0)
-                return i;
-        *ret = (NameKind) i;
-        return 0;
-}
+DEFINE_STRING_TABLE_PARSER(parse_name_kind, NameKind, name_kinds)
