@@ -68,24 +68,6 @@ const sd_bus_vtable manager_vtable[] = {
         SD_BUS_VTABLE_END,
 };
 
-static int strv_push_take(char ***l, size_t *n, size_t *allocated, char *s) {
-        if (!s)
-                return -ENOMEM;
-        if (ARRAY_RESERVE(*l, *allocated, *n + 2) < 0) {
-                free(s);
-                return -ENOMEM;
-        }
-        (*l)[(*n)++] = s;
-        (*l)[*n] = NULL;
-        return 0;
-}
-
-static void strv_free(char **l) {
-        for (char **i = l; i && *i; i++)
-                free(*i);
-        free(l);
-}
-
 int manager_node_enumerator(sd_bus *bus, const char *path, void *userdata, char ***nodes, sd_bus_error *error) {
         Manager *m = userdata;
         char **l = NULL;

@@ -6,7 +6,6 @@
 
 #include "bus-objects.h"
 #include "bus-util.h"
-#include "diff.h"
 #include "properties.h"
 #include "enumerate.h"
 #include "log.h"
@@ -308,10 +307,9 @@ static uint64_t now_realtime_usec(void) {
 
 /* A State or PhysState change also moves StateChangedUsec. */
 static uint32_t port_stamp(Port *p, uint32_t mask) {
-        if (mask & (PORT_STATE | PORT_STATE_NUM | PORT_STATE_NAME | PORT_PHYS_STATE | PORT_PHYS_STATE_NUM |
-                    PORT_PHYS_STATE_NAME)) {
+        if (mask & PORT_STATE_MASK) {
                 p->state_changed_usec = now_realtime_usec();
-                mask |= PORT_STATE_CHANGED_USEC;
+                mask |= PROPERTY_BIT(PORT_PROP_STATE_CHANGED_USEC);
         }
         return mask;
 }

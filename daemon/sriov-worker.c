@@ -83,7 +83,7 @@ static int on_job_done(sd_event_source *s, int fd, uint32_t revents, void *userd
 
                 if (d->sriov_capable && streq(d->device_path, j->device_path) && d->num_vfs != r->after) {
                         d->num_vfs = r->after;
-                        manager_sriov_changed(m, d, SRIOV_NUM_VFS);
+                        manager_sriov_changed(m, d, PROPERTY_BIT(SRIOV_PROP_NUM_VFS));
                 }
         }
 

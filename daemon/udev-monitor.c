@@ -111,7 +111,7 @@ static void handle_pci(Manager *m, struct udev_device *dev, const char *action) 
                 if (num != d->num_vfs) {
                         log_info("%s: %u VFs (was %u).", d->name, num, d->num_vfs);
                         d->num_vfs = num;
-                        manager_sriov_changed(m, d, SRIOV_NUM_VFS);
+                        manager_sriov_changed(m, d, PROPERTY_BIT(SRIOV_PROP_NUM_VFS));
                 }
         }
 }
