@@ -12,6 +12,7 @@
 #include "log.h"
 #include "manager.h"
 #include "parse.h"
+#include "poll.h"
 #include "sysfs.h"
 #include "util.h"
 
@@ -198,7 +199,7 @@ static int run(int argc, char *argv[]) {
         if (r < 0)
                 return r;
 
-        r = manager_update_poll(m);
+        r = poll_update(m);
         if (r < 0)
                 return log_error_errno(r, "Failed to start polling: %m");
 

@@ -63,10 +63,7 @@ int rtnl_parse_link_names(const void *buf, size_t len, void (*cb)(const char *if
 }
 
 static void on_link_name(const char *ifname, void *userdata) {
-        manager_link_event(userdata, ifname);
-}
-
-void manager_link_event(Manager *m, const char *ifname) {
+        Manager *m = userdata;
         int r;
 
         for (size_t i = 0; i < m->n_devices; i++) {
@@ -80,7 +77,7 @@ void manager_link_event(Manager *m, const char *ifname) {
                 if (errno_is_resource(r))
                         manager_defer_resync(m, r, ifname);
                 else if (r >= 0)
-                        manager_netdev_changed(m, d, n, changed);
+                        manager_netdev_changed(m, n, changed);
                 for (size_t j = 0; j < d->n_ports; j++) {
                         Port *p = &d->ports[j];
 
@@ -122,7 +119,7 @@ static int on_rtnl(sd_event_source *s, int fd, uint32_t revents, void *userdata)
         return 0;
 }
 
-int manager_start_rtnl(Manager *m) {
+int rtnl_start(Manager *m) {
         struct sockaddr_nl sa = { .nl_family = AF_NETLINK, .nl_groups = RTMGRP_LINK };
         int r;
 

@@ -78,7 +78,7 @@ static int on_check_reply(sd_bus_message *reply, void *userdata, sd_bus_error *r
 
 int polkit_check_async(PolkitRegistry *registry, sd_bus_message *call, const char *action,
                        const char *const *details, sd_bus_error *error) {
-        _cleanup_(sd_bus_message_unrefp_) sd_bus_message *check = NULL;
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *check = NULL;
         PolkitQuery *q;
         const char *sender;
         uint32_t flags = 0;

@@ -3,6 +3,8 @@
  * changes state, so each tick re-reads every port's state, phys_state, rate
  * and LIDs, and nothing else. A tick without changes allocates nothing and
  * emits nothing; with no ports (or --poll-interval=0) there is no timer. */
+#include "poll.h"
+
 #include "log.h"
 #include "manager.h"
 #include "util.h"
@@ -53,7 +55,7 @@ static int on_poll(sd_event_source *s, uint64_t usec, void *userdata) {
         return 0;
 }
 
-int manager_update_poll(Manager *m) {
+int poll_update(Manager *m) {
         bool want = m->poll_interval_ms > 0 && manager_has_ports(m);
         uint64_t now;
         int r;

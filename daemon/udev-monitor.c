@@ -1,12 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /* udev events: infiniband devices appear, vanish, are renamed or change;
  * netdevs come and go; a PF's sriov_numvfs is changed behind our back. */
+#include "udev-monitor.h"
+
 #include <fcntl.h>
 
 #include "log.h"
 #include "manager.h"
 #include "parse.h"
-#include "properties.h"
 #include "util.h"
 
 static const char *basename_of(const char *path) {
@@ -90,30 +91,21 @@ static void handle_net(Manager *m, struct udev_device *dev, const char *action) 
 static void handle_pci(Manager *m, struct udev_device *dev, const char *action) {
         const char *syspath = udev_device_get_syspath(dev);
         char path[4096], buf[64];
+        uint32_t num;
         size_t len;
         int r;
 
         if (!syspath || !streq(action, "change"))
                 return;
 
+        /* Not a PF (no such file), or not ours: manager_set_num_vfs() finds no device. */
         snprintf(path, sizeof(path), "%s/sriov_numvfs", syspath);
-        for (size_t i = 0; i < m->n_devices; i++) {
-                Device *d = m->devices[i];
-                uint32_t num = 0;
-
-                if (!d->sriov_capable || !streq(d->device_path, syspath))
-                        continue;
-                r = sysfs_read_buf_at(AT_FDCWD, path, buf, sizeof(buf), &len);
-                if (errno_is_resource(r))
-                        manager_defer_resync(m, r, d->name);
-                if (r < 0 || parse_u32(buf, &num) < 0)
-                        continue;
-                if (num != d->num_vfs) {
-                        log_info("%s: %u VFs (was %u).", d->name, num, d->num_vfs);
-                        d->num_vfs = num;
-                        manager_sriov_changed(m, d, PROPERTY_BIT(SRIOV_PROP_NUM_VFS));
-                }
-        }
+        r = sysfs_read_buf_at(AT_FDCWD, path, buf, sizeof(buf), &len);
+        if (errno_is_resource(r))
+                manager_defer_resync(m, r, syspath);
+        if (r < 0 || parse_u32(buf, &num) < 0)
+                return;
+        manager_set_num_vfs(m, syspath, num);
 }
 
 /* Events handled per wakeup: a storm of thousands must not hold the bus
@@ -155,7 +147,7 @@ static int on_udev_event(sd_event_source *s, int fd, uint32_t revents, void *use
         return 0;
 }
 
-int manager_start_udev_monitor(Manager *m) {
+int udev_monitor_start(Manager *m) {
         int r;
 
         m->monitor = udev_monitor_new_from_netlink(m->udev, "udev");

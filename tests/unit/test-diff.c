@@ -12,7 +12,10 @@
 
 #include <cmocka.h>
 
-#include "bus-objects.h"
+#include "bus-device.h"
+#include "bus-netdev.h"
+#include "bus-port.h"
+#include "bus-sriov.h"
 #include "properties.h"
 #include "netlink.h"
 #include "parse.h"
