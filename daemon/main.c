@@ -184,12 +184,14 @@ static int run(int argc, char *argv[]) {
         sigaddset(&mask, SIGHUP);
         sigprocmask(SIG_BLOCK, &mask, NULL);
         r = sd_event_add_signal(m->event, NULL, SIGTERM, NULL, NULL);
-        if (r >= 0)
-                r = sd_event_add_signal(m->event, NULL, SIGINT, NULL, NULL);
-        if (r >= 0)
-                r = sd_event_add_signal(m->event, NULL, SIGHUP, on_sighup, m);
         if (r < 0)
-                return log_error_errno(r, "Failed to watch signals: %m");
+                return log_error_errno(r, "Failed to watch SIGTERM: %m");
+        r = sd_event_add_signal(m->event, NULL, SIGINT, NULL, NULL);
+        if (r < 0)
+                return log_error_errno(r, "Failed to watch SIGINT: %m");
+        r = sd_event_add_signal(m->event, NULL, SIGHUP, on_sighup, m);
+        if (r < 0)
+                return log_error_errno(r, "Failed to watch SIGHUP: %m");
 
         r = sd_bus_error_add_map(rdmad_error_map);
         if (r < 0)

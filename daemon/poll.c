@@ -48,10 +48,11 @@ static int on_poll(sd_event_source *s, uint64_t usec, void *userdata) {
 
         /* Fixed rate, from the scheduled time: no drift. */
         r = sd_event_source_set_time(s, usec + (uint64_t) m->poll_interval_ms * 1000);
-        if (r >= 0)
-                r = sd_event_source_set_enabled(s, SD_EVENT_ON);
         if (r < 0)
-                log_error_errno(r, "Failed to re-arm the poll timer: %m");
+                log_error_errno(r, "Failed to set the poll timer's next tick: %m");
+        r = sd_event_source_set_enabled(s, SD_EVENT_ON);
+        if (r < 0)
+                log_error_errno(r, "Failed to re-enable the poll timer: %m");
         return 0;
 }
 
