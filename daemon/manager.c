@@ -72,6 +72,9 @@ Manager *manager_free(Manager *m) {
 int manager_load(Manager *m) {
         int r;
 
+        assert(m);
+        assert(m->n_devices == 0);
+
         r = enumerate_devices(m->udev, &m->devices, &m->n_devices);
         if (r < 0)
                 return r;
@@ -344,6 +347,10 @@ int manager_reload_device(Manager *m, const char *syspath, const char *name) {
         size_t i;
         int r;
 
+        assert(m);
+        assert(syspath);
+        assert(name);
+
         r = device_load(syspath, name, &d);
         if (errno_is_resource(r)) {
                 manager_defer_resync(m, r, name);
@@ -368,8 +375,11 @@ int manager_reload_device(Manager *m, const char *syspath, const char *name) {
 
 int manager_rescan(Manager *m) {
         Device **new = NULL, **old = NULL;
-        size_t n_new = 0, n_old = m->n_devices;
+        size_t n_new = 0, n_old;
         int r;
+
+        assert(m);
+        n_old = m->n_devices;
 
         r = enumerate_devices(m->udev, &new, &n_new);
         if (errno_is_resource(r))
@@ -411,6 +421,10 @@ int manager_rescan(Manager *m) {
 }
 
 void manager_defer_resync(Manager *m, int error, const char *what) {
+        assert(m);
+        assert(error < 0);
+        assert(what);
+
         if (!m->resync_pending)
                 log_error_errno(error, "%s: cannot read sysfs: %m. Keeping the last known state; retrying on the next event.",
                                 what);

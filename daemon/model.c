@@ -277,6 +277,10 @@ int port_refresh_link(Port *p, uint32_t *ret_changed) {
         uint32_t changed;
         int r;
 
+        assert(p);
+        assert(p->device);
+        assert(ret_changed);
+
         *ret_changed = 0;
         for (size_t i = 0; i < ELEMENTSOF(port_link_files); i++) {
                 size_t len = 0;
@@ -331,6 +335,7 @@ static int link_file_changed(Port *p, int *fd, const char *name, const char *cur
 }
 
 int port_link_changed(Port *p) {
+        assert(p);
         return link_file_changed(p, &p->state_fd, "state", p->state);
 }
 
@@ -621,6 +626,10 @@ int device_load(const char *syspath, const char *name, Device **ret) {
         const char *type_name;
         int r;
 
+        assert(syspath);
+        assert(name);
+        assert(ret);
+
         d = calloc(1, sizeof(Device));
         if (!d)
                 return -ENOMEM;
@@ -703,6 +712,7 @@ Device *device_free(Device *d) {
 }
 
 const Port *device_find_port(const Device *d, uint32_t number) {
+        assert(d);
         for (size_t i = 0; i < d->n_ports; i++)
                 if (d->ports[i].number == number)
                         return &d->ports[i];
@@ -710,6 +720,8 @@ const Port *device_find_port(const Device *d, uint32_t number) {
 }
 
 const NetDev *device_find_netdev(const Device *d, const char *name) {
+        assert(d);
+        assert(name);
         for (size_t i = 0; i < d->n_netdevs; i++)
                 if (streq(d->netdevs[i].name, name))
                         return &d->netdevs[i];

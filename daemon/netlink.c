@@ -23,6 +23,9 @@ int rtnl_parse_link_names(const void *buf, size_t len, void (*cb)(const char *if
         const uint8_t *p = buf;
         int n = 0;
 
+        assert(buf || len == 0);
+        assert(cb);
+
         for (size_t off = 0; off < len && len - off >= sizeof(struct nlmsghdr);) {
                 const struct nlmsghdr *h = (const struct nlmsghdr *) (p + off);
                 size_t msg_len = h->nlmsg_len, attr_off, attr_end;
@@ -122,6 +125,9 @@ static int on_rtnl(sd_event_source *s, int fd, uint32_t revents, void *userdata)
 int rtnl_start(Manager *m) {
         struct sockaddr_nl sa = { .nl_family = AF_NETLINK, .nl_groups = RTMGRP_LINK };
         int r;
+
+        assert(m);
+        assert(m->rtnl_fd < 0);
 
         m->rtnl_fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC | SOCK_NONBLOCK, NETLINK_ROUTE);
         if (m->rtnl_fd < 0)

@@ -38,6 +38,7 @@ static void query_free(PolkitQuery *q) {
 }
 
 void polkit_registry_clear(PolkitRegistry *registry) {
+        assert(registry);
         while (registry->queries)
                 query_free(registry->queries);
 }
@@ -123,6 +124,10 @@ int polkit_check_async(PolkitRegistry *registry, sd_bus_message *call, const cha
         const char *sender;
         uint32_t flags = 0;
         int r;
+
+        assert(registry);
+        assert(call);
+        assert(action);
 
         /* The second round: the verdict is in. */
         for (q = registry->queries; q; q = q->next)

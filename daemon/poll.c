@@ -57,10 +57,14 @@ static int on_poll(sd_event_source *s, uint64_t usec, void *userdata) {
 }
 
 int poll_update(Manager *m) {
-        bool want = m->poll_interval_ms > 0 && manager_has_ports(m);
         uint64_t now;
+        bool want;
         int r;
 
+        assert(m);
+        assert(m->event);
+
+        want = m->poll_interval_ms > 0 && manager_has_ports(m);
         if (!want) {
                 if (m->poll_event)
                         (void) sd_event_source_set_enabled(m->poll_event, SD_EVENT_OFF);
