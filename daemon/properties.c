@@ -28,7 +28,8 @@ typedef struct PropertyField {
 #define ATTR_LIST(n, s, f) { .name = (n), .type = FIELD_ATTR_LIST, .offset = offsetof(s, f) }
 #define CUSTOM(n, eq) { .name = (n), .type = FIELD_CUSTOM, .equal = (eq) }
 
-/* Masks are uint32_t. */
+/* Masks are uint32_t. Each table below has a row per enum value, in enum
+ * order (designated initialisers; test-diff checks that none is empty). */
 static_assert(_DEVICE_PROP_MAX <= 32 && _PORT_PROP_MAX <= 32 && _NETDEV_PROP_MAX <= 32 && _SRIOV_PROP_MAX <= 32,
               "a property mask has 32 bits");
 static_assert(PROPERTY_NAMES_MAX >= 32, "PropertyNames holds every bit of a mask");
@@ -56,14 +57,15 @@ static bool gids_equal(const void *x, const void *y) {
         return true;
 }
 
-static const PropertyField device_properties[_DEVICE_PROP_MAX] = {
+static const PropertyField device_properties[] = {
         [DEVICE_PROP_NODE_DESCRIPTION] = STRING("NodeDescription", Device, node_desc),
         [DEVICE_PROP_NETDEVS] = CUSTOM("NetDevs", netdev_names_equal),
         [DEVICE_PROP_ATTRIBUTES] = ATTR_LIST("Attributes", Device, attributes),
         [DEVICE_PROP_POWER_ATTRIBUTES] = ATTR_LIST("PowerAttributes", Device, power_attributes),
 };
+static_assert(ELEMENTSOF(device_properties) == _DEVICE_PROP_MAX, "one row per DEVICE_PROP_* value");
 
-static const PropertyField port_properties[_PORT_PROP_MAX] = {
+static const PropertyField port_properties[] = {
         [PORT_PROP_STATE] = STRING("State", Port, state),
         [PORT_PROP_STATE_NUM] = U32("StateNum", Port, state_num),
         [PORT_PROP_STATE_NAME] = STRING("StateName", Port, state_name),
@@ -85,8 +87,9 @@ static const PropertyField port_properties[_PORT_PROP_MAX] = {
         [PORT_PROP_ATTRIBUTES] = ATTR_LIST("Attributes", Port, attributes),
         [PORT_PROP_STATE_CHANGED_USEC] = U64("StateChangedUsec", Port, state_changed_usec),
 };
+static_assert(ELEMENTSOF(port_properties) == _PORT_PROP_MAX, "one row per PORT_PROP_* value");
 
-static const PropertyField netdev_properties[_NETDEV_PROP_MAX] = {
+static const PropertyField netdev_properties[] = {
         [NETDEV_PROP_DEV_PORT] = U32("DevPort", NetDev, dev_port),
         [NETDEV_PROP_PORT] = U32("Port", NetDev, port),
         [NETDEV_PROP_OPER_STATE] = STRING("OperState", NetDev, operstate),
@@ -94,10 +97,12 @@ static const PropertyField netdev_properties[_NETDEV_PROP_MAX] = {
         [NETDEV_PROP_MTU] = U32("Mtu", NetDev, mtu),
         [NETDEV_PROP_ATTRIBUTES] = ATTR_LIST("Attributes", NetDev, attributes),
 };
+static_assert(ELEMENTSOF(netdev_properties) == _NETDEV_PROP_MAX, "one row per NETDEV_PROP_* value");
 
-static const PropertyField sriov_properties[_SRIOV_PROP_MAX] = {
+static const PropertyField sriov_properties[] = {
         [SRIOV_PROP_NUM_VFS] = U32("NumVfs", Device, num_vfs),
 };
+static_assert(ELEMENTSOF(sriov_properties) == _SRIOV_PROP_MAX, "one row per SRIOV_PROP_* value");
 
 #define FIELD(object, f, type) (*(type const *) ((const uint8_t *) (object) + (f)->offset))
 
