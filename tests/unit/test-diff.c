@@ -75,12 +75,15 @@ static void test_property_name_tables_cover_every_bit(void **state) {
         PropertyNames names;
 
         port_property_names(UINT32_MAX, &names);
-        assert_int_equal(names.n, 20);
-        assert_string_equal(names.names[19], "StateChangedUsec");
+        assert_int_equal(names.n, _PORT_PROP_MAX);
+        assert_string_equal(names.names[PORT_PROP_STATE_CHANGED_USEC], "StateChangedUsec");
+        assert_null(names.names[_PORT_PROP_MAX]);
         device_property_names(UINT32_MAX, &names);
-        assert_int_equal(names.n, 4);
+        assert_int_equal(names.n, _DEVICE_PROP_MAX);
+        assert_string_equal(names.names[DEVICE_PROP_POWER_ATTRIBUTES], "PowerAttributes");
         netdev_property_names(UINT32_MAX, &names);
-        assert_int_equal(names.n, 6);
+        assert_int_equal(names.n, _NETDEV_PROP_MAX);
+        assert_string_equal(names.names[NETDEV_PROP_MTU], "Mtu");
         sriov_property_names(PROPERTY_BIT(SRIOV_PROP_NUM_VFS), &names);
         assert_int_equal(names.n, 1);
         assert_string_equal(names.names[0], "NumVfs");
