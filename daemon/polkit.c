@@ -5,7 +5,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bus-util.h"
 #include "log.h"
 #include "util.h"
 
