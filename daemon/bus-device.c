@@ -1,24 +1,53 @@
 /* SPDX-License-Identifier: MIT */
 /* org.rdmad1.Device */
+#include "bus-device.h"
+
 #include <stddef.h>
 
-#include "bus-objects.h"
+#include "bus-port.h"
+#include "bus-netdev.h"
+#include "bus-sriov.h"
 #include "bus-util.h"
 #include "manager.h"
+#include "properties.h"
 #include "util.h"
 
-Device *device_object_lookup(Manager *m, const char *path, ObjectKind kind) {
+Device *device_bus_lookup(Manager *m, const char *path, BusPathKind kind) {
         _cleanup_free_ char *name = NULL;
-        ObjectKind found_kind;
+        BusPathKind found_kind;
 
-        if (object_path_parse(path, &found_kind, &name, NULL, NULL) <= 0 || found_kind != kind)
+        assert(m);
+        assert(path);
+
+        if (bus_path_parse(path, &found_kind, &name, NULL, NULL) <= 0 || found_kind != kind)
                 return NULL;
         return manager_find_device(m, name);
 }
 
+int device_bus_path(const Device *d, char **ret) {
+        assert(d);
+        return bus_path_device(d->name, ret);
+}
+
+int device_send_changed(sd_bus *bus, Device *d) {
+        _cleanup_free_ char *path = NULL;
+        PropertyNames names;
+        int r;
+
+        assert(d);
+        device_property_names(d->dirty, &names);
+        d->dirty = 0;
+        if (names.n == 0)
+                return 0;
+        r = device_bus_path(d, &path);
+        if (r < 0)
+                return r;
+        return bus_emit_properties_changed(bus, path, DEVICE_BUS_INTERFACE, &names);
+}
+
 int device_object_find(sd_bus *bus, const char *path, const char *interface, void *userdata, void **found,
                        sd_bus_error *error) {
-        Device *d = device_object_lookup(userdata, path, OBJECT_DEVICE);
+        Device *d = device_bus_lookup(userdata, path, BUS_PATH_DEVICE);
 
         if (!d)
                 return 0;
@@ -28,12 +57,12 @@ int device_object_find(sd_bus *bus, const char *path, const char *interface, voi
 
 static int port_path_at(const void *object, size_t i, char **ret) {
         const Device *d = object;
-        return port_object_path(d->name, d->ports[i].number, ret);
+        return port_bus_path(&d->ports[i], ret);
 }
 
 static int netdev_path_at(const void *object, size_t i, char **ret) {
         const Device *d = object;
-        return netdev_object_path(d->name, d->netdevs[i].name, ret);
+        return netdev_bus_path(&d->netdevs[i], ret);
 }
 
 static int property_get_ports(sd_bus *bus, const char *path, const char *interface, const char *property,
@@ -78,7 +107,7 @@ static int property_get_sriov(sd_bus *bus, const char *path, const char *interfa
 
         if (!d->sriov_capable)
                 return sd_bus_message_append(reply, "o", "/");
-        r = sriov_object_path(d->name, &p);
+        r = sriov_bus_path(d, &p);
         if (r < 0)
                 return r;
         return sd_bus_message_append(reply, "o", p);

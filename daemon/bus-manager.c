@@ -1,12 +1,25 @@
 /* SPDX-License-Identifier: MIT */
-/* org.rdmad1.Manager on /org/rdmad1, and the node enumerator under it. */
+/* org.rdmad1.Manager on /org/rdmad1. */
+#include "bus-manager.h"
+
 #include <stddef.h>
 
-#include "bus-objects.h"
+#include "bus-device.h"
+#include "bus-path.h"
 #include "bus-util.h"
 #include "log.h"
 #include "manager.h"
 #include "util.h"
+
+int manager_send_changed(Manager *m) {
+        int r;
+
+        assert(m);
+        r = sd_bus_emit_properties_changed(m->bus, RDMAD_ROOT_PATH, MANAGER_BUS_INTERFACE, "Devices", NULL);
+        if (r < 0)
+                return log_warning_errno(r, "Failed to announce changes of %s: %m", RDMAD_ROOT_PATH);
+        return 0;
+}
 
 static int property_get_version(sd_bus *bus, const char *path, const char *interface, const char *property,
                                 sd_bus_message *reply, void *userdata, sd_bus_error *error) {
@@ -15,7 +28,7 @@ static int property_get_version(sd_bus *bus, const char *path, const char *inter
 
 static int device_path_at(const void *object, size_t i, char **ret) {
         const Manager *m = object;
-        return device_object_path(m->devices[i]->name, ret);
+        return device_bus_path(m->devices[i], ret);
 }
 
 static int property_get_devices(sd_bus *bus, const char *path, const char *interface, const char *property,
@@ -28,16 +41,18 @@ static int method_get_device_by_name(sd_bus_message *message, void *userdata, sd
         _cleanup_free_ char *p = NULL;
         Manager *m = userdata;
         const char *name;
+        Device *d;
         int r;
 
         r = sd_bus_message_read(message, "s", &name);
         if (r < 0)
                 return r;
 
-        if (!manager_find_device(m, name))
+        d = manager_find_device(m, name);
+        if (!d)
                 return sd_bus_error_setf(error, RDMAD_ERROR_NO_SUCH_DEVICE, "No RDMA device '%s'.", name);
 
-        r = device_object_path(name, &p);
+        r = device_bus_path(d, &p);
         if (r < 0)
                 return r;
         return sd_bus_reply_method_return(message, "o", p);
@@ -67,62 +82,3 @@ const sd_bus_vtable manager_vtable[] = {
         SD_BUS_METHOD("Rescan", NULL, NULL, method_rescan, 0),
         SD_BUS_VTABLE_END,
 };
-
-static int strv_push_take(char ***l, size_t *n, size_t *allocated, char *s) {
-        if (!s)
-                return -ENOMEM;
-        if (ARRAY_RESERVE(*l, *allocated, *n + 2) < 0) {
-                free(s);
-                return -ENOMEM;
-        }
-        (*l)[(*n)++] = s;
-        (*l)[*n] = NULL;
-        return 0;
-}
-
-static void strv_free(char **l) {
-        for (char **i = l; i && *i; i++)
-                free(*i);
-        free(l);
-}
-
-int manager_node_enumerator(sd_bus *bus, const char *path, void *userdata, char ***nodes, sd_bus_error *error) {
-        Manager *m = userdata;
-        char **l = NULL;
-        size_t n = 0, allocated = 0;
-        int r = 0;
-
-        for (size_t i = 0; i < m->n_devices && r >= 0; i++) {
-                const Device *d = m->devices[i];
-                char *p = NULL;
-
-                r = device_object_path(d->name, &p);
-                if (r >= 0)
-                        r = strv_push_take(&l, &n, &allocated, p);
-                for (size_t j = 0; j < d->n_ports && r >= 0; j++) {
-                        p = NULL;
-                        r = port_object_path(d->name, d->ports[j].number, &p);
-                        if (r >= 0)
-                                r = strv_push_take(&l, &n, &allocated, p);
-                }
-                for (size_t j = 0; j < d->n_netdevs && r >= 0; j++) {
-                        p = NULL;
-                        r = netdev_object_path(d->name, d->netdevs[j].name, &p);
-                        if (r >= 0)
-                                r = strv_push_take(&l, &n, &allocated, p);
-                }
-                if (d->sriov_capable && r >= 0) {
-                        p = NULL;
-                        r = sriov_object_path(d->name, &p);
-                        if (r >= 0)
-                                r = strv_push_take(&l, &n, &allocated, p);
-                }
-        }
-        if (r < 0) {
-                strv_free(l);
-                return r;
-        }
-
-        *nodes = l;
-        return 1;
-}

@@ -1,25 +1,50 @@
 /* SPDX-License-Identifier: MIT */
 /* org.rdmad1.NetDev: a network interface associated with an RDMA device. */
+#include "bus-netdev.h"
+
 #include <stddef.h>
 
-#include "bus-objects.h"
+#include "bus-device.h"
+#include "bus-path.h"
 #include "bus-util.h"
 #include "manager.h"
+#include "properties.h"
 #include "util.h"
+
+int netdev_bus_path(const NetDev *n, char **ret) {
+        assert(n);
+        return bus_path_netdev(n->device->name, n->name, ret);
+}
+
+int netdev_send_changed(sd_bus *bus, NetDev *n) {
+        _cleanup_free_ char *path = NULL;
+        PropertyNames names;
+        int r;
+
+        assert(n);
+        netdev_property_names(n->dirty, &names);
+        n->dirty = 0;
+        if (names.n == 0)
+                return 0;
+        r = netdev_bus_path(n, &path);
+        if (r < 0)
+                return r;
+        return bus_emit_properties_changed(bus, path, NETDEV_BUS_INTERFACE, &names);
+}
 
 int netdev_object_find(sd_bus *bus, const char *path, const char *interface, void *userdata, void **found,
                        sd_bus_error *error) {
         _cleanup_free_ char *name = NULL, *ifname = NULL;
         Manager *m = userdata;
-        ObjectKind kind;
+        BusPathKind kind;
         const NetDev *n;
         Device *d;
         int r;
 
-        r = object_path_parse(path, &kind, &name, NULL, &ifname);
+        r = bus_path_parse(path, &kind, &name, NULL, &ifname);
         if (r <= 0)
                 return r;
-        if (kind != OBJECT_NETDEV)
+        if (kind != BUS_PATH_NETDEV)
                 return 0;
         d = manager_find_device(m, name);
         if (!d)
@@ -37,7 +62,7 @@ static int property_get_device(sd_bus *bus, const char *path, const char *interf
         NetDev *n = userdata;
         int r;
 
-        r = device_object_path(n->device->name, &p);
+        r = device_bus_path(n->device, &p);
         if (r < 0)
                 return r;
         return sd_bus_message_append(reply, "o", p);
@@ -51,7 +76,7 @@ static int property_get_port(sd_bus *bus, const char *path, const char *interfac
 
         if (n->port == 0)
                 return sd_bus_message_append(reply, "o", "/");
-        r = port_object_path(n->device->name, n->port, &p);
+        r = bus_path_port(n->device->name, n->port, &p);
         if (r < 0)
                 return r;
         return sd_bus_message_append(reply, "o", p);

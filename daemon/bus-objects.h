@@ -1,34 +1,32 @@
 /* SPDX-License-Identifier: MIT */
 #pragma once
 
-#include <systemd/sd-bus.h>
+#include <stdbool.h>
+#include <stddef.h>
 
-#include "bus-util.h"
-#include "model.h"
+#include "forward.h"
 
-/* One vtable per interface; the device, port, netdev and sriov objects are
- * served by fallback vtables whose find callbacks look the path up in the
- * manager's table (userdata of the find callbacks is the Manager). */
+/* Publication: what the manager's table holds, on the bus. Registration of
+ * every interface from one table, the object paths of a device (for the
+ * node enumerator and InterfacesAdded/Removed alike), and the deferred
+ * emission of PropertiesChanged once per event-loop iteration. */
 
-extern const sd_bus_vtable manager_vtable[];
-extern const sd_bus_vtable device_vtable[];
-extern const sd_bus_vtable port_vtable[];
-extern const sd_bus_vtable netdev_vtable[];
-extern const sd_bus_vtable sriov_vtable[];
+/* Adds the vtables, the node enumerator, the object manager and the
+ * emission source; m->bus and m->event exist. */
+int bus_objects_register(Manager *m);
 
-typedef struct Manager Manager;
+/* Every object path of a device, the device first, then its ports, netdevs
+ * and sriov; appended to *l (n entries, NULL-terminated). */
+int bus_objects_device_paths(const Device *d, char ***l, size_t *n, size_t *allocated);
 
-/* The device a device-level path (the device itself, its sriov) names. */
-Device *device_object_lookup(Manager *m, const char *path, ObjectKind kind);
+/* InterfacesAdded for all objects of a device: after it is in the table,
+ * parent first (sd-bus reads the properties through the find callbacks).
+ * InterfacesRemoved: while it is still there, children first (sd-bus asks
+ * the find callbacks which interfaces the object had). No-ops without a bus. */
+void bus_objects_send_device_added(Manager *m, const Device *d);
+void bus_objects_send_device_removed(Manager *m, const Device *d);
+void bus_objects_send_netdev_added(Manager *m, const NetDev *n);
+void bus_objects_send_netdev_removed(Manager *m, const NetDev *n);
 
-int device_object_find(sd_bus *bus, const char *path, const char *interface, void *userdata, void **found,
-                       sd_bus_error *error);
-int port_object_find(sd_bus *bus, const char *path, const char *interface, void *userdata, void **found,
-                     sd_bus_error *error);
-int netdev_object_find(sd_bus *bus, const char *path, const char *interface, void *userdata, void **found,
-                       sd_bus_error *error);
-int sriov_object_find(sd_bus *bus, const char *path, const char *interface, void *userdata, void **found,
-                      sd_bus_error *error);
-
-/* Lists every device, port, netdev and sriov object path. */
-int manager_node_enumerator(sd_bus *bus, const char *path, void *userdata, char ***nodes, sd_bus_error *error);
+/* Dirty bits or m->devices_changed were set: emit at the end of this iteration. */
+void bus_objects_schedule_emit(Manager *m);

@@ -1,27 +1,53 @@
 /* SPDX-License-Identifier: MIT */
 /* org.rdmad1.Port */
+#include "bus-port.h"
+
 #include <stddef.h>
 
-#include "bus-objects.h"
+#include "bus-device.h"
+#include "bus-path.h"
 #include "bus-util.h"
 #include "manager.h"
 #include "parse.h"
+#include "port-wait.h"
+#include "properties.h"
 #include "util.h"
+
+int port_bus_path(const Port *p, char **ret) {
+        assert(p);
+        return bus_path_port(p->device->name, p->number, ret);
+}
+
+int port_send_changed(sd_bus *bus, Port *p) {
+        _cleanup_free_ char *path = NULL;
+        PropertyNames names;
+        int r;
+
+        assert(p);
+        port_property_names(p->dirty, &names);
+        p->dirty = 0;
+        if (names.n == 0)
+                return 0;
+        r = port_bus_path(p, &path);
+        if (r < 0)
+                return r;
+        return bus_emit_properties_changed(bus, path, PORT_BUS_INTERFACE, &names);
+}
 
 int port_object_find(sd_bus *bus, const char *path, const char *interface, void *userdata, void **found,
                      sd_bus_error *error) {
         _cleanup_free_ char *name = NULL;
         Manager *m = userdata;
-        ObjectKind kind;
+        BusPathKind kind;
         uint32_t number;
         const Port *p;
         Device *d;
         int r;
 
-        r = object_path_parse(path, &kind, &name, &number, NULL);
+        r = bus_path_parse(path, &kind, &name, &number, NULL);
         if (r <= 0)
                 return r;
-        if (kind != OBJECT_PORT)
+        if (kind != BUS_PATH_PORT)
                 return 0;
         d = manager_find_device(m, name);
         if (!d)
@@ -39,7 +65,7 @@ static int property_get_device(sd_bus *bus, const char *path, const char *interf
         Port *port = userdata;
         int r;
 
-        r = device_object_path(port->device->name, &p);
+        r = device_bus_path(port->device, &p);
         if (r < 0)
                 return r;
         return sd_bus_message_append(reply, "o", p);
@@ -53,7 +79,7 @@ static int property_get_netdev(sd_bus *bus, const char *path, const char *interf
 
         if (!*port->netdev)
                 return sd_bus_message_append(reply, "o", "/");
-        r = netdev_object_path(port->device->name, port->netdev, &p);
+        r = bus_path_netdev(port->device->name, port->netdev, &p);
         if (r < 0)
                 return r;
         return sd_bus_message_append(reply, "o", p);
@@ -100,7 +126,7 @@ static int method_wait_for_state(sd_bus_message *message, void *userdata, sd_bus
                 return sd_bus_error_setf(error, RDMAD_ERROR_TIMEOUT, "Port %u of %s is %s, not %s.", p->number,
                                          p->device->name, p->state_name, wanted);
 
-        r = manager_add_waiter(m, message, p, wanted, (uint64_t) timeout_ms * 1000);
+        r = port_wait_add(&m->port_waits, message, p->device->name, p->number, wanted, (uint64_t) timeout_ms * 1000);
         if (r == -EBUSY)
                 return sd_bus_error_setf(error, RDMAD_ERROR_BUSY, "Too many pending WaitForState calls.");
         if (r < 0)

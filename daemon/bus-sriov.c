@@ -1,16 +1,44 @@
 /* SPDX-License-Identifier: MIT */
 /* org.rdmad1.Sriov: the SR-IOV control of a device's PCI physical function. */
+#include "bus-sriov.h"
+
 #include <stddef.h>
 #include <stdio.h>
 
-#include "bus-objects.h"
+#include "bus-device.h"
+#include "bus-path.h"
 #include "bus-util.h"
 #include "manager.h"
+#include "properties.h"
+#include "sriov-worker.h"
 #include "util.h"
+
+int sriov_bus_path(const Device *d, char **ret) {
+        assert(d);
+        if (!d->sriov_capable)
+                return -ENODEV;
+        return bus_path_sriov(d->name, ret);
+}
+
+int sriov_send_changed(sd_bus *bus, Device *d) {
+        _cleanup_free_ char *path = NULL;
+        PropertyNames names;
+        int r;
+
+        assert(d);
+        sriov_property_names(d->sriov_dirty, &names);
+        d->sriov_dirty = 0;
+        if (names.n == 0)
+                return 0;
+        r = sriov_bus_path(d, &path);
+        if (r < 0)
+                return r;
+        return bus_emit_properties_changed(bus, path, SRIOV_BUS_INTERFACE, &names);
+}
 
 int sriov_object_find(sd_bus *bus, const char *path, const char *interface, void *userdata, void **found,
                       sd_bus_error *error) {
-        Device *d = device_object_lookup(userdata, path, OBJECT_SRIOV);
+        Device *d = device_bus_lookup(userdata, path, BUS_PATH_SRIOV);
 
         if (!d || !d->sriov_capable)
                 return 0;
@@ -24,7 +52,7 @@ static int property_get_device(sd_bus *bus, const char *path, const char *interf
         Device *d = userdata;
         int r;
 
-        r = device_object_path(d->name, &p);
+        r = device_bus_path(d, &p);
         if (r < 0)
                 return r;
         return sd_bus_message_append(reply, "o", p);
@@ -45,7 +73,7 @@ static int method_set_num_vfs(sd_bus_message *message, void *userdata, sd_bus_er
         if (count > d->total_vfs)
                 return sd_bus_error_setf(error, RDMAD_ERROR_INVALID_ARGUMENT,
                                          "%s supports at most %u VFs; %u requested.", d->name, d->total_vfs, count);
-        if (manager_sriov_job_running(m, d->device_path))
+        if (sriov_job_running(&m->sriov_jobs, d->device_path))
                 return sd_bus_error_setf(error, RDMAD_ERROR_BUSY, "A VF change on %s is already running.", d->name);
 
         snprintf(count_str, sizeof(count_str), "%u", count);
@@ -56,7 +84,7 @@ static int method_set_num_vfs(sd_bus_message *message, void *userdata, sd_bus_er
         if (r == 0)
                 return 1; /* polkit answers later; this handler runs again then */
 
-        r = manager_start_sriov_job(m, message, d, count);
+        r = sriov_job_start(&m->sriov_jobs, message, d->name, d->device_path, count);
         if (r == -EBUSY)
                 return sd_bus_error_setf(error, RDMAD_ERROR_BUSY, "A VF change on %s is already running.", d->name);
         if (r < 0)

@@ -12,6 +12,7 @@
 #include "log.h"
 #include "manager.h"
 #include "parse.h"
+#include "poll.h"
 #include "sysfs.h"
 #include "util.h"
 
@@ -183,12 +184,14 @@ static int run(int argc, char *argv[]) {
         sigaddset(&mask, SIGHUP);
         sigprocmask(SIG_BLOCK, &mask, NULL);
         r = sd_event_add_signal(m->event, NULL, SIGTERM, NULL, NULL);
-        if (r >= 0)
-                r = sd_event_add_signal(m->event, NULL, SIGINT, NULL, NULL);
-        if (r >= 0)
-                r = sd_event_add_signal(m->event, NULL, SIGHUP, on_sighup, m);
         if (r < 0)
-                return log_error_errno(r, "Failed to watch signals: %m");
+                return log_error_errno(r, "Failed to watch SIGTERM: %m");
+        r = sd_event_add_signal(m->event, NULL, SIGINT, NULL, NULL);
+        if (r < 0)
+                return log_error_errno(r, "Failed to watch SIGINT: %m");
+        r = sd_event_add_signal(m->event, NULL, SIGHUP, on_sighup, m);
+        if (r < 0)
+                return log_error_errno(r, "Failed to watch SIGHUP: %m");
 
         r = sd_bus_error_add_map(rdmad_error_map);
         if (r < 0)
@@ -198,7 +201,7 @@ static int run(int argc, char *argv[]) {
         if (r < 0)
                 return r;
 
-        r = manager_update_poll(m);
+        r = poll_update(m);
         if (r < 0)
                 return log_error_errno(r, "Failed to start polling: %m");
 

@@ -5,17 +5,17 @@
 #include <systemd/sd-bus.h>
 #include <systemd/sd-event.h>
 
+#include "forward.h"
 #include "model.h"
 #include "polkit.h"
+#include "port-wait.h"
+#include "sriov-worker.h"
 
 #define POLL_INTERVAL_MS_DEFAULT 1000
 
-typedef struct PortWaiter PortWaiter;
-typedef struct SriovJob SriovJob;
-
-/* Owns everything: the event loop, the bus, the event sources and the
- * device table. */
-typedef struct Manager {
+/* Owns everything: the event loop, the bus, the event sources, the device
+ * table and the registries of what callers make us hold. */
+struct Manager {
         sd_event *event;
         sd_bus *bus;
         struct udev *udev;
@@ -37,8 +37,7 @@ typedef struct Manager {
         int rtnl_fd;
         sd_event_source *rtnl_event;
 
-        PortWaiter *waiters;
-        unsigned n_waiters;
+        PortWaitRegistry port_waits;
 
         /* Heap pages freed by a burst of work (a big GetManagedObjects reply, a
          * rescan) go back to the kernel after it, at most every few seconds. */
@@ -46,11 +45,11 @@ typedef struct Manager {
         uint64_t last_trim_usec;
 
         PolkitRegistry polkit;
-        SriovJob *sriov_jobs;
+        SriovJobRegistry sriov_jobs;
 
         /* A read failed for lack of memory or descriptors: a full rescan is owed. */
         bool resync_pending;
-} Manager;
+};
 
 int manager_new(Manager **ret);
 Manager *manager_free(Manager *m);
@@ -83,33 +82,14 @@ void manager_retry_resync(Manager *m);
 int manager_reload_device(Manager *m, const char *syspath, const char *name);
 void manager_remove_device(Manager *m, const char *name);
 
-/* Records changed PORT_* bits on a port (and the state timestamp) and
- * schedules their emission. */
-void manager_port_changed(Manager *m, Port *p, uint32_t mask);
-void manager_netdev_changed(Manager *m, Device *d, NetDev *n, uint32_t mask);
-
-/* port_refresh_link() and manager_port_changed(); a lack of resources
- * defers to a resync (manager_defer_resync). */
+/* Re-reads a port's link (port_refresh_link()) and records what changed
+ * for emission; a State or PhysState change also moves StateChangedUsec. A
+ * lack of resources defers to a resync (manager_defer_resync). */
 int manager_refresh_port(Manager *m, Port *p);
-void manager_sriov_changed(Manager *m, Device *d, uint32_t mask);
 
-/* poll.c */
-int manager_update_poll(Manager *m);
+/* Records changed PROPERTY_BIT(NETDEV_PROP_*)s and schedules their emission. */
+void manager_netdev_changed(Manager *m, NetDev *n, uint32_t mask);
 
-/* udev-monitor.c */
-int manager_start_udev_monitor(Manager *m);
-
-/* netlink.c */
-int manager_start_rtnl(Manager *m);
-void manager_link_event(Manager *m, const char *ifname);
-
-/* port-wait.c */
-int manager_add_waiter(Manager *m, sd_bus_message *call, const Port *p, const char *state, uint64_t timeout_usec);
-void manager_check_waiters(Manager *m);
-void manager_fail_waiters(Manager *m, const char *device_name);
-void manager_free_waiters(Manager *m);
-
-/* sriov-worker.c */
-int manager_start_sriov_job(Manager *m, sd_bus_message *call, const Device *d, uint32_t count);
-bool manager_sriov_job_running(Manager *m, const char *device_path);
-void manager_free_sriov_jobs(Manager *m);
+/* The PCI function at pci_path (a PF) has num_vfs VFs now: every device on
+ * it publishes the count. */
+void manager_set_num_vfs(Manager *m, const char *pci_path, uint32_t num_vfs);

@@ -139,65 +139,71 @@ static int port_load_gids(int port_fd, Port *p) {
         return 0;
 }
 
-static int set_str(char **field, const char *value, uint32_t bit, uint32_t *mask) {
+/* Puts a copy of value in *field unless it is equal already. The old string
+ * is not freed: the caller's snapshot (port_update_from_attributes) owns it. */
+static int derive_str(char **field, const char *value) {
+        char *s;
+
         if (streq_ptr(*field, value))
                 return 0;
-        if (free_and_strdup(field, value) < 0)
+        s = strdup(value);
+        if (!s)
                 return -ENOMEM;
-        *mask |= bit;
+        *field = s;
         return 0;
 }
 
-static void set_u32(uint32_t *field, uint32_t value, uint32_t bit, uint32_t *mask) {
-        if (*field != value) {
-                *field = value;
-                *mask |= bit;
-        }
-}
-
-/* Recomputes every field that derives from the port's attribute map, which
- * holds the raw file contents; returns what changed. Used when loading and
- * when the poll timer has found a file with new contents. */
-static int port_update_from_attributes(Port *p, uint32_t *ret_changed) {
+/* Every field that derives from the port's attribute map, which holds the
+ * raw file contents. */
+static int port_derive(Port *p) {
         const AttrList *a = &p->attributes;
         const char *raw, *name;
-        uint32_t num, m = 0;
         RateInfo rate;
 
         raw = attr_list_get(a, "state") ?: "";
-        (void) parse_port_state(raw, &num, &name);
-        if (set_str(&p->state, raw, PORT_STATE, &m) < 0 || set_str(&p->state_name, name, PORT_STATE_NAME, &m) < 0)
+        (void) parse_port_state(raw, &p->state_num, &name);
+        if (derive_str(&p->state, raw) < 0 || derive_str(&p->state_name, name) < 0)
                 return -ENOMEM;
-        set_u32(&p->state_num, num, PORT_STATE_NUM, &m);
 
         raw = attr_list_get(a, "phys_state") ?: "";
-        (void) parse_port_phys_state(raw, &num, &name);
-        if (set_str(&p->phys_state, raw, PORT_PHYS_STATE, &m) < 0 ||
-            set_str(&p->phys_state_name, name, PORT_PHYS_STATE_NAME, &m) < 0)
+        (void) parse_port_phys_state(raw, &p->phys_state_num, &name);
+        if (derive_str(&p->phys_state, raw) < 0 || derive_str(&p->phys_state_name, name) < 0)
                 return -ENOMEM;
-        set_u32(&p->phys_state_num, num, PORT_PHYS_STATE_NUM, &m);
 
         /* Unreadable without a link (EINVAL): "" and 0. */
         raw = attr_list_get(a, "rate") ?: "";
         (void) parse_rate(raw, &rate);
-        if (set_str(&p->rate, raw, PORT_RATE, &m) < 0 || set_str(&p->rate_unit, rate.unit, PORT_RATE_UNIT, &m) < 0 ||
-            set_str(&p->rate_info, rate.info, PORT_RATE_INFO, &m) < 0)
+        p->rate_speed = rate.speed;
+        if (derive_str(&p->rate, raw) < 0 || derive_str(&p->rate_unit, rate.unit) < 0 ||
+            derive_str(&p->rate_info, rate.info) < 0)
                 return -ENOMEM;
-        if (p->rate_speed != rate.speed) {
-                p->rate_speed = rate.speed;
-                m |= PORT_RATE_SPEED;
+
+        if (derive_str(&p->link_layer, link_layer_normalize(attr_list_get(a, "link_layer"))) < 0)
+                return -ENOMEM;
+
+        p->lid = attr_u32(a, "lid");
+        p->sm_lid = attr_u32(a, "sm_lid");
+        p->lid_mask_count = attr_u32(a, "lid_mask_count");
+        p->sm_sl = attr_u32(a, "sm_sl");
+        p->cap_mask = attr_u32(a, "cap_mask");
+        return 0;
+}
+
+/* port_derive(), and what it changed, by comparison with the port before
+ * (properties.c). Used when loading and when the poll has found a file with
+ * new contents. On failure the port is as it was. */
+static int port_update_from_attributes(Port *p, uint32_t *ret_changed) {
+        Port before = *p;
+        int r;
+
+        r = port_derive(p);
+        if (r < 0) {
+                port_free_replaced(p, &before);
+                *p = before;
+                return r;
         }
-
-        if (set_str(&p->link_layer, link_layer_normalize(attr_list_get(a, "link_layer")), PORT_LINK_LAYER, &m) < 0)
-                return -ENOMEM;
-
-        set_u32(&p->lid, attr_u32(a, "lid"), PORT_LID, &m);
-        set_u32(&p->sm_lid, attr_u32(a, "sm_lid"), PORT_SM_LID, &m);
-        set_u32(&p->lid_mask_count, attr_u32(a, "lid_mask_count"), PORT_LID_MASK_COUNT, &m);
-        set_u32(&p->sm_sl, attr_u32(a, "sm_sl"), PORT_SM_SL, &m);
-        set_u32(&p->cap_mask, attr_u32(a, "cap_mask"), PORT_CAP_MASK, &m);
-
-        *ret_changed = m;
+        *ret_changed = port_changed_mask(&before, p);
+        port_free_replaced(&before, p);
         return 0;
 }
 
@@ -271,6 +277,10 @@ int port_refresh_link(Port *p, uint32_t *ret_changed) {
         uint32_t changed;
         int r;
 
+        assert(p);
+        assert(p->device);
+        assert(ret_changed);
+
         *ret_changed = 0;
         for (size_t i = 0; i < ELEMENTSOF(port_link_files); i++) {
                 size_t len = 0;
@@ -291,9 +301,9 @@ int port_refresh_link(Port *p, uint32_t *ret_changed) {
                 return r;
         /* A state change seen by path: the kept descriptor may be of a file that
          * was replaced rather than rewritten (not sysfs, but a test tree); reopen it. */
-        if ((changed & PORT_STATE) && p->state_fd >= 0)
+        if ((changed & PROPERTY_BIT(PORT_PROP_STATE)) && p->state_fd >= 0)
                 p->state_fd = (close(p->state_fd), -EBADF);
-        *ret_changed = changed | PORT_ATTRIBUTES;
+        *ret_changed = changed | PROPERTY_BIT(PORT_PROP_ATTRIBUTES);
         return 0;
 }
 
@@ -325,15 +335,46 @@ static int link_file_changed(Port *p, int *fd, const char *name, const char *cur
 }
 
 int port_link_changed(Port *p) {
+        assert(p);
         return link_file_changed(p, &p->state_fd, "state", p->state);
+}
+
+static int netdev_derive(NetDev *n) {
+        const AttrList *a = &n->attributes;
+
+        if (derive_str(&n->operstate, attr_list_get(a, "operstate") ?: "") < 0 ||
+            derive_str(&n->address, attr_list_get(a, "address") ?: "") < 0)
+                return -ENOMEM;
+        n->mtu = attr_u32(a, "mtu");
+        n->dev_port = attr_u32(a, "dev_port");
+        return 0;
+}
+
+/* As port_update_from_attributes(), for a netdev. */
+static int netdev_update_from_attributes(NetDev *n, uint32_t *ret_changed) {
+        NetDev before = *n;
+        int r;
+
+        r = netdev_derive(n);
+        if (r < 0) {
+                netdev_free_replaced(n, &before);
+                *n = before;
+                return r;
+        }
+        *ret_changed = netdev_changed_mask(&before, n);
+        netdev_free_replaced(&before, n);
+        return 0;
 }
 
 int netdev_refresh(NetDev *n, uint32_t *ret_changed) {
         static const char *const files[] = { "operstate", "mtu", "address", "carrier", "dev_port" };
         char path[4096], buf[SYSFS_ATTR_MAX + 1];
-        uint32_t m = 0;
+        uint32_t changed;
         bool any = false;
         int r;
+
+        assert(n);
+        assert(ret_changed);
 
         *ret_changed = 0;
         for (size_t i = 0; i < ELEMENTSOF(files); i++) {
@@ -349,12 +390,10 @@ int netdev_refresh(NetDev *n, uint32_t *ret_changed) {
         if (!any)
                 return 0;
 
-        if (set_str(&n->operstate, attr_list_get(&n->attributes, "operstate") ?: "", NETDEV_OPER_STATE, &m) < 0 ||
-            set_str(&n->address, attr_list_get(&n->attributes, "address") ?: "", NETDEV_ADDRESS, &m) < 0)
-                return -ENOMEM;
-        set_u32(&n->mtu, attr_u32(&n->attributes, "mtu"), NETDEV_MTU, &m);
-        set_u32(&n->dev_port, attr_u32(&n->attributes, "dev_port"), NETDEV_DEV_PORT, &m);
-        *ret_changed = m | NETDEV_ATTRIBUTES;
+        r = netdev_update_from_attributes(n, &changed);
+        if (r < 0)
+                return r;
+        *ret_changed = changed | PROPERTY_BIT(NETDEV_PROP_ATTRIBUTES);
         return 0;
 }
 
@@ -401,6 +440,7 @@ static int device_load_ports(int dev_fd, Device *d) {
 
 static int netdev_load(int net_fd, const char *name, NetDev *n) {
         _cleanup_close_ int fd = -EBADF;
+        uint32_t changed;
         int r;
 
         /* Interface names are bytes to the kernel; the bus wants UTF-8. */
@@ -422,12 +462,7 @@ static int netdev_load(int net_fd, const char *name, NetDev *n) {
         if (errno_is_resource(r))
                 return r;
 
-        if (attr_dup(&n->attributes, "operstate", &n->operstate) < 0 ||
-            attr_dup(&n->attributes, "address", &n->address) < 0)
-                return -ENOMEM;
-        n->dev_port = attr_u32(&n->attributes, "dev_port");
-        n->mtu = attr_u32(&n->attributes, "mtu");
-        return 0;
+        return netdev_update_from_attributes(n, &changed);
 }
 
 static int netdev_compare(const void *a, const void *b) {
@@ -591,6 +626,10 @@ int device_load(const char *syspath, const char *name, Device **ret) {
         const char *type_name;
         int r;
 
+        assert(syspath);
+        assert(name);
+        assert(ret);
+
         d = calloc(1, sizeof(Device));
         if (!d)
                 return -ENOMEM;
@@ -673,6 +712,7 @@ Device *device_free(Device *d) {
 }
 
 const Port *device_find_port(const Device *d, uint32_t number) {
+        assert(d);
         for (size_t i = 0; i < d->n_ports; i++)
                 if (d->ports[i].number == number)
                         return &d->ports[i];
@@ -680,6 +720,8 @@ const Port *device_find_port(const Device *d, uint32_t number) {
 }
 
 const NetDev *device_find_netdev(const Device *d, const char *name) {
+        assert(d);
+        assert(name);
         for (size_t i = 0; i < d->n_netdevs; i++)
                 if (streq(d->netdevs[i].name, name))
                         return &d->netdevs[i];

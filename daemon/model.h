@@ -5,13 +5,12 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "forward.h"
 #include "sysfs.h"
 
 /* The in-memory model of one RDMA device as sysfs shows it. Every string is
  * valid UTF-8 and never NULL ("" where sysfs had nothing readable). */
 
-typedef struct Device Device;
-struct Manager;
 
 typedef struct Gid {
         uint32_t index;
@@ -19,7 +18,7 @@ typedef struct Gid {
         char *type; /* gid_attrs/types/<i>, "" on InfiniBand */
 } Gid;
 
-typedef struct Port {
+struct Port {
         Device *device;
         uint32_t number;
 
@@ -47,14 +46,14 @@ typedef struct Port {
         AttrList attributes;
 
         uint64_t state_changed_usec;
-        uint32_t dirty; /* properties.h PORT_* bits not yet announced */
+        uint32_t dirty; /* PROPERTY_BIT(PORT_PROP_*)s not yet announced */
 
         /* The poll's hot path: state kept open, re-read with pread(). */
         int state_fd;
         uint8_t poll_boost; /* ticks to poll an Ethernet port after a link event */
-} Port;
+};
 
-typedef struct NetDev {
+struct NetDev {
         Device *device;
         char *name;
         uint32_t dev_port;
@@ -63,11 +62,11 @@ typedef struct NetDev {
         char *address;
         uint32_t mtu;
         AttrList attributes;
-        uint32_t dirty; /* NETDEV_* bits not yet announced */
-} NetDev;
+        uint32_t dirty; /* NETDEV_PROP_* bits not yet announced */
+};
 
 struct Device {
-        struct Manager *manager; /* set while the device is in the manager's table */
+        Manager *manager; /* set while the device is in the manager's table */
         char *name;
         char *sysfs_path;
         char *device_path; /* parent PCI function, "" for virtual devices */
@@ -96,8 +95,8 @@ struct Device {
         AttrList attributes;
         AttrList power_attributes;
 
-        uint32_t dirty;       /* DEVICE_* bits not yet announced */
-        uint32_t sriov_dirty; /* SRIOV_* bits not yet announced */
+        uint32_t dirty;       /* DEVICE_PROP_* bits not yet announced */
+        uint32_t sriov_dirty; /* SRIOV_PROP_* bits not yet announced */
 };
 
 /* Reads everything about the device at syspath (its /sys/devices/... path as
@@ -113,7 +112,7 @@ const Port *device_find_port(const Device *d, uint32_t number);
 const NetDev *device_find_netdev(const Device *d, const char *name);
 
 /* Re-reads the port's link files (state, phys_state, rate, LIDs); the mask
- * of changed PORT_* properties, 0 without allocating if nothing changed. */
+ * of changed PORT_PROP_* bits, 0 without allocating if nothing changed. */
 int port_refresh_link(Port *p, uint32_t *ret_changed);
 
 /* The cheap check of a poll tick: pread() of state through a descriptor
@@ -121,5 +120,5 @@ int port_refresh_link(Port *p, uint32_t *ret_changed);
  * phys_state, rate and LIDs too), 0 if not; never allocates. */
 int port_link_changed(Port *p);
 
-/* Re-reads a netdev's operstate, MTU, address; mask of NETDEV_* changes. */
+/* Re-reads a netdev's operstate, MTU, address; mask of NETDEV_PROP_* changes. */
 int netdev_refresh(NetDev *n, uint32_t *ret_changed);

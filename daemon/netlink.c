@@ -23,6 +23,9 @@ int rtnl_parse_link_names(const void *buf, size_t len, void (*cb)(const char *if
         const uint8_t *p = buf;
         int n = 0;
 
+        assert(buf || len == 0);
+        assert(cb);
+
         for (size_t off = 0; off < len && len - off >= sizeof(struct nlmsghdr);) {
                 const struct nlmsghdr *h = (const struct nlmsghdr *) (p + off);
                 size_t msg_len = h->nlmsg_len, attr_off, attr_end;
@@ -63,10 +66,7 @@ int rtnl_parse_link_names(const void *buf, size_t len, void (*cb)(const char *if
 }
 
 static void on_link_name(const char *ifname, void *userdata) {
-        manager_link_event(userdata, ifname);
-}
-
-void manager_link_event(Manager *m, const char *ifname) {
+        Manager *m = userdata;
         int r;
 
         for (size_t i = 0; i < m->n_devices; i++) {
@@ -80,7 +80,7 @@ void manager_link_event(Manager *m, const char *ifname) {
                 if (errno_is_resource(r))
                         manager_defer_resync(m, r, ifname);
                 else if (r >= 0)
-                        manager_netdev_changed(m, d, n, changed);
+                        manager_netdev_changed(m, n, changed);
                 for (size_t j = 0; j < d->n_ports; j++) {
                         Port *p = &d->ports[j];
 
@@ -122,9 +122,12 @@ static int on_rtnl(sd_event_source *s, int fd, uint32_t revents, void *userdata)
         return 0;
 }
 
-int manager_start_rtnl(Manager *m) {
+int rtnl_start(Manager *m) {
         struct sockaddr_nl sa = { .nl_family = AF_NETLINK, .nl_groups = RTMGRP_LINK };
         int r;
+
+        assert(m);
+        assert(m->rtnl_fd < 0);
 
         m->rtnl_fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC | SOCK_NONBLOCK, NETLINK_ROUTE);
         if (m->rtnl_fd < 0)

@@ -5,7 +5,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bus-util.h"
 #include "log.h"
 #include "util.h"
 
@@ -38,8 +37,19 @@ static void query_free(PolkitQuery *q) {
 }
 
 void polkit_registry_clear(PolkitRegistry *registry) {
+        assert(registry);
         while (registry->queries)
                 query_free(registry->queries);
+}
+
+/* CheckAuthorization returns (bba{ss}): is_authorized, is_challenge, details. */
+static int check_authorization_read(sd_bus_message *reply, int *ret_authorized, int *ret_challenge) {
+        int r;
+
+        r = sd_bus_message_enter_container(reply, 'r', "bba{ss}");
+        if (r < 0)
+                return r;
+        return sd_bus_message_read(reply, "bb", ret_authorized, ret_challenge);
 }
 
 static int on_check_reply(sd_bus_message *reply, void *userdata, sd_bus_error *ret_error) {
@@ -56,9 +66,7 @@ static int on_check_reply(sd_bus_message *reply, void *userdata, sd_bus_error *r
                 sd_bus_error_setf(&q->error, SD_BUS_ERROR_ACCESS_DENIED,
                                   "Cannot ask polkit for authorization (%s: %s).", e->name, strempty(e->message));
         } else {
-                r = sd_bus_message_enter_container(reply, 'r', "bba{ss}");
-                if (r >= 0)
-                        r = sd_bus_message_read(reply, "bb", &authorized, &challenge);
+                r = check_authorization_read(reply, &authorized, &challenge);
                 if (r < 0)
                         sd_bus_error_setf(&q->error, SD_BUS_ERROR_ACCESS_DENIED,
                                           "Cannot parse polkit's answer: %s.", strerror(-r));
@@ -76,13 +84,49 @@ static int on_check_reply(sd_bus_message *reply, void *userdata, sd_bus_error *r
         return 1;
 }
 
+/* org.freedesktop.PolicyKit1.Authority.CheckAuthorization for the sender of call. */
+static int check_authorization_message(sd_bus_message *call, const char *sender, const char *action,
+                                       const char *const *details, uint32_t flags, sd_bus_message **ret) {
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *check = NULL;
+        int r;
+
+        r = sd_bus_message_new_method_call(sd_bus_message_get_bus(call), &check, "org.freedesktop.PolicyKit1",
+                                           "/org/freedesktop/PolicyKit1/Authority",
+                                           "org.freedesktop.PolicyKit1.Authority", "CheckAuthorization");
+        if (r < 0)
+                return r;
+        r = sd_bus_message_append(check, "(sa{sv})s", "system-bus-name", 1, "name", "s", sender, action);
+        if (r < 0)
+                return r;
+        r = sd_bus_message_open_container(check, 'a', "{ss}");
+        if (r < 0)
+                return r;
+        for (size_t i = 0; details && details[i] && details[i + 1]; i += 2) {
+                r = sd_bus_message_append(check, "{ss}", details[i], details[i + 1]);
+                if (r < 0)
+                        return r;
+        }
+        r = sd_bus_message_close_container(check);
+        if (r < 0)
+                return r;
+        r = sd_bus_message_append(check, "us", flags, "");
+        if (r < 0)
+                return r;
+        *ret = TAKE_PTR(check);
+        return 0;
+}
+
 int polkit_check_async(PolkitRegistry *registry, sd_bus_message *call, const char *action,
                        const char *const *details, sd_bus_error *error) {
-        _cleanup_(sd_bus_message_unrefp_) sd_bus_message *check = NULL;
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *check = NULL;
         PolkitQuery *q;
         const char *sender;
         uint32_t flags = 0;
         int r;
+
+        assert(registry);
+        assert(call);
+        assert(action);
 
         /* The second round: the verdict is in. */
         for (q = registry->queries; q; q = q->next)
@@ -110,21 +154,9 @@ int polkit_check_async(PolkitRegistry *registry, sd_bus_message *call, const cha
         if (sd_bus_message_get_allow_interactive_authorization(call) > 0)
                 flags |= POLKIT_ALLOW_USER_INTERACTION;
 
-        r = sd_bus_message_new_method_call(sd_bus_message_get_bus(call), &check, "org.freedesktop.PolicyKit1",
-                                           "/org/freedesktop/PolicyKit1/Authority",
-                                           "org.freedesktop.PolicyKit1.Authority", "CheckAuthorization");
-        if (r >= 0)
-                r = sd_bus_message_append(check, "(sa{sv})s", "system-bus-name", 1, "name", "s", sender, action);
-        if (r >= 0)
-                r = sd_bus_message_open_container(check, 'a', "{ss}");
-        for (size_t i = 0; r >= 0 && details && details[i] && details[i + 1]; i += 2)
-                r = sd_bus_message_append(check, "{ss}", details[i], details[i + 1]);
-        if (r >= 0)
-                r = sd_bus_message_close_container(check);
-        if (r >= 0)
-                r = sd_bus_message_append(check, "us", flags, "");
+        r = check_authorization_message(call, sender, action, details, flags, &check);
         if (r < 0)
-                return r;
+                return sd_bus_error_set_errnof(error, r, "Cannot build the polkit request: %m");
 
         q = calloc(1, sizeof(PolkitQuery));
         if (!q)

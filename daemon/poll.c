@@ -3,6 +3,8 @@
  * changes state, so each tick re-reads every port's state, phys_state, rate
  * and LIDs, and nothing else. A tick without changes allocates nothing and
  * emits nothing; with no ports (or --poll-interval=0) there is no timer. */
+#include "poll.h"
+
 #include "log.h"
 #include "manager.h"
 #include "util.h"
@@ -46,18 +48,23 @@ static int on_poll(sd_event_source *s, uint64_t usec, void *userdata) {
 
         /* Fixed rate, from the scheduled time: no drift. */
         r = sd_event_source_set_time(s, usec + (uint64_t) m->poll_interval_ms * 1000);
-        if (r >= 0)
-                r = sd_event_source_set_enabled(s, SD_EVENT_ON);
         if (r < 0)
-                log_error_errno(r, "Failed to re-arm the poll timer: %m");
+                log_error_errno(r, "Failed to set the poll timer's next tick: %m");
+        r = sd_event_source_set_enabled(s, SD_EVENT_ON);
+        if (r < 0)
+                log_error_errno(r, "Failed to re-enable the poll timer: %m");
         return 0;
 }
 
-int manager_update_poll(Manager *m) {
-        bool want = m->poll_interval_ms > 0 && manager_has_ports(m);
+int poll_update(Manager *m) {
         uint64_t now;
+        bool want;
         int r;
 
+        assert(m);
+        assert(m->event);
+
+        want = m->poll_interval_ms > 0 && manager_has_ports(m);
         if (!want) {
                 if (m->poll_event)
                         (void) sd_event_source_set_enabled(m->poll_event, SD_EVENT_OFF);

@@ -1,21 +1,16 @@
 /* SPDX-License-Identifier: MIT */
-/* Port.WaitForState: calls that wait for a port to reach a state. Each is
- * answered exactly once: when the state is reached, on its timeout, or when
- * the port or its device goes away. */
+#include "port-wait.h"
+
 #include <inttypes.h>
 #include <strings.h>
 
 #include "bus-util.h"
 #include "log.h"
-#include "manager.h"
 #include "util.h"
 
-/* Each pending call holds a message and a timer: bound them. */
-#define WAITERS_MAX 4096
-
-struct PortWaiter {
-        PortWaiter *next;
-        Manager *manager;
+struct PortWait {
+        PortWait *next;
+        PortWaitRegistry *registry;
         sd_bus_message *call;
         char *device;
         uint32_t port;
@@ -24,110 +19,120 @@ struct PortWaiter {
         sd_event_source *timer;
 };
 
-static void waiter_free(PortWaiter *w) {
-        Manager *m = w->manager;
+void port_wait_registry_init(PortWaitRegistry *registry, sd_event *event, PortWaitLookup lookup, void *userdata) {
+        assert(registry);
+        assert(event);
+        assert(lookup);
 
-        for (PortWaiter **i = &m->waiters; *i; i = &(*i)->next)
+        *registry = (PortWaitRegistry) { .event = event, .lookup = lookup, .userdata = userdata };
+}
+
+static void port_wait_free(PortWait *w) {
+        PortWaitRegistry *registry = w->registry;
+
+        for (PortWait **i = &registry->waits; *i; i = &(*i)->next)
                 if (*i == w) {
                         *i = w->next;
                         break;
                 }
-        m->n_waiters--;
+        registry->n_waits--;
         sd_event_source_disable_unref(w->timer);
         sd_bus_message_unref(w->call);
         free(w->device);
         free(w);
 }
 
-static int on_waiter_timeout(sd_event_source *s, uint64_t usec, void *userdata) {
-        PortWaiter *w = userdata;
-        Device *d = manager_find_device(w->manager, w->device);
-        const Port *p = d ? device_find_port(d, w->port) : NULL;
-        int r;
-
-        r = sd_bus_reply_method_errorf(w->call, RDMAD_ERROR_TIMEOUT,
-                                       "Port %u of %s did not reach %s within %" PRIu64 " ms; it is %s.", w->port,
-                                       w->device, w->state, w->timeout_ms, p ? p->state_name : "gone");
+/* The answer, then the wait is gone. */
+static void port_wait_finish(PortWait *w, int r) {
         if (r < 0)
                 log_debug_errno(r, "Cannot answer a WaitForState call: %m");
-        waiter_free(w);
+        port_wait_free(w);
+}
+
+static int on_timeout(sd_event_source *s, uint64_t usec, void *userdata) {
+        PortWait *w = userdata;
+        PortWaitRegistry *registry = w->registry;
+        const char *now = registry->lookup(w->device, w->port, registry->userdata);
+
+        port_wait_finish(w, sd_bus_reply_method_errorf(w->call, RDMAD_ERROR_TIMEOUT,
+                                                       "Port %u of %s did not reach %s within %" PRIu64
+                                                       " ms; it is %s.",
+                                                       w->port, w->device, w->state, w->timeout_ms, now ?: "gone"));
         return 0;
 }
 
-int manager_add_waiter(Manager *m, sd_bus_message *call, const Port *p, const char *state, uint64_t timeout_usec) {
-        PortWaiter *w;
+int port_wait_add(PortWaitRegistry *registry, sd_bus_message *call, const char *device, uint32_t port,
+                  const char *state, uint64_t timeout_usec) {
+        PortWait *w;
         int r;
 
-        if (m->n_waiters >= WAITERS_MAX)
+        assert(registry);
+        assert(registry->event);
+        assert(call);
+        assert(device);
+        assert(state);
+
+        if (registry->n_waits >= PORT_WAITS_MAX)
                 return -EBUSY;
 
-        w = calloc(1, sizeof(PortWaiter));
+        w = calloc(1, sizeof(PortWait));
         if (!w)
                 return -ENOMEM;
-        w->manager = m;
+        w->registry = registry;
         w->call = sd_bus_message_ref(call);
-        w->device = strdup(p->device->name);
-        w->port = p->number;
+        w->device = strdup(device);
+        w->port = port;
         w->state = state;
         w->timeout_ms = timeout_usec / 1000;
-        w->next = m->waiters;
-        m->waiters = w;
-        m->n_waiters++;
+        w->next = registry->waits;
+        registry->waits = w;
+        registry->n_waits++;
         if (!w->device) {
-                waiter_free(w);
+                port_wait_free(w);
                 return -ENOMEM;
         }
 
-        r = sd_event_add_time_relative(m->event, &w->timer, CLOCK_MONOTONIC, timeout_usec, 1000, on_waiter_timeout,
+        r = sd_event_add_time_relative(registry->event, &w->timer, CLOCK_MONOTONIC, timeout_usec, 1000, on_timeout,
                                        w);
         if (r < 0) {
-                waiter_free(w);
+                port_wait_free(w);
                 return r;
         }
         return 0;
 }
 
-void manager_check_waiters(Manager *m) {
-        PortWaiter *w = m->waiters, *next;
+void port_wait_check(PortWaitRegistry *registry) {
+        PortWait *next;
 
-        for (; w; w = next) {
-                Device *d = manager_find_device(m, w->device);
-                const Port *p = d ? device_find_port(d, w->port) : NULL;
-                int r = 0;
+        assert(registry);
+        for (PortWait *w = registry->waits; w; w = next) {
+                const char *now = registry->lookup(w->device, w->port, registry->userdata);
 
                 next = w->next;
-                if (!p)
-                        r = sd_bus_reply_method_errorf(w->call, RDMAD_ERROR_NO_SUCH_DEVICE,
-                                                       "Port %u of %s is gone.", w->port, w->device);
-                else if (strcasecmp(p->state_name, w->state) == 0)
-                        r = sd_bus_reply_method_return(w->call, "s", p->state_name);
-                else
-                        continue;
-                if (r < 0)
-                        log_debug_errno(r, "Cannot answer a WaitForState call: %m");
-                waiter_free(w);
+                if (!now)
+                        port_wait_finish(w, sd_bus_reply_method_errorf(w->call, RDMAD_ERROR_NO_SUCH_DEVICE,
+                                                                       "Port %u of %s is gone.", w->port, w->device));
+                else if (strcasecmp(now, w->state) == 0)
+                        port_wait_finish(w, sd_bus_reply_method_return(w->call, "s", now));
         }
 }
 
-void manager_fail_waiters(Manager *m, const char *device_name) {
-        PortWaiter *w = m->waiters, *next;
+void port_wait_fail_device(PortWaitRegistry *registry, const char *device) {
+        PortWait *next;
 
-        for (; w; w = next) {
-                int r;
-
+        assert(registry);
+        assert(device);
+        for (PortWait *w = registry->waits; w; w = next) {
                 next = w->next;
-                if (!streq(w->device, device_name))
-                        continue;
-                r = sd_bus_reply_method_errorf(w->call, RDMAD_ERROR_NO_SUCH_DEVICE,
-                                               "Device %s was removed while waiting for port %u.", w->device,
-                                               w->port);
-                if (r < 0)
-                        log_debug_errno(r, "Cannot answer a WaitForState call: %m");
-                waiter_free(w);
+                if (streq(w->device, device))
+                        port_wait_finish(w, sd_bus_reply_method_errorf(w->call, RDMAD_ERROR_NO_SUCH_DEVICE,
+                                                                       "Device %s was removed while waiting for port %u.",
+                                                                       w->device, w->port));
         }
 }
 
-void manager_free_waiters(Manager *m) {
-        while (m->waiters)
-                waiter_free(m->waiters);
+void port_wait_registry_clear(PortWaitRegistry *registry) {
+        assert(registry);
+        while (registry->waits)
+                port_wait_free(registry->waits);
 }

@@ -1,54 +1,80 @@
 /* SPDX-License-Identifier: MIT */
 #pragma once
 
+#include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
-/* One bit per property that can change at run time, per interface. Changes
- * are collected as masks on the objects and turned into one
- * PropertiesChanged per object per event-loop iteration. */
+#include "model.h"
 
-enum {
-        DEVICE_NODE_DESCRIPTION = 1u << 0,
-        DEVICE_NETDEVS = 1u << 1,
-        DEVICE_ATTRIBUTES = 1u << 2,
-        DEVICE_POWER_ATTRIBUTES = 1u << 3,
-};
+/* Every property that can change at run time, once: an enum per interface
+ * and a table indexed by it (properties.c) with the D-Bus name and how to
+ * compare the model's field. Changes are collected as masks of these bits on
+ * the objects (PROPERTY_BIT(PORT_PROP_STATE)) and turned into one
+ * PropertiesChanged per object per event-loop iteration. Constant properties
+ * are only in the vtables. */
 
-enum {
-        PORT_STATE = 1u << 0,
-        PORT_STATE_NUM = 1u << 1,
-        PORT_STATE_NAME = 1u << 2,
-        PORT_PHYS_STATE = 1u << 3,
-        PORT_PHYS_STATE_NUM = 1u << 4,
-        PORT_PHYS_STATE_NAME = 1u << 5,
-        PORT_RATE = 1u << 6,
-        PORT_RATE_SPEED = 1u << 7,
-        PORT_RATE_UNIT = 1u << 8,
-        PORT_RATE_INFO = 1u << 9,
-        PORT_LINK_LAYER = 1u << 10,
-        PORT_LID = 1u << 11,
-        PORT_SM_LID = 1u << 12,
-        PORT_LID_MASK_COUNT = 1u << 13,
-        PORT_SM_SL = 1u << 14,
-        PORT_CAP_MASK = 1u << 15,
-        PORT_NETDEV = 1u << 16,
-        PORT_GIDS = 1u << 17,
-        PORT_ATTRIBUTES = 1u << 18,
-        PORT_STATE_CHANGED_USEC = 1u << 19,
-};
+typedef enum DeviceProperty {
+        DEVICE_PROP_NODE_DESCRIPTION,
+        DEVICE_PROP_NETDEVS,
+        DEVICE_PROP_ATTRIBUTES,
+        DEVICE_PROP_POWER_ATTRIBUTES,
+        _DEVICE_PROP_MAX,
+} DeviceProperty;
 
-enum {
-        NETDEV_DEV_PORT = 1u << 0,
-        NETDEV_PORT = 1u << 1,
-        NETDEV_OPER_STATE = 1u << 2,
-        NETDEV_ADDRESS = 1u << 3,
-        NETDEV_MTU = 1u << 4,
-        NETDEV_ATTRIBUTES = 1u << 5,
-};
+typedef enum PortProperty {
+        PORT_PROP_STATE,
+        PORT_PROP_STATE_NUM,
+        PORT_PROP_STATE_NAME,
+        PORT_PROP_PHYS_STATE,
+        PORT_PROP_PHYS_STATE_NUM,
+        PORT_PROP_PHYS_STATE_NAME,
+        PORT_PROP_RATE,
+        PORT_PROP_RATE_SPEED,
+        PORT_PROP_RATE_UNIT,
+        PORT_PROP_RATE_INFO,
+        PORT_PROP_LINK_LAYER,
+        PORT_PROP_LID,
+        PORT_PROP_SM_LID,
+        PORT_PROP_LID_MASK_COUNT,
+        PORT_PROP_SM_SL,
+        PORT_PROP_CAP_MASK,
+        PORT_PROP_NETDEV,
+        PORT_PROP_GIDS,
+        PORT_PROP_ATTRIBUTES,
+        PORT_PROP_STATE_CHANGED_USEC,
+        _PORT_PROP_MAX,
+} PortProperty;
 
-enum {
-        SRIOV_NUM_VFS = 1u << 0,
-};
+typedef enum NetDevProperty {
+        NETDEV_PROP_DEV_PORT,
+        NETDEV_PROP_PORT,
+        NETDEV_PROP_OPER_STATE,
+        NETDEV_PROP_ADDRESS,
+        NETDEV_PROP_MTU,
+        NETDEV_PROP_ATTRIBUTES,
+        _NETDEV_PROP_MAX,
+} NetDevProperty;
+
+/* Sriov's object is its Device. */
+typedef enum SriovProperty {
+        SRIOV_PROP_NUM_VFS,
+        _SRIOV_PROP_MAX,
+} SriovProperty;
+
+#define PROPERTY_BIT(p) (UINT32_C(1) << (p))
+
+/* A State or PhysState change: also what moves StateChangedUsec. */
+#define PORT_STATE_MASK                                                                                           \
+        (PROPERTY_BIT(PORT_PROP_STATE) | PROPERTY_BIT(PORT_PROP_STATE_NUM) | PROPERTY_BIT(PORT_PROP_STATE_NAME) |    \
+         PROPERTY_BIT(PORT_PROP_PHYS_STATE) | PROPERTY_BIT(PORT_PROP_PHYS_STATE_NUM) |                          \
+         PROPERTY_BIT(PORT_PROP_PHYS_STATE_NAME))
+
+/* The D-Bus name of a property; NULL out of range. */
+const char *device_property_to_string(DeviceProperty p);
+const char *port_property_to_string(PortProperty p);
+const char *netdev_property_to_string(NetDevProperty p);
+const char *sriov_property_to_string(SriovProperty p);
 
 #define PROPERTY_NAMES_MAX 32
 
@@ -57,7 +83,26 @@ typedef struct PropertyNames {
         unsigned n;
 } PropertyNames;
 
+/* The names of the bits set in mask, in enum order. */
 void device_property_names(uint32_t mask, PropertyNames *ret);
 void port_property_names(uint32_t mask, PropertyNames *ret);
 void netdev_property_names(uint32_t mask, PropertyNames *ret);
 void sriov_property_names(uint32_t mask, PropertyNames *ret);
+
+/* The one place that decides what changed: two snapshots of the same object
+ * compared field by field through the tables; a mask of PROPERTY_BIT()s.
+ * Strings may be NULL (a port being loaded). */
+uint32_t device_changed_mask(const Device *a, const Device *b);
+uint32_t port_changed_mask(const Port *a, const Port *b);
+uint32_t netdev_changed_mask(const NetDev *a, const NetDev *b);
+uint32_t sriov_changed_mask(const Device *a, const Device *b);
+
+/* After a re-derivation that put new strings in `now`: frees those string
+ * fields of the snapshot `before` that `now` no longer points to. */
+void port_free_replaced(Port *before, const Port *now);
+void netdev_free_replaced(NetDev *before, const NetDev *now);
+
+/* A property published as constant differs (name, paths, driver, GUIDs,
+ * firmware, the set of ports, SR-IOV capability): the objects must be
+ * re-announced, removed and added, not changed in place. */
+bool device_identity_changed(const Device *a, const Device *b);

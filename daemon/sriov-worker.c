@@ -1,20 +1,17 @@
 /* SPDX-License-Identifier: MIT */
-/* SetNumVfs runs its sysfs writes in a thread: a driver can take seconds to
- * create VFs, and the bus must be answered meanwhile. One job per PF; the
- * thread reports through a pipe that the event loop watches. */
-#include <pthread.h>
+#include "sriov-worker.h"
+
 #include <fcntl.h>
+#include <pthread.h>
+#include <stdio.h>
 
 #include "bus-util.h"
 #include "log.h"
-#include "manager.h"
-#include "properties.h"
-#include "sriov.h"
 #include "util.h"
 
 struct SriovJob {
         SriovJob *next;
-        Manager *manager;
+        SriovJobRegistry *registry;
         sd_bus_message *call;
         char *device;      /* for messages: the ibdev name at the start */
         char *device_path; /* the PF: what makes two jobs collide */
@@ -28,10 +25,18 @@ struct SriovJob {
         SriovResult result;
 };
 
-static void job_free(SriovJob *j) {
-        Manager *m = j->manager;
+void sriov_job_registry_init(SriovJobRegistry *registry, sd_event *event, SriovJobDone done, void *userdata) {
+        assert(registry);
+        assert(event);
+        assert(done);
 
-        for (SriovJob **i = &m->sriov_jobs; *i; i = &(*i)->next)
+        *registry = (SriovJobRegistry) { .event = event, .io = &sriov_sysfs_io, .done = done, .userdata = userdata };
+}
+
+static void job_free(SriovJob *j) {
+        SriovJobRegistry *registry = j->registry;
+
+        for (SriovJob **i = &registry->jobs; *i; i = &(*i)->next)
                 if (*i == j) {
                         *i = j->next;
                         break;
@@ -51,8 +56,11 @@ static void job_free(SriovJob *j) {
         free(j);
 }
 
-bool manager_sriov_job_running(Manager *m, const char *device_path) {
-        for (SriovJob *j = m->sriov_jobs; j; j = j->next)
+bool sriov_job_running(SriovJobRegistry *registry, const char *device_path) {
+        assert(registry);
+        assert(device_path);
+
+        for (SriovJob *j = registry->jobs; j; j = j->next)
                 if (streq(j->device_path, device_path))
                         return true;
         return false;
@@ -62,14 +70,14 @@ static void *job_thread(void *userdata) {
         SriovJob *j = userdata;
         char done = 1;
 
-        sriov_set_num_vfs(&sriov_sysfs_io, j->numvfs_path, j->count, &j->result);
+        sriov_set_num_vfs(j->registry->io, j->numvfs_path, j->count, &j->result);
         (void) !write(j->pipe[1], &done, 1);
         return NULL;
 }
 
 static int on_job_done(sd_event_source *s, int fd, uint32_t revents, void *userdata) {
         SriovJob *j = userdata;
-        Manager *m = j->manager;
+        SriovJobRegistry *registry = j->registry;
         const SriovResult *r = &j->result;
         char message[1024];
         int k;
@@ -78,14 +86,8 @@ static int on_job_done(sd_event_source *s, int fd, uint32_t revents, void *userd
         j->thread_started = false;
 
         /* Publish what the hardware has now, whatever happened. */
-        for (size_t i = 0; i < m->n_devices && r->after_known; i++) {
-                Device *d = m->devices[i];
-
-                if (d->sriov_capable && streq(d->device_path, j->device_path) && d->num_vfs != r->after) {
-                        d->num_vfs = r->after;
-                        manager_sriov_changed(m, d, SRIOV_NUM_VFS);
-                }
-        }
+        if (r->after_known)
+                registry->done(j->device_path, r->after, registry->userdata);
 
         sriov_result_message(r, j->device, j->count, message, sizeof(message));
         if (r->failed_step == SRIOV_STEP_NONE) {
@@ -104,7 +106,7 @@ static int on_job_done(sd_event_source *s, int fd, uint32_t revents, void *userd
 }
 
 static char *describe_caller(sd_bus_message *call) {
-        _cleanup_(sd_bus_creds_unrefp_) sd_bus_creds *creds = NULL;
+        _cleanup_(sd_bus_creds_unrefp) sd_bus_creds *creds = NULL;
         uid_t uid = (uid_t) -1;
         pid_t pid = 0;
         char *s = NULL;
@@ -120,27 +122,34 @@ static char *describe_caller(sd_bus_message *call) {
         return s;
 }
 
-int manager_start_sriov_job(Manager *m, sd_bus_message *call, const Device *d, uint32_t count) {
+int sriov_job_start(SriovJobRegistry *registry, sd_bus_message *call, const char *device, const char *device_path,
+                    uint32_t count) {
         SriovJob *j;
         int r;
 
-        if (manager_sriov_job_running(m, d->device_path))
+        assert(registry);
+        assert(registry->event);
+        assert(call);
+        assert(device);
+        assert(device_path);
+
+        if (sriov_job_running(registry, device_path))
                 return -EBUSY;
 
         j = calloc(1, sizeof(SriovJob));
         if (!j)
                 return -ENOMEM;
-        j->manager = m;
+        j->registry = registry;
         j->pipe[0] = j->pipe[1] = -EBADF;
-        j->next = m->sriov_jobs;
-        m->sriov_jobs = j;
+        j->next = registry->jobs;
+        registry->jobs = j;
         j->call = sd_bus_message_ref(call);
         j->count = count;
-        j->device = strdup(d->name);
-        j->device_path = strdup(d->device_path);
+        j->device = strdup(device);
+        j->device_path = strdup(device_path);
         j->caller = describe_caller(call);
         if (!j->device || !j->device_path || !j->caller ||
-            asprintf(&j->numvfs_path, "%s/sriov_numvfs", d->device_path) < 0) {
+            asprintf(&j->numvfs_path, "%s/sriov_numvfs", device_path) < 0) {
                 j->numvfs_path = NULL;
                 job_free(j);
                 return -ENOMEM;
@@ -151,7 +160,7 @@ int manager_start_sriov_job(Manager *m, sd_bus_message *call, const Device *d, u
                 job_free(j);
                 return r;
         }
-        r = sd_event_add_io(m->event, &j->event, j->pipe[0], EPOLLIN, on_job_done, j);
+        r = sd_event_add_io(registry->event, &j->event, j->pipe[0], EPOLLIN, on_job_done, j);
         if (r < 0) {
                 job_free(j);
                 return r;
@@ -166,8 +175,8 @@ int manager_start_sriov_job(Manager *m, sd_bus_message *call, const Device *d, u
         return 0;
 }
 
-/* At exit: a write in progress is waited for (the kernel finishes it anyway). */
-void manager_free_sriov_jobs(Manager *m) {
-        while (m->sriov_jobs)
-                job_free(m->sriov_jobs);
+void sriov_job_registry_clear(SriovJobRegistry *registry) {
+        assert(registry);
+        while (registry->jobs)
+                job_free(registry->jobs);
 }

@@ -1,12 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /* udev events: infiniband devices appear, vanish, are renamed or change;
  * netdevs come and go; a PF's sriov_numvfs is changed behind our back. */
+#include "udev-monitor.h"
+
 #include <fcntl.h>
 
 #include "log.h"
 #include "manager.h"
 #include "parse.h"
-#include "properties.h"
 #include "util.h"
 
 static const char *basename_of(const char *path) {
@@ -42,9 +43,9 @@ static void handle_net(Manager *m, struct udev_device *dev, const char *action) 
         const char *ifname = udev_device_get_sysname(dev);
         const char *old = streq(action, "move") ? udev_device_get_property_value(dev, "DEVPATH_OLD") : NULL;
         const char *old_ifname = old ? basename_of(old) : NULL;
+        _cleanup_strv_free_ char **reload = NULL; /* syspath, name, syspath, name, ... */
+        size_t n = 0, allocated = 0;
         char parent[4096];
-        size_t n_reload = 0;
-        char **reload;
 
         if (!syspath || !ifname)
                 return;
@@ -57,11 +58,6 @@ static void handle_net(Manager *m, struct udev_device *dev, const char *action) 
                         *slash = '\0';
         }
 
-        reload = calloc(m->n_devices + 1, 2 * sizeof(char *));
-        if (!reload) {
-                log_oom();
-                return;
-        }
         for (size_t i = 0; i < m->n_devices; i++) {
                 Device *d = m->devices[i];
                 bool hit = streq(d->device_path, parent) || device_find_netdev(d, ifname) ||
@@ -70,50 +66,36 @@ static void handle_net(Manager *m, struct udev_device *dev, const char *action) 
                 for (size_t j = 0; j < d->n_ports && !hit; j++)
                         hit = streq(d->ports[j].gid_ndev, ifname) ||
                               (old_ifname && streq(d->ports[j].gid_ndev, old_ifname));
-                if (hit) {
-                        reload[2 * n_reload] = strdup(d->sysfs_path);
-                        reload[2 * n_reload + 1] = strdup(d->name);
-                        n_reload++;
+                if (hit && (strv_push_take(&reload, &n, &allocated, strdup(d->sysfs_path)) < 0 ||
+                            strv_push_take(&reload, &n, &allocated, strdup(d->name)) < 0)) {
+                        log_oom();
+                        return;
                 }
         }
         /* Reloading changes the table: collect first, then reload. */
-        for (size_t i = 0; i < n_reload; i++) {
-                if (reload[2 * i] && reload[2 * i + 1])
-                        (void) manager_reload_device(m, reload[2 * i], reload[2 * i + 1]);
-                free(reload[2 * i]);
-                free(reload[2 * i + 1]);
-        }
-        free(reload);
+        for (size_t i = 0; i + 1 < n; i += 2)
+                (void) manager_reload_device(m, reload[i], reload[i + 1]);
 }
 
 /* The kernel sends "change" on the PF when sriov_numvfs is written. */
 static void handle_pci(Manager *m, struct udev_device *dev, const char *action) {
         const char *syspath = udev_device_get_syspath(dev);
         char path[4096], buf[64];
+        uint32_t num;
         size_t len;
         int r;
 
         if (!syspath || !streq(action, "change"))
                 return;
 
+        /* Not a PF (no such file), or not ours: manager_set_num_vfs() finds no device. */
         snprintf(path, sizeof(path), "%s/sriov_numvfs", syspath);
-        for (size_t i = 0; i < m->n_devices; i++) {
-                Device *d = m->devices[i];
-                uint32_t num = 0;
-
-                if (!d->sriov_capable || !streq(d->device_path, syspath))
-                        continue;
-                r = sysfs_read_buf_at(AT_FDCWD, path, buf, sizeof(buf), &len);
-                if (errno_is_resource(r))
-                        manager_defer_resync(m, r, d->name);
-                if (r < 0 || parse_u32(buf, &num) < 0)
-                        continue;
-                if (num != d->num_vfs) {
-                        log_info("%s: %u VFs (was %u).", d->name, num, d->num_vfs);
-                        d->num_vfs = num;
-                        manager_sriov_changed(m, d, SRIOV_NUM_VFS);
-                }
-        }
+        r = sysfs_read_buf_at(AT_FDCWD, path, buf, sizeof(buf), &len);
+        if (errno_is_resource(r))
+                manager_defer_resync(m, r, syspath);
+        if (r < 0 || parse_u32(buf, &num) < 0)
+                return;
+        manager_set_num_vfs(m, syspath, num);
 }
 
 /* Events handled per wakeup: a storm of thousands must not hold the bus
@@ -155,20 +137,25 @@ static int on_udev_event(sd_event_source *s, int fd, uint32_t revents, void *use
         return 0;
 }
 
-int manager_start_udev_monitor(Manager *m) {
+/* What on_udev_event() dispatches. */
+static const char *const monitored_subsystems[] = { "infiniband", "net", "pci" };
+
+int udev_monitor_start(Manager *m) {
         int r;
+
+        assert(m);
+        assert(!m->monitor);
 
         m->monitor = udev_monitor_new_from_netlink(m->udev, "udev");
         if (!m->monitor)
                 return log_error_errno(errno ?: ENOMEM, "Failed to create the udev monitor: %m");
 
-        r = udev_monitor_filter_add_match_subsystem_devtype(m->monitor, "infiniband", NULL);
-        if (r >= 0)
-                r = udev_monitor_filter_add_match_subsystem_devtype(m->monitor, "net", NULL);
-        if (r >= 0)
-                r = udev_monitor_filter_add_match_subsystem_devtype(m->monitor, "pci", NULL);
-        if (r < 0)
-                return log_error_errno(r, "Failed to filter the udev monitor: %m");
+        for (size_t i = 0; i < ELEMENTSOF(monitored_subsystems); i++) {
+                r = udev_monitor_filter_add_match_subsystem_devtype(m->monitor, monitored_subsystems[i], NULL);
+                if (r < 0)
+                        return log_error_errno(r, "Failed to filter the udev monitor for %s: %m",
+                                               monitored_subsystems[i]);
+        }
 
         /* A VF storm sends thousands of events at once: a large buffer makes overflow rare. */
         (void) udev_monitor_set_receive_buffer_size(m->monitor, 128 * 1024 * 1024);

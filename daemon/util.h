@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 #pragma once
 
+#include <assert.h>
 #include <dirent.h>
 #include <errno.h>
 #include <stdbool.h>
@@ -15,6 +16,31 @@ static inline void freep(void *p) {
         free(*(void **) p);
 }
 #define _cleanup_free_ _cleanup_(freep)
+
+static inline void *mfree(void *p) {
+        free(p);
+        return NULL;
+}
+
+/* NULL-terminated string arrays, as sd-bus's node enumerator wants them. */
+static inline char **strv_free(char **l) {
+        for (char **i = l; i && *i; i++)
+                free(*i);
+        free(l);
+        return NULL;
+}
+static inline void strv_freep(char ***l) {
+        strv_free(*l);
+}
+#define _cleanup_strv_free_ _cleanup_(strv_freep)
+
+static inline size_t strv_length(char *const *l) {
+        size_t n = 0;
+
+        for (; l && l[n]; n++)
+                ;
+        return n;
+}
 
 static inline void closep(int *fd) {
         if (*fd >= 0) {
@@ -119,3 +145,17 @@ static inline void array_shrink(void **p, size_t *allocated, size_t n, size_t si
         }
 }
 #define ARRAY_SHRINK(p, allocated, n) array_shrink((void **) &(p), &(allocated), (n), sizeof(*(p)))
+
+/* Appends s to the list of *n (NULL-terminated after it), taking it; s is
+ * freed on failure, and a NULL s is -ENOMEM (pass strdup() directly). */
+static inline int strv_push_take(char ***l, size_t *n, size_t *allocated, char *s) {
+        if (!s)
+                return -ENOMEM;
+        if (ARRAY_RESERVE(*l, *allocated, *n + 2) < 0) {
+                free(s);
+                return -ENOMEM;
+        }
+        (*l)[(*n)++] = s;
+        (*l)[*n] = NULL;
+        return 0;
+}

@@ -12,7 +12,11 @@
 
 #include <cmocka.h>
 
-#include "diff.h"
+#include "bus-device.h"
+#include "bus-netdev.h"
+#include "bus-port.h"
+#include "bus-sriov.h"
+#include "properties.h"
 #include "netlink.h"
 #include "parse.h"
 #include "util.h"
@@ -41,13 +45,14 @@ static void test_port_mask_names_exactly_what_changed(void **state) {
         assert_int_equal(port_changed_mask(&a, &b), 0);
 
         b.lid = 6;
-        assert_int_equal(port_changed_mask(&a, &b), PORT_LID);
+        assert_int_equal(port_changed_mask(&a, &b), PROPERTY_BIT(PORT_PROP_LID));
 
         b = a;
         b.state = (char *) "1: DOWN";
         b.state_num = 1;
         b.phys_state = (char *) "3: Disabled";
-        assert_int_equal(port_changed_mask(&a, &b), PORT_STATE | PORT_STATE_NUM | PORT_PHYS_STATE);
+        assert_int_equal(port_changed_mask(&a, &b), PROPERTY_BIT(PORT_PROP_STATE) | PROPERTY_BIT(PORT_PROP_STATE_NUM) |
+                                                         PROPERTY_BIT(PORT_PROP_PHYS_STATE));
         port_property_names(port_changed_mask(&a, &b), &names);
         assert_int_equal(names.n, 3);
         assert_string_equal(names.names[0], "State");
@@ -70,15 +75,57 @@ static void test_property_name_tables_cover_every_bit(void **state) {
         PropertyNames names;
 
         port_property_names(UINT32_MAX, &names);
-        assert_int_equal(names.n, 20);
-        assert_string_equal(names.names[19], "StateChangedUsec");
+        assert_int_equal(names.n, _PORT_PROP_MAX);
+        assert_string_equal(names.names[PORT_PROP_STATE_CHANGED_USEC], "StateChangedUsec");
+        assert_null(names.names[_PORT_PROP_MAX]);
         device_property_names(UINT32_MAX, &names);
-        assert_int_equal(names.n, 4);
+        assert_int_equal(names.n, _DEVICE_PROP_MAX);
+        assert_string_equal(names.names[DEVICE_PROP_POWER_ATTRIBUTES], "PowerAttributes");
         netdev_property_names(UINT32_MAX, &names);
-        assert_int_equal(names.n, 6);
-        sriov_property_names(SRIOV_NUM_VFS, &names);
+        assert_int_equal(names.n, _NETDEV_PROP_MAX);
+        assert_string_equal(names.names[NETDEV_PROP_MTU], "Mtu");
+        sriov_property_names(PROPERTY_BIT(SRIOV_PROP_NUM_VFS), &names);
         assert_int_equal(names.n, 1);
         assert_string_equal(names.names[0], "NumVfs");
+}
+
+/* The vtable flags a property EMITS_CHANGE exactly when the table can name it
+ * in PropertiesChanged: a row without its vtable line (or the reverse) fails here. */
+static void assert_vtable_matches(const sd_bus_vtable *vtable, const char *const *names, int max) {
+        unsigned n_changing = 0;
+
+        for (int p = 0; p < max; p++)
+                assert_non_null(names[p]);
+        assert_null(names[max]);
+
+        for (const sd_bus_vtable *v = vtable; v->type != _SD_BUS_VTABLE_END; v++) {
+                bool found = false;
+
+                if (v->type != _SD_BUS_VTABLE_PROPERTY || !(v->flags & SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE))
+                        continue;
+                n_changing++;
+                for (int p = 0; p < max && !found; p++)
+                        found = strcmp(names[p], v->x.property.member) == 0;
+                if (!found)
+                        fail_msg("%s emits changes but has no row in the property table", v->x.property.member);
+        }
+        assert_int_equal(n_changing, max);
+}
+
+/* names[i] = kind_property_to_string(i) for i up to and including MAX (NULL). */
+#define ASSERT_VTABLE_MATCHES(vtable, to_string, max)                                \
+        do {                                                                         \
+                const char *names[(max) + 1];                                        \
+                for (int i = 0; i <= (max); i++)                                     \
+                        names[i] = to_string(i);                                     \
+                assert_vtable_matches(vtable, names, max);                           \
+        } while (0)
+
+static void test_property_tables_match_vtables(void **state) {
+        ASSERT_VTABLE_MATCHES(device_vtable, device_property_to_string, _DEVICE_PROP_MAX);
+        ASSERT_VTABLE_MATCHES(port_vtable, port_property_to_string, _PORT_PROP_MAX);
+        ASSERT_VTABLE_MATCHES(netdev_vtable, netdev_property_to_string, _NETDEV_PROP_MAX);
+        ASSERT_VTABLE_MATCHES(sriov_vtable, sriov_property_to_string, _SRIOV_PROP_MAX);
 }
 
 static void test_identity_change_means_reannounce(void **state) {
@@ -93,7 +140,7 @@ static void test_identity_change_means_reannounce(void **state) {
         assert_false(device_identity_changed(&a, &b));
         b.node_desc = "other";
         assert_false(device_identity_changed(&a, &b)); /* changes in place */
-        assert_int_equal(device_changed_mask(&a, &b), DEVICE_NODE_DESCRIPTION);
+        assert_int_equal(device_changed_mask(&a, &b), PROPERTY_BIT(DEVICE_PROP_NODE_DESCRIPTION));
         b.fw_ver = "2"; /* firmware update: the device is re-announced */
         assert_true(device_identity_changed(&a, &b));
         b = a;
@@ -103,7 +150,7 @@ static void test_identity_change_means_reannounce(void **state) {
         b = a;
         b.num_vfs = 4;
         assert_false(device_identity_changed(&a, &b));
-        assert_int_equal(sriov_changed_mask(&a, &b), SRIOV_NUM_VFS);
+        assert_int_equal(sriov_changed_mask(&a, &b), PROPERTY_BIT(SRIOV_PROP_NUM_VFS));
 }
 
 static void test_attr_list_set_keeps_order(void **state) {
@@ -209,6 +256,7 @@ int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_port_mask_names_exactly_what_changed),
                 cmocka_unit_test(test_property_name_tables_cover_every_bit),
+                cmocka_unit_test(test_property_tables_match_vtables),
                 cmocka_unit_test(test_identity_change_means_reannounce),
                 cmocka_unit_test(test_attr_list_set_keeps_order),
                 cmocka_unit_test(test_port_state_from_name),

@@ -1,0 +1,24 @@
+/* SPDX-License-Identifier: MIT */
+#pragma once
+
+#include <systemd/sd-bus.h>
+
+#include "bus-path.h"
+#include "forward.h"
+
+/* org.rdmad1.Device, a fallback under RDMAD_DEVICE_PREFIX. */
+#define DEVICE_BUS_INTERFACE "org.rdmad1.Device"
+
+extern const sd_bus_vtable device_vtable[];
+
+/* userdata: the Manager. */
+int device_object_find(sd_bus *bus, const char *path, const char *interface, void *userdata, void **found,
+                       sd_bus_error *error);
+
+/* The device a device-level path of this kind (the device itself, its sriov) names. */
+Device *device_bus_lookup(Manager *m, const char *path, BusPathKind kind);
+
+int device_bus_path(const Device *d, char **ret);
+
+/* One PropertiesChanged for d->dirty, which is then clear. */
+int device_send_changed(sd_bus *bus, Device *d);

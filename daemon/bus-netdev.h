@@ -1,0 +1,20 @@
+/* SPDX-License-Identifier: MIT */
+#pragma once
+
+#include <systemd/sd-bus.h>
+
+#include "forward.h"
+
+/* org.rdmad1.NetDev, a fallback under RDMAD_DEVICE_PREFIX. */
+#define NETDEV_BUS_INTERFACE "org.rdmad1.NetDev"
+
+extern const sd_bus_vtable netdev_vtable[];
+
+/* userdata: the Manager. */
+int netdev_object_find(sd_bus *bus, const char *path, const char *interface, void *userdata, void **found,
+                       sd_bus_error *error);
+
+int netdev_bus_path(const NetDev *n, char **ret);
+
+/* One PropertiesChanged for n->dirty, which is then clear. */
+int netdev_send_changed(sd_bus *bus, NetDev *n);

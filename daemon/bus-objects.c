@@ -1,0 +1,201 @@
+/* SPDX-License-Identifier: MIT */
+#include "bus-objects.h"
+
+#include "bus-device.h"
+#include "bus-manager.h"
+#include "bus-netdev.h"
+#include "bus-path.h"
+#include "bus-port.h"
+#include "bus-sriov.h"
+#include "log.h"
+#include "manager.h"
+#include "port-wait.h"
+#include "util.h"
+
+/* Every interface we serve. Objects are not registered one by one: a
+ * fallback vtable per interface under the prefix finds them in the
+ * manager's table (userdata of every entry is the Manager). */
+typedef struct BusObjectType {
+        const char *path; /* the one object, or the prefix of a fallback */
+        const char *interface;
+        const sd_bus_vtable *vtable;
+        sd_bus_object_find_t find; /* NULL: a single object at path */
+} BusObjectType;
+
+static const BusObjectType bus_object_types[] = {
+        { RDMAD_ROOT_PATH, MANAGER_BUS_INTERFACE, manager_vtable, NULL },
+        { RDMAD_DEVICE_PREFIX, DEVICE_BUS_INTERFACE, device_vtable, device_object_find },
+        { RDMAD_DEVICE_PREFIX, PORT_BUS_INTERFACE, port_vtable, port_object_find },
+        { RDMAD_DEVICE_PREFIX, NETDEV_BUS_INTERFACE, netdev_vtable, netdev_object_find },
+        { RDMAD_DEVICE_PREFIX, SRIOV_BUS_INTERFACE, sriov_vtable, sriov_object_find },
+};
+
+int bus_objects_device_paths(const Device *d, char ***l, size_t *n, size_t *allocated) {
+        char *p;
+        int r;
+
+        assert(d);
+        assert(l);
+        assert(n);
+        assert(allocated);
+
+        r = device_bus_path(d, &p);
+        if (r < 0)
+                return r;
+        r = strv_push_take(l, n, allocated, p);
+        if (r < 0)
+                return r;
+        for (size_t i = 0; i < d->n_ports; i++) {
+                r = port_bus_path(&d->ports[i], &p);
+                if (r < 0)
+                        return r;
+                r = strv_push_take(l, n, allocated, p);
+                if (r < 0)
+                        return r;
+        }
+        for (size_t i = 0; i < d->n_netdevs; i++) {
+                r = netdev_bus_path(&d->netdevs[i], &p);
+                if (r < 0)
+                        return r;
+                r = strv_push_take(l, n, allocated, p);
+                if (r < 0)
+                        return r;
+        }
+        if (d->sriov_capable) {
+                r = sriov_bus_path(d, &p);
+                if (r < 0)
+                        return r;
+                r = strv_push_take(l, n, allocated, p);
+                if (r < 0)
+                        return r;
+        }
+        return 0;
+}
+
+static int node_enumerator(sd_bus *bus, const char *path, void *userdata, char ***nodes, sd_bus_error *error) {
+        _cleanup_strv_free_ char **l = NULL;
+        Manager *m = userdata;
+        size_t n = 0, allocated = 0;
+        int r;
+
+        for (size_t i = 0; i < m->n_devices; i++) {
+                r = bus_objects_device_paths(m->devices[i], &l, &n, &allocated);
+                if (r < 0)
+                        return r;
+        }
+        *nodes = TAKE_PTR(l);
+        return 1;
+}
+
+static void send_device_objects(Manager *m, const Device *d, bool added) {
+        _cleanup_strv_free_ char **paths = NULL;
+        size_t n = 0, allocated = 0;
+        int r;
+
+        if (!m->bus)
+                return;
+        r = bus_objects_device_paths(d, &paths, &n, &allocated);
+        if (r < 0) {
+                log_oom();
+                return;
+        }
+        for (size_t k = 0; k < n; k++) {
+                const char *path = paths[added ? k : n - 1 - k];
+
+                r = added ? sd_bus_emit_object_added(m->bus, path) : sd_bus_emit_object_removed(m->bus, path);
+                if (r < 0)
+                        log_warning_errno(r, "Failed to announce %s %s: %m", added ? "the addition of" : "the removal of",
+                                          path);
+        }
+}
+
+void bus_objects_send_device_added(Manager *m, const Device *d) {
+        send_device_objects(m, d, true);
+}
+
+void bus_objects_send_device_removed(Manager *m, const Device *d) {
+        send_device_objects(m, d, false);
+}
+
+static void send_netdev_object(Manager *m, const NetDev *n, bool added) {
+        _cleanup_free_ char *path = NULL;
+
+        if (!m->bus || netdev_bus_path(n, &path) < 0)
+                return;
+        (void) (added ? sd_bus_emit_object_added(m->bus, path) : sd_bus_emit_object_removed(m->bus, path));
+}
+
+void bus_objects_send_netdev_added(Manager *m, const NetDev *n) {
+        send_netdev_object(m, n, true);
+}
+
+void bus_objects_send_netdev_removed(Manager *m, const NetDev *n) {
+        send_netdev_object(m, n, false);
+}
+
+void bus_objects_schedule_emit(Manager *m) {
+        if (m->emit_event)
+                (void) sd_event_source_set_enabled(m->emit_event, SD_EVENT_ONESHOT);
+}
+
+/* One PropertiesChanged per changed object; runs once per loop iteration. */
+static int on_emit(sd_event_source *s, void *userdata) {
+        Manager *m = userdata;
+
+        if (m->devices_changed) {
+                m->devices_changed = false;
+                (void) manager_send_changed(m);
+        }
+
+        for (size_t i = 0; i < m->n_devices; i++) {
+                Device *d = m->devices[i];
+
+                (void) device_send_changed(m->bus, d);
+                for (size_t j = 0; j < d->n_ports; j++)
+                        (void) port_send_changed(m->bus, &d->ports[j]);
+                for (size_t j = 0; j < d->n_netdevs; j++)
+                        (void) netdev_send_changed(m->bus, &d->netdevs[j]);
+                (void) sriov_send_changed(m->bus, d);
+        }
+
+        /* The states are published: now the waiters may be answered. */
+        port_wait_check(&m->port_waits);
+        return 0;
+}
+
+int bus_objects_register(Manager *m) {
+        int r;
+
+        assert(m);
+        assert(m->bus);
+        assert(m->event);
+
+        for (size_t i = 0; i < ELEMENTSOF(bus_object_types); i++) {
+                const BusObjectType *t = &bus_object_types[i];
+
+                if (t->find)
+                        r = sd_bus_add_fallback_vtable(m->bus, NULL, t->path, t->interface, t->vtable, t->find, m);
+                else
+                        r = sd_bus_add_object_vtable(m->bus, NULL, t->path, t->interface, t->vtable, m);
+                if (r < 0)
+                        return log_error_errno(r, "Failed to add the %s vtable at %s: %m", t->interface, t->path);
+        }
+
+        r = sd_bus_add_node_enumerator(m->bus, NULL, RDMAD_DEVICE_PREFIX, node_enumerator, m);
+        if (r < 0)
+                return log_error_errno(r, "Failed to add the node enumerator: %m");
+
+        r = sd_bus_add_object_manager(m->bus, NULL, RDMAD_ROOT_PATH);
+        if (r < 0)
+                return log_error_errno(r, "Failed to add the object manager: %m");
+
+        /* Emission runs after everything else of an iteration, so changes from
+         * several sources coalesce into one signal per object. */
+        r = sd_event_add_defer(m->event, &m->emit_event, on_emit, m);
+        if (r < 0)
+                return log_error_errno(r, "Failed to add the emit source: %m");
+        (void) sd_event_source_set_priority(m->emit_event, SD_EVENT_PRIORITY_IDLE);
+        (void) sd_event_source_set_enabled(m->emit_event, SD_EVENT_OFF);
+        (void) sd_event_source_set_description(m->emit_event, "emit-changes");
+        return 0;
+}

@@ -1,0 +1,20 @@
+/* SPDX-License-Identifier: MIT */
+#pragma once
+
+#include <systemd/sd-bus.h>
+
+#include "forward.h"
+
+/* org.rdmad1.Port, a fallback under RDMAD_DEVICE_PREFIX. */
+#define PORT_BUS_INTERFACE "org.rdmad1.Port"
+
+extern const sd_bus_vtable port_vtable[];
+
+/* userdata: the Manager. */
+int port_object_find(sd_bus *bus, const char *path, const char *interface, void *userdata, void **found,
+                     sd_bus_error *error);
+
+int port_bus_path(const Port *p, char **ret);
+
+/* One PropertiesChanged for p->dirty, which is then clear. */
+int port_send_changed(sd_bus *bus, Port *p);

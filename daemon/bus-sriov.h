@@ -1,0 +1,22 @@
+/* SPDX-License-Identifier: MIT */
+#pragma once
+
+#include <systemd/sd-bus.h>
+
+#include "forward.h"
+
+/* org.rdmad1.Sriov, a fallback under RDMAD_DEVICE_PREFIX; its object is the
+ * Device of an SR-IOV capable PF. */
+#define SRIOV_BUS_INTERFACE "org.rdmad1.Sriov"
+
+extern const sd_bus_vtable sriov_vtable[];
+
+/* userdata: the Manager. */
+int sriov_object_find(sd_bus *bus, const char *path, const char *interface, void *userdata, void **found,
+                      sd_bus_error *error);
+
+/* -ENODEV for a device without SR-IOV. */
+int sriov_bus_path(const Device *d, char **ret);
+
+/* One PropertiesChanged for d->sriov_dirty, which is then clear. */
+int sriov_send_changed(sd_bus *bus, Device *d);

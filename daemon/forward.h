@@ -1,0 +1,11 @@
+/* SPDX-License-Identifier: MIT */
+#pragma once
+
+/* The daemon's main types by name only, so that a header can mention them
+ * without including the header that defines them (manager.h includes the
+ * registries' headers; they must not include it back). */
+
+typedef struct Manager Manager;
+typedef struct Device Device;
+typedef struct Port Port;
+typedef struct NetDev NetDev;

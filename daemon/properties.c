@@ -1,0 +1,203 @@
+/* SPDX-License-Identifier: MIT */
+#include "properties.h"
+
+#include <assert.h>
+
+#include "util.h"
+
+typedef enum FieldType {
+        FIELD_STRING, /* char *, owned */
+        FIELD_U32,
+        FIELD_U64,
+        FIELD_DOUBLE,
+        FIELD_ATTR_LIST,
+        FIELD_CUSTOM, /* compared by .equal on the whole objects */
+} FieldType;
+
+typedef struct PropertyField {
+        const char *name;
+        FieldType type;
+        size_t offset;
+        bool (*equal)(const void *a, const void *b);
+} PropertyField;
+
+#define STRING(n, s, f) { .name = (n), .type = FIELD_STRING, .offset = offsetof(s, f) }
+#define U32(n, s, f) { .name = (n), .type = FIELD_U32, .offset = offsetof(s, f) }
+#define U64(n, s, f) { .name = (n), .type = FIELD_U64, .offset = offsetof(s, f) }
+#define DOUBLE(n, s, f) { .name = (n), .type = FIELD_DOUBLE, .offset = offsetof(s, f) }
+#define ATTR_LIST(n, s, f) { .name = (n), .type = FIELD_ATTR_LIST, .offset = offsetof(s, f) }
+#define CUSTOM(n, eq) { .name = (n), .type = FIELD_CUSTOM, .equal = (eq) }
+
+/* Masks are uint32_t. Each table below has a row per enum value, in enum
+ * order (designated initialisers; test-diff checks that none is empty). */
+static_assert(_DEVICE_PROP_MAX <= 32 && _PORT_PROP_MAX <= 32 && _NETDEV_PROP_MAX <= 32 && _SRIOV_PROP_MAX <= 32,
+              "a property mask has 32 bits");
+static_assert(PROPERTY_NAMES_MAX >= 32, "PropertyNames holds every bit of a mask");
+
+static bool netdev_names_equal(const void *x, const void *y) {
+        const Device *a = x, *b = y;
+
+        if (a->n_netdevs != b->n_netdevs)
+                return false;
+        for (size_t i = 0; i < a->n_netdevs; i++)
+                if (!streq(a->netdevs[i].name, b->netdevs[i].name))
+                        return false;
+        return true;
+}
+
+static bool gids_equal(const void *x, const void *y) {
+        const Port *a = x, *b = y;
+
+        if (a->n_gids != b->n_gids)
+                return false;
+        for (size_t i = 0; i < a->n_gids; i++)
+                if (a->gids[i].index != b->gids[i].index || !streq(a->gids[i].gid, b->gids[i].gid) ||
+                    !streq(a->gids[i].type, b->gids[i].type))
+                        return false;
+        return true;
+}
+
+static const PropertyField device_properties[] = {
+        [DEVICE_PROP_NODE_DESCRIPTION] = STRING("NodeDescription", Device, node_desc),
+        [DEVICE_PROP_NETDEVS] = CUSTOM("NetDevs", netdev_names_equal),
+        [DEVICE_PROP_ATTRIBUTES] = ATTR_LIST("Attributes", Device, attributes),
+        [DEVICE_PROP_POWER_ATTRIBUTES] = ATTR_LIST("PowerAttributes", Device, power_attributes),
+};
+static_assert(ELEMENTSOF(device_properties) == _DEVICE_PROP_MAX, "one row per DEVICE_PROP_* value");
+
+static const PropertyField port_properties[] = {
+        [PORT_PROP_STATE] = STRING("State", Port, state),
+        [PORT_PROP_STATE_NUM] = U32("StateNum", Port, state_num),
+        [PORT_PROP_STATE_NAME] = STRING("StateName", Port, state_name),
+        [PORT_PROP_PHYS_STATE] = STRING("PhysState", Port, phys_state),
+        [PORT_PROP_PHYS_STATE_NUM] = U32("PhysStateNum", Port, phys_state_num),
+        [PORT_PROP_PHYS_STATE_NAME] = STRING("PhysStateName", Port, phys_state_name),
+        [PORT_PROP_RATE] = STRING("Rate", Port, rate),
+        [PORT_PROP_RATE_SPEED] = DOUBLE("RateSpeed", Port, rate_speed),
+        [PORT_PROP_RATE_UNIT] = STRING("RateUnit", Port, rate_unit),
+        [PORT_PROP_RATE_INFO] = STRING("RateInfo", Port, rate_info),
+        [PORT_PROP_LINK_LAYER] = STRING("LinkLayer", Port, link_layer),
+        [PORT_PROP_LID] = U32("Lid", Port, lid),
+        [PORT_PROP_SM_LID] = U32("SmLid", Port, sm_lid),
+        [PORT_PROP_LID_MASK_COUNT] = U32("LidMaskCount", Port, lid_mask_count),
+        [PORT_PROP_SM_SL] = U32("SmSl", Port, sm_sl),
+        [PORT_PROP_CAP_MASK] = U32("CapMask", Port, cap_mask),
+        [PORT_PROP_NETDEV] = STRING("NetDev", Port, netdev),
+        [PORT_PROP_GIDS] = CUSTOM("Gids", gids_equal),
+        [PORT_PROP_ATTRIBUTES] = ATTR_LIST("Attributes", Port, attributes),
+        [PORT_PROP_STATE_CHANGED_USEC] = U64("StateChangedUsec", Port, state_changed_usec),
+};
+static_assert(ELEMENTSOF(port_properties) == _PORT_PROP_MAX, "one row per PORT_PROP_* value");
+
+static const PropertyField netdev_properties[] = {
+        [NETDEV_PROP_DEV_PORT] = U32("DevPort", NetDev, dev_port),
+        [NETDEV_PROP_PORT] = U32("Port", NetDev, port),
+        [NETDEV_PROP_OPER_STATE] = STRING("OperState", NetDev, operstate),
+        [NETDEV_PROP_ADDRESS] = STRING("Address", NetDev, address),
+        [NETDEV_PROP_MTU] = U32("Mtu", NetDev, mtu),
+        [NETDEV_PROP_ATTRIBUTES] = ATTR_LIST("Attributes", NetDev, attributes),
+};
+static_assert(ELEMENTSOF(netdev_properties) == _NETDEV_PROP_MAX, "one row per NETDEV_PROP_* value");
+
+static const PropertyField sriov_properties[] = {
+        [SRIOV_PROP_NUM_VFS] = U32("NumVfs", Device, num_vfs),
+};
+static_assert(ELEMENTSOF(sriov_properties) == _SRIOV_PROP_MAX, "one row per SRIOV_PROP_* value");
+
+#define FIELD(object, f, type) (*(type const *) ((const uint8_t *) (object) + (f)->offset))
+
+static bool field_equal(const PropertyField *f, const void *a, const void *b) {
+        switch (f->type) {
+        case FIELD_STRING:
+                return streq_ptr(FIELD(a, f, char *), FIELD(b, f, char *));
+        case FIELD_U32:
+                return FIELD(a, f, uint32_t) == FIELD(b, f, uint32_t);
+        case FIELD_U64:
+                return FIELD(a, f, uint64_t) == FIELD(b, f, uint64_t);
+        case FIELD_DOUBLE:
+                return FIELD(a, f, double) == FIELD(b, f, double);
+        case FIELD_ATTR_LIST:
+                return attr_list_equal(&FIELD(a, f, AttrList), &FIELD(b, f, AttrList));
+        case FIELD_CUSTOM:
+                return f->equal(a, b);
+        }
+        assert(!"unknown field type");
+        return false;
+}
+
+static uint32_t changed_mask(const PropertyField *table, size_t n, const void *a, const void *b) {
+        uint32_t mask = 0;
+
+        assert(a);
+        assert(b);
+        for (size_t i = 0; i < n; i++)
+                if (!field_equal(&table[i], a, b))
+                        mask |= PROPERTY_BIT(i);
+        return mask;
+}
+
+static void names_from_mask(const PropertyField *table, size_t n, uint32_t mask, PropertyNames *ret) {
+        assert(ret);
+        ret->n = 0;
+        for (size_t i = 0; i < n; i++)
+                if (mask & PROPERTY_BIT(i))
+                        ret->names[ret->n++] = table[i].name;
+        ret->names[ret->n] = NULL;
+}
+
+static void free_replaced(const PropertyField *table, size_t n, void *before, const void *now) {
+        for (size_t i = 0; i < n; i++) {
+                char **old;
+
+                if (table[i].type != FIELD_STRING)
+                        continue;
+                old = (char **) ((uint8_t *) before + table[i].offset);
+                if (*old != FIELD(now, &table[i], char *))
+                        *old = mfree(*old);
+        }
+}
+
+static const char *property_to_string(const PropertyField *table, size_t n, size_t p) {
+        return p < n ? table[p].name : NULL;
+}
+
+/* One set of accessors per interface, all over the same three functions. */
+#define DEFINE_PROPERTY_FUNCTIONS(kind, Kind, Object, table)                                                  \
+        const char *kind##_property_to_string(Kind##Property p) {                                              \
+                return property_to_string(table, ELEMENTSOF(table), p);                                        \
+        }                                                                                                      \
+        void kind##_property_names(uint32_t mask, PropertyNames *ret) {                                        \
+                names_from_mask(table, ELEMENTSOF(table), mask, ret);                                          \
+        }                                                                                                      \
+        uint32_t kind##_changed_mask(const Object *a, const Object *b) {                                       \
+                return changed_mask(table, ELEMENTSOF(table), a, b);                                           \
+        }
+
+DEFINE_PROPERTY_FUNCTIONS(device, Device, Device, device_properties)
+DEFINE_PROPERTY_FUNCTIONS(port, Port, Port, port_properties)
+DEFINE_PROPERTY_FUNCTIONS(netdev, NetDev, NetDev, netdev_properties)
+DEFINE_PROPERTY_FUNCTIONS(sriov, Sriov, Device, sriov_properties)
+
+void port_free_replaced(Port *before, const Port *now) {
+        free_replaced(port_properties, ELEMENTSOF(port_properties), before, now);
+}
+
+void netdev_free_replaced(NetDev *before, const NetDev *now) {
+        free_replaced(netdev_properties, ELEMENTSOF(netdev_properties), before, now);
+}
+
+bool device_identity_changed(const Device *a, const Device *b) {
+        if (!streq(a->name, b->name) || !streq(a->sysfs_path, b->sysfs_path) ||
+            !streq(a->device_path, b->device_path) || !streq(a->driver, b->driver) ||
+            !streq(a->node_type, b->node_type) || !streq(a->transport, b->transport) ||
+            !streq(a->node_guid, b->node_guid) || !streq(a->sys_image_guid, b->sys_image_guid) ||
+            !streq(a->fw_ver, b->fw_ver) || !streq(a->hca_type, b->hca_type) || !streq(a->hw_rev, b->hw_rev) ||
+            !streq(a->board_id, b->board_id) || a->sriov_capable != b->sriov_capable ||
+            a->total_vfs != b->total_vfs || a->n_ports != b->n_ports)
+                return true;
+
+        for (size_t i = 0; i < a->n_ports; i++)
+                if (a->ports[i].number != b->ports[i].number)
+                        return true;
+        return false;
+}

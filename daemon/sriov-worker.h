@@ -1,0 +1,42 @@
+/* SPDX-License-Identifier: MIT */
+#pragma once
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <systemd/sd-bus.h>
+#include <systemd/sd-event.h>
+
+#include "sriov.h"
+
+/* SetNumVfs jobs: the sysfs writes of sriov.c in a thread (a driver can take
+ * seconds to create VFs, and the bus must be answered meanwhile), one job
+ * per PF; the thread reports through a pipe that the event loop watches,
+ * and the method call is answered from there. What the PF has afterwards
+ * goes to the owner through the completion callback. */
+
+typedef struct SriovJob SriovJob;
+
+/* After a job: device_path (the PF) now has `num_vfs` VFs. Called before the
+ * reply, so that the new count is published when the caller hears back. */
+typedef void (*SriovJobDone)(const char *device_path, uint32_t num_vfs, void *userdata);
+
+typedef struct SriovJobRegistry {
+        SriovJob *jobs;
+        sd_event *event;    /* not owned */
+        const SriovIo *io;  /* sriov_sysfs_io; tests inject their own */
+        SriovJobDone done;
+        void *userdata;
+} SriovJobRegistry;
+
+void sriov_job_registry_init(SriovJobRegistry *registry, sd_event *event, SriovJobDone done, void *userdata);
+
+/* Starts setting the VFs of the PF at device_path (sysfs directory) to
+ * count, answering `call` when done; `device` names it in messages.
+ * -EBUSY if a job for that PF is running. */
+int sriov_job_start(SriovJobRegistry *registry, sd_bus_message *call, const char *device, const char *device_path,
+                    uint32_t count);
+
+bool sriov_job_running(SriovJobRegistry *registry, const char *device_path);
+
+/* At exit: a write in progress is waited for (the kernel finishes it anyway). */
+void sriov_job_registry_clear(SriovJobRegistry *registry);

@@ -1,0 +1,8 @@
+/* SPDX-License-Identifier: MIT */
+#pragma once
+
+#include "forward.h"
+
+/* Subscribes to uevents of infiniband, net and pci devices and feeds them to
+ * the manager (reload, remove, VF counts). */
+int udev_monitor_start(Manager *m);
