@@ -49,7 +49,9 @@ valgrind: build
 clean:
 	rm -rf $(BUILD) $(BUILD_SAN)
 
-demo: build
+# Only what the demo runs: not the tests, fuzzers or the benchmark.
+demo: deps $(BUILD)/build.ninja
+	$(MESON) compile -C $(BUILD) daemon/rdmad rdmactl/rdmactl
 	./tools/demo $(BUILD)
 
 # Benchmarks (not tests): N dual-port devices at N = 64, 512, 2048 by default.

@@ -1,6 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /* rdmactl monitor: one line per device added, removed or renamed, per port
- * state change and per SR-IOV count change, as rdmad announces them.
+ * state change, per change of a port's other link properties (rate, link
+ * layer, netdev, LIDs) and per SR-IOV count change, as rdmad announces them.
+ *
+ * When rdmad leaves the bus (a restart by the watchdog, an upgrade), the
+ * monitor waits for it; when it is back, one GetManagedObjects is compared
+ * with what was known and the differences are printed as they would have
+ * been live. --exit-on-disconnect exits instead (status 3).
  *
  * The daemon announces a rename as the old device's removal followed at
  * once by the new one's addition. A removal is therefore held back until
@@ -13,6 +19,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+
+#include <stddef.h>
 
 #include <systemd/sd-event.h>
 
@@ -41,6 +49,7 @@ typedef struct Monitor {
         char **renamed; /* object paths of devices announced as renames: their ports are no news */
         size_t n_renamed, allocated_renamed;
         sd_event_source *flush_timer;
+        bool away; /* rdmad left the bus; its return is awaited */
         FILE *json; /* --json: each line is written here first, then printed as --json= asks */
         char *json_text;
         size_t json_size;
@@ -89,6 +98,24 @@ static void removed_device_free(RemovedDevice *r) {
         free(r->name);
         free(r->device_path);
         free(r->node_guid);
+}
+
+static void queue_removal(Monitor *m, const RdmaDevice *d) {
+        RemovedDevice *removed;
+
+        if (ARRAY_RESERVE(m->removed, m->allocated_removed, m->n_removed + 1) < 0)
+                return;
+        removed = &m->removed[m->n_removed];
+        *removed = (RemovedDevice) {
+                .name = strdup(d->name),
+                .device_path = strdup(d->device_path),
+                .node_guid = strdup(d->node_guid),
+                .usec = realtime_usec(),
+        };
+        if (removed->name && removed->device_path && removed->node_guid)
+                m->n_removed++;
+        else
+                removed_device_free(removed);
 }
 
 static void announce_removal(Monitor *m, const RemovedDevice *r) {
@@ -274,22 +301,9 @@ static int on_interfaces_removed(sd_bus_message *message, void *userdata, sd_bus
 
         d = inventory_find_device(m->inv, path);
         if (d) {
-                if (ARRAY_RESERVE(m->removed, m->allocated_removed, m->n_removed + 1) >= 0) {
-                        RemovedDevice *removed = &m->removed[m->n_removed];
-
-                        *removed = (RemovedDevice) {
-                                .name = strdup(d->name),
-                                .device_path = strdup(d->device_path),
-                                .node_guid = strdup(d->node_guid),
-                                .usec = realtime_usec(),
-                        };
-                        if (removed->name && removed->device_path && removed->node_guid) {
-                                m->n_removed++;
-                                (void) sd_event_source_set_time_relative(m->flush_timer, RENAME_WINDOW_USEC);
-                                (void) sd_event_source_set_enabled(m->flush_timer, SD_EVENT_ONESHOT);
-                        } else
-                                removed_device_free(removed);
-                }
+                queue_removal(m, d);
+                (void) sd_event_source_set_time_relative(m->flush_timer, RENAME_WINDOW_USEC);
+                (void) sd_event_source_set_enabled(m->flush_timer, SD_EVENT_ONESHOT);
                 forget_renamed(m, path);
         }
         inventory_remove_object(m->inv, path, interfaces);
@@ -297,6 +311,121 @@ static int on_interfaces_removed(sd_bus_message *message, void *userdata, sd_bus
                 free(*i);
         free(interfaces);
         return 0;
+}
+
+/* A port's link as last announced: what a change is told against. Owns its
+ * strings, so that it outlives the object it was taken from. */
+typedef struct PortLink {
+        char *state, *phys_state, *rate, *link_layer;
+        char *netdev; /* the name; "" for none */
+        uint32_t lid, sm_lid, lmc, sm_sl;
+} PortLink;
+
+static void port_link_done(PortLink *l) {
+        free(l->state);
+        free(l->phys_state);
+        free(l->rate);
+        free(l->link_layer);
+        free(l->netdev);
+}
+
+/* The name of a netdev object: from the inventory, or, when the object is
+ * already gone or not yet announced, decoded from its path's last label. */
+static char *netdev_name(const Inventory *inv, const char *path) {
+        _cleanup_free_ char *prefix = NULL;
+        const char *name = inventory_netdev_name(inv, path), *slash;
+        char *decoded = NULL;
+
+        if (name)
+                return strdup(name);
+        if (!path || streq(path, "/") || !(slash = strrchr(path, '/')))
+                return strdup("");
+        prefix = strndup(path, slash - path);
+        if (prefix && sd_bus_path_decode(path, prefix, &decoded) > 0)
+                return decoded;
+        return strdup(slash + 1);
+}
+
+/* The port's link now; the netdev's name looked up in inv. */
+static int port_link_save(const Monitor *m, const Inventory *inv, const RdmaPort *p, PortLink *ret) {
+        *ret = (PortLink) {
+                .state = strdup(p->state_name),
+                .phys_state = strdup(p->phys_state_name),
+                .rate = strdup(p->rate),
+                .link_layer = strdup(p->link_layer),
+                .netdev = netdev_name(inv, p->netdev),
+                .lid = p->lid,
+                .sm_lid = p->sm_lid,
+                .lmc = p->lid_mask_count,
+                .sm_sl = p->sm_sl,
+        };
+        if (!ret->state || !ret->phys_state || !ret->rate || !ret->link_layer || !ret->netdev) {
+                port_link_done(ret);
+                return -ENOMEM;
+        }
+        if (!m->options->json) /* a decoded name did not go through inventory_make_printable() */
+                make_printable(ret->netdev);
+        return 0;
+}
+
+/* The properties told besides the state, in the order they are printed;
+ * keys as in `list --json`. */
+typedef struct LinkProperty {
+        const char *key;   /* JSON */
+        const char *label; /* text */
+        bool is_string;
+        size_t offset; /* in PortLink */
+} LinkProperty;
+
+static const LinkProperty link_properties[] = {
+        { "rate", "rate", true, offsetof(PortLink, rate) },
+        { "link_layer", "link layer", true, offsetof(PortLink, link_layer) },
+        { "netdev", "netdev", true, offsetof(PortLink, netdev) },
+        { "lid", "LID", false, offsetof(PortLink, lid) },
+        { "sm_lid", "SM LID", false, offsetof(PortLink, sm_lid) },
+        { "lmc", "LMC", false, offsetof(PortLink, lmc) },
+        { "sm_sl", "SM SL", false, offsetof(PortLink, sm_sl) },
+};
+
+static const char *link_string(const PortLink *l, const LinkProperty *prop) {
+        return *(char *const *) ((const uint8_t *) l + prop->offset);
+}
+
+static uint32_t link_number(const PortLink *l, const LinkProperty *prop) {
+        return *(const uint32_t *) ((const uint8_t *) l + prop->offset);
+}
+
+static void json_link_value(FILE *f, bool *first, const char *key, const LinkProperty *prop, const PortLink *l) {
+        if (!prop->is_string)
+                json_field_uint(f, first, key, link_number(l, prop));
+        else if (streq(prop->key, "netdev") && !*l->netdev)
+                json_field_string(f, first, key, NULL); /* none: null, as in `list --json` */
+        else
+                json_field_string(f, first, key, link_string(l, prop));
+}
+
+/* "mlx4_0 port 1: rate 40 Gb/sec (4X QDR) -> 10 Gb/sec (1X QDR)" */
+static void announce_port_property(Monitor *m, const RdmaPort *p, const LinkProperty *prop, const PortLink *old,
+                                   const PortLink *new) {
+        const char *device = inventory_device_name(m->inv, p->device) ?: "";
+        bool first = true;
+
+        line_begin(m, realtime_usec(), "port-changed", &first);
+        if (m->options->json) {
+                json_field_string(m->json, &first, "device", device);
+                json_field_uint(m->json, &first, "port", p->number);
+                json_field_string(m->json, &first, "property", prop->key);
+                json_link_value(m->json, &first, "old", prop, old);
+                json_link_value(m->json, &first, "new", prop, new);
+        } else if (prop->is_string) {
+                const char *from = link_string(old, prop), *to = link_string(new, prop);
+
+                printf("%s port %" PRIu32 ": %s %s -> %s", device, p->number, prop->label, *from ? from : "-",
+                       *to ? to : "-");
+        } else
+                printf("%s port %" PRIu32 ": %s %" PRIu32 " -> %" PRIu32, device, p->number, prop->label,
+                       link_number(old, prop), link_number(new, prop));
+        line_end(m);
 }
 
 static void announce_port_state(Monitor *m, const RdmaPort *p, const char *old_state, const char *old_phys) {
@@ -339,26 +468,40 @@ static void announce_port_state(Monitor *m, const RdmaPort *p, const char *old_s
         line_end(m);
 }
 
-static void port_changed(Monitor *m, RdmaPort *p, sd_bus_message *message) {
-        _cleanup_free_ char *old_state = strdup(p->state_name), *old_phys = strdup(p->phys_state_name);
-
-        if (!old_state || !old_phys || port_read_properties(p, message) < 0)
-                return;
-        if (!m->options->json) {
-                make_printable(p->state_name);
-                make_printable(p->phys_state_name);
-        }
-        if (!streq(old_state, p->state_name) || !streq(old_phys, p->phys_state_name))
-                announce_port_state(m, p, old_state, old_phys);
+/* One line for a state or physical state change, then one per other property that changed. */
+static void announce_port_changes(Monitor *m, const RdmaPort *p, const PortLink *old, const PortLink *new) {
+        if (!streq(old->state, new->state) || !streq(old->phys_state, new->phys_state))
+                announce_port_state(m, p, old->state, old->phys_state);
+        for (const LinkProperty *prop = link_properties; prop < link_properties + ELEMENTSOF(link_properties); prop++)
+                if (prop->is_string ? !streq(link_string(old, prop), link_string(new, prop))
+                                    : link_number(old, prop) != link_number(new, prop))
+                        announce_port_property(m, p, prop, old, new);
 }
 
-static void sriov_changed(Monitor *m, RdmaSriov *s, sd_bus_message *message) {
+static void port_changed(Monitor *m, RdmaPort *p, sd_bus_message *message) {
+        PortLink old, new;
+
+        if (port_link_save(m, m->inv, p, &old) < 0)
+                return;
+        if (port_read_properties(p, message) >= 0) {
+                if (!m->options->json) {
+                        make_printable(p->state_name);
+                        make_printable(p->phys_state_name);
+                        make_printable(p->rate);
+                        make_printable(p->link_layer);
+                }
+                if (port_link_save(m, m->inv, p, &new) >= 0) {
+                        announce_port_changes(m, p, &old, &new);
+                        port_link_done(&new);
+                }
+        }
+        port_link_done(&old);
+}
+
+static void announce_num_vfs(Monitor *m, const RdmaSriov *s, uint32_t old) {
         const char *device = inventory_device_name(m->inv, s->device) ?: "";
-        uint32_t old = s->num_vfs;
         bool first = true;
 
-        if (sriov_read_properties(s, message) < 0 || s->num_vfs == old)
-                return;
         line_begin(m, realtime_usec(), "num-vfs", &first);
         if (m->options->json) {
                 json_field_string(m->json, &first, "device", device);
@@ -367,6 +510,13 @@ static void sriov_changed(Monitor *m, RdmaSriov *s, sd_bus_message *message) {
         } else
                 printf("%s: SR-IOV %" PRIu32 " -> %" PRIu32 " VFs", device, old, s->num_vfs);
         line_end(m);
+}
+
+static void sriov_changed(Monitor *m, RdmaSriov *s, sd_bus_message *message) {
+        uint32_t old = s->num_vfs;
+
+        if (sriov_read_properties(s, message) >= 0 && s->num_vfs != old)
+                announce_num_vfs(m, s, old);
 }
 
 static int on_properties_changed(sd_bus_message *message, void *userdata, sd_bus_error *ret_error) {
@@ -390,17 +540,138 @@ static int on_properties_changed(sd_bus_message *message, void *userdata, sd_bus
         return 0;
 }
 
+static void announce_daemon_left(Monitor *m) {
+        bool first = true;
+
+        line_begin(m, realtime_usec(), "daemon-left", &first);
+        if (!m->options->json)
+                fputs("rdmad left the system bus; waiting for it to return.", stdout);
+        line_end(m);
+}
+
+static void announce_daemon_restarted(Monitor *m) {
+        bool first = true;
+
+        line_begin(m, realtime_usec(), "daemon-restarted", &first);
+        if (m->options->json) {
+                json_field_uint(m->json, &first, "devices", m->inv->n_devices);
+                json_field_uint(m->json, &first, "ports", m->inv->n_ports);
+        } else
+                printf("rdmad restarted: %zu device%s, %zu port%s.", m->inv->n_devices,
+                       m->inv->n_devices == 1 ? "" : "s", m->inv->n_ports, m->inv->n_ports == 1 ? "" : "s");
+        line_end(m);
+}
+
+/* What changed while rdmad was away: m->inv is what it publishes now, old
+ * what was known before it left. In the order the live signals would have
+ * printed it: removals and renames, additions with their ports, then port
+ * and SR-IOV changes of the devices that stayed. */
+static void announce_differences(Monitor *m, const Inventory *old) {
+        const Inventory *now = m->inv;
+        _cleanup_free_ bool *renamed = calloc(now->n_devices ?: 1, sizeof(bool));
+
+        if (!renamed)
+                return;
+        for (size_t i = 0; i < old->n_devices; i++)
+                if (!inventory_find_device(now, old->devices[i]->path))
+                        queue_removal(m, old->devices[i]);
+        for (size_t i = 0; i < now->n_devices; i++) {
+                RemovedDevice *from;
+
+                if (inventory_find_device(old, now->devices[i]->path) ||
+                    !(from = find_rename_source(m, now->devices[i])))
+                        continue;
+                announce_rename(m, from, now->devices[i]);
+                removed_device_free(from);
+                *from = m->removed[--m->n_removed];
+                renamed[i] = true;
+        }
+        flush_removals(m);
+
+        for (size_t i = 0; i < now->n_devices; i++) {
+                const RdmaDevice *d = now->devices[i];
+
+                if (renamed[i] || inventory_find_device(old, d->path))
+                        continue;
+                announce_device_added(m, d);
+                for (size_t j = 0; j < now->n_ports; j++)
+                        if (streq(now->ports[j]->device, d->path))
+                                announce_port_added(m, now->ports[j]);
+        }
+
+        for (size_t i = 0; i < now->n_ports; i++) {
+                const RdmaPort *p = now->ports[i], *before;
+                PortLink was, is;
+
+                if (!inventory_find_device(old, p->device))
+                        continue; /* a new or renamed device: told above */
+                before = inventory_find_port(old, p->path);
+                if (!before) {
+                        announce_port_added(m, p);
+                        continue;
+                }
+                if (port_link_save(m, old, before, &was) < 0)
+                        continue;
+                if (port_link_save(m, now, p, &is) >= 0) {
+                        announce_port_changes(m, p, &was, &is);
+                        port_link_done(&is);
+                }
+                port_link_done(&was);
+        }
+
+        for (size_t i = 0; i < now->n_sriovs; i++) {
+                const RdmaSriov *before = inventory_find_sriov(old, now->sriovs[i]->path);
+
+                if (before && before->num_vfs != now->sriovs[i]->num_vfs)
+                        announce_num_vfs(m, now->sriovs[i], before->num_vfs);
+        }
+}
+
+/* rdmad is back: read everything again and tell what changed meanwhile. */
+static void daemon_returned(Monitor *m) {
+        _cleanup_(inventory_freep) Inventory *old = NULL, *now = inventory_new();
+        sd_bus_error error = SD_BUS_ERROR_NULL;
+        int r;
+
+        if (!now)
+                return;
+        r = inventory_load(now, m->bus, &error);
+        if (r < 0) {
+                /* Still away as far as we know: the next owner change tries again. */
+                fprintf(stderr, "rdmactl: rdmad is back, but reading its objects failed: %s\n",
+                        error.message ?: strerror(-r));
+                sd_bus_error_free(&error);
+                return;
+        }
+        if (!m->options->json)
+                inventory_make_printable(now);
+        old = m->inv;
+        m->inv = TAKE_PTR(now);
+        m->away = false;
+        announce_daemon_restarted(m);
+        announce_differences(m, old);
+}
+
 static int on_name_owner_changed(sd_bus_message *message, void *userdata, sd_bus_error *ret_error) {
         Monitor *m = userdata;
         const char *name, *old_owner, *new_owner;
 
         if (sd_bus_message_read(message, "sss", &name, &old_owner, &new_owner) < 0 || !streq(name, RDMAD_SERVICE))
                 return 0;
-        if (*new_owner)
+        if (*new_owner) {
+                /* Back, or (old and new owner both set) replaced without a gap. */
+                if (m->away || *old_owner)
+                        daemon_returned(m);
                 return 0;
+        }
         flush_removals(m);
-        fprintf(stderr, "rdmactl: rdmad left the system bus.\n");
-        return sd_event_exit(m->event, EXIT_NOT_RUNNING);
+        if (m->options->exit_on_disconnect) {
+                fprintf(stderr, "rdmactl: rdmad left the system bus.\n");
+                return sd_event_exit(m->event, EXIT_NOT_RUNNING);
+        }
+        m->away = true;
+        announce_daemon_left(m);
+        return 0;
 }
 
 static int on_disconnected(sd_bus_message *message, void *userdata, sd_bus_error *ret_error) {
@@ -444,19 +715,20 @@ static int subscribe(Monitor *m) {
 
 int verb_monitor(sd_bus *bus, const Options *options) {
         _cleanup_(sd_event_unrefp) sd_event *event = NULL;
-        _cleanup_(inventory_freep) Inventory *inv = inventory_new();
+        Inventory *inv = inventory_new(); /* m.inv from here on: replaced when rdmad returns */
         sd_bus_error error = SD_BUS_ERROR_NULL;
-        Monitor m = { .bus = bus, .options = options };
+        Monitor m = { .bus = bus, .options = options, .inv = inv };
         sigset_t mask;
         int r, status;
 
         if (!inv)
                 return report_bus_error("monitor", -ENOMEM, NULL);
-        m.inv = inv;
         if (options->json) {
                 m.json = open_memstream(&m.json_text, &m.json_size);
-                if (!m.json)
+                if (!m.json) {
+                        inventory_free(inv);
                         return report_bus_error("monitor", -ENOMEM, NULL);
+                }
         }
 
         sigemptyset(&mask);
@@ -502,6 +774,7 @@ int verb_monitor(sd_bus *bus, const Options *options) {
         status = r < 0 ? report_bus_error("monitor", r, NULL) : r;
 
 finish:
+        inventory_free(m.inv);
         for (size_t i = 0; i < m.n_removed; i++)
                 removed_device_free(&m.removed[i]);
         free(m.removed);

@@ -39,7 +39,8 @@ static void help(void) {
                "Commands:\n"
                "  list                      One line per port (the default command)\n"
                "  status [NAME...]          Everything known about devices, their ports and netdevs\n"
-               "  monitor                   Print device and port state changes until interrupted\n"
+               "  monitor                   Print device, port and SR-IOV changes until interrupted,\n"
+               "                            across restarts of rdmad\n"
                "  wait PORT STATE           Wait until a port is in STATE (ACTIVE, DOWN, INIT, ARMED, ...,\n"
                "                            or the kernel's number: 4 is ACTIVE)\n"
                "  set-vfs DEVICE COUNT      Set the number of SR-IOV virtual functions\n"
@@ -58,6 +59,8 @@ static void help(void) {
                "     --timeout=SPAN         wait: give up after SPAN (30s, 500ms, 2min; a bare number\n"
                "                            is seconds; default: never; 0: check only)\n"
                "     --no-ask-password      set-vfs: never ask for a password\n"
+               "     --exit-on-disconnect   monitor: exit (status 3) when rdmad leaves the bus\n"
+               "                            instead of waiting for it to return\n"
                "\n"
                "Exit status:\n"
                "  0 success, 1 failure, 2 invalid arguments, 3 rdmad not running or no system bus,\n"
@@ -742,7 +745,7 @@ static int verb_monitor_all(sd_bus *bus, const Options *o, char **args, size_t n
 static const Verb verbs[] = {
         { "list", 0, 0, VERB_DEFAULT | VERB_JSON, NULL, verb_list },
         { "status", 0, SIZE_MAX, VERB_JSON, "DEVICE...", verb_status },
-        { "monitor", 0, 0, VERB_JSON, NULL, verb_monitor_all },
+        { "monitor", 0, 0, VERB_JSON | VERB_FOLLOWS, NULL, verb_monitor_all },
         { "wait", 2, 3, VERB_TIMEOUT, "PORT STATE", verb_wait },
         { "set-vfs", 2, 2, 0, "DEVICE COUNT", verb_set_vfs },
         { "help", 0, 0, VERB_NO_BUS, NULL, verb_help },
@@ -759,6 +762,7 @@ enum {
         ARG_NO_PAGER,
         ARG_TIMEOUT,
         ARG_NO_ASK_PASSWORD,
+        ARG_EXIT_ON_DISCONNECT,
         ARG_LIST_DEVICES,
         ARG_LIST,
 };
@@ -773,6 +777,7 @@ static const struct option long_options[] = {
         { "no-pager", no_argument, NULL, ARG_NO_PAGER },
         { "timeout", required_argument, NULL, ARG_TIMEOUT },
         { "no-ask-password", no_argument, NULL, ARG_NO_ASK_PASSWORD },
+        { "exit-on-disconnect", no_argument, NULL, ARG_EXIT_ON_DISCONNECT },
         /* Hidden: for the shell completion. */
         { "list-devices", no_argument, NULL, ARG_LIST_DEVICES },
         { "list", required_argument, NULL, ARG_LIST },
@@ -851,6 +856,9 @@ int main(int argc, char *argv[]) {
                 }
                 case ARG_NO_ASK_PASSWORD:
                         o.ask_password = false;
+                        break;
+                case ARG_EXIT_ON_DISCONNECT:
+                        o.exit_on_disconnect = true;
                         break;
                 case ARG_LIST_DEVICES:
                         list_names = true;

@@ -26,6 +26,7 @@ typedef struct Options {
         bool timeout_set;
         uint64_t timeout_usec; /* `wait`: UINT64_MAX for none */
         NameKind list;
+        bool exit_on_disconnect; /* `monitor`: exit 3 when rdmad leaves instead of waiting for it */
 } Options;
 
 /* Prints "rdmactl: ..." for a failed bus call on stderr and returns the

@@ -53,6 +53,8 @@ int verb_select(const Verb *verbs, size_t n_verbs, char **argv, size_t argc, con
                 return usage_error("'%s' has no JSON output.", verb->name);
         if (o->timeout_set && !(verb->flags & VERB_TIMEOUT))
                 return usage_error("--timeout is for 'wait' only.");
+        if (o->exit_on_disconnect && !(verb->flags & VERB_FOLLOWS))
+                return usage_error("--exit-on-disconnect is for 'monitor' only.");
 
         *ret = verb;
         *ret_args = argc > 0 ? argv + 1 : argv;

@@ -15,6 +15,7 @@ typedef enum VerbFlags {
         VERB_JSON = 1 << 1,    /* has JSON output */
         VERB_TIMEOUT = 1 << 2, /* takes --timeout */
         VERB_NO_BUS = 1 << 3,  /* runs without connecting (help) */
+        VERB_FOLLOWS = 1 << 4, /* follows rdmad over time: takes --exit-on-disconnect */
 } VerbFlags;
 
 typedef int (*verb_run_t)(sd_bus *bus, const Options *o, char **args, size_t n_args);

@@ -8,7 +8,11 @@ reads commands, one a line, and answers each with "ok" or "error: ...":
   uevent DEVPATH ACTION        send a uevent for /sys/devices/...
   remove DEVPATH               send "remove", then delete the device
   write DEVPATH NAME VALUE     rewrite a sysfs attribute in place (VALUE may contain \\n)
+With --keep (first argument), the end of the commands does not end the
+helper: it keeps the testbed until SIGTERM or SIGINT (KEEP=1 tools/demo).
+Either signal removes the testbed directory on the way out.
 """
+import signal
 import sys
 
 import gi
@@ -17,9 +21,20 @@ gi.require_version("UMockdev", "1.0")
 from gi.repository import UMockdev  # noqa: E402
 
 
+def leave(signum, frame):
+    # An exception, so that the testbed is finalized (its directory removed).
+    raise SystemExit(0)
+
+
 def main():
+    args = sys.argv[1:]
+    keep = args[:1] == ["--keep"]
+    if keep:
+        args = args[1:]
+    signal.signal(signal.SIGTERM, leave)
+    signal.signal(signal.SIGINT, leave)
     testbed = UMockdev.Testbed.new()
-    for fixture in sys.argv[1:]:
+    for fixture in args:
         testbed.add_from_file(fixture)
     print(testbed.get_root_dir(), flush=True)
 
@@ -44,6 +59,10 @@ def main():
             print("ok", flush=True)
         except Exception as e:  # report and go on: the demo decides
             print("error: %s" % e, flush=True)
+
+    if keep:
+        while True:
+            signal.pause()
 
 
 if __name__ == "__main__":

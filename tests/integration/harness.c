@@ -324,6 +324,21 @@ void harness_restart_daemon(Harness *h, const char *const *args) {
         start_daemon(h, args);
 }
 
+void harness_stop_daemon(Harness *h) {
+        int status;
+
+        assert_true(h->daemon_pid > 0);
+        status = stop_process(h->daemon_pid, 30000);
+        if (status != 0)
+                fail_msg("rdmad did not exit cleanly: wait status 0x%x", status);
+        h->daemon_pid = 0;
+}
+
+void harness_start_daemon(Harness *h, const char *const *args) {
+        assert_int_equal(h->daemon_pid, 0);
+        start_daemon(h, args);
+}
+
 Harness *harness_start(const char *const *fixtures, const char *const *args) {
         Harness *h = calloc(1, sizeof(Harness));
         int r;

@@ -56,6 +56,12 @@ Harness *harness_start(const char *const *fixtures, const char *const *args);
  * testbed and bus, waiting for READY=1 (the benchmark's start-up runs). */
 void harness_restart_daemon(Harness *h, const char *const *args);
 
+/* The two halves of a restart, for a test that changes the testbed while
+ * no daemon runs: stop (SIGTERM; it must exit with 0), then start it again
+ * on the same testbed and bus, waiting for READY=1. */
+void harness_stop_daemon(Harness *h);
+void harness_start_daemon(Harness *h, const char *const *args);
+
 /* Starts the real polkitd on the private bus, inside its own mount
  * namespace with the project's policy bind-mounted over
  * /usr/share/polkit-1/actions. Returns false (with a message) when that is

@@ -26,6 +26,8 @@
 
 #define HFI1_SYS "/sys/devices/pci0000:80/0000:80:03.0/0000:81:00.0/infiniband/hfi1_0"
 #define MLX5_PF_SYS "/sys/devices/pci0000:5d/0000:5d:00.0/0000:5e:00.0"
+#define MLX4_SYS "/sys/devices/pci0000:00/0000:00:03.0/0000:03:00.0/infiniband/mlx4_0"
+#define RXE0_SYS "/sys/devices/virtual/infiniband/rxe0"
 
 /* The same environment for every run: UTF-8 output, UTC timestamps. */
 #define RDMACTL_ENV "env LC_ALL=C.UTF-8 TZ=UTC "
@@ -533,14 +535,18 @@ static void child_stop(Child *c) {
         assert_int_equal(child_wait_exit(c, 10000), 0);
 }
 
-static Child *monitor_start(bool json) {
-        Child *c = child_start(json ? (const char *const[]) { "monitor", "--json", NULL }
-                                    : (const char *const[]) { "monitor", NULL });
+static Child *monitor_start_with(const char *const *args) {
+        Child *c = child_start(args);
 
         /* It says so on stderr once it is subscribed and has read the objects. */
         if (!child_wait_for(c, "Monitoring org.rdmad1", true, 10000))
                 fail_msg("rdmactl monitor did not start: %s", c->err->str);
         return c;
+}
+
+static Child *monitor_start(bool json) {
+        return monitor_start_with(json ? (const char *const[]) { "monitor", "--json", NULL }
+                                       : (const char *const[]) { "monitor", NULL });
 }
 
 static void hot_add_rxe5(Harness *h) {
@@ -688,6 +694,139 @@ static void test_monitor_json_pretty(void **state) {
                                             "  \"state_num\": 1,\n  \"old_phys_state\": \"LinkUp\",\n"
                                             "  \"phys_state\": \"Disabled\",\n  \"phys_state_num\": 3,\n"));
         child_free(c);
+}
+
+/* A port that stays ACTIVE while its rate, LID or SM LID changes: one line per property, old -> new. */
+static void test_monitor_prints_link_property_changes(void **state) {
+        Harness *h = *state;
+        Child *text = monitor_start(false), *json = monitor_start(true);
+        char *lines, *summary;
+
+        /* The link trains down to one lane; the driver's "change" uevent makes rdmad re-read it. */
+        harness_write(h, HFI1_SYS, "ports/1/rate", "25 Gb/sec (1X EDR)\n");
+        umockdev_testbed_uevent(h->testbed, HFI1_SYS, "change");
+        child_expect(text, "hfi1_0 port 1: rate 100 Gb/sec (4X EDR) -> 25 Gb/sec (1X EDR)\n");
+
+        /* The subnet manager moves: two properties in one re-read, two lines. */
+        harness_pause(h);
+        harness_write(h, HFI1_SYS, "ports/1/lid", "0x7\n");
+        harness_write(h, HFI1_SYS, "ports/1/sm_lid", "0x2\n");
+        harness_resume(h);
+        umockdev_testbed_uevent(h->testbed, HFI1_SYS, "change");
+        child_expect(text, "hfi1_0 port 1: SM LID 1 -> 2\n");
+
+        /* Down with a rate change: the state line, then the rate line. */
+        harness_pause(h);
+        harness_write(h, HFI1_SYS, "ports/1/rate", "100 Gb/sec (4X EDR)\n");
+        harness_write(h, HFI1_SYS, "ports/1/phys_state", "3: Disabled\n");
+        harness_write(h, HFI1_SYS, "ports/1/state", "1: DOWN\n");
+        harness_resume(h);
+        child_expect(text, "hfi1_0 port 1: rate 25 Gb/sec (1X EDR) -> 100 Gb/sec (4X EDR)\n");
+        child_expect(json, "\"new\":\"100 Gb/sec (4X EDR)\"");
+
+        child_stop(text);
+        child_stop(json);
+        lines = strip_timestamps(text->out->str);
+        assert_string_equal(lines, "hfi1_0 port 1: rate 100 Gb/sec (4X EDR) -> 25 Gb/sec (1X EDR)\n"
+                                   "hfi1_0 port 1: LID 1 -> 7\n"
+                                   "hfi1_0 port 1: SM LID 1 -> 2\n"
+                                   "hfi1_0 port 1: ACTIVE -> DOWN (Disabled)\n"
+                                   "hfi1_0 port 1: rate 25 Gb/sec (1X EDR) -> 100 Gb/sec (4X EDR)\n");
+        g_free(lines);
+        summary = python_check(h, json->out->str,
+                               "import json, sys\n"
+                               "out = []\n"
+                               "for line in open(sys.argv[1]):\n"
+                               "    e = json.loads(line)\n"
+                               "    if e[\"event\"] == \"port-changed\":\n"
+                               "        out.append(\"%s/%d:%s:%r>%r\" % (e[\"device\"], e[\"port\"], "
+                               "e[\"property\"], e[\"old\"], e[\"new\"]))\n"
+                               "    else:\n"
+                               "        out.append(e[\"event\"])\n"
+                               "print(\" \".join(out))\n");
+        assert_string_equal(summary, "hfi1_0/1:rate:'100 Gb/sec (4X EDR)'>'25 Gb/sec (1X EDR)' hfi1_0/1:lid:1>7 "
+                                     "hfi1_0/1:sm_lid:1>2 port-state "
+                                     "hfi1_0/1:rate:'25 Gb/sec (1X EDR)'>'100 Gb/sec (4X EDR)'");
+        free(summary);
+        child_free(text);
+        child_free(json);
+}
+
+/* rdmad restarts (watchdog, upgrade) while things change: monitor says so,
+ * waits, and tells what changed while it was away, then follows the new
+ * daemon's signals. */
+static void test_monitor_follows_a_restart(void **state) {
+        Harness *h = *state;
+        Child *text = monitor_start(false), *json = monitor_start(true);
+        static const char *const after_restart = "rdmad restarted: 6 devices, 7 ports.\n"
+                                                 "rxe0: removed\n"
+                                                 "rxe5: added, RoCE, 1 port\n"
+                                                 "rxe5 port 1: added, ACTIVE (LinkUp)\n"
+                                                 "hfi1_0 port 1: ACTIVE -> DOWN (Disabled)\n"
+                                                 "mlx4_0 port 1: rate 40 Gb/sec (4X QDR) -> 10 Gb/sec (1X QDR)\n"
+                                                 "mlx4_0 port 1: LID 5 -> 9\n"
+                                                 "mlx5_0: SR-IOV 1 -> 3 VFs\n";
+        char *lines, *summary;
+
+        harness_stop_daemon(h);
+        child_expect(text, "rdmad left the system bus; waiting for it to return.\n");
+        child_expect(json, "\"event\":\"daemon-left\"");
+
+        /* While no rdmad runs: a device goes, another comes, a link drops, one slows down, VFs change. */
+        umockdev_testbed_remove_device(h->testbed, RXE0_SYS);
+        hot_add_rxe5(h);
+        harness_write(h, HFI1_SYS, "ports/1/phys_state", "3: Disabled\n");
+        harness_write(h, HFI1_SYS, "ports/1/state", "1: DOWN\n");
+        harness_write(h, MLX4_SYS, "ports/1/rate", "10 Gb/sec (1X QDR)\n");
+        harness_write(h, MLX4_SYS, "ports/1/lid", "0x9\n");
+        harness_write(h, MLX5_PF_SYS, "sriov_numvfs", "3\n");
+
+        harness_start_daemon(h, fast_poll);
+        child_expect(text, "mlx5_0: SR-IOV 1 -> 3 VFs\n");
+        child_expect(json, "\"event\":\"num-vfs\"");
+
+        /* Still following: a change after the restart arrives live. */
+        flap_hfi1(h, true);
+        child_expect(text, "hfi1_0 port 1: DOWN -> ACTIVE (LinkUp)\n");
+        child_expect(json, "\"old_state\":\"DOWN\"");
+
+        child_stop(text);
+        child_stop(json);
+        assert_timestamped_lines(text->out->str);
+        lines = strip_timestamps(text->out->str);
+        {
+                char *expected = NULL;
+                assert_true(asprintf(&expected, "rdmad left the system bus; waiting for it to return.\n%s"
+                                                "hfi1_0 port 1: DOWN -> ACTIVE (LinkUp)\n",
+                                     after_restart) > 0);
+                assert_string_equal(lines, expected);
+                free(expected);
+        }
+        g_free(lines);
+        /* Nothing on stderr but the greeting: the restart is an event, not an error. */
+        assert_true(g_str_has_prefix(text->err->str, "Monitoring org.rdmad1"));
+        assert_null(strstr(text->err->str, "rdmactl:"));
+
+        summary = python_check(h, json->out->str,
+                               "import json, sys\n"
+                               "out = []\n"
+                               "for line in open(sys.argv[1]):\n"
+                               "    e = json.loads(line)\n"
+                               "    ev = e[\"event\"]\n"
+                               "    if ev == \"daemon-restarted\":\n"
+                               "        ev += \":%d/%d\" % (e[\"devices\"], e[\"ports\"])\n"
+                               "    elif ev == \"port-changed\":\n"
+                               "        ev += \":\" + e[\"property\"]\n"
+                               "    elif \"device\" in e:\n"
+                               "        ev += \":\" + e[\"device\"]\n"
+                               "    out.append(ev)\n"
+                               "print(\" \".join(out))\n");
+        assert_string_equal(summary, "daemon-left daemon-restarted:6/7 device-removed:rxe0 device-added:rxe5 "
+                                     "port-added:rxe5 port-state:hfi1_0 port-changed:rate port-changed:lid "
+                                     "num-vfs:mlx5_0 port-state:hfi1_0");
+        free(summary);
+        child_free(text);
+        child_free(json);
 }
 
 /* ---- wait ---- */
@@ -908,6 +1047,7 @@ static void test_completion_offers_what_each_word_can_be(void **state) {
                          "mlx5_0 mlx5_0/1 mlx5_1 mlx5_1/1 rxe0 rxe0/1 siw0 siw0/1 veth-rdma0 ");
         /* Options and the values of --json. */
         assert_completes(h, "rdmactl --no-p", "--no-pager ");
+        assert_completes(h, "rdmactl monitor --ex", "--exit-on-disconnect ");
         assert_completes(h, "rdmactl list --json = ''", "off pretty short ");
         assert_completes(h, "rdmactl list --json=p", "--json=pretty ");
 }
@@ -916,10 +1056,10 @@ static void test_completion_offers_what_each_word_can_be(void **state) {
 
 static void test_clear_message_when_rdmad_is_not_running(void **state) {
         Harness *h = *state;
-        Child *monitor = monitor_start(false);
+        Child *monitor = monitor_start_with((const char *const[]) { "monitor", "--exit-on-disconnect", NULL });
         int status;
 
-        /* rdmad stops: monitor says so and exits 3. */
+        /* rdmad stops: monitor --exit-on-disconnect says so and exits 3. */
         assert_int_equal(kill(h->daemon_pid, SIGTERM), 0);
         assert_int_equal(waitpid(h->daemon_pid, &status, 0), h->daemon_pid);
         assert_int_equal(status, 0);
@@ -965,6 +1105,7 @@ static void test_usage_help_and_version(void **state) {
         assert_run(h, "set-vfs mlx5_0", 2, "rdmactl: 'set-vfs' needs DEVICE COUNT.\n");
         assert_run(h, "wait mlx5_0 1 ACTIVE --json", 2, "rdmactl: 'wait' has no JSON output.\n");
         assert_run(h, "list --timeout=3", 2, "rdmactl: --timeout is for 'wait' only.\n");
+        assert_run(h, "list --exit-on-disconnect", 2, "rdmactl: --exit-on-disconnect is for 'monitor' only.\n");
 
         /* The completion's source of device names. */
         assert_output_is(h, "--list-devices", 0, "hfi1_0\nmlx4_0\nmlx5_0\nmlx5_1\nrxe0\nsiw0\n");
@@ -1006,6 +1147,9 @@ int main(void) {
                                                 harness_teardown_clean),
                 cmocka_unit_test_setup_teardown(test_monitor_json_lines, host_setup, harness_teardown_clean),
                 cmocka_unit_test_setup_teardown(test_monitor_json_pretty, host_setup, harness_teardown_clean),
+                cmocka_unit_test_setup_teardown(test_monitor_prints_link_property_changes, host_setup,
+                                                harness_teardown_clean),
+                cmocka_unit_test_setup_teardown(test_monitor_follows_a_restart, host_setup, harness_teardown_clean),
                 cmocka_unit_test_setup_teardown(test_wait_at_once_after_a_change_and_on_timeout, host_setup,
                                                 harness_teardown_clean),
                 cmocka_unit_test_setup_teardown(test_wait_names_ports_states_and_spans_the_usual_ways, host_setup,

@@ -367,8 +367,10 @@ static void test_verbs_are_chosen_and_checked_from_the_table(void **state) {
                 { "list", 0, 0, VERB_DEFAULT | VERB_JSON, NULL, fake_run },
                 { "status", 0, SIZE_MAX, VERB_JSON, "DEVICE...", fake_run },
                 { "wait", 2, 3, VERB_TIMEOUT, "DEVICE PORT STATE", fake_run },
+                { "monitor", 0, 0, VERB_JSON | VERB_FOLLOWS, NULL, fake_run },
         };
         char *none[] = { NULL };
+        char *monitor[] = { "monitor", NULL };
         char *status[] = { "status", "a", "b", "c", NULL };
         char *wait_short[] = { "wait", "mlx5_0", NULL };
         char *wait_long[] = { "wait", "a", "b", "c", "d", NULL };
@@ -401,6 +403,13 @@ static void test_verbs_are_chosen_and_checked_from_the_table(void **state) {
         assert_int_equal(verb_select(table, 3, wait_long, 4, &o, &verb, &args, &n), EXIT_OK);
         assert_string_equal(verb->name, "wait");
         assert_int_equal(verb_select(table, 3, none, 0, &o, &verb, &args, &n), EXIT_USAGE);
+        o.timeout_set = false;
+        /* --exit-on-disconnect: only a verb that follows rdmad over time. */
+        o.exit_on_disconnect = true;
+        assert_int_equal(verb_select(table, 4, monitor, 1, &o, &verb, &args, &n), EXIT_OK);
+        assert_string_equal(verb->name, "monitor");
+        assert_int_equal(verb_select(table, 4, none, 0, &o, &verb, &args, &n), EXIT_USAGE);
+        assert_int_equal(verb_select(table, 4, status, 4, &o, &verb, &args, &n), EXIT_USAGE);
 }
 
 static int exit_for(int r, const char *name) {
