@@ -350,6 +350,7 @@ static void start_next_read(CounterReader *reader) {
         job->thread_started = true;
         job->calls = TAKE_PTR(reader->queued);
         reader->running = job;
+        log_debug("Reading the counters of %zu directories.", job->n_entries);
         return;
 
 fail:
