@@ -4,6 +4,7 @@
 
 #include "bus-util.h"
 #include "counters-worker.h"
+#include "log.h"
 #include "manager.h"
 #include "util.h"
 
@@ -22,53 +23,125 @@ static int append_counters(sd_bus_message *reply, const CounterList *l) {
 }
 
 /* Port.GetCounters and Device.GetCounters: one target. */
-static int reply_counters(sd_bus_message *call, const CounterTarget *targets, const CounterResult *results,
-                          size_t n) {
+static int reply_counters(sd_bus_message *call, CounterTarget *targets, CounterSnapshot **snapshots, size_t n) {
         _cleanup_(sd_bus_message_unrefp_) sd_bus_message *reply = NULL;
         static const CounterList empty = {};
         int r;
 
         r = sd_bus_message_new_method_return(call, &reply);
-        if (r < 0)
-                return r;
-        r = append_counters(reply, n > 0 ? results[0].counters : &empty);
-        if (r < 0)
-                return r;
-        return sd_bus_send(NULL, reply, NULL);
+        if (r >= 0)
+                r = append_counters(reply, n > 0 ? &snapshots[0]->counters : &empty);
+        if (r >= 0)
+                r = sd_bus_send(NULL, reply, NULL);
+        counter_targets_free(targets, n);
+        counter_snapshots_free(snapshots, n);
+        return r;
 }
 
-/* Manager.GetAllCounters: every port; port 0 (the device-wide hw_counters) only where it exists. */
-static int reply_all_counters(sd_bus_message *call, const CounterTarget *targets, const CounterResult *results,
-                              size_t n) {
-        _cleanup_(sd_bus_message_unrefp_) sd_bus_message *reply = NULL;
+/* GetAllCounters of a big host is ~100 000 entries: the reply is built
+ * ALL_COUNTERS_CHUNK ports per loop iteration, so that the calls that
+ * arrive meanwhile are answered in between. */
+#define ALL_COUNTERS_CHUNK 16
+
+typedef struct AllCountersReply {
+        sd_bus_message *reply;
+        CounterTarget *targets;
+        CounterSnapshot **snapshots;
+        size_t n, next;
+} AllCountersReply;
+
+static void all_counters_reply_free(void *userdata) {
+        AllCountersReply *a = userdata;
+
+        sd_bus_message_unref(a->reply);
+        counter_targets_free(a->targets, a->n);
+        counter_snapshots_free(a->snapshots, a->n);
+        free(a);
+}
+
+/* The next chunk; the whole reply sent after the last. 1 when done. */
+static int all_counters_reply_append(AllCountersReply *a) {
         int r;
 
-        r = sd_bus_message_new_method_return(call, &reply);
-        if (r < 0)
-                return r;
-        r = sd_bus_message_open_container(reply, 'a', "(sua{st})");
-        if (r < 0)
-                return r;
-        for (size_t i = 0; i < n; i++) {
-                if (targets[i].port == 0 && !results[i].present)
+        for (size_t end = a->next + ALL_COUNTERS_CHUNK; a->next < a->n && a->next < end; a->next++) {
+                const CounterTarget *t = &a->targets[a->next];
+                const CounterSnapshot *s = a->snapshots[a->next];
+
+                /* Port 0: only devices that have device-wide counters. */
+                if (t->port == 0 && !s->present)
                         continue;
-                r = sd_bus_message_open_container(reply, 'r', "sua{st}");
+                r = sd_bus_message_open_container(a->reply, 'r', "sua{st}");
                 if (r < 0)
                         return r;
-                r = sd_bus_message_append(reply, "su", targets[i].device, targets[i].port);
+                r = sd_bus_message_append(a->reply, "su", t->device, t->port);
                 if (r < 0)
                         return r;
-                r = append_counters(reply, results[i].counters);
+                r = append_counters(a->reply, &s->counters);
                 if (r < 0)
                         return r;
-                r = sd_bus_message_close_container(reply);
+                r = sd_bus_message_close_container(a->reply);
                 if (r < 0)
                         return r;
         }
-        r = sd_bus_message_close_container(reply);
+        if (a->next < a->n)
+                return 0;
+        r = sd_bus_message_close_container(a->reply);
         if (r < 0)
                 return r;
-        return sd_bus_send(NULL, reply, NULL);
+        r = sd_bus_send(NULL, a->reply, NULL);
+        return r < 0 ? r : 1;
+}
+
+static int on_all_counters_chunk(sd_event_source *s, void *userdata) {
+        AllCountersReply *a = userdata;
+        int r;
+
+        r = all_counters_reply_append(a);
+        if (r < 0)
+                log_warning_errno(r, "Cannot answer GetAllCounters: %m");
+        if (r != 0) {
+                /* Frees a (the destroy callback). */
+                (void) sd_event_source_set_floating(s, false);
+                sd_event_source_disable_unref(s);
+        }
+        return 0;
+}
+
+/* Manager.GetAllCounters: every port; port 0 (the device-wide hw_counters) only where it exists. */
+static int reply_all_counters(sd_bus_message *call, CounterTarget *targets, CounterSnapshot **snapshots,
+                              size_t n) {
+        sd_event_source *source = NULL;
+        AllCountersReply *a;
+        int r;
+
+        a = calloc(1, sizeof(AllCountersReply));
+        if (!a) {
+                counter_targets_free(targets, n);
+                counter_snapshots_free(snapshots, n);
+                return -ENOMEM;
+        }
+        *a = (AllCountersReply) { .targets = targets, .snapshots = snapshots, .n = n };
+        r = sd_bus_message_new_method_return(call, &a->reply);
+        if (r >= 0)
+                r = sd_bus_message_open_container(a->reply, 'a', "(sua{st})");
+        if (r >= 0)
+                r = all_counters_reply_append(a);
+        if (r != 0) {
+                /* Done at once (a small host), or failed. */
+                all_counters_reply_free(a);
+                return r < 0 ? r : 0;
+        }
+
+        /* The rest from a source the event loop owns, freed with a even at exit. */
+        r = sd_event_add_defer(sd_bus_get_event(sd_bus_message_get_bus(call)), &source, on_all_counters_chunk, a);
+        if (r < 0) {
+                all_counters_reply_free(a);
+                return r;
+        }
+        (void) sd_event_source_set_destroy_callback(source, all_counters_reply_free);
+        r = sd_event_source_set_floating(source, true);
+        sd_event_source_unref(source);
+        return r;
 }
 
 static int target_set(CounterTarget *t, const Device *d, uint32_t port) {

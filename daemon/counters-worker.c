@@ -14,8 +14,7 @@
 typedef struct CacheEntry {
         char *path;
         bool port_dir;
-        bool present;
-        CounterList counters;
+        CounterSnapshot *snapshot;
         uint64_t read_usec; /* CLOCK_MONOTONIC when the read that filled it started */
 } CacheEntry;
 
@@ -47,8 +46,9 @@ struct CounterReader {
         sd_event *event;
         ReadJob *running;
         PendingCall *queued; /* for the next read, in arrival order */
-        CacheEntry *cache;   /* sorted by path */
+        CacheEntry *cache;   /* sorted by path; nothing older than COUNTERS_MIN_AGE_USEC */
         size_t n_cache;
+        sd_event_source *expire_event; /* drops the cache when it is too old to serve anyone */
 };
 
 static uint64_t now_monotonic_usec(void) {
@@ -66,9 +66,36 @@ void counter_targets_free(CounterTarget *t, size_t n) {
         free(t);
 }
 
+static CounterSnapshot *counter_snapshot_new(void) {
+        CounterSnapshot *s = calloc(1, sizeof(CounterSnapshot));
+
+        if (s)
+                s->n_ref = 1;
+        return s;
+}
+
+static CounterSnapshot *counter_snapshot_ref(CounterSnapshot *s) {
+        s->n_ref++;
+        return s;
+}
+
+CounterSnapshot *counter_snapshot_unref(CounterSnapshot *s) {
+        if (!s || --s->n_ref > 0)
+                return NULL;
+        counter_list_clear(&s->counters);
+        free(s);
+        return NULL;
+}
+
+void counter_snapshots_free(CounterSnapshot **s, size_t n) {
+        for (size_t i = 0; s && i < n; i++)
+                counter_snapshot_unref(s[i]);
+        free(s);
+}
+
 static void cache_entry_clear(CacheEntry *e) {
         free(e->path);
-        counter_list_clear(&e->counters);
+        counter_snapshot_unref(e->snapshot);
 }
 
 static void entries_free(CacheEntry *e, size_t n) {
@@ -118,23 +145,28 @@ static void pending_call_fail(PendingCall *c, int error) {
 
 /* Answers from the cache, where every target of the call is. */
 static void pending_call_answer(CounterReader *reader, PendingCall *c) {
-        _cleanup_free_ CounterResult *results = NULL;
-        static const CounterList empty = {};
+        CounterSnapshot **snapshots;
         int r;
 
-        results = calloc(c->n_targets ?: 1, sizeof(CounterResult));
-        if (!results) {
+        snapshots = calloc(c->n_targets ?: 1, sizeof(CounterSnapshot *));
+        if (!snapshots) {
                 pending_call_fail(c, -ENOMEM);
                 return;
         }
         for (size_t i = 0; i < c->n_targets; i++) {
                 const CacheEntry *e = entries_find(reader->cache, reader->n_cache, c->targets[i].path);
 
-                results[i] = e ? (CounterResult) { &e->counters, e->present } : (CounterResult) { &empty, false };
+                snapshots[i] = e ? counter_snapshot_ref(e->snapshot) : counter_snapshot_new();
+                if (!snapshots[i]) {
+                        counter_snapshots_free(snapshots, i);
+                        pending_call_fail(c, -ENOMEM);
+                        return;
+                }
         }
-        r = c->reply(c->call, c->targets, results, c->n_targets);
+        r = c->reply(c->call, TAKE_PTR(c->targets), snapshots, c->n_targets);
         if (r < 0)
                 log_warning_errno(r, "Cannot answer a counters call: %m");
+        c->n_targets = 0;
         pending_call_free(c);
 }
 
@@ -181,7 +213,7 @@ static void *read_thread(void *userdata) {
                 CacheEntry *e = &job->entries[i];
                 int r;
 
-                r = counters_read_path(e->path, e->port_dir, &e->counters, &e->present);
+                r = counters_read_path(e->path, e->port_dir, &e->snapshot->counters, &e->snapshot->present);
                 if (r < 0) {
                         job->error = r;
                         break;
@@ -207,8 +239,12 @@ static ReadJob *read_job_free(ReadJob *job) {
         return NULL;
 }
 
+static bool entry_expired(const CacheEntry *e, uint64_t now) {
+        return now - e->read_usec >= COUNTERS_MIN_AGE_USEC;
+}
+
 /* Takes the job's entries into the cache (replacing older ones for the
- * same paths) and drops what nobody asked for in COUNTERS_CACHE_KEEP_USEC. */
+ * same paths) and drops the ones too old to serve anyone. */
 static int cache_merge(CounterReader *reader, ReadJob *job, uint64_t now) {
         CacheEntry *merged;
         size_t i = 0, j = 0, k = 0;
@@ -222,7 +258,7 @@ static int cache_merge(CounterReader *reader, ReadJob *job, uint64_t now) {
                                               : strcmp(reader->cache[i].path, job->entries[j].path);
 
                 if (c < 0) {
-                        if (now - reader->cache[i].read_usec < COUNTERS_CACHE_KEEP_USEC)
+                        if (!entry_expired(&reader->cache[i], now))
                                 merged[k++] = reader->cache[i];
                         else
                                 cache_entry_clear(&reader->cache[i]);
@@ -244,6 +280,41 @@ static int cache_merge(CounterReader *reader, ReadJob *job, uint64_t now) {
 
 static void start_next_read(CounterReader *reader);
 
+/* An idle daemon keeps no counters: they are dropped once they are too old to be served. */
+static int on_cache_expire(sd_event_source *s, uint64_t usec, void *userdata) {
+        CounterReader *reader = userdata;
+        uint64_t now = now_monotonic_usec();
+        size_t k = 0;
+
+        for (size_t i = 0; i < reader->n_cache; i++) {
+                if (entry_expired(&reader->cache[i], now))
+                        cache_entry_clear(&reader->cache[i]);
+                else
+                        reader->cache[k++] = reader->cache[i];
+        }
+        reader->n_cache = k;
+        if (k == 0) {
+                free(reader->cache);
+                reader->cache = NULL;
+                return 0;
+        }
+        return sd_event_source_set_enabled(s, SD_EVENT_ONESHOT);
+}
+
+static void arm_cache_expiry(CounterReader *reader) {
+        int r;
+
+        if (reader->expire_event) {
+                r = sd_event_source_set_time_relative(reader->expire_event, COUNTERS_MIN_AGE_USEC);
+                if (r >= 0)
+                        r = sd_event_source_set_enabled(reader->expire_event, SD_EVENT_ONESHOT);
+        } else
+                r = sd_event_add_time_relative(reader->event, &reader->expire_event, CLOCK_MONOTONIC,
+                                               COUNTERS_MIN_AGE_USEC, 0, on_cache_expire, reader);
+        if (r < 0)
+                log_warning_errno(r, "Cannot arm the expiry of the counters cache: %m");
+}
+
 static int on_read_done(sd_event_source *s, int fd, uint32_t revents, void *userdata) {
         ReadJob *job = userdata;
         CounterReader *reader = job->reader;
@@ -258,6 +329,8 @@ static int on_read_done(sd_event_source *s, int fd, uint32_t revents, void *user
         r = job->error < 0 ? job->error : cache_merge(reader, job, now);
         if (r < 0)
                 log_warning_errno(r, "Cannot read the counters: %m");
+        else
+                arm_cache_expiry(reader);
         calls = TAKE_PTR(job->calls);
         read_job_free(job);
         while (calls) {
@@ -294,16 +367,18 @@ static int collect_entries(const PendingCall *calls, CacheEntry **ret, size_t *r
                 for (size_t i = 0; i < c->n_targets; i++) {
                         if (ARRAY_RESERVE(e, allocated, n + 1) < 0)
                                 goto oom;
-                        e[n] = (CacheEntry) { .path = strdup(c->targets[i].path), .port_dir = c->targets[i].port > 0 };
-                        if (!e[n].path)
-                                goto oom;
+                        e[n] = (CacheEntry) { .path = strdup(c->targets[i].path),
+                                              .port_dir = c->targets[i].port > 0,
+                                              .snapshot = counter_snapshot_new() };
                         n++;
+                        if (!e[n - 1].path || !e[n - 1].snapshot)
+                                goto oom;
                 }
         if (n > 1)
                 qsort(e, n, sizeof(CacheEntry), entry_compare);
         for (size_t i = 0; i < n; i++) {
                 if (kept > 0 && streq(e[kept - 1].path, e[i].path)) {
-                        free(e[i].path);
+                        cache_entry_clear(&e[i]);
                         continue;
                 }
                 e[kept++] = e[i];
@@ -380,6 +455,7 @@ CounterReader *counter_reader_free(CounterReader *reader) {
         read_job_free(reader->running);
         pending_calls_free(reader->queued);
         entries_free(reader->cache, reader->n_cache);
+        sd_event_source_disable_unref(reader->expire_event);
         sd_event_unref(reader->event);
         free(reader);
         return NULL;

@@ -19,12 +19,10 @@
  * every directory was read less than COUNTERS_MIN_AGE_USEC ago gets the
  * cached values, so no unprivileged caller makes the daemon read sysfs
  * more often than once per second per port. Root always gets a read that
- * started after its call, or the one it shares. */
+ * started after its call, or the one it shares. Results are dropped once
+ * they are older than that: an idle daemon holds no counters. */
 
 #define COUNTERS_MIN_AGE_USEC (1000 * 1000ULL)
-/* Cached results older than this are dropped (the cache holds what the
- * scrapers of the last minute asked for, not every device ever seen). */
-#define COUNTERS_CACHE_KEEP_USEC (60 * 1000 * 1000ULL)
 /* Calls one bus connection may have waiting for counters. */
 #define COUNTERS_CALLS_PER_CALLER_MAX 16
 
@@ -38,16 +36,22 @@ typedef struct CounterTarget {
         char *path;
 } CounterTarget;
 
-/* What the reply gets for each target: its counters, and whether any
- * counter directory exists there. */
-typedef struct CounterResult {
-        const CounterList *counters;
-        bool present;
-} CounterResult;
+/* The counters of one directory as one read found them. Shared by the
+ * cache and the replies still being built; only the event loop touches the
+ * reference count. */
+typedef struct CounterSnapshot {
+        unsigned n_ref;
+        bool present; /* a counter directory exists there */
+        CounterList counters;
+} CounterSnapshot;
 
-/* Builds and sends the reply to `call` from results[i] for targets[i]. */
-typedef int (*CounterReplyFn)(sd_bus_message *call, const CounterTarget *targets, const CounterResult *results,
-                              size_t n);
+CounterSnapshot *counter_snapshot_unref(CounterSnapshot *s);
+/* Unrefs every snapshot and frees the array. */
+void counter_snapshots_free(CounterSnapshot **s, size_t n);
+
+/* Builds and sends the reply to `call`, from snapshots[i] for targets[i];
+ * takes both arrays (a big reply is built over several loop iterations). */
+typedef int (*CounterReplyFn)(sd_bus_message *call, CounterTarget *targets, CounterSnapshot **snapshots, size_t n);
 
 int counter_reader_new(sd_event *event, CounterReader **ret);
 /* Waits for a running read; pending calls are dropped unanswered (exit). */

@@ -3,7 +3,6 @@
 
 #include <assert.h>
 #include <fcntl.h>
-#include <sys/stat.h>
 
 #include "sysfs.h"
 #include "utf8.h"
@@ -154,17 +153,10 @@ int counters_read_source_at(int parent_fd, CounterSource source, CounterList *l)
         while ((de = readdir(d))) {
                 _cleanup_free_ char *name = NULL;
                 char buf[128];
-                struct stat st;
                 uint64_t value;
                 size_t len;
 
-                if (de->d_name[0] == '.')
-                        continue;
-                if (de->d_type != DT_REG && de->d_type != DT_UNKNOWN)
-                        continue;
-                if (fstatat(fd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISREG(st.st_mode))
-                        continue;
-                if (!(st.st_mode & (S_IRUSR | S_IRGRP | S_IROTH)))
+                if (!sysfs_dirent_is_readable_file(fd, de))
                         continue;
                 /* A counter is at most 20 digits; a longer text is no counter and is cut, then refused. */
                 r = sysfs_read_buf_at(fd, de->d_name, buf, sizeof(buf), &len);

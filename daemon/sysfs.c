@@ -228,6 +228,19 @@ int sysfs_opendir_at(int parent_fd, const char *path, DIR **ret) {
         return 0;
 }
 
+bool sysfs_dirent_is_readable_file(int dirfd, const struct dirent *de) {
+        struct stat st;
+
+        if (de->d_name[0] == '.')
+                return false;
+        if (de->d_type != DT_REG && de->d_type != DT_UNKNOWN)
+                return false;
+        if (fstatat(dirfd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISREG(st.st_mode))
+                return false;
+        /* Write-only attributes: root could open them, the kernel would refuse the read. */
+        return st.st_mode & (S_IRUSR | S_IRGRP | S_IROTH);
+}
+
 int sysfs_read_attributes_at(int parent_fd, const char *subdir, AttrList *ret) {
         _cleanup_closedir_ DIR *d = NULL;
         AttrList l = {};
@@ -242,16 +255,8 @@ int sysfs_read_attributes_at(int parent_fd, const char *subdir, AttrList *ret) {
 
         while ((de = readdir(d))) {
                 _cleanup_free_ char *name = NULL, *value = NULL;
-                struct stat st;
 
-                if (de->d_name[0] == '.')
-                        continue;
-                if (de->d_type != DT_REG && de->d_type != DT_UNKNOWN)
-                        continue;
-                if (fstatat(fd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISREG(st.st_mode))
-                        continue;
-                /* Write-only attributes: root could open them, the kernel would refuse the read. */
-                if (!(st.st_mode & (S_IRUSR | S_IRGRP | S_IROTH)))
+                if (!sysfs_dirent_is_readable_file(fd, de))
                         continue;
                 r = sysfs_read_at(fd, de->d_name, &value);
                 if (errno_is_resource(r)) {

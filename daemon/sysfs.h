@@ -52,6 +52,10 @@ int sysfs_readlink_basename_at(int dirfd, const char *path, char **ret);
 /* dirfd/path as a directory stream (its descriptor: dirfd(*ret)). -errno on failure. */
 int sysfs_opendir_at(int dirfd, const char *path, DIR **ret);
 
+/* A directory entry of dirfd that is a regular file someone may read (not
+ * ".", a directory, a link or a write-only attribute). */
+bool sysfs_dirent_is_readable_file(int dirfd, const struct dirent *de);
+
 /* Every readable regular file directly in dirfd/subdir (subdir may be "."). */
 int sysfs_read_attributes_at(int dirfd, const char *subdir, AttrList *ret);
 

@@ -126,26 +126,18 @@ static int open_with_faults(const char *symbol, int dirfd, const char *path, int
         return real_openat(dirfd, path, flags, mode);
 }
 
-int openat(int dirfd, const char *path, int flags, ...) {
-        mode_t mode = 0;
-
-        if (flags & (O_CREAT | O_TMPFILE)) {
-                va_list ap;
-                va_start(ap, flags);
-                mode = va_arg(ap, mode_t);
-                va_end(ap);
+/* openat() and openat64() alike: the mode only comes with O_CREAT or O_TMPFILE. */
+#define DEFINE_OPEN_WRAPPER(symbol)                                           \
+        int symbol(int dirfd, const char *path, int flags, ...) {             \
+                mode_t mode = 0;                                              \
+                if (flags & (O_CREAT | O_TMPFILE)) {                          \
+                        va_list ap;                                           \
+                        va_start(ap, flags);                                  \
+                        mode = va_arg(ap, mode_t);                            \
+                        va_end(ap);                                           \
+                }                                                             \
+                return open_with_faults(#symbol, dirfd, path, flags, mode);   \
         }
-        return open_with_faults("openat", dirfd, path, flags, mode);
-}
 
-int openat64(int dirfd, const char *path, int flags, ...) {
-        mode_t mode = 0;
-
-        if (flags & (O_CREAT | O_TMPFILE)) {
-                va_list ap;
-                va_start(ap, flags);
-                mode = va_arg(ap, mode_t);
-                va_end(ap);
-        }
-        return open_with_faults("openat64", dirfd, path, flags, mode);
-}
+DEFINE_OPEN_WRAPPER(openat)
+DEFINE_OPEN_WRAPPER(openat64)
