@@ -100,9 +100,11 @@ static int on_all_counters_chunk(sd_event_source *s, void *userdata) {
         if (r < 0)
                 log_warning_errno(r, "Cannot answer GetAllCounters: %m");
         if (r != 0) {
-                /* Frees a (the destroy callback). */
+                /* Take the loop's reference back and drop it: the destroy callback frees a. */
+                (void) sd_event_source_set_enabled(s, SD_EVENT_OFF);
+                sd_event_source_ref(s);
                 (void) sd_event_source_set_floating(s, false);
-                sd_event_source_disable_unref(s);
+                sd_event_source_unref(s);
         }
         return 0;
 }
