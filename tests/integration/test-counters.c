@@ -239,6 +239,14 @@ static void test_counters_read_at_call_time(void **state) {
         assert_int_equal(harness_count_signals(h, MLX5_0 "/port/1", "PropertiesChanged"), 0);
 }
 
+/* A write of hfi1_0's sysfs that the poll cannot see half done (harness_write
+ * truncates first). */
+static void write_paused(Harness *h, const char *name, const char *value) {
+        harness_pause(h);
+        harness_write(h, HFI1_SYS, name, value);
+        harness_resume(h);
+}
+
 /* A flap between two scrapes: both State changes count; a PhysState change
  * alone does not; a state file printed with trailing blanks is no change. */
 static void test_state_changes_count_flaps(void **state) {
@@ -246,21 +254,21 @@ static void test_state_changes_count_flaps(void **state) {
 
         harness_assert_property(h, HFI1_0 "/port/1", "org.rdmad1.Port", "StateChanges", "0");
         harness_clear_signals(h);
-        harness_write(h, HFI1_SYS, "ports/1/state", "1: DOWN\n");
+        write_paused(h, "ports/1/state", "1: DOWN\n");
         harness_wait_signals(h, HFI1_0 "/port/1", "PropertiesChanged", 1);
-        harness_write(h, HFI1_SYS, "ports/1/state", "4: ACTIVE\n");
+        write_paused(h, "ports/1/state", "4: ACTIVE\n");
         harness_wait_signals(h, HFI1_0 "/port/1", "PropertiesChanged", 2);
         assert_non_null(strstr(h->signals[h->n_signals - 1].body, "\"StateChanges\": 2"));
         harness_assert_property(h, HFI1_0 "/port/1", "org.rdmad1.Port", "StateName", "ACTIVE");
         harness_assert_property(h, HFI1_0 "/port/1", "org.rdmad1.Port", "StateChanges", "2");
 
-        harness_write(h, HFI1_SYS, "ports/1/phys_state", "6: LinkErrorRecovery\n");
+        write_paused(h, "ports/1/phys_state", "6: LinkErrorRecovery\n");
         harness_wait_signals(h, HFI1_0 "/port/1", "PropertiesChanged", 3);
         assert_null(strstr(h->signals[h->n_signals - 1].body, "StateChanges"));
         harness_assert_property(h, HFI1_0 "/port/1", "org.rdmad1.Port", "StateChanges", "2");
 
         harness_clear_signals(h);
-        harness_write(h, HFI1_SYS, "ports/1/state", "4: ACTIVE  \n\n");
+        write_paused(h, "ports/1/state", "4: ACTIVE  \n\n");
         harness_settle(h, 300); /* several poll ticks */
         assert_int_equal(harness_count_signals(h, HFI1_0 "/port/1", "PropertiesChanged"), 0);
         harness_assert_property(h, HFI1_0 "/port/1", "org.rdmad1.Port", "State", "4: ACTIVE");
@@ -350,6 +358,7 @@ static void test_unprivileged_caller_gets_cached_result(void **state) {
         Harness *h = *state;
         uint64_t start;
         char *error_name;
+        size_t reads;
 
         if (geteuid() != 0) {
                 fprintf(stderr, "skipping: needs root to call as nobody\n");
@@ -368,8 +377,9 @@ static void test_unprivileged_caller_gets_cached_result(void **state) {
                 assert_int_equal(count_reads(h), 2); /* the port once, then everything */
 
         /* Root is never served from the cache. */
+        reads = count_reads(h);
         assert_port_counters(h, MLX5_0 "/port/1", EXPECT_MLX5_0_1);
-        assert_int_equal(count_reads(h), 3);
+        assert_int_equal(count_reads(h), reads + 1);
 }
 
 int main(void) {
