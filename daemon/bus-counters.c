@@ -41,7 +41,7 @@ static int reply_counters(sd_bus_message *call, CounterTarget *targets, CounterS
 /* GetAllCounters of a big host is ~100 000 entries: the reply is built
  * ALL_COUNTERS_CHUNK ports per loop iteration, so that the calls that
  * arrive meanwhile are answered in between. */
-#define ALL_COUNTERS_CHUNK 16
+#define ALL_COUNTERS_CHUNK 8
 
 typedef struct AllCountersReply {
         sd_bus_message *reply;
@@ -141,7 +141,9 @@ static int reply_all_counters(sd_bus_message *call, CounterTarget *targets, Coun
                 return r;
         }
         (void) sd_event_source_set_destroy_callback(source, all_counters_reply_free);
-        r = sd_event_source_set_floating(source, true);
+        r = sd_event_source_set_enabled(source, SD_EVENT_ON); /* a defer source starts as ONESHOT */
+        if (r >= 0)
+                r = sd_event_source_set_floating(source, true);
         sd_event_source_unref(source);
         return r;
 }
