@@ -23,7 +23,7 @@
 
 #include "harness.h"
 
-static bool quick, idle_only;
+static bool quick, idle_only, counters_only;
 
 /* ---------- simulated hosts ---------- */
 
@@ -72,6 +72,36 @@ static void link_at(const char *dir, const char *name, const char *target) {
 
         snprintf(path, sizeof(path), "%s/%s", dir, name);
         assert_int_equal(symlink(target, path), 0);
+}
+
+/* What GetAllCounters reads: the 21 IBTA counters, and mlx5's hw_counters on RoCE ports. */
+static void write_port_counters(const char *port, bool is_ib, unsigned seed) {
+        static const char *const ib_counters[] = {
+                "VL15_dropped", "excessive_buffer_overrun_errors", "link_downed", "link_error_recovery",
+                "local_link_integrity_errors", "multicast_rcv_packets", "multicast_xmit_packets",
+                "port_rcv_constraint_errors", "port_rcv_data", "port_rcv_errors", "port_rcv_packets",
+                "port_rcv_remote_physical_errors", "port_rcv_switch_relay_errors", "port_xmit_constraint_errors",
+                "port_xmit_data", "port_xmit_discards", "port_xmit_packets", "port_xmit_wait", "symbol_error",
+                "unicast_rcv_packets", "unicast_xmit_packets",
+        };
+        static const char *const hw_counters[] = {
+                "duplicate_request", "local_ack_timeout_err", "np_cnp_sent", "np_ecn_marked_roce_packets",
+                "out_of_buffer", "out_of_sequence", "packet_seq_err", "rnr_nak_retry_err", "rp_cnp_handled",
+                "rx_read_requests", "rx_write_requests",
+        };
+        char name[128];
+
+        for (size_t k = 0; k < sizeof(ib_counters) / sizeof(ib_counters[0]); k++) {
+                snprintf(name, sizeof(name), "counters/%s", ib_counters[k]);
+                put(port, name, "%u\n", seed * 1000 + (unsigned) k);
+        }
+        if (is_ib)
+                return;
+        for (size_t k = 0; k < sizeof(hw_counters) / sizeof(hw_counters[0]); k++) {
+                snprintf(name, sizeof(name), "hw_counters/%s", hw_counters[k]);
+                put(port, name, "%u\n", seed + (unsigned) k);
+        }
+        put(port, "hw_counters/lifespan", "10\n");
 }
 
 static void host_pci_path(unsigned i, char *buf, size_t size) {
@@ -163,6 +193,7 @@ static void write_host(const char *root, unsigned n) {
                                 snprintf(name, sizeof(name), "gid_attrs/ndevs/%u", g);
                                 put(port, name, "eth%up%u\n", i, p);
                         }
+                        write_port_counters(port, is_ib, i * 2 + p);
 
                         snprintf(name, sizeof(name), "eth%up%u", i, p);
                         snprintf(netdir, sizeof(netdir), "%s/net/%s", pcidir, name);
@@ -428,6 +459,72 @@ static uint64_t call_usec(Harness *h, const char *dest, const char *path, const 
         return t;
 }
 
+/* Get Port.State, back to back, while GetAllCounters runs (the caller is
+ * root: a fresh read each time); returns how many Gets were timed. */
+static size_t bench_get_during_counters(Harness *h, const char *port_path, size_t max_gets, Stats *ret_all,
+                                        Stats *ret_during) {
+        size_t runs = quick ? 3 : 11, n_during = 0;
+        uint64_t *all = calloc(runs, sizeof(uint64_t)), *during = calloc(max_gets, sizeof(uint64_t)), t0;
+
+        for (size_t i = 0; i < runs; i++) {
+                AsyncReply r = {};
+
+                t0 = now_usec();
+                assert_true(sd_bus_call_method_async(h->bus, NULL, "org.rdmad1", "/org/rdmad1", "org.rdmad1.Manager",
+                                                     "GetAllCounters", harness_on_reply, &r, "") >= 0);
+                while (!r.done) {
+                        if (n_during < max_gets)
+                                during[n_during++] = call_usec(h, "org.rdmad1", port_path,
+                                                               "org.freedesktop.DBus.Properties", "Get", "ss",
+                                                               "org.rdmad1.Port", "State");
+                        while (sd_bus_process(h->bus, NULL) > 0)
+                                ;
+                        if (!r.done && n_during >= max_gets)
+                                assert_true(sd_bus_wait(h->bus, UINT64_MAX) >= 0);
+                }
+                all[i] = now_usec() - t0;
+                if (r.error_name) {
+                        fprintf(stderr, "bench: GetAllCounters failed: %s\n", r.error_name);
+                        exit(EXIT_FAILURE);
+                }
+                async_reply_clear(&r);
+        }
+        *ret_all = stats(all, runs);
+        *ret_during = n_during > 0 ? stats(during, n_during) : (Stats) {};
+        free(all);
+        free(during);
+        return n_during;
+}
+
+static void row_get_during_counters(Stats during, size_t n_during, const char *ref, Stats ref_stats) {
+        char verdict[128];
+
+        snprintf(verdict, sizeof(verdict), "%zu calls; p99 < 50 ms: %s", n_during,
+                 n_during > 0 && during.p99 < 50000 ? "met" : "missed");
+        row("Get Port.State during GetAllCounters", during, ref, ref_stats, verdict);
+}
+
+/* make bench BENCH_ARGS="--counters-only 2048": only the counters figures. */
+static void bench_counters(unsigned n) {
+        char port_path[256];
+        Stats all, during;
+        size_t n_during;
+        Harness *h;
+
+        h = harness_start(NULL, NULL);
+        write_host(umockdev_testbed_get_root_dir(h->testbed), n);
+        harness_restart_daemon(h, NULL);
+        snprintf(port_path, sizeof(port_path), "/org/rdmad1/device/mlx5_5f%u/port/1", n / 2);
+        n_during = bench_get_during_counters(h, port_path, quick ? 200 : 2000, &all, &during);
+        printf("\n### Counters, N = %u devices (%u ports)\n\n", n, 2 * n);
+        printf("| measure | rdmad median | rdmad p99 | reference | ref. median | ref. p99 | target |\n");
+        printf("| --- | --- | --- | --- | --- | --- | --- |\n");
+        row("GetAllCounters (every port, read now)", all, "", (Stats) {}, "");
+        row_get_during_counters(during, n_during, "", (Stats) {});
+        fflush(stdout);
+        stop_daemon(h);
+}
+
 static void bench_host(unsigned n) {
         char pathbuf[256];
         size_t runs_start = quick ? 3 : (n >= 2048 ? 7 : 11);
@@ -472,6 +569,10 @@ static void bench_host(unsigned n) {
         }
         get = stats(a, runs_call);
         getid = stats(b, runs_call);
+
+        /* 3b. Get while GetAllCounters reads every port in the worker thread. */
+        Stats all, during;
+        size_t n_during = bench_get_during_counters(h, pathbuf, runs_call, &all, &during);
 
         /* 4. uevent → signal: add, change, remove, each timed from the uevent. */
         char *root = umockdev_testbed_get_root_dir(h->testbed);
@@ -542,6 +643,8 @@ static void bench_host(unsigned n) {
         snprintf(verdict, sizeof(verdict), "%.2f× GetId; ≤ 2×: %s", get.median / getid.median,
                  get.median <= 2 * getid.median ? "met" : "missed");
         row("Get Port.State", get, "bus GetId", getid, verdict);
+        row("GetAllCounters (every port, read now)", all, "fresh sysfs scan", scan, "");
+        row_get_during_counters(during, n_during, "Get Port.State", get);
         snprintf(verdict, sizeof(verdict), "p99 < 10 ms: %s", add.p99 < 10000 ? "met" : "missed");
         row("uevent add → InterfacesAdded", add, "", (Stats) {}, verdict);
         snprintf(verdict, sizeof(verdict), "p99 < 10 ms: %s", change.p99 < 10000 ? "met" : "missed");
@@ -603,6 +706,8 @@ int main(int argc, char *argv[]) {
                         quick = true;
                 else if (strcmp(argv[i], "--idle-only") == 0)
                         idle_only = true;
+                else if (strcmp(argv[i], "--counters-only") == 0)
+                        counters_only = true;
                 else if (n_sizes < 8)
                         sizes[n_sizes++] = (unsigned) strtoul(argv[i], NULL, 10);
         }
@@ -616,6 +721,11 @@ int main(int argc, char *argv[]) {
 
         printf("## rdmad benchmark\n\nEach figure: median and p99 over repeated runs; the reference measured in the "
                "same run. Poll interval: default (1000 ms).\n");
+        if (counters_only) {
+                for (unsigned i = 0; i < n_sizes; i++)
+                        bench_counters(sizes[i]);
+                return 0;
+        }
         for (unsigned i = 0; i < n_sizes && !idle_only; i++)
                 bench_host(sizes[i]);
 

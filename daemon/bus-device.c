@@ -7,6 +7,7 @@
 #include "bus-port.h"
 #include "bus-netdev.h"
 #include "bus-sriov.h"
+#include "bus-counters.h"
 #include "bus-util.h"
 #include "manager.h"
 #include "properties.h"
@@ -140,5 +141,6 @@ const sd_bus_vtable device_vtable[] = {
         SD_BUS_PROPERTY("Sriov", "o", property_get_sriov, 0, CONST),
         SD_BUS_PROPERTY("Attributes", "a{ss}", bus_property_get_attr_list, offsetof(Device, attributes), CHANGE),
         SD_BUS_PROPERTY("PowerAttributes", "a{ss}", bus_property_get_attr_list, offsetof(Device, power_attributes), CHANGE),
+        BUS_DEVICE_GET_COUNTERS_METHOD,
         SD_BUS_VTABLE_END,
 };

@@ -6,6 +6,7 @@
 
 #include "bus-objects.h"
 #include "bus-util.h"
+#include "counters-worker.h"
 #include "enumerate.h"
 #include "log.h"
 #include "netlink.h"
@@ -49,6 +50,7 @@ Manager *manager_free(Manager *m) {
                 return NULL;
         sriov_job_registry_clear(&m->sriov_jobs);
         port_wait_registry_clear(&m->port_waits);
+        counter_reader_free(m->counter_reader);
         polkit_registry_clear(&m->polkit);
         sd_event_source_disable_unref(m->emit_event);
         sd_event_source_disable_unref(m->trim_post);
@@ -233,11 +235,16 @@ static uint64_t now_realtime_usec(void) {
         return (uint64_t) ts.tv_sec * 1000000ULL + (uint64_t) ts.tv_nsec / 1000ULL;
 }
 
-/* A State or PhysState change also moves StateChangedUsec. */
+/* A State or PhysState change also moves StateChangedUsec; a State change counts in StateChanges. */
 static uint32_t port_stamp(Port *p, uint32_t mask) {
         if (mask & PORT_STATE_MASK) {
                 p->state_changed_usec = now_realtime_usec();
                 mask |= PROPERTY_BIT(PORT_PROP_STATE_CHANGED_USEC);
+        }
+        if (mask & (PROPERTY_BIT(PORT_PROP_STATE) | PROPERTY_BIT(PORT_PROP_STATE_NUM) |
+                    PROPERTY_BIT(PORT_PROP_STATE_NAME))) {
+                p->state_changes++;
+                mask |= PROPERTY_BIT(PORT_PROP_STATE_CHANGES);
         }
         return mask;
 }
@@ -318,6 +325,7 @@ static void manager_replace_device_at(Manager *m, size_t index, Device *new) {
                 Port *p = &new->ports[i], *o = &old->ports[i];
 
                 p->state_changed_usec = o->state_changed_usec;
+                p->state_changes = o->state_changes;
                 p->dirty = o->dirty | port_stamp(p, port_changed_mask(o, p));
                 pending = pending || p->dirty;
         }

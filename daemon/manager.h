@@ -46,6 +46,7 @@ struct Manager {
 
         PolkitRegistry polkit;
         SriovJobRegistry sriov_jobs;
+        CounterReader *counter_reader; /* GetCounters: created by the first call */
 
         /* A read failed for lack of memory or descriptors: a full rescan is owed. */
         bool resync_pending;

@@ -46,6 +46,7 @@ struct Port {
         AttrList attributes;
 
         uint64_t state_changed_usec;
+        uint64_t state_changes; /* State changes observed since the daemon started */
         uint32_t dirty; /* PROPERTY_BIT(PORT_PROP_*)s not yet announced */
 
         /* The poll's hot path: state kept open, re-read with pread(). */

@@ -86,6 +86,7 @@ static const PropertyField port_properties[] = {
         [PORT_PROP_GIDS] = CUSTOM("Gids", gids_equal),
         [PORT_PROP_ATTRIBUTES] = ATTR_LIST("Attributes", Port, attributes),
         [PORT_PROP_STATE_CHANGED_USEC] = U64("StateChangedUsec", Port, state_changed_usec),
+        [PORT_PROP_STATE_CHANGES] = U64("StateChanges", Port, state_changes),
 };
 static_assert(ELEMENTSOF(port_properties) == _PORT_PROP_MAX, "one row per PORT_PROP_* value");
 

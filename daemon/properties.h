@@ -43,6 +43,7 @@ typedef enum PortProperty {
         PORT_PROP_GIDS,
         PORT_PROP_ATTRIBUTES,
         PORT_PROP_STATE_CHANGED_USEC,
+        PORT_PROP_STATE_CHANGES,
         _PORT_PROP_MAX,
 } PortProperty;
 

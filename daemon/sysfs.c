@@ -150,6 +150,12 @@ static int read_fd_bounded(int fd, char *buf, size_t size, size_t *ret_len) {
         return 0;
 }
 
+size_t sysfs_trim_trailing_space(const char *buf, size_t len) {
+        while (len > 0 && strchr(" \t\n\r\v\f", buf[len - 1]) && buf[len - 1] != '\0')
+                len--;
+        return len;
+}
+
 int sysfs_read_buf_at(int dirfd, const char *path, char *buf, size_t size, size_t *ret_len) {
         _cleanup_close_ int fd = -EBADF;
         size_t len;
@@ -163,8 +169,7 @@ int sysfs_read_buf_at(int dirfd, const char *path, char *buf, size_t size, size_
         if (r < 0)
                 return r;
 
-        if (len > 0 && buf[len - 1] == '\n')
-                len--;
+        len = sysfs_trim_trailing_space(buf, len);
         buf[len] = '\0';
         *ret_len = len;
         return 0;
@@ -223,6 +228,19 @@ int sysfs_opendir_at(int parent_fd, const char *path, DIR **ret) {
         return 0;
 }
 
+bool sysfs_dirent_is_readable_file(int dirfd, const struct dirent *de) {
+        struct stat st;
+
+        if (de->d_name[0] == '.')
+                return false;
+        if (de->d_type != DT_REG && de->d_type != DT_UNKNOWN)
+                return false;
+        if (fstatat(dirfd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISREG(st.st_mode))
+                return false;
+        /* Write-only attributes: root could open them, the kernel would refuse the read. */
+        return st.st_mode & (S_IRUSR | S_IRGRP | S_IROTH);
+}
+
 int sysfs_read_attributes_at(int parent_fd, const char *subdir, AttrList *ret) {
         _cleanup_closedir_ DIR *d = NULL;
         AttrList l = {};
@@ -237,16 +255,8 @@ int sysfs_read_attributes_at(int parent_fd, const char *subdir, AttrList *ret) {
 
         while ((de = readdir(d))) {
                 _cleanup_free_ char *name = NULL, *value = NULL;
-                struct stat st;
 
-                if (de->d_name[0] == '.')
-                        continue;
-                if (de->d_type != DT_REG && de->d_type != DT_UNKNOWN)
-                        continue;
-                if (fstatat(fd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISREG(st.st_mode))
-                        continue;
-                /* Write-only attributes: root could open them, the kernel would refuse the read. */
-                if (!(st.st_mode & (S_IRUSR | S_IRGRP | S_IROTH)))
+                if (!sysfs_dirent_is_readable_file(fd, de))
                         continue;
                 r = sysfs_read_at(fd, de->d_name, &value);
                 if (errno_is_resource(r)) {

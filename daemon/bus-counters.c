@@ -1,0 +1,241 @@
+/* SPDX-License-Identifier: MIT */
+/* GetCounters (Port, Device) and GetAllCounters (Manager). */
+#include "bus-counters.h"
+
+#include "bus-util.h"
+#include "counters-worker.h"
+#include "log.h"
+#include "manager.h"
+#include "util.h"
+
+static int append_counters(sd_bus_message *reply, const CounterList *l) {
+        int r;
+
+        r = sd_bus_message_open_container(reply, 'a', "{st}");
+        if (r < 0)
+                return r;
+        for (size_t i = 0; i < l->n; i++) {
+                r = sd_bus_message_append(reply, "{st}", l->items[i].name, l->items[i].value);
+                if (r < 0)
+                        return r;
+        }
+        return sd_bus_message_close_container(reply);
+}
+
+/* Port.GetCounters and Device.GetCounters: one target. */
+static int reply_counters(sd_bus_message *call, CounterTarget *targets, CounterSnapshot **snapshots, size_t n) {
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
+        static const CounterList empty = {};
+        int r;
+
+        r = sd_bus_message_new_method_return(call, &reply);
+        if (r >= 0)
+                r = append_counters(reply, n > 0 ? &snapshots[0]->counters : &empty);
+        if (r >= 0)
+                r = sd_bus_send(NULL, reply, NULL);
+        counter_targets_free(targets, n);
+        counter_snapshots_free(snapshots, n);
+        return r;
+}
+
+/* GetAllCounters of a big host is ~100 000 entries: the reply is built
+ * ALL_COUNTERS_CHUNK ports per loop iteration, so that the calls that
+ * arrive meanwhile are answered in between. */
+#define ALL_COUNTERS_CHUNK 8
+
+typedef struct AllCountersReply {
+        sd_bus_message *reply;
+        CounterTarget *targets;
+        CounterSnapshot **snapshots;
+        size_t n, next;
+} AllCountersReply;
+
+static void all_counters_reply_free(void *userdata) {
+        AllCountersReply *a = userdata;
+
+        sd_bus_message_unref(a->reply);
+        counter_targets_free(a->targets, a->n);
+        counter_snapshots_free(a->snapshots, a->n);
+        free(a);
+}
+
+/* The next chunk; the whole reply sent after the last. 1 when done. */
+static int all_counters_reply_append(AllCountersReply *a) {
+        int r;
+
+        for (size_t end = a->next + ALL_COUNTERS_CHUNK; a->next < a->n && a->next < end; a->next++) {
+                const CounterTarget *t = &a->targets[a->next];
+                const CounterSnapshot *s = a->snapshots[a->next];
+
+                /* Port 0: only devices that have device-wide counters. */
+                if (t->port == 0 && !s->present)
+                        continue;
+                r = sd_bus_message_open_container(a->reply, 'r', "sua{st}");
+                if (r < 0)
+                        return r;
+                r = sd_bus_message_append(a->reply, "su", t->device, t->port);
+                if (r < 0)
+                        return r;
+                r = append_counters(a->reply, &s->counters);
+                if (r < 0)
+                        return r;
+                r = sd_bus_message_close_container(a->reply);
+                if (r < 0)
+                        return r;
+        }
+        if (a->next < a->n)
+                return 0;
+        r = sd_bus_message_close_container(a->reply);
+        if (r < 0)
+                return r;
+        r = sd_bus_send(NULL, a->reply, NULL);
+        return r < 0 ? r : 1;
+}
+
+static int on_all_counters_chunk(sd_event_source *s, void *userdata) {
+        AllCountersReply *a = userdata;
+        int r;
+
+        r = all_counters_reply_append(a);
+        if (r < 0)
+                log_warning_errno(r, "Cannot answer GetAllCounters: %m");
+        if (r != 0) {
+                /* Take the loop's reference back and drop it: the destroy callback frees a. */
+                (void) sd_event_source_set_enabled(s, SD_EVENT_OFF);
+                sd_event_source_ref(s);
+                (void) sd_event_source_set_floating(s, false);
+                sd_event_source_unref(s);
+        }
+        return 0;
+}
+
+/* Manager.GetAllCounters: every port; port 0 (the device-wide hw_counters) only where it exists. */
+static int reply_all_counters(sd_bus_message *call, CounterTarget *targets, CounterSnapshot **snapshots,
+                              size_t n) {
+        sd_event_source *source = NULL;
+        AllCountersReply *a;
+        int r;
+
+        a = calloc(1, sizeof(AllCountersReply));
+        if (!a) {
+                counter_targets_free(targets, n);
+                counter_snapshots_free(snapshots, n);
+                return -ENOMEM;
+        }
+        *a = (AllCountersReply) { .targets = targets, .snapshots = snapshots, .n = n };
+        r = sd_bus_message_new_method_return(call, &a->reply);
+        if (r >= 0)
+                r = sd_bus_message_open_container(a->reply, 'a', "(sua{st})");
+        if (r >= 0)
+                r = all_counters_reply_append(a);
+        if (r != 0) {
+                /* Done at once (a small host), or failed. */
+                all_counters_reply_free(a);
+                return r < 0 ? r : 0;
+        }
+
+        /* The rest from a source the event loop owns, freed with a even at exit. */
+        r = sd_event_add_defer(sd_bus_get_event(sd_bus_message_get_bus(call)), &source, on_all_counters_chunk, a);
+        if (r < 0) {
+                all_counters_reply_free(a);
+                return r;
+        }
+        (void) sd_event_source_set_destroy_callback(source, all_counters_reply_free);
+        r = sd_event_source_set_enabled(source, SD_EVENT_ON); /* a defer source starts as ONESHOT */
+        if (r >= 0)
+                r = sd_event_source_set_floating(source, true);
+        sd_event_source_unref(source);
+        return r;
+}
+
+static int target_set(CounterTarget *t, const Device *d, uint32_t port) {
+        t->device = strdup(d->name);
+        t->port = port;
+        if (port == 0)
+                t->path = strdup(d->sysfs_path);
+        else if (asprintf(&t->path, "%s/ports/%u", d->sysfs_path, port) < 0)
+                t->path = NULL;
+        return t->device && t->path ? 0 : -ENOMEM;
+}
+
+/* The device-wide target (port 0), then one per port. */
+static int device_targets(const Device *d, bool with_ports, CounterTarget *t, size_t *n) {
+        int r;
+
+        r = target_set(&t[(*n)++], d, 0);
+        for (size_t i = 0; with_ports && r >= 0 && i < d->n_ports; i++)
+                r = target_set(&t[(*n)++], d, d->ports[i].number);
+        return r;
+}
+
+static int submit(Manager *m, sd_bus_message *message, CounterTarget *targets, size_t n, CounterReplyFn reply,
+                  sd_bus_error *error) {
+        int r;
+
+        if (!m->counter_reader) {
+                r = counter_reader_new(m->event, &m->counter_reader);
+                if (r < 0) {
+                        counter_targets_free(targets, n);
+                        return r;
+                }
+        }
+        r = counter_reader_submit(m->counter_reader, message, targets, n, reply);
+        if (r == -EBUSY)
+                return sd_bus_error_setf(error, RDMAD_ERROR_BUSY, "Too many pending counter calls.");
+        if (r < 0)
+                return r;
+        return 1; /* answered by the reader */
+}
+
+int bus_port_get_counters(sd_bus_message *message, void *userdata, sd_bus_error *error) {
+        Port *p = userdata;
+        CounterTarget *t;
+        int r;
+
+        t = calloc(1, sizeof(CounterTarget));
+        if (!t)
+                return -ENOMEM;
+        r = target_set(t, p->device, p->number);
+        if (r < 0) {
+                counter_targets_free(t, 1);
+                return r;
+        }
+        return submit(p->device->manager, message, t, 1, reply_counters, error);
+}
+
+int bus_device_get_counters(sd_bus_message *message, void *userdata, sd_bus_error *error) {
+        Device *d = userdata;
+        CounterTarget *t;
+        size_t n = 0;
+        int r;
+
+        t = calloc(1, sizeof(CounterTarget));
+        if (!t)
+                return -ENOMEM;
+        r = device_targets(d, false, t, &n);
+        if (r < 0) {
+                counter_targets_free(t, n);
+                return r;
+        }
+        return submit(d->manager, message, t, n, reply_counters, error);
+}
+
+int bus_manager_get_all_counters(sd_bus_message *message, void *userdata, sd_bus_error *error) {
+        Manager *m = userdata;
+        CounterTarget *t;
+        size_t total = 0, n = 0;
+        int r = 0;
+
+        for (size_t i = 0; i < m->n_devices; i++)
+                total += 1 + m->devices[i]->n_ports;
+        t = calloc(total ?: 1, sizeof(CounterTarget));
+        if (!t)
+                return -ENOMEM;
+        for (size_t i = 0; i < m->n_devices && r >= 0; i++)
+                r = device_targets(m->devices[i], true, t, &n);
+        if (r < 0) {
+                counter_targets_free(t, n);
+                return r;
+        }
+        return submit(m, message, t, n, reply_all_counters, error);
+}
