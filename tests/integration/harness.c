@@ -19,6 +19,7 @@
 #include <pwd.h>
 #include <sys/mount.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/socket.h>
 #include <sys/un.h>
@@ -196,6 +197,45 @@ void harness_grant_sriov(Harness *h) {
         g_free(root);
         if (access(dir, F_OK) == 0 && nftw(dir, grant_entry, 16, FTW_PHYS) < 0)
                 fail_msg("Cannot walk %s: %m", dir);
+}
+
+void harness_give_to_daemon(const char *path) {
+        if (daemon_unprivileged && chown(path, daemon_uid, daemon_gid) < 0)
+                fail_msg("Cannot give %s to " DAEMON_USER ": %m", path);
+}
+
+/* Changing another user's limits takes CAP_SYS_RESOURCE, which root in a
+ * container may lack; a child with the daemon's own identity needs none. */
+void harness_daemon_prlimit(Harness *h, int resource, const struct rlimit *new_limit, struct rlimit *old_limit) {
+        struct { int error; struct rlimit old; } result = {};
+        int pipefd[2], status;
+        pid_t pid;
+
+        if (!daemon_unprivileged) {
+                if (prlimit(h->daemon_pid, resource, new_limit, old_limit) < 0)
+                        fail_msg("prlimit: %m");
+                return;
+        }
+        assert_int_equal(pipe2(pipefd, O_CLOEXEC), 0);
+        pid = fork();
+        assert_true(pid >= 0);
+        if (pid == 0) {
+                close(pipefd[0]);
+                if (setgroups(0, NULL) < 0 || setresgid(daemon_gid, daemon_gid, daemon_gid) < 0 ||
+                    setresuid(daemon_uid, daemon_uid, daemon_uid) < 0 ||
+                    prlimit(h->daemon_pid, resource, new_limit, &result.old) < 0)
+                        result.error = errno;
+                (void) !write(pipefd[1], &result, sizeof(result));
+                _exit(0);
+        }
+        close(pipefd[1]);
+        assert_int_equal(read(pipefd[0], &result, sizeof(result)), (ssize_t) sizeof(result));
+        close(pipefd[0]);
+        assert_int_equal(waitpid(pid, &status, 0), pid);
+        if (result.error != 0)
+                fail_msg("prlimit as " DAEMON_USER ": %s", strerror(result.error));
+        if (old_limit)
+                *old_limit = result.old;
 }
 
 /* Sanitizers read their suppressions file when the process ends: the

@@ -83,6 +83,14 @@ void harness_grant_sriov(Harness *h);
  * directory of mode 0700); path itself otherwise. Caller frees. */
 char *harness_copy_for_all_users(Harness *h, const char *path);
 
+/* Makes a file the test created the daemon's, so that it may remove it
+ * from /tmp (a trigger of the fault injector). */
+void harness_give_to_daemon(const char *path);
+
+/* prlimit(2) on the daemon, whichever user it runs as. */
+struct rlimit;
+void harness_daemon_prlimit(Harness *h, int resource, const struct rlimit *new_limit, struct rlimit *old_limit);
+
 /* When set before harness_start() or harness_restart_daemon(): a library
  * preloaded into the daemon in front of umockdev's (the fault injector). */
 extern const char *harness_daemon_preload;
