@@ -73,7 +73,8 @@ static void setup_daemon_user(void) {
         daemon_user_known = true;
         if (geteuid() != 0)
                 return;
-        if (unshare(CLONE_NEWNS) < 0 || mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
+        /* The source and type mount(2) ignores here are named: valgrind reads them. */
+        if (unshare(CLONE_NEWNS) < 0 || mount("none", "/", "none", MS_REC | MS_PRIVATE, NULL) < 0)
                 fail_msg("harness: no private mount namespace: %m");
         if (!getpwnam(DAEMON_USER)) {
                 char dir[] = "/tmp/rdmad-users-XXXXXX", cmd[1024], from[128];
@@ -91,7 +92,7 @@ static void setup_daemon_user(void) {
 
                         snprintf(from, sizeof(from), "%s/etc/%s", dir, file);
                         snprintf(to, sizeof(to), "/etc/%s", file);
-                        if (mount(from, to, NULL, MS_BIND, NULL) < 0)
+                        if (mount(from, to, "none", MS_BIND, NULL) < 0)
                                 fail_msg("harness: cannot bind-mount %s over %s: %m", from, to);
                 }
                 snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
@@ -105,6 +106,13 @@ static void setup_daemon_user(void) {
         daemon_unprivileged = true;
 }
 
+/* In a child: becomes uid/gid, supplementary groups dropped. */
+static int become(uid_t uid, gid_t gid) {
+        if (setgroups(0, NULL) < 0 || setresgid(gid, gid, gid) < 0 || setresuid(uid, uid, uid) < 0)
+                return -errno;
+        return 0;
+}
+
 /* Child in its own process group, killed if the test process dies. The
  * test runs under umockdev's preload; children get it only through
  * umockdev-wrapper (the daemon), never twice. as_daemon_user: with the
@@ -116,9 +124,7 @@ static pid_t spawn_full(char *const argv[], int stdout_fd, int stderr_fd, bool a
         assert_true(pid >= 0);
         if (pid == 0) {
                 setpgid(0, 0);
-                if (as_daemon_user && daemon_unprivileged &&
-                    (chdir("/") < 0 || setgroups(0, NULL) < 0 || setresgid(daemon_gid, daemon_gid, daemon_gid) < 0 ||
-                     setresuid(daemon_uid, daemon_uid, daemon_uid) < 0)) {
+                if (as_daemon_user && daemon_unprivileged && (chdir("/") < 0 || become(daemon_uid, daemon_gid) < 0)) {
                         fprintf(stderr, "Cannot become " DAEMON_USER ": %m\n");
                         _exit(127);
                 }
@@ -221,9 +227,7 @@ void harness_daemon_prlimit(Harness *h, int resource, const struct rlimit *new_l
         assert_true(pid >= 0);
         if (pid == 0) {
                 close(pipefd[0]);
-                if (setgroups(0, NULL) < 0 || setresgid(daemon_gid, daemon_gid, daemon_gid) < 0 ||
-                    setresuid(daemon_uid, daemon_uid, daemon_uid) < 0 ||
-                    prlimit(h->daemon_pid, resource, new_limit, &result.old) < 0)
+                if (become(daemon_uid, daemon_gid) < 0 || prlimit(h->daemon_pid, resource, new_limit, &result.old) < 0)
                         result.error = errno;
                 (void) !write(pipefd[1], &result, sizeof(result));
                 _exit(0);
@@ -849,7 +853,7 @@ char *harness_call_as(Harness *h, uid_t uid, gid_t gid, const char *destination,
                 const char *result = "";
 
                 close(pipefd[0]);
-                if (setgroups(0, NULL) < 0 || setresgid(gid, gid, gid) < 0 || setresuid(uid, uid, uid) < 0)
+                if (become(uid, gid) < 0)
                         result = "setresuid failed";
                 else if (sd_bus_open_system(&bus) < 0)
                         result = "cannot connect";
