@@ -213,7 +213,10 @@ void harness_give_to_daemon(const char *path) {
 /* Changing another user's limits takes CAP_SYS_RESOURCE, which root in a
  * container may lack; a child with the daemon's own identity needs none. */
 void harness_daemon_prlimit(Harness *h, int resource, const struct rlimit *new_limit, struct rlimit *old_limit) {
-        struct { int error; struct rlimit old; } result = {};
+        struct {
+                int error;
+                struct rlimit old;
+        } result = {};
         int pipefd[2], status;
         pid_t pid;
 
