@@ -16,7 +16,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <grp.h>
+#include <pwd.h>
+#include <sys/mount.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/socket.h>
 #include <sys/un.h>
@@ -47,16 +50,85 @@ static void write_text(const char *path, const char *text) {
         assert_int_equal(fclose(f), 0);
 }
 
+/* Who the daemon runs as. As root, the tests run it as the service does:
+ * as the system user of systemd/rdmad-sysusers.conf, without privileges, able
+ * to write only the testbed's sriov_numvfs files (what 90-rdmad.rules grants
+ * on a real host). Not nobody: the tests call as nobody to be refused, and
+ * sd-bus would count a caller with the daemon's own uid as privileged.
+ * Without root the daemon runs as the tests do. */
+#define DAEMON_USER "rdmad"
+static bool daemon_user_known, daemon_unprivileged;
+static uid_t daemon_uid;
+static gid_t daemon_gid;
+
+/* Once per test process: the user as sysusers.d creates it at installation,
+ * but in copies of passwd and group bind-mounted in a mount namespace of the
+ * test's own (dbus-daemon and polkitd, its children, resolve the name there);
+ * the host's files stay as they are. A host with rdmad installed keeps its user. */
+static void setup_daemon_user(void) {
+        struct passwd *pw;
+
+        if (daemon_user_known)
+                return;
+        daemon_user_known = true;
+        if (geteuid() != 0)
+                return;
+        /* The source and type mount(2) ignores here are named: valgrind reads them. */
+        if (unshare(CLONE_NEWNS) < 0 || mount("none", "/", "none", MS_REC | MS_PRIVATE, NULL) < 0)
+                fail_msg("harness: no private mount namespace: %m");
+        if (!getpwnam(DAEMON_USER)) {
+                char dir[] = "/tmp/rdmad-users-XXXXXX", cmd[1024], from[128];
+
+                assert_non_null(mkdtemp(dir));
+                snprintf(cmd, sizeof(cmd),
+                         "mkdir '%s/etc' && cp /etc/passwd /etc/group '%s/etc/' && "
+                         "systemd-sysusers --root='%s' '%s' >/dev/null",
+                         dir, dir, dir, SYSUSERS_FILE);
+                if (system(cmd) != 0)
+                        fail_msg("harness: systemd-sysusers could not create the user " DAEMON_USER);
+                for (size_t i = 0; i < 2; i++) {
+                        const char *file = i == 0 ? "passwd" : "group";
+                        char to[64];
+
+                        snprintf(from, sizeof(from), "%s/etc/%s", dir, file);
+                        snprintf(to, sizeof(to), "/etc/%s", file);
+                        if (mount(from, to, "none", MS_BIND, NULL) < 0)
+                                fail_msg("harness: cannot bind-mount %s over %s: %m", from, to);
+                }
+                snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+                (void) !system(cmd);
+        }
+        pw = getpwnam(DAEMON_USER);
+        if (!pw)
+                fail_msg("harness: no user " DAEMON_USER " after systemd-sysusers");
+        daemon_uid = pw->pw_uid;
+        daemon_gid = pw->pw_gid;
+        daemon_unprivileged = true;
+}
+
+/* In a child: becomes uid/gid, supplementary groups dropped. */
+static int become(uid_t uid, gid_t gid) {
+        if (setgroups(0, NULL) < 0 || setresgid(gid, gid, gid) < 0 || setresuid(uid, uid, uid) < 0)
+                return -errno;
+        return 0;
+}
+
 /* Child in its own process group, killed if the test process dies. The
  * test runs under umockdev's preload; children get it only through
- * umockdev-wrapper (the daemon), never twice. */
-static pid_t spawn(char *const argv[], int stdout_fd) {
+ * umockdev-wrapper (the daemon), never twice. as_daemon_user: with the
+ * daemon's identity (in /, where that user may be). */
+static pid_t spawn_full(char *const argv[], int stdout_fd, int stderr_fd, bool as_daemon_user) {
         pid_t parent = getpid();
         pid_t pid = fork();
 
         assert_true(pid >= 0);
         if (pid == 0) {
                 setpgid(0, 0);
+                if (as_daemon_user && daemon_unprivileged && (chdir("/") < 0 || become(daemon_uid, daemon_gid) < 0)) {
+                        fprintf(stderr, "Cannot become " DAEMON_USER ": %m\n");
+                        _exit(127);
+                }
+                /* After the change of identity, which clears it. */
                 prctl(PR_SET_PDEATHSIG, SIGKILL);
                 if (getppid() != parent)
                         _exit(127);
@@ -65,12 +137,143 @@ static pid_t spawn(char *const argv[], int stdout_fd) {
                         dup2(stdout_fd, STDOUT_FILENO);
                         close(stdout_fd);
                 }
+                if (stderr_fd >= 0) {
+                        dup2(stderr_fd, STDERR_FILENO);
+                        close(stderr_fd);
+                }
                 execvp(argv[0], argv);
                 fprintf(stderr, "Cannot execute %s: %m\n", argv[0]);
                 _exit(127);
         }
         setpgid(pid, pid);
         return pid;
+}
+
+static pid_t spawn(char *const argv[], int stdout_fd) {
+        return spawn_full(argv, stdout_fd, -1, false);
+}
+
+char *harness_copy_for_all_users(Harness *h, const char *path) {
+        const char *name = strrchr(path, '/');
+        char *copy = NULL, buf[65536];
+        int in, out;
+        ssize_t n;
+
+        if (!daemon_unprivileged)
+                return strdup(path);
+        assert_true(asprintf(&copy, "%s/%s", h->tmpdir, name ? name + 1 : path) > 0);
+        if (access(copy, F_OK) == 0) /* copied before (a restart of the daemon) */
+                return copy;
+        in = open(path, O_RDONLY | O_CLOEXEC);
+        if (in < 0)
+                fail_msg("Cannot read %s: %m", path);
+        out = open(copy, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0755);
+        if (out < 0)
+                fail_msg("Cannot create %s: %m", copy);
+        while ((n = read(in, buf, sizeof(buf))) > 0)
+                assert_int_equal(write(out, buf, (size_t) n), n);
+        assert_int_equal(n, 0);
+        close(in);
+        assert_int_equal(close(out), 0);
+        return copy;
+}
+
+static int grant_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw) {
+        char pf[1024];
+        struct stat ib;
+
+        if (flag != FTW_F || strcmp(path + ftw->base, "sriov_numvfs") != 0)
+                return 0;
+        /* Only a PCI function that carries an RDMA device, as the rule says. */
+        snprintf(pf, sizeof(pf), "%.*sinfiniband", ftw->base, path);
+        if (stat(pf, &ib) < 0 || !S_ISDIR(ib.st_mode))
+                return 0;
+        if (chown(path, (uid_t) -1, daemon_gid) < 0 || chmod(path, (st->st_mode & 07777) | S_IWGRP) < 0)
+                fail_msg("Cannot give %s to " DAEMON_USER ": %m", path);
+        return 0;
+}
+
+void harness_grant_sriov(Harness *h) {
+        char *root, dir[512];
+
+        if (!daemon_unprivileged)
+                return;
+        root = umockdev_testbed_get_root_dir(h->testbed);
+        snprintf(dir, sizeof(dir), "%s/sys/devices", root);
+        g_free(root);
+        if (access(dir, F_OK) == 0 && nftw(dir, grant_entry, 16, FTW_PHYS) < 0)
+                fail_msg("Cannot walk %s: %m", dir);
+}
+
+void harness_give_to_daemon(const char *path) {
+        if (daemon_unprivileged && chown(path, daemon_uid, daemon_gid) < 0)
+                fail_msg("Cannot give %s to " DAEMON_USER ": %m", path);
+}
+
+/* Changing another user's limits takes CAP_SYS_RESOURCE, which root in a
+ * container may lack; a child with the daemon's own identity needs none. */
+void harness_daemon_prlimit(Harness *h, int resource, const struct rlimit *new_limit, struct rlimit *old_limit) {
+        struct {
+                int error;
+                struct rlimit old;
+        } result = {};
+        int pipefd[2], status;
+        pid_t pid;
+
+        if (!daemon_unprivileged) {
+                if (prlimit(h->daemon_pid, resource, new_limit, old_limit) < 0)
+                        fail_msg("prlimit: %m");
+                return;
+        }
+        assert_int_equal(pipe2(pipefd, O_CLOEXEC), 0);
+        pid = fork();
+        assert_true(pid >= 0);
+        if (pid == 0) {
+                close(pipefd[0]);
+                if (become(daemon_uid, daemon_gid) < 0 || prlimit(h->daemon_pid, resource, new_limit, &result.old) < 0)
+                        result.error = errno;
+                (void) !write(pipefd[1], &result, sizeof(result));
+                _exit(0);
+        }
+        close(pipefd[1]);
+        assert_int_equal(read(pipefd[0], &result, sizeof(result)), (ssize_t) sizeof(result));
+        close(pipefd[0]);
+        assert_int_equal(waitpid(pid, &status, 0), pid);
+        if (result.error != 0)
+                fail_msg("prlimit as " DAEMON_USER ": %s", strerror(result.error));
+        if (old_limit)
+                *old_limit = result.old;
+}
+
+/* Sanitizers read their suppressions file when the process ends: the
+ * daemon, or rdmactl run as nobody, must reach the one LSAN_OPTIONS names.
+ * The test's own sanitizer read the variable at its start. */
+static char *saved_lsan_options;
+
+static void share_lsan_suppressions(Harness *h) {
+        const char *options = getenv("LSAN_OPTIONS"), *start, *end;
+        char *file, *copy, *rewritten;
+
+        if (!daemon_unprivileged || !options || !(start = strstr(options, "suppressions=")))
+                return;
+        start += strlen("suppressions=");
+        end = start + strcspn(start, ":");
+        file = strndup(start, (size_t) (end - start));
+        copy = harness_copy_for_all_users(h, file);
+        assert_true(asprintf(&rewritten, "%.*s%s%s", (int) (start - options), options, copy, end) > 0);
+        saved_lsan_options = strdup(options);
+        setenv("LSAN_OPTIONS", rewritten, 1);
+        free(file);
+        free(copy);
+        free(rewritten);
+}
+
+static void restore_lsan_options(void) {
+        if (!saved_lsan_options)
+                return;
+        setenv("LSAN_OPTIONS", saved_lsan_options, 1);
+        free(saved_lsan_options);
+        saved_lsan_options = NULL;
 }
 
 /* SIGTERM, then SIGKILL to the whole group after timeout_ms. */
@@ -198,6 +401,9 @@ static void open_notify_socket(Harness *h) {
         h->notify_fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
         assert_true(h->notify_fd >= 0);
         assert_int_equal(bind(h->notify_fd, (struct sockaddr *) &sa, sizeof(sa)), 0);
+        /* sd_notify() needs write access to the socket. */
+        if (daemon_unprivileged)
+                assert_int_equal(chown(sa.sun_path, daemon_uid, daemon_gid), 0);
         snprintf(h->notify_path, sizeof(h->notify_path), "%s", sa.sun_path);
 }
 
@@ -272,27 +478,32 @@ char *harness_daemon_log(Harness *h) {
 }
 
 static void start_daemon(Harness *h, const char *const *args) {
-        const char *daemon = getenv("RDMAD_BINARY");
+        const char *binary = getenv("RDMAD_BINARY");
         const char *wrapper = getenv("RDMAD_TEST_WRAPPER"); /* e.g. "valgrind --error-exitcode=99" */
-        char *argv[64], *wrapper_copy = NULL;
-        size_t n = 0;
+        char *argv[64], *wrapper_copy = NULL, *daemon, *preload_copy = NULL, *copies[16];
+        size_t n = 0, n_copies = 0;
+        int log_fd = -1;
 
-        assert_non_null(daemon);
+        assert_non_null(binary);
+        /* Everything the daemon opens by name must be where its user may go:
+         * not inside a checkout under a home directory of mode 0700. */
+        daemon = harness_copy_for_all_users(h, binary);
         setenv("NOTIFY_SOCKET", h->notify_path, 1);
         if (harness_capture_daemon_log) {
-                /* stderr appended to <tmpdir>/rdmad.log; the shell is replaced by the daemon. */
-                static char log_env[128];
-                snprintf(log_env, sizeof(log_env), "%s/rdmad.log", h->tmpdir);
-                setenv("RDMAD_TEST_LOG", log_env, 1);
-                argv[n++] = "sh";
-                argv[n++] = "-c";
-                argv[n++] = "exec \"$0\" \"$@\" 2>>\"$RDMAD_TEST_LOG\"";
+                /* stderr appended to <tmpdir>/rdmad.log, opened before the change of identity. */
+                char log_path[128];
+
+                snprintf(log_path, sizeof(log_path), "%s/rdmad.log", h->tmpdir);
+                log_fd = open(log_path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+                assert_true(log_fd >= 0);
         }
         if (harness_daemon_preload) {
                 /* Before umockdev's library: its wrappers call libc directly, so
                  * only a library in front of them sees the daemon's calls. */
                 static char preload[600];
-                snprintf(preload, sizeof(preload), "LD_PRELOAD=%s:libumockdev-preload.so.0", harness_daemon_preload);
+
+                preload_copy = harness_copy_for_all_users(h, harness_daemon_preload);
+                snprintf(preload, sizeof(preload), "LD_PRELOAD=%s:libumockdev-preload.so.0", preload_copy);
                 argv[n++] = "env";
                 argv[n++] = preload;
         } else
@@ -300,17 +511,31 @@ static void start_daemon(Harness *h, const char *const *args) {
         if (wrapper && *wrapper) {
                 wrapper_copy = strdup(wrapper);
                 for (char *save = NULL, *t = strtok_r(wrapper_copy, " ", &save); t && n < 32;
-                     t = strtok_r(NULL, " ", &save))
+                     t = strtok_r(NULL, " ", &save)) {
+                        if (strncmp(t, "--suppressions=", strlen("--suppressions=")) == 0 && n_copies < 16) {
+                                char *file = harness_copy_for_all_users(h, t + strlen("--suppressions="));
+
+                                assert_true(asprintf(&copies[n_copies], "--suppressions=%s", file) > 0);
+                                free(file);
+                                t = copies[n_copies++];
+                        }
                         argv[n++] = t;
+                }
         }
-        argv[n++] = (char *) daemon;
+        argv[n++] = daemon;
         for (size_t i = 0; args && args[i] && n < 62; i++)
                 argv[n++] = (char *) args[i];
         argv[n] = NULL;
 
         h->spawn_usec = now_usec();
-        h->daemon_pid = spawn(argv, -1);
+        h->daemon_pid = spawn_full(argv, -1, log_fd, true);
+        if (log_fd >= 0)
+                close(log_fd);
         free(wrapper_copy);
+        free(daemon);
+        free(preload_copy);
+        for (size_t i = 0; i < n_copies; i++)
+                free(copies[i]);
         unsetenv("NOTIFY_SOCKET");
         wait_ready(h);
         h->ready_usec = now_usec();
@@ -345,6 +570,10 @@ Harness *harness_start(const char *const *fixtures, const char *const *args) {
 
         assert_non_null(h);
         h->notify_fd = -1;
+        setup_daemon_user();
+        /* What the tests create, the daemon's user must read, whatever the caller's umask. */
+        if (daemon_unprivileged)
+                umask(022);
 
         strcpy(h->tmpdir, "/tmp/rdmad-test-XXXXXX");
         assert_non_null(mkdtemp(h->tmpdir));
@@ -352,6 +581,15 @@ Harness *harness_start(const char *const *fixtures, const char *const *args) {
         assert_int_equal(chmod(h->tmpdir, 0755), 0);
 
         h->testbed = umockdev_testbed_new();
+        if (daemon_unprivileged) {
+                /* The daemon reads it, and umockdev's preload creates its
+                 * uevent sockets there; sticky: nothing of the test's can go. */
+                char *root = umockdev_testbed_get_root_dir(h->testbed);
+
+                assert_int_equal(chown(root, 0, daemon_gid), 0);
+                assert_int_equal(chmod(root, 01770), 0);
+                g_free(root);
+        }
         for (size_t i = 0; fixtures && fixtures[i]; i++) {
                 GError *error = NULL;
                 char path[512];
@@ -366,6 +604,8 @@ Harness *harness_start(const char *const *fixtures, const char *const *args) {
 
         if (harness_prepare)
                 harness_prepare(h);
+        harness_grant_sriov(h);
+        share_lsan_suppressions(h);
 
         start_bus(h);
         open_notify_socket(h);
@@ -469,6 +709,7 @@ void harness_add_device(Harness *h, const char *record) {
 
         if (!umockdev_testbed_add_from_string(h->testbed, record, &error))
                 fail_msg("Cannot add %s: %s", record, error->message);
+        harness_grant_sriov(h);
 }
 
 typedef struct SignalQuery {
@@ -630,7 +871,7 @@ char *harness_call_as(Harness *h, uid_t uid, gid_t gid, const char *destination,
                 const char *result = "";
 
                 close(pipefd[0]);
-                if (setgroups(0, NULL) < 0 || setresgid(gid, gid, gid) < 0 || setresuid(uid, uid, uid) < 0)
+                if (become(uid, gid) < 0)
                         result = "setresuid failed";
                 else if (sd_bus_open_system(&bus) < 0)
                         result = "cannot connect";
@@ -705,6 +946,7 @@ int harness_stop(Harness *h) {
         if (system(cmd) != 0)
                 fprintf(stderr, "harness: cannot remove %s\n", h->tmpdir);
         unsetenv("DBUS_SYSTEM_BUS_ADDRESS");
+        restore_lsan_options();
         free(h->address);
         free(h);
         return status;

@@ -74,6 +74,29 @@ void harness_stop_polkit(Harness *h);
 char *harness_call_as(Harness *h, uid_t uid, gid_t gid, const char *destination, const char *path,
                       const char *interface, const char *member, const char *types, ...);
 
+/* As root the daemon runs as the system user rdmad (systemd/rdmad-sysusers.conf,
+ * created in the test's own mount namespace), unprivileged: it can write
+ * only the sriov_numvfs files harness_grant_sriov() gives it. */
+
+/* What 90-rdmad.rules does on a host: every sriov_numvfs of a PCI function
+ * that carries an RDMA device becomes writable by the daemon's group. Done
+ * by harness_start() and harness_add_device(); call it after replacing such
+ * a file. Nothing to do when the daemon runs as the tests do. */
+void harness_grant_sriov(Harness *h);
+
+/* When the tests run as root, a copy of the file at path in the harness's
+ * directory, which every user can reach (the checkout may sit under a
+ * directory of mode 0700); path itself otherwise. Caller frees. */
+char *harness_copy_for_all_users(Harness *h, const char *path);
+
+/* Makes a file the test created the daemon's, so that it may remove it
+ * from /tmp (a trigger of the fault injector). */
+void harness_give_to_daemon(const char *path);
+
+/* prlimit(2) on the daemon, whichever user it runs as. */
+struct rlimit;
+void harness_daemon_prlimit(Harness *h, int resource, const struct rlimit *new_limit, struct rlimit *old_limit);
+
 /* When set before harness_start() or harness_restart_daemon(): a library
  * preloaded into the daemon in front of umockdev's (the fault injector). */
 extern const char *harness_daemon_preload;

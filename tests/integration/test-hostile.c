@@ -539,6 +539,7 @@ static void test_lost_uevent_resyncs(void **state) {
         fd = open(enobufs_trigger, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
         assert_true(fd >= 0);
         close(fd);
+        harness_give_to_daemon(enobufs_trigger); /* /tmp is sticky: only its owner removes it */
         harness_clear_signals(h);
         harness_add_device(h, GHOST_RECORD); /* its "add" is the datagram that gets lost */
 
@@ -580,9 +581,9 @@ static int lowest_free_fd(Harness *h) {
 static void set_fd_limit(Harness *h, rlim_t limit) {
         struct rlimit rl;
 
-        assert_int_equal(prlimit(h->daemon_pid, RLIMIT_NOFILE, NULL, &rl), 0);
+        harness_daemon_prlimit(h, RLIMIT_NOFILE, NULL, &rl);
         rl.rlim_cur = limit;
-        assert_int_equal(prlimit(h->daemon_pid, RLIMIT_NOFILE, &rl, NULL), 0);
+        harness_daemon_prlimit(h, RLIMIT_NOFILE, &rl, NULL);
 }
 
 /* Out of file descriptors: a hot-added device cannot be read, and a change
@@ -595,7 +596,7 @@ static void test_out_of_file_descriptors(void **state) {
         int lowest_free;
         char *log;
 
-        assert_int_equal(prlimit(h->daemon_pid, RLIMIT_NOFILE, NULL, &old), 0);
+        harness_daemon_prlimit(h, RLIMIT_NOFILE, NULL, &old);
         lowest_free = lowest_free_fd(h);
         /* Room for one more: a device directory opens, its contents do not.
          * (Descriptors above the limit stay usable: valgrind keeps its own there.) */

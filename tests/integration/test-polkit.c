@@ -204,6 +204,7 @@ static void test_slow_driver_never_blocks_the_bus(void **state) {
         g_free(root);
         assert_int_equal(unlink(fifo), 0);
         assert_int_equal(mkfifo(fifo, 0644), 0);
+        harness_grant_sriov(h);
 
         assert_true(sd_bus_call_method_async(h->bus, NULL, "org.rdmad1", SRIOV, "org.rdmad1.Sriov", "SetNumVfs",
                                              harness_on_reply, &first, "u", 4) >= 0);

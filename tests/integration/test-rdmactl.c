@@ -35,15 +35,25 @@
 static const char *const fast_poll[] = { "--poll-interval=50", NULL };
 static bool have_polkit = true;
 
-/* "RDMACTL_TEST_WRAPPER=valgrind --error-exitcode=99 -q" runs every rdmactl under it. */
-static const char *rdmactl(void) {
-        static char command[1024];
-        const char *p = getenv("RDMACTL_BINARY"), *wrapper = getenv("RDMACTL_TEST_WRAPPER");
+static const char *rdmactl_binary(void) {
+        const char *p = getenv("RDMACTL_BINARY");
 
         if (!p)
                 fail_msg("RDMACTL_BINARY is not set");
-        snprintf(command, sizeof(command), "%s%s%s", wrapper ?: "", wrapper ? " " : "", p);
+        return p;
+}
+
+/* "RDMACTL_TEST_WRAPPER=valgrind --error-exitcode=99 -q" runs every rdmactl under it. */
+static const char *rdmactl_at(const char *binary) {
+        static char command[1024];
+        const char *wrapper = getenv("RDMACTL_TEST_WRAPPER");
+
+        snprintf(command, sizeof(command), "%s%s%s", wrapper ?: "", wrapper ? " " : "", binary);
         return command;
+}
+
+static const char *rdmactl(void) {
+        return rdmactl_at(rdmactl_binary());
 }
 
 static int host_setup(void **state) {
@@ -942,16 +952,18 @@ static void test_set_vfs_as_root_succeeds(void **state) {
 static void test_set_vfs_refusals(void **state) {
         Harness *h = *state;
         struct passwd *nobody = getpwnam("nobody");
-        char *out, *content, *command = NULL;
+        char *out, *content, *command = NULL, *binary;
         int status;
 
         HARNESS_REQUIRE_POLKIT(have_polkit);
         assert_non_null(nobody);
+        /* A copy nobody can reach: the checkout may sit under a directory of mode 0700. */
+        binary = harness_copy_for_all_users(h, rdmactl_binary());
 
         /* polkit says no to an unprivileged caller: exit 6. */
         assert_true(asprintf(&command,
                              "setpriv --reuid=nobody --regid=nogroup --clear-groups " RDMACTL_ENV "%s set-vfs mlx5_0 2",
-                             rdmactl()) > 0);
+                             rdmactl_at(binary)) > 0);
         out = harness_run_command(h, command, &status);
         free(command);
         assert_int_equal(status, 6);
@@ -962,12 +974,13 @@ static void test_set_vfs_refusals(void **state) {
 
         /* Reading is still for everyone. */
         assert_true(asprintf(&command, "setpriv --reuid=nobody --regid=nogroup --clear-groups " RDMACTL_ENV "%s list",
-                             rdmactl()) > 0);
+                             rdmactl_at(binary)) > 0);
         out = harness_run_command(h, command, &status);
         free(command);
         assert_int_equal(status, 0);
         assert_non_null(strstr(out, "\nmlx5_0 1    ACTIVE LinkUp"));
         free(out);
+        free(binary);
 
         /* Checked before polkit: above TotalVfs, not a PF, not a device, not a number. */
         assert_run(h, "set-vfs mlx5_0 9", 2, "rdmactl: mlx5_0 supports at most 8 VFs; 9 requested.\n");

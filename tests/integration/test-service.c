@@ -38,7 +38,7 @@ static void test_bus_policy(void **state) {
                 skip();
         }
 
-        /* Root owns the name: rdmad got it (READY=1 comes after the name). Everyone reads. */
+        /* rdmad owns the name (test_name_belongs_to_the_rdmad_user). Everyone reads. */
         err = harness_call_as(h, nobody->pw_uid, nobody->pw_gid, "org.rdmad1", MLX5_0 "/port/1",
                               "org.freedesktop.DBus.Properties", "Get", "ss", "org.rdmad1.Port", "State");
         assert_null(err);
@@ -59,6 +59,33 @@ static void test_bus_policy(void **state) {
         /* Rescan is root's (sd-bus's privilege check), even though the policy lets the call through. */
         err = harness_call_as(h, nobody->pw_uid, nobody->pw_gid, "org.rdmad1", "/org/rdmad1", "org.rdmad1.Manager",
                               "Rescan", "");
+        assert_non_null(err);
+        assert_string_equal(err, "org.freedesktop.DBus.Error.AccessDenied");
+        free(err);
+}
+
+/* The daemon runs as the system user rdmad (the harness makes it so as
+ * root), which owns the name (READY=1 comes after it); root may not. */
+static void test_name_belongs_to_the_rdmad_user(void **state) {
+        Harness *h = *state;
+        struct passwd *rdmad_user = getpwnam("rdmad");
+        sd_bus_message *reply = NULL;
+        uint32_t owner_uid;
+        char *err;
+
+        if (geteuid() != 0) {
+                fprintf(stderr, "skipping: needs root to run the daemon as rdmad\n");
+                skip();
+        }
+        assert_non_null(rdmad_user);
+        assert_true(sd_bus_call_method(h->bus, "org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus",
+                                       "GetConnectionUnixUser", NULL, &reply, "s", "org.rdmad1") >= 0);
+        assert_true(sd_bus_message_read(reply, "u", &owner_uid) > 0);
+        sd_bus_message_unref(reply);
+        assert_int_equal(owner_uid, rdmad_user->pw_uid);
+
+        err = harness_call_as(h, 0, 0, "org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus",
+                              "RequestName", "su", "org.rdmad1", 0);
         assert_non_null(err);
         assert_string_equal(err, "org.freedesktop.DBus.Error.AccessDenied");
         free(err);
@@ -189,6 +216,8 @@ static void test_help_version_and_bad_options(void **state) {
 int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test_setup_teardown(test_bus_policy, strict_bus_setup, harness_teardown_clean),
+                cmocka_unit_test_setup_teardown(test_name_belongs_to_the_rdmad_user, strict_bus_setup,
+                                                harness_teardown_clean),
                 cmocka_unit_test_setup_teardown(test_watchdog_pings, watchdog_setup, harness_teardown_clean),
 #ifndef SANITIZED_BUILD
                 cmocka_unit_test_setup_teardown(test_sigterm_under_valgrind_is_clean, valgrind_setup,

@@ -1,6 +1,7 @@
 #!/bin/bash
 # What `meson install` lays out, checked as an admin's tools would: the file
-# list, systemd-analyze verify, the security exposure (ceiling 1.5), and the
+# list, systemd-analyze verify, the security exposure (ceiling 0.8), the
+# privilege model (the rdmad user, the name, polkit, the udev rule), and the
 # polkit and D-Bus XML files against their DTDs.
 set -euo pipefail
 build=$1
@@ -15,6 +16,7 @@ prefix=$(meson introspect "$build" --buildoptions | python3 -c \
 
 expected="$prefix/bin/rdmactl
 $prefix/lib/systemd/system/rdmad.service
+$prefix/lib/sysusers.d/rdmad.conf
 $prefix/lib/udev/rules.d/90-rdmad.rules
 $prefix/sbin/rdmad
 $prefix/share/bash-completion/completions/rdmactl
@@ -50,8 +52,39 @@ echo "systemd-analyze verify: ok"
 exposure=$(systemd-analyze security --offline=true "$unit" 2>/dev/null |
         sed -n 's/.*Overall exposure level for rdmad.service: \([0-9.]*\).*/\1/p')
 [ -n "$exposure" ] || fail "no security score"
-awk -v e="$exposure" 'BEGIN { exit !(e <= 1.5) }' || fail "exposure $exposure above 1.5"
-echo "systemd-analyze security: exposure $exposure (ceiling 1.5)"
+awk -v e="$exposure" 'BEGIN { exit !(e <= 0.8) }' || fail "exposure $exposure above 0.8"
+echo "systemd-analyze security: exposure $exposure (ceiling 0.8)"
+
+# Least privilege: rdmad runs as its own system user, which sysusers.d
+# creates, which alone owns the name, which polkit answers about other users'
+# calls, and whose group udev lets write sriov_numvfs of RDMA PCI functions.
+grep -q '^User=rdmad$' "$unit" || fail "the unit does not run rdmad as the user rdmad"
+! grep -q '^AmbientCapabilities=.' "$unit" || fail "the unit grants capabilities"
+grep -q '^CapabilityBoundingSet=$' "$unit" || fail "the unit keeps capabilities"
+grep -q '^User=rdmad$' "$dest$prefix/share/dbus-1/system-services/org.rdmad1.service" || fail "activation file: User="
+sysroot="$dest/sysroot"
+mkdir -p "$sysroot/etc"
+touch "$sysroot/etc/passwd" "$sysroot/etc/group"
+systemd-sysusers --root="$sysroot" "$dest$prefix/lib/sysusers.d/rdmad.conf" 2>/dev/null || fail "systemd-sysusers"
+grep -q '^rdmad:x:[0-9]*:[0-9]*:.*:/usr/sbin/nologin$' "$sysroot/etc/passwd" || fail "sysusers.d: no user rdmad"
+grep -q '^rdmad:x:[0-9]*:$' "$sysroot/etc/group" || fail "sysusers.d: no group rdmad"
+policy="$dest$prefix/share/dbus-1/system.d/org.rdmad1.conf"
+owners=$(python3 - "$policy" <<'PY'
+import sys, xml.etree.ElementTree as ET
+for p in ET.parse(sys.argv[1]).getroot().iter("policy"):
+    if any(a.get("own") for a in p.iter("allow")):
+        print(p.get("user") or p.get("group") or p.get("context"))
+PY
+)
+[ "$owners" = rdmad ] || fail "bus policy: org.rdmad1 may be owned by: $owners"
+grep -q '<annotate key="org.freedesktop.policykit.owner">unix-user:rdmad</annotate>' \
+        "$dest$prefix/share/polkit-1/actions/org.rdmad1.policy" || fail "polkit: rdmad may not check authorizations"
+rules="$dest$prefix/lib/udev/rules.d/90-rdmad.rules"
+grep -q 'TEST=="device/sriov_numvfs"' "$rules" &&
+        grep -q 'RUN+="/bin/chgrp rdmad %S%p/device/sriov_numvfs"' "$rules" &&
+        grep -q 'RUN+="/bin/chmod g+w %S%p/device/sriov_numvfs"' "$rules" ||
+        fail "udev rule: sriov_numvfs is not given to rdmad's group"
+echo "privileges (user, sysusers.d, bus policy, polkit owner, udev rule): ok"
 
 xmllint --noout --nonet --dtdvalid /usr/share/polkit-1/policyconfig-1.dtd \
         "$dest$prefix/share/polkit-1/actions/org.rdmad1.policy" || fail "polkit policy"
@@ -64,7 +97,7 @@ for f in "$dest$prefix"/share/dbus-1/interfaces/*.xml; do
 done
 echo "xmllint against the DTDs: ok"
 udevadm verify "$dest$prefix/lib/udev/rules.d/90-rdmad.rules" >/dev/null 2>&1 ||
-        grep -q 'ENV{SYSTEMD_WANTS}+="rdmad.service"' "$dest$prefix/lib/udev/rules.d/90-rdmad.rules" ||
+        grep -q 'ENV{SYSTEMD_WANTS}+="rdmad.service"' "$rules" ||
         fail "udev rule"
 
 # rdmactl: the binary runs, the completion parses and registers itself, the
