@@ -175,6 +175,27 @@ int sriov_job_start(SriovJobRegistry *registry, sd_bus_message *call, const char
         return 0;
 }
 
+void sriov_job_registry_abandon(SriovJobRegistry *registry, const char *reason) {
+        assert(registry);
+        assert(reason);
+
+        while (registry->jobs) {
+                SriovJob *j = registry->jobs;
+                int k;
+
+                registry->jobs = j->next;
+                log_warning("SetNumVfs by %s: %s → %u VFs: abandoned, the write has not returned.", j->caller,
+                            j->device, j->count);
+                k = sd_bus_reply_method_errorf(j->call, RDMAD_ERROR_FAILED, "%s", reason);
+                if (k < 0)
+                        log_warning_errno(k, "Cannot answer SetNumVfs: %m");
+                /* The thread still uses j, its pipe and its path: only what it does not touch goes. */
+                j->event = sd_event_source_disable_unref(j->event);
+                j->call = sd_bus_message_unref(j->call);
+                (void) pthread_detach(j->thread);
+        }
+}
+
 void sriov_job_registry_clear(SriovJobRegistry *registry) {
         assert(registry);
         while (registry->jobs)
