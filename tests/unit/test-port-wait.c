@@ -159,8 +159,16 @@ static void test_call_expecting_no_reply_is_not_held(void **state) {
         Fixture *f = *state;
         sd_bus_error error = SD_BUS_ERROR_NULL;
 
-        bus_pair_call(&f->pair, "ReturnsString", &f->reply);
-        assert_int_equal(sd_bus_message_set_expect_reply(f->pair.call, false) >= 0 ? 0 : -1, 0);
+        sd_bus_message *call = NULL;
+
+        /* Flagged NO_REPLY_EXPECTED by the client. */
+        assert_true(sd_bus_message_new_method_call(f->pair.client, &call, NULL, "/test", "org.rdmad1.Test",
+                                                   "ReturnsString") >= 0);
+        assert_true(sd_bus_message_set_expect_reply(call, false) >= 0);
+        assert_true(sd_bus_send(f->pair.client, call, NULL) >= 0);
+        sd_bus_message_unref(call);
+        while (!f->pair.call)
+                assert_true(sd_event_run(f->pair.event, UINT64_MAX) >= 0);
         assert_int_equal(add_wait(&f->registry, f->pair.call, 1000, "mlx5_0", 1, UINT32_MAX, &error), -EINVAL);
         assert_string_equal(error.name, "org.rdmad1.Error.InvalidArgument");
         sd_bus_error_free(&error);
