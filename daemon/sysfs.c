@@ -245,8 +245,10 @@ int sysfs_read_attributes_at(int parent_fd, const char *subdir, AttrList *ret) {
                         continue;
                 if (fstatat(fd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISREG(st.st_mode))
                         continue;
-                /* Write-only attributes: root could open them, the kernel would refuse the read. */
-                if (!(st.st_mode & (S_IRUSR | S_IRGRP | S_IROTH)))
+                /* Only what every user may read: the bus is open to everyone, and
+                 * root-only attributes are root's (write-only ones the kernel
+                 * would refuse to read anyway). */
+                if (!(st.st_mode & S_IROTH))
                         continue;
                 r = sysfs_read_at(fd, de->d_name, &value);
                 if (errno_is_resource(r)) {
