@@ -64,9 +64,13 @@ int caller_get_uid(CallerRegistry *registry, sd_bus_message *call, uid_t *ret) {
                         return 0;
                 }
 
-        r = sd_bus_query_sender_creds(call, SD_BUS_CREDS_EUID | SD_BUS_CREDS_AUGMENT, &creds);
+        /* No SD_BUS_CREDS_AUGMENT: what /proc says about a pid can change
+         * under us; the bus daemon's answer is what counts. */
+        r = sd_bus_query_sender_creds(call, SD_BUS_CREDS_EUID, &creds);
         if (r < 0)
                 return r;
+        if (sd_bus_creds_get_augmented_mask(creds) & SD_BUS_CREDS_EUID)
+                return -EPERM;
         r = sd_bus_creds_get_euid(creds, &uid);
         if (r < 0)
                 return r;
