@@ -44,8 +44,8 @@ bool sriov_job_running(SriovJobRegistry *registry, const char *device_path);
 
 /* Answers every running job with org.rdmad1.Error.Failed and `reason`, and
  * leaves its thread to the kernel: a driver write that never returns must not
- * keep the daemon from exiting. The thread's job is never freed (the process
- * is about to exit; the thread may still use it). */
+ * keep the daemon from exiting. A thread whose write does return frees its
+ * job itself. */
 void sriov_job_registry_abandon(SriovJobRegistry *registry, const char *reason);
 
 /* At exit: a write in progress is waited for (the kernel finishes it anyway). */
