@@ -80,9 +80,9 @@ void polkit_fail_all(PolkitRegistry *registry, const char *reason) {
         assert(reason);
         for (PolkitQuery *q = registry->queries; q; q = next) {
                 next = q->next;
-                /* A query with its verdict has had its calls re-queued: they are answered there. */
-                if (q->done)
-                        continue;
+                /* Also the calls of a query with its verdict: their re-queued copies
+                 * may never run now. Should one have been answered already, the bus
+                 * drops the second reply. */
                 for (size_t i = 0; i < q->n_calls; i++)
                         (void) sd_bus_reply_method_errorf(q->calls[i], RDMAD_ERROR_FAILED, "%s", reason);
                 query_free(q);

@@ -10,14 +10,48 @@
  * ENOBUFS.
  *
  * $RDMAD_FAULT_RTNL_ENOBUFS does the same to the next receive on a netlink
- * socket (rtnetlink: link messages lost because its queue was full). */
+ * socket (rtnetlink: link messages lost because its queue was full).
+ *
+ * With $RDMAD_FAULT_HANG_WRITE set, a write() to a file whose path ends with
+ * its value never returns: a driver stuck in sriov_numvfs. (In front of
+ * umockdev's library, so the thread holds none of its locks meanwhile.) */
 #include <dlfcn.h>
 #include <errno.h>
+#include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
 ssize_t recvmsg(int fd, struct msghdr *msg, int flags);
+ssize_t write(int fd, const void *buf, size_t count);
+
+static int fd_path_ends_with(int fd, const char *suffix) {
+        char link[64], path[PATH_MAX];
+        size_t n, l = strlen(suffix);
+        ssize_t k;
+
+        snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
+        k = readlink(link, path, sizeof(path) - 1);
+        if (k < 0)
+                return 0;
+        n = (size_t) k;
+        path[n] = '\0';
+        return n >= l && strcmp(path + n - l, suffix) == 0;
+}
+
+ssize_t write(int fd, const void *buf, size_t count) {
+        static ssize_t (*real_write)(int, const void *, size_t);
+        const char *hang = getenv("RDMAD_FAULT_HANG_WRITE");
+
+        if (!real_write)
+                real_write = (ssize_t (*)(int, const void *, size_t)) dlsym(RTLD_NEXT, "write");
+        if (hang && fd > 2 && fd_path_ends_with(fd, hang))
+                for (;;)
+                        pause();
+        return real_write(fd, buf, count);
+}
 
 static int socket_is(int fd, int want_domain, int want_type) {
         int domain = 0, type = 0;

@@ -168,59 +168,22 @@ static void test_without_polkit_root_succeeds_and_others_are_refused_promptly(vo
         free(content);
 }
 
-/* The test plays a slow driver: sriov_numvfs is a FIFO, and each read or
- * write of the daemon's worker waits until the test serves it. */
-static void serve_read(const char *fifo, const char *value) {
-        int fd = open(fifo, O_WRONLY | O_CLOEXEC);
-
-        assert_true(fd >= 0);
-        assert_int_equal(write(fd, value, strlen(value)), (ssize_t) strlen(value));
-        close(fd);
-}
-
-/* What the worker writes, in order, over one or several opens of the FIFO.
- * The read end stays open throughout: closing it between two of the
- * worker's writes would make the second fail with EPIPE. */
-static void expect_writes(const char *fifo, const char *expected) {
-        size_t want = strlen(expected), got = 0;
-        char buf[64];
-        int fd;
-
-        assert_true(want < sizeof(buf));
-        fd = open(fifo, O_RDONLY | O_CLOEXEC);
-        assert_true(fd >= 0);
-        while (got < want) {
-                ssize_t n = read(fd, buf + got, want - got);
-
-                assert_true(n >= 0);
-                if (n == 0)
-                        usleep(1000); /* between two opens of the writer */
-                got += (size_t) n;
-        }
-        close(fd);
-        buf[got] = '\0';
-        assert_string_equal(buf, expected);
-}
-
+/* The test plays a slow driver (harness_fifo_numvfs()). */
 static void test_slow_driver_never_blocks_the_bus(void **state) {
         Harness *h = *state;
-        char *root, fifo[512], *err;
+        char *fifo, *err;
         AsyncReply first = {};
         Objects *o;
 
         HARNESS_REQUIRE_POLKIT(have_polkit);
-        root = umockdev_testbed_get_root_dir(h->testbed);
-        snprintf(fifo, sizeof(fifo), "%s" PF_SYS "/sriov_numvfs", root);
-        g_free(root);
-        assert_int_equal(unlink(fifo), 0);
-        assert_int_equal(mkfifo(fifo, 0644), 0);
+        fifo = harness_fifo_numvfs(h, PF_SYS);
 
         assert_true(sd_bus_call_method_async(h->bus, NULL, "org.rdmad1", SRIOV, "org.rdmad1.Sriov", "SetNumVfs",
                                              harness_on_reply, &first, "u", 4) >= 0);
         assert_true(sd_bus_flush(h->bus) >= 0);
 
         /* The worker reads the current count: 1. */
-        serve_read(fifo, "1\n");
+        harness_fifo_serve_read(fifo, "1\n");
 
         /* Its next step waits for us: meanwhile the daemon answers. */
         o = get_managed_objects(h);
@@ -233,13 +196,14 @@ static void test_slow_driver_never_blocks_the_bus(void **state) {
         assert_false(first.done);
 
         /* The kernel wants 0 before 4, then the re-read says 4. */
-        expect_writes(fifo, "0\n4\n");
-        serve_read(fifo, "4\n");
+        harness_fifo_expect_writes(fifo, "0\n4\n");
+        harness_fifo_serve_read(fifo, "4\n");
 
         assert_true(harness_wait(h, harness_reply_done, &first, 10000));
         assert_null(first.error_name);
         async_reply_clear(&first);
         assert_true(harness_wait(h, got_numvfs_signal, "\"NumVfs\": 4", 5000));
+        free(fifo);
 }
 
 int main(void) {

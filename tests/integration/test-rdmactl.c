@@ -774,6 +774,17 @@ static void test_wait_names_ports_states_and_spans_the_usual_ways(void **state) 
         assert_run(h, "wait ib0 INIT --timeout=0", 5, "rdmactl: Port 1 of mlx4_0 is ACTIVE, not INIT.\n");
 }
 
+/* rdmactl ARGS as user nobody; its output (caller frees). */
+static char *run_as_nobody(Harness *h, const char *args, int *ret_status) {
+        char *command = NULL, *out;
+
+        assert_true(asprintf(&command, "setpriv --reuid=nobody --regid=nogroup --clear-groups " RDMACTL_ENV "%s %s",
+                             rdmactl(), args) > 0);
+        out = harness_run_command(h, command, ret_status);
+        free(command);
+        return out;
+}
+
 /* ---- set-vfs ---- */
 
 static char *numvfs_file(Harness *h) {
@@ -803,18 +814,14 @@ static void test_set_vfs_as_root_succeeds(void **state) {
 static void test_set_vfs_refusals(void **state) {
         Harness *h = *state;
         struct passwd *nobody = getpwnam("nobody");
-        char *out, *content, *command = NULL;
+        char *out, *content;
         int status;
 
         HARNESS_REQUIRE_POLKIT(have_polkit);
         assert_non_null(nobody);
 
         /* polkit says no to an unprivileged caller: exit 6. */
-        assert_true(asprintf(&command,
-                             "setpriv --reuid=nobody --regid=nogroup --clear-groups " RDMACTL_ENV "%s set-vfs mlx5_0 2",
-                             rdmactl()) > 0);
-        out = harness_run_command(h, command, &status);
-        free(command);
+        out = run_as_nobody(h, "set-vfs mlx5_0 2", &status);
         assert_int_equal(status, 6);
         if (!strstr(out, "rdmactl: permission denied: Not authorized for org.rdmad1.set-num-vfs.\n") &&
             !strstr(out, "rdmactl: permission denied: Authentication is required for org.rdmad1.set-num-vfs.\n"))
@@ -822,10 +829,7 @@ static void test_set_vfs_refusals(void **state) {
         free(out);
 
         /* Reading is still for everyone. */
-        assert_true(asprintf(&command, "setpriv --reuid=nobody --regid=nogroup --clear-groups " RDMACTL_ENV "%s list",
-                             rdmactl()) > 0);
-        out = harness_run_command(h, command, &status);
-        free(command);
+        out = run_as_nobody(h, "list", &status);
         assert_int_equal(status, 0);
         assert_non_null(strstr(out, "\nmlx5_0 1    ACTIVE LinkUp"));
         free(out);
@@ -846,11 +850,7 @@ static void test_set_vfs_refusals(void **state) {
 
         /* Without polkit on the bus: root needs none; anyone else is refused, said as one. */
         harness_stop_polkit(h);
-        assert_true(asprintf(&command,
-                             "setpriv --reuid=nobody --regid=nogroup --clear-groups " RDMACTL_ENV "%s set-vfs mlx5_0 2",
-                             rdmactl()) > 0);
-        out = harness_run_command(h, command, &status);
-        free(command);
+        out = run_as_nobody(h, "set-vfs mlx5_0 2", &status);
         assert_int_equal(status, 6);
         assert_non_null(strstr(out, "rdmactl: permission denied: Cannot ask polkit for authorization"));
         free(out);
