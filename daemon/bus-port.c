@@ -5,6 +5,7 @@
 #include <stddef.h>
 
 #include "bus-device.h"
+#include "caller.h"
 #include "bus-path.h"
 #include "bus-counters.h"
 #include "bus-util.h"
@@ -108,6 +109,7 @@ static int method_wait_for_state(sd_bus_message *message, void *userdata, sd_bus
         Manager *m = p->device->manager;
         const char *state, *wanted;
         uint32_t timeout_ms;
+        uid_t uid;
         int r;
 
         r = sd_bus_message_read(message, "su", &state, &timeout_ms);
@@ -127,9 +129,12 @@ static int method_wait_for_state(sd_bus_message *message, void *userdata, sd_bus
                 return sd_bus_error_setf(error, RDMAD_ERROR_TIMEOUT, "Port %u of %s is %s, not %s.", p->number,
                                          p->device->name, p->state_name, wanted);
 
-        r = port_wait_add(&m->port_waits, message, p->device->name, p->number, wanted, (uint64_t) timeout_ms * 1000);
-        if (r == -EBUSY)
-                return sd_bus_error_setf(error, RDMAD_ERROR_BUSY, "Too many pending WaitForState calls.");
+        if (m->stopping)
+                return sd_bus_error_set(error, RDMAD_ERROR_FAILED, "rdmad is stopping.");
+        r = caller_get_uid(&m->callers, message, &uid);
+        if (r < 0)
+                return sd_bus_error_set_errnof(error, r, "Cannot tell who is calling: %m");
+        r = port_wait_add(&m->port_waits, message, uid, p->device->name, p->number, wanted, timeout_ms, error);
         if (r < 0)
                 return r;
         return 1; /* answered later */

@@ -8,6 +8,7 @@
 #include "bus-device.h"
 #include "bus-path.h"
 #include "bus-util.h"
+#include "caller.h"
 #include "manager.h"
 #include "properties.h"
 #include "sriov-worker.h"
@@ -63,6 +64,7 @@ static int method_set_num_vfs(sd_bus_message *message, void *userdata, sd_bus_er
         Manager *m = d->manager;
         char count_str[16];
         uint32_t count;
+        uid_t uid;
         int r;
 
         r = sd_bus_message_read(message, "u", &count);
@@ -76,8 +78,14 @@ static int method_set_num_vfs(sd_bus_message *message, void *userdata, sd_bus_er
         if (sriov_job_running(&m->sriov_jobs, d->device_path))
                 return sd_bus_error_setf(error, RDMAD_ERROR_BUSY, "A VF change on %s is already running.", d->name);
 
+        if (m->stopping)
+                return sd_bus_error_set(error, RDMAD_ERROR_FAILED, "rdmad is stopping.");
+
+        r = caller_get_uid(&m->callers, message, &uid);
+        if (r < 0)
+                return sd_bus_error_set_errnof(error, r, "Cannot tell who is calling: %m");
         snprintf(count_str, sizeof(count_str), "%u", count);
-        r = polkit_check_async(&m->polkit, message, "org.rdmad1.set-num-vfs",
+        r = polkit_check_async(&m->polkit, message, uid, "org.rdmad1.set-num-vfs", d->name,
                                (const char *const[]) { "device", d->name, "count", count_str, NULL }, error);
         if (r < 0)
                 return r;

@@ -129,6 +129,13 @@ static int on_sighup(sd_event_source *s, const struct signalfd_siginfo *si, void
         return 0;
 }
 
+static int on_sigterm(sd_event_source *s, const struct signalfd_siginfo *si, void *userdata) {
+        Manager *m = userdata;
+
+        log_info("%s: stopping.", si->ssi_signo == SIGINT ? "SIGINT" : "SIGTERM");
+        return manager_stop(m);
+}
+
 static int run(int argc, char *argv[]) {
         _cleanup_(manager_freep) Manager *m = NULL;
         Options o = { .poll_interval_ms = POLL_INTERVAL_MS_DEFAULT };
@@ -183,10 +190,10 @@ static int run(int argc, char *argv[]) {
         sigaddset(&mask, SIGINT);
         sigaddset(&mask, SIGHUP);
         sigprocmask(SIG_BLOCK, &mask, NULL);
-        r = sd_event_add_signal(m->event, NULL, SIGTERM, NULL, NULL);
+        r = sd_event_add_signal(m->event, NULL, SIGTERM, on_sigterm, m);
         if (r < 0)
                 return log_error_errno(r, "Failed to watch SIGTERM: %m");
-        r = sd_event_add_signal(m->event, NULL, SIGINT, NULL, NULL);
+        r = sd_event_add_signal(m->event, NULL, SIGINT, on_sigterm, m);
         if (r < 0)
                 return log_error_errno(r, "Failed to watch SIGINT: %m");
         r = sd_event_add_signal(m->event, NULL, SIGHUP, on_sighup, m);

@@ -17,6 +17,7 @@
 
 static const char *port_state_lookup(const char *device, uint32_t port, void *userdata);
 static void on_sriov_job_done(const char *device_path, uint32_t num_vfs, void *userdata);
+static void on_caller_gone(const char *sender, void *userdata);
 
 int manager_new(Manager **ret) {
         _cleanup_(manager_freep) Manager *m = NULL;
@@ -40,6 +41,7 @@ int manager_new(Manager **ret) {
                 return -ENOMEM;
         port_wait_registry_init(&m->port_waits, m->event, port_state_lookup, m);
         sriov_job_registry_init(&m->sriov_jobs, m->event, on_sriov_job_done, m);
+        caller_registry_init(&m->callers, on_caller_gone, m);
 
         *ret = TAKE_PTR(m);
         return 0;
@@ -52,6 +54,9 @@ Manager *manager_free(Manager *m) {
         port_wait_registry_clear(&m->port_waits);
         counter_reader_free(m->counter_reader);
         polkit_registry_clear(&m->polkit);
+        caller_registry_clear(&m->callers);
+        sd_event_source_disable_unref(m->stop_timer);
+        sd_event_source_disable_unref(m->stop_post);
         sd_event_source_disable_unref(m->emit_event);
         sd_event_source_disable_unref(m->trim_post);
         sd_event_source_disable_unref(m->poll_event);
@@ -161,6 +166,10 @@ int manager_connect_bus(Manager *m) {
         r = bus_objects_register(m);
         if (r < 0)
                 return r;
+
+        r = caller_registry_start(&m->callers, m->bus);
+        if (r < 0)
+                return log_error_errno(r, "Failed to watch callers leaving the bus: %m");
 
         r = sd_event_add_post(m->event, &m->trim_post, on_trim_post, m);
         if (r < 0)
@@ -296,6 +305,58 @@ void manager_set_num_vfs(Manager *m, const char *pci_path, uint32_t num_vfs) {
 
 static void on_sriov_job_done(const char *device_path, uint32_t num_vfs, void *userdata) {
         manager_set_num_vfs(userdata, device_path, num_vfs);
+}
+
+/* What a caller made us hold goes with it: no one is left to answer. */
+static void on_caller_gone(const char *sender, void *userdata) {
+        Manager *m = userdata;
+
+        port_wait_drop_sender(&m->port_waits, sender);
+        polkit_drop_sender(&m->polkit, sender);
+}
+
+#define STOPPING_MESSAGE "rdmad is stopping."
+
+static int on_stop_timeout(sd_event_source *s, uint64_t usec, void *userdata) {
+        Manager *m = userdata;
+
+        sriov_job_registry_abandon(&m->sriov_jobs,
+                                   "rdmad is stopping; the VF change may still complete in the kernel.");
+        return sd_event_exit(m->event, 0);
+}
+
+/* After each event while stopping: the last VF change has been answered. */
+static int on_stop_post(sd_event_source *s, void *userdata) {
+        Manager *m = userdata;
+
+        if (m->sriov_jobs.jobs)
+                return 0;
+        return sd_event_exit(m->event, 0);
+}
+
+int manager_stop(Manager *m) {
+        int r;
+
+        assert(m);
+        if (m->stopping)
+                return 0;
+        m->stopping = true;
+
+        port_wait_fail_all(&m->port_waits, STOPPING_MESSAGE);
+        polkit_fail_all(&m->polkit, STOPPING_MESSAGE);
+        if (!m->sriov_jobs.jobs)
+                return sd_event_exit(m->event, 0);
+
+        log_info("Stopping: waiting up to %llu s for VF changes to finish.", SRIOV_STOP_TIMEOUT_USEC / 1000000ULL);
+        r = sd_event_add_time_relative(m->event, &m->stop_timer, CLOCK_MONOTONIC, SRIOV_STOP_TIMEOUT_USEC, 0,
+                                       on_stop_timeout, m);
+        if (r >= 0)
+                r = sd_event_add_post(m->event, &m->stop_post, on_stop_post, m);
+        if (r < 0) {
+                log_error_errno(r, "Cannot wait for the VF changes: %m");
+                return on_stop_timeout(NULL, 0, m);
+        }
+        return 0;
 }
 
 /* A new snapshot of a device that is already published. Objects whose

@@ -5,6 +5,7 @@
 #include <systemd/sd-bus.h>
 #include <systemd/sd-event.h>
 
+#include "caller.h"
 #include "forward.h"
 #include "model.h"
 #include "polkit.h"
@@ -44,9 +45,17 @@ struct Manager {
         sd_event_source *trim_post;
         uint64_t last_trim_usec;
 
+        /* Who calls (uid per unique name) and when a caller leaves the bus. */
+        CallerRegistry callers;
         PolkitRegistry polkit;
         SriovJobRegistry sriov_jobs;
         CounterReader *counter_reader; /* GetCounters: created by the first call */
+
+        /* SIGTERM: held calls are answered, new ones refused; running VF
+         * changes get SRIOV_STOP_TIMEOUT_USEC to finish. */
+        bool stopping;
+        sd_event_source *stop_timer;
+        sd_event_source *stop_post;
 
         /* A read failed for lack of memory or descriptors: a full rescan is owed. */
         bool resync_pending;
@@ -68,6 +77,10 @@ int manager_connect_bus(Manager *m);
 int manager_start_event_sources(Manager *m);
 
 Device *manager_find_device(Manager *m, const char *name);
+
+/* On SIGTERM: answers every held call with an error, and ends the event
+ * loop once no VF change runs, SRIOV_STOP_TIMEOUT_USEC at the latest. */
+int manager_stop(Manager *m);
 
 /* Re-reads everything and publishes the differences. */
 int manager_rescan(Manager *m);

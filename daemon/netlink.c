@@ -15,6 +15,8 @@
 #include "manager.h"
 #include "util.h"
 
+#define RTNL_RCVBUF_SIZE (8 * 1024 * 1024)
+
 /* The NLMSG_NEXT/RTA_NEXT macros subtract aligned lengths from the remaining
  * size and wrap around when the last message or attribute is not padded to
  * the end of the datagram; offsets checked against the size cannot. */
@@ -65,22 +67,38 @@ int rtnl_parse_link_names(const void *buf, size_t len, void (*cb)(const char *if
         return n;
 }
 
+static void refresh_netdev(Manager *m, NetDev *n) {
+        uint32_t changed;
+        int r;
+
+        r = netdev_refresh(n, &changed);
+        if (errno_is_resource(r))
+                manager_defer_resync(m, r, n->name);
+        else if (r >= 0)
+                manager_netdev_changed(m, n, changed);
+}
+
+static void refresh_all_links(Manager *m) {
+        for (size_t i = 0; i < m->n_devices; i++) {
+                Device *d = m->devices[i];
+
+                for (size_t j = 0; j < d->n_netdevs; j++)
+                        refresh_netdev(m, &d->netdevs[j]);
+                for (size_t j = 0; j < d->n_ports; j++)
+                        (void) manager_refresh_port(m, &d->ports[j]);
+        }
+}
+
 static void on_link_name(const char *ifname, void *userdata) {
         Manager *m = userdata;
-        int r;
 
         for (size_t i = 0; i < m->n_devices; i++) {
                 Device *d = m->devices[i];
                 NetDev *n = (NetDev *) device_find_netdev(d, ifname);
-                uint32_t changed;
 
                 if (!n)
                         continue;
-                r = netdev_refresh(n, &changed);
-                if (errno_is_resource(r))
-                        manager_defer_resync(m, r, ifname);
-                else if (r >= 0)
-                        manager_netdev_changed(m, n, changed);
+                refresh_netdev(m, n);
                 for (size_t j = 0; j < d->n_ports; j++) {
                         Port *p = &d->ports[j];
 
@@ -98,22 +116,29 @@ static int on_rtnl(sd_event_source *s, int fd, uint32_t revents, void *userdata)
         uint8_t buf[65536] __attribute__((aligned(NLMSG_ALIGNTO)));
 
         for (;;) {
-                ssize_t n = recv(fd, buf, sizeof(buf), MSG_DONTWAIT);
+                struct sockaddr_nl sender = {};
+                struct iovec iov = { .iov_base = buf, .iov_len = sizeof(buf) };
+                struct msghdr msg = { .msg_name = &sender, .msg_namelen = sizeof(sender), .msg_iov = &iov, .msg_iovlen = 1 };
+                ssize_t n = recvmsg(fd, &msg, MSG_DONTWAIT);
 
                 if (n < 0) {
                         if (errno == EINTR)
                                 continue;
                         if (errno == ENOBUFS) {
-                                /* Link messages were lost: re-read every port. */
-                                log_warning("rtnetlink overflowed; re-reading all ports.");
-                                for (size_t i = 0; i < m->n_devices; i++)
-                                        for (size_t j = 0; j < m->devices[i]->n_ports; j++)
-                                                (void) manager_refresh_port(m, &m->devices[i]->ports[j]);
+                                /* Link messages were lost: re-read every netdev and port. */
+                                log_warning("rtnetlink overflowed; re-reading all netdevs and ports.");
+                                refresh_all_links(m);
                                 continue;
                         }
                         if (errno != EAGAIN)
                                 log_warning_errno(errno, "rtnetlink receive failed: %m");
                         break;
+                }
+                /* Only the kernel speaks here: any process may send to our port. */
+                if (msg.msg_namelen != sizeof(sender) || sender.nl_pid != 0) {
+                        log_debug("Ignoring an rtnetlink message from port %u, not from the kernel.",
+                                  (unsigned) sender.nl_pid);
+                        continue;
                 }
                 if (rtnl_parse_link_names(buf, (size_t) n, on_link_name, m) < 0)
                         log_debug("Ignoring a malformed rtnetlink message.");
@@ -132,6 +157,11 @@ int rtnl_start(Manager *m) {
         m->rtnl_fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC | SOCK_NONBLOCK, NETLINK_ROUTE);
         if (m->rtnl_fd < 0)
                 return log_error_errno(errno, "Failed to open an rtnetlink socket: %m");
+        /* A link flap on a big host is a burst of messages: room for it, so that
+         * ENOBUFS (and the full re-read it costs) stays rare. Beyond rmem_max
+         * with CAP_NET_ADMIN only; without it, as much as the kernel allows. */
+        if (setsockopt(m->rtnl_fd, SOL_SOCKET, SO_RCVBUFFORCE, &(int) { RTNL_RCVBUF_SIZE }, sizeof(int)) < 0)
+                (void) setsockopt(m->rtnl_fd, SOL_SOCKET, SO_RCVBUF, &(int) { RTNL_RCVBUF_SIZE }, sizeof(int));
         if (bind(m->rtnl_fd, (struct sockaddr *) &sa, sizeof(sa)) < 0)
                 return log_error_errno(errno, "Failed to subscribe to rtnetlink link messages: %m");
 

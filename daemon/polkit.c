@@ -2,9 +2,11 @@
 #include "polkit.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "bus-util.h"
 #include "log.h"
 #include "util.h"
 
@@ -14,32 +16,77 @@
 struct PolkitQuery {
         PolkitQuery *next;
         PolkitRegistry *registry;
-        sd_bus_message *call; /* the method call being authorized */
+        sd_bus_message **calls; /* the method calls waiting for this verdict: identical ones share it */
+        size_t n_calls;
+        char *sender;
+        uid_t uid;
         char *action;
-        sd_bus_slot *slot;    /* the pending CheckAuthorization */
+        char *scope;
+        char *key;              /* action, scope, details and flags: what makes two calls identical */
+        sd_bus_slot *slot;      /* the pending CheckAuthorization */
+        sd_event_source *cleanup;
         bool done;
         bool authorized;
         bool challenge;
-        sd_bus_error error;   /* polkit could not be asked */
+        sd_bus_error error;     /* polkit could not be asked */
 };
 
 static void query_free(PolkitQuery *q) {
-        for (PolkitQuery **i = &q->registry->queries; *i; i = &(*i)->next)
+        PolkitRegistry *registry = q->registry;
+
+        for (PolkitQuery **i = &registry->queries; *i; i = &(*i)->next)
                 if (*i == q) {
                         *i = q->next;
                         break;
                 }
+        registry->n_queries--;
         sd_bus_slot_unref(q->slot);
-        sd_bus_message_unref(q->call);
+        sd_event_source_disable_unref(q->cleanup);
+        for (size_t i = 0; i < q->n_calls; i++)
+                sd_bus_message_unref(q->calls[i]);
+        free(q->calls);
         sd_bus_error_free(&q->error);
+        free(q->sender);
         free(q->action);
+        free(q->scope);
+        free(q->key);
         free(q);
+        /* Tests read this to prove that nothing is left behind. */
+        log_debug("Authorization checks held: %u.", registry->n_queries);
 }
 
 void polkit_registry_clear(PolkitRegistry *registry) {
         assert(registry);
         while (registry->queries)
                 query_free(registry->queries);
+}
+
+void polkit_drop_sender(PolkitRegistry *registry, const char *sender) {
+        PolkitQuery *next;
+
+        assert(registry);
+        assert(sender);
+        for (PolkitQuery *q = registry->queries; q; q = next) {
+                next = q->next;
+                if (streq(q->sender, sender))
+                        query_free(q);
+        }
+}
+
+void polkit_fail_all(PolkitRegistry *registry, const char *reason) {
+        PolkitQuery *next;
+
+        assert(registry);
+        assert(reason);
+        for (PolkitQuery *q = registry->queries; q; q = next) {
+                next = q->next;
+                /* Also the calls of a query with its verdict: their re-queued copies
+                 * may never run now. Should one have been answered already, the bus
+                 * drops the second reply. */
+                for (size_t i = 0; i < q->n_calls; i++)
+                        (void) sd_bus_reply_method_errorf(q->calls[i], RDMAD_ERROR_FAILED, "%s", reason);
+                query_free(q);
+        }
 }
 
 /* CheckAuthorization returns (bba{ss}): is_authorized, is_challenge, details. */
@@ -52,8 +99,18 @@ static int check_authorization_read(sd_bus_message *reply, int *ret_authorized, 
         return sd_bus_message_read(reply, "bb", ret_authorized, ret_challenge);
 }
 
+/* Runs once the loop is idle, so after every re-queued call was dispatched:
+ * a call whose handler stopped before asking for its verdict (a check that
+ * failed meanwhile, the device gone or renamed: sd-bus answers
+ * UnknownObject without calling it) leaves the query behind; here it goes. */
+static int on_query_cleanup(sd_event_source *s, void *userdata) {
+        query_free(userdata);
+        return 0;
+}
+
 static int on_check_reply(sd_bus_message *reply, void *userdata, sd_bus_error *ret_error) {
         PolkitQuery *q = userdata;
+        sd_bus *bus = sd_bus_message_get_bus(reply);
         const sd_bus_error *e;
         int r, authorized = 0, challenge = 0;
 
@@ -62,7 +119,7 @@ static int on_check_reply(sd_bus_message *reply, void *userdata, sd_bus_error *r
 
         e = sd_bus_message_get_error(reply);
         if (e) {
-                /* No polkit on the bus, or it failed: a refusal, said clearly. */
+                /* No polkit on the bus, or it failed or timed out: a refusal, said clearly. */
                 sd_bus_error_setf(&q->error, SD_BUS_ERROR_ACCESS_DENIED,
                                   "Cannot ask polkit for authorization (%s: %s).", e->name, strempty(e->message));
         } else {
@@ -74,12 +131,26 @@ static int on_check_reply(sd_bus_message *reply, void *userdata, sd_bus_error *r
                 q->challenge = challenge;
         }
 
-        /* Run the method handler again with the original message. */
-        r = sd_bus_enqueue_for_read(sd_bus_message_get_bus(q->call), q->call);
+        r = sd_event_add_defer(sd_bus_get_event(bus), &q->cleanup, on_query_cleanup, q);
+        if (r >= 0)
+                r = sd_event_source_set_priority(q->cleanup, SD_EVENT_PRIORITY_IDLE);
         if (r < 0) {
-                log_error_errno(r, "Cannot re-queue a method call after authorization: %m");
-                (void) sd_bus_reply_method_errorf(q->call, SD_BUS_ERROR_FAILED, "Internal error: %s.", strerror(-r));
+                log_error_errno(r, "Cannot schedule the end of an authorization: %m");
+                for (size_t i = 0; i < q->n_calls; i++)
+                        (void) sd_bus_reply_method_errorf(q->calls[i], SD_BUS_ERROR_FAILED, "Internal error: %s.",
+                                                          strerror(-r));
                 query_free(q);
+                return 1;
+        }
+
+        /* Run the method handler again with each original message. */
+        for (size_t i = 0; i < q->n_calls; i++) {
+                r = sd_bus_enqueue_for_read(bus, q->calls[i]);
+                if (r < 0) {
+                        log_error_errno(r, "Cannot re-queue a method call after authorization: %m");
+                        (void) sd_bus_reply_method_errorf(q->calls[i], SD_BUS_ERROR_FAILED, "Internal error: %s.",
+                                                          strerror(-r));
+                }
         }
         return 1;
 }
@@ -116,9 +187,58 @@ static int check_authorization_message(sd_bus_message *call, const char *sender,
         return 0;
 }
 
-int polkit_check_async(PolkitRegistry *registry, sd_bus_message *call, const char *action,
-                       const char *const *details, sd_bus_error *error) {
+/* The verdict for `call`, taken from its query: 1, or <0 with `error` set. */
+static int query_take_verdict(PolkitQuery *q, size_t i, sd_bus_error *error) {
+        int r;
+
+        if (sd_bus_error_is_set(&q->error))
+                r = sd_bus_error_copy(error, &q->error);
+        else if (q->authorized)
+                r = 1;
+        else if (q->challenge)
+                r = sd_bus_error_setf(error, SD_BUS_ERROR_INTERACTIVE_AUTHORIZATION_REQUIRED,
+                                      "Authentication is required for %s.", q->action);
+        else
+                r = sd_bus_error_setf(error, SD_BUS_ERROR_ACCESS_DENIED, "Not authorized for %s.", q->action);
+
+        sd_bus_message_unref(q->calls[i]);
+        q->calls[i] = q->calls[--q->n_calls];
+        if (q->n_calls == 0)
+                query_free(q);
+        return r;
+}
+
+static char *query_key(const char *action, const char *scope, const char *const *details, uint32_t flags) {
+        char *key = NULL, *next;
+
+        if (asprintf(&key, "%s\x1f%s\x1f%u", action, scope, flags) < 0)
+                return NULL;
+        for (size_t i = 0; details && details[i] && details[i + 1]; i += 2) {
+                if (asprintf(&next, "%s\x1f%s=%s", key, details[i], details[i + 1]) < 0)
+                        next = NULL;
+                free(key);
+                if (!next)
+                        return NULL;
+                key = next;
+        }
+        return key;
+}
+
+static int query_add_call(PolkitQuery *q, sd_bus_message *call) {
+        sd_bus_message **calls = reallocarray(q->calls, q->n_calls + 1, sizeof(sd_bus_message *));
+
+        if (!calls)
+                return -ENOMEM;
+        q->calls = calls;
+        q->calls[q->n_calls++] = sd_bus_message_ref(call);
+        return 0;
+}
+
+int polkit_check_async(PolkitRegistry *registry, sd_bus_message *call, uid_t uid, const char *action,
+                       const char *scope, const char *const *details, sd_bus_error *error) {
         _cleanup_(sd_bus_message_unrefp) sd_bus_message *check = NULL;
+        _cleanup_free_ char *key = NULL;
+        unsigned n_user = 0;
         PolkitQuery *q;
         const char *sender;
         uint32_t flags = 0;
@@ -127,32 +247,52 @@ int polkit_check_async(PolkitRegistry *registry, sd_bus_message *call, const cha
         assert(registry);
         assert(call);
         assert(action);
+        assert(scope);
 
         /* The second round: the verdict is in. */
         for (q = registry->queries; q; q = q->next)
-                if (q->call == call && streq(q->action, action))
-                        break;
-        if (q) {
-                if (!q->done)
-                        return 0;
-                if (sd_bus_error_is_set(&q->error))
-                        r = sd_bus_error_copy(error, &q->error);
-                else if (q->authorized)
-                        r = 1;
-                else if (q->challenge)
-                        r = sd_bus_error_setf(error, SD_BUS_ERROR_INTERACTIVE_AUTHORIZATION_REQUIRED,
-                                              "Authentication is required for %s.", action);
-                else
-                        r = sd_bus_error_setf(error, SD_BUS_ERROR_ACCESS_DENIED, "Not authorized for %s.", action);
-                query_free(q);
-                return r;
-        }
+                for (size_t i = 0; i < q->n_calls; i++)
+                        if (q->calls[i] == call)
+                                return q->done ? query_take_verdict(q, i, error) : 0;
+
+        /* Root is authorized without polkit, as systemd's daemons do. */
+        if (uid == 0)
+                return 1;
 
         sender = sd_bus_message_get_sender(call);
         if (!sender)
                 return sd_bus_error_set(error, SD_BUS_ERROR_ACCESS_DENIED, "The caller has no bus name.");
         if (sd_bus_message_get_allow_interactive_authorization(call) > 0)
                 flags |= POLKIT_ALLOW_USER_INTERACTION;
+        key = query_key(action, scope, details, flags);
+        if (!key)
+                return -ENOMEM;
+
+        /* One pending check per caller, action and scope; an identical call shares it. */
+        for (q = registry->queries; q; q = q->next) {
+                n_user += q->uid == uid;
+                if (q->done || !streq(q->sender, sender) || !streq(q->action, action) || !streq(q->scope, scope))
+                        continue;
+                if (!streq(q->key, key))
+                        return sd_bus_error_setf(error, RDMAD_ERROR_BUSY,
+                                                 "Another authorization of this caller for %s is pending (at "
+                                                 "most one per caller and device).",
+                                                 scope);
+                if (q->n_calls >= POLKIT_CALLS_PER_QUERY_MAX)
+                        return sd_bus_error_setf(error, RDMAD_ERROR_BUSY,
+                                                 "Too many identical calls of this caller wait for authorization "
+                                                 "(at most %u).",
+                                                 POLKIT_CALLS_PER_QUERY_MAX);
+                r = query_add_call(q, call);
+                return r < 0 ? r : 0;
+        }
+        if (n_user >= POLKIT_QUERIES_PER_USER_MAX)
+                return sd_bus_error_setf(error, RDMAD_ERROR_BUSY,
+                                         "Too many authorizations pending for uid %u (at most %u per user).",
+                                         (unsigned) uid, POLKIT_QUERIES_PER_USER_MAX);
+        if (registry->n_queries >= POLKIT_QUERIES_MAX)
+                return sd_bus_error_setf(error, RDMAD_ERROR_BUSY, "Too many authorizations pending (at most %u).",
+                                         POLKIT_QUERIES_MAX);
 
         r = check_authorization_message(call, sender, action, details, flags, &check);
         if (r < 0)
@@ -162,21 +302,26 @@ int polkit_check_async(PolkitRegistry *registry, sd_bus_message *call, const cha
         if (!q)
                 return -ENOMEM;
         q->registry = registry;
-        q->call = sd_bus_message_ref(call);
-        q->action = strdup(action);
+        q->uid = uid;
         q->next = registry->queries;
         registry->queries = q;
-        if (!q->action) {
+        registry->n_queries++;
+        q->sender = strdup(sender);
+        q->action = strdup(action);
+        q->scope = strdup(scope);
+        q->key = TAKE_PTR(key);
+        if (!q->sender || !q->action || !q->scope || query_add_call(q, call) < 0) {
                 query_free(q);
                 return -ENOMEM;
         }
 
-        /* With user interaction a password prompt may take long: no short timeout then. */
         r = sd_bus_call_async(sd_bus_message_get_bus(call), &q->slot, check, on_check_reply, q,
-                              flags & POLKIT_ALLOW_USER_INTERACTION ? UINT64_MAX - 1 : 0);
+                              flags & POLKIT_ALLOW_USER_INTERACTION ? POLKIT_INTERACTIVE_TIMEOUT_USEC
+                                                                    : POLKIT_TIMEOUT_USEC);
         if (r < 0) {
                 query_free(q);
                 return sd_bus_error_set_errnof(error, r, "Cannot ask polkit for authorization: %m");
         }
+        log_debug("Authorization checks held: %u.", registry->n_queries);
         return 0;
 }

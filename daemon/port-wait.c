@@ -12,6 +12,8 @@ struct PortWait {
         PortWait *next;
         PortWaitRegistry *registry;
         sd_bus_message *call;
+        char *sender; /* NULL on a direct connection */
+        uid_t uid;
         char *device;
         uint32_t port;
         const char *state; /* static: from the parser's table */
@@ -36,8 +38,11 @@ static void port_wait_free(PortWait *w) {
                         break;
                 }
         registry->n_waits--;
+        if (w->uid != 0)
+                registry->n_unprivileged--;
         sd_event_source_disable_unref(w->timer);
         sd_bus_message_unref(w->call);
+        free(w->sender);
         free(w->device);
         free(w);
 }
@@ -61,8 +66,17 @@ static int on_timeout(sd_event_source *s, uint64_t usec, void *userdata) {
         return 0;
 }
 
-int port_wait_add(PortWaitRegistry *registry, sd_bus_message *call, const char *device, uint32_t port,
-                  const char *state, uint64_t timeout_usec) {
+static unsigned port_waits_of_user(PortWaitRegistry *registry, uid_t uid) {
+        unsigned n = 0;
+
+        for (PortWait *w = registry->waits; w; w = w->next)
+                n += w->uid == uid;
+        return n;
+}
+
+int port_wait_add(PortWaitRegistry *registry, sd_bus_message *call, uid_t uid, const char *device, uint32_t port,
+                  const char *state, uint32_t timeout_ms, sd_bus_error *error) {
+        const char *sender = sd_bus_message_get_sender(call);
         PortWait *w;
         int r;
 
@@ -72,32 +86,60 @@ int port_wait_add(PortWaitRegistry *registry, sd_bus_message *call, const char *
         assert(device);
         assert(state);
 
-        if (registry->n_waits >= PORT_WAITS_MAX)
+        if (sd_bus_message_get_expect_reply(call) == 0) {
+                sd_bus_error_setf(error, RDMAD_ERROR_INVALID_ARGUMENT,
+                                  "WaitForState without a reply expected: there is nothing to wait for.");
+                return -EINVAL;
+        }
+        if (uid == 0 && registry->n_waits - registry->n_unprivileged >= PORT_WAITS_ROOT_MAX) {
+                sd_bus_error_setf(error, RDMAD_ERROR_BUSY, "Too many pending WaitForState calls of root (at most %u).",
+                                  PORT_WAITS_ROOT_MAX);
                 return -EBUSY;
+        }
+        if (uid != 0 && port_waits_of_user(registry, uid) >= PORT_WAITS_PER_USER_MAX) {
+                sd_bus_error_setf(error, RDMAD_ERROR_BUSY,
+                                  "Too many pending WaitForState calls of uid %u (at most %u per user).",
+                                  (unsigned) uid, PORT_WAITS_PER_USER_MAX);
+                return -EBUSY;
+        }
+        if (uid != 0 && registry->n_unprivileged >= PORT_WAITS_UNPRIVILEGED_MAX) {
+                sd_bus_error_setf(error, RDMAD_ERROR_BUSY,
+                                  "Too many pending WaitForState calls of unprivileged users (at most %u in all).",
+                                  PORT_WAITS_UNPRIVILEGED_MAX);
+                return -EBUSY;
+        }
+        if (timeout_ms > PORT_WAIT_TIMEOUT_MAX_MS)
+                timeout_ms = PORT_WAIT_TIMEOUT_MAX_MS;
 
         w = calloc(1, sizeof(PortWait));
         if (!w)
-                return -ENOMEM;
+                return sd_bus_error_set_errno(error, ENOMEM);
         w->registry = registry;
         w->call = sd_bus_message_ref(call);
+        w->uid = uid;
+        w->sender = sender ? strdup(sender) : NULL;
         w->device = strdup(device);
         w->port = port;
         w->state = state;
-        w->timeout_ms = timeout_usec / 1000;
+        w->timeout_ms = timeout_ms;
         w->next = registry->waits;
         registry->waits = w;
         registry->n_waits++;
-        if (!w->device) {
+        if (uid != 0)
+                registry->n_unprivileged++;
+        if (!w->device || (sender && !w->sender)) {
                 port_wait_free(w);
-                return -ENOMEM;
+                return sd_bus_error_set_errno(error, ENOMEM);
         }
 
-        r = sd_event_add_time_relative(registry->event, &w->timer, CLOCK_MONOTONIC, timeout_usec, 1000, on_timeout,
-                                       w);
+        r = sd_event_add_time_relative(registry->event, &w->timer, CLOCK_MONOTONIC, (uint64_t) timeout_ms * 1000,
+                                       1000, on_timeout, w);
         if (r < 0) {
                 port_wait_free(w);
-                return r;
+                return sd_bus_error_set_errnof(error, r, "Cannot arm the WaitForState timer: %m");
         }
+        log_debug("WaitForState calls held: %u (%u of unprivileged users).", registry->n_waits,
+                  registry->n_unprivileged);
         return 0;
 }
 
@@ -129,6 +171,32 @@ void port_wait_fail_device(PortWaitRegistry *registry, const char *device) {
                                                                        "Device %s was removed while waiting for port %u.",
                                                                        w->device, w->port));
         }
+}
+
+void port_wait_drop_sender(PortWaitRegistry *registry, const char *sender) {
+        PortWait *next;
+        unsigned n = 0;
+
+        assert(registry);
+        assert(sender);
+        for (PortWait *w = registry->waits; w; w = next) {
+                next = w->next;
+                if (streq_ptr(w->sender, sender)) {
+                        port_wait_free(w);
+                        n++;
+                }
+        }
+        if (n > 0)
+                log_debug("%s left the bus: %u WaitForState call%s dropped, %u held.", sender, n, n == 1 ? "" : "s",
+                          registry->n_waits);
+}
+
+void port_wait_fail_all(PortWaitRegistry *registry, const char *reason) {
+        assert(registry);
+        assert(reason);
+        while (registry->waits)
+                port_wait_finish(registry->waits,
+                                 sd_bus_reply_method_errorf(registry->waits->call, RDMAD_ERROR_FAILED, "%s", reason));
 }
 
 void port_wait_registry_clear(PortWaitRegistry *registry) {

@@ -3,6 +3,7 @@
 
 #include <fcntl.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 
 #include "bus-util.h"
@@ -12,6 +13,7 @@
 struct SriovJob {
         SriovJob *next;
         SriovJobRegistry *registry;
+        const SriovIo *io; /* the thread's copy: it may outlive the registry at exit */
         sd_bus_message *call;
         char *device;      /* for messages: the ibdev name at the start */
         char *device_path; /* the PF: what makes two jobs collide */
@@ -23,6 +25,14 @@ struct SriovJob {
         int pipe[2];
         sd_event_source *event;
         SriovResult result;
+        /* Who frees the job after an abandonment: the last of the thread and the loop. */
+        atomic_int state;
+};
+
+enum {
+        JOB_RUNNING,
+        JOB_FINISHED,  /* the thread is done with the job */
+        JOB_ABANDONED, /* the loop is: the thread frees it */
 };
 
 void sriov_job_registry_init(SriovJobRegistry *registry, sd_event *event, SriovJobDone done, void *userdata) {
@@ -31,6 +41,20 @@ void sriov_job_registry_init(SriovJobRegistry *registry, sd_event *event, SriovJ
         assert(done);
 
         *registry = (SriovJobRegistry) { .event = event, .io = &sriov_sysfs_io, .done = done, .userdata = userdata };
+}
+
+/* What the thread also uses; the rest is the loop's. */
+static void job_free_data(SriovJob *j) {
+        if (j->pipe[0] >= 0)
+                close(j->pipe[0]);
+        if (j->pipe[1] >= 0)
+                close(j->pipe[1]);
+        sd_bus_message_unref(j->call); /* NULL once abandoned: the loop dropped it */
+        free(j->device);
+        free(j->device_path);
+        free(j->numvfs_path);
+        free(j->caller);
+        free(j);
 }
 
 static void job_free(SriovJob *j) {
@@ -44,16 +68,7 @@ static void job_free(SriovJob *j) {
         if (j->thread_started)
                 pthread_join(j->thread, NULL);
         sd_event_source_disable_unref(j->event);
-        if (j->pipe[0] >= 0)
-                close(j->pipe[0]);
-        if (j->pipe[1] >= 0)
-                close(j->pipe[1]);
-        sd_bus_message_unref(j->call);
-        free(j->device);
-        free(j->device_path);
-        free(j->numvfs_path);
-        free(j->caller);
-        free(j);
+        job_free_data(j);
 }
 
 bool sriov_job_running(SriovJobRegistry *registry, const char *device_path) {
@@ -70,8 +85,10 @@ static void *job_thread(void *userdata) {
         SriovJob *j = userdata;
         char done = 1;
 
-        sriov_set_num_vfs(j->registry->io, j->numvfs_path, j->count, &j->result);
+        sriov_set_num_vfs(j->io, j->numvfs_path, j->count, &j->result);
         (void) !write(j->pipe[1], &done, 1);
+        if (atomic_exchange(&j->state, JOB_FINISHED) == JOB_ABANDONED)
+                job_free_data(j); /* the loop gave up on it; nobody else will */
         return NULL;
 }
 
@@ -140,6 +157,7 @@ int sriov_job_start(SriovJobRegistry *registry, sd_bus_message *call, const char
         if (!j)
                 return -ENOMEM;
         j->registry = registry;
+        j->io = registry->io;
         j->pipe[0] = j->pipe[1] = -EBADF;
         j->next = registry->jobs;
         registry->jobs = j;
@@ -173,6 +191,32 @@ int sriov_job_start(SriovJobRegistry *registry, sd_bus_message *call, const char
         j->thread_started = true;
         log_info("SetNumVfs by %s: %s → %u VFs: started.", j->caller, j->device, count);
         return 0;
+}
+
+void sriov_job_registry_abandon(SriovJobRegistry *registry, const char *reason) {
+        assert(registry);
+        assert(reason);
+
+        while (registry->jobs) {
+                SriovJob *j = registry->jobs;
+                int k;
+
+                registry->jobs = j->next;
+                log_warning("SetNumVfs by %s: %s → %u VFs: abandoned, the write has not returned.", j->caller,
+                            j->device, j->count);
+                k = sd_bus_reply_method_errorf(j->call, RDMAD_ERROR_FAILED, "%s", reason);
+                if (k < 0)
+                        log_warning_errno(k, "Cannot answer SetNumVfs: %m");
+                /* The thread still uses j, its pipe and its path: only what it does
+                 * not touch goes here; the thread frees the rest when (if) its write
+                 * returns, unless it already has. */
+                j->event = sd_event_source_disable_unref(j->event);
+                j->call = sd_bus_message_unref(j->call);
+                (void) pthread_detach(j->thread);
+                j->thread_started = false;
+                if (atomic_exchange(&j->state, JOB_ABANDONED) == JOB_FINISHED)
+                        job_free_data(j);
+        }
 }
 
 void sriov_job_registry_clear(SriovJobRegistry *registry) {

@@ -38,5 +38,15 @@ int sriov_job_start(SriovJobRegistry *registry, sd_bus_message *call, const char
 
 bool sriov_job_running(SriovJobRegistry *registry, const char *device_path);
 
+/* On SIGTERM, running jobs get this long to finish and be answered as
+ * usual; then they are abandoned. */
+#define SRIOV_STOP_TIMEOUT_USEC (10ULL * 1000000ULL)
+
+/* Answers every running job with org.rdmad1.Error.Failed and `reason`, and
+ * leaves its thread to the kernel: a driver write that never returns must not
+ * keep the daemon from exiting. A thread whose write does return frees its
+ * job itself. */
+void sriov_job_registry_abandon(SriovJobRegistry *registry, const char *reason);
+
 /* At exit: a write in progress is waited for (the kernel finishes it anyway). */
 void sriov_job_registry_clear(SriovJobRegistry *registry);

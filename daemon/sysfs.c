@@ -237,8 +237,10 @@ bool sysfs_dirent_is_readable_file(int dirfd, const struct dirent *de) {
                 return false;
         if (fstatat(dirfd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISREG(st.st_mode))
                 return false;
-        /* Write-only attributes: root could open them, the kernel would refuse the read. */
-        return st.st_mode & (S_IRUSR | S_IRGRP | S_IROTH);
+        /* Only what every user may read: the bus is open to everyone, and
+         * root-only attributes are root's (write-only ones the kernel would
+         * refuse to read anyway). */
+        return st.st_mode & S_IROTH;
 }
 
 int sysfs_read_attributes_at(int parent_fd, const char *subdir, AttrList *ret) {

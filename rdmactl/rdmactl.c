@@ -28,6 +28,9 @@
 
 /* SetNumVfs: a password prompt and a driver creating VFs both take time. */
 #define SET_NUM_VFS_CALL_USEC (300ULL * 1000000ULL)
+/* WaitForState: rdmad holds a call at most this long (org.rdmad1(5)); longer
+ * waits are done in rounds. */
+#define WAIT_ROUND_MAX_MS (24ULL * 60 * 60 * 1000)
 /* WaitForState: the call outlives the daemon's own timeout by this much. */
 #define WAIT_CALL_MARGIN_USEC (10ULL * 1000000ULL)
 
@@ -563,12 +566,12 @@ static int verb_wait(sd_bus *bus, const Options *o, char **args, size_t n_args) 
         for (;;) {
                 _cleanup_(sd_bus_message_unrefp) sd_bus_message *call = NULL, *reply = NULL;
                 sd_bus_error error = SD_BUS_ERROR_NULL;
-                /* The daemon counts in u32 milliseconds: longer waits are done in rounds. */
-                uint64_t ms = remaining == UINT64_MAX ? UINT32_MAX : (remaining + 999) / 1000;
-                bool last_round = ms <= UINT32_MAX;
+                /* The daemon holds a call for a day at most: longer waits are done in rounds. */
+                uint64_t ms = remaining == UINT64_MAX ? WAIT_ROUND_MAX_MS : (remaining + 999) / 1000;
+                bool last_round = ms <= WAIT_ROUND_MAX_MS;
 
                 if (!last_round)
-                        ms = UINT32_MAX;
+                        ms = WAIT_ROUND_MAX_MS;
                 r = sd_bus_message_new_method_call(bus, &call, RDMAD_SERVICE, path, RDMAD_PORT_INTERFACE,
                                                    "WaitForState");
                 if (r >= 0)

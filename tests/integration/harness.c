@@ -1280,3 +1280,53 @@ void harness_assert_property(Harness *h, const char *path, const char *interface
         assert_string_equal(v, expected);
         free(v);
 }
+
+uint64_t harness_settled_rss_kib(Harness *h) {
+        harness_settle(h, 5500);
+        assert_true(sd_bus_call_method(h->bus, "org.rdmad1", "/org/rdmad1", "org.freedesktop.DBus.Peer", "Ping",
+                                       NULL, NULL, "") >= 0);
+        harness_settle(h, 200);
+        return harness_daemon_rss_kib(h);
+}
+
+char *harness_fifo_numvfs(Harness *h, const char *devpath) {
+        char *root = umockdev_testbed_get_root_dir(h->testbed), *fifo = NULL;
+
+        assert_true(asprintf(&fifo, "%s%s/sriov_numvfs", root, devpath) > 0);
+        g_free(root);
+        assert_int_equal(unlink(fifo), 0);
+        assert_int_equal(mkfifo(fifo, 0644), 0);
+        harness_grant_sriov(h); /* the daemon's user may write it, as the real file */
+        return fifo;
+}
+
+void harness_fifo_serve_read(const char *fifo, const char *value) {
+        int fd = open(fifo, O_WRONLY | O_CLOEXEC);
+
+        assert_true(fd >= 0);
+        assert_int_equal(write(fd, value, strlen(value)), (ssize_t) strlen(value));
+        close(fd);
+}
+
+/* The read end stays open throughout: closing it between two of the
+ * worker's writes would make the second fail with EPIPE. */
+void harness_fifo_expect_writes(const char *fifo, const char *expected) {
+        size_t want = strlen(expected), got = 0;
+        char buf[64];
+        int fd;
+
+        assert_true(want < sizeof(buf));
+        fd = open(fifo, O_RDONLY | O_CLOEXEC);
+        assert_true(fd >= 0);
+        while (got < want) {
+                ssize_t n = read(fd, buf + got, want - got);
+
+                assert_true(n >= 0);
+                if (n == 0)
+                        usleep(1000); /* between two opens of the writer */
+                got += (size_t) n;
+        }
+        close(fd);
+        buf[got] = '\0';
+        assert_string_equal(buf, expected);
+}

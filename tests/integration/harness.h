@@ -113,6 +113,20 @@ char *harness_daemon_log(Harness *h);
 /* The daemon's resident memory, from /proc. */
 uint64_t harness_daemon_rss_kib(Harness *h);
 
+/* The same once the daemon has given back the heap freed by a burst (it
+ * trims at most every 5 s): settles, pings, then reads. */
+uint64_t harness_settled_rss_kib(Harness *h);
+
+/* A slow driver, played by the test: sriov_numvfs of the PF at devpath
+ * ("/sys/devices/...") becomes a FIFO, so each read or write of the daemon's
+ * worker waits until the test serves it. Returns the FIFO's path (caller frees). */
+char *harness_fifo_numvfs(Harness *h, const char *devpath);
+/* Serves one read of the worker: `value`. */
+void harness_fifo_serve_read(const char *fifo, const char *value);
+/* Takes what the worker writes, in order, over one or several opens of the
+ * FIFO, and checks it is `expected`. */
+void harness_fifo_expect_writes(const char *fifo, const char *expected);
+
 /* When set before harness_start(): the bus is configured like a real system
  * bus (everything denied by default) plus this policy file. */
 extern const char *harness_bus_policy;

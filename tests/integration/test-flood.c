@@ -146,16 +146,6 @@ static char *tree_snapshot(Harness *h) {
         return text;
 }
 
-/* The daemon gives freed heap back after a burst, at most every 5 s: let
- * that happen, then read VmRSS. */
-static uint64_t settled_rss_kib(Harness *h) {
-        harness_settle(h, 5500);
-        assert_true(sd_bus_call_method(h->bus, "org.rdmad1", "/org/rdmad1", "org.freedesktop.DBus.Peer", "Ping",
-                                       NULL, NULL, "") >= 0);
-        harness_settle(h, 200);
-        return harness_daemon_rss_kib(h);
-}
-
 static void storm_record(char *buf, size_t size, unsigned i, const char *state) {
         snprintf(buf, size,
                  "P: /devices/virtual/infiniband/flood%u\nE: SUBSYSTEM=infiniband\nE: NAME=flood%u\n"
@@ -190,7 +180,7 @@ static void test_flood(void **state) {
                 client_main(&c);
                 assert_int_equal(c.failures, 0);
         }
-        rss_before = settled_rss_kib(h);
+        rss_before = harness_settled_rss_kib(h);
 
         for (unsigned i = 0; i < n_clients; i++) {
                 clients[i] = (Client) { .stop = &stop, .index = i };
@@ -283,7 +273,7 @@ static void test_flood(void **state) {
         harness_assert_property(h, MLX5_0 "/port/1", "org.rdmad1.Port", "StateName", "ACTIVE");
         harness_assert_property(h, HFI1_0 "/port/1", "org.rdmad1.Port", "StateName", "DOWN");
         before = tree_snapshot(h);
-        rss_after = settled_rss_kib(h);
+        rss_after = harness_settled_rss_kib(h);
         printf("flood: daemon RSS %.1f MiB before, %.1f MiB at the peak sampled, %.1f MiB after\n",
                rss_before / 1024.0, rss_peak / 1024.0, rss_after / 1024.0);
 

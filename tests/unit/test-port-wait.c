@@ -15,6 +15,16 @@ static const char *lookup(const char *device, uint32_t port, void *userdata) {
         return strcmp(device, "mlx5_0") == 0 && port == 1 ? f->state : NULL;
 }
 
+/* port_wait_add() as uid, the bus error kept for the tests that look at it. */
+static int add_wait(PortWaitRegistry *registry, sd_bus_message *call, uid_t uid, const char *device, uint32_t port,
+                    uint32_t timeout_ms, sd_bus_error *error) {
+        sd_bus_error e = SD_BUS_ERROR_NULL;
+        int r = port_wait_add(registry, call, uid, device, port, "ACTIVE", timeout_ms, error ?: &e);
+
+        sd_bus_error_free(&e);
+        return r;
+}
+
 typedef struct Fixture {
         BusPair pair;
         FakePort port;
@@ -47,7 +57,7 @@ static void test_answered_when_the_state_is_reached(void **state) {
         Fixture *f = *state;
 
         bus_pair_call(&f->pair, "ReturnsString", &f->reply);
-        assert_int_equal(port_wait_add(&f->registry, f->pair.call, "mlx5_0", 1, "ACTIVE", 60 * 1000000ULL), 0);
+        assert_int_equal(add_wait(&f->registry, f->pair.call, 1000, "mlx5_0", 1, 60 * 1000, NULL), 0);
         assert_int_equal(f->registry.n_waits, 1);
 
         port_wait_check(&f->registry); /* still DOWN: held */
@@ -65,7 +75,7 @@ static void test_timeout_says_where_the_port_is(void **state) {
         Fixture *f = *state;
 
         bus_pair_call(&f->pair, "ReturnsString", &f->reply);
-        assert_int_equal(port_wait_add(&f->registry, f->pair.call, "mlx5_0", 1, "ACTIVE", 1000), 0);
+        assert_int_equal(add_wait(&f->registry, f->pair.call, 1000, "mlx5_0", 1, 1, NULL), 0);
         bus_pair_wait_reply(&f->pair, &f->reply);
         assert_int_equal(f->registry.n_waits, 0);
         assert_string_equal(f->reply.error_name, "org.rdmad1.Error.Timeout");
@@ -76,7 +86,7 @@ static void test_port_gone_fails_the_call(void **state) {
         Fixture *f = *state;
 
         bus_pair_call(&f->pair, "ReturnsString", &f->reply);
-        assert_int_equal(port_wait_add(&f->registry, f->pair.call, "mlx5_0", 1, "ACTIVE", 60 * 1000000ULL), 0);
+        assert_int_equal(add_wait(&f->registry, f->pair.call, 1000, "mlx5_0", 1, 60 * 1000, NULL), 0);
         f->port.state = NULL;
         port_wait_check(&f->registry);
         assert_int_equal(f->registry.n_waits, 0);
@@ -90,9 +100,9 @@ static void test_device_removal_fails_only_its_calls(void **state) {
         BusReply other = {};
 
         bus_pair_call(&f->pair, "ReturnsString", &other);
-        assert_int_equal(port_wait_add(&f->registry, f->pair.call, "mlx4_0", 2, "ACTIVE", 60 * 1000000ULL), 0);
+        assert_int_equal(add_wait(&f->registry, f->pair.call, 1000, "mlx4_0", 2, 60 * 1000, NULL), 0);
         bus_pair_call(&f->pair, "ReturnsString", &f->reply);
-        assert_int_equal(port_wait_add(&f->registry, f->pair.call, "mlx5_0", 1, "ACTIVE", 60 * 1000000ULL), 0);
+        assert_int_equal(add_wait(&f->registry, f->pair.call, 1000, "mlx5_0", 1, 60 * 1000, NULL), 0);
         assert_int_equal(f->registry.n_waits, 2);
 
         port_wait_fail_device(&f->registry, "mlx5_0");
@@ -104,15 +114,85 @@ static void test_device_removal_fails_only_its_calls(void **state) {
         bus_reply_clear(&other);
 }
 
-static void test_waits_are_bounded(void **state) {
+static void test_waits_are_bounded_per_user(void **state) {
         Fixture *f = *state;
+        sd_bus_error error = SD_BUS_ERROR_NULL;
 
         bus_pair_call(&f->pair, "ReturnsString", &f->reply);
-        for (unsigned i = 0; i < PORT_WAITS_MAX; i++)
-                assert_int_equal(port_wait_add(&f->registry, f->pair.call, "mlx5_0", 1, "ACTIVE", 60 * 1000000ULL),
+        for (unsigned i = 0; i < PORT_WAITS_PER_USER_MAX; i++)
+                assert_int_equal(add_wait(&f->registry, f->pair.call, 1000, "mlx5_0", 1, 60 * 1000, NULL), 0);
+        assert_int_equal(add_wait(&f->registry, f->pair.call, 1000, "mlx5_0", 1, 60 * 1000, &error), -EBUSY);
+        assert_string_equal(error.name, "org.rdmad1.Error.Busy");
+        assert_string_equal(error.message, "Too many pending WaitForState calls of uid 1000 (at most 256 per user).");
+        sd_bus_error_free(&error);
+
+        /* Another user, and root, are not affected. */
+        assert_int_equal(add_wait(&f->registry, f->pair.call, 1001, "mlx5_0", 1, 60 * 1000, NULL), 0);
+        assert_int_equal(add_wait(&f->registry, f->pair.call, 0, "mlx5_0", 1, 60 * 1000, NULL), 0);
+        assert_int_equal(f->registry.n_waits, PORT_WAITS_PER_USER_MAX + 2);
+        assert_int_equal(f->registry.n_unprivileged, PORT_WAITS_PER_USER_MAX + 1);
+}
+
+static void test_unprivileged_users_together_are_bounded_root_is_not(void **state) {
+        Fixture *f = *state;
+        sd_bus_error error = SD_BUS_ERROR_NULL;
+
+        bus_pair_call(&f->pair, "ReturnsString", &f->reply);
+        for (unsigned i = 0; i < PORT_WAITS_UNPRIVILEGED_MAX; i++)
+                assert_int_equal(add_wait(&f->registry, f->pair.call, 1000 + i / PORT_WAITS_PER_USER_MAX, "mlx5_0",
+                                          1, 60 * 1000, NULL),
                                  0);
-        assert_int_equal(port_wait_add(&f->registry, f->pair.call, "mlx5_0", 1, "ACTIVE", 60 * 1000000ULL), -EBUSY);
-        assert_int_equal(f->registry.n_waits, PORT_WAITS_MAX);
+        assert_int_equal(add_wait(&f->registry, f->pair.call, 5000, "mlx5_0", 1, 60 * 1000, &error), -EBUSY);
+        assert_string_equal(error.message,
+                            "Too many pending WaitForState calls of unprivileged users (at most 4096 in all).");
+        sd_bus_error_free(&error);
+
+        for (unsigned i = 0; i < PORT_WAITS_ROOT_MAX; i++)
+                assert_int_equal(add_wait(&f->registry, f->pair.call, 0, "mlx5_0", 1, 60 * 1000, NULL), 0);
+        assert_int_equal(add_wait(&f->registry, f->pair.call, 0, "mlx5_0", 1, 60 * 1000, &error), -EBUSY);
+        assert_string_equal(error.message, "Too many pending WaitForState calls of root (at most 4096).");
+        sd_bus_error_free(&error);
+        assert_int_equal(f->registry.n_waits, PORT_WAITS_UNPRIVILEGED_MAX + PORT_WAITS_ROOT_MAX);
+}
+
+static void test_call_expecting_no_reply_is_not_held(void **state) {
+        Fixture *f = *state;
+        sd_bus_error error = SD_BUS_ERROR_NULL;
+
+        sd_bus_message *call = NULL;
+
+        /* Flagged NO_REPLY_EXPECTED by the client. */
+        assert_true(sd_bus_message_new_method_call(f->pair.client, &call, NULL, "/test", "org.rdmad1.Test",
+                                                   "ReturnsString") >= 0);
+        assert_true(sd_bus_message_set_expect_reply(call, false) >= 0);
+        assert_true(sd_bus_send(f->pair.client, call, NULL) >= 0);
+        sd_bus_message_unref(call);
+        while (!f->pair.call)
+                assert_true(sd_event_run(f->pair.event, UINT64_MAX) >= 0);
+        assert_int_equal(add_wait(&f->registry, f->pair.call, 1000, "mlx5_0", 1, UINT32_MAX, &error), -EINVAL);
+        assert_string_equal(error.name, "org.rdmad1.Error.InvalidArgument");
+        sd_bus_error_free(&error);
+        assert_int_equal(f->registry.n_waits, 0);
+}
+
+static void test_stopping_fails_every_call(void **state) {
+        Fixture *f = *state;
+        BusReply other = {};
+
+        bus_pair_call(&f->pair, "ReturnsString", &other);
+        assert_int_equal(add_wait(&f->registry, f->pair.call, 0, "mlx5_0", 1, UINT32_MAX, NULL), 0);
+        bus_pair_call(&f->pair, "ReturnsString", &f->reply);
+        assert_int_equal(add_wait(&f->registry, f->pair.call, 1000, "mlx5_0", 1, UINT32_MAX, NULL), 0);
+
+        port_wait_fail_all(&f->registry, "rdmad is stopping.");
+        assert_int_equal(f->registry.n_waits, 0);
+        assert_int_equal(f->registry.n_unprivileged, 0);
+        bus_pair_wait_reply(&f->pair, &f->reply);
+        bus_pair_wait_reply(&f->pair, &other);
+        assert_string_equal(f->reply.error_name, "org.rdmad1.Error.Failed");
+        assert_string_equal(f->reply.error_message, "rdmad is stopping.");
+        assert_string_equal(other.error_message, "rdmad is stopping.");
+        bus_reply_clear(&other);
 }
 
 int main(void) {
@@ -121,7 +201,11 @@ int main(void) {
                 cmocka_unit_test_setup_teardown(test_timeout_says_where_the_port_is, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_port_gone_fails_the_call, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_device_removal_fails_only_its_calls, setup, teardown),
-                cmocka_unit_test_setup_teardown(test_waits_are_bounded, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_waits_are_bounded_per_user, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_unprivileged_users_together_are_bounded_root_is_not, setup,
+                                                teardown),
+                cmocka_unit_test_setup_teardown(test_call_expecting_no_reply_is_not_held, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_stopping_fails_every_call, setup, teardown),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -2,6 +2,9 @@
 /* The SetNumVfs job registry on its own: the writes in a thread, the answer
  * from the event loop, the new count handed to the owner before the caller
  * hears back, one job per PF. The sysfs I/O is a fake; no Manager. */
+#include <fcntl.h>
+#include <unistd.h>
+
 #include "bus-pair.h"
 
 #include "sriov-worker.h"
@@ -12,6 +15,7 @@ typedef struct FakePf {
         uint32_t num_vfs;
         int fail_write_of; /* a write of this count fails with -EINVAL; -1: none */
         unsigned writes;
+        int block_fd; /* >= 0: each write first waits for a byte here (a driver that hangs) */
 } FakePf;
 
 static int fake_read(void *userdata, const char *path, uint32_t *ret) {
@@ -25,6 +29,10 @@ static int fake_read(void *userdata, const char *path, uint32_t *ret) {
 static int fake_write(void *userdata, const char *path, uint32_t value) {
         FakePf *pf = userdata;
 
+        if (pf->block_fd >= 0) {
+                char c;
+                (void) !read(pf->block_fd, &c, 1);
+        }
         pf->writes++;
         if ((int) value == pf->fail_write_of)
                 return -EINVAL;
@@ -58,7 +66,7 @@ static int setup(void **state) {
         Fixture *f = calloc(1, sizeof(Fixture));
 
         bus_pair_new(&f->pair);
-        f->pf = (FakePf) { .num_vfs = 2, .fail_write_of = -1 };
+        f->pf = (FakePf) { .num_vfs = 2, .fail_write_of = -1, .block_fd = -1 };
         f->io = (SriovIo) { .read = fake_read, .write = fake_write, .userdata = &f->pf };
         sriov_job_registry_init(&f->registry, f->pair.event, on_done, f);
         f->registry.io = &f->io;
@@ -129,11 +137,40 @@ static void test_failed_write_answers_failed_with_what_the_pf_has(void **state) 
         assert_true(f->done_before_reply);
 }
 
+/* A driver write that never returns: the job is answered and let go, the
+ * registry is empty, and nothing waits for the thread. */
+static void test_abandoned_job_is_answered_and_not_waited_for(void **state) {
+        Fixture *f = *state;
+        /* Never written to nor closed: the thread stays in its write until the
+         * test exits; what it uses is static, so it outlives the fixture. */
+        static int hang[2] = { -1, -1 };
+        static FakePf pf;
+        static SriovIo io;
+
+        assert_int_equal(pipe2(hang, O_CLOEXEC), 0);
+        pf = f->pf;
+        pf.block_fd = hang[0];
+        io = f->io;
+        io.userdata = &pf;
+        f->registry.io = &io;
+
+        bus_pair_call(&f->pair, "ReturnsNothing", &f->reply);
+        assert_int_equal(sriov_job_start(&f->registry, f->pair.call, "mlx5_0", PF, 4), 0);
+        sriov_job_registry_abandon(&f->registry, "rdmad is stopping; the VF change may still complete in the kernel.");
+        assert_null(f->registry.jobs);
+        bus_pair_wait_reply(&f->pair, &f->reply);
+        assert_string_equal(f->reply.error_name, "org.rdmad1.Error.Failed");
+        assert_string_equal(f->reply.error_message,
+                            "rdmad is stopping; the VF change may still complete in the kernel.");
+        assert_null(f->done_path); /* nothing known to publish */
+}
+
 int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test_setup_teardown(test_job_sets_the_count_and_publishes_before_answering, setup,
                                                 teardown),
                 cmocka_unit_test_setup_teardown(test_second_job_on_the_same_pf_is_busy, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_abandoned_job_is_answered_and_not_waited_for, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_failed_write_answers_failed_with_what_the_pf_has, setup,
                                                 teardown),
         };

@@ -46,6 +46,8 @@ static int tree_setup(void **state) {
         memset(big, 'A', sizeof(big));
         write_file(t->fd, "huge", big, sizeof(big), 0444);
         write_file(t->fd, "write_only", "x", 1, 0200);
+        write_file(t->fd, "owner_only", "secret", 6, 0400); /* root-only in sysfs: not for the bus */
+        write_file(t->fd, "group_only", "secret", 6, 0440);
         assert_int_equal(mkdirat(t->fd, "rate", 0755), 0);
         assert_int_equal(symlinkat("../nowhere", t->fd, "dangling"), 0);
         assert_int_equal(symlinkat("../../../../bus/pci/drivers/mlx5_core", t->fd, "driver"), 0);
@@ -131,7 +133,7 @@ static void test_attributes_only_readable_regular_files(void **state) {
         AttrList l;
 
         assert_int_equal(sysfs_read_attributes_at(t->fd, ".", &l), 0);
-        /* Sorted; no directories, links or write-only files. */
+        /* Sorted; no directories, links, write-only files, or files that not every user may read. */
         assert_int_equal(l.n, 8);
         assert_string_equal(l.items[0].name, "binary");
         assert_string_equal(l.items[1].name, "empty");
@@ -146,6 +148,8 @@ static void test_attributes_only_readable_regular_files(void **state) {
         assert_string_equal(attr_list_get(&l, "empty"), "");
         assert_null(attr_list_get(&l, "rate"));
         assert_null(attr_list_get(&l, "write_only"));
+        assert_null(attr_list_get(&l, "owner_only"));
+        assert_null(attr_list_get(&l, "group_only"));
         assert_true(attr_list_equal(&l, &l));
         attr_list_clear(&l);
 
