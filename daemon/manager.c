@@ -115,6 +115,46 @@ Device *manager_find_device(Manager *m, const char *name) {
         return i < m->n_devices ? m->devices[i] : NULL;
 }
 
+Device *manager_find_physical_function(Manager *m, const Device *vf) {
+        assert(m);
+        assert(vf);
+
+        if (!*vf->physfn_path)
+                return NULL;
+        for (size_t i = 0; i < m->n_devices; i++)
+                if (streq(m->devices[i]->device_path, vf->physfn_path))
+                        return m->devices[i];
+        return NULL;
+}
+
+Device *manager_next_virtual_function(Manager *m, const Device *pf, size_t *i) {
+        assert(m);
+        assert(pf);
+        assert(i);
+
+        if (!*pf->device_path)
+                return NULL;
+        for (; *i < m->n_devices; (*i)++)
+                if (streq(m->devices[*i]->physfn_path, pf->device_path))
+                        return m->devices[(*i)++];
+        return NULL;
+}
+
+/* d comes or goes: the devices it is a VF or a PF of publish their side of
+ * the relation (a VF's RDMA device may appear long after its PF's). */
+static void manager_mark_related(Manager *m, const Device *d) {
+        for (size_t i = 0; i < m->n_devices; i++) {
+                Device *o = m->devices[i];
+
+                if (o == d)
+                        continue;
+                if (*d->physfn_path && streq(o->device_path, d->physfn_path))
+                        o->dirty |= PROPERTY_BIT(DEVICE_PROP_VIRTUAL_FUNCTIONS);
+                if (*d->device_path && streq(o->physfn_path, d->device_path))
+                        o->dirty |= PROPERTY_BIT(DEVICE_PROP_PHYSICAL_FUNCTION);
+        }
+}
+
 static const char *port_state_lookup(const char *device, uint32_t port, void *userdata) {
         Device *d = manager_find_device(userdata, device);
         const Port *p = d ? device_find_port(d, port) : NULL;
@@ -196,6 +236,7 @@ static int manager_insert_device(Manager *m, Device *d) {
 
         log_info("%s: added (%zu port%s, %s).", d->name, d->n_ports, d->n_ports == 1 ? "" : "s", d->transport);
         bus_objects_send_device_added(m, d);
+        manager_mark_related(m, d);
         m->devices_changed = true;
         bus_objects_schedule_emit(m);
         return 0;
@@ -209,6 +250,7 @@ static void manager_remove_device_at(Manager *m, size_t i) {
         bus_objects_send_device_removed(m, d);
         memmove(m->devices + i, m->devices + i + 1, (m->n_devices - i - 1) * sizeof(Device *));
         m->n_devices--;
+        manager_mark_related(m, d);
         device_free(d);
         m->devices_changed = true;
         bus_objects_schedule_emit(m);

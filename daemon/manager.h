@@ -68,6 +68,12 @@ int manager_start_event_sources(Manager *m);
 
 Device *manager_find_device(Manager *m, const char *name);
 
+/* SR-IOV relations between published devices, through the PCI functions:
+ * the first device (by name) on a VF's PF, or NULL; the i-th device (by
+ * name) on a VF of the PF d, counting from *i, or NULL when there is none. */
+Device *manager_find_physical_function(Manager *m, const Device *vf);
+Device *manager_next_virtual_function(Manager *m, const Device *pf, size_t *i);
+
 /* Re-reads everything and publishes the differences. */
 int manager_rescan(Manager *m);
 

@@ -19,6 +19,8 @@ typedef enum DeviceProperty {
         DEVICE_PROP_NETDEVS,
         DEVICE_PROP_ATTRIBUTES,
         DEVICE_PROP_POWER_ATTRIBUTES,
+        DEVICE_PROP_PHYSICAL_FUNCTION, /* set by the manager when the PF comes or goes */
+        DEVICE_PROP_VIRTUAL_FUNCTIONS, /* ... when a VF's RDMA device comes or goes */
         _DEVICE_PROP_MAX,
 } DeviceProperty;
 
@@ -43,6 +45,9 @@ typedef enum PortProperty {
         PORT_PROP_GIDS,
         PORT_PROP_ATTRIBUTES,
         PORT_PROP_STATE_CHANGED_USEC,
+        PORT_PROP_TRANSPORT,
+        PORT_PROP_LINK_WIDTH,
+        PORT_PROP_LINK_SPEED,
         _PORT_PROP_MAX,
 } PortProperty;
 
