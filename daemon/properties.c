@@ -80,7 +80,10 @@ static const PropertyField port_properties[] = {
         [PORT_PROP_RATE_SPEED] = DOUBLE("RateSpeed", Port, rate_speed),
         [PORT_PROP_RATE_UNIT] = STRING("RateUnit", Port, rate_unit),
         [PORT_PROP_RATE_INFO] = STRING("RateInfo", Port, rate_info),
+        [PORT_PROP_LINK_WIDTH] = STRING("LinkWidth", Port, link_width),
+        [PORT_PROP_LINK_SPEED] = STRING("LinkSpeed", Port, link_speed),
         [PORT_PROP_LINK_LAYER] = STRING("LinkLayer", Port, link_layer),
+        [PORT_PROP_TRANSPORT] = STRING("Transport", Port, transport),
         [PORT_PROP_LID] = U32("Lid", Port, lid),
         [PORT_PROP_SM_LID] = U32("SmLid", Port, sm_lid),
         [PORT_PROP_LID_MASK_COUNT] = U32("LidMaskCount", Port, lid_mask_count),
@@ -90,9 +93,6 @@ static const PropertyField port_properties[] = {
         [PORT_PROP_GIDS] = CUSTOM("Gids", gids_equal),
         [PORT_PROP_ATTRIBUTES] = ATTR_LIST("Attributes", Port, attributes),
         [PORT_PROP_STATE_CHANGED_USEC] = U64("StateChangedUsec", Port, state_changed_usec),
-        [PORT_PROP_TRANSPORT] = STRING("Transport", Port, transport),
-        [PORT_PROP_LINK_WIDTH] = STRING("LinkWidth", Port, link_width),
-        [PORT_PROP_LINK_SPEED] = STRING("LinkSpeed", Port, link_speed),
 };
 static_assert(ELEMENTSOF(port_properties) == _PORT_PROP_MAX, "one row per PORT_PROP_* value");
 

@@ -35,7 +35,10 @@ typedef enum PortProperty {
         PORT_PROP_RATE_SPEED,
         PORT_PROP_RATE_UNIT,
         PORT_PROP_RATE_INFO,
+        PORT_PROP_LINK_WIDTH,
+        PORT_PROP_LINK_SPEED,
         PORT_PROP_LINK_LAYER,
+        PORT_PROP_TRANSPORT,
         PORT_PROP_LID,
         PORT_PROP_SM_LID,
         PORT_PROP_LID_MASK_COUNT,
@@ -45,9 +48,6 @@ typedef enum PortProperty {
         PORT_PROP_GIDS,
         PORT_PROP_ATTRIBUTES,
         PORT_PROP_STATE_CHANGED_USEC,
-        PORT_PROP_TRANSPORT,
-        PORT_PROP_LINK_WIDTH,
-        PORT_PROP_LINK_SPEED,
         _PORT_PROP_MAX,
 } PortProperty;
 
