@@ -57,7 +57,7 @@ static void help(void) {
         printf("%s [OPTIONS...]\n\n"
                "Publishes the host's RDMA devices, ports, netdevs and SR-IOV controls\n"
                "on the system bus as org.rdmad1.\n\n"
-               "  -h --help                Show this help\n"
+               "  -h --help               Show this help\n"
                "     --version            Show package version\n"
                "     --log-level=LEVEL    Log level: emerg, alert, crit, err, warning,\n"
                "                          notice, info (default), debug, or 0-7\n"
@@ -139,6 +139,7 @@ static int run(int argc, char *argv[]) {
         sigset_t mask;
         int r;
 
+        log_open();
         r = parse_argv(argc, argv, &o);
         if (r != 0)
                 return r < 0 ? r : 0;

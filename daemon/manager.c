@@ -186,6 +186,17 @@ int manager_start_event_sources(Manager *m) {
         return rtnl_start(m);
 }
 
+/* A second rdmad: "File exists" says nothing; name the one that runs. */
+static int log_name_owner(sd_bus *bus, int error) {
+        _cleanup_(sd_bus_creds_unrefp) sd_bus_creds *creds = NULL;
+        pid_t pid;
+
+        if (sd_bus_get_name_creds(bus, RDMAD_BUS_NAME, SD_BUS_CREDS_PID, &creds) >= 0 &&
+            sd_bus_creds_get_pid(creds, &pid) >= 0)
+                return log_error_errno(error, "%s is already owned by PID %i.", RDMAD_BUS_NAME, (int) pid);
+        return log_error_errno(error, "%s is already owned by another process.", RDMAD_BUS_NAME);
+}
+
 int manager_connect_bus(Manager *m) {
         int r;
 
@@ -215,6 +226,8 @@ int manager_connect_bus(Manager *m) {
 
         /* The model is complete: only now may clients find us. */
         r = sd_bus_request_name(m->bus, RDMAD_BUS_NAME, 0);
+        if (r == -EEXIST)
+                return log_name_owner(m->bus, r);
         if (r < 0)
                 return log_error_errno(r, "Failed to acquire the name %s: %m", RDMAD_BUS_NAME);
 
@@ -275,29 +288,50 @@ static uint64_t now_realtime_usec(void) {
         return (uint64_t) ts.tv_sec * 1000000ULL + (uint64_t) ts.tv_nsec / 1000ULL;
 }
 
-/* A State or PhysState change also moves StateChangedUsec. */
-static uint32_t port_stamp(Port *p, uint32_t mask) {
+/* "journalctl MESSAGE_ID=..." finds every link state change of every port. */
+#define RDMAD_MESSAGE_PORT_STATE "MESSAGE_ID=6c05c1e209f7416285733a4ed371ba8a"
+
+/* One journal entry per observed change, with fields to select by, so that
+ * "journalctl RDMA_DEVICE=mlx4_0" is the link history. */
+static void port_log_state_change(const Port *p, const char *old_state_name) {
+        char device[256], port[32], state[64], phys_state[64];
+
+        snprintf(device, sizeof(device), "RDMA_DEVICE=%s", p->device->name);
+        snprintf(port, sizeof(port), "RDMA_PORT=%u", p->number);
+        snprintf(state, sizeof(state), "RDMA_STATE=%s", p->state_name);
+        snprintf(phys_state, sizeof(phys_state), "RDMA_PHYS_STATE=%s", p->phys_state_name);
+        log_struct(LOG_INFO, (const char *const[]) { RDMAD_MESSAGE_PORT_STATE, device, port, state, phys_state, NULL },
+                   "%s port %u: %s -> %s (%s).", p->device->name, p->number, old_state_name, p->state_name,
+                   p->phys_state_name);
+}
+
+/* A State or PhysState change also moves StateChangedUsec, and is logged. */
+static uint32_t port_stamp(Port *p, uint32_t mask, const char *old_state_name) {
         if (mask & PORT_STATE_MASK) {
                 p->state_changed_usec = now_realtime_usec();
                 mask |= PROPERTY_BIT(PORT_PROP_STATE_CHANGED_USEC);
+                port_log_state_change(p, old_state_name);
         }
         return mask;
 }
 
 int manager_refresh_port(Manager *m, Port *p) {
+        char old_state_name[64];
         uint32_t changed;
         int r;
 
         assert(m);
         assert(p);
 
+        /* The old name goes with the old string when the port is re-derived. */
+        snprintf(old_state_name, sizeof(old_state_name), "%s", p->state_name);
         r = port_refresh_link(p, &changed);
         if (errno_is_resource(r))
                 manager_defer_resync(m, r, p->device->name);
         if (r < 0)
                 return r;
         if (changed != 0) {
-                p->dirty |= port_stamp(p, changed);
+                p->dirty |= port_stamp(p, changed, old_state_name);
                 bus_objects_schedule_emit(m);
         }
         return 0;
@@ -360,7 +394,7 @@ static void manager_replace_device_at(Manager *m, size_t index, Device *new) {
                 Port *p = &new->ports[i], *o = &old->ports[i];
 
                 p->state_changed_usec = o->state_changed_usec;
-                p->dirty = o->dirty | port_stamp(p, port_changed_mask(o, p));
+                p->dirty = o->dirty | port_stamp(p, port_changed_mask(o, p), o->state_name);
                 pending = pending || p->dirty;
         }
         for (size_t i = 0; i < new->n_netdevs; i++) {

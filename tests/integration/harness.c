@@ -245,6 +245,7 @@ static int on_signal(sd_bus_message *m, void *userdata, sd_bus_error *error) {
 const char *harness_daemon_preload;
 void (*harness_prepare)(Harness *h);
 bool harness_capture_daemon_log;
+bool harness_daemon_log_is_journal;
 
 /* Everything left to read from f, as a string (caller frees); f NULL gives "". */
 static char *read_all(FILE *f) {
@@ -284,6 +285,19 @@ static void start_daemon(Harness *h, const char *const *args) {
                 static char log_env[128];
                 snprintf(log_env, sizeof(log_env), "%s/rdmad.log", h->tmpdir);
                 setenv("RDMAD_TEST_LOG", log_env, 1);
+                if (harness_daemon_log_is_journal) {
+                        /* What systemd does for StandardError=journal: the stream's device and inode. */
+                        char stream[64];
+                        struct stat st;
+                        int fd = open(log_env, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+
+                        assert_true(fd >= 0);
+                        assert_int_equal(fstat(fd, &st), 0);
+                        close(fd);
+                        snprintf(stream, sizeof(stream), "%llu:%llu", (unsigned long long) st.st_dev,
+                                 (unsigned long long) st.st_ino);
+                        setenv("JOURNAL_STREAM", stream, 1);
+                }
                 argv[n++] = "sh";
                 argv[n++] = "-c";
                 argv[n++] = "exec \"$0\" \"$@\" 2>>\"$RDMAD_TEST_LOG\"";
@@ -312,6 +326,7 @@ static void start_daemon(Harness *h, const char *const *args) {
         h->daemon_pid = spawn(argv, -1);
         free(wrapper_copy);
         unsetenv("NOTIFY_SOCKET");
+        unsetenv("JOURNAL_STREAM");
         wait_ready(h);
         h->ready_usec = now_usec();
 }
