@@ -113,9 +113,8 @@ static int property_get_sriov(sd_bus *bus, const char *path, const char *interfa
         return sd_bus_message_append(reply, "o", p);
 }
 
-static int property_get_physical_function(sd_bus *bus, const char *path, const char *interface,
-                                         const char *property, sd_bus_message *reply, void *userdata,
-                                         sd_bus_error *error) {
+static int property_get_physical_function(sd_bus *bus, const char *path, const char *interface, const char *property,
+                                          sd_bus_message *reply, void *userdata, sd_bus_error *error) {
         _cleanup_free_ char *p = NULL;
         Device *d = userdata, *pf;
         int r;
@@ -129,9 +128,8 @@ static int property_get_physical_function(sd_bus *bus, const char *path, const c
         return sd_bus_message_append(reply, "o", p);
 }
 
-static int property_get_virtual_functions(sd_bus *bus, const char *path, const char *interface,
-                                          const char *property, sd_bus_message *reply, void *userdata,
-                                          sd_bus_error *error) {
+static int property_get_virtual_functions(sd_bus *bus, const char *path, const char *interface, const char *property,
+                                          sd_bus_message *reply, void *userdata, sd_bus_error *error) {
         Device *d = userdata, *vf;
         size_t i = 0;
         int r;

@@ -94,8 +94,8 @@ static int property_get_gids(sd_bus *bus, const char *path, const char *interfac
         if (r < 0)
                 return r;
         for (size_t i = 0; i < port->n_gids; i++) {
-                r = sd_bus_message_append(reply, "(usss)", port->gids[i].index, port->gids[i].gid,
-                                          port->gids[i].type, port->gids[i].ndev);
+                r = sd_bus_message_append(reply, "(usss)", port->gids[i].index, port->gids[i].gid, port->gids[i].type,
+                                          port->gids[i].ndev);
                 if (r < 0)
                         return r;
         }

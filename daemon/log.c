@@ -20,7 +20,7 @@ static LogTarget target = LOG_TARGET_PREFIXED;
 
 /* Fields beside MESSAGE=, PRIORITY=, SYSLOG_IDENTIFIER= and ERRNO=. */
 #define LOG_FIELDS_MAX 16
-#define LOG_LINE_MAX 2048
+#define LOG_LINE_MAX   2048
 
 /* A formatted message with room for its journal field name in front, so
  * that logging never allocates (it reports running out of memory). */
@@ -30,8 +30,8 @@ typedef struct LogLine {
 } LogLine;
 _Static_assert(offsetof(LogLine, text) == sizeof("MESSAGE=") - 1, "MESSAGE=text is one contiguous field");
 
-LogTarget log_target_for(const char *journal_stream, unsigned long long stderr_dev,
-                         unsigned long long stderr_ino, int stderr_is_tty) {
+LogTarget log_target_for(const char *journal_stream, unsigned long long stderr_dev, unsigned long long stderr_ino,
+                         int stderr_is_tty) {
         unsigned long long dev, ino;
         int end = 0;
 

@@ -27,8 +27,8 @@ LogTarget log_get_target(void);
 
 /* The target log_open() picks for a stderr of that kind: pure, for tests.
  * journal_stream is $JOURNAL_STREAM ("DEV:INO") or NULL. */
-LogTarget log_target_for(const char *journal_stream, unsigned long long stderr_dev,
-                         unsigned long long stderr_ino, int stderr_is_tty);
+LogTarget log_target_for(const char *journal_stream, unsigned long long stderr_dev, unsigned long long stderr_ino,
+                         int stderr_is_tty);
 
 void log_set_max_level(int level);
 int log_get_max_level(void);

@@ -28,9 +28,8 @@ static void dump_device(const Device *d) {
                "  NodeGuid=%s\n  SysImageGuid=%s\n  FirmwareVersion=%s\n  HcaType=%s\n  HwRev=%s\n  BoardId=%s\n"
                "  NodeDescription=%s\n  SriovCapable=%s NumVfs=%u TotalVfs=%u\n",
                d->name, d->sysfs_path, d->device_path, d->driver, d->node_type, d->transport, d->pci_address,
-               d->numa_node, d->physfn_path, d->node_guid,
-               d->sys_image_guid, d->fw_ver, d->hca_type, d->hw_rev, d->board_id, d->node_desc,
-               d->sriov_capable ? "yes" : "no", d->num_vfs, d->total_vfs);
+               d->numa_node, d->physfn_path, d->node_guid, d->sys_image_guid, d->fw_ver, d->hca_type, d->hw_rev,
+               d->board_id, d->node_desc, d->sriov_capable ? "yes" : "no", d->num_vfs, d->total_vfs);
         dump_attrs("  ", "attr", &d->attributes);
         dump_attrs("  ", "power", &d->power_attributes);
         for (size_t i = 0; i < d->n_ports; i++) {
@@ -38,10 +37,10 @@ static void dump_device(const Device *d) {
                 printf("  port %u\n    Transport=%s\n    State=%s (%u, %s)\n    PhysState=%s (%u, %s)\n"
                        "    Rate=%s (%g %s, %s; width %s, speed %s)\n    LinkLayer=%s\n    Lid=%u SmLid=%u "
                        "LidMaskCount=%u SmSl=%u CapMask=0x%08x\n    NetDev=%s\n",
-                       p->number, p->transport, p->state, p->state_num, p->state_name, p->phys_state,
-                       p->phys_state_num, p->phys_state_name, p->rate, p->rate_speed, p->rate_unit, p->rate_info,
-                       p->link_width, p->link_speed, p->link_layer,
-                       p->lid, p->sm_lid, p->lid_mask_count, p->sm_sl, p->cap_mask, p->netdev);
+                       p->number, p->transport, p->state, p->state_num, p->state_name, p->phys_state, p->phys_state_num,
+                       p->phys_state_name, p->rate, p->rate_speed, p->rate_unit, p->rate_info, p->link_width,
+                       p->link_speed, p->link_layer, p->lid, p->sm_lid, p->lid_mask_count, p->sm_sl, p->cap_mask,
+                       p->netdev);
                 for (size_t j = 0; j < p->n_gids; j++)
                         printf("    gid %u %s %s %s\n", p->gids[j].index, p->gids[j].gid, p->gids[j].type,
                                p->gids[j].ndev);

@@ -11,7 +11,7 @@ typedef enum FieldType {
         FIELD_U64,
         FIELD_DOUBLE,
         FIELD_ATTR_LIST,
-        FIELD_CUSTOM, /* compared by .equal on the whole objects */
+        FIELD_CUSTOM,  /* compared by .equal on the whole objects */
         FIELD_RELATED, /* made of other devices: marked by the manager when one comes or goes */
 } FieldType;
 
@@ -204,8 +204,8 @@ bool device_identity_changed(const Device *a, const Device *b) {
             !streq(a->node_guid, b->node_guid) || !streq(a->sys_image_guid, b->sys_image_guid) ||
             !streq(a->fw_ver, b->fw_ver) || !streq(a->hca_type, b->hca_type) || !streq(a->hw_rev, b->hw_rev) ||
             !streq(a->board_id, b->board_id) || !streq(a->pci_address, b->pci_address) ||
-            a->numa_node != b->numa_node || !streq(a->physfn_path, b->physfn_path) || a->sriov_capable != b->sriov_capable ||
-            a->total_vfs != b->total_vfs || a->n_ports != b->n_ports)
+            a->numa_node != b->numa_node || !streq(a->physfn_path, b->physfn_path) ||
+            a->sriov_capable != b->sriov_capable || a->total_vfs != b->total_vfs || a->n_ports != b->n_ports)
                 return true;
 
         for (size_t i = 0; i < a->n_ports; i++)

@@ -120,7 +120,9 @@ static int read_gids(RdmaPort *p, sd_bus_message *m, bool with_netdev) {
                 r = ARRAY_RESERVE(gids, allocated, n + 1);
                 if (r < 0)
                         break;
-                gids[n] = (RdmaGid) { .index = index, .gid = strdup(gid), .type = strdup(type), .netdev = strdup(netdev) };
+                gids[n] = (RdmaGid) {
+                        .index = index, .gid = strdup(gid), .type = strdup(type), .netdev = strdup(netdev)
+                };
                 n++;
                 if (!gids[n - 1].gid || !gids[n - 1].type || !gids[n - 1].netdev) {
                         r = -ENOMEM;

@@ -33,7 +33,7 @@ typedef struct RdmaPort {
         char *state_name, *phys_state_name;
         uint32_t state_num, phys_state_num;
         char *rate, *link_layer;
-        char *transport; /* this port's: a VPI card's ports differ */
+        char *transport;               /* this port's: a VPI card's ports differ */
         char *link_width, *link_speed; /* "4X", "EDR" */
         uint32_t lid, sm_lid, lid_mask_count, sm_sl, cap_mask;
         char *netdev; /* object path, "/" for none */
@@ -62,8 +62,8 @@ typedef struct RdmaDevice {
         char *name;
         char *sysfs_path, *device_path, *driver, *node_type, *transport;
         char *pci_address;
-        int32_t numa_node; /* -1: none */
-        char *physical_function; /* object path, "/" for none */
+        int32_t numa_node;        /* -1: none */
+        char *physical_function;  /* object path, "/" for none */
         char **virtual_functions; /* object paths */
         char *node_guid, *sys_image_guid, *firmware_version, *hca_type, *hw_rev, *board_id, *node_description;
         bool sriov_capable;
