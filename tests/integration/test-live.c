@@ -197,39 +197,35 @@ static void test_port_flap_is_one_signal_with_exactly_the_changes(void **state) 
 /* A VF's RDMA device comes and goes on its own (driver probe after SetNumVfs,
  * unbinding): its PF's VirtualFunctions follows, and the VF's
  * PhysicalFunction follows its PF's device. */
+/* Sends a uevent for syspath; the next PropertiesChanged on path must carry `expected`. */
+static void uevent_changes(Harness *h, const char *syspath, const char *action, const char *path, const char *expected) {
+        const Signal *s;
+
+        harness_clear_signals(h);
+        umockdev_testbed_uevent(h->testbed, syspath, action);
+        harness_wait_signals(h, path, "PropertiesChanged", 1);
+        s = harness_find_signal(h, path, "PropertiesChanged");
+        if (!strstr(s->body, expected))
+                fail_msg("%s %s: %s lacks %s", syspath, action, s->body, expected);
+}
+
 static void test_pf_and_vf_publish_each_other_coming_and_going(void **state) {
         Harness *h = *state;
-        const Signal *s;
 
         harness_settle(h, 100);
         harness_assert_property(h, MLX5_0, "org.rdmad1.Device", "VirtualFunctions", "[\"" MLX5_1 "\"]");
         harness_assert_property(h, MLX5_1, "org.rdmad1.Device", "PhysicalFunction", MLX5_0);
 
-        harness_clear_signals(h);
-        umockdev_testbed_uevent(h->testbed, MLX5_VF_SYS, "remove");
-        harness_wait_signals(h, MLX5_0, "PropertiesChanged", 1);
-        s = harness_find_signal(h, MLX5_0, "PropertiesChanged");
-        assert_non_null(strstr(s->body, "\"VirtualFunctions\": []"));
+        uevent_changes(h, MLX5_VF_SYS, "remove", MLX5_0, "\"VirtualFunctions\": []");
         harness_assert_property(h, MLX5_0, "org.rdmad1.Device", "VirtualFunctions", "[]");
 
         /* The VF's device appears after its PF's: the PF says so. */
-        harness_clear_signals(h);
-        umockdev_testbed_uevent(h->testbed, MLX5_VF_SYS, "add");
-        harness_wait_signals(h, MLX5_0, "PropertiesChanged", 1);
-        s = harness_find_signal(h, MLX5_0, "PropertiesChanged");
-        assert_non_null(strstr(s->body, "\"VirtualFunctions\": [\"" MLX5_1 "\"]"));
+        uevent_changes(h, MLX5_VF_SYS, "add", MLX5_0, "\"VirtualFunctions\": [\"" MLX5_1 "\"]");
         harness_assert_property(h, MLX5_1, "org.rdmad1.Device", "PhysicalFunction", MLX5_0);
 
         /* The PF's device goes (and comes back): the VF's PhysicalFunction follows. */
-        harness_clear_signals(h);
-        umockdev_testbed_uevent(h->testbed, MLX5_SYS, "remove");
-        harness_wait_signals(h, MLX5_1, "PropertiesChanged", 1);
-        s = harness_find_signal(h, MLX5_1, "PropertiesChanged");
-        assert_non_null(strstr(s->body, "\"PhysicalFunction\": \"/\""));
-        harness_clear_signals(h);
-        umockdev_testbed_uevent(h->testbed, MLX5_SYS, "add");
-        harness_wait_signals(h, MLX5_1, "PropertiesChanged", 1);
-        harness_assert_property(h, MLX5_1, "org.rdmad1.Device", "PhysicalFunction", MLX5_0);
+        uevent_changes(h, MLX5_SYS, "remove", MLX5_1, "\"PhysicalFunction\": \"/\"");
+        uevent_changes(h, MLX5_SYS, "add", MLX5_1, "\"PhysicalFunction\": \"" MLX5_0 "\"");
         harness_assert_property(h, MLX5_0, "org.rdmad1.Device", "VirtualFunctions", "[\"" MLX5_1 "\"]");
 }
 
