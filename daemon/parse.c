@@ -96,7 +96,8 @@ static int copy_field(char *dst, const char *src, size_t len) {
 }
 
 /* "4X EDR" → "4X", "EDR"; "4X" → "4X", "". The kernel prints the width as
- * "%dX" and the speed name after a space; anything else leaves both "". */
+ * "%dX" and a speed name after a space; anything else ("4X ", "4XEDR")
+ * leaves both "". */
 static void rate_info_split(const char *info, char width[static RATE_FIELD_MAX],
                             char speed_name[static RATE_FIELD_MAX]) {
         const char *p = info;
@@ -106,7 +107,7 @@ static void rate_info_split(const char *info, char width[static RATE_FIELD_MAX],
                 return;
         while (is_digit(*p))
                 p++;
-        if (*p != 'X' || (p[1] != '\0' && p[1] != ' '))
+        if (*p != 'X' || (p[1] != '\0' && (p[1] != ' ' || p[2] == '\0')))
                 return;
         p++;
         (void) copy_field(width, info, (size_t) (p - info));

@@ -122,6 +122,7 @@ static void test_rate_formats(void **state) {
                 { "10 Gb/sec (4X)", 0, 10, "Gb/sec", "4X", "4X", "" }, /* old kernels: no speed name */
                 { "10 Gb/sec (X EDR)", 0, 10, "Gb/sec", "X EDR", "", "" },   /* not "<n>X": no width */
                 { "10 Gb/sec (4XEDR)", 0, 10, "Gb/sec", "4XEDR", "", "" },
+                { "10 Gb/sec (12X )", 0, 10, "Gb/sec", "12X ", "", "" }, /* a space and no name: found by fuzz-parsers */
                 { "10 Gb/sec", 0, 10, "Gb/sec", "", "", "" },
                 { "", -EINVAL, 0, "", "", "", "" },                   /* unreadable: the model stores "" */
                 { "Gb/sec (4X)", -EINVAL, 0, "", "", "", "" },
