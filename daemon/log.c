@@ -53,10 +53,6 @@ void log_open(void) {
                                 (unsigned long long) st.st_ino, isatty(STDERR_FILENO));
 }
 
-LogTarget log_get_target(void) {
-        return target;
-}
-
 void log_set_max_level(int level) {
         max_level = level;
 }

@@ -23,7 +23,6 @@ typedef enum LogTarget {
 
 /* Chooses the target from what stderr is (see above). */
 void log_open(void);
-LogTarget log_get_target(void);
 
 /* The target log_open() picks for a stderr of that kind: pure, for tests.
  * journal_stream is $JOURNAL_STREAM ("DEV:INO") or NULL. */
