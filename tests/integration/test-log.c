@@ -44,7 +44,8 @@ static bool private_journal(void) {
                 fprintf(stderr, "test-log: not root: no private mount namespace for a journal socket\n");
                 return false;
         }
-        assert_int_equal(mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL), 0);
+        /* The kernel ignores source and type here; valgrind wants them to be strings. */
+        assert_int_equal(mount("none", "/", "none", MS_REC | MS_PRIVATE, NULL), 0);
         assert_int_equal(mount("tmpfs", run, "tmpfs", MS_NOSUID | MS_NODEV, "mode=0755"), 0);
         (void) mkdir("/run/systemd", 0755);
         assert_int_equal(mkdir("/run/systemd/journal", 0755), 0);
