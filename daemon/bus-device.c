@@ -114,6 +114,43 @@ static int property_get_sriov(sd_bus *bus, const char *path, const char *interfa
         return sd_bus_message_append(reply, "o", p);
 }
 
+static int property_get_physical_function(sd_bus *bus, const char *path, const char *interface, const char *property,
+                                          sd_bus_message *reply, void *userdata, sd_bus_error *error) {
+        _cleanup_free_ char *p = NULL;
+        Device *d = userdata, *pf;
+        int r;
+
+        pf = manager_find_physical_function(d->manager, d);
+        if (!pf)
+                return sd_bus_message_append(reply, "o", "/");
+        r = device_bus_path(pf, &p);
+        if (r < 0)
+                return r;
+        return sd_bus_message_append(reply, "o", p);
+}
+
+static int property_get_virtual_functions(sd_bus *bus, const char *path, const char *interface, const char *property,
+                                          sd_bus_message *reply, void *userdata, sd_bus_error *error) {
+        Device *d = userdata, *vf;
+        size_t i = 0;
+        int r;
+
+        r = sd_bus_message_open_container(reply, 'a', "o");
+        if (r < 0)
+                return r;
+        while ((vf = manager_next_virtual_function(d->manager, d, &i))) {
+                _cleanup_free_ char *p = NULL;
+
+                r = device_bus_path(vf, &p);
+                if (r < 0)
+                        return r;
+                r = sd_bus_message_append(reply, "o", p);
+                if (r < 0)
+                        return r;
+        }
+        return sd_bus_message_close_container(reply);
+}
+
 /* What identifies the hardware is constant for the object's lifetime: a
  * change there re-announces the device (removed, then added). */
 #define CONST SD_BUS_VTABLE_PROPERTY_CONST
@@ -127,6 +164,10 @@ const sd_bus_vtable device_vtable[] = {
         SD_BUS_PROPERTY("Driver", "s", NULL, offsetof(Device, driver), CONST),
         SD_BUS_PROPERTY("NodeType", "s", NULL, offsetof(Device, node_type), CONST),
         SD_BUS_PROPERTY("Transport", "s", NULL, offsetof(Device, transport), CONST),
+        SD_BUS_PROPERTY("PciAddress", "s", NULL, offsetof(Device, pci_address), CONST),
+        SD_BUS_PROPERTY("NumaNode", "i", NULL, offsetof(Device, numa_node), CONST),
+        SD_BUS_PROPERTY("PhysicalFunction", "o", property_get_physical_function, 0, CHANGE),
+        SD_BUS_PROPERTY("VirtualFunctions", "ao", property_get_virtual_functions, 0, CHANGE),
         SD_BUS_PROPERTY("NodeGuid", "s", NULL, offsetof(Device, node_guid), CONST),
         SD_BUS_PROPERTY("SysImageGuid", "s", NULL, offsetof(Device, sys_image_guid), CONST),
         SD_BUS_PROPERTY("FirmwareVersion", "s", NULL, offsetof(Device, fw_ver), CONST),

@@ -92,12 +92,12 @@ static int property_get_gids(sd_bus *bus, const char *path, const char *interfac
         Port *port = userdata;
         int r;
 
-        r = sd_bus_message_open_container(reply, 'a', "(uss)");
+        r = sd_bus_message_open_container(reply, 'a', "(usss)");
         if (r < 0)
                 return r;
         for (size_t i = 0; i < port->n_gids; i++) {
-                r = sd_bus_message_append(reply, "(uss)", port->gids[i].index, port->gids[i].gid,
-                                          port->gids[i].type);
+                r = sd_bus_message_append(reply, "(usss)", port->gids[i].index, port->gids[i].gid, port->gids[i].type,
+                                          port->gids[i].ndev);
                 if (r < 0)
                         return r;
         }
@@ -147,6 +147,7 @@ const sd_bus_vtable port_vtable[] = {
         SD_BUS_VTABLE_START(0),
         SD_BUS_PROPERTY("Device", "o", property_get_device, 0, CONST),
         SD_BUS_PROPERTY("Number", "u", NULL, offsetof(Port, number), CONST),
+        SD_BUS_PROPERTY("Transport", "s", NULL, offsetof(Port, transport), CHANGE),
         SD_BUS_PROPERTY("State", "s", NULL, offsetof(Port, state), CHANGE),
         SD_BUS_PROPERTY("StateNum", "u", NULL, offsetof(Port, state_num), CHANGE),
         SD_BUS_PROPERTY("StateName", "s", NULL, offsetof(Port, state_name), CHANGE),
@@ -157,6 +158,8 @@ const sd_bus_vtable port_vtable[] = {
         SD_BUS_PROPERTY("RateSpeed", "d", NULL, offsetof(Port, rate_speed), CHANGE),
         SD_BUS_PROPERTY("RateUnit", "s", NULL, offsetof(Port, rate_unit), CHANGE),
         SD_BUS_PROPERTY("RateInfo", "s", NULL, offsetof(Port, rate_info), CHANGE),
+        SD_BUS_PROPERTY("LinkWidth", "s", NULL, offsetof(Port, link_width), CHANGE),
+        SD_BUS_PROPERTY("LinkSpeed", "s", NULL, offsetof(Port, link_speed), CHANGE),
         SD_BUS_PROPERTY("LinkLayer", "s", NULL, offsetof(Port, link_layer), CHANGE),
         SD_BUS_PROPERTY("Lid", "u", NULL, offsetof(Port, lid), CHANGE),
         SD_BUS_PROPERTY("SmLid", "u", NULL, offsetof(Port, sm_lid), CHANGE),
@@ -164,7 +167,7 @@ const sd_bus_vtable port_vtable[] = {
         SD_BUS_PROPERTY("SmSl", "u", NULL, offsetof(Port, sm_sl), CHANGE),
         SD_BUS_PROPERTY("CapMask", "u", NULL, offsetof(Port, cap_mask), CHANGE),
         SD_BUS_PROPERTY("NetDev", "o", property_get_netdev, 0, CHANGE),
-        SD_BUS_PROPERTY("Gids", "a(uss)", property_get_gids, 0, CHANGE),
+        SD_BUS_PROPERTY("Gids", "a(usss)", property_get_gids, 0, CHANGE),
         SD_BUS_PROPERTY("Attributes", "a{ss}", bus_property_get_attr_list, offsetof(Port, attributes), CHANGE),
         SD_BUS_PROPERTY("StateChangedUsec", "t", NULL, offsetof(Port, state_changed_usec), CHANGE),
         SD_BUS_PROPERTY("StateChanges", "t", NULL, offsetof(Port, state_changes), CHANGE),

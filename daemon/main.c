@@ -24,23 +24,26 @@ static void dump_attrs(const char *indent, const char *what, const AttrList *l) 
 /* A readable listing of the model, for checking what rdmad sees on a host. */
 static void dump_device(const Device *d) {
         printf("device %s\n  SysfsPath=%s\n  DevicePath=%s\n  Driver=%s\n  NodeType=%s\n  Transport=%s\n"
+               "  PciAddress=%s\n  NumaNode=%d\n  PhysicalFunction=%s\n"
                "  NodeGuid=%s\n  SysImageGuid=%s\n  FirmwareVersion=%s\n  HcaType=%s\n  HwRev=%s\n  BoardId=%s\n"
                "  NodeDescription=%s\n  SriovCapable=%s NumVfs=%u TotalVfs=%u\n",
-               d->name, d->sysfs_path, d->device_path, d->driver, d->node_type, d->transport, d->node_guid,
-               d->sys_image_guid, d->fw_ver, d->hca_type, d->hw_rev, d->board_id, d->node_desc,
-               d->sriov_capable ? "yes" : "no", d->num_vfs, d->total_vfs);
+               d->name, d->sysfs_path, d->device_path, d->driver, d->node_type, d->transport, d->pci_address,
+               d->numa_node, d->physfn_path, d->node_guid, d->sys_image_guid, d->fw_ver, d->hca_type, d->hw_rev,
+               d->board_id, d->node_desc, d->sriov_capable ? "yes" : "no", d->num_vfs, d->total_vfs);
         dump_attrs("  ", "attr", &d->attributes);
         dump_attrs("  ", "power", &d->power_attributes);
         for (size_t i = 0; i < d->n_ports; i++) {
                 const Port *p = &d->ports[i];
-                printf("  port %u\n    State=%s (%u, %s)\n    PhysState=%s (%u, %s)\n"
-                       "    Rate=%s (%g %s, %s)\n    LinkLayer=%s\n    Lid=%u SmLid=%u LidMaskCount=%u SmSl=%u "
-                       "CapMask=0x%08x\n    NetDev=%s\n",
-                       p->number, p->state, p->state_num, p->state_name, p->phys_state, p->phys_state_num,
-                       p->phys_state_name, p->rate, p->rate_speed, p->rate_unit, p->rate_info, p->link_layer,
-                       p->lid, p->sm_lid, p->lid_mask_count, p->sm_sl, p->cap_mask, p->netdev);
+                printf("  port %u\n    Transport=%s\n    State=%s (%u, %s)\n    PhysState=%s (%u, %s)\n"
+                       "    Rate=%s (%g %s, %s; width %s, speed %s)\n    LinkLayer=%s\n    Lid=%u SmLid=%u "
+                       "LidMaskCount=%u SmSl=%u CapMask=0x%08x\n    NetDev=%s\n",
+                       p->number, p->transport, p->state, p->state_num, p->state_name, p->phys_state, p->phys_state_num,
+                       p->phys_state_name, p->rate, p->rate_speed, p->rate_unit, p->rate_info, p->link_width,
+                       p->link_speed, p->link_layer, p->lid, p->sm_lid, p->lid_mask_count, p->sm_sl, p->cap_mask,
+                       p->netdev);
                 for (size_t j = 0; j < p->n_gids; j++)
-                        printf("    gid %u %s %s\n", p->gids[j].index, p->gids[j].gid, p->gids[j].type);
+                        printf("    gid %u %s %s %s\n", p->gids[j].index, p->gids[j].gid, p->gids[j].type,
+                               p->gids[j].ndev);
         }
         for (size_t i = 0; i < d->n_netdevs; i++) {
                 const NetDev *n = &d->netdevs[i];
@@ -53,7 +56,7 @@ static void help(void) {
         printf("%s [OPTIONS...]\n\n"
                "Publishes the host's RDMA devices, ports, netdevs and SR-IOV controls\n"
                "on the system bus as org.rdmad1.\n\n"
-               "  -h --help                Show this help\n"
+               "  -h --help               Show this help\n"
                "     --version            Show package version\n"
                "     --log-level=LEVEL    Log level: emerg, alert, crit, err, warning,\n"
                "                          notice, info (default), debug, or 0-7\n"
@@ -142,6 +145,7 @@ static int run(int argc, char *argv[]) {
         sigset_t mask;
         int r;
 
+        log_open();
         r = parse_argv(argc, argv, &o);
         if (r != 0)
                 return r < 0 ? r : 0;

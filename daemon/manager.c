@@ -122,6 +122,46 @@ Device *manager_find_device(Manager *m, const char *name) {
         return i < m->n_devices ? m->devices[i] : NULL;
 }
 
+Device *manager_find_physical_function(Manager *m, const Device *vf) {
+        assert(m);
+        assert(vf);
+
+        if (!*vf->physfn_path)
+                return NULL;
+        for (size_t i = 0; i < m->n_devices; i++)
+                if (streq(m->devices[i]->device_path, vf->physfn_path))
+                        return m->devices[i];
+        return NULL;
+}
+
+Device *manager_next_virtual_function(Manager *m, const Device *pf, size_t *i) {
+        assert(m);
+        assert(pf);
+        assert(i);
+
+        if (!*pf->device_path)
+                return NULL;
+        for (; *i < m->n_devices; (*i)++)
+                if (streq(m->devices[*i]->physfn_path, pf->device_path))
+                        return m->devices[(*i)++];
+        return NULL;
+}
+
+/* d comes or goes: the devices it is a VF or a PF of publish their side of
+ * the relation (a VF's RDMA device may appear long after its PF's). */
+static void manager_mark_related(Manager *m, const Device *d) {
+        for (size_t i = 0; i < m->n_devices; i++) {
+                Device *o = m->devices[i];
+
+                if (o == d)
+                        continue;
+                if (*d->physfn_path && streq(o->device_path, d->physfn_path))
+                        o->dirty |= PROPERTY_BIT(DEVICE_PROP_VIRTUAL_FUNCTIONS);
+                if (*d->device_path && streq(o->physfn_path, d->device_path))
+                        o->dirty |= PROPERTY_BIT(DEVICE_PROP_PHYSICAL_FUNCTION);
+        }
+}
+
 static const char *port_state_lookup(const char *device, uint32_t port, void *userdata) {
         Device *d = manager_find_device(userdata, device);
         const Port *p = d ? device_find_port(d, port) : NULL;
@@ -151,6 +191,17 @@ int manager_start_event_sources(Manager *m) {
         if (r < 0)
                 return r;
         return rtnl_start(m);
+}
+
+/* A second rdmad: "File exists" says nothing; name the one that runs. */
+static int log_name_owner(sd_bus *bus, int error) {
+        _cleanup_(sd_bus_creds_unrefp) sd_bus_creds *creds = NULL;
+        pid_t pid;
+
+        if (sd_bus_get_name_creds(bus, RDMAD_BUS_NAME, SD_BUS_CREDS_PID, &creds) >= 0 &&
+            sd_bus_creds_get_pid(creds, &pid) >= 0)
+                return log_error_errno(error, "%s is already owned by PID %i.", RDMAD_BUS_NAME, (int) pid);
+        return log_error_errno(error, "%s is already owned by another process.", RDMAD_BUS_NAME);
 }
 
 int manager_connect_bus(Manager *m) {
@@ -186,6 +237,8 @@ int manager_connect_bus(Manager *m) {
 
         /* The model is complete: only now may clients find us. */
         r = sd_bus_request_name(m->bus, RDMAD_BUS_NAME, 0);
+        if (r == -EEXIST)
+                return log_name_owner(m->bus, r);
         if (r < 0)
                 return log_error_errno(r, "Failed to acquire the name %s: %m", RDMAD_BUS_NAME);
 
@@ -207,6 +260,7 @@ static int manager_insert_device(Manager *m, Device *d) {
 
         log_info("%s: added (%zu port%s, %s).", d->name, d->n_ports, d->n_ports == 1 ? "" : "s", d->transport);
         bus_objects_send_device_added(m, d);
+        manager_mark_related(m, d);
         m->devices_changed = true;
         bus_objects_schedule_emit(m);
         return 0;
@@ -220,6 +274,7 @@ static void manager_remove_device_at(Manager *m, size_t i) {
         bus_objects_send_device_removed(m, d);
         memmove(m->devices + i, m->devices + i + 1, (m->n_devices - i - 1) * sizeof(Device *));
         m->n_devices--;
+        manager_mark_related(m, d);
         device_free(d);
         m->devices_changed = true;
         bus_objects_schedule_emit(m);
@@ -244,11 +299,30 @@ static uint64_t now_realtime_usec(void) {
         return (uint64_t) ts.tv_sec * 1000000ULL + (uint64_t) ts.tv_nsec / 1000ULL;
 }
 
-/* A State or PhysState change also moves StateChangedUsec; a State change counts in StateChanges. */
-static uint32_t port_stamp(Port *p, uint32_t mask) {
+/* "journalctl MESSAGE_ID=..." finds every link state change of every port. */
+#define RDMAD_MESSAGE_PORT_STATE "MESSAGE_ID=6c05c1e209f7416285733a4ed371ba8a"
+
+/* One journal entry per observed change, with fields to select by, so that
+ * "journalctl RDMA_DEVICE=mlx4_0" is the link history. */
+static void port_log_state_change(const Port *p, const char *old_state_name) {
+        char device[256], port[32], state[64], phys_state[64];
+
+        snprintf(device, sizeof(device), "RDMA_DEVICE=%s", p->device->name);
+        snprintf(port, sizeof(port), "RDMA_PORT=%u", p->number);
+        snprintf(state, sizeof(state), "RDMA_STATE=%s", p->state_name);
+        snprintf(phys_state, sizeof(phys_state), "RDMA_PHYS_STATE=%s", p->phys_state_name);
+        log_struct(LOG_INFO, (const char *const[]) { RDMAD_MESSAGE_PORT_STATE, device, port, state, phys_state, NULL },
+                   "%s port %u: %s -> %s (%s).", p->device->name, p->number, old_state_name, p->state_name,
+                   p->phys_state_name);
+}
+
+/* A State or PhysState change also moves StateChangedUsec, and is logged; a
+ * State change counts in StateChanges. */
+static uint32_t port_stamp(Port *p, uint32_t mask, const char *old_state_name) {
         if (mask & PORT_STATE_MASK) {
                 p->state_changed_usec = now_realtime_usec();
                 mask |= PROPERTY_BIT(PORT_PROP_STATE_CHANGED_USEC);
+                port_log_state_change(p, old_state_name);
         }
         if (mask & (PROPERTY_BIT(PORT_PROP_STATE) | PROPERTY_BIT(PORT_PROP_STATE_NUM) |
                     PROPERTY_BIT(PORT_PROP_STATE_NAME))) {
@@ -259,19 +333,22 @@ static uint32_t port_stamp(Port *p, uint32_t mask) {
 }
 
 int manager_refresh_port(Manager *m, Port *p) {
+        char old_state_name[64];
         uint32_t changed;
         int r;
 
         assert(m);
         assert(p);
 
+        /* The old name goes with the old string when the port is re-derived. */
+        snprintf(old_state_name, sizeof(old_state_name), "%s", p->state_name);
         r = port_refresh_link(p, &changed);
         if (errno_is_resource(r))
                 manager_defer_resync(m, r, p->device->name);
         if (r < 0)
                 return r;
         if (changed != 0) {
-                p->dirty |= port_stamp(p, changed);
+                p->dirty |= port_stamp(p, changed, old_state_name);
                 bus_objects_schedule_emit(m);
         }
         return 0;
@@ -387,7 +464,7 @@ static void manager_replace_device_at(Manager *m, size_t index, Device *new) {
 
                 p->state_changed_usec = o->state_changed_usec;
                 p->state_changes = o->state_changes;
-                p->dirty = o->dirty | port_stamp(p, port_changed_mask(o, p));
+                p->dirty = o->dirty | port_stamp(p, port_changed_mask(o, p), o->state_name);
                 pending = pending || p->dirty;
         }
         for (size_t i = 0; i < new->n_netdevs; i++) {

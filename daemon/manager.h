@@ -82,6 +82,12 @@ Device *manager_find_device(Manager *m, const char *name);
  * loop once no VF change runs, SRIOV_STOP_TIMEOUT_USEC at the latest. */
 int manager_stop(Manager *m);
 
+/* SR-IOV relations between published devices, through the PCI functions:
+ * the first device (by name) on a VF's PF, or NULL; the i-th device (by
+ * name) on a VF of the PF d, counting from *i, or NULL when there is none. */
+Device *manager_find_physical_function(Manager *m, const Device *vf);
+Device *manager_next_virtual_function(Manager *m, const Device *pf, size_t *i);
+
 /* Re-reads everything and publishes the differences. */
 int manager_rescan(Manager *m);
 

@@ -52,12 +52,16 @@ static void port_clear(Port *p) {
         free(p->rate);
         free(p->rate_unit);
         free(p->rate_info);
+        free(p->link_width);
+        free(p->link_speed);
         free(p->link_layer);
+        free(p->transport);
         free(p->netdev);
         free(p->gid_ndev);
         for (size_t i = 0; i < p->n_gids; i++) {
                 free(p->gids[i].gid);
                 free(p->gids[i].type);
+                free(p->gids[i].ndev);
         }
         free(p->gids);
         attr_list_clear(&p->attributes);
@@ -77,8 +81,26 @@ static int gid_compare(const void *a, const void *b) {
         return x < y ? -1 : x > y;
 }
 
-/* Non-zero entries of ports/<n>/gids with their types; the first netdev named
- * in gid_attrs/ndevs, which is how virtual devices (rxe, siw) show theirs. */
+/* gid_attrs/<what>/<index> of a RoCE or iWARP port into *ret; "" on
+ * InfiniBand ports (no such attributes) or when unreadable. */
+static int port_read_gid_attr(int port_fd, bool is_infiniband, const char *what, uint32_t index, char **ret) {
+        char path[64];
+        int r;
+
+        if (!is_infiniband) {
+                snprintf(path, sizeof(path), "gid_attrs/%s/%u", what, index);
+                r = sysfs_read_at(port_fd, path, ret);
+                if (errno_is_resource(r))
+                        return r;
+        }
+        if (!*ret && !(*ret = strdup("")))
+                return -ENOMEM;
+        return 0;
+}
+
+/* Non-zero entries of ports/<n>/gids with their types and netdevs; the first
+ * netdev named in gid_attrs/ndevs, which is how virtual devices (rxe, siw)
+ * show theirs. */
 static int port_load_gids(int port_fd, Port *p) {
         _cleanup_closedir_ DIR *d = NULL;
         size_t allocated = 0;
@@ -92,8 +114,7 @@ static int port_load_gids(int port_fd, Port *p) {
         fd = dirfd(d);
 
         while ((de = readdir(d))) {
-                _cleanup_free_ char *gid = NULL, *type = NULL;
-                char path[64];
+                _cleanup_free_ char *gid = NULL, *type = NULL, *ndev = NULL;
                 uint32_t index;
 
                 if (parse_decimal_u32(de->d_name, &index) < 0)
@@ -105,37 +126,27 @@ static int port_load_gids(int port_fd, Port *p) {
                         continue;
 
                 /* The contract gives InfiniBand GIDs no type; RoCE ones say v1 or v2. */
-                if (!is_infiniband) {
-                        snprintf(path, sizeof(path), "gid_attrs/types/%u", index);
-                        r = sysfs_read_at(port_fd, path, &type);
-                        if (errno_is_resource(r))
-                                return r;
-                }
-                if (!type && !(type = strdup("")))
-                        return -ENOMEM;
+                r = port_read_gid_attr(port_fd, is_infiniband, "types", index, &type);
+                if (r < 0)
+                        return r;
+                r = port_read_gid_attr(port_fd, is_infiniband, "ndevs", index, &ndev);
+                if (r < 0)
+                        return r;
 
                 if (ARRAY_RESERVE(p->gids, allocated, p->n_gids + 1) < 0)
                         return -ENOMEM;
-                p->gids[p->n_gids++] = (Gid) { .index = index, .gid = TAKE_PTR(gid), .type = TAKE_PTR(type) };
+                p->gids[p->n_gids++] = (Gid) {
+                        .index = index, .gid = TAKE_PTR(gid), .type = TAKE_PTR(type), .ndev = TAKE_PTR(ndev)
+                };
         }
 
         if (p->n_gids > 0)
                 qsort(p->gids, p->n_gids, sizeof(Gid), gid_compare);
         ARRAY_SHRINK(p->gids, allocated, p->n_gids);
 
-        for (size_t i = 0; i < p->n_gids && !is_infiniband && !*p->gid_ndev; i++) {
-                _cleanup_free_ char *ndev = NULL;
-                char path[64];
-
-                snprintf(path, sizeof(path), "gid_attrs/ndevs/%u", p->gids[i].index);
-                r = sysfs_read_at(port_fd, path, &ndev);
-                if (errno_is_resource(r))
-                        return r;
-                if (r >= 0 && *ndev) {
-                        free(p->gid_ndev);
-                        p->gid_ndev = TAKE_PTR(ndev);
-                }
-        }
+        for (size_t i = 0; i < p->n_gids; i++)
+                if (*p->gids[i].ndev)
+                        return str_set(&p->gid_ndev, p->gids[i].ndev);
         return 0;
 }
 
@@ -160,6 +171,8 @@ static int port_derive(Port *p) {
         const char *raw, *name;
         RateInfo rate;
 
+        assert(p->device); /* its node type decides iWARP */
+
         raw = attr_list_get(a, "state") ?: "";
         (void) parse_port_state(raw, &p->state_num, &name);
         if (derive_str(&p->state, raw) < 0 || derive_str(&p->state_name, name) < 0)
@@ -175,10 +188,12 @@ static int port_derive(Port *p) {
         (void) parse_rate(raw, &rate);
         p->rate_speed = rate.speed;
         if (derive_str(&p->rate, raw) < 0 || derive_str(&p->rate_unit, rate.unit) < 0 ||
-            derive_str(&p->rate_info, rate.info) < 0)
+            derive_str(&p->rate_info, rate.info) < 0 || derive_str(&p->link_width, rate.width) < 0 ||
+            derive_str(&p->link_speed, rate.speed_name) < 0)
                 return -ENOMEM;
 
-        if (derive_str(&p->link_layer, link_layer_normalize(attr_list_get(a, "link_layer"))) < 0)
+        if (derive_str(&p->link_layer, link_layer_normalize(attr_list_get(a, "link_layer"))) < 0 ||
+            derive_str(&p->transport, transport_from(p->device->node_type_num, p->link_layer)) < 0)
                 return -ENOMEM;
 
         p->lid = attr_u32(a, "lid");
@@ -556,31 +571,74 @@ static int device_load_netdevs(int parent_fd, Device *d) {
         return 0;
 }
 
-static int device_load_parent(int dev_fd, Device *d) {
-        _cleanup_close_ int parent_fd = -EBADF;
+/* The symlink dir_fd/name, relative to dir_path, as a normalised absolute
+ * path in *ret (valid UTF-8). 0 and *ret untouched if there is no such link. */
+static int read_link_path(int dir_fd, const char *dir_path, const char *name, char **ret) {
+        _cleanup_free_ char *path = NULL;
         char buf[4096];
         ssize_t n;
+
+        n = readlinkat(dir_fd, name, buf, sizeof(buf) - 1);
+        if (n < 0)
+                return resource_errno_or_zero();
+        buf[n] = '\0';
+        path = path_join_normalize(dir_path, buf);
+        if (!path)
+                return -ENOMEM;
+        free(*ret);
+        *ret = utf8_sanitize(path, strlen(path));
+        return *ret ? 1 : -ENOMEM;
+}
+
+/* numa_node: "-1" when the platform has no NUMA information; -1 when absent or odd too. */
+static int32_t numa_node_from(const char *s) {
+        uint32_t u;
+
+        if (!s || parse_decimal_u32(s, &u) < 0 || u > INT32_MAX)
+                return -1;
+        return (int32_t) u;
+}
+
+/* What identifies the parent PCI function: its address (the directory's
+ * name, when its subsystem is pci), NUMA node and, for a VF, its PF. */
+static int device_load_pci(int parent_fd, Device *d) {
+        _cleanup_free_ char *subsystem = NULL, *numa = NULL;
         int r;
 
-        if (str_set(&d->device_path, "") < 0 || str_set(&d->driver, "") < 0)
+        r = sysfs_readlink_basename_at(parent_fd, "subsystem", &subsystem);
+        if (errno_is_resource(r))
+                return r;
+        if (r >= 0 && streq(subsystem, "pci")) {
+                const char *slash = strrchr(d->device_path, '/');
+                if (str_set(&d->pci_address, slash ? slash + 1 : "") < 0)
+                        return -ENOMEM;
+        }
+
+        r = sysfs_read_at(parent_fd, "numa_node", &numa);
+        if (errno_is_resource(r))
+                return r;
+        d->numa_node = numa_node_from(numa);
+
+        /* A VF's physfn points at its PF; the PF's virtfn<i> links are the
+         * inverse, so VirtualFunctions is found from the VFs' side. */
+        r = read_link_path(parent_fd, d->device_path, "physfn", &d->physfn_path);
+        return r < 0 ? r : 0;
+}
+
+static int device_load_parent(int dev_fd, Device *d) {
+        _cleanup_close_ int parent_fd = -EBADF;
+        int r;
+
+        if (str_set(&d->device_path, "") < 0 || str_set(&d->driver, "") < 0 || str_set(&d->pci_address, "") < 0 ||
+            str_set(&d->physfn_path, "") < 0)
                 return -ENOMEM;
+        d->numa_node = -1;
 
         /* Virtual devices (rxe, siw) have no "device" link and no parent. */
-        n = readlinkat(dev_fd, "device", buf, sizeof(buf) - 1);
-        if (n < 0 && (r = resource_errno_or_zero()) < 0)
+        r = read_link_path(dev_fd, d->sysfs_path, "device", &d->device_path);
+        if (r < 0)
                 return r;
-        if (n >= 0) {
-                _cleanup_free_ char *path = NULL;
-
-                buf[n] = '\0';
-                path = path_join_normalize(d->sysfs_path, buf);
-                if (!path)
-                        return -ENOMEM;
-                free(d->device_path);
-                d->device_path = utf8_sanitize(path, strlen(path));
-                if (!d->device_path)
-                        return -ENOMEM;
-
+        if (r > 0) {
                 parent_fd = openat(dev_fd, "device", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
                 if (parent_fd < 0) {
                         r = resource_errno_or_zero();
@@ -592,6 +650,10 @@ static int device_load_parent(int dev_fd, Device *d) {
 
         if (parent_fd >= 0) {
                 _cleanup_free_ char *driver = NULL, *total = NULL, *num = NULL;
+
+                r = device_load_pci(parent_fd, d);
+                if (r < 0)
+                        return r;
 
                 r = sysfs_readlink_basename_at(parent_fd, "driver", &driver);
                 if (errno_is_resource(r))
@@ -617,6 +679,17 @@ static int device_load_parent(int dev_fd, Device *d) {
         }
 
         return device_load_netdevs(parent_fd, d);
+}
+
+const char *device_transport(const Device *d) {
+        assert(d);
+
+        if (d->n_ports == 0)
+                return transport_from(d->node_type_num, NULL);
+        for (size_t i = 1; i < d->n_ports; i++)
+                if (!streq(d->ports[i].transport, d->ports[0].transport))
+                        return "mixed"; /* a VPI card with an InfiniBand and an Ethernet port */
+        return d->ports[0].transport;
 }
 
 int device_load(const char *syspath, const char *name, Device **ret) {
@@ -674,7 +747,7 @@ int device_load(const char *syspath, const char *name, Device **ret) {
         if (r < 0)
                 return r;
 
-        if (str_set(&d->transport, transport_from(d->node_type_num, d->n_ports > 0 ? d->ports[0].link_layer : NULL)) < 0)
+        if (str_set(&d->transport, device_transport(d)) < 0)
                 return -ENOMEM;
 
         *ret = TAKE_PTR(d);
@@ -691,6 +764,8 @@ Device *device_free(Device *d) {
         free(d->driver);
         free(d->node_type);
         free(d->transport);
+        free(d->pci_address);
+        free(d->physfn_path);
         free(d->node_guid);
         free(d->sys_image_guid);
         free(d->fw_ver);

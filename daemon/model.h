@@ -16,6 +16,7 @@ typedef struct Gid {
         uint32_t index;
         char *gid;
         char *type; /* gid_attrs/types/<i>, "" on InfiniBand */
+        char *ndev; /* gid_attrs/ndevs/<i>, "" on InfiniBand or when unreadable */
 } Gid;
 
 struct Port {
@@ -33,8 +34,11 @@ struct Port {
         double rate_speed;
         char *rate_unit;
         char *rate_info;
+        char *link_width; /* "4X", from rate_info */
+        char *link_speed; /* "EDR", "" on kernels that print none */
 
         char *link_layer;
+        char *transport; /* InfiniBand, RoCE, iWARP, unknown: from link layer and node type */
         uint32_t lid, sm_lid, lid_mask_count, sm_sl, cap_mask;
 
         char *netdev; /* ifname of the associated netdev, "" for none */
@@ -74,7 +78,10 @@ struct Device {
         char *driver;
         char *node_type;
         uint32_t node_type_num;
-        char *transport;
+        char *transport;   /* the ports', "mixed" if they differ */
+        char *pci_address; /* the parent PCI function's "0000:3b:00.0", "" if not PCI */
+        int32_t numa_node; /* the parent's numa_node, -1 when absent */
+        char *physfn_path; /* a VF's PF (its parent's physfn link), as device_path; "" else */
         char *node_guid;
         char *sys_image_guid;
         char *fw_ver;
@@ -108,6 +115,10 @@ Device *device_free(Device *d);
 static inline void device_freep(Device **d) {
         device_free(*d);
 }
+
+/* The ports' common transport, "mixed" if they differ; without ports, from
+ * the node type ("iWARP" for an RNIC, else "unknown"). */
+const char *device_transport(const Device *d);
 
 const Port *device_find_port(const Device *d, uint32_t number);
 const NetDev *device_find_netdev(const Device *d, const char *name);

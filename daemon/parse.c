@@ -95,6 +95,26 @@ static int copy_field(char *dst, const char *src, size_t len) {
         return 0;
 }
 
+/* "4X EDR" → "4X", "EDR"; "4X" → "4X", "". The kernel prints the width as
+ * "%dX" and a speed name after a space; anything else ("4X ", "4XEDR")
+ * leaves both "". */
+static void rate_info_split(const char *info, char width[static RATE_FIELD_MAX],
+                            char speed_name[static RATE_FIELD_MAX]) {
+        const char *p = info;
+
+        width[0] = speed_name[0] = '\0';
+        if (!is_digit(*p))
+                return;
+        while (is_digit(*p))
+                p++;
+        if (*p != 'X' || (p[1] != '\0' && (p[1] != ' ' || p[2] == '\0')))
+                return;
+        p++;
+        (void) copy_field(width, info, (size_t) (p - info));
+        if (*p == ' ')
+                (void) copy_field(speed_name, p + 1, strlen(p + 1));
+}
+
 int parse_rate(const char *s, RateInfo *ret) {
         RateInfo r = {};
         const char *p = s, *unit, *lparen, *rparen;
@@ -139,6 +159,7 @@ int parse_rate(const char *s, RateInfo *ret) {
                 return -EINVAL;
         if (copy_field(r.info, p, (size_t) (rparen - p)) < 0)
                 return -EINVAL;
+        rate_info_split(r.info, r.width, r.speed_name);
 
         *ret = r;
         return 0;

@@ -32,6 +32,8 @@ typedef struct RateInfo {
         double speed;              /* 2.5, 100; 0 when unknown */
         char unit[RATE_FIELD_MAX]; /* "Gb/sec" */
         char info[RATE_FIELD_MAX]; /* "4X EDR", or "4X" on old kernels */
+        char width[RATE_FIELD_MAX];      /* "4X": info up to the speed name, "" unless "<n>X" */
+        char speed_name[RATE_FIELD_MAX]; /* "EDR": the rest of info, "" on old kernels */
 } RateInfo;
 
 /* "%d%s Gb/sec (%dX%s)": "2.5 Gb/sec (1X SDR)", "10 Gb/sec (4X)". */

@@ -11,7 +11,8 @@ typedef enum FieldType {
         FIELD_U64,
         FIELD_DOUBLE,
         FIELD_ATTR_LIST,
-        FIELD_CUSTOM, /* compared by .equal on the whole objects */
+        FIELD_CUSTOM,  /* compared by .equal on the whole objects */
+        FIELD_RELATED, /* made of other devices: marked by the manager when one comes or goes */
 } FieldType;
 
 typedef struct PropertyField {
@@ -27,6 +28,7 @@ typedef struct PropertyField {
 #define DOUBLE(n, s, f) { .name = (n), .type = FIELD_DOUBLE, .offset = offsetof(s, f) }
 #define ATTR_LIST(n, s, f) { .name = (n), .type = FIELD_ATTR_LIST, .offset = offsetof(s, f) }
 #define CUSTOM(n, eq) { .name = (n), .type = FIELD_CUSTOM, .equal = (eq) }
+#define RELATED(n) { .name = (n), .type = FIELD_RELATED }
 
 /* Masks are uint32_t. Each table below has a row per enum value, in enum
  * order (designated initialisers; test-diff checks that none is empty). */
@@ -52,7 +54,7 @@ static bool gids_equal(const void *x, const void *y) {
                 return false;
         for (size_t i = 0; i < a->n_gids; i++)
                 if (a->gids[i].index != b->gids[i].index || !streq(a->gids[i].gid, b->gids[i].gid) ||
-                    !streq(a->gids[i].type, b->gids[i].type))
+                    !streq(a->gids[i].type, b->gids[i].type) || !streq(a->gids[i].ndev, b->gids[i].ndev))
                         return false;
         return true;
 }
@@ -62,6 +64,8 @@ static const PropertyField device_properties[] = {
         [DEVICE_PROP_NETDEVS] = CUSTOM("NetDevs", netdev_names_equal),
         [DEVICE_PROP_ATTRIBUTES] = ATTR_LIST("Attributes", Device, attributes),
         [DEVICE_PROP_POWER_ATTRIBUTES] = ATTR_LIST("PowerAttributes", Device, power_attributes),
+        [DEVICE_PROP_PHYSICAL_FUNCTION] = RELATED("PhysicalFunction"),
+        [DEVICE_PROP_VIRTUAL_FUNCTIONS] = RELATED("VirtualFunctions"),
 };
 static_assert(ELEMENTSOF(device_properties) == _DEVICE_PROP_MAX, "one row per DEVICE_PROP_* value");
 
@@ -76,7 +80,10 @@ static const PropertyField port_properties[] = {
         [PORT_PROP_RATE_SPEED] = DOUBLE("RateSpeed", Port, rate_speed),
         [PORT_PROP_RATE_UNIT] = STRING("RateUnit", Port, rate_unit),
         [PORT_PROP_RATE_INFO] = STRING("RateInfo", Port, rate_info),
+        [PORT_PROP_LINK_WIDTH] = STRING("LinkWidth", Port, link_width),
+        [PORT_PROP_LINK_SPEED] = STRING("LinkSpeed", Port, link_speed),
         [PORT_PROP_LINK_LAYER] = STRING("LinkLayer", Port, link_layer),
+        [PORT_PROP_TRANSPORT] = STRING("Transport", Port, transport),
         [PORT_PROP_LID] = U32("Lid", Port, lid),
         [PORT_PROP_SM_LID] = U32("SmLid", Port, sm_lid),
         [PORT_PROP_LID_MASK_COUNT] = U32("LidMaskCount", Port, lid_mask_count),
@@ -121,6 +128,10 @@ static bool field_equal(const PropertyField *f, const void *a, const void *b) {
                 return attr_list_equal(&FIELD(a, f, AttrList), &FIELD(b, f, AttrList));
         case FIELD_CUSTOM:
                 return f->equal(a, b);
+        case FIELD_RELATED:
+                /* Two snapshots of one device have the same PCI identity (or it is
+                 * re-announced); what changes is the other device. */
+                return true;
         }
         assert(!"unknown field type");
         return false;
@@ -193,8 +204,9 @@ bool device_identity_changed(const Device *a, const Device *b) {
             !streq(a->node_type, b->node_type) || !streq(a->transport, b->transport) ||
             !streq(a->node_guid, b->node_guid) || !streq(a->sys_image_guid, b->sys_image_guid) ||
             !streq(a->fw_ver, b->fw_ver) || !streq(a->hca_type, b->hca_type) || !streq(a->hw_rev, b->hw_rev) ||
-            !streq(a->board_id, b->board_id) || a->sriov_capable != b->sriov_capable ||
-            a->total_vfs != b->total_vfs || a->n_ports != b->n_ports)
+            !streq(a->board_id, b->board_id) || !streq(a->pci_address, b->pci_address) ||
+            a->numa_node != b->numa_node || !streq(a->physfn_path, b->physfn_path) ||
+            a->sriov_capable != b->sriov_capable || a->total_vfs != b->total_vfs || a->n_ports != b->n_ports)
                 return true;
 
         for (size_t i = 0; i < a->n_ports; i++)

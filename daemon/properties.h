@@ -19,6 +19,8 @@ typedef enum DeviceProperty {
         DEVICE_PROP_NETDEVS,
         DEVICE_PROP_ATTRIBUTES,
         DEVICE_PROP_POWER_ATTRIBUTES,
+        DEVICE_PROP_PHYSICAL_FUNCTION, /* set by the manager when the PF comes or goes */
+        DEVICE_PROP_VIRTUAL_FUNCTIONS, /* ... when a VF's RDMA device comes or goes */
         _DEVICE_PROP_MAX,
 } DeviceProperty;
 
@@ -33,7 +35,10 @@ typedef enum PortProperty {
         PORT_PROP_RATE_SPEED,
         PORT_PROP_RATE_UNIT,
         PORT_PROP_RATE_INFO,
+        PORT_PROP_LINK_WIDTH,
+        PORT_PROP_LINK_SPEED,
         PORT_PROP_LINK_LAYER,
+        PORT_PROP_TRANSPORT,
         PORT_PROP_LID,
         PORT_PROP_SM_LID,
         PORT_PROP_LID_MASK_COUNT,

@@ -289,3 +289,34 @@ void print_colored(bool color_on, const char *text, const char *color) {
         else
                 fputs(text, stdout);
 }
+
+char *gid_to_ipv4(const char *gid, char buf[static GID_IPV4_MAX]) {
+        uint16_t group[8];
+        const char *p = gid;
+
+        /* Eight groups of four hex digits, as drivers/infiniband/core/sysfs.c prints them (%pI6). */
+        for (size_t i = 0; i < 8; i++) {
+                unsigned v = 0;
+
+                for (size_t k = 0; k < 4; k++, p++) {
+                        int d = *p >= '0' && *p <= '9'   ? *p - '0'
+                                : *p >= 'a' && *p <= 'f' ? *p - 'a' + 10
+                                : *p >= 'A' && *p <= 'F' ? *p - 'A' + 10
+                                                         : -1;
+                        if (d < 0)
+                                return NULL;
+                        v = v * 16 + (unsigned) d;
+                }
+                group[i] = (uint16_t) v;
+                if (*p != (i < 7 ? ':' : '\0'))
+                        return NULL;
+                p++;
+        }
+        for (size_t i = 0; i < 5; i++)
+                if (group[i] != 0)
+                        return NULL;
+        if (group[5] != 0xffff)
+                return NULL;
+        snprintf(buf, GID_IPV4_MAX, "%u.%u.%u.%u", group[6] >> 8, group[6] & 0xffu, group[7] >> 8, group[7] & 0xffu);
+        return buf;
+}

@@ -59,6 +59,12 @@ size_t utf8_width(const char *s);
 #define TIMESTAMP_MAX 64
 char *format_timestamp(uint64_t realtime_usec, char buf[static TIMESTAMP_MAX]);
 
+/* The IPv4 address of a RoCE GID that maps one ("::ffff:a.b.c.d", printed by
+ * the kernel as "0000:0000:0000:0000:0000:ffff:c0a8:010a"): "192.168.1.10"
+ * in buf; NULL for any other GID or text. */
+#define GID_IPV4_MAX 16
+char *gid_to_ipv4(const char *gid, char buf[static GID_IPV4_MAX]);
+
 #define TABLE_COLUMNS_MAX 16
 
 /* A table of text cells, printed with columns padded to their widest cell. */

@@ -13,6 +13,7 @@
 typedef enum PropertyKind {
         PROPERTY_STRING, /* 's' or 'o' into a char * */
         PROPERTY_UINT32,
+        PROPERTY_INT32,
         PROPERTY_UINT64,
         PROPERTY_BOOL,
 } PropertyKind;
@@ -27,6 +28,7 @@ typedef struct PropertySpec {
 #define STRING(n, type, field) { n, "s", PROPERTY_STRING, offsetof(type, field) }
 #define OBJECT(n, type, field) { n, "o", PROPERTY_STRING, offsetof(type, field) }
 #define UINT32(n, type, field) { n, "u", PROPERTY_UINT32, offsetof(type, field) }
+#define INT32(n, type, field) { n, "i", PROPERTY_INT32, offsetof(type, field) }
 #define UINT64(n, type, field) { n, "t", PROPERTY_UINT64, offsetof(type, field) }
 #define BOOL(n, type, field) { n, "b", PROPERTY_BOOL, offsetof(type, field) }
 
@@ -37,6 +39,9 @@ static const PropertySpec device_properties[] = {
         STRING("Driver", RdmaDevice, driver),
         STRING("NodeType", RdmaDevice, node_type),
         STRING("Transport", RdmaDevice, transport),
+        STRING("PciAddress", RdmaDevice, pci_address),
+        INT32("NumaNode", RdmaDevice, numa_node),
+        OBJECT("PhysicalFunction", RdmaDevice, physical_function),
         STRING("NodeGuid", RdmaDevice, node_guid),
         STRING("SysImageGuid", RdmaDevice, sys_image_guid),
         STRING("FirmwareVersion", RdmaDevice, firmware_version),
@@ -58,6 +63,9 @@ static const PropertySpec port_properties[] = {
         UINT32("PhysStateNum", RdmaPort, phys_state_num),
         STRING("Rate", RdmaPort, rate),
         STRING("LinkLayer", RdmaPort, link_layer),
+        STRING("Transport", RdmaPort, transport),
+        STRING("LinkWidth", RdmaPort, link_width),
+        STRING("LinkSpeed", RdmaPort, link_speed),
         UINT32("Lid", RdmaPort, lid),
         UINT32("SmLid", RdmaPort, sm_lid),
         UINT32("LidMaskCount", RdmaPort, lid_mask_count),
@@ -91,27 +99,32 @@ static void gids_free(RdmaGid *gids, size_t n) {
         for (size_t i = 0; i < n; i++) {
                 free(gids[i].gid);
                 free(gids[i].type);
+                free(gids[i].netdev);
         }
         free(gids);
 }
 
-static int read_gids(RdmaPort *p, sd_bus_message *m) {
+/* "a(usss)" (index, gid, type, netdev); "a(uss)" from daemons before GID netdevs. */
+static int read_gids(RdmaPort *p, sd_bus_message *m, bool with_netdev) {
         RdmaGid *gids = NULL;
         size_t n = 0, allocated = 0;
         uint32_t index;
-        const char *gid, *type;
+        const char *gid, *type, *netdev = "";
         int r;
 
-        r = sd_bus_message_enter_container(m, 'a', "(uss)");
+        r = sd_bus_message_enter_container(m, 'a', with_netdev ? "(usss)" : "(uss)");
         if (r < 0)
                 return r;
-        while ((r = sd_bus_message_read(m, "(uss)", &index, &gid, &type)) > 0) {
+        while ((r = with_netdev ? sd_bus_message_read(m, "(usss)", &index, &gid, &type, &netdev)
+                                : sd_bus_message_read(m, "(uss)", &index, &gid, &type)) > 0) {
                 r = ARRAY_RESERVE(gids, allocated, n + 1);
                 if (r < 0)
                         break;
-                gids[n] = (RdmaGid) { .index = index, .gid = strdup(gid), .type = strdup(type) };
+                gids[n] = (RdmaGid) {
+                        .index = index, .gid = strdup(gid), .type = strdup(type), .netdev = strdup(netdev)
+                };
                 n++;
-                if (!gids[n - 1].gid || !gids[n - 1].type) {
+                if (!gids[n - 1].gid || !gids[n - 1].type || !gids[n - 1].netdev) {
                         r = -ENOMEM;
                         break;
                 }
@@ -152,16 +165,41 @@ static int read_port_numbers(RdmaDevice *d, sd_bus_message *m) {
 typedef int (*SpecialReader)(void *object, const char *name, const char *contents, sd_bus_message *m);
 
 static int port_special(void *object, const char *name, const char *contents, sd_bus_message *m) {
-        if (streq(name, "Gids") && streq(contents, "a(uss)")) {
-                int r = read_gids(object, m);
+        if (streq(name, "Gids") && (streq(contents, "a(usss)") || streq(contents, "a(uss)"))) {
+                int r = read_gids(object, m, streq(contents, "a(usss)"));
                 return r < 0 ? r : 1;
         }
         return 0;
 }
 
+static int read_virtual_functions(RdmaDevice *d, sd_bus_message *m) {
+        _cleanup_strv_free_ char **paths = NULL;
+        size_t n = 0, allocated = 0;
+        const char *path;
+        int r;
+
+        r = sd_bus_message_enter_container(m, 'a', "o");
+        if (r < 0)
+                return r;
+        while ((r = sd_bus_message_read_basic(m, 'o', &path)) > 0) {
+                r = strv_push_take(&paths, &n, &allocated, strdup(path));
+                if (r < 0)
+                        return r;
+        }
+        if (r < 0)
+                return r;
+        strv_free(d->virtual_functions);
+        d->virtual_functions = TAKE_PTR(paths);
+        return sd_bus_message_exit_container(m);
+}
+
 static int device_special(void *object, const char *name, const char *contents, sd_bus_message *m) {
         if (streq(name, "PortNumbers") && streq(contents, "au")) {
                 int r = read_port_numbers(object, m);
+                return r < 0 ? r : 1;
+        }
+        if (streq(name, "VirtualFunctions") && streq(contents, "ao")) {
+                int r = read_virtual_functions(object, m);
                 return r < 0 ? r : 1;
         }
         return 0;
@@ -182,6 +220,8 @@ static int read_value(void *object, const PropertySpec *spec, sd_bus_message *m)
         }
         case PROPERTY_UINT32:
                 return sd_bus_message_read_basic(m, 'u', field);
+        case PROPERTY_INT32:
+                return sd_bus_message_read_basic(m, 'i', field);
         case PROPERTY_UINT64:
                 return sd_bus_message_read_basic(m, 't', field);
         case PROPERTY_BOOL: {
@@ -258,6 +298,7 @@ int device_read_properties(RdmaDevice *d, sd_bus_message *m) {
 
 static void device_free_arrays(void *object) {
         free(((RdmaDevice *) object)->port_numbers);
+        strv_free(((RdmaDevice *) object)->virtual_functions);
 }
 
 static void port_free_arrays(void *object) {
@@ -578,5 +619,6 @@ void inventory_make_printable(Inventory *inv) {
                 for (size_t g = 0; g < inv->ports[i]->n_gids; g++) {
                         make_printable(inv->ports[i]->gids[g].gid);
                         make_printable(inv->ports[i]->gids[g].type);
+                        make_printable(inv->ports[i]->gids[g].netdev);
                 }
 }

@@ -23,6 +23,7 @@ typedef struct RdmaGid {
         uint32_t index;
         char *gid;
         char *type; /* "IB/RoCE v1", "RoCE v2", "" */
+        char *netdev; /* "ens1f0np0", "" */
 } RdmaGid;
 
 typedef struct RdmaPort {
@@ -32,6 +33,8 @@ typedef struct RdmaPort {
         char *state_name, *phys_state_name;
         uint32_t state_num, phys_state_num;
         char *rate, *link_layer;
+        char *transport;               /* this port's: a VPI card's ports differ */
+        char *link_width, *link_speed; /* "4X", "EDR" */
         uint32_t lid, sm_lid, lid_mask_count, sm_sl, cap_mask;
         char *netdev; /* object path, "/" for none */
         RdmaGid *gids;
@@ -58,6 +61,10 @@ typedef struct RdmaDevice {
         char *path;
         char *name;
         char *sysfs_path, *device_path, *driver, *node_type, *transport;
+        char *pci_address;
+        int32_t numa_node;        /* -1: none */
+        char *physical_function;  /* object path, "/" for none */
+        char **virtual_functions; /* object paths */
         char *node_guid, *sys_image_guid, *firmware_version, *hca_type, *hw_rev, *board_id, *node_description;
         bool sriov_capable;
         char *sriov; /* object path, "/" for none */

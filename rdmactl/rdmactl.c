@@ -135,8 +135,13 @@ static int verb_list_names(sd_bus *bus, const Options *o, char **args, size_t n_
         return finish_output(EXIT_OK);
 }
 
+/* The port's own transport (a VPI card's ports differ); a daemon from
+ * before Port.Transport gives only the device's. */
 static const char *port_transport(const Inventory *inv, const RdmaPort *p) {
         const RdmaDevice *d = inventory_find_device(inv, p->device);
+
+        if (*p->transport)
+                return p->transport;
         return d ? d->transport : "";
 }
 
@@ -273,7 +278,18 @@ static void status_text(const Inventory *inv, const Target *t, const Options *o)
         field("Transport", d->transport);
         field("Node type", d->node_type);
         field("Driver", d->driver);
-        field("PCI path", d->device_path);
+        field("PCI address", d->pci_address);
+        if (d->numa_node >= 0)
+                printf("%*s: %" PRIi32 "\n", LABEL_WIDTH, "NUMA node", d->numa_node);
+        field("Physical function", inventory_device_name(inv, d->physical_function));
+        for (size_t i = 0; d->virtual_functions && d->virtual_functions[i]; i++) {
+                const char *vf = inventory_device_name(inv, d->virtual_functions[i]);
+                if (i == 0)
+                        printf("%*s: ", LABEL_WIDTH, "Virtual functions");
+                printf("%s%s", i > 0 ? ", " : "", vf ?: d->virtual_functions[i]);
+                if (!d->virtual_functions[i + 1])
+                        putchar('\n');
+        }
         field("Sysfs path", d->sysfs_path);
         field("Node GUID", d->node_guid);
         field("System image GUID", d->sys_image_guid);
@@ -317,8 +333,11 @@ static void status_text(const Inventory *inv, const Target *t, const Options *o)
                 fputs(" (", stdout);
                 print_colored(o->color, *p->phys_state_name ? p->phys_state_name : "-",
                               phys_state_color(p->phys_state_name));
-                printf(")%s%s%s%s%s%s\n", *p->rate ? ", " : "", p->rate, *p->link_layer ? ", " : "", p->link_layer,
-                       netdev ? ", netdev " : "", netdev ?: "");
+                printf(")%s%s%s%s", *p->rate ? ", " : "", p->rate, *p->link_layer ? ", " : "", p->link_layer);
+                /* RoCE and iWARP say what runs over Ethernet. */
+                if (*p->transport && !streq(p->transport, p->link_layer))
+                        printf(" (%s)", p->transport);
+                printf("%s%s\n", netdev ? ", netdev " : "", netdev ?: "");
                 /* LIDs mean nothing on Ethernet (RoCE, iWARP). */
                 if (!streq(p->link_layer, "Ethernet"))
                         continuation("LID %" PRIu32 ", SM LID %" PRIu32 ", LMC %" PRIu32 ", SM SL %" PRIu32
@@ -328,9 +347,17 @@ static void status_text(const Inventory *inv, const Target *t, const Options *o)
                         char ts[TIMESTAMP_MAX];
                         continuation("state changed %s", format_timestamp(p->state_changed_usec, ts));
                 }
-                for (size_t g = 0; g < p->n_gids; g++)
-                        continuation("GID %" PRIu32 ": %s%s%s%s", p->gids[g].index, p->gids[g].gid,
-                                     *p->gids[g].type ? " (" : "", p->gids[g].type, *p->gids[g].type ? ")" : "");
+                for (size_t g = 0; g < p->n_gids; g++) {
+                        const RdmaGid *gid = &p->gids[g];
+                        char ipv4[GID_IPV4_MAX];
+                        bool typed = *gid->type, with_netdev = *gid->netdev;
+
+                        /* As show_gids: the IPv4 address of a RoCE GID beside it, then type and netdev. */
+                        continuation("GID %" PRIu32 ": %s%s%s%s%s%s%s%s", gid->index, gid->gid,
+                                     gid_to_ipv4(gid->gid, ipv4) ? " " : "", gid_to_ipv4(gid->gid, ipv4) ?: "",
+                                     typed || with_netdev ? " (" : "", gid->type, typed && with_netdev ? ", " : "",
+                                     gid->netdev, typed || with_netdev ? ")" : "");
+                }
         }
 }
 
@@ -345,6 +372,22 @@ static void status_json(FILE *f, const Inventory *inv, const Target *t) {
         json_field_string(f, &first, "node_type", d->node_type);
         json_field_string(f, &first, "driver", d->driver);
         json_field_string(f, &first, "device_path", d->device_path);
+        json_field_string(f, &first, "pci_address", d->pci_address);
+        json_write_key(f, &first, "numa_node");
+        if (d->numa_node >= 0)
+                fprintf(f, "%" PRIi32, d->numa_node);
+        else
+                fputs("null", f);
+        json_field_string(f, &first, "physical_function", inventory_device_name(inv, d->physical_function));
+        json_write_key(f, &first, "virtual_functions");
+        fputs("[", f);
+        for (size_t i = 0; d->virtual_functions && d->virtual_functions[i]; i++) {
+                const char *vf = inventory_device_name(inv, d->virtual_functions[i]);
+                if (i > 0)
+                        fputs(",", f);
+                json_write_string(f, vf ?: d->virtual_functions[i]);
+        }
+        fputs("]", f);
         json_field_string(f, &first, "sysfs_path", d->sysfs_path);
         json_field_string(f, &first, "node_guid", d->node_guid);
         json_field_string(f, &first, "sys_image_guid", d->sys_image_guid);
@@ -404,7 +447,10 @@ static void status_json(FILE *f, const Inventory *inv, const Target *t) {
                 json_field_uint(f, &first_port, "port", p->number);
                 json_port_states(f, &first_port, p);
                 json_field_string(f, &first_port, "rate", p->rate);
+                json_field_string(f, &first_port, "link_width", p->link_width);
+                json_field_string(f, &first_port, "link_speed", p->link_speed);
                 json_field_string(f, &first_port, "link_layer", p->link_layer);
+                json_field_string(f, &first_port, "transport", port_transport(inv, p));
                 json_field_string(f, &first_port, "netdev", inventory_netdev_name(inv, p->netdev));
                 json_field_uint(f, &first_port, "lid", p->lid);
                 json_field_uint(f, &first_port, "sm_lid", p->sm_lid);
@@ -415,6 +461,7 @@ static void status_json(FILE *f, const Inventory *inv, const Target *t) {
                 json_write_key(f, &first_port, "gids");
                 fputs("[", f);
                 for (size_t g = 0; g < p->n_gids; g++) {
+                        char ipv4[GID_IPV4_MAX];
                         bool first_gid = true;
 
                         fputs(g == 0 ? "{" : ",{", f);
@@ -422,6 +469,8 @@ static void status_json(FILE *f, const Inventory *inv, const Target *t) {
                         json_field_string(f, &first_gid, "gid", p->gids[g].gid);
                         /* InfiniBand GIDs have no type: null, not "". */
                         json_field_string(f, &first_gid, "type", *p->gids[g].type ? p->gids[g].type : NULL);
+                        json_field_string(f, &first_gid, "netdev", *p->gids[g].netdev ? p->gids[g].netdev : NULL);
+                        json_field_string(f, &first_gid, "ipv4", gid_to_ipv4(p->gids[g].gid, ipv4));
                         fputs("}", f);
                 }
                 fputs("]}", f);

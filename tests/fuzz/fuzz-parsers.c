@@ -66,6 +66,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
                 fuzz_assert(isfinite(rate.speed) && rate.speed >= 0);
                 fuzz_assert(strnlen(rate.unit, RATE_FIELD_MAX) < RATE_FIELD_MAX);
                 fuzz_assert(strnlen(rate.info, RATE_FIELD_MAX) < RATE_FIELD_MAX);
+                /* Width and speed name are the info split at its first space. */
+                if (*rate.width) {
+                        size_t n = strlen(rate.width);
+                        fuzz_assert(strncmp(rate.info, rate.width, n) == 0 && rate.width[n - 1] == 'X');
+                        fuzz_assert(*rate.speed_name
+                                        ? rate.info[n] == ' ' && strcmp(rate.info + n + 1, rate.speed_name) == 0
+                                        : rate.info[n] == '\0');
+                } else
+                        fuzz_assert(!*rate.speed_name);
         }
 
         /* Decimal: exactly the canonical spellings, and they round-trip. */

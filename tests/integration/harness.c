@@ -451,6 +451,7 @@ static int on_signal(sd_bus_message *m, void *userdata, sd_bus_error *error) {
 const char *harness_daemon_preload;
 void (*harness_prepare)(Harness *h);
 bool harness_capture_daemon_log;
+bool harness_daemon_log_is_journal;
 
 /* Everything left to read from f, as a string (caller frees); f NULL gives "". */
 static char *read_all(FILE *f) {
@@ -496,6 +497,16 @@ static void start_daemon(Harness *h, const char *const *args) {
                 snprintf(log_path, sizeof(log_path), "%s/rdmad.log", h->tmpdir);
                 log_fd = open(log_path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
                 assert_true(log_fd >= 0);
+                if (harness_daemon_log_is_journal) {
+                        /* What systemd does for StandardError=journal: the stream's device and inode. */
+                        char stream[64];
+                        struct stat st;
+
+                        assert_int_equal(fstat(log_fd, &st), 0);
+                        snprintf(stream, sizeof(stream), "%llu:%llu", (unsigned long long) st.st_dev,
+                                 (unsigned long long) st.st_ino);
+                        setenv("JOURNAL_STREAM", stream, 1);
+                }
         }
         if (harness_daemon_preload) {
                 /* Before umockdev's library: its wrappers call libc directly, so
@@ -537,6 +548,7 @@ static void start_daemon(Harness *h, const char *const *args) {
         for (size_t i = 0; i < n_copies; i++)
                 free(copies[i]);
         unsetenv("NOTIFY_SOCKET");
+        unsetenv("JOURNAL_STREAM");
         wait_ready(h);
         h->ready_usec = now_usec();
 }

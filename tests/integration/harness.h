@@ -108,6 +108,10 @@ extern void (*harness_prepare)(Harness *h);
 /* When set before harness_start(): the daemon's stderr goes to a file
  * instead of the test's, and harness_daemon_log() returns it so far. */
 extern bool harness_capture_daemon_log;
+/* With harness_capture_daemon_log: $JOURNAL_STREAM names that file, as
+ * systemd names the journal's stream, so the daemon logs to the journal
+ * socket (a test binds its own in a mount namespace). */
+extern bool harness_daemon_log_is_journal;
 char *harness_daemon_log(Harness *h);
 
 /* The daemon's resident memory, from /proc. */

@@ -173,6 +173,10 @@ static void test_managed_objects_of_a_realistic_host(void **state) {
         OBJ_EQ(o, MLX5_0, "org.rdmad1.Device", "Driver", "mlx5_core");
         OBJ_EQ(o, MLX5_0, "org.rdmad1.Device", "NodeType", "CA");
         OBJ_EQ(o, MLX5_0, "org.rdmad1.Device", "Transport", "RoCE");
+        OBJ_EQ(o, MLX5_0, "org.rdmad1.Device", "PciAddress", "0000:5e:00.0");
+        OBJ_EQ(o, MLX5_0, "org.rdmad1.Device", "NumaNode", "0");
+        OBJ_EQ(o, MLX5_0, "org.rdmad1.Device", "PhysicalFunction", "/");
+        OBJ_EQ(o, MLX5_0, "org.rdmad1.Device", "VirtualFunctions", "[\"/org/rdmad1/device/mlx5_5f1\"]");
         OBJ_EQ(o, MLX5_0, "org.rdmad1.Device", "NodeGuid", "9803:9b03:00aa:bbc0");
         OBJ_EQ(o, MLX5_0, "org.rdmad1.Device", "SysImageGuid", "9803:9b03:00aa:bbc0");
         OBJ_EQ(o, MLX5_0, "org.rdmad1.Device", "FirmwareVersion", "14.28.2006");
@@ -206,16 +210,19 @@ static void test_managed_objects_of_a_realistic_host(void **state) {
         OBJ_EQ(o, MLX5_0 "/port/1", "org.rdmad1.Port", "RateSpeed", "25");
         OBJ_EQ(o, MLX5_0 "/port/1", "org.rdmad1.Port", "RateUnit", "Gb/sec");
         OBJ_EQ(o, MLX5_0 "/port/1", "org.rdmad1.Port", "RateInfo", "1X EDR");
+        OBJ_EQ(o, MLX5_0 "/port/1", "org.rdmad1.Port", "LinkWidth", "1X");
+        OBJ_EQ(o, MLX5_0 "/port/1", "org.rdmad1.Port", "LinkSpeed", "EDR");
+        OBJ_EQ(o, MLX5_0 "/port/1", "org.rdmad1.Port", "Transport", "RoCE");
         OBJ_EQ(o, MLX5_0 "/port/1", "org.rdmad1.Port", "LinkLayer", "Ethernet");
         OBJ_EQ(o, MLX5_0 "/port/1", "org.rdmad1.Port", "Lid", "0");
         OBJ_EQ(o, MLX5_0 "/port/1", "org.rdmad1.Port", "CapMask", "67174400"); /* 0x04010000 */
         OBJ_EQ(o, MLX5_0 "/port/1", "org.rdmad1.Port", "NetDev", MLX5_0 "/netdev/ens1f0np0");
         OBJ_EQ(o, MLX5_0 "/port/1", "org.rdmad1.Port", "StateChangedUsec", "0");
         OBJ_EQ(o, MLX5_0 "/port/1", "org.rdmad1.Port", "Gids",
-               "[(0, \"fe80:0000:0000:0000:9a03:9bff:feaa:bbc0\", \"IB/RoCE v1\"), "
-               "(1, \"fe80:0000:0000:0000:9a03:9bff:feaa:bbc0\", \"RoCE v2\"), "
-               "(2, \"0000:0000:0000:0000:0000:ffff:c0a8:010a\", \"IB/RoCE v1\"), "
-               "(3, \"0000:0000:0000:0000:0000:ffff:c0a8:010a\", \"RoCE v2\")]");
+               "[(0, \"fe80:0000:0000:0000:9a03:9bff:feaa:bbc0\", \"IB/RoCE v1\", \"ens1f0np0\"), "
+               "(1, \"fe80:0000:0000:0000:9a03:9bff:feaa:bbc0\", \"RoCE v2\", \"ens1f0np0\"), "
+               "(2, \"0000:0000:0000:0000:0000:ffff:c0a8:010a\", \"IB/RoCE v1\", \"ens1f0np0\"), "
+               "(3, \"0000:0000:0000:0000:0000:ffff:c0a8:010a\", \"RoCE v2\", \"ens1f0np0\")]");
 
         OBJ_EQ(o, MLX5_0 "/netdev/ens1f0np0", "org.rdmad1.NetDev", "Name", "ens1f0np0");
         OBJ_EQ(o, MLX5_0 "/netdev/ens1f0np0", "org.rdmad1.NetDev", "Device", MLX5_0);
@@ -234,9 +241,16 @@ static void test_managed_objects_of_a_realistic_host(void **state) {
         /* The VF: an RDMA device of its own, no SR-IOV object. */
         OBJ_EQ(o, "/org/rdmad1/device/mlx5_5f1", "org.rdmad1.Device", "SriovCapable", "false");
         OBJ_EQ(o, "/org/rdmad1/device/mlx5_5f1", "org.rdmad1.Device", "Sriov", "/");
+        OBJ_EQ(o, "/org/rdmad1/device/mlx5_5f1", "org.rdmad1.Device", "PhysicalFunction", MLX5_0);
+        OBJ_EQ(o, "/org/rdmad1/device/mlx5_5f1", "org.rdmad1.Device", "VirtualFunctions", "[]");
+        OBJ_EQ(o, "/org/rdmad1/device/mlx5_5f1", "org.rdmad1.Device", "PciAddress", "0000:5e:00.2");
 
         /* mlx4 VPI: an InfiniBand port and an Ethernet port, each with its netdev. */
-        OBJ_EQ(o, MLX4_0, "org.rdmad1.Device", "Transport", "InfiniBand");
+        OBJ_EQ(o, MLX4_0, "org.rdmad1.Device", "Transport", "mixed");
+        OBJ_EQ(o, MLX4_0 "/port/1", "org.rdmad1.Port", "Transport", "InfiniBand");
+        OBJ_EQ(o, MLX4_0 "/port/2", "org.rdmad1.Port", "Transport", "RoCE");
+        OBJ_EQ(o, MLX4_0, "org.rdmad1.Device", "PhysicalFunction", "/");
+        OBJ_EQ(o, MLX4_0, "org.rdmad1.Device", "VirtualFunctions", "[]");
         OBJ_EQ(o, MLX4_0, "org.rdmad1.Device", "PortNumbers", "[1, 2]");
         OBJ_EQ(o, MLX4_0, "org.rdmad1.Device", "NetDevs",
                "[\"" MLX4_0 "/netdev/ens1d1\", \"" MLX4_0 "/netdev/ib0\"]");
@@ -245,7 +259,7 @@ static void test_managed_objects_of_a_realistic_host(void **state) {
         OBJ_EQ(o, MLX4_0 "/port/1", "org.rdmad1.Port", "Rate", "40 Gb/sec (4X QDR)");
         OBJ_EQ(o, MLX4_0 "/port/1", "org.rdmad1.Port", "NetDev", MLX4_0 "/netdev/ib0");
         OBJ_EQ(o, MLX4_0 "/port/1", "org.rdmad1.Port", "Gids",
-               "[(0, \"fe80:0000:0000:0000:0002:c903:00a1:b2c1\", \"\")]");
+               "[(0, \"fe80:0000:0000:0000:0002:c903:00a1:b2c1\", \"\", \"\")]");
         OBJ_EQ(o, MLX4_0 "/port/2", "org.rdmad1.Port", "LinkLayer", "Ethernet");
         OBJ_EQ(o, MLX4_0 "/port/2", "org.rdmad1.Port", "StateName", "DOWN");
         OBJ_EQ(o, MLX4_0 "/port/2", "org.rdmad1.Port", "NetDev", MLX4_0 "/netdev/ens1d1");
@@ -257,11 +271,17 @@ static void test_managed_objects_of_a_realistic_host(void **state) {
         OBJ_EQ(o, "/org/rdmad1/device/hfi1_5f0", "org.rdmad1.Device", "BoardId",
                "HPE 100Gb 1-port OP101 QSFP28 x16 PCIe Gen3 with Intel Omni-Path Adapter");
         OBJ_EQ(o, "/org/rdmad1/device/hfi1_5f0/port/1", "org.rdmad1.Port", "NetDev", "/");
+        OBJ_EQ(o, "/org/rdmad1/device/hfi1_5f0", "org.rdmad1.Device", "NumaNode", "1");
+        OBJ_EQ(o, "/org/rdmad1/device/rxe0", "org.rdmad1.Device", "PciAddress", "");
+        OBJ_EQ(o, "/org/rdmad1/device/rxe0", "org.rdmad1.Device", "NumaNode", "-1");
         OBJ_EQ(o, "/org/rdmad1/device/rxe0", "org.rdmad1.Device", "DevicePath", "");
         OBJ_EQ(o, "/org/rdmad1/device/rxe0", "org.rdmad1.Device", "Transport", "RoCE");
         OBJ_EQ(o, "/org/rdmad1/device/rxe0/port/1", "org.rdmad1.Port", "NetDev",
                "/org/rdmad1/device/rxe0/netdev/veth_2drdma0");
         OBJ_EQ(o, "/org/rdmad1/device/siw0", "org.rdmad1.Device", "Transport", "iWARP");
+        OBJ_EQ(o, "/org/rdmad1/device/siw0/port/1", "org.rdmad1.Port", "Transport", "iWARP");
+        OBJ_EQ(o, "/org/rdmad1/device/siw0/port/1", "org.rdmad1.Port", "LinkWidth", "1X");
+        OBJ_EQ(o, "/org/rdmad1/device/siw0/port/1", "org.rdmad1.Port", "LinkSpeed", "SDR");
         OBJ_EQ(o, "/org/rdmad1/device/siw0", "org.rdmad1.Device", "NodeType", "RNIC");
         OBJ_EQ(o, "/org/rdmad1/device/siw0/port/1", "org.rdmad1.Port", "RateSpeed", "2.5");
 
@@ -279,6 +299,10 @@ static void test_managed_objects_of_a_realistic_host(void **state) {
         /* A name that needs escaping. */
         OBJ_EQ(o, "/org/rdmad1/device/ib_2ddev_2e1", "org.rdmad1.Device", "Name", "ib-dev.1");
         OBJ_EQ(o, "/org/rdmad1/device/ib_2ddev_2e1/port/1", "org.rdmad1.Port", "RateInfo", "4X");
+        OBJ_EQ(o, "/org/rdmad1/device/ib_2ddev_2e1/port/1", "org.rdmad1.Port", "LinkWidth", "4X");
+        OBJ_EQ(o, "/org/rdmad1/device/ib_2ddev_2e1/port/1", "org.rdmad1.Port", "LinkSpeed", "");
+        OBJ_EQ(o, "/org/rdmad1/device/broken_5f0/port/1", "org.rdmad1.Port", "LinkWidth", "");
+        OBJ_EQ(o, "/org/rdmad1/device/broken_5f0/port/1", "org.rdmad1.Port", "Transport", "unknown");
 
         objects_free(o);
 }
@@ -321,7 +345,7 @@ static void test_get_and_getall_agree_with_managed_objects(void **state) {
                 n++;
         }
         sd_bus_message_unref(reply);
-        assert_int_equal(n, 20); /* every Device property */
+        assert_int_equal(n, 24); /* every Device property */
         objects_free(o);
 }
 

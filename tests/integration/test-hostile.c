@@ -292,7 +292,7 @@ static void test_hostile_sysfs_publishes_what_it_can(void **state) {
         assert_int_equal(count_occurrences(gids, "(") , N_GIDS);
         assert_int_equal(count_occurrences(gids, "RoCE v2"), N_GIDS / 2);
         assert_non_null(strstr(gids, "[(0, \"fe80:0000:0000:0000:0000:0000:0000:0000\""));
-        assert_non_null(strstr(gids, "(9999, \"fe80:0000:0000:0000:0000:0000:0027:000f\", \"RoCE v2\")]"));
+        assert_non_null(strstr(gids, "(9999, \"fe80:0000:0000:0000:0000:0000:0027:000f\", \"RoCE v2\", \"\")]"));
         free(gids);
 
         /* Every string of the whole tree is valid UTF-8. */

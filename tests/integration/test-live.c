@@ -18,6 +18,8 @@
 #define MLX5_PF_SYS "/sys/devices/pci0000:5d/0000:5d:00.0/0000:5e:00.0"
 #define MLX5_NET_SYS MLX5_PF_SYS "/net/ens1f0np0"
 #define MLX5_0 "/org/rdmad1/device/mlx5_5f0"
+#define MLX5_VF_SYS "/sys/devices/pci0000:5d/0000:5d:00.0/0000:5e:00.2/infiniband/mlx5_1"
+#define MLX5_1 "/org/rdmad1/device/mlx5_5f1"
 #define HFI1_SYS "/sys/devices/pci0000:80/0000:80:03.0/0000:81:00.0/infiniband/hfi1_0"
 #define HFI1_0 "/org/rdmad1/device/hfi1_5f0"
 
@@ -177,9 +179,10 @@ static void test_port_flap_is_one_signal_with_exactly_the_changes(void **state) 
         assert_int_equal(h->n_signals, 1);
         names = changed_names(&h->signals[0]);
         assert_string_equal(names, "State StateNum StateName PhysState PhysStateNum PhysStateName Rate RateSpeed "
-                                   "RateInfo Attributes StateChangedUsec StateChanges");
+                                   "RateInfo LinkSpeed Attributes StateChangedUsec StateChanges");
         free(names);
         harness_assert_property(h, HFI1_0 "/port/1", "org.rdmad1.Port", "RateSpeed", "56");
+        harness_assert_property(h, HFI1_0 "/port/1", "org.rdmad1.Port", "LinkSpeed", "FDR");
 
         /* A LID change alone: no state timestamp. */
         harness_clear_signals(h);
@@ -189,6 +192,41 @@ static void test_port_flap_is_one_signal_with_exactly_the_changes(void **state) 
         assert_string_equal(names, "Lid Attributes");
         free(names);
         harness_assert_property(h, HFI1_0 "/port/1", "org.rdmad1.Port", "Lid", "23");
+}
+
+/* A VF's RDMA device comes and goes on its own (driver probe after SetNumVfs,
+ * unbinding): its PF's VirtualFunctions follows, and the VF's
+ * PhysicalFunction follows its PF's device. */
+/* Sends a uevent for syspath; the next PropertiesChanged on path must carry `expected`. */
+static void uevent_changes(Harness *h, const char *syspath, const char *action, const char *path, const char *expected) {
+        const Signal *s;
+
+        harness_clear_signals(h);
+        umockdev_testbed_uevent(h->testbed, syspath, action);
+        harness_wait_signals(h, path, "PropertiesChanged", 1);
+        s = harness_find_signal(h, path, "PropertiesChanged");
+        if (!strstr(s->body, expected))
+                fail_msg("%s %s: %s lacks %s", syspath, action, s->body, expected);
+}
+
+static void test_pf_and_vf_publish_each_other_coming_and_going(void **state) {
+        Harness *h = *state;
+
+        harness_settle(h, 100);
+        harness_assert_property(h, MLX5_0, "org.rdmad1.Device", "VirtualFunctions", "[\"" MLX5_1 "\"]");
+        harness_assert_property(h, MLX5_1, "org.rdmad1.Device", "PhysicalFunction", MLX5_0);
+
+        uevent_changes(h, MLX5_VF_SYS, "remove", MLX5_0, "\"VirtualFunctions\": []");
+        harness_assert_property(h, MLX5_0, "org.rdmad1.Device", "VirtualFunctions", "[]");
+
+        /* The VF's device appears after its PF's: the PF says so. */
+        uevent_changes(h, MLX5_VF_SYS, "add", MLX5_0, "\"VirtualFunctions\": [\"" MLX5_1 "\"]");
+        harness_assert_property(h, MLX5_1, "org.rdmad1.Device", "PhysicalFunction", MLX5_0);
+
+        /* The PF's device goes (and comes back): the VF's PhysicalFunction follows. */
+        uevent_changes(h, MLX5_SYS, "remove", MLX5_1, "\"PhysicalFunction\": \"/\"");
+        uevent_changes(h, MLX5_SYS, "add", MLX5_1, "\"PhysicalFunction\": \"" MLX5_0 "\"");
+        harness_assert_property(h, MLX5_0, "org.rdmad1.Device", "VirtualFunctions", "[\"" MLX5_1 "\"]");
 }
 
 static void test_quiet_ticks_say_nothing(void **state) {
@@ -451,6 +489,8 @@ int main(void) {
                 cmocka_unit_test_setup_teardown(test_hot_add_and_remove, live_setup, harness_teardown_clean),
                 cmocka_unit_test_setup_teardown(test_rename_via_move, live_setup, harness_teardown_clean),
                 cmocka_unit_test_setup_teardown(test_port_flap_is_one_signal_with_exactly_the_changes, live_setup,
+                                                harness_teardown_clean),
+                cmocka_unit_test_setup_teardown(test_pf_and_vf_publish_each_other_coming_and_going, live_setup,
                                                 harness_teardown_clean),
                 cmocka_unit_test_setup_teardown(test_quiet_ticks_say_nothing, live_setup, harness_teardown_clean),
                 cmocka_unit_test_setup_teardown(test_netdev_remove_and_add_follow_the_port, live_setup,

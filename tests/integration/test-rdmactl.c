@@ -309,7 +309,7 @@ static void test_list_json_has_the_stable_keys_and_values(void **state) {
                                "                for p in ports))\n");
         assert_string_equal(summary, "hfi1_0/1:ACTIVE:4:LinkUp:5:100 Gb/sec (4X EDR):InfiniBand:None:InfiniBand "
                                      "mlx4_0/1:ACTIVE:4:LinkUp:5:40 Gb/sec (4X QDR):InfiniBand:ib0:InfiniBand "
-                                     "mlx4_0/2:DOWN:1:Disabled:3:40 Gb/sec (4X QDR):Ethernet:ens1d1:InfiniBand "
+                                     "mlx4_0/2:DOWN:1:Disabled:3:40 Gb/sec (4X QDR):Ethernet:ens1d1:RoCE "
                                      "mlx5_0/1:ACTIVE:4:LinkUp:5:25 Gb/sec (1X EDR):Ethernet:ens1f0np0:RoCE "
                                      "mlx5_1/1:ACTIVE:4:LinkUp:5:25 Gb/sec (1X EDR):Ethernet:ens1f0v0:RoCE "
                                      "rxe0/1:ACTIVE:4:LinkUp:5:10 Gb/sec (1X FDR10):Ethernet:veth-rdma0:RoCE "
@@ -351,7 +351,7 @@ static void test_json_modes_short_pretty_off(void **state) {
         /* An InfiniBand GID has no type: null, not "". */
         out = run(h, &status, "status --json hfi1_0");
         assert_int_equal(status, 0);
-        assert_non_null(strstr(out, "\"gid\":\"fe80:0000:0000:0000:0011:7501:0165:ab12\",\"type\":null}"));
+        assert_non_null(strstr(out, "\"gid\":\"fe80:0000:0000:0000:0011:7501:0165:ab12\",\"type\":null,\"netdev\":null,\"ipv4\":null}"));
         free(out);
 }
 
@@ -373,14 +373,28 @@ static void test_status_json_describes_the_device(void **state) {
                                "s = m5[\"sriov\"]\n"
                                "n = m5[\"netdevs\"][0]\n"
                                "p = m5[\"ports\"][0]\n"
+                               "assert [p[\"transport\"] for p in m4[\"ports\"]] == [\"InfiniBand\", \"RoCE\"]\n"
+                               "assert m4[\"transport\"] == \"mixed\" and m4[\"virtual_functions\"] == []\n"
+                               "assert m4[\"physical_function\"] is None and m4[\"ports\"][0][\"gids\"][0][\"netdev\"] is None\n"
                                "print(m5[\"device\"], m5[\"firmware_version\"], m5[\"node_guid\"], s[\"num_vfs\"],\n"
                                "      s[\"total_vfs\"], n[\"name\"], n[\"port\"], n[\"mtu\"], p[\"netdev\"],\n"
-                               "      \",\".join(\"%d=%s/%s\" % (g[\"index\"], g[\"gid\"][-9:], g[\"type\"]) "
-                               "for g in p[\"gids\"]))\n");
+                               "      m5[\"pci_address\"], m5[\"numa_node\"], m5[\"virtual_functions\"],\n"
+                               "      p[\"link_width\"], p[\"link_speed\"], p[\"transport\"],\n"
+                               "      \",\".join(\"%d=%s/%s/%s/%s\" % (g[\"index\"], g[\"gid\"][-9:], g[\"type\"], "
+                               "g[\"netdev\"], g[\"ipv4\"]) for g in p[\"gids\"]))\n");
         assert_string_equal(summary, "mlx5_0 14.28.2006 9803:9b03:00aa:bbc0 1 8 ens1f0np0 1 9000 ens1f0np0 "
-                                     "0=feaa:bbc0/IB/RoCE v1,1=feaa:bbc0/RoCE v2,2=c0a8:010a/IB/RoCE v1,"
-                                     "3=c0a8:010a/RoCE v2");
+                                     "0000:5e:00.0 0 ['mlx5_1'] 1X EDR RoCE "
+                                     "0=feaa:bbc0/IB/RoCE v1/ens1f0np0/None,1=feaa:bbc0/RoCE v2/ens1f0np0/None,"
+                                     "2=c0a8:010a/IB/RoCE v1/ens1f0np0/192.168.1.10,"
+                                     "3=c0a8:010a/RoCE v2/ens1f0np0/192.168.1.10");
         free(summary);
+        free(out);
+
+        /* The VF names its PF. */
+        out = run(h, &status, "status --json mlx5_1");
+        assert_int_equal(status, 0);
+        assert_non_null(strstr(out, "\"pci_address\":\"0000:5e:00.2\",\"numa_node\":0,\"physical_function\":\"mlx5_0\","
+                                    "\"virtual_functions\":[]"));
         free(out);
 }
 

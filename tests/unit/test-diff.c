@@ -31,7 +31,10 @@ static Port port_with(const char *state, const char *phys, const char *rate, uin
                 .rate = (char *) rate,
                 .rate_unit = (char *) "Gb/sec",
                 .rate_info = (char *) "4X EDR",
+                .link_width = (char *) "4X",
+                .link_speed = (char *) "EDR",
                 .link_layer = (char *) "InfiniBand",
+                .transport = (char *) "InfiniBand",
                 .netdev = (char *) "",
                 .lid = lid,
         };
@@ -131,7 +134,8 @@ static void test_property_tables_match_vtables(void **state) {
 static void test_identity_change_means_reannounce(void **state) {
         Port pa = port_with("4: ACTIVE", "5: LinkUp", "", 0), pb = pa;
         Device a = { .name = "mlx5_0", .sysfs_path = "/s", .device_path = "/p", .driver = "mlx5_core",
-                     .node_type = "CA", .transport = "RoCE", .node_guid = "g", .sys_image_guid = "g",
+                     .node_type = "CA", .transport = "RoCE", .pci_address = "0000:5e:00.0", .physfn_path = "",
+                     .node_guid = "g", .sys_image_guid = "g",
                      .fw_ver = "1", .hca_type = "MT4119", .hw_rev = "0", .board_id = "b", .node_desc = "d",
                      .ports = &pa, .n_ports = 1 };
         Device b = a;
@@ -151,6 +155,14 @@ static void test_identity_change_means_reannounce(void **state) {
         b.num_vfs = 4;
         assert_false(device_identity_changed(&a, &b));
         assert_int_equal(sriov_changed_mask(&a, &b), PROPERTY_BIT(SRIOV_PROP_NUM_VFS));
+        /* The PCI function's place is constant; a VF's relations change only by other devices. */
+        b = a;
+        b.physfn_path = "/pf";
+        assert_true(device_identity_changed(&a, &b));
+        assert_int_equal(device_changed_mask(&a, &b), 0);
+        b = a;
+        b.numa_node = 1;
+        assert_true(device_identity_changed(&a, &b));
 }
 
 static void test_attr_list_set_keeps_order(void **state) {

@@ -80,7 +80,10 @@ static void test_mlx4_vpi_ib_and_ethernet_ports(void **state) {
         assert_string_equal(d->driver, "mlx4_core");
         assert_string_equal(d->node_type, "CA");
         assert_int_equal(d->node_type_num, 1);
-        assert_string_equal(d->transport, "InfiniBand"); /* the first port's link layer decides for VPI */
+        assert_string_equal(d->transport, "mixed"); /* VPI: an InfiniBand and an Ethernet port */
+        assert_string_equal(d->pci_address, "0000:03:00.0");
+        assert_int_equal(d->numa_node, 0);
+        assert_string_equal(d->physfn_path, "");
         assert_string_equal(d->node_guid, "0002:c903:00a1:b2c0");
         assert_string_equal(d->sys_image_guid, "0002:c903:00a1:b2c3");
         assert_string_equal(d->fw_ver, "2.42.5000");
@@ -109,7 +112,10 @@ static void test_mlx4_vpi_ib_and_ethernet_ports(void **state) {
         assert_true(p->rate_speed == 40);
         assert_string_equal(p->rate_unit, "Gb/sec");
         assert_string_equal(p->rate_info, "4X QDR");
+        assert_string_equal(p->link_width, "4X");
+        assert_string_equal(p->link_speed, "QDR");
         assert_string_equal(p->link_layer, "InfiniBand");
+        assert_string_equal(p->transport, "InfiniBand");
         assert_int_equal(p->lid, 5);
         assert_int_equal(p->sm_lid, 1);
         assert_int_equal(p->lid_mask_count, 0);
@@ -120,15 +126,18 @@ static void test_mlx4_vpi_ib_and_ethernet_ports(void **state) {
         assert_int_equal(p->gids[0].index, 0);
         assert_string_equal(p->gids[0].gid, "fe80:0000:0000:0000:0002:c903:00a1:b2c1");
         assert_string_equal(p->gids[0].type, ""); /* InfiniBand GIDs have no type */
+        assert_string_equal(p->gids[0].ndev, "");  /* nor a netdev */
         assert_string_equal(attr_list_get(&p->attributes, "lid"), "0x5");
 
         p = port(d, 2);
         assert_string_equal(p->state_name, "DOWN");
         assert_string_equal(p->phys_state_name, "Disabled");
         assert_string_equal(p->link_layer, "Ethernet");
+        assert_string_equal(p->transport, "RoCE");
         assert_string_equal(p->netdev, "ens1d1");
         assert_int_equal(p->n_gids, 1);
         assert_string_equal(p->gids[0].type, "IB/RoCE v1");
+        assert_string_equal(p->gids[0].ndev, "ens1d1");
 
         assert_int_equal(d->n_netdevs, 2);
         assert_string_equal(d->netdevs[0].name, "ens1d1"); /* sorted by name */
@@ -179,6 +188,10 @@ static void test_mlx5_roce_pf_with_sriov_and_its_vf(void **state) {
         assert_int_equal(p->gids[2].index, 2);
         assert_string_equal(p->gids[2].gid, "0000:0000:0000:0000:0000:ffff:c0a8:010a");
         assert_string_equal(p->gids[3].type, "RoCE v2");
+        for (size_t i = 0; i < p->n_gids; i++)
+                assert_string_equal(p->gids[i].ndev, "ens1f0np0");
+        assert_string_equal(pf->pci_address, "0000:5e:00.0");
+        assert_string_equal(pf->physfn_path, ""); /* a PF */
 
         assert_int_equal(pf->n_netdevs, 1);
         assert_string_equal(pf->netdevs[0].name, "ens1f0np0");
@@ -191,6 +204,8 @@ static void test_mlx5_roce_pf_with_sriov_and_its_vf(void **state) {
         assert_string_equal(vf->driver, "mlx5_core");
         assert_string_equal(vf->hca_type, "MT4120");
         assert_false(vf->sriov_capable);
+        assert_string_equal(vf->pci_address, "0000:5e:00.2");
+        assert_string_equal(vf->physfn_path, pf->device_path); /* physfn -> ../0000:5e:00.0 */
         assert_int_equal(vf->n_netdevs, 1);
         assert_string_equal(port(vf, 1)->netdev, "ens1f0v0");
         assert_int_equal(port(vf, 1)->n_gids, 2);

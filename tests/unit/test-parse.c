@@ -103,31 +103,35 @@ static void test_rate_formats(void **state) {
                 double speed;
                 const char *unit;
                 const char *info;
+                const char *width, *speed_name;
         } cases[] = {
-                { "2.5 Gb/sec (1X SDR)", 0, 2.5, "Gb/sec", "1X SDR" },
-                { "5 Gb/sec (1X DDR)", 0, 5, "Gb/sec", "1X DDR" },
-                { "10 Gb/sec (4X SDR)", 0, 10, "Gb/sec", "4X SDR" },
-                { "14 Gb/sec (1X FDR)", 0, 14, "Gb/sec", "1X FDR" },
-                { "56 Gb/sec (4X FDR)", 0, 56, "Gb/sec", "4X FDR" },
-                { "40 Gb/sec (4X FDR10)", 0, 40, "Gb/sec", "4X FDR10" },
-                { "40 Gb/sec (4X QDR)", 0, 40, "Gb/sec", "4X QDR" },
-                { "25 Gb/sec (1X EDR)", 0, 25, "Gb/sec", "1X EDR" },
-                { "100 Gb/sec (4X EDR)", 0, 100, "Gb/sec", "4X EDR" },
-                { "200 Gb/sec (4X HDR)", 0, 200, "Gb/sec", "4X HDR" },
-                { "600 Gb/sec (12X HDR)", 0, 600, "Gb/sec", "12X HDR" },
-                { "400 Gb/sec (4X NDR)", 0, 400, "Gb/sec", "4X NDR" },
-                { "800 Gb/sec (4X XDR)", 0, 800, "Gb/sec", "4X XDR" },
-                { "53.125 Gb/sec (1X HDR)", 0, 53.125, "Gb/sec", "1X HDR" },
-                { "10 Gb/sec (4X)", 0, 10, "Gb/sec", "4X" }, /* old kernels: no speed name */
-                { "10 Gb/sec", 0, 10, "Gb/sec", "" },
-                { "", -EINVAL, 0, "", "" },                   /* unreadable: the model stores "" */
-                { "Gb/sec (4X)", -EINVAL, 0, "", "" },
-                { "2. Gb/sec (1X SDR)", -EINVAL, 0, "", "" },
-                { "10 Gb/sec (4X EDR", -EINVAL, 0, "", "" },
-                { "10 Gb/sec (4X EDR) trailing", -EINVAL, 0, "", "" },
-                { "10 Gb/sec ()", -EINVAL, 0, "", "" },
-                { "10Gb/sec (4X)", -EINVAL, 0, "", "" },
-                { "99999999999 Gb/sec (4X)", -EINVAL, 0, "", "" },
+                { "2.5 Gb/sec (1X SDR)", 0, 2.5, "Gb/sec", "1X SDR", "1X", "SDR" },
+                { "5 Gb/sec (1X DDR)", 0, 5, "Gb/sec", "1X DDR", "1X", "DDR" },
+                { "10 Gb/sec (4X SDR)", 0, 10, "Gb/sec", "4X SDR", "4X", "SDR" },
+                { "14 Gb/sec (1X FDR)", 0, 14, "Gb/sec", "1X FDR", "1X", "FDR" },
+                { "56 Gb/sec (4X FDR)", 0, 56, "Gb/sec", "4X FDR", "4X", "FDR" },
+                { "40 Gb/sec (4X FDR10)", 0, 40, "Gb/sec", "4X FDR10", "4X", "FDR10" },
+                { "40 Gb/sec (4X QDR)", 0, 40, "Gb/sec", "4X QDR", "4X", "QDR" },
+                { "25 Gb/sec (1X EDR)", 0, 25, "Gb/sec", "1X EDR", "1X", "EDR" },
+                { "100 Gb/sec (4X EDR)", 0, 100, "Gb/sec", "4X EDR", "4X", "EDR" },
+                { "200 Gb/sec (4X HDR)", 0, 200, "Gb/sec", "4X HDR", "4X", "HDR" },
+                { "600 Gb/sec (12X HDR)", 0, 600, "Gb/sec", "12X HDR", "12X", "HDR" },
+                { "400 Gb/sec (4X NDR)", 0, 400, "Gb/sec", "4X NDR", "4X", "NDR" },
+                { "800 Gb/sec (4X XDR)", 0, 800, "Gb/sec", "4X XDR", "4X", "XDR" },
+                { "53.125 Gb/sec (1X HDR)", 0, 53.125, "Gb/sec", "1X HDR", "1X", "HDR" },
+                { "10 Gb/sec (4X)", 0, 10, "Gb/sec", "4X", "4X", "" }, /* old kernels: no speed name */
+                { "10 Gb/sec (X EDR)", 0, 10, "Gb/sec", "X EDR", "", "" },   /* not "<n>X": no width */
+                { "10 Gb/sec (4XEDR)", 0, 10, "Gb/sec", "4XEDR", "", "" },
+                { "10 Gb/sec (12X )", 0, 10, "Gb/sec", "12X ", "", "" }, /* a space and no name: found by fuzz-parsers */
+                { "10 Gb/sec", 0, 10, "Gb/sec", "", "", "" },
+                { "", -EINVAL, 0, "", "", "", "" },                   /* unreadable: the model stores "" */
+                { "Gb/sec (4X)", -EINVAL, 0, "", "", "", "" },
+                { "2. Gb/sec (1X SDR)", -EINVAL, 0, "", "", "", "" },
+                { "10 Gb/sec (4X EDR", -EINVAL, 0, "", "", "", "" },
+                { "10 Gb/sec (4X EDR) trailing", -EINVAL, 0, "", "", "", "" },
+                { "10 Gb/sec ()", -EINVAL, 0, "", "", "", "" },
+                { "10Gb/sec (4X)", -EINVAL, 0, "", "", "", "" },
+                { "99999999999 Gb/sec (4X)", -EINVAL, 0, "", "", "", "" },
         };
 
         for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
@@ -137,6 +141,8 @@ static void test_rate_formats(void **state) {
                 assert_true(r.speed == cases[i].speed);
                 assert_string_equal(r.unit, cases[i].unit);
                 assert_string_equal(r.info, cases[i].info);
+                assert_string_equal(r.width, cases[i].width);
+                assert_string_equal(r.speed_name, cases[i].speed_name);
         }
 }
 

@@ -446,6 +446,26 @@ static void test_make_printable_neutralises_control_characters(void **state) {
         make_printable(NULL);
 }
 
+static void test_gid_to_ipv4_only_for_mapped_addresses(void **state) {
+        char buf[GID_IPV4_MAX];
+
+        assert_string_equal(gid_to_ipv4("0000:0000:0000:0000:0000:ffff:c0a8:010a", buf), "192.168.1.10");
+        assert_string_equal(gid_to_ipv4("0000:0000:0000:0000:0000:FFFF:FFFF:FFFF", buf), "255.255.255.255");
+        assert_string_equal(gid_to_ipv4("0000:0000:0000:0000:0000:ffff:0000:0000", buf), "0.0.0.0");
+        /* Link-local, IB, IPv6: no IPv4 form. */
+        assert_null(gid_to_ipv4("fe80:0000:0000:0000:9a03:9bff:feaa:bbc0", buf));
+        assert_null(gid_to_ipv4("0000:0000:0000:0000:0000:0000:c0a8:010a", buf)); /* IPv4-compatible, not mapped */
+        assert_null(gid_to_ipv4("0000:0000:0000:0000:0001:ffff:c0a8:010a", buf));
+        assert_null(gid_to_ipv4("2001:0db8:0000:0000:0000:ffff:c0a8:010a", buf));
+        /* Not the kernel's spelling. */
+        assert_null(gid_to_ipv4("::ffff:192.168.1.10", buf));
+        assert_null(gid_to_ipv4("0000:0000:0000:0000:0000:ffff:c0a8:010a:", buf));
+        assert_null(gid_to_ipv4("0000:0000:0000:0000:0000:ffff:c0a8:010", buf));
+        assert_null(gid_to_ipv4("0000:0000:0000:0000:0000:ffff:c0a8:010g", buf));
+        assert_null(gid_to_ipv4("", buf));
+        assert_null(gid_to_ipv4("not-a-gid", buf));
+}
+
 int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_json_string_escapes_quotes_backslashes_and_controls),
@@ -464,6 +484,7 @@ int main(void) {
                 cmocka_unit_test(test_json_modes_and_name_kinds),
                 cmocka_unit_test(test_bus_errors_map_to_stable_exit_statuses),
                 cmocka_unit_test(test_make_printable_neutralises_control_characters),
+                cmocka_unit_test(test_gid_to_ipv4_only_for_mapped_addresses),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }
