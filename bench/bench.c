@@ -25,6 +25,61 @@
 
 static bool quick, idle_only;
 
+/* ---------- the size of a reply on the wire ---------- */
+
+static size_t align_to(size_t offset, size_t a) {
+        return (offset + a - 1) / a * a;
+}
+
+static size_t type_alignment(char t) {
+        switch (t) {
+        case 'y': case 'g': case 'v': return 1;
+        case 'n': case 'q': return 2;
+        case 'x': case 't': case 'd': case '(': case 'r': case '{': case 'e': return 8;
+        default: return 4; /* b i u h s o a */
+        }
+}
+
+/* The marshalled size of the rest of the current container of m, starting
+ * at offset: what the D-Bus wire format takes for it (sd-bus gives no size). */
+static size_t walk_wire_size(sd_bus_message *m, size_t offset) {
+        const char *contents;
+        char type;
+
+        while (sd_bus_message_peek_type(m, &type, &contents) > 0) {
+                if (type == 'a' || type == 'r' || type == 'e' || type == 'v') {
+                        if (type == 'a') {
+                                offset = align_to(offset, 4) + 4;
+                                offset = align_to(offset, type_alignment(contents[0]));
+                        } else if (type == 'v')
+                                offset += 1 + strlen(contents) + 1;
+                        else
+                                offset = align_to(offset, 8);
+                        assert_true(sd_bus_message_enter_container(m, type, contents) > 0);
+                        offset = walk_wire_size(m, offset);
+                        assert_true(sd_bus_message_exit_container(m) > 0);
+                        continue;
+                }
+                if (type == 's' || type == 'o' || type == 'g') {
+                        const char *v;
+                        assert_true(sd_bus_message_read_basic(m, type, &v) > 0);
+                        offset = type == 'g' ? offset + 1 + strlen(v) + 1 : align_to(offset, 4) + 4 + strlen(v) + 1;
+                        continue;
+                }
+                uint64_t scratch;
+                assert_true(sd_bus_message_read_basic(m, type, &scratch) > 0);
+                offset = align_to(offset, type_alignment(type)) +
+                         (type == 'y' ? 1 : type_alignment(type) == 2 ? 2 : type_alignment(type));
+        }
+        return offset;
+}
+
+/* The body of a reply in bytes (the header adds about 100 more). */
+static size_t reply_body_size(sd_bus_message *reply) {
+        assert_true(sd_bus_message_rewind(reply, true) >= 0);
+        return walk_wire_size(reply, 0);
+}
+
 /* ---------- simulated hosts ---------- */
 
 /* N dual-port ConnectX-5-like PFs, SR-IOV capable: even ones RoCE (4 of 16
@@ -409,6 +464,26 @@ static bool got_signal(Harness *h, const void *data) {
         return harness_count_signals(h, NULL, data) > 0;
 }
 
+/* One GetManagedObjects: the body size of its reply, or 0 with the error in *ret_error. */
+static size_t gmo_reply_size(Harness *h, char **ret_error) {
+        sd_bus_error error = SD_BUS_ERROR_NULL;
+        sd_bus_message *reply = NULL;
+        size_t size = 0;
+        int r;
+
+        r = sd_bus_call_method(h->bus, "org.rdmad1", "/org/rdmad1", "org.freedesktop.DBus.ObjectManager",
+                               "GetManagedObjects", &error, &reply, "");
+        if (r >= 0)
+                size = reply_body_size(reply);
+        else if (ret_error)
+                *ret_error = strdup(error.name ? error.message ? error.message : error.name : strerror(-r));
+        else
+                fail_msg("GetManagedObjects: %s", error.name ?: strerror(-r));
+        sd_bus_error_free(&error);
+        sd_bus_message_unref(reply);
+        return size;
+}
+
 static uint64_t call_usec(Harness *h, const char *dest, const char *path, const char *iface, const char *member,
                           const char *types, ...) {
         sd_bus_message *m = NULL, *reply = NULL;
@@ -435,6 +510,7 @@ static void bench_host(unsigned n) {
         size_t runs_event = quick ? 5 : 51, runs_flap = quick ? 3 : 21;
         uint64_t *a = calloc(runs_call, sizeof(uint64_t)), *b = calloc(runs_call, sizeof(uint64_t));
         Stats start, scan, gmo, get, getid, add, change, remove, flap;
+        size_t gmo_size;
         unsigned long rss_kib;
         Harness *h = NULL;
         char verdict[128];
@@ -461,6 +537,7 @@ static void bench_host(unsigned n) {
                                  "GetManagedObjects", NULL);
         gmo = stats(a, runs_gmo);
         rss_kib = proc_status_value(h->daemon_pid, "VmRSS:");
+        gmo_size = gmo_reply_size(h, NULL);
 
         /* 3. One property against the bus floor, interleaved. */
         snprintf(pathbuf, sizeof(pathbuf), "/org/rdmad1/device/mlx5_5f%u/port/1", n / 2);
@@ -550,6 +627,8 @@ static void bench_host(unsigned n) {
         row("uevent remove → InterfacesRemoved", remove, "", (Stats) {}, verdict);
         snprintf(verdict, sizeof(verdict), "≤ poll 1000 ms + 10 ms: %s", flap.p99 <= 1010000 ? "met" : "missed");
         row("port file → PropertiesChanged", flap, "", (Stats) {}, verdict);
+        printf("| GetManagedObjects reply (body on the wire) | %.2f MiB | | | | | %s |\n", gmo_size / 1048576.0,
+               gmo_size < 32 * 1048576 ? "< 32 MiB (system bus limit)" : "over the system bus limit");
         printf("| resident memory after GetManagedObjects | %.1f MiB | | | | | %s |\n", rss_kib / 1024.0,
                n >= 2048 ? (rss_kib < 16 * 1024 ? "< 16 MiB: met" : "< 16 MiB: missed") : "");
         fflush(stdout);
@@ -595,16 +674,55 @@ static void bench_idle(unsigned n, unsigned seconds) {
         stop_daemon(h);
 }
 
+/* A host beyond the system bus's message limit (32 MiB by default): what a
+ * GetManagedObjects caller gets, and whether rdmad is still there after it. */
+static void bench_big_host(unsigned n) {
+        char *error = NULL, *version;
+        size_t size;
+        uint64_t t0;
+        Harness *h;
+        int status;
+
+        h = harness_start(NULL, NULL);
+        write_host(umockdev_testbed_get_root_dir(h->testbed), n);
+        harness_restart_daemon(h, NULL);
+        t0 = now_usec();
+        size = gmo_reply_size(h, &error);
+        t0 = now_usec() - t0;
+        harness_settle(h, 500);
+        version = harness_get_property(h, "/org/rdmad1", "org.rdmad1.Manager", "Version", NULL);
+        printf("| %u | %u | %s | %.1f ms | %s |\n", n, 6 * n, error ? error : "reply", t0 / 1000.0,
+               version ? "answers" : "gone from the bus");
+        if (size > 0)
+                printf("| | | reply body %.2f MiB | | |\n", size / 1048576.0);
+        fflush(stdout);
+        free(version);
+        free(error);
+        status = harness_stop(h);
+        if (status != 0)
+                printf("| | | rdmad exited with wait status 0x%x | | |\n", status);
+}
+
 int main(int argc, char *argv[]) {
-        unsigned sizes[8], n_sizes = 0;
+        unsigned sizes[8], n_sizes = 0, big_sizes[8], n_big = 0;
 
         for (int i = 1; i < argc; i++) {
                 if (strcmp(argv[i], "--quick") == 0)
                         quick = true;
                 else if (strcmp(argv[i], "--idle-only") == 0)
                         idle_only = true;
+                else if (strcmp(argv[i], "--big") == 0 && i + 1 < argc && n_big < 8)
+                        big_sizes[n_big++] = (unsigned) strtoul(argv[++i], NULL, 10);
                 else if (n_sizes < 8)
                         sizes[n_sizes++] = (unsigned) strtoul(argv[i], NULL, 10);
+        }
+        if (n_big > 0) {
+                printf("## GetManagedObjects near the bus's message limit\n\n");
+                printf("| N devices | objects | answer | time | rdmad afterwards |\n| --- | --- | --- | --- | --- |\n");
+                for (unsigned i = 0; i < n_big; i++)
+                        bench_big_host(big_sizes[i]);
+                if (n_sizes == 0)
+                        return 0;
         }
         if (n_sizes == 0) {
                 sizes[n_sizes++] = 64;

@@ -12,16 +12,7 @@
 #include "port-wait.h"
 #include "util.h"
 
-/* Every interface we serve. Objects are not registered one by one: a
- * fallback vtable per interface under the prefix finds them in the
- * manager's table (userdata of every entry is the Manager). */
-typedef struct BusObjectType {
-        const char *path; /* the one object, or the prefix of a fallback */
-        const char *interface;
-        const sd_bus_vtable *vtable;
-        sd_bus_object_find_t find; /* NULL: a single object at path */
-} BusObjectType;
-
+/* Every interface we serve. */
 static const BusObjectType bus_object_types[] = {
         { RDMAD_ROOT_PATH, MANAGER_BUS_INTERFACE, manager_vtable, NULL },
         { RDMAD_DEVICE_PREFIX, DEVICE_BUS_INTERFACE, device_vtable, device_object_find },
@@ -72,7 +63,9 @@ int bus_objects_device_paths(const Device *d, char ***l, size_t *n, size_t *allo
         return 0;
 }
 
-static int node_enumerator(sd_bus *bus, const char *path, void *userdata, char ***nodes, sd_bus_error *error) {
+/* Every object under the root: what the node enumerator lists, and what
+ * GetManagedObjects goes through. */
+static int list_object_paths(void *userdata, char ***ret, size_t *ret_n) {
         _cleanup_strv_free_ char **l = NULL;
         Manager *m = userdata;
         size_t n = 0, allocated = 0;
@@ -83,7 +76,18 @@ static int node_enumerator(sd_bus *bus, const char *path, void *userdata, char *
                 if (r < 0)
                         return r;
         }
-        *nodes = TAKE_PTR(l);
+        *ret = TAKE_PTR(l);
+        *ret_n = n;
+        return 0;
+}
+
+static int node_enumerator(sd_bus *bus, const char *path, void *userdata, char ***nodes, sd_bus_error *error) {
+        size_t n;
+        int r;
+
+        r = list_object_paths(userdata, nodes, &n);
+        if (r < 0)
+                return r;
         return 1;
 }
 
@@ -92,6 +96,7 @@ static void send_device_objects(Manager *m, const Device *d, bool added) {
         size_t n = 0, allocated = 0;
         int r;
 
+        bus_managed_objects_changed(&m->managed_objects);
         if (!m->bus)
                 return;
         r = bus_objects_device_paths(d, &paths, &n, &allocated);
@@ -120,6 +125,7 @@ void bus_objects_send_device_removed(Manager *m, const Device *d) {
 static void send_netdev_object(Manager *m, const NetDev *n, bool added) {
         _cleanup_free_ char *path = NULL;
 
+        bus_managed_objects_changed(&m->managed_objects);
         if (!m->bus || netdev_bus_path(n, &path) < 0)
                 return;
         (void) (added ? sd_bus_emit_object_added(m->bus, path) : sd_bus_emit_object_removed(m->bus, path));
@@ -134,6 +140,9 @@ void bus_objects_send_netdev_removed(Manager *m, const NetDev *n) {
 }
 
 void bus_objects_schedule_emit(Manager *m) {
+        /* Every change of the model comes through here (or announces objects):
+         * a GetManagedObjects reply being built must not mix before and after. */
+        bus_managed_objects_changed(&m->managed_objects);
         if (m->emit_event)
                 (void) sd_event_source_set_enabled(m->emit_event, SD_EVENT_ONESHOT);
 }
@@ -188,6 +197,12 @@ int bus_objects_register(Manager *m) {
         r = sd_bus_add_object_manager(m->bus, NULL, RDMAD_ROOT_PATH);
         if (r < 0)
                 return log_error_errno(r, "Failed to add the object manager: %m");
+
+        /* Its GetManagedObjects is taken over: built in slices, not in one go. */
+        r = bus_managed_objects_start(&m->managed_objects, m->bus, m->event, RDMAD_ROOT_PATH, bus_object_types,
+                                      ELEMENTSOF(bus_object_types), list_object_paths, m);
+        if (r < 0)
+                return r;
 
         /* Emission runs after everything else of an iteration, so changes from
          * several sources coalesce into one signal per object. */

@@ -50,6 +50,7 @@ Manager *manager_free(Manager *m) {
         sriov_job_registry_clear(&m->sriov_jobs);
         port_wait_registry_clear(&m->port_waits);
         polkit_registry_clear(&m->polkit);
+        bus_managed_objects_clear(&m->managed_objects);
         sd_event_source_disable_unref(m->emit_event);
         sd_event_source_disable_unref(m->trim_post);
         sd_event_source_disable_unref(m->poll_event);
