@@ -369,20 +369,20 @@ static void finish_call(ManagedObjectsQueue *q, int r, const sd_bus_error *error
 static void finish_too_large(ManagedObjectsQueue *q) {
         _cleanup_(sd_bus_error_free) sd_bus_error error = SD_BUS_ERROR_NULL;
         /* Where it stopped, the rest extrapolated. */
-        size_t mib = (size_t) ((double) q->reply_size * q->n_paths / q->next_path / (1024 * 1024)) + 1;
+        double mib = (double) q->reply_size * (double) q->n_paths / (double) q->next_path / (1024 * 1024);
 
         if (!q->warned_too_large) {
-                log_warning("GetManagedObjects refused: the reply would be about %zu MiB, more than the system bus "
+                log_warning("GetManagedObjects refused: the reply would be about %.1f MiB, more than the system bus "
                             "carries; clients must read the objects one by one.",
                             mib);
                 q->warned_too_large = true;
         }
         (void) sd_bus_error_setf(&error, SD_BUS_ERROR_LIMITS_EXCEEDED,
-                                 "The reply would be about %zu MiB, more than a message on the system bus may be "
-                                 "(%zu MiB here). Read the objects one by one: org.rdmad1.Manager.Devices, then "
+                                 "The reply would be about %.1f MiB, more than a message on the system bus may be "
+                                 "(%.1f MiB here). Read the objects one by one: org.rdmad1.Manager.Devices, then "
                                  "org.freedesktop.DBus.Properties.GetAll on each device and on the paths in its "
                                  "Ports, NetDevs and Sriov properties.",
-                                 mib, q->reply_max / (1024 * 1024));
+                                 mib, (double) q->reply_max / (1024 * 1024));
         finish_call(q, -E2BIG, &error);
 }
 
@@ -412,12 +412,13 @@ static int on_build(sd_event_source *s, void *userdata) {
                         finish_call(q, r, NULL);
                         return 0;
                 }
+                log_debug("GetManagedObjects of %s: building %zu objects.", q->callers->sender, q->n_paths);
         }
 
         /* Changes keep coming: no more slices, or the reply would never be done. */
         in_one_go = q->restarts >= MANAGED_OBJECTS_RESTARTS_MAX;
         deadline = now_monotonic_usec() + MANAGED_OBJECTS_SLICE_USEC;
-        while (q->next_path < q->n_paths) {
+        for (unsigned done = 0; q->next_path < q->n_paths;) {
                 r = append_object(q, q->paths[q->next_path++], &error);
                 if (r < 0) {
                         finish_call(q, r, &error);
@@ -427,7 +428,11 @@ static int on_build(sd_event_source *s, void *userdata) {
                         finish_too_large(q);
                         return 0;
                 }
-                if (!in_one_go && q->next_path % 16 == 0 && now_monotonic_usec() >= deadline)
+                done++;
+                if (in_one_go)
+                        continue;
+                if (q->slice_objects > 0 ? done >= q->slice_objects
+                                         : done % 16 == 0 && now_monotonic_usec() >= deadline)
                         return 0;
         }
 
@@ -508,17 +513,18 @@ static int on_name_owner_changed(sd_bus_message *m, void *userdata, sd_bus_error
         return 0;
 }
 
-static size_t reply_max_from_env(void) {
-        /* Tests lower the bound to reach it with a small host. */
-        const char *e = getenv("RDMAD_TEST_GMO_REPLY_MAX");
+/* Tests lower the size bound to reach it with a small host, and cut
+ * slices by objects to spread a small reply over many iterations. */
+static unsigned long long test_knob(const char *name, unsigned long long fallback) {
+        const char *e = getenv(name);
         char *end;
         unsigned long long v;
 
         if (!e)
-                return MANAGED_OBJECTS_REPLY_MAX;
+                return fallback;
         errno = 0;
         v = strtoull(e, &end, 10);
-        return errno == 0 && end != e && *end == '\0' && v > 0 ? (size_t) v : MANAGED_OBJECTS_REPLY_MAX;
+        return errno == 0 && end != e && *end == '\0' ? v : fallback;
 }
 
 int bus_managed_objects_start(ManagedObjectsQueue *q, sd_bus *bus, sd_event *event, const char *root,
@@ -539,7 +545,8 @@ int bus_managed_objects_start(ManagedObjectsQueue *q, sd_bus *bus, sd_event *eve
                 .n_types = n_types,
                 .list_paths = list_paths,
                 .userdata = userdata,
-                .reply_max = reply_max_from_env(),
+                .reply_max = test_knob("RDMAD_TEST_GMO_REPLY_MAX", MANAGED_OBJECTS_REPLY_MAX),
+                .slice_objects = test_knob("RDMAD_TEST_GMO_SLICE_OBJECTS", 0),
         };
 
         /* Tests compare the reply with the one sd-bus builds itself. */

@@ -61,6 +61,7 @@ typedef struct ManagedObjectsQueue {
 
         uint64_t generation; /* of the model */
         size_t reply_max;
+        unsigned slice_objects; /* tests: this many objects a slice instead of a time */
         bool warned_too_large;
 
         /* The build in progress: for the head's first call. */
