@@ -315,6 +315,7 @@ static void build_reset(ManagedObjectsQueue *q) {
         q->paths = strv_free(q->paths);
         q->n_paths = q->next_path = 0;
         q->reply_size = 0;
+        q->complete = false;
 }
 
 static int build_start(ManagedObjectsQueue *q) {
@@ -364,6 +365,23 @@ static void finish_call(ManagedObjectsQueue *q, int r, const sd_bus_error *error
         }
         if (!q->callers)
                 (void) sd_event_source_set_enabled(q->build_event, SD_EVENT_OFF);
+}
+
+static bool writes_pending(ManagedObjectsQueue *q) {
+        uint64_t n;
+        return sd_bus_get_n_queued_write(q->bus, &n) >= 0 && n > 0;
+}
+
+/* After every other dispatch while a reply waits: has the bus taken what was queued? */
+static int on_flush(sd_event_source *s, void *userdata) {
+        ManagedObjectsQueue *q = userdata;
+
+        if (writes_pending(q))
+                return 0;
+        (void) sd_event_source_set_enabled(s, SD_EVENT_OFF);
+        if (q->callers)
+                (void) sd_event_source_set_enabled(q->build_event, SD_EVENT_ON);
+        return 0;
 }
 
 static void finish_too_large(ManagedObjectsQueue *q) {
@@ -418,7 +436,7 @@ static int on_build(sd_event_source *s, void *userdata) {
         /* Changes keep coming: no more slices, or the reply would never be done. */
         in_one_go = q->restarts >= MANAGED_OBJECTS_RESTARTS_MAX;
         deadline = now_monotonic_usec() + MANAGED_OBJECTS_SLICE_USEC;
-        for (unsigned done = 0; q->next_path < q->n_paths;) {
+        for (unsigned done = 0; !q->complete && q->next_path < q->n_paths;) {
                 r = append_object(q, q->paths[q->next_path++], &error);
                 if (r < 0) {
                         finish_call(q, r, &error);
@@ -436,8 +454,23 @@ static int on_build(sd_event_source *s, void *userdata) {
                         return 0;
         }
 
-        r = sd_bus_message_close_container(q->reply);
-        finish_call(q, r, NULL);
+        if (!q->complete) {
+                r = sd_bus_message_close_container(q->reply);
+                if (r < 0) {
+                        finish_call(q, r, NULL);
+                        return 0;
+                }
+                q->complete = true;
+        }
+
+        /* The previous reply is still on its way out: wait for it (a change
+         * meanwhile starts this one again, above). */
+        if (writes_pending(q)) {
+                (void) sd_event_source_set_enabled(s, SD_EVENT_OFF);
+                (void) sd_event_source_set_enabled(q->flush_event, SD_EVENT_ON);
+                return 0;
+        }
+        finish_call(q, 0, NULL);
         return 0;
 }
 
@@ -561,6 +594,12 @@ int bus_managed_objects_start(ManagedObjectsQueue *q, sd_bus *bus, sd_event *eve
         (void) sd_event_source_set_enabled(q->build_event, SD_EVENT_OFF);
         (void) sd_event_source_set_description(q->build_event, "get-managed-objects");
 
+        r = sd_event_add_post(event, &q->flush_event, on_flush, q);
+        if (r < 0)
+                return log_error_errno(r, "Failed to add the GetManagedObjects flush source: %m");
+        (void) sd_event_source_set_enabled(q->flush_event, SD_EVENT_OFF);
+        (void) sd_event_source_set_description(q->flush_event, "get-managed-objects-flush");
+
         /* One match for every connection that leaves, instead of an sd_bus_track
          * per caller: adding a name to a track asks the bus synchronously
          * whether it exists, which would wait behind the replies being sent. */
@@ -594,6 +633,7 @@ void bus_managed_objects_clear(ManagedObjectsQueue *q) {
         q->callers_tail = NULL;
         q->n_callers = 0;
         q->build_event = sd_event_source_disable_unref(q->build_event);
+        q->flush_event = sd_event_source_disable_unref(q->flush_event);
         q->filter_slot = sd_bus_slot_unref(q->filter_slot);
         q->disconnect_slot = sd_bus_slot_unref(q->disconnect_slot);
 }

@@ -22,6 +22,10 @@
  * behind it (at most MANAGED_OBJECTS_CALLS_MAX), and a connection that
  * leaves the bus takes its calls, and the build in progress, with it.
  *
+ * A reply is sent only once the previous one has left for the bus: what
+ * the daemon sends after it (root's replies, signals) waits behind one big
+ * reply at most, not behind a queue of them.
+ *
  * A reply is never a mix of before and after a change: the model's
  * generation is bumped by every change (bus_managed_objects_changed()), and
  * a build that sees it move starts again; after MANAGED_OBJECTS_RESTARTS_MAX
@@ -55,6 +59,7 @@ typedef struct ManagedObjectsQueue {
 
         sd_bus_slot *filter_slot, *disconnect_slot;
         sd_event_source *build_event;
+        sd_event_source *flush_event; /* a built reply waits for the previous one to leave */
 
         ManagedObjectsCaller *callers, *callers_tail; /* the head is being served */
         unsigned n_callers;
@@ -71,6 +76,7 @@ typedef struct ManagedObjectsQueue {
         uint64_t build_generation;
         unsigned restarts;
         size_t reply_size; /* counted as marshalled */
+        bool complete;
 } ManagedObjectsQueue;
 
 /* Installs the filter and the build source. userdata is what the types'
