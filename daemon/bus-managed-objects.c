@@ -470,6 +470,8 @@ static int on_build(sd_event_source *s, void *userdata) {
                 (void) sd_event_source_set_enabled(q->flush_event, SD_EVENT_ON);
                 return 0;
         }
+        log_debug("GetManagedObjects of %s: %zu objects, %zu bytes counted, sent.", q->callers->sender, q->n_paths,
+                  q->reply_size);
         finish_call(q, 0, NULL);
         return 0;
 }
