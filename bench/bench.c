@@ -30,61 +30,6 @@
 
 static bool quick, idle_only;
 
-/* ---------- the size of a reply on the wire ---------- */
-
-static size_t align_to(size_t offset, size_t a) {
-        return (offset + a - 1) / a * a;
-}
-
-static size_t type_alignment(char t) {
-        switch (t) {
-        case 'y': case 'g': case 'v': return 1;
-        case 'n': case 'q': return 2;
-        case 'x': case 't': case 'd': case '(': case 'r': case '{': case 'e': return 8;
-        default: return 4; /* b i u h s o a */
-        }
-}
-
-/* The marshalled size of the rest of the current container of m, starting
- * at offset: what the D-Bus wire format takes for it (sd-bus gives no size). */
-static size_t walk_wire_size(sd_bus_message *m, size_t offset) {
-        const char *contents;
-        char type;
-
-        while (sd_bus_message_peek_type(m, &type, &contents) > 0) {
-                if (type == 'a' || type == 'r' || type == 'e' || type == 'v') {
-                        if (type == 'a') {
-                                offset = align_to(offset, 4) + 4;
-                                offset = align_to(offset, type_alignment(contents[0]));
-                        } else if (type == 'v')
-                                offset += 1 + strlen(contents) + 1;
-                        else
-                                offset = align_to(offset, 8);
-                        assert_true(sd_bus_message_enter_container(m, type, contents) > 0);
-                        offset = walk_wire_size(m, offset);
-                        assert_true(sd_bus_message_exit_container(m) > 0);
-                        continue;
-                }
-                if (type == 's' || type == 'o' || type == 'g') {
-                        const char *v;
-                        assert_true(sd_bus_message_read_basic(m, type, &v) > 0);
-                        offset = type == 'g' ? offset + 1 + strlen(v) + 1 : align_to(offset, 4) + 4 + strlen(v) + 1;
-                        continue;
-                }
-                uint64_t scratch;
-                assert_true(sd_bus_message_read_basic(m, type, &scratch) > 0);
-                offset = align_to(offset, type_alignment(type)) +
-                         (type == 'y' ? 1 : type_alignment(type) == 2 ? 2 : type_alignment(type));
-        }
-        return offset;
-}
-
-/* The body of a reply in bytes (the header adds about 100 more). */
-static size_t reply_body_size(sd_bus_message *reply) {
-        assert_true(sd_bus_message_rewind(reply, true) >= 0);
-        return walk_wire_size(reply, 0);
-}
-
 /* ---------- simulated hosts ---------- */
 
 /* N dual-port ConnectX-5-like PFs, SR-IOV capable: even ones RoCE (4 of 16
@@ -479,7 +424,7 @@ static size_t gmo_reply_size(Harness *h, char **ret_error) {
         r = sd_bus_call_method(h->bus, "org.rdmad1", "/org/rdmad1", "org.freedesktop.DBus.ObjectManager",
                                "GetManagedObjects", &error, &reply, "");
         if (r >= 0)
-                size = reply_body_size(reply);
+                size = message_body_size(reply);
         else if (ret_error)
                 *ret_error = strdup(error.name ? error.message ? error.message : error.name : strerror(-r));
         else
@@ -759,7 +704,7 @@ static pid_t fork_or_die(void) {
  * subscriber. */
 static void bench_flood(Harness *h, unsigned n, unsigned seconds) {
         char get_path[256], flap_path[256], devpath[256], pci[256];
-        size_t max_gets = 200000, n_gets = 0, n_flaps = 0, replies = 0, errors = 0;
+        size_t max_gets = 200000, n_gets = 0, n_flaps = 0, replies = 0, errors = 0, get_errors = 0;
         uint64_t *gets = calloc(max_gets, sizeof(uint64_t)), flaps[64], t0 = 0, next_flap, deadline;
         pid_t clients[FLOOD_CLIENTS], subscriber;
         int answers[2], arrivals[2], ready[2];
@@ -773,6 +718,7 @@ static void bench_flood(Harness *h, unsigned n, unsigned seconds) {
         snprintf(flap_path, sizeof(flap_path), "/org/rdmad1/device/mlx5_5f%u/port/2", n / 2 | 1);
         harness_write(h, devpath, "ports/2/state", "4: ACTIVE\n");
         harness_settle(h, 1500);
+        assert_true(sd_bus_set_method_call_timeout(h->bus, 300 * 1000000ULL) >= 0);
 
         assert_int_equal(pipe2(answers, O_CLOEXEC | O_NONBLOCK), 0);
         assert_int_equal(pipe2(arrivals, O_CLOEXEC | O_NONBLOCK), 0);
@@ -794,10 +740,14 @@ static void bench_flood(Harness *h, unsigned n, unsigned seconds) {
         while (now_usec() < deadline || flapping) {
                 uint64_t arrival, t;
 
-                if (n_gets < max_gets && now_usec() < deadline)
-                        gets[n_gets++] = call_usec(h, "org.rdmad1", get_path, "org.freedesktop.DBus.Properties", "Get",
-                                                   "ss", "org.rdmad1.Port", "State");
-                else
+                if (n_gets < max_gets && now_usec() < deadline) {
+                        /* Not call_usec(): its default timeout of 25 s is what rdmad took without slices. */
+                        uint64_t g = now_usec();
+                        if (sd_bus_call_method(h->bus, "org.rdmad1", get_path, "org.freedesktop.DBus.Properties", "Get",
+                                               NULL, NULL, "ss", "org.rdmad1.Port", "State") < 0)
+                                get_errors++;
+                        gets[n_gets++] = now_usec() - g;
+                } else
                         usleep(1000);
                 t = now_usec();
                 if (!flapping && t >= next_flap && t < deadline && n_flaps < sizeof(flaps) / sizeof(flaps[0])) {
@@ -835,8 +785,9 @@ static void bench_flood(Harness *h, unsigned n, unsigned seconds) {
         printf("\n#### GetManagedObjects flood: %u unprivileged clients for %u s, N = %u\n\n", FLOOD_CLIENTS, seconds,
                n);
         printf("| measure | median | p99 | count | target |\n| --- | --- | --- | --- | --- |\n");
-        printf("| root's Get Port.State | %s | %s | %zu | p99 < 100 ms: %s |\n", fmt_usec(get.median, s1, sizeof(s1)),
-               fmt_usec(get.p99, s2, sizeof(s2)), n_gets, get.p99 < 100000 ? "met" : "missed");
+        printf("| root's Get Port.State | %s | %s | %zu (%zu failed) | p99 < 100 ms: %s |\n",
+               fmt_usec(get.median, s1, sizeof(s1)), fmt_usec(get.p99, s2, sizeof(s2)), n_gets, get_errors,
+               get.p99 < 100000 && get_errors == 0 ? "met" : "missed");
         printf("| port file → PropertiesChanged at a subscriber | %s | %s | %zu | ≤ poll 1000 ms + 100 ms: %s |\n",
                fmt_usec(flap.median, s3, sizeof(s3)), fmt_usec(flap.p99, s4, sizeof(s4)), n_flaps,
                n_flaps && flap.p99 <= 1100000 ? "met" : "missed");

@@ -74,9 +74,8 @@ static void count_basic(ManagedObjectsQueue *q, char type, const void *value) {
         q->reply_size += size;
 }
 
-/* The attribute maps are most of a reply: counted exactly. GID tables and
- * lists of paths from other getters are not (MANAGED_OBJECTS_REPLY_MAX
- * leaves room for them). */
+/* The attribute maps are most of a reply: counted exactly. What other
+ * getters marshal is counted by the type's getters_size_max(), an upper bound. */
 static void count_attr_list(ManagedObjectsQueue *q, const AttrList *l) {
         count_array(q, 8);
         for (size_t i = 0; i < l->n; i++) {
@@ -87,6 +86,39 @@ static void count_attr_list(ManagedObjectsQueue *q, const AttrList *l) {
 }
 
 /* ---------- one object, as sd-bus serializes it ---------- */
+
+/* A dict entry keyed by a string or path, and the container of its value:
+ * a variant of `contents`, or an array of dict entries `contents`. */
+static int open_entry(ManagedObjectsQueue *q, const char *entry, char key_type, const char *key, char value_type,
+                      const char *contents) {
+        int r;
+
+        r = sd_bus_message_open_container(q->reply, 'e', entry);
+        if (r < 0)
+                return r;
+        r = sd_bus_message_append_basic(q->reply, key_type, key);
+        if (r < 0)
+                return r;
+        r = sd_bus_message_open_container(q->reply, value_type, contents);
+        if (r < 0)
+                return r;
+        count_align(q, 8);
+        count_string(q, key);
+        if (value_type == 'v')
+                count_basic(q, 'g', contents);
+        else
+                count_array(q, 8);
+        return 0;
+}
+
+static int close_entry(ManagedObjectsQueue *q) {
+        int r;
+
+        r = sd_bus_message_close_container(q->reply);
+        if (r < 0)
+                return r;
+        return sd_bus_message_close_container(q->reply);
+}
 
 /* A property without a getter: the field at its offset, read by type, as
  * sd-bus does. */
@@ -123,19 +155,9 @@ static int append_property(ManagedObjectsQueue *q, const char *path, const char 
         void *field = (uint8_t *) object + v->x.property.offset;
         int r;
 
-        r = sd_bus_message_open_container(q->reply, 'e', "sv");
+        r = open_entry(q, "sv", 's', name, 'v', signature);
         if (r < 0)
                 return r;
-        r = sd_bus_message_append_basic(q->reply, 's', name);
-        if (r < 0)
-                return r;
-        r = sd_bus_message_open_container(q->reply, 'v', signature);
-        if (r < 0)
-                return r;
-        count_align(q, 8);
-        count_string(q, name);
-        count_basic(q, 'g', signature);
-
         if (v->x.property.get) {
                 r = v->x.property.get(q->bus, path, interface, name, q->reply, field, error);
                 if (r < 0)
@@ -149,11 +171,7 @@ static int append_property(ManagedObjectsQueue *q, const char *path, const char 
                 if (r < 0)
                         return r;
         }
-
-        r = sd_bus_message_close_container(q->reply);
-        if (r < 0)
-                return r;
-        return sd_bus_message_close_container(q->reply);
+        return close_entry(q);
 }
 
 /* Every property of the vtable a generic dump includes (what sd-bus's
@@ -164,18 +182,9 @@ static int append_interface(ManagedObjectsQueue *q, const char *path, const BusO
 
         assert(t->vtable[0].x.start.element_size == sizeof(sd_bus_vtable));
 
-        r = sd_bus_message_open_container(q->reply, 'e', "sa{sv}");
+        r = open_entry(q, "sa{sv}", 's', t->interface, 'a', "{sv}");
         if (r < 0)
                 return r;
-        r = sd_bus_message_append_basic(q->reply, 's', t->interface);
-        if (r < 0)
-                return r;
-        r = sd_bus_message_open_container(q->reply, 'a', "{sv}");
-        if (r < 0)
-                return r;
-        count_align(q, 8);
-        count_string(q, t->interface);
-        count_array(q, 8);
 
         if (!(t->vtable[0].flags & SD_BUS_VTABLE_HIDDEN))
                 for (const sd_bus_vtable *v = t->vtable + 1; v->type != _SD_BUS_VTABLE_END; v++) {
@@ -187,11 +196,7 @@ static int append_interface(ManagedObjectsQueue *q, const char *path, const BusO
                         if (r < 0)
                                 return r;
                 }
-
-        r = sd_bus_message_close_container(q->reply);
-        if (r < 0)
-                return r;
-        return sd_bus_message_close_container(q->reply);
+        return close_entry(q);
 }
 
 static bool path_under_prefix(const char *path, const char *prefix) {
@@ -229,25 +234,16 @@ static int append_object(ManagedObjectsQueue *q, const char *path, sd_bus_error 
                         }
 
                         if (!found) {
-                                r = sd_bus_message_open_container(q->reply, 'e', "oa{sa{sv}}");
+                                r = open_entry(q, "oa{sa{sv}}", 'o', path, 'a', "{sa{sv}}");
                                 if (r < 0)
                                         return r;
-                                r = sd_bus_message_append_basic(q->reply, 'o', path);
-                                if (r < 0)
-                                        return r;
-                                r = sd_bus_message_open_container(q->reply, 'a', "{sa{sv}}");
-                                if (r < 0)
-                                        return r;
-                                count_align(q, 8);
-                                count_string(q, path);
-                                count_array(q, 8);
                                 for (size_t i = 0; i < ELEMENTSOF(standard); i++) {
-                                        r = sd_bus_message_append(q->reply, "{sa{sv}}", standard[i], 0);
+                                        r = open_entry(q, "sa{sv}", 's', standard[i], 'a', "{sv}");
                                         if (r < 0)
                                                 return r;
-                                        count_align(q, 8);
-                                        count_string(q, standard[i]);
-                                        count_array(q, 8);
+                                        r = close_entry(q);
+                                        if (r < 0)
+                                                return r;
                                 }
                                 found = true;
                         }
@@ -255,14 +251,11 @@ static int append_object(ManagedObjectsQueue *q, const char *path, sd_bus_error 
                         r = append_interface(q, path, t, object, error);
                         if (r < 0)
                                 return r;
+                        if (t->getters_size_max)
+                                q->reply_size += t->getters_size_max(object, strlen(path));
                 }
 
-        if (!found)
-                return 0;
-        r = sd_bus_message_close_container(q->reply);
-        if (r < 0)
-                return r;
-        return sd_bus_message_close_container(q->reply);
+        return found ? close_entry(q) : 0;
 }
 
 /* ---------- callers ---------- */

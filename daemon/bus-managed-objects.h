@@ -45,9 +45,9 @@ typedef int (*ManagedObjectsListPaths)(void *userdata, char ***ret_paths, size_t
 #define MANAGED_OBJECTS_SLICE_USEC 4000
 /* dbus-daemon's default max_message_size on the system bus is 32 MiB; a
  * larger message makes it drop the sender's connection. The size counted
- * while building leaves the GID tables and object-path lists out, hence the
- * margin. */
-#define MANAGED_OBJECTS_REPLY_MAX (28u * 1024 * 1024)
+ * while building is at least the body's (getters are counted by upper
+ * bounds); the header needs a few hundred bytes more. */
+#define MANAGED_OBJECTS_REPLY_MAX (31u * 1024 * 1024)
 
 typedef struct ManagedObjectsQueue {
         sd_bus *bus; /* not owned */

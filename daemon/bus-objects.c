@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 #include "bus-objects.h"
 
+#include <string.h>
+
 #include "bus-device.h"
 #include "bus-manager.h"
 #include "bus-netdev.h"
@@ -12,13 +14,47 @@
 #include "port-wait.h"
 #include "util.h"
 
+/* Upper bounds of what the getters of each vtable marshal. A path a getter
+ * gives is the object's own, or a sibling's or child's: at most an escaped
+ * interface name (3 × 15) and a "/netdev/" longer. Each value also pays its
+ * length field and up to 7 bytes of padding. */
+#define PATH_SIZE_MAX(path_len) (4 + (path_len) + 8 + 45 + 1 + 7)
+#define ARRAY_SIZE_MAX 12
+
+static size_t device_getters_size_max(const void *object, size_t path_len) {
+        const Device *d = object;
+
+        return ARRAY_SIZE_MAX + d->n_ports * PATH_SIZE_MAX(path_len) /* Ports */
+               + ARRAY_SIZE_MAX + d->n_ports * 4                     /* PortNumbers */
+               + ARRAY_SIZE_MAX + d->n_netdevs * PATH_SIZE_MAX(path_len) /* NetDevs */
+               + 8 + PATH_SIZE_MAX(path_len);                        /* SriovCapable, Sriov */
+}
+
+static size_t port_getters_size_max(const void *object, size_t path_len) {
+        const Port *p = object;
+        size_t size = 2 * PATH_SIZE_MAX(path_len) + ARRAY_SIZE_MAX; /* Device, NetDev, Gids */
+
+        for (size_t i = 0; i < p->n_gids; i++) /* (uss), aligned to 8 */
+                size += 8 + 4 + 4 + strlen(strempty(p->gids[i].gid)) + 1 + 3 + 4 +
+                        strlen(strempty(p->gids[i].type)) + 1;
+        return size;
+}
+
+static size_t netdev_getters_size_max(const void *object, size_t path_len) {
+        return 2 * PATH_SIZE_MAX(path_len); /* Device, Port */
+}
+
+static size_t sriov_getters_size_max(const void *object, size_t path_len) {
+        return PATH_SIZE_MAX(path_len); /* Device */
+}
+
 /* Every interface we serve. */
 static const BusObjectType bus_object_types[] = {
-        { RDMAD_ROOT_PATH, MANAGER_BUS_INTERFACE, manager_vtable, NULL },
-        { RDMAD_DEVICE_PREFIX, DEVICE_BUS_INTERFACE, device_vtable, device_object_find },
-        { RDMAD_DEVICE_PREFIX, PORT_BUS_INTERFACE, port_vtable, port_object_find },
-        { RDMAD_DEVICE_PREFIX, NETDEV_BUS_INTERFACE, netdev_vtable, netdev_object_find },
-        { RDMAD_DEVICE_PREFIX, SRIOV_BUS_INTERFACE, sriov_vtable, sriov_object_find },
+        { RDMAD_ROOT_PATH, MANAGER_BUS_INTERFACE, manager_vtable, NULL, NULL },
+        { RDMAD_DEVICE_PREFIX, DEVICE_BUS_INTERFACE, device_vtable, device_object_find, device_getters_size_max },
+        { RDMAD_DEVICE_PREFIX, PORT_BUS_INTERFACE, port_vtable, port_object_find, port_getters_size_max },
+        { RDMAD_DEVICE_PREFIX, NETDEV_BUS_INTERFACE, netdev_vtable, netdev_object_find, netdev_getters_size_max },
+        { RDMAD_DEVICE_PREFIX, SRIOV_BUS_INTERFACE, sriov_vtable, sriov_object_find, sriov_getters_size_max },
 };
 
 int bus_objects_device_paths(const Device *d, char ***l, size_t *n, size_t *allocated) {

@@ -20,6 +20,10 @@ typedef struct BusObjectType {
         const char *interface;
         const sd_bus_vtable *vtable;
         sd_bus_object_find_t find; /* NULL: a single object at path */
+        /* At least what the vtable's getters marshal for the object found at a
+         * path of path_len, attribute maps aside (GetManagedObjects counts its
+         * reply against the bus's message limit without reading it back). */
+        size_t (*getters_size_max)(const void *object, size_t path_len);
 } BusObjectType;
 
 /* Adds the vtables, the node enumerator, the object manager and the
