@@ -397,15 +397,15 @@ static void finish_too_large(ManagedObjectsQueue *q) {
         finish_call(q, -E2BIG, &error);
 }
 
-/* Lowest priority: runs when nothing else of the daemon is pending, for at
- * most MANAGED_OBJECTS_SLICE_USEC. */
-static int on_build(sd_event_source *s, void *userdata) {
+/* At most MANAGED_OBJECTS_SLICE_USEC of building. */
+static int build_slice(ManagedObjectsQueue *q) {
         _cleanup_(sd_bus_error_free) sd_bus_error error = SD_BUS_ERROR_NULL;
-        ManagedObjectsQueue *q = userdata;
+        sd_event_source *s = q->build_event;
         uint64_t deadline;
         bool in_one_go;
         int r;
 
+        q->last_slice_usec = now_monotonic_usec();
         if (!q->callers) {
                 (void) sd_event_source_set_enabled(s, SD_EVENT_OFF);
                 return 0;
@@ -469,6 +469,37 @@ static int on_build(sd_event_source *s, void *userdata) {
         return 0;
 }
 
+/* Lowest priority: runs when nothing else of the daemon is pending. */
+static int on_build(sd_event_source *s, void *userdata) {
+        return build_slice(userdata);
+}
+
+/* A storm of events could keep the lowest priority from ever running: a
+ * slice at least every MANAGED_OBJECTS_STARVED_USEC while calls wait. */
+static int on_starved(sd_event_source *s, uint64_t usec, void *userdata) {
+        ManagedObjectsQueue *q = userdata;
+
+        if (!q->callers)
+                return 0;
+        if (now_monotonic_usec() >= q->last_slice_usec + MANAGED_OBJECTS_STARVED_USEC &&
+            sd_event_source_get_enabled(q->build_event, NULL) > 0)
+                (void) build_slice(q);
+        if (q->callers) {
+                (void) sd_event_source_set_time_relative(s, MANAGED_OBJECTS_STARVED_USEC);
+                (void) sd_event_source_set_enabled(s, SD_EVENT_ONESHOT);
+        }
+        return 0;
+}
+
+static void build_wanted(ManagedObjectsQueue *q) {
+        (void) sd_event_source_set_enabled(q->build_event, SD_EVENT_ON);
+        if (sd_event_source_get_enabled(q->starved_event, NULL) == 0) {
+                q->last_slice_usec = now_monotonic_usec();
+                (void) sd_event_source_set_time_relative(q->starved_event, MANAGED_OBJECTS_STARVED_USEC);
+                (void) sd_event_source_set_enabled(q->starved_event, SD_EVENT_ONESHOT);
+        }
+}
+
 /* ---------- the calls ---------- */
 
 static int on_message(sd_bus_message *m, void *userdata, sd_bus_error *ret_error) {
@@ -508,7 +539,7 @@ static int on_message(sd_bus_message *m, void *userdata, sd_bus_error *ret_error
                                                   c->n_calls);
 
         c->calls[c->n_calls++] = sd_bus_message_ref(m);
-        (void) sd_event_source_set_enabled(q->build_event, SD_EVENT_ON);
+        build_wanted(q);
         return 1;
 }
 
@@ -589,6 +620,13 @@ int bus_managed_objects_start(ManagedObjectsQueue *q, sd_bus *bus, sd_event *eve
         (void) sd_event_source_set_enabled(q->build_event, SD_EVENT_OFF);
         (void) sd_event_source_set_description(q->build_event, "get-managed-objects");
 
+        r = sd_event_add_time_relative(event, &q->starved_event, CLOCK_MONOTONIC, MANAGED_OBJECTS_STARVED_USEC, 0,
+                                       on_starved, q);
+        if (r < 0)
+                return log_error_errno(r, "Failed to add the GetManagedObjects timer: %m");
+        (void) sd_event_source_set_enabled(q->starved_event, SD_EVENT_OFF);
+        (void) sd_event_source_set_description(q->starved_event, "get-managed-objects-starved");
+
         r = sd_event_add_post(event, &q->flush_event, on_flush, q);
         if (r < 0)
                 return log_error_errno(r, "Failed to add the GetManagedObjects flush source: %m");
@@ -629,6 +667,7 @@ void bus_managed_objects_clear(ManagedObjectsQueue *q) {
         q->n_callers = 0;
         q->build_event = sd_event_source_disable_unref(q->build_event);
         q->flush_event = sd_event_source_disable_unref(q->flush_event);
+        q->starved_event = sd_event_source_disable_unref(q->starved_event);
         q->filter_slot = sd_bus_slot_unref(q->filter_slot);
         q->disconnect_slot = sd_bus_slot_unref(q->disconnect_slot);
 }

@@ -14,8 +14,9 @@
  * loop at 2048 devices, and any caller may ask in a loop. Here a bus filter
  * takes the call first and the reply is built a few milliseconds at a time
  * from the lowest-priority event source, so every other message, timer and
- * signal of the daemon runs between two pieces. The reply is the one sd-bus
- * would send (the same find callbacks and vtables, in its order).
+ * signal of the daemon runs between two pieces (and a storm of those still
+ * leaves it a piece every MANAGED_OBJECTS_STARVED_USEC). The reply is the
+ * one sd-bus would send (the same find callbacks and vtables, in its order).
  *
  * Callers are served one build at a time, round-robin: one call of a
  * connection is built at once, the others of the same connection wait
@@ -43,6 +44,8 @@ typedef int (*ManagedObjectsListPaths)(void *userdata, char ***ret_paths, size_t
 #define MANAGED_OBJECTS_RESTARTS_MAX 3
 /* Building runs at most this long per event-loop iteration. */
 #define MANAGED_OBJECTS_SLICE_USEC 4000
+/* ... and gets a slice at least this often, however busy the loop. */
+#define MANAGED_OBJECTS_STARVED_USEC 50000
 /* dbus-daemon's default max_message_size on the system bus is 32 MiB; a
  * larger message makes it drop the sender's connection. The size counted
  * while building is at least the body's (getters are counted by upper
@@ -60,6 +63,8 @@ typedef struct ManagedObjectsQueue {
         sd_bus_slot *filter_slot, *disconnect_slot;
         sd_event_source *build_event;
         sd_event_source *flush_event; /* a built reply waits for the previous one to leave */
+        sd_event_source *starved_event;
+        uint64_t last_slice_usec;
 
         ManagedObjectsCaller *callers, *callers_tail; /* the head is being served */
         unsigned n_callers;
