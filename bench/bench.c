@@ -9,14 +9,19 @@
  * Runs under umockdev's preload like the daemon (make bench does this). */
 #include <dirent.h>
 #include <fcntl.h>
+#include <grp.h>
+#include <poll.h>
 #include <setjmp.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -440,6 +445,26 @@ static bool got_signal(Harness *h, const void *data) {
         return harness_count_signals(h, NULL, data) > 0;
 }
 
+/* One GetManagedObjects: the body size of its reply, or 0 with the error in *ret_error. */
+static size_t gmo_reply_size(Harness *h, char **ret_error) {
+        sd_bus_error error = SD_BUS_ERROR_NULL;
+        sd_bus_message *reply = NULL;
+        size_t size = 0;
+        int r;
+
+        r = sd_bus_call_method(h->bus, "org.rdmad1", "/org/rdmad1", "org.freedesktop.DBus.ObjectManager",
+                               "GetManagedObjects", &error, &reply, "");
+        if (r >= 0)
+                size = message_body_size(reply);
+        else if (ret_error)
+                *ret_error = strdup(error.name ? error.message ? error.message : error.name : strerror(-r));
+        else
+                fail_msg("GetManagedObjects: %s", error.name ?: strerror(-r));
+        sd_bus_error_free(&error);
+        sd_bus_message_unref(reply);
+        return size;
+}
+
 static uint64_t call_usec(Harness *h, const char *dest, const char *path, const char *iface, const char *member,
                           const char *types, ...) {
         sd_bus_message *m = NULL, *reply = NULL;
@@ -524,6 +549,7 @@ static void bench_counters(unsigned n) {
         fflush(stdout);
         stop_daemon(h);
 }
+static void bench_flood(Harness *h, unsigned n, unsigned seconds);
 
 static void bench_host(unsigned n) {
         char pathbuf[256];
@@ -532,6 +558,7 @@ static void bench_host(unsigned n) {
         size_t runs_event = quick ? 5 : 51, runs_flap = quick ? 3 : 21;
         uint64_t *a = calloc(runs_call, sizeof(uint64_t)), *b = calloc(runs_call, sizeof(uint64_t));
         Stats start, scan, gmo, get, getid, add, change, remove, flap;
+        size_t gmo_size;
         unsigned long rss_kib;
         Harness *h = NULL;
         char verdict[128];
@@ -558,6 +585,7 @@ static void bench_host(unsigned n) {
                                  "GetManagedObjects", NULL);
         gmo = stats(a, runs_gmo);
         rss_kib = proc_status_value(h->daemon_pid, "VmRSS:");
+        gmo_size = gmo_reply_size(h, NULL);
 
         /* 3. One property against the bus floor, interleaved. */
         snprintf(pathbuf, sizeof(pathbuf), "/org/rdmad1/device/mlx5_5f%u/port/1", n / 2);
@@ -653,10 +681,13 @@ static void bench_host(unsigned n) {
         row("uevent remove → InterfacesRemoved", remove, "", (Stats) {}, verdict);
         snprintf(verdict, sizeof(verdict), "≤ poll 1000 ms + 10 ms: %s", flap.p99 <= 1010000 ? "met" : "missed");
         row("port file → PropertiesChanged", flap, "", (Stats) {}, verdict);
+        printf("| GetManagedObjects reply (body on the wire) | %.2f MiB | | | | | %s |\n", gmo_size / 1048576.0,
+               gmo_size < 32 * 1048576 ? "< 32 MiB (system bus limit)" : "over the system bus limit");
         printf("| resident memory after GetManagedObjects | %.1f MiB | | | | | %s |\n", rss_kib / 1024.0,
                n >= 2048 ? (rss_kib < 16 * 1024 ? "< 16 MiB: met" : "< 16 MiB: missed") : "");
         fflush(stdout);
 
+        bench_flood(h, n, quick ? 3 : 10);
         stop_daemon(h);
         free(a);
         free(b);
@@ -698,8 +729,240 @@ static void bench_idle(unsigned n, unsigned seconds) {
         stop_daemon(h);
 }
 
+/* ---------- a GetManagedObjects flood ---------- */
+
+#define FLOOD_CLIENTS 32
+
+static void drop_privileges(void) {
+        if (geteuid() == 0 &&
+            (setgroups(0, NULL) < 0 || setresgid(65534, 65534, 65534) < 0 || setresuid(65534, 65534, 65534) < 0))
+                _exit(3);
+}
+
+/* A flood client: unprivileged, its own connection, GetManagedObjects in a
+ * loop; one byte to `fd` per answer ('r' a reply, 'e' an error). */
+static void flood_client(int fd) {
+        sd_bus *bus = NULL;
+
+        drop_privileges();
+        if (sd_bus_open_system(&bus) < 0)
+                _exit(3);
+        for (;;) {
+                sd_bus_message *m = NULL, *reply = NULL;
+                char c;
+
+                if (sd_bus_message_new_method_call(bus, &m, "org.rdmad1", "/org/rdmad1",
+                                                   "org.freedesktop.DBus.ObjectManager", "GetManagedObjects") < 0)
+                        _exit(3);
+                c = sd_bus_call(bus, m, 300 * 1000000ULL, NULL, &reply) >= 0 ? 'r' : 'e';
+                if (write(fd, &c, 1) != 1)
+                        _exit(0);
+                sd_bus_message_unref(m);
+                sd_bus_message_unref(reply);
+        }
+}
+
+/* A subscriber on its own connection: the CLOCK_MONOTONIC time of each
+ * PropertiesChanged of `path` to fd. */
+static int on_flap_signal(sd_bus_message *m, void *userdata, sd_bus_error *ret_error) {
+        uint64_t t = now_usec();
+
+        if (write(*(int *) userdata, &t, sizeof(t)) != sizeof(t))
+                _exit(0);
+        return 0;
+}
+
+static void flap_subscriber(int fd, const char *path, int ready_fd) {
+        char match[512];
+        sd_bus *bus = NULL;
+
+        snprintf(match, sizeof(match),
+                 "type='signal',sender='org.rdmad1',path='%s',interface='org.freedesktop.DBus.Properties',"
+                 "member='PropertiesChanged'",
+                 path);
+        if (sd_bus_open_system(&bus) < 0 || sd_bus_add_match(bus, NULL, match, on_flap_signal, &fd) < 0)
+                _exit(3);
+        (void) !write(ready_fd, "x", 1);
+        for (;;) {
+                if (sd_bus_process(bus, NULL) > 0)
+                        continue;
+                if (sd_bus_wait(bus, UINT64_MAX) < 0)
+                        _exit(0);
+        }
+}
+
+static pid_t fork_or_die(void) {
+        pid_t pid = fork();
+
+        assert_true(pid >= 0);
+        if (pid == 0)
+                (void) prctl(PR_SET_PDEATHSIG, SIGKILL);
+        return pid;
+}
+
+/* 32 unprivileged clients loop GetManagedObjects for `seconds`; meanwhile
+ * root calls Get Port.State in a loop, and a port flaps every 1-2 s at a
+ * random point of the poll period, timed to its PropertiesChanged at a
+ * subscriber. */
+static void bench_flood(Harness *h, unsigned n, unsigned seconds) {
+        char get_path[256], flap_path[256], devpath[256], pci[256];
+        size_t max_gets = 200000, n_gets = 0, n_flaps = 0, replies = 0, errors = 0, get_errors = 0;
+        uint64_t *gets = calloc(max_gets, sizeof(uint64_t)), flaps[64], t0 = 0, next_flap, deadline;
+        pid_t clients[FLOOD_CLIENTS], subscriber;
+        int answers[2], arrivals[2], ready[2];
+        bool flapping = false;
+        unsigned flap_round = 0;
+        char c;
+
+        snprintf(get_path, sizeof(get_path), "/org/rdmad1/device/mlx5_5f%u/port/1", n / 2);
+        host_pci_path(n / 2 | 1, pci, sizeof(pci));
+        snprintf(devpath, sizeof(devpath), "/sys/%s/infiniband/mlx5_%u", pci, n / 2 | 1);
+        snprintf(flap_path, sizeof(flap_path), "/org/rdmad1/device/mlx5_5f%u/port/2", n / 2 | 1);
+        harness_write(h, devpath, "ports/2/state", "4: ACTIVE\n");
+        harness_settle(h, 1500);
+        assert_true(sd_bus_set_method_call_timeout(h->bus, 300 * 1000000ULL) >= 0);
+
+        assert_int_equal(pipe2(answers, O_CLOEXEC | O_NONBLOCK), 0);
+        assert_int_equal(pipe2(arrivals, O_CLOEXEC | O_NONBLOCK), 0);
+        assert_int_equal(pipe2(ready, O_CLOEXEC), 0);
+        subscriber = fork_or_die();
+        if (subscriber == 0)
+                flap_subscriber(arrivals[1], flap_path, ready[1]);
+        assert_int_equal(read(ready[0], &c, 1), 1);
+        harness_settle(h, 200); /* its match is in place */
+        for (unsigned i = 0; i < FLOOD_CLIENTS; i++) {
+                clients[i] = fork_or_die();
+                if (clients[i] == 0)
+                        flood_client(answers[1]);
+        }
+
+        srand(2);
+        next_flap = now_usec() + 1000000 + (uint64_t) (rand() % 1000) * 1000;
+        deadline = now_usec() + (uint64_t) seconds * 1000000;
+        while (now_usec() < deadline || flapping) {
+                uint64_t arrival, t;
+
+                if (n_gets < max_gets && now_usec() < deadline) {
+                        /* Not call_usec(): its default timeout of 25 s is what rdmad took without slices. */
+                        uint64_t g = now_usec();
+                        if (sd_bus_call_method(h->bus, "org.rdmad1", get_path, "org.freedesktop.DBus.Properties", "Get",
+                                               NULL, NULL, "ss", "org.rdmad1.Port", "State") < 0)
+                                get_errors++;
+                        gets[n_gets++] = now_usec() - g;
+                } else
+                        usleep(1000);
+                t = now_usec();
+                if (!flapping && t >= next_flap && t < deadline && n_flaps < sizeof(flaps) / sizeof(flaps[0])) {
+                        harness_write(h, devpath, "ports/2/state", flap_round++ % 2 ? "4: ACTIVE\n" : "1: DOWN\n");
+                        t0 = now_usec();
+                        flapping = true;
+                } else if (flapping && read(arrivals[0], &arrival, sizeof(arrival)) == sizeof(arrival)) {
+                        flaps[n_flaps++] = arrival - t0;
+                        flapping = false;
+                        next_flap = t + 1000000 + (uint64_t) (rand() % 1000) * 1000;
+                } else if (flapping && t > t0 + 10 * 1000000ULL) {
+                        fprintf(stderr, "bench: no PropertiesChanged 10 s after a flap under the flood\n");
+                        flapping = false;
+                }
+                while (read(answers[0], &c, 1) == 1)
+                        c == 'r' ? replies++ : errors++;
+        }
+        for (unsigned i = 0; i < FLOOD_CLIENTS; i++)
+                kill(clients[i], SIGKILL);
+        kill(subscriber, SIGKILL);
+        for (unsigned i = 0; i < FLOOD_CLIENTS; i++)
+                waitpid(clients[i], NULL, 0);
+        waitpid(subscriber, NULL, 0);
+        while (read(answers[0], &c, 1) == 1)
+                c == 'r' ? replies++ : errors++;
+        close(answers[0]);
+        close(answers[1]);
+        close(arrivals[0]);
+        close(arrivals[1]);
+        close(ready[0]);
+        close(ready[1]);
+
+        Stats get = stats(gets, n_gets), flap = n_flaps ? stats(flaps, n_flaps) : (Stats) {};
+        char s1[32], s2[32], s3[32], s4[32];
+        printf("\n#### GetManagedObjects flood: %u unprivileged clients for %u s, N = %u\n\n", FLOOD_CLIENTS, seconds,
+               n);
+        printf("| measure | median | p99 | count | target |\n| --- | --- | --- | --- | --- |\n");
+        printf("| root's Get Port.State | %s | %s | %zu (%zu failed) | p99 < 100 ms: %s |\n",
+               fmt_usec(get.median, s1, sizeof(s1)), fmt_usec(get.p99, s2, sizeof(s2)), n_gets, get_errors,
+               get.p99 < 100000 && get_errors == 0 ? "met" : "missed");
+        printf("| port file → PropertiesChanged at a subscriber | %s | %s | %zu | ≤ poll 1000 ms + 100 ms: %s |\n",
+               fmt_usec(flap.median, s3, sizeof(s3)), fmt_usec(flap.p99, s4, sizeof(s4)), n_flaps,
+               n_flaps && flap.p99 <= 1100000 ? "met" : "missed");
+        printf("| GetManagedObjects answered to the flood | %zu replies, %zu errors | | | |\n", replies, errors);
+        fflush(stdout);
+        free(gets);
+}
+
+static void bench_flood_host(unsigned n, unsigned seconds) {
+        /* BENCH_DAEMON_LOG=file: the daemon's debug log of the flood (restarted builds, dropped calls). */
+        const char *log_path = getenv("BENCH_DAEMON_LOG");
+        Harness *h;
+
+        harness_capture_daemon_log = log_path != NULL;
+        h = harness_start(NULL, NULL);
+        write_host(umockdev_testbed_get_root_dir(h->testbed), n);
+        harness_restart_daemon(h, log_path ? (const char *const[]) { "--log-level=debug", NULL } : NULL);
+        bench_flood(h, n, seconds);
+        if (log_path) {
+                char *log = harness_daemon_log(h);
+                FILE *f = fopen(log_path, "we");
+
+                assert_non_null(f);
+                fputs(log, f);
+                fclose(f);
+                free(log);
+        }
+        stop_daemon(h);
+}
+
+/* A host beyond the system bus's message limit (32 MiB by default): what a
+ * GetManagedObjects caller gets, and whether rdmad is still there after it. */
+static void bench_big_host(unsigned n) {
+        char *error = NULL, *version;
+        size_t size;
+        uint64_t t0;
+        Harness *h;
+        int status;
+
+        char *log, *counted;
+
+        harness_capture_daemon_log = true;
+        h = harness_start(NULL, NULL);
+        write_host(umockdev_testbed_get_root_dir(h->testbed), n);
+        harness_restart_daemon(h, (const char *const[]) { "--log-level=debug", NULL });
+        t0 = now_usec();
+        size = gmo_reply_size(h, &error);
+        t0 = now_usec() - t0;
+        harness_settle(h, 500);
+        version = harness_get_property(h, "/org/rdmad1", "org.rdmad1.Manager", "Version", NULL);
+        printf("| %u | %u | %s | %.1f ms | %s |\n", n, 6 * n, error ? error : "reply", t0 / 1000.0,
+               version ? "answers" : "gone from the bus");
+        /* What the daemon counted against its bound, beside the exact size. */
+        log = harness_daemon_log(h);
+        counted = strstr(log, " bytes counted");
+        if (counted)
+                while (counted > log && counted[-1] >= '0' && counted[-1] <= '9')
+                        counted--;
+        if (size > 0)
+                printf("| | | reply body %.2f MiB (%zu bytes; the daemon counted %.2f MiB) | | |\n", size / 1048576.0,
+                       size, counted ? strtod(counted, NULL) / 1048576.0 : 0.0);
+        free(log);
+        harness_capture_daemon_log = false;
+        fflush(stdout);
+        free(version);
+        free(error);
+        status = harness_stop(h);
+        if (status != 0)
+                printf("| | | rdmad exited with wait status 0x%x | | |\n", status);
+}
+
 int main(int argc, char *argv[]) {
-        unsigned sizes[8], n_sizes = 0;
+        unsigned sizes[8], n_sizes = 0, big_sizes[8], n_big = 0, flood_sizes[8], n_flood = 0;
 
         for (int i = 1; i < argc; i++) {
                 if (strcmp(argv[i], "--quick") == 0)
@@ -708,8 +971,24 @@ int main(int argc, char *argv[]) {
                         idle_only = true;
                 else if (strcmp(argv[i], "--counters-only") == 0)
                         counters_only = true;
+                else if (strcmp(argv[i], "--flood") == 0 && i + 1 < argc && n_flood < 8)
+                        flood_sizes[n_flood++] = (unsigned) strtoul(argv[++i], NULL, 10);
+                else if (strcmp(argv[i], "--big") == 0 && i + 1 < argc && n_big < 8)
+                        big_sizes[n_big++] = (unsigned) strtoul(argv[++i], NULL, 10);
                 else if (n_sizes < 8)
                         sizes[n_sizes++] = (unsigned) strtoul(argv[i], NULL, 10);
+        }
+        for (unsigned i = 0; i < n_flood; i++)
+                bench_flood_host(flood_sizes[i], quick ? 3 : 10);
+        if (n_flood > 0 && n_sizes == 0 && n_big == 0)
+                return 0;
+        if (n_big > 0) {
+                printf("## GetManagedObjects near the bus's message limit\n\n");
+                printf("| N devices | objects | answer | time | rdmad afterwards |\n| --- | --- | --- | --- | --- |\n");
+                for (unsigned i = 0; i < n_big; i++)
+                        bench_big_host(big_sizes[i]);
+                if (n_sizes == 0)
+                        return 0;
         }
         if (n_sizes == 0) {
                 sizes[n_sizes++] = 64;

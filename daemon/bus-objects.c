@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 #include "bus-objects.h"
 
+#include <string.h>
+
 #include "bus-device.h"
 #include "bus-manager.h"
 #include "bus-netdev.h"
@@ -12,22 +14,47 @@
 #include "port-wait.h"
 #include "util.h"
 
-/* Every interface we serve. Objects are not registered one by one: a
- * fallback vtable per interface under the prefix finds them in the
- * manager's table (userdata of every entry is the Manager). */
-typedef struct BusObjectType {
-        const char *path; /* the one object, or the prefix of a fallback */
-        const char *interface;
-        const sd_bus_vtable *vtable;
-        sd_bus_object_find_t find; /* NULL: a single object at path */
-} BusObjectType;
+/* Upper bounds of what the getters of each vtable marshal. A path a getter
+ * gives is the object's own, or a sibling's or child's: at most an escaped
+ * interface name (3 × 15) and a "/netdev/" longer. Each value also pays its
+ * length field and up to 7 bytes of padding. */
+#define PATH_SIZE_MAX(path_len) (4 + (path_len) + 8 + 45 + 1 + 7)
+#define ARRAY_SIZE_MAX 12
 
+static size_t device_getters_size_max(const void *object, size_t path_len) {
+        const Device *d = object;
+
+        return ARRAY_SIZE_MAX + d->n_ports * PATH_SIZE_MAX(path_len) /* Ports */
+               + ARRAY_SIZE_MAX + d->n_ports * 4                     /* PortNumbers */
+               + ARRAY_SIZE_MAX + d->n_netdevs * PATH_SIZE_MAX(path_len) /* NetDevs */
+               + 8 + PATH_SIZE_MAX(path_len);                        /* SriovCapable, Sriov */
+}
+
+static size_t port_getters_size_max(const void *object, size_t path_len) {
+        const Port *p = object;
+        size_t size = 2 * PATH_SIZE_MAX(path_len) + ARRAY_SIZE_MAX; /* Device, NetDev, Gids */
+
+        for (size_t i = 0; i < p->n_gids; i++) /* (uss), aligned to 8 */
+                size += 8 + 4 + 4 + strlen(strempty(p->gids[i].gid)) + 1 + 3 + 4 +
+                        strlen(strempty(p->gids[i].type)) + 1;
+        return size;
+}
+
+static size_t netdev_getters_size_max(const void *object, size_t path_len) {
+        return 2 * PATH_SIZE_MAX(path_len); /* Device, Port */
+}
+
+static size_t sriov_getters_size_max(const void *object, size_t path_len) {
+        return PATH_SIZE_MAX(path_len); /* Device */
+}
+
+/* Every interface we serve. */
 static const BusObjectType bus_object_types[] = {
-        { RDMAD_ROOT_PATH, MANAGER_BUS_INTERFACE, manager_vtable, NULL },
-        { RDMAD_DEVICE_PREFIX, DEVICE_BUS_INTERFACE, device_vtable, device_object_find },
-        { RDMAD_DEVICE_PREFIX, PORT_BUS_INTERFACE, port_vtable, port_object_find },
-        { RDMAD_DEVICE_PREFIX, NETDEV_BUS_INTERFACE, netdev_vtable, netdev_object_find },
-        { RDMAD_DEVICE_PREFIX, SRIOV_BUS_INTERFACE, sriov_vtable, sriov_object_find },
+        { RDMAD_ROOT_PATH, MANAGER_BUS_INTERFACE, manager_vtable, NULL, NULL },
+        { RDMAD_DEVICE_PREFIX, DEVICE_BUS_INTERFACE, device_vtable, device_object_find, device_getters_size_max },
+        { RDMAD_DEVICE_PREFIX, PORT_BUS_INTERFACE, port_vtable, port_object_find, port_getters_size_max },
+        { RDMAD_DEVICE_PREFIX, NETDEV_BUS_INTERFACE, netdev_vtable, netdev_object_find, netdev_getters_size_max },
+        { RDMAD_DEVICE_PREFIX, SRIOV_BUS_INTERFACE, sriov_vtable, sriov_object_find, sriov_getters_size_max },
 };
 
 int bus_objects_device_paths(const Device *d, char ***l, size_t *n, size_t *allocated) {
@@ -72,7 +99,9 @@ int bus_objects_device_paths(const Device *d, char ***l, size_t *n, size_t *allo
         return 0;
 }
 
-static int node_enumerator(sd_bus *bus, const char *path, void *userdata, char ***nodes, sd_bus_error *error) {
+/* Every object under the root: what the node enumerator lists, and what
+ * GetManagedObjects goes through. */
+static int list_object_paths(void *userdata, char ***ret, size_t *ret_n) {
         _cleanup_strv_free_ char **l = NULL;
         Manager *m = userdata;
         size_t n = 0, allocated = 0;
@@ -83,7 +112,18 @@ static int node_enumerator(sd_bus *bus, const char *path, void *userdata, char *
                 if (r < 0)
                         return r;
         }
-        *nodes = TAKE_PTR(l);
+        *ret = TAKE_PTR(l);
+        *ret_n = n;
+        return 0;
+}
+
+static int node_enumerator(sd_bus *bus, const char *path, void *userdata, char ***nodes, sd_bus_error *error) {
+        size_t n;
+        int r;
+
+        r = list_object_paths(userdata, nodes, &n);
+        if (r < 0)
+                return r;
         return 1;
 }
 
@@ -92,6 +132,7 @@ static void send_device_objects(Manager *m, const Device *d, bool added) {
         size_t n = 0, allocated = 0;
         int r;
 
+        bus_managed_objects_changed(&m->managed_objects);
         if (!m->bus)
                 return;
         r = bus_objects_device_paths(d, &paths, &n, &allocated);
@@ -120,6 +161,7 @@ void bus_objects_send_device_removed(Manager *m, const Device *d) {
 static void send_netdev_object(Manager *m, const NetDev *n, bool added) {
         _cleanup_free_ char *path = NULL;
 
+        bus_managed_objects_changed(&m->managed_objects);
         if (!m->bus || netdev_bus_path(n, &path) < 0)
                 return;
         (void) (added ? sd_bus_emit_object_added(m->bus, path) : sd_bus_emit_object_removed(m->bus, path));
@@ -134,6 +176,9 @@ void bus_objects_send_netdev_removed(Manager *m, const NetDev *n) {
 }
 
 void bus_objects_schedule_emit(Manager *m) {
+        /* Every change of the model comes through here (or announces objects):
+         * a GetManagedObjects reply being built must not mix before and after. */
+        bus_managed_objects_changed(&m->managed_objects);
         if (m->emit_event)
                 (void) sd_event_source_set_enabled(m->emit_event, SD_EVENT_ONESHOT);
 }
@@ -188,6 +233,12 @@ int bus_objects_register(Manager *m) {
         r = sd_bus_add_object_manager(m->bus, NULL, RDMAD_ROOT_PATH);
         if (r < 0)
                 return log_error_errno(r, "Failed to add the object manager: %m");
+
+        /* Its GetManagedObjects is taken over: built in slices, not in one go. */
+        r = bus_managed_objects_start(&m->managed_objects, m->bus, m->event, RDMAD_ROOT_PATH, bus_object_types,
+                                      ELEMENTSOF(bus_object_types), list_object_paths, m);
+        if (r < 0)
+                return r;
 
         /* Emission runs after everything else of an iteration, so changes from
          * several sources coalesce into one signal per object. */

@@ -3,6 +3,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <systemd/sd-bus.h>
 
 #include "forward.h"
 
@@ -10,6 +11,20 @@
  * every interface from one table, the object paths of a device (for the
  * node enumerator and InterfacesAdded/Removed alike), and the deferred
  * emission of PropertiesChanged once per event-loop iteration. */
+
+/* An interface we serve. Objects are not registered one by one: a fallback
+ * vtable per interface under the prefix finds them in the manager's table
+ * (userdata of every entry is the Manager). */
+typedef struct BusObjectType {
+        const char *path; /* the one object, or the prefix of a fallback */
+        const char *interface;
+        const sd_bus_vtable *vtable;
+        sd_bus_object_find_t find; /* NULL: a single object at path */
+        /* At least what the vtable's getters marshal for the object found at a
+         * path of path_len, attribute maps aside (GetManagedObjects counts its
+         * reply against the bus's message limit without reading it back). */
+        size_t (*getters_size_max)(const void *object, size_t path_len);
+} BusObjectType;
 
 /* Adds the vtables, the node enumerator, the object manager and the
  * emission source; m->bus and m->event exist. */

@@ -57,6 +57,7 @@ Manager *manager_free(Manager *m) {
         caller_registry_clear(&m->callers);
         sd_event_source_disable_unref(m->stop_timer);
         sd_event_source_disable_unref(m->stop_post);
+        bus_managed_objects_clear(&m->managed_objects);
         sd_event_source_disable_unref(m->emit_event);
         sd_event_source_disable_unref(m->trim_post);
         sd_event_source_disable_unref(m->poll_event);

@@ -6,6 +6,7 @@
 #include <systemd/sd-event.h>
 
 #include "caller.h"
+#include "bus-managed-objects.h"
 #include "forward.h"
 #include "model.h"
 #include "polkit.h"
@@ -39,6 +40,9 @@ struct Manager {
         sd_event_source *rtnl_event;
 
         PortWaitRegistry port_waits;
+
+        /* GetManagedObjects calls, their replies built a slice at a time. */
+        ManagedObjectsQueue managed_objects;
 
         /* Heap pages freed by a burst of work (a big GetManagedObjects reply, a
          * rescan) go back to the kernel after it, at most every few seconds. */

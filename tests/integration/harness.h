@@ -241,6 +241,11 @@ typedef struct Objects {
 } Objects;
 
 Objects *get_managed_objects(Harness *h);
+/* The size of m's body as D-Bus marshals it (sd-bus tells no size). */
+size_t message_body_size(sd_bus_message *m);
+
+/* The same view of a GetManagedObjects reply already received. */
+Objects *objects_from_reply(sd_bus_message *reply);
 void objects_free(Objects *o);
 const char *objects_get(const Objects *o, const char *path, const char *interface, const char *name);
 /* Sorted, newline-separated "path interface" lines. */

@@ -1,0 +1,428 @@
+/* SPDX-License-Identifier: MIT */
+/* GetManagedObjects, which rdmad builds a slice at a time: the reply is the
+ * one sd-bus builds itself, byte for byte in its decoded form; a flood of
+ * unprivileged callers is answered completely while root's calls go on; a
+ * reply never mixes before and after a change; one connection holds at
+ * most MANAGED_OBJECTS_CALLS_MAX calls, and leaving the bus drops them; the
+ * size it counts is at least the real one; a reply too big for the bus is a
+ * clear error, and the objects can still be read one by one.
+ *
+ * RDMAD_TEST_GMO_SLICE_OBJECTS=1 makes the daemon build one object per
+ * event-loop iteration, so that the small fixtures span many iterations. */
+#include <grp.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "harness.h"
+
+#define HOST_FIXTURES HARNESS_FIXTURES("mlx4-vpi", "mlx5-roce-sriov", "hfi1", "rxe", "siw", "broken")
+#define HFI1_SYS "/sys/devices/pci0000:80/0000:80:03.0/0000:81:00.0/infiniband/hfi1_0"
+#define MLX4_SYS "/sys/devices/pci0000:00/0000:00:03.0/0000:03:00.0/infiniband/mlx4_0"
+#define HFI1_PORT "/org/rdmad1/device/hfi1_5f0/port/1"
+#define MLX4_PORT "/org/rdmad1/device/mlx4_5f0/port/1"
+#define CALLS_MAX 4 /* MANAGED_OBJECTS_CALLS_MAX */
+
+static const char *const fast_poll[] = { "--poll-interval=50", NULL };
+static const char *const debug_log[] = { "--poll-interval=50", "--log-level=debug", NULL };
+
+static bool streq(const char *a, const char *b) {
+        return strcmp(a, b) == 0;
+}
+
+static bool under_wrapper(void) {
+        return getenv("RDMAD_TEST_WRAPPER") != NULL;
+}
+
+static int setup_sliced(void **state) {
+        setenv("RDMAD_TEST_GMO_SLICE_OBJECTS", "1", 1);
+        *state = harness_start(HOST_FIXTURES, fast_poll);
+        return 0;
+}
+
+static int teardown(void **state) {
+        unsetenv("RDMAD_TEST_GMO_SLICE_OBJECTS");
+        unsetenv("RDMAD_TEST_GMO_BUILTIN");
+        unsetenv("RDMAD_TEST_GMO_REPLY_MAX");
+        harness_capture_daemon_log = false;
+        return harness_teardown_clean(state);
+}
+
+static sd_bus_message *call_gmo(sd_bus *bus, sd_bus_error *error) {
+        sd_bus_message *reply = NULL;
+
+        if (sd_bus_call_method(bus, "org.rdmad1", "/org/rdmad1", "org.freedesktop.DBus.ObjectManager",
+                               "GetManagedObjects", error, &reply, "") < 0)
+                return NULL;
+        return reply;
+}
+
+/* The whole reply decoded, or NULL with the error's name in *ret_error. */
+static char *gmo_dump(sd_bus *bus, char **ret_error) {
+        sd_bus_error error = SD_BUS_ERROR_NULL;
+        sd_bus_message *reply = call_gmo(bus, &error);
+        char *text = NULL;
+
+        if (reply) {
+                assert_string_equal(sd_bus_message_get_signature(reply, true), "a{oa{sa{sv}}}");
+                text = format_message_body(reply);
+        } else if (ret_error)
+                *ret_error = strdup(error.name ?: "(local)");
+        sd_bus_error_free(&error);
+        sd_bus_message_unref(reply);
+        return text;
+}
+
+/* ---------- the same reply as sd-bus's own ---------- */
+
+static void test_reply_equals_sd_bus(void **state) {
+        Harness *h = *state;
+        char *sliced, *again, *builtin;
+        size_t objects = 0;
+
+        /* Ours, one object per loop iteration; twice, the same. */
+        sliced = gmo_dump(h->bus, NULL);
+        again = gmo_dump(h->bus, NULL);
+        assert_non_null(sliced);
+        assert_string_equal(sliced, again);
+        for (const char *p = sliced; (p = strstr(p, "\"org.freedesktop.DBus.Introspectable\"")); p++)
+                objects++;
+        assert_true(objects >= 20);
+        assert_non_null(strstr(sliced, "\"org.freedesktop.DBus.Peer\""));
+        assert_non_null(strstr(sliced, "\"org.rdmad1.Sriov\""));
+        assert_non_null(strstr(sliced, "\"org.rdmad1.NetDev\""));
+
+        /* sd-bus's, on the same host. */
+        unsetenv("RDMAD_TEST_GMO_SLICE_OBJECTS");
+        setenv("RDMAD_TEST_GMO_BUILTIN", "1", 1);
+        harness_restart_daemon(h, fast_poll);
+        builtin = gmo_dump(h->bus, NULL);
+        assert_non_null(builtin);
+        if (!streq(sliced, builtin))
+                fail_msg("rdmad's GetManagedObjects differs from sd-bus's:\n--- rdmad\n%s\n--- sd-bus\n%s", sliced,
+                         builtin);
+        printf("GetManagedObjects: %zu objects, the same as sd-bus's reply\n", objects);
+        free(sliced);
+        free(again);
+        free(builtin);
+}
+
+/* ---------- floods ---------- */
+
+typedef enum ClientCheck {
+        CHECK_EQUALS_REFERENCE, /* every reply equals `reference` */
+        CHECK_PORTS_AGREE,      /* in every reply, both flapped ports are in the same state */
+} ClientCheck;
+
+/* A forked client, unprivileged when the test is root, on its own
+ * connection: `calls` GetManagedObjects calls, each checked. Exits 0 when
+ * every reply was complete and right, 1 on a wrong reply, 2 on an error. */
+static pid_t spawn_client(unsigned calls, ClientCheck check, const char *reference) {
+        pid_t pid = fork();
+
+        assert_true(pid >= 0);
+        if (pid > 0)
+                return pid;
+
+        sd_bus *bus = NULL;
+        int status = 0;
+
+        if (geteuid() == 0 && (setgroups(0, NULL) < 0 || setresgid(65534, 65534, 65534) < 0 ||
+                               setresuid(65534, 65534, 65534) < 0))
+                _exit(3);
+        if (sd_bus_open_system(&bus) < 0)
+                _exit(3);
+        for (unsigned i = 0; i < calls && status == 0; i++) {
+                sd_bus_error error = SD_BUS_ERROR_NULL;
+                sd_bus_message *reply = call_gmo(bus, &error);
+
+                if (!reply) {
+                        fprintf(stderr, "client %d: %s: %s\n", (int) getpid(), error.name, error.message);
+                        status = 2;
+                } else if (check == CHECK_EQUALS_REFERENCE) {
+                        char *text = format_message_body(reply);
+                        status = streq(text, reference) ? 0 : 1;
+                        free(text);
+                } else if (!streq(sd_bus_message_get_signature(reply, true), "a{oa{sa{sv}}}"))
+                        status = 1;
+                else {
+                        Objects *o = objects_from_reply(reply);
+                        const char *a = objects_get(o, HFI1_PORT, "org.rdmad1.Port", "State"),
+                                   *b = objects_get(o, MLX4_PORT, "org.rdmad1.Port", "State");
+
+                        if (!a || !b || !streq(a, b)) {
+                                fprintf(stderr, "client %d: a reply with %s = %s but %s = %s\n", (int) getpid(),
+                                        HFI1_PORT, a ?: "(none)", MLX4_PORT, b ?: "(none)");
+                                status = 1;
+                        }
+                        objects_free(o);
+                }
+                sd_bus_error_free(&error);
+                sd_bus_message_unref(reply);
+        }
+        sd_bus_flush_close_unref(bus);
+        _exit(status);
+}
+
+/* Waits for the clients, calling `between` meanwhile; every one must exit 0. */
+static void wait_clients(Harness *h, pid_t *pids, unsigned n, void (*between)(Harness *h, unsigned round),
+                         unsigned *ret_rounds) {
+        unsigned left = n, rounds = 0;
+
+        while (left > 0) {
+                between(h, rounds++);
+                for (unsigned i = 0; i < n; i++) {
+                        int status;
+
+                        if (pids[i] <= 0 || waitpid(pids[i], &status, WNOHANG) != pids[i])
+                                continue;
+                        if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+                                fail_msg("client %u: wait status 0x%x (1: a wrong reply, 2: an error, 3: no bus)", i,
+                                         status);
+                        pids[i] = 0;
+                        left--;
+                }
+        }
+        *ret_rounds = rounds;
+}
+
+/* Root's calls during the flood: each must be answered. */
+static void root_get(Harness *h, unsigned round) {
+        char *state = harness_get_property(h, HFI1_PORT, "org.rdmad1.Port", "State", NULL);
+
+        assert_non_null(state);
+        assert_string_equal(state, "4: ACTIVE");
+        free(state);
+}
+
+static void test_flood_answered(void **state) {
+        Harness *h = *state;
+        unsigned n = under_wrapper() ? 4 : 16, calls = under_wrapper() ? 2 : 6, rounds;
+        pid_t pids[16];
+        char *reference = gmo_dump(h->bus, NULL);
+
+        assert_non_null(reference);
+        for (unsigned i = 0; i < n; i++)
+                pids[i] = spawn_client(calls, CHECK_EQUALS_REFERENCE, reference);
+        wait_clients(h, pids, n, root_get, &rounds);
+        printf("flood: %u clients × %u GetManagedObjects, all complete and equal; root's Get answered %u times "
+               "meanwhile\n",
+               n, calls, rounds);
+        assert_true(rounds >= 1);
+        free(reference);
+}
+
+/* Both ports flap in the same poll tick (written while the daemon is
+ * stopped): a reply that has one changed and not the other was built across
+ * the change. */
+static void flap_both(Harness *h, unsigned round) {
+        const char *value = round % 2 ? "4: ACTIVE\n" : "1: DOWN\n";
+
+        harness_pause(h);
+        harness_write(h, HFI1_SYS, "ports/1/state", value);
+        harness_write(h, MLX4_SYS, "ports/1/state", value);
+        harness_resume(h);
+        harness_settle(h, 30 + round % 5 * 20);
+}
+
+static void test_changes_never_mixed(void **state) {
+        Harness *h = *state;
+        unsigned n = under_wrapper() ? 3 : 12, calls = under_wrapper() ? 3 : 10, rounds;
+        pid_t pids[12];
+
+        for (unsigned i = 0; i < n; i++)
+                pids[i] = spawn_client(calls, CHECK_PORTS_AGREE, NULL);
+        wait_clients(h, pids, n, flap_both, &rounds);
+        printf("changes: %u clients × %u GetManagedObjects over %u double flaps, none mixed\n", n, calls, rounds);
+}
+
+/* ---------- one connection's calls ---------- */
+
+static int on_counted_reply(sd_bus_message *m, void *userdata, sd_bus_error *ret_error) {
+        unsigned *counts = userdata; /* [0] replies, [1] Busy, [2] other errors */
+        const sd_bus_error *e = sd_bus_message_get_error(m);
+
+        counts[!e ? 0 : sd_bus_error_has_name(e, "org.rdmad1.Error.Busy") ? 1 : 2]++;
+        return 0;
+}
+
+static bool counted(Harness *h, const void *data) {
+        const unsigned *c = data;
+        return c[0] + c[1] + c[2] >= c[3];
+}
+
+static void test_calls_per_connection(void **state) {
+        Harness *h = *state;
+        unsigned counts[4] = { 0, 0, 0, CALLS_MAX + 2 };
+        sd_bus *c = NULL;
+
+        /* All sent while the daemon is stopped: they arrive together. */
+        assert_true(sd_bus_open_system(&c) >= 0);
+        assert_true(sd_bus_call_method(c, "org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus",
+                                       "GetId", NULL, NULL, "") >= 0);
+        harness_pause(h);
+        for (unsigned i = 0; i < counts[3]; i++)
+                assert_true(sd_bus_call_method_async(c, NULL, "org.rdmad1", "/org/rdmad1",
+                                                     "org.freedesktop.DBus.ObjectManager", "GetManagedObjects",
+                                                     on_counted_reply, counts, "") >= 0);
+        assert_true(sd_bus_flush(c) >= 0);
+        usleep(200000); /* passed on by dbus-daemon, so that they arrive in one go */
+        harness_resume(h);
+        for (uint64_t deadline = now_usec() + 60 * 1000000ULL; !counted(h, counts) && now_usec() < deadline;)
+                assert_true(sd_bus_wait(c, 100000) >= 0 && sd_bus_process(c, NULL) >= 0);
+        while (sd_bus_process(c, NULL) > 0)
+                ;
+        printf("one connection, %u calls at once: %u replies, %u Busy\n", counts[3], counts[0], counts[1]);
+        assert_int_equal(counts[0], CALLS_MAX);
+        assert_int_equal(counts[1], 2);
+        assert_int_equal(counts[2], 0);
+        sd_bus_flush_close_unref(c);
+}
+
+static int setup_debug_log(void **state) {
+        setenv("RDMAD_TEST_GMO_SLICE_OBJECTS", "1", 1);
+        harness_capture_daemon_log = true;
+        *state = harness_start(HOST_FIXTURES, debug_log);
+        return 0;
+}
+
+/* A connection that leaves with calls held: they are dropped (the daemon
+ * says so), everyone else is served. */
+static void test_leaving_drops_calls(void **state) {
+        Harness *h = *state;
+        char *reference = gmo_dump(h->bus, NULL), *after, *log, needle[128];
+        unsigned ignored[4] = {}; /* with a callback: a call without one expects no reply */
+        const char *unique;
+        sd_bus *c = NULL;
+
+        assert_true(sd_bus_open_system(&c) >= 0);
+        assert_true(sd_bus_get_unique_name(c, &unique) >= 0);
+        snprintf(needle, sizeof(needle), "GetManagedObjects: %s left the bus;", unique);
+
+        /* Sent while the daemon is stopped, the connection closed at once:
+         * the calls arrive, then the news that their sender left. */
+        harness_pause(h);
+        for (unsigned i = 0; i < CALLS_MAX; i++)
+                assert_true(sd_bus_call_method_async(c, NULL, "org.rdmad1", "/org/rdmad1",
+                                                     "org.freedesktop.DBus.ObjectManager", "GetManagedObjects",
+                                                     on_counted_reply, ignored, "") >= 0);
+        assert_true(sd_bus_flush(c) >= 0);
+        usleep(200000); /* passed on by dbus-daemon */
+        sd_bus_flush_close_unref(c);
+        harness_resume(h);
+
+        after = gmo_dump(h->bus, NULL);
+        assert_non_null(after);
+        assert_string_equal(after, reference);
+        for (unsigned tries = 0;; tries++) {
+                log = harness_daemon_log(h);
+                if (strstr(log, needle))
+                        break;
+                if (tries > 200)
+                        fail_msg("the daemon never said \"%s\"; its log:\n%s", needle, log);
+                free(log);
+                harness_settle(h, 50);
+        }
+        printf("%s\n", strstr(log, needle));
+        free(log);
+        free(reference);
+        free(after);
+}
+
+/* The daemon counts the reply against the bus's limit without reading it
+ * back: never less than its real size, and not much more. */
+static void test_size_counted(void **state) {
+        Harness *h = *state;
+        sd_bus_message *reply = call_gmo(h->bus, NULL);
+        size_t exact, counted = 0;
+        const char *p;
+        char *log;
+
+        assert_non_null(reply);
+        exact = message_body_size(reply);
+        for (unsigned tries = 0; !(log = harness_daemon_log(h)) || !(p = strstr(log, " bytes counted")); tries++) {
+                if (tries > 200)
+                        fail_msg("the daemon never said how many bytes it counted; its log:\n%s", log);
+                free(log);
+                harness_settle(h, 50);
+        }
+        while (p > log && p[-1] >= '0' && p[-1] <= '9')
+                p--;
+        counted = strtoull(p, NULL, 10);
+        printf("GetManagedObjects: %zu bytes, %zu counted\n", exact, counted);
+        assert_true(counted >= exact);
+        assert_true(counted <= exact + exact / 2);
+        free(log);
+        sd_bus_message_unref(reply);
+}
+
+/* ---------- too big for the bus ---------- */
+
+static int setup_small_limit(void **state) {
+        setenv("RDMAD_TEST_GMO_REPLY_MAX", "4096", 1);
+        *state = harness_start(HOST_FIXTURES, fast_poll);
+        return 0;
+}
+
+static void test_reply_too_large(void **state) {
+        Harness *h = *state;
+        sd_bus_error error = SD_BUS_ERROR_NULL;
+        sd_bus_message *reply = NULL;
+        char **devices = NULL;
+        unsigned objects = 0;
+
+        assert_null(call_gmo(h->bus, &error));
+        assert_string_equal(error.name, "org.freedesktop.DBus.Error.LimitsExceeded");
+        assert_non_null(strstr(error.message, "Read the objects one by one"));
+        printf("%s: %s\n", error.name, error.message);
+        sd_bus_error_free(&error);
+
+        /* The documented way: Manager.Devices, then GetAll on each object. */
+        assert_true(sd_bus_get_property_strv(h->bus, "org.rdmad1", "/org/rdmad1", "org.rdmad1.Manager", "Devices",
+                                             NULL, &devices) >= 0);
+        for (char **d = devices; d && *d; d++) {
+                char **ports = NULL;
+
+                assert_true(sd_bus_call_method(h->bus, "org.rdmad1", *d, "org.freedesktop.DBus.Properties", "GetAll",
+                                               NULL, &reply, "s", "org.rdmad1.Device") >= 0);
+                reply = sd_bus_message_unref(reply);
+                objects++;
+                assert_true(sd_bus_get_property_strv(h->bus, "org.rdmad1", *d, "org.rdmad1.Device", "Ports", NULL,
+                                                     &ports) >= 0);
+                for (char **p = ports; p && *p; p++) {
+                        assert_true(sd_bus_call_method(h->bus, "org.rdmad1", *p, "org.freedesktop.DBus.Properties",
+                                                       "GetAll", NULL, &reply, "s", "org.rdmad1.Port") >= 0);
+                        reply = sd_bus_message_unref(reply);
+                        objects++;
+                }
+                for (char **p = ports; p && *p; p++)
+                        free(*p);
+                free(ports);
+        }
+        assert_true(objects >= 10);
+        for (char **d = devices; d && *d; d++)
+                free(*d);
+        free(devices);
+}
+
+int main(void) {
+        const struct CMUnitTest tests[] = {
+                cmocka_unit_test_setup_teardown(test_reply_equals_sd_bus, setup_sliced, teardown),
+                cmocka_unit_test_setup_teardown(test_flood_answered, setup_sliced, teardown),
+                cmocka_unit_test_setup_teardown(test_changes_never_mixed, setup_sliced, teardown),
+                cmocka_unit_test_setup_teardown(test_calls_per_connection, setup_sliced, teardown),
+                cmocka_unit_test_setup_teardown(test_leaving_drops_calls, setup_debug_log, teardown),
+                cmocka_unit_test_setup_teardown(test_size_counted, setup_debug_log, teardown),
+                cmocka_unit_test_setup_teardown(test_reply_too_large, setup_small_limit, teardown),
+        };
+
+        return cmocka_run_group_tests(tests, NULL, NULL);
+}
