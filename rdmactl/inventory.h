@@ -32,11 +32,14 @@ typedef struct RdmaPort {
         char *state_name, *phys_state_name;
         uint32_t state_num, phys_state_num;
         char *rate, *link_layer;
+        char *transport, *link_width, *link_speed;
+        double rate_speed; /* Gb/s, 0 when unknown */
         uint32_t lid, sm_lid, lid_mask_count, sm_sl, cap_mask;
         char *netdev; /* object path, "/" for none */
         RdmaGid *gids;
         size_t n_gids;
         uint64_t state_changed_usec;
+        uint64_t state_changes;
 } RdmaPort;
 
 typedef struct RdmaNetDev {
@@ -57,7 +60,7 @@ typedef struct RdmaSriov {
 typedef struct RdmaDevice {
         char *path;
         char *name;
-        char *sysfs_path, *device_path, *driver, *node_type, *transport;
+        char *sysfs_path, *device_path, *driver, *node_type, *transport, *pci_address;
         char *node_guid, *sys_image_guid, *firmware_version, *hca_type, *hw_rev, *board_id, *node_description;
         bool sriov_capable;
         char *sriov; /* object path, "/" for none */
@@ -85,6 +88,10 @@ static inline void inventory_freep(Inventory **inv) {
 
 /* Calls GetManagedObjects and loads the reply; the bus error in *error. */
 int inventory_load(Inventory *inv, sd_bus *bus, sd_bus_error *error);
+
+/* Loads a GetManagedObjects reply (a{oa{sa{sv}}}) without sorting: for a
+ * caller that made the call itself (rdmad-exporter, asynchronously). */
+int inventory_read_managed_objects(Inventory *inv, sd_bus_message *reply);
 
 /* Reads one object's a{sa{sv}} (from GetManagedObjects or InterfacesAdded)
  * into the inventory, replacing what it held for that path. */
