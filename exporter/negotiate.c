@@ -150,7 +150,7 @@ ExpositionFormat exposition_negotiate(const char *accept) {
         if (best_q[EXPOSITION_OPENMETRICS] > best_q[EXPOSITION_TEXT])
                 return EXPOSITION_OPENMETRICS;
         if (best_q[EXPOSITION_OPENMETRICS] > 0 && best_q[EXPOSITION_OPENMETRICS] == best_q[EXPOSITION_TEXT] &&
-            best_specificity[EXPOSITION_OPENMETRICS] >= 3 && best_specificity[EXPOSITION_TEXT] < 3)
+            best_specificity[EXPOSITION_OPENMETRICS] >= 3)
                 return EXPOSITION_OPENMETRICS;
         return EXPOSITION_TEXT;
 }

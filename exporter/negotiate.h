@@ -8,8 +8,8 @@
 #include "exposition.h"
 
 /* NULL or "" or nothing acceptable: the text format, as Prometheus's own
- * client libraries answer. At equal q, an explicitly named OpenMetrics
- * wins over a wildcard. */
+ * client libraries answer. At equal q, OpenMetrics wins if the client named
+ * it (a client that names it can parse it), the text format otherwise. */
 ExpositionFormat exposition_negotiate(const char *accept);
 
 /* "0", "0.5", "1.000" → 0, 500, 1000; -1 when not a valid qvalue. */
