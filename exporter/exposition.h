@@ -10,7 +10,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "counters.h"
+#include "counter-table.h"
 #include "inventory.h"
 
 typedef enum ExpositionFormat {

@@ -96,6 +96,7 @@ static int check_reply(const RdmadClient *c, const PendingCall *call) {
 int rdmad_client_scrape(RdmadClient *c, Inventory **ret_inventory, CounterTable *counters) {
         _cleanup_(inventory_freep) Inventory *inv = NULL;
         PendingCall calls[2] = {{.what = "GetManagedObjects"}, {.what = "GetAllCounters"}};
+        bool counters_unsupported;
         int r;
 
         assert(c);
@@ -119,10 +120,20 @@ int rdmad_client_scrape(RdmadClient *c, Inventory **ret_inventory, CounterTable 
         }
 
         r = check_reply(c, &calls[0]);
-        if (r >= 0)
-                r = check_reply(c, &calls[1]);
         if (r < 0)
                 goto finish;
+        /* An rdmad older than GetAllCounters: the model without counters. */
+        counters_unsupported = sd_bus_error_has_name(sd_bus_message_get_error(calls[1].reply),
+                                                     SD_BUS_ERROR_UNKNOWN_METHOD);
+        if (counters_unsupported) {
+                if (!c->warned_no_counters)
+                        log_warning("rdmad has no GetAllCounters(): exporting no counters.");
+                c->warned_no_counters = true;
+        } else {
+                r = check_reply(c, &calls[1]);
+                if (r < 0)
+                        goto finish;
+        }
 
         inv = inventory_new();
         if (!inv) {
@@ -134,7 +145,7 @@ int rdmad_client_scrape(RdmadClient *c, Inventory **ret_inventory, CounterTable 
                 log_warning_errno(r, "Cannot read the GetManagedObjects reply: %m");
                 goto finish;
         }
-        r = counter_table_read(counters, calls[1].reply);
+        r = counters_unsupported ? 0 : counter_table_read(counters, calls[1].reply);
         if (r < 0) {
                 log_warning_errno(r, "Cannot read the GetAllCounters reply: %m");
                 counter_table_clear(counters);

@@ -9,13 +9,14 @@
 #include <stdint.h>
 #include <systemd/sd-bus.h>
 
-#include "counters.h"
+#include "counter-table.h"
 #include "inventory.h"
 
 typedef struct RdmadClient {
         sd_bus *bus; /* connected on first use, again after the bus went away */
         uint64_t timeout_usec;
         bool failing; /* the last scrape failed: log the next failure at debug level only */
+        bool warned_no_counters;
 } RdmadClient;
 
 /* Returns 0 with both replies loaded into *ret_inventory (new) and

@@ -107,12 +107,12 @@ static const Inventory inventory = {
 };
 
 static void fill_counters(CounterTable *t) {
-        const Counter ib[] = {
+        const CounterSample ib[] = {
             {"port_rcv_data", 4000},  {"port_xmit_data", 18446744073709551615ULL},
             {"symbol_error", 7},      {"VL15_dropped", 0},
             {"port_rcv_data_64", 12}, {"out_of_buffer", 5},
         };
-        const Counter device_wide[] = {{"link_downed", 9}, {"rx_write_requests", 2}};
+        const CounterSample device_wide[] = {{"link_downed", 9}, {"rx_write_requests", 2}};
 
         assert_int_equal(counter_table_add(t, "mlx4_0", 1, ib, ELEMENTSOF(ib)), 0);
         assert_int_equal(counter_table_add(t, "mlx5_0", 1, NULL, 0), 0);
@@ -203,7 +203,7 @@ static void test_openmetrics_names_families_and_ends_with_eof(void **state) {
         body = render(EXPOSITION_OPENMETRICS, &s);
         counter_table_clear(&counters);
 
-        /* Counter families drop _total, info families _info; samples keep them. */
+        /* CounterSample families drop _total, info families _info; samples keep them. */
         assert_non_null(strstr(body, "# TYPE rdma_port_state_changes counter\n"
                                      "rdma_port_state_changes_total{device=\"mlx4_0\",port=\"1\"} 3\n"));
         assert_non_null(strstr(body, "# HELP rdma_symbol_error Minor link errors"));

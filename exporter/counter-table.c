@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-#include "counters.h"
+#include "counter-table.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -47,11 +47,11 @@ static int port_counters_push(PortCounters *p, size_t *allocated, const char *na
         copy = strdup(name);
         if (!copy)
                 return -ENOMEM;
-        p->counters[p->n_counters++] = (Counter){.name = copy, .value = value};
+        p->counters[p->n_counters++] = (CounterSample){.name = copy, .value = value};
         return 0;
 }
 
-int counter_table_add(CounterTable *t, const char *device, uint32_t port, const Counter *counters, size_t n) {
+int counter_table_add(CounterTable *t, const char *device, uint32_t port, const CounterSample *counters, size_t n) {
         PortCounters *p = counter_table_append(t, device, port);
         size_t allocated = 0;
 

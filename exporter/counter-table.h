@@ -9,15 +9,15 @@
 #include <stdint.h>
 #include <systemd/sd-bus.h>
 
-typedef struct Counter {
+typedef struct CounterSample {
         char *name;
         uint64_t value;
-} Counter;
+} CounterSample;
 
 typedef struct PortCounters {
         char *device;
         uint32_t port;
-        Counter *counters;
+        CounterSample *counters;
         size_t n_counters;
 } PortCounters;
 
@@ -27,7 +27,7 @@ typedef struct CounterTable {
 } CounterTable;
 
 /* Appends one port's counters (copies the strings). */
-int counter_table_add(CounterTable *t, const char *device, uint32_t port, const Counter *counters, size_t n);
+int counter_table_add(CounterTable *t, const char *device, uint32_t port, const CounterSample *counters, size_t n);
 
 /* Reads a GetAllCounters reply into an empty table. */
 int counter_table_read(CounterTable *t, sd_bus_message *reply);
