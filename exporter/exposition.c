@@ -8,6 +8,10 @@
 
 #include "util.h"
 
+static bool isempty(const char *s) {
+        return !s || !*s;
+}
+
 const char *exposition_content_type(ExpositionFormat format) {
         static const char *const types[_EXPOSITION_FORMAT_MAX] = {
             [EXPOSITION_TEXT] = "text/plain; version=0.0.4; charset=utf-8",
@@ -209,37 +213,81 @@ static Family family(FILE *f, ExpositionFormat format, const char *prefix, const
         return (Family){.f = f, .format = format, .name = prefix, .name_rest = rest, .type = type, .help = help};
 }
 
-/* Object path → device or netdev name, by binary search in a sorted copy:
- * a big host has thousands of ports to resolve on every scrape. */
-typedef struct NameIndex {
-        const char **paths; /* pairs: path, name */
+/* Object path → object, by binary search in a sorted copy: a big host
+ * has thousands of ports to resolve on every scrape. Every object type of
+ * the inventory starts with its path. */
+typedef struct ObjectIndex {
+        void **objects;
         size_t n;
-} NameIndex;
+} ObjectIndex;
 
-static int compare_path_pair(const void *a, const void *b) {
-        return strcmp(*(const char *const *) a, *(const char *const *) b);
+static int compare_object_path(const void *a, const void *b) {
+        return strcmp(**(char *const *const *) a, **(char *const *const *) b);
 }
 
-static int name_index_build(NameIndex *idx, void *const *objects, size_t n, size_t path_offset, size_t name_offset) {
-        idx->paths = reallocarray(NULL, n ? n * 2 : 1, sizeof(char *));
-        if (!idx->paths)
+static int object_index_build(ObjectIndex *idx, void *const *objects, size_t n) {
+        idx->objects = reallocarray(NULL, n ?: 1, sizeof(void *));
+        if (!idx->objects)
                 return -ENOMEM;
+        memcpy(idx->objects, objects, n * sizeof(void *));
         idx->n = n;
-        for (size_t i = 0; i < n; i++) {
-                idx->paths[2 * i] = *(const char **) ((const char *) objects[i] + path_offset);
-                idx->paths[2 * i + 1] = *(const char **) ((const char *) objects[i] + name_offset);
-        }
-        qsort(idx->paths, n, 2 * sizeof(char *), compare_path_pair);
+        qsort(idx->objects, n, sizeof(void *), compare_object_path);
         return 0;
 }
 
-static const char *name_index_lookup(const NameIndex *idx, const char *path) {
-        const char **found;
+static void *object_index_lookup(const ObjectIndex *idx, const char *path) {
+        const char *const *key = &path;
+        void **found;
 
         if (!path)
                 return NULL;
-        found = bsearch(&path, idx->paths, idx->n, 2 * sizeof(char *), compare_path_pair);
-        return found ? found[1] : NULL;
+        found = bsearch(&key, idx->objects, idx->n, sizeof(void *), compare_object_path);
+        return found ? *found : NULL;
+}
+
+/* What an rdmad without PciAddress, Port.Transport, LinkWidth and LinkSpeed
+ * still lets us tell: the PCI address is the name of the parent device,
+ * width and speed are the words of RateInfo ("4X EDR"), the transport
+ * follows from the link layer and the node type. Published values win. */
+static bool is_pci_address(const char *s) {
+        unsigned dom, bus, dev, fn;
+        int end = 0;
+
+        return sscanf(s, "%4x:%2x:%2x.%1x%n", &dom, &bus, &dev, &fn, &end) == 4 && s[end] == '\0' && strlen(s) == 12;
+}
+
+static const char *device_pci_address(const RdmaDevice *d) {
+        const char *base;
+
+        if (!isempty(d->pci_address) || isempty(d->device_path))
+                return strempty(d->pci_address);
+        base = strrchr(d->device_path, '/');
+        base = base ? base + 1 : d->device_path;
+        return is_pci_address(base) ? base : "";
+}
+
+static void port_link_words(const RdmaPort *p, char width[static 16], char speed[static 16]) {
+        const char *info = strempty(p->rate_info), *space = strchr(info, ' ');
+        size_t len = space ? (size_t) (space - info) : strlen(info);
+
+        snprintf(width, 16, "%.*s", (int) len, info);
+        snprintf(speed, 16, "%s", space ? space + 1 : "");
+        if (p->link_width)
+                snprintf(width, 16, "%s", p->link_width);
+        if (p->link_speed)
+                snprintf(speed, 16, "%s", p->link_speed);
+}
+
+static const char *port_transport(const RdmaPort *p, const RdmaDevice *d) {
+        if (!isempty(p->transport))
+                return p->transport;
+        if (d && streq_ptr(d->node_type, "RNIC"))
+                return "iWARP";
+        if (streq_ptr(p->link_layer, "Ethernet"))
+                return "RoCE";
+        if (streq_ptr(p->link_layer, "InfiniBand"))
+                return "InfiniBand";
+        return "";
 }
 
 static void write_devices(FILE *f, ExpositionFormat format, const Inventory *inv) {
@@ -258,7 +306,7 @@ static void write_devices(FILE *f, ExpositionFormat format, const Inventory *inv
                 label(&info, false, "hca_type", d->hca_type);
                 label(&info, false, "board_id", d->board_id);
                 label(&info, false, "node_guid", d->node_guid);
-                label(&info, false, "pci_address", d->pci_address);
+                label(&info, false, "pci_address", device_pci_address(d));
                 sample_end(&info, 1);
         }
 }
@@ -305,37 +353,40 @@ static int write_ports(FILE *f, ExpositionFormat format, const Inventory *inv) {
             [PORT_STATE_CHANGES] = family(f, format, "rdma_", "port_state_changes_total", FAMILY_COUNTER,
                                           "Port state changes rdmad observed since it started."),
         };
-        NameIndex devices = {}, netdevs = {};
+        ObjectIndex devices = {}, netdevs = {};
         int r;
 
-        r = name_index_build(&devices, (void *const *) inv->devices, inv->n_devices, offsetof(RdmaDevice, path),
-                             offsetof(RdmaDevice, name));
+        r = object_index_build(&devices, (void *const *) inv->devices, inv->n_devices);
         if (r >= 0)
-                r = name_index_build(&netdevs, (void *const *) inv->netdevs, inv->n_netdevs, offsetof(RdmaNetDev, path),
-                                     offsetof(RdmaNetDev, name));
+                r = object_index_build(&netdevs, (void *const *) inv->netdevs, inv->n_netdevs);
         if (r < 0)
                 goto finish;
 
         for (PortGauge g = 0; g < _PORT_SERIES_MAX; g++)
                 for (size_t i = 0; i < inv->n_ports; i++) {
                         const RdmaPort *p = inv->ports[i];
+                        const RdmaDevice *d = object_index_lookup(&devices, p->device);
+                        const RdmaNetDev *n = object_index_lookup(&netdevs, p->netdev);
                         Family *fam = &families[g];
 
                         sample_begin(fam);
-                        label(fam, true, "device", name_index_lookup(&devices, p->device));
+                        label(fam, true, "device", d ? d->name : NULL);
                         label_u32(fam, false, "port", p->number);
                         if (g == PORT_INFO) {
-                                label(fam, false, "transport", p->transport);
+                                char width[16], speed[16];
+
+                                port_link_words(p, width, speed);
+                                label(fam, false, "transport", port_transport(p, d));
                                 label(fam, false, "link_layer", p->link_layer);
-                                label(fam, false, "netdev", name_index_lookup(&netdevs, p->netdev));
-                                label(fam, false, "link_width", p->link_width);
-                                label(fam, false, "link_speed", p->link_speed);
+                                label(fam, false, "netdev", n ? n->name : NULL);
+                                label(fam, false, "link_width", width);
+                                label(fam, false, "link_speed", speed);
                         }
                         sample_end(fam, port_value(p, g));
                 }
 finish:
-        free(devices.paths);
-        free(netdevs.paths);
+        free(devices.objects);
+        free(netdevs.objects);
         return r;
 }
 
@@ -403,22 +454,22 @@ static int write_sriov(FILE *f, ExpositionFormat format, const Inventory *inv) {
             family(f, format, "rdma_", "sriov_total_vfs", FAMILY_GAUGE,
                    "SR-IOV virtual functions the device supports."),
         };
-        NameIndex devices = {};
+        ObjectIndex devices = {};
         int r;
 
-        r = name_index_build(&devices, (void *const *) inv->devices, inv->n_devices, offsetof(RdmaDevice, path),
-                             offsetof(RdmaDevice, name));
+        r = object_index_build(&devices, (void *const *) inv->devices, inv->n_devices);
         if (r < 0)
                 return r;
         for (size_t k = 0; k < ELEMENTSOF(fams); k++)
                 for (size_t i = 0; i < inv->n_sriovs; i++) {
                         const RdmaSriov *s = inv->sriovs[i];
+                        const RdmaDevice *d = object_index_lookup(&devices, s->device);
 
                         sample_begin(&fams[k]);
-                        label(&fams[k], true, "device", name_index_lookup(&devices, s->device));
+                        label(&fams[k], true, "device", d ? d->name : NULL);
                         sample_end(&fams[k], k == 0 ? s->num_vfs : s->total_vfs);
                 }
-        free(devices.paths);
+        free(devices.objects);
         return 0;
 }
 

@@ -123,8 +123,8 @@ int rdmad_client_scrape(RdmadClient *c, Inventory **ret_inventory, CounterTable 
         if (r < 0)
                 goto finish;
         /* An rdmad older than GetAllCounters: the model without counters. */
-        counters_unsupported = sd_bus_error_has_name(sd_bus_message_get_error(calls[1].reply),
-                                                     SD_BUS_ERROR_UNKNOWN_METHOD);
+        counters_unsupported =
+            sd_bus_error_has_name(sd_bus_message_get_error(calls[1].reply), SD_BUS_ERROR_UNKNOWN_METHOD);
         if (counters_unsupported) {
                 if (!c->warned_no_counters)
                         log_warning("rdmad has no GetAllCounters(): exporting no counters.");

@@ -64,6 +64,7 @@ static const PropertySpec port_properties[] = {
         STRING("Transport", RdmaPort, transport),
         STRING("LinkWidth", RdmaPort, link_width),
         STRING("LinkSpeed", RdmaPort, link_speed),
+        STRING("RateInfo", RdmaPort, rate_info),
         DOUBLE("RateSpeed", RdmaPort, rate_speed),
         UINT32("Lid", RdmaPort, lid),
         UINT32("SmLid", RdmaPort, sm_lid),

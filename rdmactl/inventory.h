@@ -32,7 +32,7 @@ typedef struct RdmaPort {
         char *state_name, *phys_state_name;
         uint32_t state_num, phys_state_num;
         char *rate, *link_layer;
-        char *transport, *link_width, *link_speed;
+        char *transport, *link_width, *link_speed, *rate_info;
         double rate_speed; /* Gb/s, 0 when unknown */
         uint32_t lid, sm_lid, lid_mask_count, sm_sl, cap_mask;
         char *netdev; /* object path, "/" for none */

@@ -253,6 +253,53 @@ static void test_empty_host_has_no_empty_families(void **state) {
                                   "rdmad_up 1\n");
 }
 
+/* An rdmad that publishes no PciAddress, Port.Transport, LinkWidth or
+ * LinkSpeed: they are derived from DevicePath, RateInfo, LinkLayer, NodeType. */
+static void test_labels_derived_for_an_older_rdmad(void **state) {
+        RdmaDevice siw = {.path = "/org/rdmad1/device/siw0", .name = "siw0", .node_type = "RNIC", .device_path = ""};
+        RdmaDevice mlx4 = {.path = "/org/rdmad1/device/mlx4_5f0",
+                           .name = "mlx4_0",
+                           .node_type = "CA",
+                           .device_path = "/sys/devices/pci0000:00/0000:00:03.0/0000:03:00.0"};
+        RdmaDevice odd = {.path = "/org/rdmad1/device/odd", .name = "odd", .device_path = "/sys/devices/platform/x"};
+        RdmaPort p_siw = {.path = "/org/rdmad1/device/siw0/port/1",
+                          .device = siw.path,
+                          .number = 1,
+                          .link_layer = "Ethernet",
+                          .rate_info = "1X SDR"};
+        RdmaPort p_ib = {.path = "/org/rdmad1/device/mlx4_5f0/port/1",
+                         .device = mlx4.path,
+                         .number = 1,
+                         .link_layer = "InfiniBand",
+                         .rate_info = "4X"};
+        RdmaPort p_eth = {.path = "/org/rdmad1/device/mlx4_5f0/port/2",
+                          .device = mlx4.path,
+                          .number = 2,
+                          .link_layer = "Ethernet",
+                          .rate_info = "4X QDR"};
+        RdmaDevice *devs[] = {&siw, &mlx4, &odd};
+        RdmaPort *prts[] = {&p_siw, &p_ib, &p_eth};
+        Inventory inv = {.devices = devs, .n_devices = 3, .ports = prts, .n_ports = 3};
+        ScrapeResult s = {.up = true, .inventory = &inv};
+        _cleanup_free_ char *text = render(EXPOSITION_TEXT, &s);
+
+        assert_non_null(strstr(text, "rdma_device_info{device=\"mlx4_0\",driver=\"\",transport=\"\",node_type=\"CA\","
+                                     "firmware_version=\"\",hca_type=\"\",board_id=\"\",node_guid=\"\","
+                                     "pci_address=\"0000:03:00.0\"} 1\n"));
+        assert_non_null(strstr(text,
+                               "device=\"siw0\",driver=\"\",transport=\"\",node_type=\"RNIC\",firmware_version=\"\","
+                               "hca_type=\"\",board_id=\"\",node_guid=\"\",pci_address=\"\"} 1\n"));
+        assert_non_null(strstr(text, "device=\"odd\",driver=\"\",transport=\"\",node_type=\"\",firmware_version=\"\","
+                                     "hca_type=\"\",board_id=\"\",node_guid=\"\",pci_address=\"\"} 1\n"));
+        assert_non_null(strstr(text,
+                               "rdma_port_info{device=\"siw0\",port=\"1\",transport=\"iWARP\",link_layer=\"Ethernet\","
+                               "netdev=\"\",link_width=\"1X\",link_speed=\"SDR\"} 1\n"));
+        assert_non_null(strstr(text, "rdma_port_info{device=\"mlx4_0\",port=\"1\",transport=\"InfiniBand\","
+                                     "link_layer=\"InfiniBand\",netdev=\"\",link_width=\"4X\",link_speed=\"\"} 1\n"));
+        assert_non_null(strstr(text, "rdma_port_info{device=\"mlx4_0\",port=\"2\",transport=\"RoCE\","
+                                     "link_layer=\"Ethernet\",netdev=\"\",link_width=\"4X\",link_speed=\"QDR\"} 1\n"));
+}
+
 static void test_rate_bytes_as_node_exporter(void **state) {
         assert_int_equal(exposition_rate_bytes(2.5), 312500000);
         assert_int_equal(exposition_rate_bytes(14), 1750000000);
@@ -389,6 +436,7 @@ int main(void) {
             cmocka_unit_test(test_openmetrics_help_escapes_quotes),
             cmocka_unit_test(test_down_is_only_rdmad_up_0),
             cmocka_unit_test(test_empty_host_has_no_empty_families),
+            cmocka_unit_test(test_labels_derived_for_an_older_rdmad),
             cmocka_unit_test(test_rate_bytes_as_node_exporter),
             cmocka_unit_test(test_counter_names_as_node_exporter),
             cmocka_unit_test(test_content_types),

@@ -324,6 +324,27 @@ void harness_restart_daemon(Harness *h, const char *const *args) {
         start_daemon(h, args);
 }
 
+void harness_stop_daemon(Harness *h) {
+        int status = stop_process(h->daemon_pid, 30000);
+
+        h->daemon_pid = 0;
+        if (status != 0)
+                fail_msg("rdmad did not exit cleanly: wait status 0x%x", status);
+}
+
+void harness_start_daemon(Harness *h, const char *const *args) {
+        assert_int_equal(h->daemon_pid, 0);
+        start_daemon(h, args);
+}
+
+pid_t harness_spawn(char *const argv[]) {
+        return spawn(argv, -1);
+}
+
+int harness_stop_process(pid_t pid, int timeout_ms) {
+        return stop_process(pid, timeout_ms);
+}
+
 Harness *harness_start(const char *const *fixtures, const char *const *args) {
         Harness *h = calloc(1, sizeof(Harness));
         int r;

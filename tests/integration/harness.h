@@ -56,6 +56,18 @@ Harness *harness_start(const char *const *fixtures, const char *const *args);
  * testbed and bus, waiting for READY=1 (the benchmark's start-up runs). */
 void harness_restart_daemon(Harness *h, const char *const *args);
 
+/* The two halves of harness_restart_daemon(), for a test that looks at the
+ * bus while rdmad is away: stop (it must exit with 0), start again. */
+void harness_stop_daemon(Harness *h);
+void harness_start_daemon(Harness *h, const char *const *args);
+
+/* A helper program (rdmad-exporter, node_exporter, prometheus) in its own
+ * process group, without umockdev's preload, killed if the test dies;
+ * harness_stop_process(): SIGTERM, then SIGKILL to its group after
+ * timeout_ms; returns the wait status. */
+pid_t harness_spawn(char *const argv[]);
+int harness_stop_process(pid_t pid, int timeout_ms);
+
 /* Starts the real polkitd on the private bus, inside its own mount
  * namespace with the project's policy bind-mounted over
  * /usr/share/polkit-1/actions. Returns false (with a message) when that is
