@@ -238,7 +238,7 @@ static void test_http_negotiation_and_errors(void **state) {
                                 "node_type=\"CA\",firmware_version=\"14.28.2006\",hca_type=\"MT4119\","
                                 "board_id=\"MT_0000000008\",node_guid=\"9803:9b03:00aa:bbc0\","
                                 "pci_address=\"0000:5e:00.0\"} 1\n");
-        assert_contains(r.body, "rdma_port_info{device=\"mlx4_0\",port=\"2\",transport=\"InfiniBand\","
+        assert_contains(r.body, "rdma_port_info{device=\"mlx4_0\",port=\"2\",transport=\"RoCE\","
                                 "link_layer=\"Ethernet\",netdev=\"ens1d1\",link_width=\"4X\","
                                 "link_speed=\"QDR\"} 1\n");
         assert_contains(r.body, "rdma_sriov_vfs{device=\"mlx5_0\"} 1\n");
