@@ -1,0 +1,241 @@
+/* SPDX-License-Identifier: MIT */
+/* rdmad-exporter against node_exporter's InfiniBand collector on the same
+ * simulated host, side by side in one run: scrape time, rdmad's Get latency
+ * while scrapes run, and resident memory. Prints Markdown tables. Not a
+ * test: it never fails on a time.
+ *
+ *   bench-exporter [--quick] [N...]     (default N: 64 512 2048)
+ *
+ * Runs under umockdev's preload like the daemon (make bench does this). */
+#include <pthread.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "bench-util.h"
+#include "harness.h"
+#include "scrape-client.h"
+
+static bool quick;
+
+static uint64_t scrape_usec(unsigned port, size_t *ret_size) {
+        uint64_t t0 = now_usec(), t;
+        HttpReply r;
+
+        assert_int_equal(http_request(port, "GET", "/metrics", NULL, 20000, &r), 0);
+        t = now_usec() - t0;
+        assert_int_equal(r.status, 200);
+        if (ret_size)
+                *ret_size = r.body_size;
+        http_reply_clear(&r);
+        return t;
+}
+
+static size_t count_samples(unsigned port, const char *prefix) {
+        HttpReply r;
+        Samples s;
+        size_t n = 0;
+
+        assert_int_equal(http_request(port, "GET", "/metrics", NULL, 20000, &r), 0);
+        assert_true(samples_parse(r.body, &s));
+        for (size_t i = 0; i < s.n; i++)
+                n += strncmp(s.items[i].name, prefix, strlen(prefix)) == 0;
+        samples_clear(&s);
+        http_reply_clear(&r);
+        return n;
+}
+
+static uint64_t get_usec(Harness *h) {
+        sd_bus_error error = SD_BUS_ERROR_NULL;
+        char *version = NULL;
+        uint64_t t0 = now_usec(), t;
+
+        assert_true(sd_bus_get_property_string(h->bus, "org.rdmad1", "/org/rdmad1", "org.rdmad1.Manager", "Version",
+                                               &error, &version) >= 0);
+        t = now_usec() - t0;
+        free(version);
+        return t;
+}
+
+static uint64_t call_usec(Harness *h, const char *interface, const char *member) {
+        sd_bus_message *reply = NULL;
+        uint64_t t0 = now_usec(), t;
+
+        assert_true(sd_bus_call_method(h->bus, "org.rdmad1", "/org/rdmad1", interface, member, NULL, &reply, "") >=
+                    0);
+        t = now_usec() - t0;
+        sd_bus_message_unref(reply);
+        return t;
+}
+
+typedef struct Scraper {
+        unsigned port;
+        atomic_bool stop;
+        size_t scrapes;
+} Scraper;
+
+static void *scrape_loop(void *userdata) {
+        Scraper *s = userdata;
+
+        while (!atomic_load(&s->stop)) {
+                scrape_usec(s->port, NULL);
+                s->scrapes++;
+        }
+        return NULL;
+}
+
+typedef struct Result {
+        unsigned n;
+        size_t our_series, node_series, our_bytes, node_bytes;
+        Stats ours, node, gmo, counters, get_idle, get_busy;
+        size_t busy_scrapes;
+        unsigned long our_rss, our_hwm, node_rss, node_hwm, rdmad_rss;
+} Result;
+
+static void bench_host(unsigned n, Result *res) {
+        size_t runs = quick ? 3 : (n >= 2048 ? 11 : 21), runs_get = quick ? 50 : 500;
+        uint64_t *a = calloc(runs_get, sizeof(uint64_t)), *b = calloc(runs_get, sizeof(uint64_t));
+        unsigned our_port = free_tcp_port(), node_port;
+        char listen_arg[64], sysfs_arg[600], node_listen_arg[64];
+        char *exporter_argv[] = { getenv("RDMAD_EXPORTER_BINARY"), listen_arg, NULL };
+        char *node_argv[] = { "prometheus-node-exporter", sysfs_arg, "--collector.disable-defaults",
+                              "--collector.infiniband", "--web.disable-exporter-metrics", node_listen_arg, NULL };
+        pid_t exporter_pid, node_pid;
+        pthread_t thread;
+        Scraper scraper;
+        Harness *h;
+
+        assert_non_null(exporter_argv[0]);
+        h = harness_start(NULL, NULL);
+        write_host(umockdev_testbed_get_root_dir(h->testbed), n);
+        write_host_counters(umockdev_testbed_get_root_dir(h->testbed), n);
+        harness_restart_daemon(h, NULL);
+
+        snprintf(listen_arg, sizeof(listen_arg), "--listen=127.0.0.1:%u", our_port);
+        exporter_pid = harness_spawn(exporter_argv);
+        node_port = free_tcp_port();
+        snprintf(sysfs_arg, sizeof(sysfs_arg), "--path.sysfs=%s/sys", umockdev_testbed_get_root_dir(h->testbed));
+        snprintf(node_listen_arg, sizeof(node_listen_arg), "--web.listen-address=127.0.0.1:%u", node_port);
+        node_pid = harness_spawn(node_argv);
+
+        *res = (Result) { .n = n };
+        res->our_series = count_samples(our_port, "rdma_");
+        res->node_series = count_samples(node_port, "node_infiniband_");
+        scrape_usec(our_port, &res->our_bytes);
+        scrape_usec(node_port, &res->node_bytes);
+
+        /* Interleaved, so that both see the same machine. */
+        for (size_t i = 0; i < runs; i++) {
+                a[i] = scrape_usec(our_port, NULL);
+                b[i] = scrape_usec(node_port, NULL);
+        }
+        res->ours = stats(a, runs);
+        res->node = stats(b, runs);
+
+        /* What a scrape waits for: rdmad's two replies, one after the other here. */
+        for (size_t i = 0; i < runs; i++) {
+                a[i] = call_usec(h, "org.freedesktop.DBus.ObjectManager", "GetManagedObjects");
+                b[i] = call_usec(h, "org.rdmad1.Manager", "GetAllCounters");
+        }
+        res->gmo = stats(a, runs);
+        res->counters = stats(b, runs);
+
+        /* rdmad's Get latency, idle and while the exporter scrapes back to back. */
+        for (size_t i = 0; i < runs_get; i++)
+                a[i] = get_usec(h);
+        res->get_idle = stats(a, runs_get);
+        scraper = (Scraper) { .port = our_port };
+        assert_int_equal(pthread_create(&thread, NULL, scrape_loop, &scraper), 0);
+        for (size_t i = 0; i < runs_get; i++)
+                b[i] = get_usec(h);
+        atomic_store(&scraper.stop, true);
+        pthread_join(thread, NULL);
+        res->get_busy = stats(b, runs_get);
+        res->busy_scrapes = scraper.scrapes;
+
+        res->our_rss = proc_status_value(exporter_pid, "VmRSS:");
+        res->our_hwm = proc_status_value(exporter_pid, "VmHWM:");
+        res->node_rss = proc_status_value(node_pid, "VmRSS:");
+        res->node_hwm = proc_status_value(node_pid, "VmHWM:");
+        res->rdmad_rss = proc_status_value(h->daemon_pid, "VmRSS:");
+
+        harness_stop_process(node_pid, 10000);
+        if (harness_stop_process(exporter_pid, 10000) != 0)
+                fprintf(stderr, "bench: rdmad-exporter did not exit with 0\n");
+        if (harness_stop(h) != 0)
+                fprintf(stderr, "bench: rdmad did not exit cleanly\n");
+        free(a);
+        free(b);
+}
+
+int main(int argc, char *argv[]) {
+        unsigned sizes[8], n_sizes = 0;
+        Result results[8];
+        char s[8][32];
+
+        for (int i = 1; i < argc; i++) {
+                if (strcmp(argv[i], "--quick") == 0)
+                        quick = true;
+                else if (n_sizes < 8)
+                        sizes[n_sizes++] = (unsigned) strtoul(argv[i], NULL, 10);
+        }
+        if (n_sizes == 0) {
+                sizes[n_sizes++] = 64;
+                sizes[n_sizes++] = 512;
+                sizes[n_sizes++] = 2048;
+        }
+        for (unsigned i = 0; i < n_sizes; i++) {
+                bench_host(sizes[i], &results[i]);
+                fprintf(stderr, "bench-exporter: N = %u done\n", sizes[i]);
+        }
+
+        printf("\n## rdmad-exporter against node_exporter %s\n\n", "(InfiniBand collector only)");
+        printf("Dual-port devices with 21 IBTA counters and 16 hw_counters per port. Median and p99 of a whole\n"
+               "scrape (connect to last byte, text format), interleaved.\n\n");
+        printf("| N devices | series (ours / node_exporter's) | bytes | rdmad-exporter | node_exporter | ratio | "
+               "target: ≤ 0.5 at 2048 |\n");
+        printf("| --- | --- | --- | --- | --- | --- | --- |\n");
+        for (unsigned i = 0; i < n_sizes; i++) {
+                const Result *r = &results[i];
+                double ratio = r->ours.median / r->node.median;
+
+                printf("| %u | %zu / %zu | %zu / %zu | %s (p99 %s) | %s (p99 %s) | %.2f | %s |\n", r->n,
+                       r->our_series, r->node_series, r->our_bytes, r->node_bytes,
+                       fmt_usec(r->ours.median, s[0], 32), fmt_usec(r->ours.p99, s[1], 32),
+                       fmt_usec(r->node.median, s[2], 32), fmt_usec(r->node.p99, s[3], 32), ratio,
+                       r->n == 2048 ? (ratio <= 0.5 ? "met" : "missed") : "");
+        }
+        printf("\nInside a scrape: rdmad's two replies, timed one after the other from a client (the exporter\n"
+               "sends both at once).\n\n");
+        printf("| N devices | GetManagedObjects | GetAllCounters |\n| --- | --- | --- |\n");
+        for (unsigned i = 0; i < n_sizes; i++) {
+                const Result *r = &results[i];
+                printf("| %u | %s (p99 %s) | %s (p99 %s) |\n", r->n, fmt_usec(r->gmo.median, s[0], 32),
+                       fmt_usec(r->gmo.p99, s[1], 32), fmt_usec(r->counters.median, s[2], 32),
+                       fmt_usec(r->counters.p99, s[3], 32));
+        }
+        printf("\nrdmad's `Get` (Manager.Version) latency, idle and while the exporter scrapes back to back.\n\n");
+        printf("| N devices | Get, idle | Get, during scrapes | scrapes meanwhile |\n| --- | --- | --- | --- |\n");
+        for (unsigned i = 0; i < n_sizes; i++) {
+                const Result *r = &results[i];
+                printf("| %u | %s (p99 %s) | %s (p99 %s) | %zu |\n", r->n, fmt_usec(r->get_idle.median, s[0], 32),
+                       fmt_usec(r->get_idle.p99, s[1], 32), fmt_usec(r->get_busy.median, s[2], 32),
+                       fmt_usec(r->get_busy.p99, s[3], 32), r->busy_scrapes);
+        }
+        printf("\nResident memory after the scrapes (VmRSS, peak VmHWM).\n\n");
+        printf("| N devices | rdmad-exporter | node_exporter | rdmad |\n| --- | --- | --- | --- |\n");
+        for (unsigned i = 0; i < n_sizes; i++) {
+                const Result *r = &results[i];
+                printf("| %u | %.1f MiB (peak %.1f) | %.1f MiB (peak %.1f) | %.1f MiB |\n", r->n, r->our_rss / 1024.0,
+                       r->our_hwm / 1024.0, r->node_rss / 1024.0, r->node_hwm / 1024.0, r->rdmad_rss / 1024.0);
+        }
+        return 0;
+}

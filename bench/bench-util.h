@@ -1,0 +1,35 @@
+/* SPDX-License-Identifier: MIT */
+#pragma once
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+/* ---------- simulated hosts ---------- */
+
+void mkdir_p(const char *path);
+void put(const char *dir, const char *name, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+void link_at(const char *dir, const char *name, const char *target);
+
+/* The sysfs path of device i's PCI function, relative to /sys. */
+void host_pci_path(unsigned i, char *buf, size_t size);
+
+/* N dual-port ConnectX-5-like PFs under root/sys (see bench-util.c). */
+void write_host(const char *root, unsigned n);
+/* Their counters/ (21 IBTA counters) and hw_counters/ (16 files) per port. */
+void write_host_counters(const char *root, unsigned n);
+
+/* ---------- statistics ---------- */
+
+typedef struct Stats {
+        double median, p99;
+} Stats;
+
+/* Sorts v. */
+Stats stats(uint64_t *v, size_t n);
+const char *fmt_usec(double usec, char *buf, size_t size);
+
+/* ---------- a process ---------- */
+
+/* A "Key:" line of /proc/<pid>/status, as a number (kB for Vm*). */
+unsigned long proc_status_value(pid_t pid, const char *key);
