@@ -2,6 +2,7 @@
 /* org.rdmad1.Device */
 #include <stddef.h>
 
+#include "bus-counters.h"
 #include "bus-objects.h"
 #include "bus-util.h"
 #include "manager.h"
@@ -111,5 +112,6 @@ const sd_bus_vtable device_vtable[] = {
         SD_BUS_PROPERTY("Sriov", "o", property_get_sriov, 0, CONST),
         SD_BUS_PROPERTY("Attributes", "a{ss}", bus_property_get_attr_list, offsetof(Device, attributes), CHANGE),
         SD_BUS_PROPERTY("PowerAttributes", "a{ss}", bus_property_get_attr_list, offsetof(Device, power_attributes), CHANGE),
+        BUS_DEVICE_GET_COUNTERS_METHOD,
         SD_BUS_VTABLE_END,
 };

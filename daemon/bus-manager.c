@@ -2,6 +2,7 @@
 /* org.rdmad1.Manager on /org/rdmad1, and the node enumerator under it. */
 #include <stddef.h>
 
+#include "bus-counters.h"
 #include "bus-objects.h"
 #include "bus-util.h"
 #include "log.h"
@@ -65,6 +66,7 @@ const sd_bus_vtable manager_vtable[] = {
         SD_BUS_METHOD_WITH_NAMES("GetDeviceByName", "s", SD_BUS_PARAM(name), "o", SD_BUS_PARAM(device),
                                  method_get_device_by_name, SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_METHOD("Rescan", NULL, NULL, method_rescan, 0),
+        BUS_MANAGER_GET_ALL_COUNTERS_METHOD,
         SD_BUS_VTABLE_END,
 };
 

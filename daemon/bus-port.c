@@ -2,6 +2,7 @@
 /* org.rdmad1.Port */
 #include <stddef.h>
 
+#include "bus-counters.h"
 #include "bus-objects.h"
 #include "bus-util.h"
 #include "manager.h"
@@ -135,6 +136,8 @@ const sd_bus_vtable port_vtable[] = {
         SD_BUS_PROPERTY("Gids", "a(uss)", property_get_gids, 0, CHANGE),
         SD_BUS_PROPERTY("Attributes", "a{ss}", bus_property_get_attr_list, offsetof(Port, attributes), CHANGE),
         SD_BUS_PROPERTY("StateChangedUsec", "t", NULL, offsetof(Port, state_changed_usec), CHANGE),
+        SD_BUS_PROPERTY("StateChanges", "t", NULL, offsetof(Port, state_changes), CHANGE),
+        BUS_PORT_GET_COUNTERS_METHOD,
         SD_BUS_METHOD_WITH_NAMES("WaitForState", "su", SD_BUS_PARAM(state) SD_BUS_PARAM(timeout_ms), "s",
                                  SD_BUS_PARAM(state), method_wait_for_state, SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_VTABLE_END,

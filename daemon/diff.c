@@ -21,7 +21,7 @@ void port_property_names(uint32_t mask, PropertyNames *ret) {
                 "State",     "StateNum",  "StateName", "PhysState",    "PhysStateNum",     "PhysStateName",
                 "Rate",      "RateSpeed", "RateUnit",  "RateInfo",     "LinkLayer",        "Lid",
                 "SmLid",     "LidMaskCount", "SmSl",   "CapMask",      "NetDev",           "Gids",
-                "Attributes", "StateChangedUsec",
+                "Attributes", "StateChangedUsec", "StateChanges",
         };
         names_from_mask(mask, table, ELEMENTSOF(table), ret);
 }
@@ -128,6 +128,8 @@ uint32_t port_changed_mask(const Port *a, const Port *b) {
                 m |= PORT_ATTRIBUTES;
         if (a->state_changed_usec != b->state_changed_usec)
                 m |= PORT_STATE_CHANGED_USEC;
+        if (a->state_changes != b->state_changes)
+                m |= PORT_STATE_CHANGES;
         return m;
 }
 

@@ -6,6 +6,7 @@
 
 #include "bus-objects.h"
 #include "bus-util.h"
+#include "counters-worker.h"
 #include "diff.h"
 #include "properties.h"
 #include "enumerate.h"
@@ -41,6 +42,7 @@ Manager *manager_free(Manager *m) {
         if (!m)
                 return NULL;
         manager_free_sriov_jobs(m);
+        counter_reader_free(m->counter_reader);
         manager_free_waiters(m);
         polkit_registry_clear(&m->polkit);
         sd_event_source_disable_unref(m->emit_event);
@@ -306,12 +308,16 @@ static uint64_t now_realtime_usec(void) {
         return (uint64_t) ts.tv_sec * 1000000ULL + (uint64_t) ts.tv_nsec / 1000ULL;
 }
 
-/* A State or PhysState change also moves StateChangedUsec. */
+/* A State or PhysState change also moves StateChangedUsec; a State change counts in StateChanges. */
 static uint32_t port_stamp(Port *p, uint32_t mask) {
         if (mask & (PORT_STATE | PORT_STATE_NUM | PORT_STATE_NAME | PORT_PHYS_STATE | PORT_PHYS_STATE_NUM |
                     PORT_PHYS_STATE_NAME)) {
                 p->state_changed_usec = now_realtime_usec();
                 mask |= PORT_STATE_CHANGED_USEC;
+        }
+        if (mask & (PORT_STATE | PORT_STATE_NUM | PORT_STATE_NAME)) {
+                p->state_changes++;
+                mask |= PORT_STATE_CHANGES;
         }
         return mask;
 }
@@ -383,6 +389,7 @@ static void manager_replace_device_at(Manager *m, size_t index, Device *new) {
                 Port *p = &new->ports[i], *o = &old->ports[i];
 
                 p->state_changed_usec = o->state_changed_usec;
+                p->state_changes = o->state_changes;
                 p->dirty = o->dirty | port_stamp(p, port_changed_mask(o, p));
                 pending = pending || p->dirty;
         }

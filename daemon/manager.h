@@ -12,6 +12,7 @@
 
 typedef struct PortWaiter PortWaiter;
 typedef struct SriovJob SriovJob;
+typedef struct CounterReader CounterReader;
 
 /* Owns everything: the event loop, the bus, the event sources and the
  * device table. */
@@ -47,6 +48,7 @@ typedef struct Manager {
 
         PolkitRegistry polkit;
         SriovJob *sriov_jobs;
+        CounterReader *counter_reader; /* GetCounters: created by the first call */
 
         /* A read failed for lack of memory or descriptors: a full rescan is owed. */
         bool resync_pending;

@@ -319,8 +319,7 @@ static int link_file_changed(Port *p, int *fd, const char *name, const char *cur
                 *fd = -EBADF;
                 return 1;
         }
-        if (n > 0 && buf[n - 1] == '\n')
-                n--;
+        n = (ssize_t) sysfs_trim_trailing_space(buf, (size_t) n);
         return (size_t) n != strlen(current) || memcmp(buf, current, (size_t) n) != 0;
 }
 

@@ -47,6 +47,7 @@ typedef struct Port {
         AttrList attributes;
 
         uint64_t state_changed_usec;
+        uint64_t state_changes; /* State changes observed since the daemon started */
         uint32_t dirty; /* properties.h PORT_* bits not yet announced */
 
         /* The poll's hot path: state kept open, re-read with pread(). */

@@ -35,6 +35,7 @@ enum {
         PORT_GIDS = 1u << 17,
         PORT_ATTRIBUTES = 1u << 18,
         PORT_STATE_CHANGED_USEC = 1u << 19,
+        PORT_STATE_CHANGES = 1u << 20,
 };
 
 enum {

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "parse.h"
+#include "sysfs.h"
 #include "util.h"
 
 static void reread(const SriovIo *io, const char *path, SriovResult *r) {
@@ -139,8 +140,7 @@ static int sysfs_io_read(void *userdata, const char *path, uint32_t *ret) {
         n = read(fd, buf, sizeof(buf) - 1);
         if (n < 0)
                 return negative_errno();
-        while (n > 0 && buf[n - 1] == '\n')
-                n--;
+        n = (ssize_t) sysfs_trim_trailing_space(buf, (size_t) n);
         buf[n] = '\0';
         return parse_u32(buf, ret);
 }

@@ -150,6 +150,12 @@ static int read_fd_bounded(int fd, char *buf, size_t size, size_t *ret_len) {
         return 0;
 }
 
+size_t sysfs_trim_trailing_space(const char *buf, size_t len) {
+        while (len > 0 && strchr(" \t\n\r\v\f", buf[len - 1]) && buf[len - 1] != '\0')
+                len--;
+        return len;
+}
+
 int sysfs_read_buf_at(int dirfd, const char *path, char *buf, size_t size, size_t *ret_len) {
         _cleanup_close_ int fd = -EBADF;
         size_t len;
@@ -163,8 +169,7 @@ int sysfs_read_buf_at(int dirfd, const char *path, char *buf, size_t size, size_
         if (r < 0)
                 return r;
 
-        if (len > 0 && buf[len - 1] == '\n')
-                len--;
+        len = sysfs_trim_trailing_space(buf, len);
         buf[len] = '\0';
         *ret_len = len;
         return 0;

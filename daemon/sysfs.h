@@ -34,12 +34,16 @@ const char *attr_list_get(const AttrList *l, const char *name);
 /* Sets name to a copy of value, inserting it in order; value NULL removes it. */
 int attr_list_set(AttrList *l, const char *name, const char *value);
 
-/* Reads dirfd/path: trailing newline removed, invalid UTF-8 and NUL bytes
+/* The length of buf[0..len) without its trailing whitespace: some drivers
+ * print blank lines or spaces after a value. */
+size_t sysfs_trim_trailing_space(const char *buf, size_t len);
+
+/* Reads dirfd/path: trailing whitespace removed, invalid UTF-8 and NUL bytes
  * replaced. -errno on failure: -ENOENT, -EISDIR, the kernel's -EINVAL, ... */
 int sysfs_read_at(int dirfd, const char *path, char **ret);
 
 /* Reads dirfd/path into buf (NUL-terminated, at most size-1 bytes, trailing
- * newline removed), without allocating and without UTF-8 checks. */
+ * whitespace removed), without allocating and without UTF-8 checks. */
 int sysfs_read_buf_at(int dirfd, const char *path, char *buf, size_t size, size_t *ret_len);
 
 /* The target's last path component of the symlink dirfd/path ("mlx5_core"). */

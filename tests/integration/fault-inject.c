@@ -1,20 +1,40 @@
 /* SPDX-License-Identifier: MIT */
-/* Preloaded into rdmad by the hostile-conditions tests, for the one fault
- * umockdev cannot produce: the udev monitor socket reporting ENOBUFS (the
- * kernel dropped uevents because the receive queue was full).
+/* Preloaded into rdmad by the hostile-conditions and counters tests, for
+ * the faults umockdev cannot produce.
  *
- * When the file named by $RDMAD_FAULT_ENOBUFS exists, the next receive on
- * a unix datagram socket (under umockdev, that is the udev monitor: sd-bus
- * uses a stream socket, rtnetlink a netlink one) consumes the datagram,
- * so the uevent is lost as it would be, deletes the file and fails with
- * ENOBUFS. */
+ * $RDMAD_FAULT_ENOBUFS: the udev monitor socket reporting ENOBUFS (the
+ * kernel dropped uevents because the receive queue was full). When the file
+ * it names exists, the next receive on a unix datagram socket (under
+ * umockdev, that is the udev monitor: sd-bus uses a stream socket, rtnetlink
+ * a netlink one) consumes the datagram, so the uevent is lost as it would
+ * be, deletes the file and fails with ENOBUFS.
+ *
+ * $RDMAD_FAULT_EACCES=<path suffix>: opening a file whose path ends so fails
+ * with EACCES, as a sysfs file the daemon's user may not read does, even
+ * when the tests run as root.
+ *
+ * $RDMAD_FAULT_SLOW=<substring>:<ms>: opening a file whose path contains
+ * the substring first sleeps that long (a driver slow to answer a read). */
+
+/* openat and openat64 are two symbols to wrap, not one name for the other. */
+#undef _FILE_OFFSET_BITS
 #include <dlfcn.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/socket.h>
+#include <sys/types.h>
+#include <time.h>
 #include <unistd.h>
 
 ssize_t recvmsg(int fd, struct msghdr *msg, int flags);
+int openat(int dirfd, const char *path, int flags, ...);
+int openat64(int dirfd, const char *path, int flags, ...);
 
 static int is_unix_datagram(int fd) {
         int domain = 0, type = 0;
@@ -45,4 +65,87 @@ ssize_t recvmsg(int fd, struct msghdr *msg, int flags) {
                 return n;
         errno = ENOBUFS;
         return -1;
+}
+
+/* dirfd/path as an absolute path (the testbed's real one), or false. */
+static bool full_path(int dirfd, const char *path, char *buf, size_t size) {
+        char link[64];
+        ssize_t n;
+
+        if (path[0] == '/' || dirfd == AT_FDCWD)
+                return (size_t) snprintf(buf, size, "%s", path) < size;
+        snprintf(link, sizeof(link), "/proc/self/fd/%d", dirfd);
+        n = readlink(link, buf, size - 1);
+        if (n < 0)
+                return false;
+        buf[n] = '\0';
+        return (size_t) snprintf(buf + n, size - (size_t) n, "/%s", path) < size - (size_t) n;
+}
+
+/* -1 with errno set if the open must fail, else 0 (after the delay, if any). */
+static int open_fault(int dirfd, const char *path) {
+        const char *eacces = getenv("RDMAD_FAULT_EACCES"), *slow = getenv("RDMAD_FAULT_SLOW");
+        char full[2 * PATH_MAX];
+        size_t lf, ls;
+
+        if ((!eacces && !slow) || !full_path(dirfd, path, full, sizeof(full)))
+                return 0;
+        if (slow) {
+                const char *colon = strrchr(slow, ':');
+                char needle[256];
+
+                if (colon && (size_t) (colon - slow) < sizeof(needle)) {
+                        memcpy(needle, slow, (size_t) (colon - slow));
+                        needle[colon - slow] = '\0';
+                        if (strstr(full, needle)) {
+                                long ms = atol(colon + 1);
+                                struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
+                                nanosleep(&ts, NULL);
+                        }
+                }
+        }
+        if (eacces) {
+                lf = strlen(full);
+                ls = strlen(eacces);
+                if (ls > 0 && lf >= ls && strcmp(full + lf - ls, eacces) == 0) {
+                        errno = EACCES;
+                        return -1;
+                }
+        }
+        return 0;
+}
+
+static int open_with_faults(const char *symbol, int dirfd, const char *path, int flags, mode_t mode) {
+        int (*real_openat)(int, const char *, int, ...) = (int (*)(int, const char *, int, ...)) dlsym(RTLD_NEXT,
+                                                                                                       symbol);
+        int saved = errno;
+
+        if (open_fault(dirfd, path) < 0)
+                return -1;
+        errno = saved;
+        return real_openat(dirfd, path, flags, mode);
+}
+
+int openat(int dirfd, const char *path, int flags, ...) {
+        mode_t mode = 0;
+
+        if (flags & (O_CREAT | O_TMPFILE)) {
+                va_list ap;
+                va_start(ap, flags);
+                mode = va_arg(ap, mode_t);
+                va_end(ap);
+        }
+        return open_with_faults("openat", dirfd, path, flags, mode);
+}
+
+int openat64(int dirfd, const char *path, int flags, ...) {
+        mode_t mode = 0;
+
+        if (flags & (O_CREAT | O_TMPFILE)) {
+                va_list ap;
+                va_start(ap, flags);
+                mode = va_arg(ap, mode_t);
+                va_end(ap);
+        }
+        return open_with_faults("openat64", dirfd, path, flags, mode);
 }

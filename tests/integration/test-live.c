@@ -158,7 +158,7 @@ static void test_port_flap_is_one_signal_with_exactly_the_changes(void **state) 
         s = harness_find_signal(h, HFI1_0 "/port/1", "PropertiesChanged");
         names = changed_names(s);
         assert_string_equal(names,
-                            "State StateNum StateName PhysState PhysStateNum PhysStateName Attributes StateChangedUsec");
+                            "State StateNum StateName PhysState PhysStateNum PhysStateName Attributes StateChangedUsec StateChanges");
         free(names);
         assert_non_null(strstr(s->body, "\"State\": \"1: DOWN\", \"StateNum\": 1, \"StateName\": \"DOWN\""));
         usec = harness_get_property(h, HFI1_0 "/port/1", "org.rdmad1.Port", "StateChangedUsec", NULL);
@@ -177,7 +177,7 @@ static void test_port_flap_is_one_signal_with_exactly_the_changes(void **state) 
         assert_int_equal(h->n_signals, 1);
         names = changed_names(&h->signals[0]);
         assert_string_equal(names, "State StateNum StateName PhysState PhysStateNum PhysStateName Rate RateSpeed "
-                                   "RateInfo Attributes StateChangedUsec");
+                                   "RateInfo Attributes StateChangedUsec StateChanges");
         free(names);
         harness_assert_property(h, HFI1_0 "/port/1", "org.rdmad1.Port", "RateSpeed", "56");
 
@@ -437,7 +437,7 @@ static void test_rtnetlink_link_change_rereads_the_port(void **state) {
         harness_wait_signals(h, MLX5_0 "/netdev/ens1f0np0", "PropertiesChanged", 1);
         names = changed_names(harness_find_signal(h, MLX5_0 "/port/1", "PropertiesChanged"));
         assert_string_equal(names,
-                            "State StateNum StateName PhysState PhysStateNum PhysStateName Attributes StateChangedUsec");
+                            "State StateNum StateName PhysState PhysStateNum PhysStateName Attributes StateChangedUsec StateChanges");
         free(names);
         names = changed_names(harness_find_signal(h, MLX5_0 "/netdev/ens1f0np0", "PropertiesChanged"));
         assert_string_equal(names, "OperState Attributes");

@@ -70,8 +70,9 @@ static void test_property_name_tables_cover_every_bit(void **state) {
         PropertyNames names;
 
         port_property_names(UINT32_MAX, &names);
-        assert_int_equal(names.n, 20);
+        assert_int_equal(names.n, 21);
         assert_string_equal(names.names[19], "StateChangedUsec");
+        assert_string_equal(names.names[20], "StateChanges");
         device_property_names(UINT32_MAX, &names);
         assert_int_equal(names.n, 4);
         netdev_property_names(UINT32_MAX, &names);

@@ -39,6 +39,8 @@ static int tree_setup(void **state) {
         write_file(t->fd, "newline", "14.28.2006\n", 11, 0444);
         write_file(t->fd, "no_newline", "1.0", 3, 0444);
         write_file(t->fd, "two_newlines", "a\n\n", 3, 0444);
+        write_file(t->fd, "trailing_blanks", "4711 \t \n\n", 8, 0444);
+        write_file(t->fd, "inner_blank", "IB/RoCE v1 \n", 12, 0444);
         write_file(t->fd, "empty", "", 0, 0444);
         write_file(t->fd, "binary", "\xc3\x28\xff" "A\0B\n", 7, 0444);
         memset(big, 'A', sizeof(big));
@@ -64,7 +66,9 @@ static int tree_teardown(void **state) {
         return 0;
 }
 
-static void test_read_strips_one_newline(void **state) {
+/* Some drivers print blank lines or spaces after a value: all trailing
+ * whitespace goes, inner spaces stay. */
+static void test_read_strips_trailing_whitespace(void **state) {
         Tree *t = *state;
         char *s;
 
@@ -75,7 +79,13 @@ static void test_read_strips_one_newline(void **state) {
         assert_string_equal(s, "1.0");
         free(s);
         assert_int_equal(sysfs_read_at(t->fd, "two_newlines", &s), 0);
-        assert_string_equal(s, "a\n");
+        assert_string_equal(s, "a");
+        free(s);
+        assert_int_equal(sysfs_read_at(t->fd, "trailing_blanks", &s), 0);
+        assert_string_equal(s, "4711");
+        free(s);
+        assert_int_equal(sysfs_read_at(t->fd, "inner_blank", &s), 0);
+        assert_string_equal(s, "IB/RoCE v1");
         free(s);
         assert_int_equal(sysfs_read_at(t->fd, "empty", &s), 0);
         assert_string_equal(s, "");
@@ -122,13 +132,16 @@ static void test_attributes_only_readable_regular_files(void **state) {
 
         assert_int_equal(sysfs_read_attributes_at(t->fd, ".", &l), 0);
         /* Sorted; no directories, links or write-only files. */
-        assert_int_equal(l.n, 6);
+        assert_int_equal(l.n, 8);
         assert_string_equal(l.items[0].name, "binary");
         assert_string_equal(l.items[1].name, "empty");
         assert_string_equal(l.items[2].name, "huge");
-        assert_string_equal(l.items[3].name, "newline");
-        assert_string_equal(l.items[4].name, "no_newline");
-        assert_string_equal(l.items[5].name, "two_newlines");
+        assert_string_equal(l.items[3].name, "inner_blank");
+        assert_string_equal(l.items[4].name, "newline");
+        assert_string_equal(l.items[5].name, "no_newline");
+        assert_string_equal(l.items[6].name, "trailing_blanks");
+        assert_string_equal(l.items[7].name, "two_newlines");
+        assert_string_equal(attr_list_get(&l, "trailing_blanks"), "4711");
         assert_string_equal(attr_list_get(&l, "newline"), "14.28.2006");
         assert_string_equal(attr_list_get(&l, "empty"), "");
         assert_null(attr_list_get(&l, "rate"));
@@ -162,7 +175,7 @@ static void test_path_join_normalize(void **state) {
 
 int main(void) {
         const struct CMUnitTest tests[] = {
-                cmocka_unit_test_setup_teardown(test_read_strips_one_newline, tree_setup, tree_teardown),
+                cmocka_unit_test_setup_teardown(test_read_strips_trailing_whitespace, tree_setup, tree_teardown),
                 cmocka_unit_test_setup_teardown(test_read_sanitizes_and_bounds, tree_setup, tree_teardown),
                 cmocka_unit_test_setup_teardown(test_read_errors, tree_setup, tree_teardown),
                 cmocka_unit_test_setup_teardown(test_readlink_basename, tree_setup, tree_teardown),

@@ -1,0 +1,427 @@
+/* SPDX-License-Identifier: MIT */
+#include "counters-worker.h"
+
+#include <assert.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <time.h>
+
+#include "bus-util.h"
+#include "log.h"
+#include "util.h"
+
+/* The counters of one directory, as a read left them. */
+typedef struct CacheEntry {
+        char *path;
+        bool port_dir;
+        bool present;
+        CounterList counters;
+        uint64_t read_usec; /* CLOCK_MONOTONIC when the read that filled it started */
+} CacheEntry;
+
+typedef struct PendingCall PendingCall;
+struct PendingCall {
+        PendingCall *next;
+        sd_bus_message *call;
+        CounterTarget *targets;
+        size_t n_targets;
+        CounterReplyFn reply;
+};
+
+/* One read in the worker thread: its entries (sorted by path) are the
+ * thread's alone until it writes to the pipe. */
+typedef struct ReadJob {
+        CounterReader *reader;
+        CacheEntry *entries;
+        size_t n_entries;
+        int error; /* a lack of memory or descriptors stopped the read */
+        uint64_t start_usec;
+        pthread_t thread;
+        bool thread_started;
+        int pipe[2];
+        sd_event_source *event;
+        PendingCall *calls; /* answered when it is done */
+} ReadJob;
+
+struct CounterReader {
+        sd_event *event;
+        ReadJob *running;
+        PendingCall *queued; /* for the next read, in arrival order */
+        CacheEntry *cache;   /* sorted by path */
+        size_t n_cache;
+};
+
+static uint64_t now_monotonic_usec(void) {
+        struct timespec ts;
+
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        return (uint64_t) ts.tv_sec * 1000000ULL + (uint64_t) ts.tv_nsec / 1000;
+}
+
+void counter_targets_free(CounterTarget *t, size_t n) {
+        for (size_t i = 0; i < n; i++) {
+                free(t[i].device);
+                free(t[i].path);
+        }
+        free(t);
+}
+
+static void cache_entry_clear(CacheEntry *e) {
+        free(e->path);
+        counter_list_clear(&e->counters);
+}
+
+static void entries_free(CacheEntry *e, size_t n) {
+        for (size_t i = 0; i < n; i++)
+                cache_entry_clear(&e[i]);
+        free(e);
+}
+
+static int entry_compare(const void *a, const void *b) {
+        return strcmp(((const CacheEntry *) a)->path, ((const CacheEntry *) b)->path);
+}
+
+static const CacheEntry *entries_find(const CacheEntry *e, size_t n, const char *path) {
+        CacheEntry key = { .path = (char *) path };
+
+        if (n == 0)
+                return NULL;
+        return bsearch(&key, e, n, sizeof(CacheEntry), entry_compare);
+}
+
+static PendingCall *pending_call_free(PendingCall *c) {
+        if (!c)
+                return NULL;
+        sd_bus_message_unref(c->call);
+        counter_targets_free(c->targets, c->n_targets);
+        free(c);
+        return NULL;
+}
+
+static void pending_calls_free(PendingCall *c) {
+        while (c) {
+                PendingCall *next = c->next;
+                pending_call_free(c);
+                c = next;
+        }
+}
+
+static void pending_call_fail(PendingCall *c, int error) {
+        int r;
+
+        r = sd_bus_reply_method_errorf(c->call, RDMAD_ERROR_FAILED, "Cannot read the counters: %s",
+                                       strerror(-error));
+        if (r < 0)
+                log_warning_errno(r, "Cannot answer a counters call: %m");
+        pending_call_free(c);
+}
+
+/* Answers from the cache, where every target of the call is. */
+static void pending_call_answer(CounterReader *reader, PendingCall *c) {
+        _cleanup_free_ CounterResult *results = NULL;
+        static const CounterList empty = {};
+        int r;
+
+        results = calloc(c->n_targets ?: 1, sizeof(CounterResult));
+        if (!results) {
+                pending_call_fail(c, -ENOMEM);
+                return;
+        }
+        for (size_t i = 0; i < c->n_targets; i++) {
+                const CacheEntry *e = entries_find(reader->cache, reader->n_cache, c->targets[i].path);
+
+                results[i] = e ? (CounterResult) { &e->counters, e->present } : (CounterResult) { &empty, false };
+        }
+        r = c->reply(c->call, c->targets, results, c->n_targets);
+        if (r < 0)
+                log_warning_errno(r, "Cannot answer a counters call: %m");
+        pending_call_free(c);
+}
+
+static bool call_is_root(sd_bus_message *call) {
+        _cleanup_(sd_bus_creds_unrefp_) sd_bus_creds *creds = NULL;
+        uid_t uid;
+
+        if (sd_bus_query_sender_creds(call, SD_BUS_CREDS_EUID | SD_BUS_CREDS_AUGMENT, &creds) < 0 ||
+            sd_bus_creds_get_euid(creds, &uid) < 0)
+                return false;
+        return uid == 0;
+}
+
+static bool call_cached(const CounterReader *reader, const PendingCall *c, uint64_t now) {
+        for (size_t i = 0; i < c->n_targets; i++) {
+                const CacheEntry *e = entries_find(reader->cache, reader->n_cache, c->targets[i].path);
+
+                if (!e || now - e->read_usec >= COUNTERS_MIN_AGE_USEC)
+                        return false;
+        }
+        return true;
+}
+
+static bool call_covered_by(const ReadJob *job, const PendingCall *c) {
+        for (size_t i = 0; i < c->n_targets; i++)
+                if (!entries_find(job->entries, job->n_entries, c->targets[i].path))
+                        return false;
+        return true;
+}
+
+static unsigned count_calls_of(const PendingCall *c, const char *sender) {
+        unsigned n = 0;
+
+        for (; c; c = c->next)
+                n += streq_ptr(sd_bus_message_get_sender(c->call), sender);
+        return n;
+}
+
+static void *read_thread(void *userdata) {
+        ReadJob *job = userdata;
+        char done = 1;
+
+        for (size_t i = 0; i < job->n_entries; i++) {
+                CacheEntry *e = &job->entries[i];
+                int r;
+
+                r = counters_read_path(e->path, e->port_dir, &e->counters, &e->present);
+                if (r < 0) {
+                        job->error = r;
+                        break;
+                }
+        }
+        (void) !write(job->pipe[1], &done, 1);
+        return NULL;
+}
+
+static ReadJob *read_job_free(ReadJob *job) {
+        if (!job)
+                return NULL;
+        if (job->thread_started)
+                pthread_join(job->thread, NULL);
+        sd_event_source_disable_unref(job->event);
+        if (job->pipe[0] >= 0)
+                close(job->pipe[0]);
+        if (job->pipe[1] >= 0)
+                close(job->pipe[1]);
+        entries_free(job->entries, job->n_entries);
+        pending_calls_free(job->calls);
+        free(job);
+        return NULL;
+}
+
+/* Takes the job's entries into the cache (replacing older ones for the
+ * same paths) and drops what nobody asked for in COUNTERS_CACHE_KEEP_USEC. */
+static int cache_merge(CounterReader *reader, ReadJob *job, uint64_t now) {
+        CacheEntry *merged;
+        size_t i = 0, j = 0, k = 0;
+
+        merged = reallocarray(NULL, reader->n_cache + job->n_entries + 1, sizeof(CacheEntry));
+        if (!merged)
+                return -ENOMEM;
+        while (i < reader->n_cache || j < job->n_entries) {
+                int c = i == reader->n_cache ? 1
+                        : j == job->n_entries ? -1
+                                              : strcmp(reader->cache[i].path, job->entries[j].path);
+
+                if (c < 0) {
+                        if (now - reader->cache[i].read_usec < COUNTERS_CACHE_KEEP_USEC)
+                                merged[k++] = reader->cache[i];
+                        else
+                                cache_entry_clear(&reader->cache[i]);
+                        i++;
+                        continue;
+                }
+                if (c == 0)
+                        cache_entry_clear(&reader->cache[i++]);
+                merged[k++] = job->entries[j++];
+        }
+        free(reader->cache);
+        free(job->entries);
+        job->entries = NULL;
+        job->n_entries = 0;
+        reader->cache = merged;
+        reader->n_cache = k;
+        return 0;
+}
+
+static void start_next_read(CounterReader *reader);
+
+static int on_read_done(sd_event_source *s, int fd, uint32_t revents, void *userdata) {
+        ReadJob *job = userdata;
+        CounterReader *reader = job->reader;
+        uint64_t now = now_monotonic_usec();
+        PendingCall *calls, *still_queued = NULL, **tail = &still_queued;
+        int r;
+
+        pthread_join(job->thread, NULL);
+        job->thread_started = false;
+        reader->running = NULL;
+
+        r = job->error < 0 ? job->error : cache_merge(reader, job, now);
+        if (r < 0)
+                log_warning_errno(r, "Cannot read the counters: %m");
+        calls = TAKE_PTR(job->calls);
+        read_job_free(job);
+        while (calls) {
+                PendingCall *next = calls->next;
+
+                if (r < 0)
+                        pending_call_fail(calls, r);
+                else
+                        pending_call_answer(reader, calls);
+                calls = next;
+        }
+
+        /* Who waited for this read to end: callers other than root may find all they asked for now. */
+        for (PendingCall *c = TAKE_PTR(reader->queued), *next; c; c = next) {
+                next = c->next;
+                c->next = NULL;
+                if (!call_is_root(c->call) && call_cached(reader, c, now))
+                        pending_call_answer(reader, c);
+                else {
+                        *tail = c;
+                        tail = &c->next;
+                }
+        }
+        reader->queued = still_queued;
+        start_next_read(reader);
+        return 0;
+}
+
+static int collect_entries(const PendingCall *calls, CacheEntry **ret, size_t *ret_n) {
+        CacheEntry *e = NULL;
+        size_t n = 0, allocated = 0, kept = 0;
+
+        for (const PendingCall *c = calls; c; c = c->next)
+                for (size_t i = 0; i < c->n_targets; i++) {
+                        if (ARRAY_RESERVE(e, allocated, n + 1) < 0)
+                                goto oom;
+                        e[n] = (CacheEntry) { .path = strdup(c->targets[i].path), .port_dir = c->targets[i].port > 0 };
+                        if (!e[n].path)
+                                goto oom;
+                        n++;
+                }
+        if (n > 1)
+                qsort(e, n, sizeof(CacheEntry), entry_compare);
+        for (size_t i = 0; i < n; i++) {
+                if (kept > 0 && streq(e[kept - 1].path, e[i].path)) {
+                        free(e[i].path);
+                        continue;
+                }
+                e[kept++] = e[i];
+        }
+        *ret = e;
+        *ret_n = kept;
+        return 0;
+oom:
+        entries_free(e, n);
+        return -ENOMEM;
+}
+
+/* Starts a read for every queued call, unless one runs. */
+static void start_next_read(CounterReader *reader) {
+        ReadJob *job;
+        int r;
+
+        if (reader->running || !reader->queued)
+                return;
+
+        job = calloc(1, sizeof(ReadJob));
+        if (!job) {
+                r = -ENOMEM;
+                goto fail;
+        }
+        job->reader = reader;
+        job->pipe[0] = job->pipe[1] = -EBADF;
+        job->start_usec = now_monotonic_usec();
+        r = collect_entries(reader->queued, &job->entries, &job->n_entries);
+        if (r < 0)
+                goto fail;
+        for (size_t i = 0; i < job->n_entries; i++)
+                job->entries[i].read_usec = job->start_usec;
+        if (pipe2(job->pipe, O_CLOEXEC | O_NONBLOCK) < 0) {
+                r = negative_errno();
+                goto fail;
+        }
+        r = sd_event_add_io(reader->event, &job->event, job->pipe[0], EPOLLIN, on_read_done, job);
+        if (r < 0)
+                goto fail;
+        r = -pthread_create(&job->thread, NULL, read_thread, job);
+        if (r < 0)
+                goto fail;
+        job->thread_started = true;
+        job->calls = TAKE_PTR(reader->queued);
+        reader->running = job;
+        log_debug("Reading the counters of %zu directories.", job->n_entries);
+        return;
+
+fail:
+        log_warning_errno(r, "Cannot start reading the counters: %m");
+        read_job_free(job);
+        for (PendingCall *c = TAKE_PTR(reader->queued), *next; c; c = next) {
+                next = c->next;
+                pending_call_fail(c, r);
+        }
+}
+
+int counter_reader_new(sd_event *event, CounterReader **ret) {
+        CounterReader *reader;
+
+        assert(event);
+        reader = calloc(1, sizeof(CounterReader));
+        if (!reader)
+                return -ENOMEM;
+        reader->event = sd_event_ref(event);
+        *ret = reader;
+        return 0;
+}
+
+CounterReader *counter_reader_free(CounterReader *reader) {
+        if (!reader)
+                return NULL;
+        read_job_free(reader->running);
+        pending_calls_free(reader->queued);
+        entries_free(reader->cache, reader->n_cache);
+        sd_event_unref(reader->event);
+        free(reader);
+        return NULL;
+}
+
+int counter_reader_submit(CounterReader *reader, sd_bus_message *call, CounterTarget *targets, size_t n_targets,
+                          CounterReplyFn reply) {
+        const char *sender = sd_bus_message_get_sender(call);
+        PendingCall *c, **tail;
+
+        assert(reader);
+        assert(call);
+        assert(reply);
+
+        c = calloc(1, sizeof(PendingCall));
+        if (!c) {
+                counter_targets_free(targets, n_targets);
+                return -ENOMEM;
+        }
+        c->call = sd_bus_message_ref(call);
+        c->targets = targets;
+        c->n_targets = n_targets;
+        c->reply = reply;
+
+        if (count_calls_of(reader->queued, sender) +
+                    (reader->running ? count_calls_of(reader->running->calls, sender) : 0) >=
+            COUNTERS_CALLS_PER_CALLER_MAX) {
+                pending_call_free(c);
+                return -EBUSY;
+        }
+        if (n_targets == 0 || (!call_is_root(call) && call_cached(reader, c, now_monotonic_usec()))) {
+                pending_call_answer(reader, c);
+                return 0;
+        }
+        if (reader->running && call_covered_by(reader->running, c)) {
+                c->next = reader->running->calls;
+                reader->running->calls = c;
+                return 0;
+        }
+        for (tail = &reader->queued; *tail; tail = &(*tail)->next)
+                ;
+        *tail = c;
+        start_next_read(reader);
+        return 0;
+}
