@@ -69,8 +69,7 @@ static uint64_t call_usec(Harness *h, const char *interface, const char *member)
         sd_bus_message *reply = NULL;
         uint64_t t0 = now_usec(), t;
 
-        assert_true(sd_bus_call_method(h->bus, "org.rdmad1", "/org/rdmad1", interface, member, NULL, &reply, "") >=
-                    0);
+        assert_true(sd_bus_call_method(h->bus, "org.rdmad1", "/org/rdmad1", interface, member, NULL, &reply, "") >= 0);
         t = now_usec() - t0;
         sd_bus_message_unref(reply);
         return t;
@@ -105,9 +104,14 @@ static void bench_host(unsigned n, Result *res) {
         uint64_t *a = calloc(runs_get, sizeof(uint64_t)), *b = calloc(runs_get, sizeof(uint64_t));
         unsigned our_port = free_tcp_port(), node_port;
         char listen_arg[64], sysfs_arg[600], node_listen_arg[64];
-        char *exporter_argv[] = { getenv("RDMAD_EXPORTER_BINARY"), listen_arg, NULL };
-        char *node_argv[] = { "prometheus-node-exporter", sysfs_arg, "--collector.disable-defaults",
-                              "--collector.infiniband", "--web.disable-exporter-metrics", node_listen_arg, NULL };
+        char *exporter_argv[] = {getenv("RDMAD_EXPORTER_BINARY"), listen_arg, NULL};
+        char *node_argv[] = {"prometheus-node-exporter",
+                             sysfs_arg,
+                             "--collector.disable-defaults",
+                             "--collector.infiniband",
+                             "--web.disable-exporter-metrics",
+                             node_listen_arg,
+                             NULL};
         pid_t exporter_pid, node_pid;
         pthread_t thread;
         Scraper scraper;
@@ -126,7 +130,7 @@ static void bench_host(unsigned n, Result *res) {
         snprintf(node_listen_arg, sizeof(node_listen_arg), "--web.listen-address=127.0.0.1:%u", node_port);
         node_pid = harness_spawn(node_argv);
 
-        *res = (Result) { .n = n };
+        *res = (Result){.n = n};
         res->our_series = count_samples(our_port, "rdma_");
         res->node_series = count_samples(node_port, "node_infiniband_");
         scrape_usec(our_port, &res->our_bytes);
@@ -152,7 +156,7 @@ static void bench_host(unsigned n, Result *res) {
         for (size_t i = 0; i < runs_get; i++)
                 a[i] = get_usec(h);
         res->get_idle = stats(a, runs_get);
-        scraper = (Scraper) { .port = our_port };
+        scraper = (Scraper){.port = our_port};
         assert_int_equal(pthread_create(&thread, NULL, scrape_loop, &scraper), 0);
         for (size_t i = 0; i < runs_get; i++)
                 b[i] = get_usec(h);
@@ -207,11 +211,10 @@ int main(int argc, char *argv[]) {
                 const Result *r = &results[i];
                 double ratio = r->ours.median / r->node.median;
 
-                printf("| %u | %zu / %zu | %zu / %zu | %s (p99 %s) | %s (p99 %s) | %.2f | %s |\n", r->n,
-                       r->our_series, r->node_series, r->our_bytes, r->node_bytes,
-                       fmt_usec(r->ours.median, s[0], 32), fmt_usec(r->ours.p99, s[1], 32),
-                       fmt_usec(r->node.median, s[2], 32), fmt_usec(r->node.p99, s[3], 32), ratio,
-                       r->n == 2048 ? (ratio <= 0.5 ? "met" : "missed") : "");
+                printf("| %u | %zu / %zu | %zu / %zu | %s (p99 %s) | %s (p99 %s) | %.2f | %s |\n", r->n, r->our_series,
+                       r->node_series, r->our_bytes, r->node_bytes, fmt_usec(r->ours.median, s[0], 32),
+                       fmt_usec(r->ours.p99, s[1], 32), fmt_usec(r->node.median, s[2], 32),
+                       fmt_usec(r->node.p99, s[3], 32), ratio, r->n == 2048 ? (ratio <= 0.5 ? "met" : "missed") : "");
         }
         printf("\nInside a scrape: rdmad's two replies, timed one after the other from a client (the exporter\n"
                "sends both at once).\n\n");

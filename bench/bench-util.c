@@ -173,19 +173,46 @@ void write_host(const char *root, unsigned n) {
 /* What rdmad-exporter and node_exporter read on top: every IBTA counter of
  * counters/ and a ConnectX-5's hw_counters/ for each port. */
 static const char *const ibta_counters[] = {
-        "VL15_dropped", "excessive_buffer_overrun_errors", "link_downed", "link_error_recovery",
-        "local_link_integrity_errors", "multicast_rcv_packets", "multicast_xmit_packets",
-        "port_rcv_constraint_errors", "port_rcv_data", "port_rcv_errors", "port_rcv_packets",
-        "port_rcv_remote_physical_errors", "port_rcv_switch_relay_errors", "port_xmit_constraint_errors",
-        "port_xmit_data", "port_xmit_discards", "port_xmit_packets", "port_xmit_wait", "symbol_error",
-        "unicast_rcv_packets", "unicast_xmit_packets",
+    "VL15_dropped",
+    "excessive_buffer_overrun_errors",
+    "link_downed",
+    "link_error_recovery",
+    "local_link_integrity_errors",
+    "multicast_rcv_packets",
+    "multicast_xmit_packets",
+    "port_rcv_constraint_errors",
+    "port_rcv_data",
+    "port_rcv_errors",
+    "port_rcv_packets",
+    "port_rcv_remote_physical_errors",
+    "port_rcv_switch_relay_errors",
+    "port_xmit_constraint_errors",
+    "port_xmit_data",
+    "port_xmit_discards",
+    "port_xmit_packets",
+    "port_xmit_wait",
+    "symbol_error",
+    "unicast_rcv_packets",
+    "unicast_xmit_packets",
 };
 
 static const char *const mlx5_hw_counters[] = {
-        "duplicate_request", "implied_nak_seq_err", "lifespan", "local_ack_timeout_err", "np_cnp_sent",
-        "np_ecn_marked_roce_packets", "out_of_buffer", "out_of_sequence", "packet_seq_err", "req_cqe_error",
-        "req_remote_access_errors", "resp_cqe_error", "rnr_nak_retry_err", "rp_cnp_handled", "rx_read_requests",
-        "rx_write_requests",
+    "duplicate_request",
+    "implied_nak_seq_err",
+    "lifespan",
+    "local_ack_timeout_err",
+    "np_cnp_sent",
+    "np_ecn_marked_roce_packets",
+    "out_of_buffer",
+    "out_of_sequence",
+    "packet_seq_err",
+    "req_cqe_error",
+    "req_remote_access_errors",
+    "resp_cqe_error",
+    "rnr_nak_retry_err",
+    "rp_cnp_handled",
+    "rx_read_requests",
+    "rx_write_requests",
 };
 
 void write_host_counters(const char *root, unsigned n) {
@@ -207,7 +234,6 @@ void write_host_counters(const char *root, unsigned n) {
         }
 }
 
-
 static int u64_compare(const void *a, const void *b) {
         uint64_t x = *(const uint64_t *) a, y = *(const uint64_t *) b;
         return x < y ? -1 : x > y;
@@ -220,8 +246,8 @@ Stats stats(uint64_t *v, size_t n) {
         i99 = (size_t) ((double) n * 0.99);
         if (i99 >= n)
                 i99 = n - 1;
-        return (Stats) { .median = n % 2 ? (double) v[n / 2] : ((double) v[n / 2 - 1] + (double) v[n / 2]) / 2,
-                         .p99 = (double) v[i99] };
+        return (Stats){.median = n % 2 ? (double) v[n / 2] : ((double) v[n / 2 - 1] + (double) v[n / 2]) / 2,
+                       .p99 = (double) v[i99]};
 }
 
 const char *fmt_usec(double usec, char *buf, size_t size) {
@@ -250,4 +276,3 @@ unsigned long proc_status_value(pid_t pid, const char *key) {
                 fclose(f);
         return v;
 }
-

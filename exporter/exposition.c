@@ -272,9 +272,9 @@ static void port_link_words(const RdmaPort *p, char width[static 16], char speed
 
         snprintf(width, 16, "%.*s", (int) len, info);
         snprintf(speed, 16, "%s", space ? space + 1 : "");
-        if (p->link_width)
+        if (!isempty(p->link_width))
                 snprintf(width, 16, "%s", p->link_width);
-        if (p->link_speed)
+        if (!isempty(p->link_speed))
                 snprintf(speed, 16, "%s", p->link_speed);
 }
 
@@ -391,7 +391,7 @@ finish:
 }
 
 static int write_counters(FILE *f, ExpositionFormat format, const CounterTable *t) {
-        Family hw = family(f, format, "rdma_", "port_hw_counter_total", FAMILY_COUNTER,
+        Family hw = family(f, format, "rdma_", "port_hw_counters_total", FAMILY_COUNTER,
                            "Driver-specific counters (hw_counters) without a node_exporter name; port 0 is "
                            "device-wide.");
         /* For each port and named metric, the index of its counter or -1:

@@ -37,7 +37,7 @@ int exposition_write(FILE *f, ExpositionFormat format, const ScrapeResult *scrap
 uint64_t exposition_rate_bytes(double rate_gbps);
 
 /* The node_exporter metric name (without "rdma_") for a counter file name,
- * or NULL when it has none (the counter goes to rdma_port_hw_counter_total). */
+ * or NULL when it has none (the counter goes to rdma_port_hw_counters_total). */
 const char *exposition_counter_metric(const char *file_name);
 
 /* Writes s as a label value: backslash, double quote and newline escaped. */

@@ -175,12 +175,12 @@ static const char expected_text[] =
     "# HELP rdma_symbol_error_total Minor link errors detected on one or more physical lanes.\n"
     "# TYPE rdma_symbol_error_total counter\n"
     "rdma_symbol_error_total{device=\"mlx4_0\",port=\"1\"} 7\n"
-    "# HELP rdma_port_hw_counter_total Driver-specific counters (hw_counters) without a node_exporter name; "
+    "# HELP rdma_port_hw_counters_total Driver-specific counters (hw_counters) without a node_exporter name; "
     "port 0 is device-wide.\n"
-    "# TYPE rdma_port_hw_counter_total counter\n"
-    "rdma_port_hw_counter_total{device=\"mlx4_0\",port=\"1\",counter=\"out_of_buffer\"} 5\n"
-    "rdma_port_hw_counter_total{device=\"mlx5_0\",port=\"0\",counter=\"link_downed\"} 9\n"
-    "rdma_port_hw_counter_total{device=\"mlx5_0\",port=\"0\",counter=\"rx_write_requests\"} 2\n";
+    "# TYPE rdma_port_hw_counters_total counter\n"
+    "rdma_port_hw_counters_total{device=\"mlx4_0\",port=\"1\",counter=\"out_of_buffer\"} 5\n"
+    "rdma_port_hw_counters_total{device=\"mlx5_0\",port=\"0\",counter=\"link_downed\"} 9\n"
+    "rdma_port_hw_counters_total{device=\"mlx5_0\",port=\"0\",counter=\"rx_write_requests\"} 2\n";
 
 static void test_text_exposition_of_a_small_host(void **state) {
         CounterTable counters = {};
@@ -210,7 +210,7 @@ static void test_openmetrics_names_families_and_ends_with_eof(void **state) {
         assert_non_null(strstr(body, "# TYPE rdma_device info\nrdma_device_info{device=\"mlx4_0\","));
         assert_non_null(strstr(body, "# TYPE rdma_port info\nrdma_port_info{"));
         assert_non_null(strstr(body, "# TYPE rdma_state_id gauge\nrdma_state_id{"));
-        assert_non_null(strstr(body, "# TYPE rdma_port_hw_counter counter\nrdma_port_hw_counter_total{"));
+        assert_non_null(strstr(body, "# TYPE rdma_port_hw_counters counter\nrdma_port_hw_counters_total{"));
         assert_null(strstr(body, "# TYPE rdma_symbol_error_total"));
         len = strlen(body);
         assert_true(len > 6);
