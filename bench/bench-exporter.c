@@ -7,6 +7,8 @@
  *   bench-exporter [--quick] [N...]     (default N: 64 512 2048)
  *
  * Runs under umockdev's preload like the daemon (make bench does this). */
+#include <dirent.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -16,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -75,6 +78,69 @@ static uint64_t call_usec(Harness *h, const char *interface, const char *member)
         return t;
 }
 
+/* Every counter file of the host read once, the way rdmad reads them
+ * (opendir, openat, read): through umockdev's preload when sys is "/sys",
+ * straight from the testbed directory, as node_exporter reads it, when sys
+ * is <root>/sys. The difference is what the preload costs rdmad here. */
+static uint64_t read_counters_usec(const char *sys, unsigned n) {
+        static const char *const sources[] = { "counters", "hw_counters" };
+        uint64_t t0 = now_usec();
+        char pci[256], path[1024], buf[128];
+
+        for (unsigned i = 0; i < n; i++) {
+                host_pci_path(i, pci, sizeof(pci));
+                for (unsigned p = 1; p <= 2; p++)
+                        for (size_t k = 0; k < 2; k++) {
+                                struct dirent *de;
+                                DIR *d;
+
+                                snprintf(path, sizeof(path), "%s/%s/infiniband/mlx5_%u/ports/%u/%s", sys, pci, i, p,
+                                         sources[k]);
+                                d = opendir(path);
+                                assert_non_null(d);
+                                while ((de = readdir(d))) {
+                                        int fd;
+
+                                        if (de->d_name[0] == '.')
+                                                continue;
+                                        fd = openat(dirfd(d), de->d_name, O_RDONLY | O_CLOEXEC);
+                                        assert_true(fd >= 0);
+                                        assert_true(read(fd, buf, sizeof(buf)) > 0);
+                                        close(fd);
+                                }
+                                closedir(d);
+                        }
+        }
+        return now_usec() - t0;
+}
+
+/* The same read in a fresh process without umockdev's preload: what
+ * reading these files costs a C program on this machine (the bench
+ * re-executes itself with --read-counters SYS N). */
+static uint64_t read_counters_clean_usec(const char *sys, unsigned n) {
+        char n_arg[16], out[64] = "";
+        char *argv[] = { "/proc/self/exe", "--read-counters", (char *) sys, n_arg, NULL };
+        int pipefd[2], status;
+        pid_t pid;
+
+        snprintf(n_arg, sizeof(n_arg), "%u", n);
+        assert_int_equal(pipe2(pipefd, O_CLOEXEC), 0);
+        pid = fork();
+        assert_true(pid >= 0);
+        if (pid == 0) {
+                dup2(pipefd[1], STDOUT_FILENO);
+                unsetenv("LD_PRELOAD");
+                execv(argv[0], argv);
+                _exit(127);
+        }
+        close(pipefd[1]);
+        assert_true(read(pipefd[0], out, sizeof(out) - 1) > 0);
+        close(pipefd[0]);
+        assert_int_equal(waitpid(pid, &status, 0), pid);
+        assert_int_equal(status, 0);
+        return strtoull(out, NULL, 10);
+}
+
 typedef struct Scraper {
         unsigned port;
         atomic_bool stop;
@@ -94,7 +160,7 @@ static void *scrape_loop(void *userdata) {
 typedef struct Result {
         unsigned n;
         size_t our_series, node_series, our_bytes, node_bytes;
-        Stats ours, node, gmo, counters, get_idle, get_busy;
+        Stats ours, node, gmo, counters, get_idle, get_busy, read_preload, read_direct, read_clean;
         size_t busy_scrapes;
         unsigned long our_rss, our_hwm, node_rss, node_hwm, rdmad_rss;
 } Result;
@@ -152,6 +218,23 @@ static void bench_host(unsigned n, Result *res) {
         res->gmo = stats(a, runs);
         res->counters = stats(b, runs);
 
+        for (size_t i = 0; i < runs; i++) {
+                char sys[600];
+
+                a[i] = read_counters_usec("/sys", n);
+                snprintf(sys, sizeof(sys), "%s/sys", umockdev_testbed_get_root_dir(h->testbed));
+                b[i] = read_counters_usec(sys, n);
+        }
+        res->read_preload = stats(a, runs);
+        res->read_direct = stats(b, runs);
+        for (size_t i = 0; i < runs; i++) {
+                char sys[600];
+
+                snprintf(sys, sizeof(sys), "%s/sys", umockdev_testbed_get_root_dir(h->testbed));
+                a[i] = read_counters_clean_usec(sys, n);
+        }
+        res->read_clean = stats(a, runs);
+
         /* rdmad's Get latency, idle and while the exporter scrapes back to back. */
         for (size_t i = 0; i < runs_get; i++)
                 a[i] = get_usec(h);
@@ -185,6 +268,10 @@ int main(int argc, char *argv[]) {
         Result results[8];
         char s[8][32];
 
+        if (argc == 4 && strcmp(argv[1], "--read-counters") == 0) {
+                printf("%llu\n", (unsigned long long) read_counters_usec(argv[2], (unsigned) atoi(argv[3])));
+                return 0;
+        }
         for (int i = 1; i < argc; i++) {
                 if (strcmp(argv[i], "--quick") == 0)
                         quick = true;
@@ -218,12 +305,17 @@ int main(int argc, char *argv[]) {
         }
         printf("\nInside a scrape: rdmad's two replies, timed one after the other from a client (the exporter\n"
                "sends both at once).\n\n");
-        printf("| N devices | GetManagedObjects | GetAllCounters |\n| --- | --- | --- |\n");
+        printf("| N devices | GetManagedObjects | GetAllCounters | reading the counter files once, through "
+               "umockdev's preload (as rdmad must here) | the same from the testbed path, preload loaded | "
+               "the same in a process without the preload |\n");
+        printf("| --- | --- | --- | --- | --- | --- |\n");
         for (unsigned i = 0; i < n_sizes; i++) {
                 const Result *r = &results[i];
-                printf("| %u | %s (p99 %s) | %s (p99 %s) |\n", r->n, fmt_usec(r->gmo.median, s[0], 32),
-                       fmt_usec(r->gmo.p99, s[1], 32), fmt_usec(r->counters.median, s[2], 32),
-                       fmt_usec(r->counters.p99, s[3], 32));
+                printf("| %u | %s (p99 %s) | %s (p99 %s) | %s | %s | %s |\n", r->n,
+                       fmt_usec(r->gmo.median, s[0], 32), fmt_usec(r->gmo.p99, s[1], 32),
+                       fmt_usec(r->counters.median, s[2], 32), fmt_usec(r->counters.p99, s[3], 32),
+                       fmt_usec(r->read_preload.median, s[4], 32), fmt_usec(r->read_direct.median, s[5], 32),
+                       fmt_usec(r->read_clean.median, s[6], 32));
         }
         printf("\nrdmad's `Get` (Manager.Version) latency, idle and while the exporter scrapes back to back.\n\n");
         printf("| N devices | Get, idle | Get, during scrapes | scrapes meanwhile |\n| --- | --- | --- | --- |\n");
