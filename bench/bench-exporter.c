@@ -264,7 +264,7 @@ static void bench_host(unsigned n, Result *res) {
 }
 
 int main(int argc, char *argv[]) {
-        unsigned sizes[8], n_sizes = 0;
+        unsigned sizes[8], n_sizes;
         Result results[8];
         char s[8][32];
 
@@ -272,17 +272,7 @@ int main(int argc, char *argv[]) {
                 printf("%llu\n", (unsigned long long) read_counters_usec(argv[2], (unsigned) atoi(argv[3])));
                 return 0;
         }
-        for (int i = 1; i < argc; i++) {
-                if (strcmp(argv[i], "--quick") == 0)
-                        quick = true;
-                else if (n_sizes < 8)
-                        sizes[n_sizes++] = (unsigned) strtoul(argv[i], NULL, 10);
-        }
-        if (n_sizes == 0) {
-                sizes[n_sizes++] = 64;
-                sizes[n_sizes++] = 512;
-                sizes[n_sizes++] = 2048;
-        }
+        n_sizes = bench_parse_sizes(argc, argv, sizes, &quick, NULL);
         for (unsigned i = 0; i < n_sizes; i++) {
                 bench_host(sizes[i], &results[i]);
                 fprintf(stderr, "bench-exporter: N = %u done\n", sizes[i]);

@@ -276,3 +276,22 @@ unsigned long proc_status_value(pid_t pid, const char *key) {
                 fclose(f);
         return v;
 }
+
+unsigned bench_parse_sizes(int argc, char *argv[], unsigned sizes[static 8], bool *quick, bool *idle_only) {
+        unsigned n = 0;
+
+        for (int i = 1; i < argc; i++) {
+                if (strcmp(argv[i], "--quick") == 0)
+                        *quick = true;
+                else if (strcmp(argv[i], "--idle-only") == 0 && idle_only)
+                        *idle_only = true;
+                else if (n < 8)
+                        sizes[n++] = (unsigned) strtoul(argv[i], NULL, 10);
+        }
+        if (n == 0) {
+                sizes[n++] = 64;
+                sizes[n++] = 512;
+                sizes[n++] = 2048;
+        }
+        return n;
+}

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 #pragma once
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -33,3 +34,9 @@ const char *fmt_usec(double usec, char *buf, size_t size);
 
 /* A "Key:" line of /proc/<pid>/status, as a number (kB for Vm*). */
 unsigned long proc_status_value(pid_t pid, const char *key);
+
+/* ---------- arguments ---------- */
+
+/* [--quick] [--idle-only] [N...] (--idle-only only where idle_only is
+ * given): the host sizes, 64 512 2048 by default; returns how many. */
+unsigned bench_parse_sizes(int argc, char *argv[], unsigned sizes[static 8], bool *quick, bool *idle_only);

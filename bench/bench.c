@@ -394,21 +394,8 @@ static void bench_idle(unsigned n, unsigned seconds) {
 }
 
 int main(int argc, char *argv[]) {
-        unsigned sizes[8], n_sizes = 0;
+        unsigned sizes[8], n_sizes = bench_parse_sizes(argc, argv, sizes, &quick, &idle_only);
 
-        for (int i = 1; i < argc; i++) {
-                if (strcmp(argv[i], "--quick") == 0)
-                        quick = true;
-                else if (strcmp(argv[i], "--idle-only") == 0)
-                        idle_only = true;
-                else if (n_sizes < 8)
-                        sizes[n_sizes++] = (unsigned) strtoul(argv[i], NULL, 10);
-        }
-        if (n_sizes == 0) {
-                sizes[n_sizes++] = 64;
-                sizes[n_sizes++] = 512;
-                sizes[n_sizes++] = 2048;
-        }
         if (!harness_private_network())
                 fprintf(stderr, "bench: running without a private network namespace\n");
 
