@@ -83,7 +83,7 @@ static uint64_t call_usec(Harness *h, const char *interface, const char *member)
  * straight from the testbed directory, as node_exporter reads it, when sys
  * is <root>/sys. The difference is what the preload costs rdmad here. */
 static uint64_t read_counters_usec(const char *sys, unsigned n) {
-        static const char *const sources[] = { "counters", "hw_counters" };
+        static const char *const sources[] = {"counters", "hw_counters"};
         uint64_t t0 = now_usec();
         char pci[256], path[1024], buf[128];
 
@@ -119,7 +119,7 @@ static uint64_t read_counters_usec(const char *sys, unsigned n) {
  * re-executes itself with --read-counters SYS N). */
 static uint64_t read_counters_clean_usec(const char *sys, unsigned n) {
         char n_arg[16], out[64] = "";
-        char *argv[] = { "/proc/self/exe", "--read-counters", (char *) sys, n_arg, NULL };
+        char *argv[] = {"/proc/self/exe", "--read-counters", (char *) sys, n_arg, NULL};
         int pipefd[2], status;
         pid_t pid;
 
@@ -182,17 +182,19 @@ static void bench_host(unsigned n, Result *res) {
         pthread_t thread;
         Scraper scraper;
         Harness *h;
+        char *root;
 
         assert_non_null(exporter_argv[0]);
         h = harness_start(NULL, NULL);
-        write_host(umockdev_testbed_get_root_dir(h->testbed), n);
-        write_host_counters(umockdev_testbed_get_root_dir(h->testbed), n);
+        root = umockdev_testbed_get_root_dir(h->testbed);
+        write_host(root, n);
+        write_host_counters(root, n);
         harness_restart_daemon(h, NULL);
 
         snprintf(listen_arg, sizeof(listen_arg), "--listen=127.0.0.1:%u", our_port);
         exporter_pid = harness_spawn(exporter_argv);
         node_port = free_tcp_port();
-        snprintf(sysfs_arg, sizeof(sysfs_arg), "--path.sysfs=%s/sys", umockdev_testbed_get_root_dir(h->testbed));
+        snprintf(sysfs_arg, sizeof(sysfs_arg), "--path.sysfs=%s/sys", root);
         snprintf(node_listen_arg, sizeof(node_listen_arg), "--web.listen-address=127.0.0.1:%u", node_port);
         node_pid = harness_spawn(node_argv);
 
@@ -222,7 +224,7 @@ static void bench_host(unsigned n, Result *res) {
                 char sys[600];
 
                 a[i] = read_counters_usec("/sys", n);
-                snprintf(sys, sizeof(sys), "%s/sys", umockdev_testbed_get_root_dir(h->testbed));
+                snprintf(sys, sizeof(sys), "%s/sys", root);
                 b[i] = read_counters_usec(sys, n);
         }
         res->read_preload = stats(a, runs);
@@ -230,7 +232,7 @@ static void bench_host(unsigned n, Result *res) {
         for (size_t i = 0; i < runs; i++) {
                 char sys[600];
 
-                snprintf(sys, sizeof(sys), "%s/sys", umockdev_testbed_get_root_dir(h->testbed));
+                snprintf(sys, sizeof(sys), "%s/sys", root);
                 a[i] = read_counters_clean_usec(sys, n);
         }
         res->read_clean = stats(a, runs);
@@ -259,6 +261,7 @@ static void bench_host(unsigned n, Result *res) {
                 fprintf(stderr, "bench: rdmad-exporter did not exit with 0\n");
         if (harness_stop(h) != 0)
                 fprintf(stderr, "bench: rdmad did not exit cleanly\n");
+        g_free(root);
         free(a);
         free(b);
 }
@@ -301,11 +304,10 @@ int main(int argc, char *argv[]) {
         printf("| --- | --- | --- | --- | --- | --- |\n");
         for (unsigned i = 0; i < n_sizes; i++) {
                 const Result *r = &results[i];
-                printf("| %u | %s (p99 %s) | %s (p99 %s) | %s | %s | %s |\n", r->n,
-                       fmt_usec(r->gmo.median, s[0], 32), fmt_usec(r->gmo.p99, s[1], 32),
-                       fmt_usec(r->counters.median, s[2], 32), fmt_usec(r->counters.p99, s[3], 32),
-                       fmt_usec(r->read_preload.median, s[4], 32), fmt_usec(r->read_direct.median, s[5], 32),
-                       fmt_usec(r->read_clean.median, s[6], 32));
+                printf("| %u | %s (p99 %s) | %s (p99 %s) | %s | %s | %s |\n", r->n, fmt_usec(r->gmo.median, s[0], 32),
+                       fmt_usec(r->gmo.p99, s[1], 32), fmt_usec(r->counters.median, s[2], 32),
+                       fmt_usec(r->counters.p99, s[3], 32), fmt_usec(r->read_preload.median, s[4], 32),
+                       fmt_usec(r->read_direct.median, s[5], 32), fmt_usec(r->read_clean.median, s[6], 32));
         }
         printf("\nrdmad's `Get` (Manager.Version) latency, idle and while the exporter scrapes back to back.\n\n");
         printf("| N devices | Get, idle | Get, during scrapes | scrapes meanwhile |\n| --- | --- | --- | --- |\n");

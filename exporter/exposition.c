@@ -229,7 +229,8 @@ static int object_index_build(ObjectIndex *idx, void *const *objects, size_t n) 
         idx->objects = reallocarray(NULL, n ?: 1, sizeof(void *));
         if (!idx->objects)
                 return -ENOMEM;
-        memcpy(idx->objects, objects, n * sizeof(void *));
+        if (n > 0)
+                memcpy(idx->objects, objects, n * sizeof(void *));
         idx->n = n;
         qsort(idx->objects, n, sizeof(void *), compare_object_path);
         return 0;

@@ -112,6 +112,7 @@ static enum MHD_Result handle_request(void *cls, struct MHD_Connection *connecti
                        content_type);
 }
 
+static void log_mhd(void *cls, const char *fmt, va_list ap) __attribute__((format(printf, 2, 0)));
 static void log_mhd(void *cls, const char *fmt, va_list ap) {
         char buf[512];
         size_t len;
@@ -133,8 +134,8 @@ int http_server_start(int listen_fd, uint64_t bus_timeout_usec, HttpServer **ret
         if (!s)
                 return -ENOMEM;
         s->client.timeout_usec = bus_timeout_usec;
-        s->daemon = MHD_start_daemon(MHD_USE_AUTO_INTERNAL_THREAD | MHD_USE_ERROR_LOG, 0, NULL, NULL, handle_request,
-                                     s, MHD_OPTION_EXTERNAL_LOGGER, log_mhd, NULL, MHD_OPTION_LISTEN_SOCKET, listen_fd,
+        s->daemon = MHD_start_daemon(MHD_USE_AUTO_INTERNAL_THREAD | MHD_USE_ERROR_LOG, 0, NULL, NULL, handle_request, s,
+                                     MHD_OPTION_EXTERNAL_LOGGER, log_mhd, NULL, MHD_OPTION_LISTEN_SOCKET, listen_fd,
                                      MHD_OPTION_CONNECTION_TIMEOUT, (unsigned) 60, MHD_OPTION_CONNECTION_LIMIT,
                                      (unsigned) 64, MHD_OPTION_END);
         if (!s->daemon) {

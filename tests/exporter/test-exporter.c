@@ -125,10 +125,6 @@ static int group_teardown(void **state) {
         return status == 0 ? 0 : -1;
 }
 
-static const char *testbed_root(Fixture *f) {
-        return umockdev_testbed_get_root_dir(f->h->testbed);
-}
-
 /* node_exporter 1.5.0 on <testbed>/sys: every node_infiniband_* port
  * series has its rdma_* twin with the same labels and the same value. */
 static void test_every_node_exporter_port_series_has_its_twin(void **state) {
@@ -145,8 +141,10 @@ static void test_every_node_exporter_port_series_has_its_twin(void **state) {
         Samples node = {}, ours = {};
         char *node_text, *our_text;
         size_t compared = 0, counters = 0;
+        char *root = umockdev_testbed_get_root_dir(f->h->testbed);
 
-        snprintf(sysfs_arg, sizeof(sysfs_arg), "--path.sysfs=%s/sys", testbed_root(f));
+        snprintf(sysfs_arg, sizeof(sysfs_arg), "--path.sysfs=%s/sys", root);
+        g_free(root);
         snprintf(listen_arg, sizeof(listen_arg), "--web.listen-address=127.0.0.1:%u", port);
         f->node_exporter_pid = harness_spawn(argv);
 
