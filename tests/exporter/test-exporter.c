@@ -285,6 +285,34 @@ static void test_rdmad_away_is_up_0_and_recovers(void **state) {
         free(text);
 }
 
+/* Without systemd: --listen=ADDR:PORT, SIGTERM → exit 0; a bad address → exit 1. */
+static void test_standalone_listen(void **state) {
+        Fixture *f = *state;
+        char listen_arg[64], *argv[48], *wrapper = NULL, *output;
+        unsigned port = free_tcp_port();
+        size_t n = 0;
+        pid_t pid;
+        int status;
+
+        snprintf(listen_arg, sizeof(listen_arg), "--listen=127.0.0.1:%u", port);
+        n = add_wrapper(argv, n, &wrapper);
+        argv[n++] = getenv("RDMAD_EXPORTER_BINARY");
+        argv[n++] = listen_arg;
+        argv[n] = NULL;
+        pid = harness_spawn(argv);
+        free(wrapper);
+        assert_true(exporter_sees_rdmad(port, true));
+        assert_int_equal(harness_stop_process(pid, 30000), 0);
+
+        status = run_shell(f, "\"$RDMAD_EXPORTER_BINARY\" --listen=127.0.0.1", &output);
+        assert_int_equal(status, 1);
+        assert_contains(output, "Invalid listen address '127.0.0.1'");
+        free(output);
+        status = run_shell(f, "\"$RDMAD_EXPORTER_BINARY\" --bogus", &output);
+        assert_int_equal(status, 1);
+        free(output);
+}
+
 /* The value of an instant query's single result, from Prometheus's JSON
  * ("value":[<time>,"<value>"]); NULL when the result is empty. */
 static char *prometheus_query(unsigned port, const char *query) {
@@ -374,6 +402,7 @@ int main(void) {
             cmocka_unit_test(test_promtool_accepts_the_exposition),
             cmocka_unit_test(test_http_negotiation_and_errors),
             cmocka_unit_test(test_prometheus_scrapes_counters_and_a_flap),
+            cmocka_unit_test(test_standalone_listen),
             cmocka_unit_test(test_rdmad_away_is_up_0_and_recovers),
         };
         return cmocka_run_group_tests(tests, group_setup, group_teardown);
