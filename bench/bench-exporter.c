@@ -97,7 +97,8 @@ static uint64_t read_counters_usec(const char *sys, unsigned n) {
                                 snprintf(path, sizeof(path), "%s/%s/infiniband/mlx5_%u/ports/%u/%s", sys, pci, i, p,
                                          sources[k]);
                                 d = opendir(path);
-                                assert_non_null(d);
+                                if (!d) /* InfiniBand ports have no hw_counters here */
+                                        continue;
                                 while ((de = readdir(d))) {
                                         int fd;
 
@@ -188,7 +189,6 @@ static void bench_host(unsigned n, Result *res) {
         h = harness_start(NULL, NULL);
         root = umockdev_testbed_get_root_dir(h->testbed);
         write_host(root, n);
-        write_host_counters(root, n);
         harness_restart_daemon(h, NULL);
 
         snprintf(listen_arg, sizeof(listen_arg), "--listen=127.0.0.1:%u", our_port);
@@ -284,7 +284,7 @@ int main(int argc, char *argv[]) {
         /* The daemon's start on a big host under load takes longer than a test's 20 s. */
         setenv("RDMAD_TEST_READY_TIMEOUT_MS", "300000", 0);
         printf("## rdmad-exporter against node_exporter (InfiniBand collector only)\n\n"
-               "Dual-port devices with 21 IBTA counters and 16 hw_counters per port. Scrape: connect to last\n"
+               "Dual-port devices, 21 IBTA counters per port, 11 hw_counters on RoCE ports. Scrape: connect to last\n"
                "byte, text format, the two exporters interleaved. Median (p99).\n");
         for (unsigned i = 0; i < n_sizes; i++) {
                 Result *r = &results[i];

@@ -61,6 +61,51 @@ void link_at(const char *dir, const char *name, const char *target) {
         assert_int_equal(symlink(target, path), 0);
 }
 
+/* What GetAllCounters reads: the 21 IBTA counters, and mlx5's hw_counters on RoCE ports. */
+static void write_port_counters(const char *port, bool is_ib, unsigned seed) {
+        static const char *const ib_counters[] = {
+            "VL15_dropped",
+            "excessive_buffer_overrun_errors",
+            "link_downed",
+            "link_error_recovery",
+            "local_link_integrity_errors",
+            "multicast_rcv_packets",
+            "multicast_xmit_packets",
+            "port_rcv_constraint_errors",
+            "port_rcv_data",
+            "port_rcv_errors",
+            "port_rcv_packets",
+            "port_rcv_remote_physical_errors",
+            "port_rcv_switch_relay_errors",
+            "port_xmit_constraint_errors",
+            "port_xmit_data",
+            "port_xmit_discards",
+            "port_xmit_packets",
+            "port_xmit_wait",
+            "symbol_error",
+            "unicast_rcv_packets",
+            "unicast_xmit_packets",
+        };
+        static const char *const hw_counters[] = {
+            "duplicate_request", "local_ack_timeout_err", "np_cnp_sent",       "np_ecn_marked_roce_packets",
+            "out_of_buffer",     "out_of_sequence",       "packet_seq_err",    "rnr_nak_retry_err",
+            "rp_cnp_handled",    "rx_read_requests",      "rx_write_requests",
+        };
+        char name[128];
+
+        for (size_t k = 0; k < sizeof(ib_counters) / sizeof(ib_counters[0]); k++) {
+                snprintf(name, sizeof(name), "counters/%s", ib_counters[k]);
+                put(port, name, "%u\n", seed * 1000 + (unsigned) k);
+        }
+        if (is_ib)
+                return;
+        for (size_t k = 0; k < sizeof(hw_counters) / sizeof(hw_counters[0]); k++) {
+                snprintf(name, sizeof(name), "hw_counters/%s", hw_counters[k]);
+                put(port, name, "%u\n", seed + (unsigned) k);
+        }
+        put(port, "hw_counters/lifespan", "10\n");
+}
+
 void host_pci_path(unsigned i, char *buf, size_t size) {
         unsigned bus = 0x10 + i / 8, fn = i % 8;
 
@@ -150,6 +195,7 @@ void write_host(const char *root, unsigned n) {
                                 snprintf(name, sizeof(name), "gid_attrs/ndevs/%u", g);
                                 put(port, name, "eth%up%u\n", i, p);
                         }
+                        write_port_counters(port, is_ib, i * 2 + p);
 
                         snprintf(name, sizeof(name), "eth%up%u", i, p);
                         snprintf(netdir, sizeof(netdir), "%s/net/%s", pcidir, name);
@@ -166,70 +212,6 @@ void write_host(const char *root, unsigned n) {
                         snprintf(dir, sizeof(dir), "%s/class/net", sys);
                         snprintf(target, sizeof(target), "../../%s/net/%s", pci, name);
                         link_at(dir, name, target);
-                }
-        }
-}
-
-/* What rdmad-exporter and node_exporter read on top: every IBTA counter of
- * counters/ and a ConnectX-5's hw_counters/ for each port. */
-static const char *const ibta_counters[] = {
-    "VL15_dropped",
-    "excessive_buffer_overrun_errors",
-    "link_downed",
-    "link_error_recovery",
-    "local_link_integrity_errors",
-    "multicast_rcv_packets",
-    "multicast_xmit_packets",
-    "port_rcv_constraint_errors",
-    "port_rcv_data",
-    "port_rcv_errors",
-    "port_rcv_packets",
-    "port_rcv_remote_physical_errors",
-    "port_rcv_switch_relay_errors",
-    "port_xmit_constraint_errors",
-    "port_xmit_data",
-    "port_xmit_discards",
-    "port_xmit_packets",
-    "port_xmit_wait",
-    "symbol_error",
-    "unicast_rcv_packets",
-    "unicast_xmit_packets",
-};
-
-static const char *const mlx5_hw_counters[] = {
-    "duplicate_request",
-    "implied_nak_seq_err",
-    "lifespan",
-    "local_ack_timeout_err",
-    "np_cnp_sent",
-    "np_ecn_marked_roce_packets",
-    "out_of_buffer",
-    "out_of_sequence",
-    "packet_seq_err",
-    "req_cqe_error",
-    "req_remote_access_errors",
-    "resp_cqe_error",
-    "rnr_nak_retry_err",
-    "rp_cnp_handled",
-    "rx_read_requests",
-    "rx_write_requests",
-};
-
-void write_host_counters(const char *root, unsigned n) {
-        char pci[256], port[1024], name[128];
-
-        for (unsigned i = 0; i < n; i++) {
-                host_pci_path(i, pci, sizeof(pci));
-                for (unsigned p = 1; p <= 2; p++) {
-                        snprintf(port, sizeof(port), "%s/sys/%s/infiniband/mlx5_%u/ports/%u", root, pci, i, p);
-                        for (size_t c = 0; c < sizeof(ibta_counters) / sizeof(ibta_counters[0]); c++) {
-                                snprintf(name, sizeof(name), "counters/%s", ibta_counters[c]);
-                                put(port, name, "%llu\n", (unsigned long long) (i * 1000003ULL + p * 101 + c * 7));
-                        }
-                        for (size_t c = 0; c < sizeof(mlx5_hw_counters) / sizeof(mlx5_hw_counters[0]); c++) {
-                                snprintf(name, sizeof(name), "hw_counters/%s", mlx5_hw_counters[c]);
-                                put(port, name, "%zu\n", c == 2 ? 10 : i + c);
-                        }
                 }
         }
 }

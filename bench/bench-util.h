@@ -15,10 +15,9 @@ void link_at(const char *dir, const char *name, const char *target);
 /* The sysfs path of device i's PCI function, relative to /sys. */
 void host_pci_path(unsigned i, char *buf, size_t size);
 
-/* N dual-port ConnectX-5-like PFs under root/sys (see bench-util.c). */
+/* N dual-port ConnectX-5-like PFs under root/sys, with counters (see
+ * bench-util.c). */
 void write_host(const char *root, unsigned n);
-/* Their counters/ (21 IBTA counters) and hw_counters/ (16 files) per port. */
-void write_host_counters(const char *root, unsigned n);
 
 /* ---------- statistics ---------- */
 
