@@ -3,6 +3,7 @@
 
 #include <assert.h>
 #include <errno.h>
+#include <malloc.h>
 #include <microhttpd.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -112,6 +113,13 @@ static enum MHD_Result handle_request(void *cls, struct MHD_Connection *connecti
                        content_type);
 }
 
+/* A scrape of a big host allocates its model, counters and text, and frees
+ * them when the answer is sent: give the pages back between scrapes. */
+static void on_request_completed(void *cls, struct MHD_Connection *connection, void **req_cls,
+                                 enum MHD_RequestTerminationCode toe) {
+        (void) malloc_trim(0);
+}
+
 static void log_mhd(void *cls, const char *fmt, va_list ap) __attribute__((format(printf, 2, 0)));
 static void log_mhd(void *cls, const char *fmt, va_list ap) {
         char buf[512];
@@ -134,10 +142,11 @@ int http_server_start(int listen_fd, uint64_t bus_timeout_usec, HttpServer **ret
         if (!s)
                 return -ENOMEM;
         s->client.timeout_usec = bus_timeout_usec;
-        s->daemon = MHD_start_daemon(MHD_USE_AUTO_INTERNAL_THREAD | MHD_USE_ERROR_LOG, 0, NULL, NULL, handle_request, s,
-                                     MHD_OPTION_EXTERNAL_LOGGER, log_mhd, NULL, MHD_OPTION_LISTEN_SOCKET, listen_fd,
-                                     MHD_OPTION_CONNECTION_TIMEOUT, (unsigned) 60, MHD_OPTION_CONNECTION_LIMIT,
-                                     (unsigned) 64, MHD_OPTION_END);
+        s->daemon =
+            MHD_start_daemon(MHD_USE_AUTO_INTERNAL_THREAD | MHD_USE_ERROR_LOG, 0, NULL, NULL, handle_request, s,
+                             MHD_OPTION_EXTERNAL_LOGGER, log_mhd, NULL, MHD_OPTION_LISTEN_SOCKET, listen_fd,
+                             MHD_OPTION_NOTIFY_COMPLETED, on_request_completed, NULL, MHD_OPTION_CONNECTION_TIMEOUT,
+                             (unsigned) 60, MHD_OPTION_CONNECTION_LIMIT, (unsigned) 64, MHD_OPTION_END);
         if (!s->daemon) {
                 free(s);
                 return log_error_errno(EINVAL, "libmicrohttpd could not start on the listening socket.");
