@@ -174,7 +174,8 @@ static void bench_host(unsigned n, Result *res) {
         uint64_t *a = calloc(runs_get, sizeof(uint64_t)), *b = calloc(runs_get, sizeof(uint64_t));
         unsigned our_port = free_tcp_port(), node_port;
         char listen_arg[64], sysfs_arg[600], node_listen_arg[64];
-        char *exporter_argv[] = {getenv("RDMAD_EXPORTER_BINARY"), listen_arg, NULL};
+        /* A scrape of 2048 devices on a loaded machine can take longer than the default 10 s. */
+        char *exporter_argv[] = {getenv("RDMAD_EXPORTER_BINARY"), listen_arg, "--bus-timeout=600", NULL};
         char *node_argv[] = {"prometheus-node-exporter",
                              sysfs_arg,
                              "--collector.disable-defaults",
