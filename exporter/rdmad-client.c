@@ -4,6 +4,7 @@
 #include <assert.h>
 #include <errno.h>
 #include <stdbool.h>
+#include <time.h>
 
 #include "log.h"
 #include "util.h"
@@ -52,9 +53,17 @@ static bool rdmad_absent(const sd_bus_error *e) {
         return sd_bus_error_has_names(e, SD_BUS_ERROR_SERVICE_UNKNOWN, SD_BUS_ERROR_NAME_HAS_NO_OWNER);
 }
 
+static uint64_t now_usec(void) {
+        struct timespec ts;
+
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        return (uint64_t) ts.tv_sec * 1000000 + (uint64_t) ts.tv_nsec / 1000;
+}
+
 /* Both calls in flight at once: the scrape waits for one round trip. */
 static int call_both(RdmadClient *c, PendingCall calls[2]) {
         _cleanup_(sd_bus_slot_unrefp) sd_bus_slot *objects_slot = NULL, *counters_slot = NULL;
+        uint64_t deadline;
         int r;
 
         r = send_call(c, &objects_slot, &calls[0], RDMAD_ROOT_PATH, "org.freedesktop.DBus.ObjectManager",
@@ -65,14 +74,21 @@ static int call_both(RdmadClient *c, PendingCall calls[2]) {
         if (r < 0)
                 return r;
 
+        /* Our own deadline: sd_bus_wait() was seen blocking without one while
+         * an asynchronous call's timeout was pending (libsystemd 252). */
+        deadline = now_usec() + c->timeout_usec;
         while (!calls[0].reply || !calls[1].reply) {
+                uint64_t now;
+
                 r = sd_bus_process(c->bus, NULL);
                 if (r < 0)
                         return r;
                 if (r > 0)
                         continue;
-                /* The calls carry their own timeouts: sd_bus_process() delivers them as errors. */
-                r = sd_bus_wait(c->bus, UINT64_MAX);
+                now = now_usec();
+                if (now >= deadline)
+                        return -ETIMEDOUT;
+                r = sd_bus_wait(c->bus, deadline - now);
                 if (r < 0 && r != -EINTR)
                         return r;
         }

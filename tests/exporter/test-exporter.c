@@ -285,10 +285,11 @@ static void test_rdmad_away_is_up_0_and_recovers(void **state) {
         free(text);
 }
 
-/* Without systemd: --listen=ADDR:PORT, SIGTERM → exit 0; a bad address → exit 1. */
+/* Without systemd: --listen=ADDR:PORT, --bus-timeout against a hung rdmad,
+ * SIGTERM → exit 0; a bad address → exit 1. */
 static void test_standalone_listen(void **state) {
         Fixture *f = *state;
-        char listen_arg[64], *argv[48], *wrapper = NULL, *output;
+        char listen_arg[64], *argv[48], *wrapper = NULL, *output, *text;
         unsigned port = free_tcp_port();
         size_t n = 0;
         pid_t pid;
@@ -298,9 +299,18 @@ static void test_standalone_listen(void **state) {
         n = add_wrapper(argv, n, &wrapper);
         argv[n++] = getenv("RDMAD_EXPORTER_BINARY");
         argv[n++] = listen_arg;
+        argv[n++] = "--bus-timeout=2";
         argv[n] = NULL;
         pid = harness_spawn(argv);
         free(wrapper);
+        assert_true(exporter_sees_rdmad(port, true));
+
+        /* rdmad hangs (stopped): the scrape gives up after --bus-timeout, and recovers. */
+        harness_pause(f->h);
+        text = scrape_text(port, NULL);
+        harness_resume(f->h);
+        assert_contains(text, "\nrdmad_up 0\n");
+        free(text);
         assert_true(exporter_sees_rdmad(port, true));
         assert_int_equal(harness_stop_process(pid, 30000), 0);
 
