@@ -54,8 +54,12 @@ demo: deps $(BUILD)/build.ninja
 	$(MESON) compile -C $(BUILD) daemon/rdmad rdmactl/rdmactl
 	./tools/demo $(BUILD)
 
-# Benchmarks (not tests): N dual-port devices at N = 64, 512, 2048 by default.
+# Benchmarks (not tests): N dual-port devices at N = 64, 512, 2048 by default;
+# then rdmad-exporter against node_exporter on the same hosts.
 BENCH_ARGS ?=
 bench: build
 	cd $(BUILD) && RDMAD_BINARY=$(CURDIR)/$(BUILD)/daemon/rdmad SYSTEMD_DEVICE_VERIFY_SYSFS=0 \
 		LD_PRELOAD=libumockdev-preload.so.0 ./bench/bench $(BENCH_ARGS)
+	cd $(BUILD) && RDMAD_BINARY=$(CURDIR)/$(BUILD)/daemon/rdmad SYSTEMD_DEVICE_VERIFY_SYSFS=0 \
+		RDMAD_EXPORTER_BINARY=$(CURDIR)/$(BUILD)/exporter/rdmad-exporter \
+		LD_PRELOAD=libumockdev-preload.so.0 ./bench/bench-exporter $(BENCH_ARGS)

@@ -16,6 +16,7 @@ typedef enum PropertyKind {
         PROPERTY_INT32,
         PROPERTY_UINT64,
         PROPERTY_BOOL,
+        PROPERTY_DOUBLE,
 } PropertyKind;
 
 typedef struct PropertySpec {
@@ -31,6 +32,7 @@ typedef struct PropertySpec {
 #define INT32(n, type, field) { n, "i", PROPERTY_INT32, offsetof(type, field) }
 #define UINT64(n, type, field) { n, "t", PROPERTY_UINT64, offsetof(type, field) }
 #define BOOL(n, type, field) { n, "b", PROPERTY_BOOL, offsetof(type, field) }
+#define DOUBLE(n, type, field) { n, "d", PROPERTY_DOUBLE, offsetof(type, field) }
 
 static const PropertySpec device_properties[] = {
         STRING("Name", RdmaDevice, name),
@@ -66,6 +68,8 @@ static const PropertySpec port_properties[] = {
         STRING("Transport", RdmaPort, transport),
         STRING("LinkWidth", RdmaPort, link_width),
         STRING("LinkSpeed", RdmaPort, link_speed),
+        STRING("RateInfo", RdmaPort, rate_info),
+        DOUBLE("RateSpeed", RdmaPort, rate_speed),
         UINT32("Lid", RdmaPort, lid),
         UINT32("SmLid", RdmaPort, sm_lid),
         UINT32("LidMaskCount", RdmaPort, lid_mask_count),
@@ -73,6 +77,7 @@ static const PropertySpec port_properties[] = {
         UINT32("CapMask", RdmaPort, cap_mask),
         OBJECT("NetDev", RdmaPort, netdev),
         UINT64("StateChangedUsec", RdmaPort, state_changed_usec),
+        UINT64("StateChanges", RdmaPort, state_changes),
         {},
 };
 
@@ -224,6 +229,8 @@ static int read_value(void *object, const PropertySpec *spec, sd_bus_message *m)
                 return sd_bus_message_read_basic(m, 'i', field);
         case PROPERTY_UINT64:
                 return sd_bus_message_read_basic(m, 't', field);
+        case PROPERTY_DOUBLE:
+                return sd_bus_message_read_basic(m, 'd', field);
         case PROPERTY_BOOL: {
                 int b;
 
@@ -531,14 +538,8 @@ int inventory_add_object(Inventory *inv, const char *path, sd_bus_message *m) {
         return sd_bus_message_exit_container(m);
 }
 
-int inventory_load(Inventory *inv, sd_bus *bus, sd_bus_error *error) {
-        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
+int inventory_read_managed_objects(Inventory *inv, sd_bus_message *reply) {
         int r;
-
-        r = sd_bus_call_method(bus, RDMAD_SERVICE, RDMAD_ROOT_PATH, "org.freedesktop.DBus.ObjectManager",
-                               "GetManagedObjects", error, &reply, "");
-        if (r < 0)
-                return r;
 
         r = sd_bus_message_enter_container(reply, 'a', "{oa{sa{sv}}}");
         if (r < 0)
@@ -558,7 +559,18 @@ int inventory_load(Inventory *inv, sd_bus *bus, sd_bus_error *error) {
         }
         if (r < 0)
                 return r;
-        r = sd_bus_message_exit_container(reply);
+        return sd_bus_message_exit_container(reply);
+}
+
+int inventory_load(Inventory *inv, sd_bus *bus, sd_bus_error *error) {
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
+        int r;
+
+        r = sd_bus_call_method(bus, RDMAD_SERVICE, RDMAD_ROOT_PATH, "org.freedesktop.DBus.ObjectManager",
+                               "GetManagedObjects", error, &reply, "");
+        if (r < 0)
+                return r;
+        r = inventory_read_managed_objects(inv, reply);
         if (r < 0)
                 return r;
         inventory_sort(inv);

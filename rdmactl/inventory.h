@@ -35,11 +35,14 @@ typedef struct RdmaPort {
         char *rate, *link_layer;
         char *transport;               /* this port's: a VPI card's ports differ */
         char *link_width, *link_speed; /* "4X", "EDR" */
+        char *rate_info;               /* "4X EDR" */
+        double rate_speed;             /* Gb/s, 0 when unknown */
         uint32_t lid, sm_lid, lid_mask_count, sm_sl, cap_mask;
         char *netdev; /* object path, "/" for none */
         RdmaGid *gids;
         size_t n_gids;
         uint64_t state_changed_usec;
+        uint64_t state_changes;
 } RdmaPort;
 
 typedef struct RdmaNetDev {
@@ -92,6 +95,10 @@ static inline void inventory_freep(Inventory **inv) {
 
 /* Calls GetManagedObjects and loads the reply; the bus error in *error. */
 int inventory_load(Inventory *inv, sd_bus *bus, sd_bus_error *error);
+
+/* Loads a GetManagedObjects reply (a{oa{sa{sv}}}) without sorting: for a
+ * caller that made the call itself (rdmad-exporter, asynchronously). */
+int inventory_read_managed_objects(Inventory *inv, sd_bus_message *reply);
 
 /* Reads one object's a{sa{sv}} (from GetManagedObjects or InterfacesAdded)
  * into the inventory, replacing what it held for that path. */

@@ -582,6 +582,14 @@ void harness_start_daemon(Harness *h, const char *const *args) {
         start_daemon(h, args);
 }
 
+pid_t harness_spawn(char *const argv[]) {
+        return spawn(argv, -1);
+}
+
+int harness_stop_process(pid_t pid, int timeout_ms) {
+        return stop_process(pid, timeout_ms);
+}
+
 Harness *harness_start(const char *const *fixtures, const char *const *args) {
         Harness *h = calloc(1, sizeof(Harness));
         int r;

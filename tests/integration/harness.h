@@ -62,6 +62,13 @@ void harness_restart_daemon(Harness *h, const char *const *args);
 void harness_stop_daemon(Harness *h);
 void harness_start_daemon(Harness *h, const char *const *args);
 
+/* A helper program (rdmad-exporter, node_exporter, prometheus) in its own
+ * process group, without umockdev's preload, killed if the test dies;
+ * harness_stop_process(): SIGTERM, then SIGKILL to its group after
+ * timeout_ms; returns the wait status. */
+pid_t harness_spawn(char *const argv[]);
+int harness_stop_process(pid_t pid, int timeout_ms);
+
 /* Starts the real polkitd on the private bus, inside its own mount
  * namespace with the project's policy bind-mounted over
  * /usr/share/polkit-1/actions. Returns false (with a message) when that is

@@ -15,6 +15,9 @@ prefix=$(meson introspect "$build" --buildoptions | python3 -c \
         'import json,sys; print(next(o["value"] for o in json.load(sys.stdin) if o["name"] == "prefix"))')
 
 expected="$prefix/bin/rdmactl
+$prefix/bin/rdmad-exporter
+$prefix/lib/systemd/system/rdmad-exporter.service
+$prefix/lib/systemd/system/rdmad-exporter.socket
 $prefix/lib/systemd/system/rdmad.service
 $prefix/lib/sysusers.d/rdmad.conf
 $prefix/lib/udev/rules.d/90-rdmad.rules
@@ -29,6 +32,7 @@ $prefix/share/dbus-1/system-services/org.rdmad1.service
 $prefix/share/dbus-1/system.d/org.rdmad1.conf
 $prefix/share/man/man1/rdmactl.1
 $prefix/share/man/man5/org.rdmad1.5
+$prefix/share/man/man8/rdmad-exporter.8
 $prefix/share/man/man8/rdmad.8
 $prefix/share/polkit-1/actions/org.rdmad1.policy"
 actual=$(cd "$dest" && find . -type f | sed 's|^\.||' | sort)
@@ -85,6 +89,22 @@ grep -q 'TEST=="device/sriov_numvfs"' "$rules" &&
         grep -q 'RUN+="/bin/chmod g+w %S%p/device/sriov_numvfs"' "$rules" ||
         fail "udev rule: sriov_numvfs is not given to rdmad's group"
 echo "privileges (user, sysusers.d, bus policy, polkit owner, udev rule): ok"
+
+# rdmad-exporter: its socket and service verify; the service is hardened
+# further than rdmad (no root, no IP, private network): ceiling 0.5.
+exporter_unit="$dest$prefix/lib/systemd/system/rdmad-exporter.service"
+grep -q "^ExecStart=$prefix/bin/rdmad-exporter$" "$exporter_unit" || fail "rdmad-exporter ExecStart"
+sed "s|^ExecStart=.*|ExecStart=$dest$prefix/bin/rdmad-exporter|" "$exporter_unit" > "$dest/rdmad-exporter.service"
+cp "$dest$prefix/lib/systemd/system/rdmad-exporter.socket" "$dest/"
+out=$(systemd-analyze verify --man=no "$dest/rdmad-exporter.socket" "$dest/rdmad-exporter.service" 2>&1) ||
+        fail "systemd-analyze verify rdmad-exporter: $out"
+[ -z "$out" ] || fail "systemd-analyze verify rdmad-exporter: $out"
+exposure=$(systemd-analyze security --offline=true "$exporter_unit" 2>/dev/null |
+        sed -n 's/.*Overall exposure level for rdmad-exporter.service: \([0-9.]*\).*/\1/p')
+[ -n "$exposure" ] || fail "no security score for rdmad-exporter"
+awk -v e="$exposure" 'BEGIN { exit !(e <= 0.5) }' || fail "rdmad-exporter exposure $exposure above 0.5"
+echo "rdmad-exporter units verify; exposure $exposure (ceiling 0.5)"
+"$dest$prefix/bin/rdmad-exporter" --version | grep -q "^rdmad-exporter " || fail "rdmad-exporter --version"
 
 xmllint --noout --nonet --dtdvalid /usr/share/polkit-1/policyconfig-1.dtd \
         "$dest$prefix/share/polkit-1/actions/org.rdmad1.policy" || fail "polkit policy"

@@ -1,0 +1,107 @@
+/* SPDX-License-Identifier: MIT */
+#include "counter-table.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util.h"
+
+static void port_counters_clear(PortCounters *p) {
+        for (size_t i = 0; i < p->n_counters; i++)
+                free(p->counters[i].name);
+        free(p->counters);
+        free(p->device);
+}
+
+void counter_table_clear(CounterTable *t) {
+        for (size_t i = 0; i < t->n_ports; i++)
+                port_counters_clear(&t->ports[i]);
+        free(t->ports);
+        *t = (CounterTable){};
+}
+
+/* A new, empty entry at the end of the table; NULL when out of memory. */
+static PortCounters *counter_table_append(CounterTable *t, const char *device, uint32_t port) {
+        PortCounters *ports, *p;
+
+        ports = reallocarray(t->ports, t->n_ports + 1, sizeof(PortCounters));
+        if (!ports)
+                return NULL;
+        t->ports = ports;
+        p = &ports[t->n_ports];
+        *p = (PortCounters){.device = strdup(device), .port = port};
+        if (!p->device)
+                return NULL;
+        t->n_ports++;
+        return p;
+}
+
+static int port_counters_push(PortCounters *p, size_t *allocated, const char *name, uint64_t value) {
+        char *copy;
+        int r;
+
+        r = ARRAY_RESERVE(p->counters, *allocated, p->n_counters + 1);
+        if (r < 0)
+                return r;
+        copy = strdup(name);
+        if (!copy)
+                return -ENOMEM;
+        p->counters[p->n_counters++] = (CounterSample){.name = copy, .value = value};
+        return 0;
+}
+
+int counter_table_add(CounterTable *t, const char *device, uint32_t port, const CounterSample *counters, size_t n) {
+        PortCounters *p = counter_table_append(t, device, port);
+        size_t allocated = 0;
+
+        if (!p)
+                return -ENOMEM;
+        for (size_t i = 0; i < n; i++) {
+                int r = port_counters_push(p, &allocated, counters[i].name, counters[i].value);
+                if (r < 0)
+                        return r;
+        }
+        return 0;
+}
+
+int counter_table_read(CounterTable *t, sd_bus_message *reply) {
+        int r;
+
+        r = sd_bus_message_enter_container(reply, 'a', "(sua{st})");
+        if (r < 0)
+                return r;
+        while ((r = sd_bus_message_enter_container(reply, 'r', "sua{st}")) > 0) {
+                const char *device, *name;
+                uint32_t port;
+                uint64_t value;
+                size_t allocated = 0;
+                PortCounters *p;
+
+                r = sd_bus_message_read(reply, "su", &device, &port);
+                if (r < 0)
+                        return r;
+                p = counter_table_append(t, device, port);
+                if (!p)
+                        return -ENOMEM;
+                r = sd_bus_message_enter_container(reply, 'a', "{st}");
+                if (r < 0)
+                        return r;
+                while ((r = sd_bus_message_read(reply, "{st}", &name, &value)) > 0) {
+                        r = port_counters_push(p, &allocated, name, value);
+                        if (r < 0)
+                                return r;
+                }
+                if (r < 0)
+                        return r;
+                r = sd_bus_message_exit_container(reply);
+                if (r < 0)
+                        return r;
+                r = sd_bus_message_exit_container(reply);
+                if (r < 0)
+                        return r;
+        }
+        if (r < 0)
+                return r;
+        return sd_bus_message_exit_container(reply);
+}

@@ -1,0 +1,419 @@
+/* SPDX-License-Identifier: MIT */
+/* rdmad-exporter against the real rdmad on a private bus and umockdev
+ * testbed: side by side with node_exporter's InfiniBand collector on the
+ * same sysfs, promtool, HTTP and content negotiation, rdmad going away and
+ * coming back, and a real Prometheus server scraping it through a link flap.
+ * Every process is killed in the group teardown, even after a failure. */
+#include <errno.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "harness.h"
+#include "util.h"
+#include "scrape-client.h"
+
+#define MLX4_PORT1 "/sys/devices/pci0000:00/0000:00:03.0/0000:03:00.0/infiniband/mlx4_0/ports/1"
+
+typedef struct Fixture {
+        Harness *h;
+        pid_t exporter_pid, node_exporter_pid, prometheus_pid;
+        unsigned exporter_port;
+} Fixture;
+
+static Fixture fx;
+
+static const char *const daemon_args[] = {"--poll-interval=100", NULL};
+
+/* argv += the words of $RDMAD_TEST_WRAPPER (valgrind in `make valgrind`). */
+static size_t add_wrapper(char **argv, size_t n, char **ret_copy) {
+        const char *wrapper = getenv("RDMAD_TEST_WRAPPER");
+        char *save = NULL;
+
+        *ret_copy = NULL;
+        if (!wrapper || !*wrapper)
+                return n;
+        *ret_copy = strdup(wrapper);
+        for (char *t = strtok_r(*ret_copy, " ", &save); t && n < 40; t = strtok_r(NULL, " ", &save))
+                argv[n++] = t;
+        return n;
+}
+
+/* Fails with the whole text, which says more than the line number. */
+#define assert_contains(text, needle)                                                                                  \
+        do {                                                                                                           \
+                if (!strstr((text), (needle))) {                                                                       \
+                        fprintf(stderr, "%s", (text));                                                                 \
+                        fail_msg("Not found in the text above:\n%s", (needle));                                        \
+                }                                                                                                      \
+        } while (0)
+
+static char *scrape_text(unsigned port, const char *accept) {
+        HttpReply r;
+        char *body;
+
+        assert_int_equal(http_request(port, "GET", "/metrics", accept, 20000, &r), 0);
+        assert_int_equal(r.status, 200);
+        body = r.body;
+        r.body = NULL;
+        http_reply_clear(&r);
+        return body;
+}
+
+static bool exporter_sees_rdmad(unsigned port, bool up) {
+        for (int i = 0; i < 200; i++) {
+                char *body = scrape_text(port, NULL);
+                bool found = strstr(body, up ? "\nrdmad_up 1\n" : "\nrdmad_up 0\n") != NULL;
+
+                free(body);
+                if (found)
+                        return true;
+                usleep(50000);
+        }
+        return false;
+}
+
+/* Socket-activated through systemd-socket-activate, as the .socket unit does. */
+static void start_exporter(Fixture *f) {
+        char *argv[48], *wrapper = NULL, listen_arg[64], bus_env[600];
+        size_t n = 0;
+
+        f->exporter_port = free_tcp_port();
+        assert_true(f->exporter_port > 0);
+        snprintf(listen_arg, sizeof(listen_arg), "--listen=127.0.0.1:%u", f->exporter_port);
+        snprintf(bus_env, sizeof(bus_env), "--setenv=DBUS_SYSTEM_BUS_ADDRESS=%s", f->h->address);
+        argv[n++] = "systemd-socket-activate";
+        argv[n++] = listen_arg;
+        argv[n++] = bus_env;
+        argv[n++] = "--setenv=PATH";
+        n = add_wrapper(argv, n, &wrapper);
+        argv[n++] = getenv("RDMAD_EXPORTER_BINARY");
+        argv[n++] = "--log-level=debug";
+        argv[n] = NULL;
+        assert_non_null(argv[n - 2]);
+        f->exporter_pid = harness_spawn(argv);
+        free(wrapper);
+        assert_true(exporter_sees_rdmad(f->exporter_port, true));
+}
+
+static int group_setup(void **state) {
+        fx.h = harness_start(HARNESS_FIXTURES("mlx4-vpi", "mlx5-roce-sriov", "hfi1"), daemon_args);
+        start_exporter(&fx);
+        *state = &fx;
+        return 0;
+}
+
+static int group_teardown(void **state) {
+        int exporter_status, status;
+
+        harness_stop_process(fx.prometheus_pid, 10000);
+        harness_stop_process(fx.node_exporter_pid, 10000);
+        exporter_status = harness_stop_process(fx.exporter_pid, 30000);
+        status = harness_stop(fx.h);
+        if (exporter_status != 0) {
+                fprintf(stderr, "rdmad-exporter did not exit with 0: wait status 0x%x\n", exporter_status);
+                return -1;
+        }
+        return status == 0 ? 0 : -1;
+}
+
+/* node_exporter 1.5.0 on <testbed>/sys: every node_infiniband_* port
+ * series has its rdma_* twin with the same labels and the same value. */
+static void test_every_node_exporter_port_series_has_its_twin(void **state) {
+        Fixture *f = *state;
+        char sysfs_arg[512], listen_arg[64];
+        unsigned port = free_tcp_port();
+        char *argv[] = {"prometheus-node-exporter",
+                        sysfs_arg,
+                        "--collector.disable-defaults",
+                        "--collector.infiniband",
+                        "--web.disable-exporter-metrics",
+                        listen_arg,
+                        NULL};
+        Samples node = {}, ours = {};
+        char *node_text, *our_text;
+        size_t compared = 0, counters = 0;
+        char *root = umockdev_testbed_get_root_dir(f->h->testbed);
+
+        snprintf(sysfs_arg, sizeof(sysfs_arg), "--path.sysfs=%s/sys", root);
+        g_free(root);
+        snprintf(listen_arg, sizeof(listen_arg), "--web.listen-address=127.0.0.1:%u", port);
+        f->node_exporter_pid = harness_spawn(argv);
+
+        node_text = scrape_text(port, NULL);
+        our_text = scrape_text(f->exporter_port, NULL);
+        assert_true(samples_parse(node_text, &node));
+        assert_true(samples_parse(our_text, &ours));
+
+        for (size_t i = 0; i < node.n; i++) {
+                const Sample *s = &node.items[i], *twin;
+                char name[256];
+
+                if (strncmp(s->name, "node_infiniband_", 16) != 0 || strcmp(s->name, "node_infiniband_info") == 0)
+                        continue;
+                snprintf(name, sizeof(name), "rdma_%s", s->name + 16);
+                twin = samples_find(&ours, name, s->labels);
+                if (!twin)
+                        fail_msg("%s{%s} has no twin %s{%s}", s->name, s->labels, name, s->labels);
+                if (twin->value != s->value)
+                        fail_msg("%s{%s}: node_exporter %.17g, rdmad-exporter %.17g", s->name, s->labels, s->value,
+                                 twin->value);
+                compared++;
+                if (strstr(s->name, "_total"))
+                        counters++;
+        }
+        /* 5 ports × (state, phys state, rate) + mlx4 port 1 and 2, hfi1 port 1 and the mlx5 PF
+         * port with 21 counters each; the VF's port reads "N/A (no PMA)". */
+        fprintf(stderr, "compared %zu series (%zu counters) with node_exporter\n", compared, counters);
+        assert_int_equal(compared - counters, 5 * 3);
+        assert_int_equal(counters, 4 * 21);
+
+        samples_clear(&node);
+        samples_clear(&ours);
+        free(node_text);
+        free(our_text);
+        harness_stop_process(f->node_exporter_pid, 10000);
+        f->node_exporter_pid = 0;
+}
+
+static int run_shell(Fixture *f, const char *command, char **ret_output) {
+        int status;
+
+        *ret_output = harness_run_command(f->h, command, &status);
+        return status;
+}
+
+static void test_promtool_accepts_the_exposition(void **state) {
+        Fixture *f = *state;
+        char path[256], command[400], *output;
+        char *text = scrape_text(f->exporter_port, NULL);
+        FILE *file;
+
+        snprintf(path, sizeof(path), "%s/metrics.prom", f->h->tmpdir);
+        file = fopen(path, "we");
+        assert_non_null(file);
+        fputs(text, file);
+        fclose(file);
+        snprintf(command, sizeof(command), "promtool check metrics < '%s'", path);
+        if (run_shell(f, command, &output) != 0)
+                fail_msg("promtool check metrics failed:\n%s", output);
+        free(output);
+        free(text);
+}
+
+static void test_http_negotiation_and_errors(void **state) {
+        Fixture *f = *state;
+        HttpReply r;
+        char *type;
+
+        /* What Prometheus 2.42 sends. */
+        assert_int_equal(http_request(f->exporter_port, "GET", "/metrics",
+                                      "application/openmetrics-text;version=1.0.0,application/openmetrics-text;"
+                                      "version=0.0.1;q=0.75,text/plain;version=0.0.4;q=0.5,*/*;q=0.1",
+                                      2000, &r),
+                         0);
+        assert_int_equal(r.status, 200);
+        type = http_reply_header(&r, "Content-Type");
+        assert_string_equal(type, "application/openmetrics-text; version=1.0.0; charset=utf-8");
+        free(type);
+        assert_true(r.body_size > 6);
+        assert_string_equal(r.body + r.body_size - 6, "# EOF\n");
+        assert_contains(r.body, "# TYPE rdma_port_state_changes counter\n");
+        assert_contains(r.body, "# TYPE rdma_device info\n");
+        http_reply_clear(&r);
+
+        assert_int_equal(http_request(f->exporter_port, "GET", "/metrics", NULL, 2000, &r), 0);
+        type = http_reply_header(&r, "Content-Type");
+        assert_string_equal(type, "text/plain; version=0.0.4; charset=utf-8");
+        free(type);
+        assert_contains(r.body, "rdma_device_info{device=\"mlx5_0\",driver=\"mlx5_core\",transport=\"RoCE\","
+                                "node_type=\"CA\",firmware_version=\"14.28.2006\",hca_type=\"MT4119\","
+                                "board_id=\"MT_0000000008\",node_guid=\"9803:9b03:00aa:bbc0\","
+                                "pci_address=\"0000:5e:00.0\"} 1\n");
+        assert_contains(r.body, "rdma_port_info{device=\"mlx4_0\",port=\"2\",transport=\"RoCE\","
+                                "link_layer=\"Ethernet\",netdev=\"ens1d1\",link_width=\"4X\","
+                                "link_speed=\"QDR\"} 1\n");
+        assert_contains(r.body, "rdma_sriov_vfs{device=\"mlx5_0\"} 1\n");
+        assert_contains(r.body, "rdma_sriov_total_vfs{device=\"mlx5_0\"} 8\n");
+        http_reply_clear(&r);
+
+        assert_int_equal(http_request(f->exporter_port, "HEAD", "/metrics", NULL, 2000, &r), 0);
+        assert_int_equal(r.status, 200);
+        assert_int_equal(r.body_size, 0);
+        http_reply_clear(&r);
+
+        assert_int_equal(http_request(f->exporter_port, "GET", "/", NULL, 2000, &r), 0);
+        assert_int_equal(r.status, 200);
+        assert_contains(r.body, "<a href=\"/metrics\">");
+        http_reply_clear(&r);
+
+        assert_int_equal(http_request(f->exporter_port, "GET", "/metric", NULL, 2000, &r), 0);
+        assert_int_equal(r.status, 404);
+        http_reply_clear(&r);
+
+        assert_int_equal(http_request(f->exporter_port, "POST", "/metrics", NULL, 2000, &r), 0);
+        assert_int_equal(r.status, 405);
+        type = http_reply_header(&r, "Allow");
+        assert_string_equal(type, "GET, HEAD");
+        free(type);
+        http_reply_clear(&r);
+}
+
+static void test_rdmad_away_is_up_0_and_recovers(void **state) {
+        Fixture *f = *state;
+        char *text;
+
+        harness_stop_daemon(f->h);
+        text = scrape_text(f->exporter_port, NULL);
+        assert_string_equal(text, "# HELP rdmad_up 1 when rdmad answered this scrape on the system bus, else 0.\n"
+                                  "# TYPE rdmad_up gauge\n"
+                                  "rdmad_up 0\n");
+        free(text);
+
+        harness_start_daemon(f->h, daemon_args);
+        assert_true(exporter_sees_rdmad(f->exporter_port, true));
+        text = scrape_text(f->exporter_port, NULL);
+        assert_contains(text, "rdma_state_id{device=\"hfi1_0\",port=\"1\"} 4\n");
+        free(text);
+}
+
+/* Without systemd: --listen=ADDR:PORT, --bus-timeout against a hung rdmad,
+ * SIGTERM → exit 0; a bad address → exit 1. */
+static void test_standalone_listen(void **state) {
+        Fixture *f = *state;
+        char listen_arg[64], *argv[48], *wrapper = NULL, *output, *text;
+        unsigned port = free_tcp_port();
+        size_t n = 0;
+        pid_t pid;
+        int status;
+
+        snprintf(listen_arg, sizeof(listen_arg), "--listen=127.0.0.1:%u", port);
+        n = add_wrapper(argv, n, &wrapper);
+        argv[n++] = getenv("RDMAD_EXPORTER_BINARY");
+        argv[n++] = listen_arg;
+        argv[n++] = "--bus-timeout=2";
+        argv[n] = NULL;
+        pid = harness_spawn(argv);
+        free(wrapper);
+        assert_true(exporter_sees_rdmad(port, true));
+
+        /* rdmad hangs (stopped): the scrape gives up after --bus-timeout, and recovers. */
+        harness_pause(f->h);
+        text = scrape_text(port, NULL);
+        harness_resume(f->h);
+        assert_contains(text, "\nrdmad_up 0\n");
+        free(text);
+        assert_true(exporter_sees_rdmad(port, true));
+        assert_int_equal(harness_stop_process(pid, 30000), 0);
+
+        status = run_shell(f, "\"$RDMAD_EXPORTER_BINARY\" --listen=127.0.0.1", &output);
+        assert_int_equal(status, 1);
+        assert_contains(output, "Invalid listen address '127.0.0.1'");
+        free(output);
+        status = run_shell(f, "\"$RDMAD_EXPORTER_BINARY\" --bogus", &output);
+        assert_int_equal(status, 1);
+        free(output);
+}
+
+/* The value of an instant query's single result, from Prometheus's JSON
+ * ("value":[<time>,"<value>"]); NULL when the result is empty. */
+static char *prometheus_query(unsigned port, const char *query) {
+        _cleanup_free_ char *encoded = url_encode(query);
+        char target[1024], *value = NULL;
+        const char *p;
+        HttpReply r;
+
+        snprintf(target, sizeof(target), "/api/v1/query?query=%s", encoded);
+        if (http_request(port, "GET", target, NULL, 20000, &r) < 0)
+                return NULL;
+        if (r.status == 200 && strstr(r.body, "\"status\":\"success\"") && (p = strstr(r.body, "\"value\":[")) &&
+            (p = strchr(p, ',')) && p[1] == '"')
+                value = strndup(p + 2, strcspn(p + 2, "\""));
+        http_reply_clear(&r);
+        return value;
+}
+
+static bool prometheus_wait_value(unsigned port, const char *query, const char *expected, int timeout_ms) {
+        for (int waited = 0; waited <= timeout_ms; waited += 250) {
+                _cleanup_free_ char *v = prometheus_query(port, query);
+
+                if (v && streq(v, expected))
+                        return true;
+                usleep(250000);
+        }
+        return false;
+}
+
+static void test_prometheus_scrapes_counters_and_a_flap(void **state) {
+        Fixture *f = *state;
+        char config_path[256], storage_arg[300], config_arg[300], listen_arg[64];
+        unsigned port = free_tcp_port();
+        char *argv[] = {"prometheus", config_arg, storage_arg, listen_arg, "--log.level=warn", NULL};
+        FILE *config;
+
+        snprintf(config_path, sizeof(config_path), "%s/prometheus.yml", f->h->tmpdir);
+        config = fopen(config_path, "we");
+        assert_non_null(config);
+        fprintf(config,
+                "global:\n"
+                "  scrape_interval: 1s\n"
+                "  evaluation_interval: 1s\n"
+                "scrape_configs:\n"
+                "  - job_name: rdmad\n"
+                "    static_configs:\n"
+                "      - targets: ['127.0.0.1:%u']\n",
+                f->exporter_port);
+        fclose(config);
+        snprintf(config_arg, sizeof(config_arg), "--config.file=%s", config_path);
+        snprintf(storage_arg, sizeof(storage_arg), "--storage.tsdb.path=%s/prometheus", f->h->tmpdir);
+        snprintf(listen_arg, sizeof(listen_arg), "--web.listen-address=127.0.0.1:%u", port);
+        f->prometheus_pid = harness_spawn(argv);
+
+        assert_true(prometheus_wait_value(port, "up{job=\"rdmad\"}", "1", 30000));
+        assert_true(prometheus_wait_value(port, "rdmad_up", "1", 5000));
+        /* port_rcv_data counts 4-octet words: 30412345678 × 4. */
+        assert_true(prometheus_wait_value(port, "rdma_port_data_received_bytes_total{device=\"mlx4_0\",port=\"1\"}",
+                                          "121649382712", 5000));
+        assert_true(prometheus_wait_value(port, "rdma_state_id{device=\"mlx4_0\",port=\"1\"}", "4", 5000));
+        assert_true(
+            prometheus_wait_value(port, "rdma_port_state_changes_total{device=\"mlx4_0\",port=\"1\"}", "0", 5000));
+
+        /* The link goes down (the poll sees it within 100 ms) ... */
+        harness_write(f->h, MLX4_PORT1, "state", "1: DOWN\n");
+        harness_write(f->h, MLX4_PORT1, "phys_state", "3: Disabled\n");
+        assert_true(prometheus_wait_value(port, "rdma_state_id{device=\"mlx4_0\",port=\"1\"}", "1", 15000));
+        assert_true(prometheus_wait_value(port, "rdma_physical_state_id{device=\"mlx4_0\",port=\"1\"}", "3", 5000));
+        assert_true(
+            prometheus_wait_value(port, "rdma_port_state_changes_total{device=\"mlx4_0\",port=\"1\"}", "1", 5000));
+        /* ... and up again; the change is in the series and in a rate. */
+        harness_write(f->h, MLX4_PORT1, "state", "4: ACTIVE\n");
+        harness_write(f->h, MLX4_PORT1, "phys_state", "5: LinkUp\n");
+        assert_true(prometheus_wait_value(port, "rdma_state_id{device=\"mlx4_0\",port=\"1\"}", "4", 15000));
+        assert_true(
+            prometheus_wait_value(port, "rdma_port_state_changes_total{device=\"mlx4_0\",port=\"1\"}", "2", 5000));
+        assert_true(
+            prometheus_wait_value(port, "min_over_time(rdma_state_id{device=\"mlx4_0\",port=\"1\"}[1m])", "1", 5000));
+
+        harness_stop_process(f->prometheus_pid, 10000);
+        f->prometheus_pid = 0;
+}
+
+int main(void) {
+        const struct CMUnitTest tests[] = {
+            cmocka_unit_test(test_every_node_exporter_port_series_has_its_twin),
+            cmocka_unit_test(test_promtool_accepts_the_exposition),
+            cmocka_unit_test(test_http_negotiation_and_errors),
+            cmocka_unit_test(test_prometheus_scrapes_counters_and_a_flap),
+            cmocka_unit_test(test_standalone_listen),
+            cmocka_unit_test(test_rdmad_away_is_up_0_and_recovers),
+        };
+        return cmocka_run_group_tests(tests, group_setup, group_teardown);
+}

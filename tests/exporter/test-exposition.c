@@ -1,0 +1,448 @@
+/* SPDX-License-Identifier: MIT */
+/* rdmad-exporter's pure parts: the exposition of a hand-built model in both
+ * formats, label escaping, node_exporter's rate and counter names, content
+ * negotiation and --listen parsing. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "exposition.h"
+#include "listen.h"
+#include "negotiate.h"
+#include "util.h"
+
+static char *render(ExpositionFormat format, const ScrapeResult *s) {
+        char *body = NULL;
+        size_t size = 0;
+        FILE *f = open_memstream(&body, &size);
+
+        assert_non_null(f);
+        assert_int_equal(exposition_write(f, format, s), 0);
+        assert_int_equal(fclose(f), 0);
+        assert_int_equal(strlen(body), size);
+        return body;
+}
+
+/* A small host: an IB port with counters and an odd board id, a RoCE PF
+ * with SR-IOV and device-wide hw_counters. */
+static RdmaDevice dev_mlx4 = {
+    .path = "/org/rdmad1/device/mlx4_5f0",
+    .name = "mlx4_0",
+    .driver = "mlx4_core",
+    .transport = "mixed",
+    .node_type = "CA",
+    .firmware_version = "2.42.5000",
+    .hca_type = "MT4099",
+    .board_id = "MT \"quoted\" back\\slash\nnewline",
+    .node_guid = "0002:c903:00a1:b2c0",
+    .pci_address = "0000:03:00.0",
+};
+static RdmaDevice dev_mlx5 = {
+    .path = "/org/rdmad1/device/mlx5_5f0",
+    .name = "mlx5_0",
+    .driver = "mlx5_core",
+    .transport = "RoCE",
+    .node_type = "CA",
+    .firmware_version = "14.28.2006",
+    .hca_type = "MT4119",
+    .board_id = "MT_0000000008",
+    .node_guid = "9803:9b03:00aa:bbc0",
+    .pci_address = "0000:5e:00.0",
+};
+static RdmaNetDev netdev_ens = {
+    .path = "/org/rdmad1/device/mlx5_5f0/netdev/ens1f0np0",
+    .name = "ens1f0np0",
+};
+static RdmaPort port_ib = {
+    .path = "/org/rdmad1/device/mlx4_5f0/port/1",
+    .device = "/org/rdmad1/device/mlx4_5f0",
+    .number = 1,
+    .state_num = 4,
+    .phys_state_num = 5,
+    .rate_speed = 40,
+    .transport = "InfiniBand",
+    .link_layer = "InfiniBand",
+    .netdev = "/",
+    .link_width = "4X",
+    .link_speed = "QDR",
+    .state_changes = 3,
+};
+static RdmaPort port_roce = {
+    .path = "/org/rdmad1/device/mlx5_5f0/port/1",
+    .device = "/org/rdmad1/device/mlx5_5f0",
+    .number = 1,
+    .state_num = 1,
+    .phys_state_num = 3,
+    .rate_speed = 2.5,
+    .transport = "RoCE",
+    .link_layer = "Ethernet",
+    .netdev = "/org/rdmad1/device/mlx5_5f0/netdev/ens1f0np0",
+    .link_width = "1X",
+    .link_speed = "SDR",
+};
+static RdmaSriov sriov_mlx5 = {
+    .path = "/org/rdmad1/device/mlx5_5f0/sriov",
+    .device = "/org/rdmad1/device/mlx5_5f0",
+    .num_vfs = 1,
+    .total_vfs = 8,
+};
+
+static RdmaDevice *devices[] = {&dev_mlx4, &dev_mlx5};
+static RdmaPort *ports[] = {&port_ib, &port_roce};
+static RdmaNetDev *netdevs[] = {&netdev_ens};
+static RdmaSriov *sriovs[] = {&sriov_mlx5};
+static const Inventory inventory = {
+    .devices = devices,
+    .n_devices = 2,
+    .ports = ports,
+    .n_ports = 2,
+    .netdevs = netdevs,
+    .n_netdevs = 1,
+    .sriovs = sriovs,
+    .n_sriovs = 1,
+};
+
+static void fill_counters(CounterTable *t) {
+        const CounterSample ib[] = {
+            {"port_rcv_data", 4000},  {"port_xmit_data", 18446744073709551615ULL},
+            {"symbol_error", 7},      {"VL15_dropped", 0},
+            {"port_rcv_data_64", 12}, {"out_of_buffer", 5},
+        };
+        const CounterSample device_wide[] = {{"link_downed", 9}, {"rx_write_requests", 2}};
+
+        assert_int_equal(counter_table_add(t, "mlx4_0", 1, ib, ELEMENTSOF(ib)), 0);
+        assert_int_equal(counter_table_add(t, "mlx5_0", 1, NULL, 0), 0);
+        assert_int_equal(counter_table_add(t, "mlx5_0", 0, device_wide, ELEMENTSOF(device_wide)), 0);
+}
+
+static const char expected_text[] =
+    "# HELP rdmad_up 1 when rdmad answered this scrape on the system bus, else 0.\n"
+    "# TYPE rdmad_up gauge\n"
+    "rdmad_up 1\n"
+    "# HELP rdma_device_info RDMA device identity from rdmad; the value is always 1.\n"
+    "# TYPE rdma_device_info gauge\n"
+    "rdma_device_info{device=\"mlx4_0\",driver=\"mlx4_core\",transport=\"mixed\",node_type=\"CA\","
+    "firmware_version=\"2.42.5000\",hca_type=\"MT4099\",board_id=\"MT \\\"quoted\\\" back\\\\slash\\nnewline\","
+    "node_guid=\"0002:c903:00a1:b2c0\",pci_address=\"0000:03:00.0\"} 1\n"
+    "rdma_device_info{device=\"mlx5_0\",driver=\"mlx5_core\",transport=\"RoCE\",node_type=\"CA\","
+    "firmware_version=\"14.28.2006\",hca_type=\"MT4119\",board_id=\"MT_0000000008\","
+    "node_guid=\"9803:9b03:00aa:bbc0\",pci_address=\"0000:5e:00.0\"} 1\n"
+    "# HELP rdma_port_info RDMA port identity from rdmad; the value is always 1.\n"
+    "# TYPE rdma_port_info gauge\n"
+    "rdma_port_info{device=\"mlx4_0\",port=\"1\",transport=\"InfiniBand\",link_layer=\"InfiniBand\","
+    "netdev=\"\",link_width=\"4X\",link_speed=\"QDR\"} 1\n"
+    "rdma_port_info{device=\"mlx5_0\",port=\"1\",transport=\"RoCE\",link_layer=\"Ethernet\","
+    "netdev=\"ens1f0np0\",link_width=\"1X\",link_speed=\"SDR\"} 1\n"
+    "# HELP rdma_state_id Port state (1: down, 2: init, 3: armed, 4: active, 5: active defer).\n"
+    "# TYPE rdma_state_id gauge\n"
+    "rdma_state_id{device=\"mlx4_0\",port=\"1\"} 4\n"
+    "rdma_state_id{device=\"mlx5_0\",port=\"1\"} 1\n"
+    "# HELP rdma_physical_state_id Physical port state (1: sleep, 2: polling, 3: disabled, 4: configuration "
+    "training, 5: link up, 6: link error recovery, 7: phy test).\n"
+    "# TYPE rdma_physical_state_id gauge\n"
+    "rdma_physical_state_id{device=\"mlx4_0\",port=\"1\"} 5\n"
+    "rdma_physical_state_id{device=\"mlx5_0\",port=\"1\"} 3\n"
+    "# HELP rdma_rate_bytes_per_second Signalling rate of the port in bytes per second.\n"
+    "# TYPE rdma_rate_bytes_per_second gauge\n"
+    "rdma_rate_bytes_per_second{device=\"mlx4_0\",port=\"1\"} 5000000000\n"
+    "rdma_rate_bytes_per_second{device=\"mlx5_0\",port=\"1\"} 312500000\n"
+    "# HELP rdma_port_state_changes_total Port state changes rdmad observed since it started.\n"
+    "# TYPE rdma_port_state_changes_total counter\n"
+    "rdma_port_state_changes_total{device=\"mlx4_0\",port=\"1\"} 3\n"
+    "rdma_port_state_changes_total{device=\"mlx5_0\",port=\"1\"} 0\n"
+    "# HELP rdma_sriov_vfs SR-IOV virtual functions enabled.\n"
+    "# TYPE rdma_sriov_vfs gauge\n"
+    "rdma_sriov_vfs{device=\"mlx5_0\"} 1\n"
+    "# HELP rdma_sriov_total_vfs SR-IOV virtual functions the device supports.\n"
+    "# TYPE rdma_sriov_total_vfs gauge\n"
+    "rdma_sriov_total_vfs{device=\"mlx5_0\"} 8\n"
+    "# HELP rdma_vl15_dropped_total Incoming VL15 packets dropped for lack of resources.\n"
+    "# TYPE rdma_vl15_dropped_total counter\n"
+    "rdma_vl15_dropped_total{device=\"mlx4_0\",port=\"1\"} 0\n"
+    "# HELP rdma_port_data_received_bytes_total Data octets received on all VLs.\n"
+    "# TYPE rdma_port_data_received_bytes_total counter\n"
+    "rdma_port_data_received_bytes_total{device=\"mlx4_0\",port=\"1\"} 4000\n"
+    "# HELP rdma_legacy_data_received_bytes_total Data octets received on all VLs (counters_ext).\n"
+    "# TYPE rdma_legacy_data_received_bytes_total counter\n"
+    "rdma_legacy_data_received_bytes_total{device=\"mlx4_0\",port=\"1\"} 12\n"
+    "# HELP rdma_port_data_transmitted_bytes_total Data octets transmitted on all VLs.\n"
+    "# TYPE rdma_port_data_transmitted_bytes_total counter\n"
+    "rdma_port_data_transmitted_bytes_total{device=\"mlx4_0\",port=\"1\"} 18446744073709551615\n"
+    "# HELP rdma_symbol_error_total Minor link errors detected on one or more physical lanes.\n"
+    "# TYPE rdma_symbol_error_total counter\n"
+    "rdma_symbol_error_total{device=\"mlx4_0\",port=\"1\"} 7\n"
+    "# HELP rdma_port_hw_counters_total Driver-specific counters (hw_counters) without a node_exporter name; "
+    "port 0 is device-wide.\n"
+    "# TYPE rdma_port_hw_counters_total counter\n"
+    "rdma_port_hw_counters_total{device=\"mlx4_0\",port=\"1\",counter=\"out_of_buffer\"} 5\n"
+    "rdma_port_hw_counters_total{device=\"mlx5_0\",port=\"0\",counter=\"link_downed\"} 9\n"
+    "rdma_port_hw_counters_total{device=\"mlx5_0\",port=\"0\",counter=\"rx_write_requests\"} 2\n";
+
+static void test_text_exposition_of_a_small_host(void **state) {
+        CounterTable counters = {};
+        ScrapeResult s = {.up = true, .inventory = &inventory, .counters = &counters};
+        _cleanup_free_ char *body = NULL;
+
+        fill_counters(&counters);
+        body = render(EXPOSITION_TEXT, &s);
+        assert_string_equal(body, expected_text);
+        counter_table_clear(&counters);
+}
+
+static void test_openmetrics_names_families_and_ends_with_eof(void **state) {
+        CounterTable counters = {};
+        ScrapeResult s = {.up = true, .inventory = &inventory, .counters = &counters};
+        _cleanup_free_ char *body = NULL;
+        size_t len;
+
+        fill_counters(&counters);
+        body = render(EXPOSITION_OPENMETRICS, &s);
+        counter_table_clear(&counters);
+
+        /* CounterSample families drop _total, info families _info; samples keep them. */
+        assert_non_null(strstr(body, "# TYPE rdma_port_state_changes counter\n"
+                                     "rdma_port_state_changes_total{device=\"mlx4_0\",port=\"1\"} 3\n"));
+        assert_non_null(strstr(body, "# HELP rdma_symbol_error Minor link errors"));
+        assert_non_null(strstr(body, "# TYPE rdma_device info\nrdma_device_info{device=\"mlx4_0\","));
+        assert_non_null(strstr(body, "# TYPE rdma_port info\nrdma_port_info{"));
+        assert_non_null(strstr(body, "# TYPE rdma_state_id gauge\nrdma_state_id{"));
+        assert_non_null(strstr(body, "# TYPE rdma_port_hw_counters counter\nrdma_port_hw_counters_total{"));
+        assert_null(strstr(body, "# TYPE rdma_symbol_error_total"));
+        len = strlen(body);
+        assert_true(len > 6);
+        assert_string_equal(body + len - 6, "# EOF\n");
+        assert_null(strstr(body, "# EOF\n") == body + len - 6 ? NULL : body);
+}
+
+static void test_openmetrics_help_escapes_quotes(void **state) {
+        _cleanup_free_ char *body = NULL;
+        size_t size = 0;
+        FILE *f = open_memstream(&body, &size);
+
+        assert_non_null(f);
+        exposition_write_label_value(f, "a\"b\\c\nd\te");
+        fclose(f);
+        assert_string_equal(body, "a\\\"b\\\\c\\nd\te");
+}
+
+static void test_down_is_only_rdmad_up_0(void **state) {
+        ScrapeResult s = {.up = false};
+        _cleanup_free_ char *text = render(EXPOSITION_TEXT, &s), *om = render(EXPOSITION_OPENMETRICS, &s);
+
+        assert_string_equal(text, "# HELP rdmad_up 1 when rdmad answered this scrape on the system bus, else 0.\n"
+                                  "# TYPE rdmad_up gauge\n"
+                                  "rdmad_up 0\n");
+        assert_string_equal(om, "# HELP rdmad_up 1 when rdmad answered this scrape on the system bus, else 0.\n"
+                                "# TYPE rdmad_up gauge\n"
+                                "rdmad_up 0\n"
+                                "# EOF\n");
+}
+
+static void test_empty_host_has_no_empty_families(void **state) {
+        Inventory empty = {};
+        CounterTable none = {};
+        ScrapeResult s = {.up = true, .inventory = &empty, .counters = &none};
+        _cleanup_free_ char *text = render(EXPOSITION_TEXT, &s);
+
+        assert_string_equal(text, "# HELP rdmad_up 1 when rdmad answered this scrape on the system bus, else 0.\n"
+                                  "# TYPE rdmad_up gauge\n"
+                                  "rdmad_up 1\n");
+}
+
+/* An rdmad that publishes no PciAddress, Port.Transport, LinkWidth or
+ * LinkSpeed: they are derived from DevicePath, RateInfo, LinkLayer, NodeType. */
+static void test_labels_derived_for_an_older_rdmad(void **state) {
+        RdmaDevice siw = {.path = "/org/rdmad1/device/siw0", .name = "siw0", .node_type = "RNIC", .device_path = ""};
+        RdmaDevice mlx4 = {.path = "/org/rdmad1/device/mlx4_5f0",
+                           .name = "mlx4_0",
+                           .node_type = "CA",
+                           .device_path = "/sys/devices/pci0000:00/0000:00:03.0/0000:03:00.0"};
+        RdmaDevice odd = {.path = "/org/rdmad1/device/odd", .name = "odd", .device_path = "/sys/devices/platform/x"};
+        RdmaPort p_siw = {.path = "/org/rdmad1/device/siw0/port/1",
+                          .device = siw.path,
+                          .number = 1,
+                          .link_layer = "Ethernet",
+                          .rate_info = "1X SDR"};
+        RdmaPort p_ib = {.path = "/org/rdmad1/device/mlx4_5f0/port/1",
+                         .device = mlx4.path,
+                         .number = 1,
+                         .link_layer = "InfiniBand",
+                         .rate_info = "4X"};
+        RdmaPort p_eth = {.path = "/org/rdmad1/device/mlx4_5f0/port/2",
+                          .device = mlx4.path,
+                          .number = 2,
+                          .link_layer = "Ethernet",
+                          .rate_info = "4X QDR"};
+        RdmaDevice *devs[] = {&siw, &mlx4, &odd};
+        RdmaPort *prts[] = {&p_siw, &p_ib, &p_eth};
+        Inventory inv = {.devices = devs, .n_devices = 3, .ports = prts, .n_ports = 3};
+        ScrapeResult s = {.up = true, .inventory = &inv};
+        _cleanup_free_ char *text = render(EXPOSITION_TEXT, &s);
+
+        assert_non_null(strstr(text, "rdma_device_info{device=\"mlx4_0\",driver=\"\",transport=\"\",node_type=\"CA\","
+                                     "firmware_version=\"\",hca_type=\"\",board_id=\"\",node_guid=\"\","
+                                     "pci_address=\"0000:03:00.0\"} 1\n"));
+        assert_non_null(strstr(text,
+                               "device=\"siw0\",driver=\"\",transport=\"\",node_type=\"RNIC\",firmware_version=\"\","
+                               "hca_type=\"\",board_id=\"\",node_guid=\"\",pci_address=\"\"} 1\n"));
+        assert_non_null(strstr(text, "device=\"odd\",driver=\"\",transport=\"\",node_type=\"\",firmware_version=\"\","
+                                     "hca_type=\"\",board_id=\"\",node_guid=\"\",pci_address=\"\"} 1\n"));
+        assert_non_null(strstr(text,
+                               "rdma_port_info{device=\"siw0\",port=\"1\",transport=\"iWARP\",link_layer=\"Ethernet\","
+                               "netdev=\"\",link_width=\"1X\",link_speed=\"SDR\"} 1\n"));
+        assert_non_null(strstr(text, "rdma_port_info{device=\"mlx4_0\",port=\"1\",transport=\"InfiniBand\","
+                                     "link_layer=\"InfiniBand\",netdev=\"\",link_width=\"4X\",link_speed=\"\"} 1\n"));
+        assert_non_null(strstr(text, "rdma_port_info{device=\"mlx4_0\",port=\"2\",transport=\"RoCE\","
+                                     "link_layer=\"Ethernet\",netdev=\"\",link_width=\"4X\",link_speed=\"QDR\"} 1\n"));
+}
+
+static void test_rate_bytes_as_node_exporter(void **state) {
+        assert_int_equal(exposition_rate_bytes(2.5), 312500000);
+        assert_int_equal(exposition_rate_bytes(14), 1750000000);
+        assert_int_equal(exposition_rate_bytes(25), 3125000000);
+        assert_int_equal(exposition_rate_bytes(100), 12500000000ULL);
+        assert_int_equal(exposition_rate_bytes(800), 100000000000ULL);
+        /* 53.125 is exact in a float; 0.1 is not, and node_exporter truncates the float's value. */
+        assert_int_equal(exposition_rate_bytes(53.125), 6640625000ULL);
+        assert_int_equal(exposition_rate_bytes(0.1), 12500000);
+        assert_int_equal(exposition_rate_bytes(0), 0);
+        assert_int_equal(exposition_rate_bytes(-1), 0);
+        assert_int_equal(exposition_rate_bytes(0.0 / 0.0), 0);
+        assert_int_equal(exposition_rate_bytes(1e300), 0);
+}
+
+static void test_counter_names_as_node_exporter(void **state) {
+        static const char *const pairs[][2] = {
+            {"port_rcv_data", "port_data_received_bytes_total"},
+            {"port_xmit_wait", "port_transmit_wait_total"},
+            {"VL15_dropped", "vl15_dropped_total"},
+            {"port_xmit_data_64", "legacy_data_transmitted_bytes_total"},
+            {"port_unicast_rcv_packets", "legacy_unicast_packets_received_total"},
+            {"port_rcv_remote_physical_errors", "port_receive_remote_physical_errors_total"},
+            {"excessive_buffer_overrun_errors", "excessive_buffer_overrun_errors_total"},
+            {"unicast_xmit_packets", "unicast_packets_transmitted_total"},
+        };
+
+        for (size_t i = 0; i < ELEMENTSOF(pairs); i++)
+                assert_string_equal(exposition_counter_metric(pairs[i][0]), pairs[i][1]);
+        assert_null(exposition_counter_metric("out_of_buffer"));
+        assert_null(exposition_counter_metric("vl15_dropped")); /* the kernel's file name is case-sensitive */
+        assert_null(exposition_counter_metric("lifespan"));
+}
+
+static void test_content_types(void **state) {
+        assert_string_equal(exposition_content_type(EXPOSITION_TEXT), "text/plain; version=0.0.4; charset=utf-8");
+        assert_string_equal(exposition_content_type(EXPOSITION_OPENMETRICS),
+                            "application/openmetrics-text; version=1.0.0; charset=utf-8");
+}
+
+static void test_negotiation(void **state) {
+        static const struct {
+                const char *accept;
+                ExpositionFormat expected;
+        } cases[] = {
+            {NULL, EXPOSITION_TEXT},
+            {"", EXPOSITION_TEXT},
+            {"*/*", EXPOSITION_TEXT},
+            {"text/plain", EXPOSITION_TEXT},
+            /* what Prometheus 2.42 sends */
+            {"application/openmetrics-text;version=1.0.0,application/openmetrics-text;version=0.0.1;q=0.75,"
+             "text/plain;version=0.0.4;q=0.5,*/*;q=0.1",
+             EXPOSITION_OPENMETRICS},
+            /* Prometheus with scrape_classic... / OpenMetrics disabled */
+            {"text/plain;version=0.0.4;q=1,*/*;q=0.1", EXPOSITION_TEXT},
+            {"application/openmetrics-text", EXPOSITION_OPENMETRICS},
+            {"Application/OpenMetrics-Text ; Version=\"1.0.0\"", EXPOSITION_OPENMETRICS},
+            {"application/openmetrics-text; version=0.0.1", EXPOSITION_TEXT},
+            {"application/openmetrics-text; version=1.0.0; q=0.4, text/plain; q=0.6", EXPOSITION_TEXT},
+            {"application/openmetrics-text; version=1.0.0; q=0.6, text/plain; q=0.4", EXPOSITION_OPENMETRICS},
+            {"application/openmetrics-text, text/plain", EXPOSITION_OPENMETRICS},
+            {"text/plain, application/openmetrics-text", EXPOSITION_OPENMETRICS},
+            {"application/openmetrics-text;q=0, */*", EXPOSITION_TEXT},
+            {"text/plain;q=0, */*", EXPOSITION_OPENMETRICS},
+            {"text/*;q=0.2, application/*;q=0.3", EXPOSITION_OPENMETRICS},
+            {"application/json", EXPOSITION_TEXT},
+            {"application/openmetrics-text;q=2", EXPOSITION_TEXT}, /* invalid qvalue: range ignored */
+            {"application/openmetrics-text;q=0.1234", EXPOSITION_TEXT},
+            {"garbage,,; ;=", EXPOSITION_TEXT},
+            {"application/openmetrics-text;q=0.5;version=9, text/plain;q=0.4", EXPOSITION_OPENMETRICS},
+        };
+
+        for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
+                ExpositionFormat f = exposition_negotiate(cases[i].accept);
+                if (f != cases[i].expected)
+                        fail_msg("Accept: %s → %d, expected %d", strempty(cases[i].accept), f, cases[i].expected);
+        }
+}
+
+static void test_qvalues(void **state) {
+        assert_int_equal(qvalue_parse("1", 1), 1000);
+        assert_int_equal(qvalue_parse("0", 1), 0);
+        assert_int_equal(qvalue_parse("0.5", 3), 500);
+        assert_int_equal(qvalue_parse("0.75", 4), 750);
+        assert_int_equal(qvalue_parse("0.001", 5), 1);
+        assert_int_equal(qvalue_parse("1.000", 5), 1000);
+        assert_int_equal(qvalue_parse("1.", 2), 1000);
+        assert_int_equal(qvalue_parse("1.001", 5), -1);
+        assert_int_equal(qvalue_parse("0.0001", 6), -1);
+        assert_int_equal(qvalue_parse("2", 1), -1);
+        assert_int_equal(qvalue_parse(".5", 2), -1);
+        assert_int_equal(qvalue_parse("0.x", 3), -1);
+        assert_int_equal(qvalue_parse("", 0), -1);
+}
+
+static void test_listen_address_parse(void **state) {
+        static const struct {
+                const char *address, *host;
+                unsigned port;
+        } good[] = {
+            {"127.0.0.1:10480", "127.0.0.1", 10480},
+            {"[::1]:9", "::1", 9},
+            {":10480", "", 10480},
+            {"[::]:65535", "::", 65535},
+            {"localhost:1", "localhost", 1},
+        };
+        static const char *const bad[] = {
+            "10480",   "127.0.0.1", "127.0.0.1:", "127.0.0.1:0", "127.0.0.1:65536", "::1:80",
+            "[::1]80", "[::1:80",   "host:-1",    "host:+80",    "host:80x",        "",
+        };
+
+        for (size_t i = 0; i < ELEMENTSOF(good); i++) {
+                _cleanup_free_ char *host = NULL;
+                unsigned port = 0;
+
+                assert_int_equal(listen_address_parse(good[i].address, &host, &port), 0);
+                assert_string_equal(host, good[i].host);
+                assert_int_equal(port, good[i].port);
+        }
+        for (size_t i = 0; i < ELEMENTSOF(bad); i++) {
+                char *host = NULL;
+                unsigned port = 0;
+
+                if (listen_address_parse(bad[i], &host, &port) != -EINVAL)
+                        fail_msg("'%s' was accepted", bad[i]);
+                assert_null(host);
+        }
+}
+
+int main(void) {
+        const struct CMUnitTest tests[] = {
+            cmocka_unit_test(test_text_exposition_of_a_small_host),
+            cmocka_unit_test(test_openmetrics_names_families_and_ends_with_eof),
+            cmocka_unit_test(test_openmetrics_help_escapes_quotes),
+            cmocka_unit_test(test_down_is_only_rdmad_up_0),
+            cmocka_unit_test(test_empty_host_has_no_empty_families),
+            cmocka_unit_test(test_labels_derived_for_an_older_rdmad),
+            cmocka_unit_test(test_rate_bytes_as_node_exporter),
+            cmocka_unit_test(test_counter_names_as_node_exporter),
+            cmocka_unit_test(test_content_types),
+            cmocka_unit_test(test_negotiation),
+            cmocka_unit_test(test_qvalues),
+            cmocka_unit_test(test_listen_address_parse),
+        };
+        return cmocka_run_group_tests(tests, NULL, NULL);
+}
