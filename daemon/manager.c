@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 #include "manager.h"
 
+#include <systemd/sd-id128.h>
+
 #include <malloc.h>
 #include <time.h>
 
@@ -36,6 +38,11 @@ int manager_new(Manager **ret) {
         r = sd_event_set_watchdog(m->event, true);
         if (r < 0)
                 return r;
+        /* sd-event spreads timers by the boot ID, read from /proc when the first
+         * timer is armed. Read it now, at start: later, the loop would open a
+         * file while a worker may be stuck in a driver's write, and under an
+         * LD_PRELOAD that serialises open() (umockdev's) it would wait for it. */
+        (void) sd_id128_get_boot(&(sd_id128_t) {});
         m->udev = udev_new();
         if (!m->udev)
                 return -ENOMEM;

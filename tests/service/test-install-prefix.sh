@@ -28,7 +28,7 @@ fi
 targets=$(meson introspect "$build" --targets | python3 -c 'import json,sys; print(" ".join(sorted(t["name"] for t in json.load(sys.stdin))))')
 for t in $targets; do
         case $t in
-        rdmad | rdmactl | rdmad-core | rdmactl-core) ;;
+        rdmad | rdmactl | rdmad-core | rdmactl-core | rdmad-exporter | rdmad-exporter-core) ;;
         *) fail "-Dtests=false builds $t" ;;
         esac
 done
@@ -63,10 +63,12 @@ found_unit="" found_policy="" found_service="" found_action="" found_rule=""
 while read -r f; do
         dir=$(dirname "$f")
         case $f in
-        /usr/sbin/rdmad | /usr/bin/rdmactl) ;;
-        */systemd/system/*.service)
+        /usr/sbin/rdmad | /usr/bin/rdmactl | /usr/bin/rdmad-exporter) ;;
+        */systemd/system/rdmad.service)
                 in_list "$dir" ${unit_path//:/ } || fail "$f: systemd does not read $dir ($unit_path)"
                 found_unit=$f ;;
+        */systemd/system/*.service | */systemd/system/*.socket)
+                in_list "$dir" ${unit_path//:/ } || fail "$f: systemd does not read $dir ($unit_path)" ;;
         */dbus-1/system.d/*)
                 in_list "$dir" $policy_dirs || fail "$f: dbus-daemon does not read $dir ($policy_dirs)"
                 found_policy=$f ;;
