@@ -9,3 +9,4 @@ typedef struct Manager Manager;
 typedef struct Device Device;
 typedef struct Port Port;
 typedef struct NetDev NetDev;
+typedef struct BatchRead BatchRead;
