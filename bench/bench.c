@@ -720,6 +720,30 @@ static void bench_idle(unsigned n, unsigned seconds) {
         stop_daemon(h);
 }
 
+/* The same for the do-nothing service: the floor of a process on the bus. */
+static void bench_idle_floor(unsigned seconds) {
+        unsigned long sw0, sw1, rss;
+        uint64_t cpu0, cpu1;
+        Harness *h = harness_start(NULL, NULL);
+        pid_t floor = floor_start(h);
+
+        harness_settle(h, 500);
+        cpu0 = proc_cpu_ns(floor);
+        sw0 = proc_status_value(floor, "voluntary_ctxt_switches:") +
+              proc_status_value(floor, "nonvoluntary_ctxt_switches:");
+        sleep(seconds);
+        cpu1 = proc_cpu_ns(floor);
+        sw1 = proc_status_value(floor, "voluntary_ctxt_switches:") +
+              proc_status_value(floor, "nonvoluntary_ctxt_switches:");
+        rss = proc_status_value(floor, "VmRSS:");
+        printf("| floor: do-nothing sd-bus service | 0 | %.3f %% | %.1f | %lu | %.1f MiB | | |\n",
+               (double) (cpu1 - cpu0) / (seconds * 1e9) * 100, (double) (sw1 - sw0) / seconds, sw1 - sw0,
+               rss / 1024.0);
+        fflush(stdout);
+        floor_stop(floor);
+        stop_daemon(h);
+}
+
 int main(int argc, char *argv[]) {
         unsigned sizes[8], n_sizes = 0;
 
@@ -754,6 +778,7 @@ int main(int argc, char *argv[]) {
         printf("\n### Idle (%u s, default poll interval)\n\n", quick ? 2 : 10);
         printf("| N devices | ports | CPU of one core | wakeups/s | wakeups | resident | resident 6 s after GetManagedObjects | target |\n");
         printf("| --- | --- | --- | --- | --- | --- | --- | --- |\n");
+        bench_idle_floor(quick ? 2 : 10);
         bench_idle(0, quick ? 2 : 10);
         for (unsigned i = 0; i < n_sizes; i++)
                 bench_idle(sizes[i], quick ? 2 : 10);

@@ -44,7 +44,7 @@ size_t batch_read_add(BatchRead *b, int fd) {
         assert(b->n < BATCH_READ_MAX);
 
         i = b->n++;
-        b->iocbs[i] = (struct iocb){
+        b->iocbs[i] = (struct iocb) {
             .aio_data = i,
             .aio_lio_opcode = IOCB_CMD_PREAD,
             .aio_fildes = (uint32_t) fd,
