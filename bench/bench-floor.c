@@ -33,7 +33,7 @@ static int fail(const char *what, int r) {
 }
 
 int main(void) {
-        Floor floor = {.state = "4: ACTIVE"};
+        Floor floor = { .state = "4: ACTIVE" };
         sd_event *event = NULL;
         sd_bus *bus = NULL;
         sigset_t mask;
