@@ -16,19 +16,8 @@
 #include "util.h"
 
 static const char *const names[] = {
-    "mlx5_0",
-    "rxe0",
-    "siw_eth0",
-    "hfi1_0",
-    "a",
-    "_",
-    "__",
-    "x-y.z",
-    "bnxt_re:0",
-    "name with spaces",
-    "\xc3\xa9t\xc3\xa9",
-    "0",
-    "Z9",
+        "mlx5_0", "rxe0", "siw_eth0", "hfi1_0", "a", "_", "__", "x-y.z", "bnxt_re:0", "name with spaces",
+        "\xc3\xa9t\xc3\xa9", "0", "Z9",
 };
 
 static void test_published_paths_parse_back(void **state) {
@@ -70,26 +59,26 @@ static void test_published_paths_parse_back(void **state) {
 
 static void test_other_spellings_name_nothing(void **state) {
         static const char *const paths[] = {
-            "/org/rdmad1",
-            "/org/rdmad1/device",
-            "/org/rdmad1/devices/mlx5_5f0",
-            "/org/rdmad1/device/_",          /* the empty name */
-            "/org/rdmad1/device/mlx5_5F0",   /* uppercase escape */
-            "/org/rdmad1/device/mlx5_0",     /* a bare underscore */
-            "/org/rdmad1/device/mlx_35_5f0", /* an escaped digit, not the first */
-            "/org/rdmad1/device/_6dlx5_5f0", /* an escaped letter */
-            "/org/rdmad1/device/0",          /* a first digit unescaped */
-            "/org/rdmad1/device/mlx5_00",    /* an escaped NUL */
-            "/org/rdmad1/device/mlx5_5",     /* a short escape */
-            "/org/rdmad1/device/mlx5_5f0/port",
-            "/org/rdmad1/device/mlx5_5f0/port/01",
-            "/org/rdmad1/device/mlx5_5f0/port/_31",
-            "/org/rdmad1/device/mlx5_5f0/port/4294967296",
-            "/org/rdmad1/device/mlx5_5f0/port/1/x",
-            "/org/rdmad1/device/mlx5_5f0/sriov/x",
-            "/org/rdmad1/device/mlx5_5f0/netdev/_",
-            "/org/rdmad1/device/mlx5_5f0/netdev/eth0/x",
-            "/org/rdmad1/device/mlx5_5f0/other",
+                "/org/rdmad1",
+                "/org/rdmad1/device",
+                "/org/rdmad1/devices/mlx5_5f0",
+                "/org/rdmad1/device/_",          /* the empty name */
+                "/org/rdmad1/device/mlx5_5F0",   /* uppercase escape */
+                "/org/rdmad1/device/mlx5_0",     /* a bare underscore */
+                "/org/rdmad1/device/mlx_35_5f0", /* an escaped digit, not the first */
+                "/org/rdmad1/device/_6dlx5_5f0", /* an escaped letter */
+                "/org/rdmad1/device/0",          /* a first digit unescaped */
+                "/org/rdmad1/device/mlx5_00",    /* an escaped NUL */
+                "/org/rdmad1/device/mlx5_5",     /* a short escape */
+                "/org/rdmad1/device/mlx5_5f0/port",
+                "/org/rdmad1/device/mlx5_5f0/port/01",
+                "/org/rdmad1/device/mlx5_5f0/port/_31",
+                "/org/rdmad1/device/mlx5_5f0/port/4294967296",
+                "/org/rdmad1/device/mlx5_5f0/port/1/x",
+                "/org/rdmad1/device/mlx5_5f0/sriov/x",
+                "/org/rdmad1/device/mlx5_5f0/netdev/_",
+                "/org/rdmad1/device/mlx5_5f0/netdev/eth0/x",
+                "/org/rdmad1/device/mlx5_5f0/other",
         };
 
         for (size_t i = 0; i < ELEMENTSOF(paths); i++) {
