@@ -124,9 +124,9 @@ static void test_labels_as_sd_bus_decides(void **state) {
 
 int main(void) {
         const struct CMUnitTest tests[] = {
-            cmocka_unit_test(test_published_paths_parse_back),
-            cmocka_unit_test(test_other_spellings_name_nothing),
-            cmocka_unit_test(test_labels_as_sd_bus_decides),
+                cmocka_unit_test(test_published_paths_parse_back),
+                cmocka_unit_test(test_other_spellings_name_nothing),
+                cmocka_unit_test(test_labels_as_sd_bus_decides),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }
