@@ -53,7 +53,6 @@ Manager *manager_free(Manager *m) {
         polkit_registry_clear(&m->polkit);
         sd_event_source_disable_unref(m->emit_event);
         sd_event_source_disable_unref(m->trim_post);
-        sd_event_source_disable_unref(m->trim_timer);
         sd_event_source_disable_unref(m->poll_event);
         batch_read_free(m->poll_reads);
         sd_event_source_disable_unref(m->monitor_event);
@@ -127,38 +126,15 @@ static const char *port_state_lookup(const char *device, uint32_t port, void *us
 
 #define TRIM_INTERVAL_USEC (5 * 1000000ULL)
 
-static void trim_now(Manager *m, uint64_t now) {
-        m->last_trim_usec = now;
-        (void) malloc_trim(0);
-}
-
-/* After an iteration that did something. Within TRIM_INTERVAL_USEC of the
- * last trim, the post source steps aside and a one-shot timer trims at the
- * end of the interval: a stream of calls then costs no extra loop iteration
- * each (a post source makes the next one poll again), and a burst is
- * returned within 5 s. Idle, nothing is armed. */
+/* After an iteration that did something (never when idle: no timer of its own). */
 static int on_trim_post(sd_event_source *s, void *userdata) {
         Manager *m = userdata;
         uint64_t now;
 
-        if (sd_event_now(m->event, CLOCK_MONOTONIC, &now) < 0)
+        if (sd_event_now(m->event, CLOCK_MONOTONIC, &now) < 0 || now < m->last_trim_usec + TRIM_INTERVAL_USEC)
                 return 0;
-        if (now >= m->last_trim_usec + TRIM_INTERVAL_USEC) {
-                trim_now(m, now);
-                return 0;
-        }
-        if (sd_event_source_set_time(m->trim_timer, m->last_trim_usec + TRIM_INTERVAL_USEC) >= 0 &&
-            sd_event_source_set_enabled(m->trim_timer, SD_EVENT_ONESHOT) >= 0)
-                (void) sd_event_source_set_enabled(s, SD_EVENT_OFF);
-        return 0;
-}
-
-static int on_trim_timer(sd_event_source *s, uint64_t usec, void *userdata) {
-        Manager *m = userdata;
-
-        trim_now(m, usec);
-        /* Watch for work again (not marked pending by this dispatch: it was off). */
-        (void) sd_event_source_set_enabled(m->trim_post, SD_EVENT_ON);
+        m->last_trim_usec = now;
+        (void) malloc_trim(0);
         return 0;
 }
 
@@ -189,11 +165,6 @@ int manager_connect_bus(Manager *m) {
         r = sd_event_add_post(m->event, &m->trim_post, on_trim_post, m);
         if (r < 0)
                 return log_error_errno(r, "Failed to add the trim source: %m");
-        r = sd_event_add_time(m->event, &m->trim_timer, CLOCK_MONOTONIC, 0, 500 * 1000, on_trim_timer, m);
-        if (r < 0)
-                return log_error_errno(r, "Failed to add the trim timer: %m");
-        (void) sd_event_source_set_enabled(m->trim_timer, SD_EVENT_OFF);
-        (void) sd_event_source_set_description(m->trim_timer, "malloc-trim");
 
         r = sd_bus_attach_event(m->bus, m->event, SD_EVENT_PRIORITY_NORMAL);
         if (r < 0)

@@ -43,7 +43,6 @@ struct Manager {
         /* Heap pages freed by a burst of work (a big GetManagedObjects reply, a
          * rescan) go back to the kernel after it, at most every few seconds. */
         sd_event_source *trim_post;
-        sd_event_source *trim_timer; /* the end of the interval, armed only after work */
         uint64_t last_trim_usec;
 
         PolkitRegistry polkit;
