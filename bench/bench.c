@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /* rdmad against the tools it replaces, side by side in one run: a fresh
- * sysfs scan (the floor of any scraper) and a bus round trip (the floor of
- * any D-Bus call). Prints Markdown tables of medians and p99s. Not a test:
- * it never fails on a time.
+ * sysfs scan (the floor of any scraper) and a do-nothing sd-bus service
+ * (bench-floor.c, the floor of any D-Bus service). Prints Markdown tables of
+ * medians and p99s. Not a test: it never fails on a time.
  *
- *   bench [--quick] [N...]     (default N: 64 512 2048)
+ *   bench [--quick] [--idle-only | --get-only] [N...]     (default N: 64 512 2048)
  *
  * Runs under umockdev's preload like the daemon (make bench does this). */
 #include <dirent.h>
@@ -28,7 +28,7 @@
 
 #include "harness.h"
 
-static bool quick, idle_only, counters_only;
+static bool quick, idle_only, counters_only, get_only;
 
 /* ---------- simulated hosts ---------- */
 
@@ -551,13 +551,145 @@ static void bench_counters(unsigned n) {
 }
 static void bench_flood(Harness *h, unsigned n, unsigned seconds);
 
+/* ---------- the floor of a Get: a do-nothing sd-bus service ---------- */
+
+#define FLOOR_NAME "org.rdmad1.BenchFloor"
+#define FLOOR_PATH "/org/rdmad1/bench/floor"
+
+/* bench-floor, next to this binary, started like the daemon: under
+ * umockdev-wrapper (the same preload) and RDMAD_TEST_WRAPPER (callgrind). */
+static pid_t floor_start(Harness *h) {
+        const char *wrapper = getenv("RDMAD_TEST_WRAPPER");
+        char exe[1024], *argv[40], *wrapper_copy = NULL;
+        pid_t parent = getpid(), pid;
+        ssize_t len;
+        size_t n = 0;
+
+        len = readlink("/proc/self/exe", exe, sizeof(exe) - 32);
+        assert_true(len > 0);
+        exe[len] = '\0';
+        strcpy(strrchr(exe, '/') + 1, "bench-floor");
+
+        argv[n++] = "umockdev-wrapper";
+        if (wrapper && *wrapper) {
+                wrapper_copy = strdup(wrapper);
+                for (char *save = NULL, *t = strtok_r(wrapper_copy, " ", &save); t && n < 36;
+                     t = strtok_r(NULL, " ", &save))
+                        argv[n++] = t;
+        }
+        argv[n++] = exe;
+        argv[n] = NULL;
+
+        pid = fork();
+        assert_true(pid >= 0);
+        if (pid == 0) {
+                setpgid(0, 0);
+                prctl(PR_SET_PDEATHSIG, SIGKILL);
+                if (getppid() != parent)
+                        _exit(127);
+                unsetenv("LD_PRELOAD");
+                execvp(argv[0], argv);
+                fprintf(stderr, "bench: cannot execute %s: %m\n", argv[0]);
+                _exit(127);
+        }
+        free(wrapper_copy);
+
+        /* Ready when its name is on the bus. */
+        for (unsigned i = 0; i < 60 * 50; i++) {
+                sd_bus_message *reply = NULL;
+                int has = 0;
+
+                assert_true(sd_bus_call_method(h->bus, "org.freedesktop.DBus", "/org/freedesktop/DBus",
+                                               "org.freedesktop.DBus", "NameHasOwner", NULL, &reply, "s",
+                                               FLOOR_NAME) >= 0);
+                assert_true(sd_bus_message_read(reply, "b", &has) >= 0);
+                sd_bus_message_unref(reply);
+                if (has)
+                        return pid;
+                assert_int_equal(waitpid(pid, NULL, WNOHANG), 0);
+                usleep(20000);
+        }
+        fprintf(stderr, "bench: %s did not take its name\n", exe);
+        exit(EXIT_FAILURE);
+}
+
+static void floor_stop(pid_t pid) {
+        int status = 0;
+
+        kill(pid, SIGTERM);
+        assert_int_equal(waitpid(pid, &status, 0), pid);
+        if (status != 0) {
+                fprintf(stderr, "bench: bench-floor did not exit cleanly: wait status 0x%x\n", status);
+                exit(EXIT_FAILURE);
+        }
+}
+
+typedef struct GetFigures {
+        Stats get, floor, getid;
+} GetFigures;
+
+/* One property of rdmad, the same of the floor service, and the bus's own
+ * GetId, interleaved so that the load of the moment weighs on all three. */
+static GetFigures measure_gets(Harness *h, unsigned n, size_t runs) {
+        uint64_t *a = calloc(runs, sizeof(uint64_t)), *b = calloc(runs, sizeof(uint64_t)),
+                 *c = calloc(runs, sizeof(uint64_t));
+        char path[256];
+        GetFigures f;
+        pid_t floor;
+
+        floor = floor_start(h);
+        snprintf(path, sizeof(path), "/org/rdmad1/device/mlx5_5f%u/port/1", n / 2);
+        for (size_t i = 0; i < runs; i++) {
+                a[i] = call_usec(h, "org.rdmad1", path, "org.freedesktop.DBus.Properties", "Get", "ss",
+                                 "org.rdmad1.Port", "State");
+                b[i] = call_usec(h, FLOOR_NAME, FLOOR_PATH, "org.freedesktop.DBus.Properties", "Get", "ss",
+                                 FLOOR_NAME, "State");
+                c[i] = call_usec(h, "org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus", "GetId",
+                                 NULL);
+        }
+        floor_stop(floor);
+        f = (GetFigures) { .get = stats(a, runs), .floor = stats(b, runs), .getid = stats(c, runs) };
+        free(a);
+        free(b);
+        free(c);
+        return f;
+}
+
+static void get_rows(const GetFigures *f) {
+        char verdict[128];
+
+        snprintf(verdict, sizeof(verdict), "%.2f× the floor; ≤ 1.25×: %s", f->get.median / f->floor.median,
+                 f->get.median <= 1.25 * f->floor.median ? "met" : "missed");
+        row("Get Port.State", f->get, "sd-bus service Get (floor)", f->floor, verdict);
+        snprintf(verdict, sizeof(verdict), "two hops: %.2f× GetId", f->floor.median / f->getid.median);
+        row("sd-bus service Get (floor)", f->floor, "bus GetId (one hop)", f->getid, verdict);
+}
+
+/* Only the Gets, without polling: for callgrind (RDMAD_TEST_WRAPPER) on
+ * rdmad and the floor alike, to count instructions per Get. */
+static void bench_get_only(unsigned n) {
+        static const char *const args[] = { "--poll-interval=0", NULL };
+        Harness *h = harness_start(NULL, NULL);
+        GetFigures f;
+
+        write_host(umockdev_testbed_get_root_dir(h->testbed), n);
+        harness_restart_daemon(h, args);
+        f = measure_gets(h, n, quick ? 200 : 2000);
+        printf("\n### Get only, N = %u\n\n", n);
+        printf("| measure | rdmad median | rdmad p99 | reference | ref. median | ref. p99 | target |\n");
+        printf("| --- | --- | --- | --- | --- | --- | --- |\n");
+        get_rows(&f);
+        fflush(stdout);
+        stop_daemon(h);
+}
+
 static void bench_host(unsigned n) {
-        char pathbuf[256];
         size_t runs_start = quick ? 3 : (n >= 2048 ? 7 : 11);
         size_t runs_scan = quick ? 5 : 21, runs_call = quick ? 50 : 1000, runs_gmo = quick ? 5 : (n >= 2048 ? 21 : 51);
         size_t runs_event = quick ? 5 : 51, runs_flap = quick ? 3 : 21;
         uint64_t *a = calloc(runs_call, sizeof(uint64_t)), *b = calloc(runs_call, sizeof(uint64_t));
-        Stats start, scan, gmo, get, getid, add, change, remove, flap;
+        Stats start, scan, gmo, add, change, remove, flap;
+        GetFigures gets;
         size_t gmo_size;
         unsigned long rss_kib;
         Harness *h = NULL;
@@ -587,20 +719,16 @@ static void bench_host(unsigned n) {
         rss_kib = proc_status_value(h->daemon_pid, "VmRSS:");
         gmo_size = gmo_reply_size(h, NULL);
 
-        /* 3. One property against the bus floor, interleaved. */
-        snprintf(pathbuf, sizeof(pathbuf), "/org/rdmad1/device/mlx5_5f%u/port/1", n / 2);
-        for (size_t i = 0; i < runs_call; i++) {
-                a[i] = call_usec(h, "org.rdmad1", pathbuf, "org.freedesktop.DBus.Properties", "Get", "ss",
-                                 "org.rdmad1.Port", "State");
-                b[i] = call_usec(h, "org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus", "GetId",
-                                 NULL);
-        }
-        get = stats(a, runs_call);
-        getid = stats(b, runs_call);
+        /* 3. One property against the floor service and the bus, interleaved. */
+        gets = measure_gets(h, n, runs_call);
 
         /* 3b. Get while GetAllCounters reads every port in the worker thread. */
+        char port_path[256];
         Stats all, during;
-        size_t n_during = bench_get_during_counters(h, pathbuf, runs_call, &all, &during);
+        size_t n_during;
+
+        snprintf(port_path, sizeof(port_path), "/org/rdmad1/device/mlx5_5f%u/port/1", n / 2);
+        n_during = bench_get_during_counters(h, port_path, runs_call, &all, &during);
 
         /* 4. uevent → signal: add, change, remove, each timed from the uevent. */
         char *root = umockdev_testbed_get_root_dir(h->testbed);
@@ -668,11 +796,9 @@ static void bench_host(unsigned n) {
         snprintf(verdict, sizeof(verdict), "%.1f× faster than a scan%s", scan.median / gmo.median,
                  n >= 512 ? (scan.median >= 10 * gmo.median ? "; ≥ 10×: met" : "; ≥ 10×: missed") : "");
         row("GetManagedObjects", gmo, "fresh sysfs scan", scan, verdict);
-        snprintf(verdict, sizeof(verdict), "%.2f× GetId; ≤ 2×: %s", get.median / getid.median,
-                 get.median <= 2 * getid.median ? "met" : "missed");
-        row("Get Port.State", get, "bus GetId", getid, verdict);
+        get_rows(&gets);
         row("GetAllCounters (every port, read now)", all, "fresh sysfs scan", scan, "");
-        row_get_during_counters(during, n_during, "Get Port.State", get);
+        row_get_during_counters(during, n_during, "Get Port.State", gets.get);
         snprintf(verdict, sizeof(verdict), "p99 < 10 ms: %s", add.p99 < 10000 ? "met" : "missed");
         row("uevent add → InterfacesAdded", add, "", (Stats) {}, verdict);
         snprintf(verdict, sizeof(verdict), "p99 < 10 ms: %s", change.p99 < 10000 ? "met" : "missed");
@@ -961,6 +1087,31 @@ static void bench_big_host(unsigned n) {
                 printf("| | | rdmad exited with wait status 0x%x | | |\n", status);
 }
 
+
+/* The same for the do-nothing service: the floor of a process on the bus. */
+static void bench_idle_floor(unsigned seconds) {
+        unsigned long sw0, sw1, rss;
+        uint64_t cpu0, cpu1;
+        Harness *h = harness_start(NULL, NULL);
+        pid_t floor = floor_start(h);
+
+        harness_settle(h, 500);
+        cpu0 = proc_cpu_ns(floor);
+        sw0 = proc_status_value(floor, "voluntary_ctxt_switches:") +
+              proc_status_value(floor, "nonvoluntary_ctxt_switches:");
+        sleep(seconds);
+        cpu1 = proc_cpu_ns(floor);
+        sw1 = proc_status_value(floor, "voluntary_ctxt_switches:") +
+              proc_status_value(floor, "nonvoluntary_ctxt_switches:");
+        rss = proc_status_value(floor, "VmRSS:");
+        printf("| floor: do-nothing sd-bus service | 0 | %.3f %% | %.1f | %lu | %.1f MiB | | |\n",
+               (double) (cpu1 - cpu0) / (seconds * 1e9) * 100, (double) (sw1 - sw0) / seconds, sw1 - sw0,
+               rss / 1024.0);
+        fflush(stdout);
+        floor_stop(floor);
+        stop_daemon(h);
+}
+
 int main(int argc, char *argv[]) {
         unsigned sizes[8], n_sizes = 0, big_sizes[8], n_big = 0, flood_sizes[8], n_flood = 0;
 
@@ -975,6 +1126,8 @@ int main(int argc, char *argv[]) {
                         flood_sizes[n_flood++] = (unsigned) strtoul(argv[++i], NULL, 10);
                 else if (strcmp(argv[i], "--big") == 0 && i + 1 < argc && n_big < 8)
                         big_sizes[n_big++] = (unsigned) strtoul(argv[++i], NULL, 10);
+                else if (strcmp(argv[i], "--get-only") == 0)
+                        get_only = true;
                 else if (n_sizes < 8)
                         sizes[n_sizes++] = (unsigned) strtoul(argv[i], NULL, 10);
         }
@@ -1000,6 +1153,11 @@ int main(int argc, char *argv[]) {
 
         printf("## rdmad benchmark\n\nEach figure: median and p99 over repeated runs; the reference measured in the "
                "same run. Poll interval: default (1000 ms).\n");
+        if (get_only) {
+                for (unsigned i = 0; i < n_sizes; i++)
+                        bench_get_only(sizes[i]);
+                return 0;
+        }
         if (counters_only) {
                 for (unsigned i = 0; i < n_sizes; i++)
                         bench_counters(sizes[i]);
@@ -1011,6 +1169,7 @@ int main(int argc, char *argv[]) {
         printf("\n### Idle (%u s, default poll interval)\n\n", quick ? 2 : 10);
         printf("| N devices | ports | CPU of one core | wakeups/s | wakeups | resident | resident 6 s after GetManagedObjects | target |\n");
         printf("| --- | --- | --- | --- | --- | --- | --- | --- |\n");
+        bench_idle_floor(quick ? 2 : 10);
         bench_idle(0, quick ? 2 : 10);
         for (unsigned i = 0; i < n_sizes; i++)
                 bench_idle(sizes[i], quick ? 2 : 10);

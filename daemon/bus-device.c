@@ -14,15 +14,14 @@
 #include "util.h"
 
 Device *device_bus_lookup(Manager *m, const char *path, BusPathKind kind) {
-        _cleanup_free_ char *name = NULL;
-        BusPathKind found_kind;
+        BusPath parsed;
 
         assert(m);
         assert(path);
 
-        if (bus_path_parse(path, &found_kind, &name, NULL, NULL) <= 0 || found_kind != kind)
+        if (bus_path_parse(path, &parsed) <= 0 || parsed.kind != kind)
                 return NULL;
-        return manager_find_device(m, name);
+        return manager_find_device(m, parsed.device);
 }
 
 int device_bus_path(const Device *d, char **ret) {

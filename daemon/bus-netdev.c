@@ -34,22 +34,16 @@ int netdev_send_changed(sd_bus *bus, NetDev *n) {
 
 int netdev_object_find(sd_bus *bus, const char *path, const char *interface, void *userdata, void **found,
                        sd_bus_error *error) {
-        _cleanup_free_ char *name = NULL, *ifname = NULL;
-        Manager *m = userdata;
-        BusPathKind kind;
+        BusPath parsed;
         const NetDev *n;
         Device *d;
-        int r;
 
-        r = bus_path_parse(path, &kind, &name, NULL, &ifname);
-        if (r <= 0)
-                return r;
-        if (kind != BUS_PATH_NETDEV)
+        if (bus_path_parse(path, &parsed) <= 0 || parsed.kind != BUS_PATH_NETDEV)
                 return 0;
-        d = manager_find_device(m, name);
+        d = manager_find_device(userdata, parsed.device);
         if (!d)
                 return 0;
-        n = device_find_netdev(d, ifname);
+        n = device_find_netdev(d, parsed.ifname);
         if (!n)
                 return 0;
         *found = (NetDev *) n;

@@ -42,80 +42,85 @@ int bus_path_sriov(const char *device_name, char **ret) {
         return device_child_path(device_name, "sriov", ret);
 }
 
-int bus_path_parse(const char *path, BusPathKind *ret_kind, char **ret_device, uint32_t *ret_port,
-                   char **ret_ifname) {
-        _cleanup_free_ char *device = NULL, *sub = NULL, *canonical = NULL;
+/* What sd_bus_path_encode() escapes: all but letters, and digits but a first one. */
+static bool label_escapes(char c, bool first) {
+        if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'))
+                return false;
+        return first || c < '0' || c > '9';
+}
+
+static int hex_lower(char c) {
+        if (c >= '0' && c <= '9')
+                return c - '0';
+        if (c >= 'a' && c <= 'f')
+                return c - 'a' + 10;
+        return -1;
+}
+
+/* Decodes label[0..len) into buf, accepting only what sd_bus_path_encode()
+ * writes for a non-empty name: letters and digits as they are, any other
+ * byte but NUL (and a first digit) as _xx in lowercase hex. Any other
+ * spelling (_61 for "a", _5F, a bare _) names no object of ours. */
+static bool label_decode(const char *label, size_t len, char *buf, size_t size) {
+        size_t n = 0;
+
+        for (size_t i = 0; i < len; i++) {
+                char c = label[i];
+
+                if (c == '_') {
+                        int hi, lo;
+
+                        if (len - i < 3 || (hi = hex_lower(label[i + 1])) < 0 || (lo = hex_lower(label[i + 2])) < 0)
+                                return false;
+                        c = (char) (hi << 4 | lo);
+                        if (c == '\0' || !label_escapes(c, n == 0))
+                                return false;
+                        i += 2;
+                } else if (label_escapes(c, n == 0))
+                        return false;
+                if (n + 1 >= size)
+                        return false;
+                buf[n++] = c;
+        }
+        buf[n] = '\0';
+        return n > 0;
+}
+
+/* Allocates nothing: sd-bus calls a find callback per interface and message. */
+int bus_path_parse(const char *path, BusPath *ret) {
         const char *rest, *slash;
-        BusPathKind kind;
-        uint32_t port = 0;
         size_t len = strlen(RDMAD_DEVICE_PREFIX);
-        int r;
 
         assert(path);
-        assert(ret_kind);
+        assert(ret);
 
         if (strncmp(path, RDMAD_DEVICE_PREFIX "/", len + 1) != 0)
                 return 0;
 
-        /* Decode the device label, then look at what follows it. */
+        /* The device label, then what follows it. */
         rest = path + len + 1;
         slash = strchr(rest, '/');
-        if (!slash) {
-                kind = BUS_PATH_DEVICE;
-                r = sd_bus_path_decode(path, RDMAD_DEVICE_PREFIX, &device);
-        } else {
-                _cleanup_free_ char *dev_path = strndup(path, (size_t) (slash - path));
-                if (!dev_path)
-                        return -ENOMEM;
-                r = sd_bus_path_decode(dev_path, RDMAD_DEVICE_PREFIX, &device);
-                if (r <= 0)
-                        return r;
-                if (streq(slash, "/sriov"))
-                        kind = BUS_PATH_SRIOV;
-                else if (strncmp(slash, "/port/", 6) == 0) {
-                        kind = BUS_PATH_PORT;
-                        if (parse_decimal_u32(slash + 6, &port) < 0)
-                                return 0;
-                } else if (strncmp(slash, "/netdev/", 8) == 0 && !strchr(slash + 8, '/')) {
-                        _cleanup_free_ char *prefix = strndup(path, (size_t) (slash - path) + 7);
-                        if (!prefix)
-                                return -ENOMEM;
-                        kind = BUS_PATH_NETDEV;
-                        r = sd_bus_path_decode(path, prefix, &sub);
-                } else
-                        return 0;
-        }
-        if (r <= 0 || !device || !*device)
-                return r;
-
-        /* Only the spelling we publish: no second name for the same object. */
-        switch (kind) {
-        case BUS_PATH_DEVICE:
-                r = bus_path_device(device, &canonical);
-                break;
-        case BUS_PATH_PORT:
-                r = bus_path_port(device, port, &canonical);
-                break;
-        case BUS_PATH_NETDEV:
-                if (!sub || !*sub)
-                        return 0;
-                r = bus_path_netdev(device, sub, &canonical);
-                break;
-        case BUS_PATH_SRIOV:
-                r = bus_path_sriov(device, &canonical);
-                break;
-        }
-        if (r < 0)
-                return r;
-        if (!streq(canonical, path))
+        if (!label_decode(rest, slash ? (size_t) (slash - rest) : strlen(rest), ret->device, sizeof(ret->device)))
                 return 0;
+        ret->port = 0;
+        ret->ifname[0] = '\0';
 
-        *ret_kind = kind;
-        if (ret_device)
-                *ret_device = TAKE_PTR(device);
-        if (ret_port)
-                *ret_port = port;
-        if (ret_ifname)
-                *ret_ifname = TAKE_PTR(sub);
+        if (!slash)
+                ret->kind = BUS_PATH_DEVICE;
+        else if (streq(slash, "/sriov"))
+                ret->kind = BUS_PATH_SRIOV;
+        else if (strncmp(slash, "/port/", 6) == 0) {
+                /* Decimal as %u writes it: no sign, no leading zero. */
+                if (parse_decimal_u32(slash + 6, &ret->port) < 0)
+                        return 0;
+                ret->kind = BUS_PATH_PORT;
+        } else if (strncmp(slash, "/netdev/", 8) == 0) {
+                const char *label = slash + 8;
+
+                if (strchr(label, '/') || !label_decode(label, strlen(label), ret->ifname, sizeof(ret->ifname)))
+                        return 0;
+                ret->kind = BUS_PATH_NETDEV;
+        } else
+                return 0;
         return 1;
 }

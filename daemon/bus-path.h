@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 #pragma once
 
+#include <limits.h>
 #include <stdint.h>
 
 /* The object path grammar, both ways, from names alone (no Manager):
@@ -26,7 +27,14 @@ typedef enum BusPathKind {
         BUS_PATH_SRIOV,
 } BusPathKind;
 
+typedef struct BusPath {
+        BusPathKind kind;
+        char device[NAME_MAX + 1]; /* decoded */
+        uint32_t port; /* BUS_PATH_PORT, else 0 */
+        char ifname[NAME_MAX + 1]; /* BUS_PATH_NETDEV, else "" */
+} BusPath;
+
 /* Splits one of the paths above into its parts. Only the canonical spelling
- * is accepted ("/port/1", not "/port/_31"). 0 if path is none of ours. */
-int bus_path_parse(const char *path, BusPathKind *ret_kind, char **ret_device, uint32_t *ret_port,
-                   char **ret_ifname);
+ * is accepted ("/port/1", not "/port/01"; "mlx5_5f0", not "mlx5_5F0"): 1 if
+ * path is one of ours, 0 if not. */
+int bus_path_parse(const char *path, BusPath *ret);

@@ -38,23 +38,16 @@ int port_send_changed(sd_bus *bus, Port *p) {
 
 int port_object_find(sd_bus *bus, const char *path, const char *interface, void *userdata, void **found,
                      sd_bus_error *error) {
-        _cleanup_free_ char *name = NULL;
-        Manager *m = userdata;
-        BusPathKind kind;
-        uint32_t number;
+        BusPath parsed;
         const Port *p;
         Device *d;
-        int r;
 
-        r = bus_path_parse(path, &kind, &name, &number, NULL);
-        if (r <= 0)
-                return r;
-        if (kind != BUS_PATH_PORT)
+        if (bus_path_parse(path, &parsed) <= 0 || parsed.kind != BUS_PATH_PORT)
                 return 0;
-        d = manager_find_device(m, name);
+        d = manager_find_device(userdata, parsed.device);
         if (!d)
                 return 0;
-        p = device_find_port(d, number);
+        p = device_find_port(d, parsed.port);
         if (!p)
                 return 0;
         *found = (Port *) p;

@@ -10,3 +10,4 @@ typedef struct Device Device;
 typedef struct Port Port;
 typedef struct NetDev NetDev;
 typedef struct CounterReader CounterReader;
+typedef struct BatchRead BatchRead;

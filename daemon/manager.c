@@ -6,6 +6,7 @@
 #include <malloc.h>
 #include <time.h>
 
+#include "batch-read.h"
 #include "bus-objects.h"
 #include "bus-util.h"
 #include "counters-worker.h"
@@ -68,6 +69,7 @@ Manager *manager_free(Manager *m) {
         sd_event_source_disable_unref(m->emit_event);
         sd_event_source_disable_unref(m->trim_post);
         sd_event_source_disable_unref(m->poll_event);
+        batch_read_free(m->poll_reads);
         sd_event_source_disable_unref(m->monitor_event);
         sd_event_source_disable_unref(m->rtnl_event);
         if (m->rtnl_fd >= 0)

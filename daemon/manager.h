@@ -28,6 +28,7 @@ struct Manager {
         uint32_t poll_interval_ms;
         sd_event_source *poll_event;
         unsigned poll_ticks;
+        BatchRead *poll_reads; /* the poll's buffers, allocated on its first tick */
 
         /* Property changes are collected on the objects and emitted from here, once per iteration. */
         sd_event_source *emit_event;

@@ -322,35 +322,46 @@ int port_refresh_link(Port *p, uint32_t *ret_changed) {
         return 0;
 }
 
-/* 1 if the file behind fd (opened on first use) no longer reads as
- * `current`; a file that cannot be read counts as changed, so that the full
- * re-read sorts it out. */
-static int link_file_changed(Port *p, int *fd, const char *name, const char *current) {
-        char buf[128];
-        ssize_t n;
+int port_state_fd(Port *p) {
+        assert(p);
 
-        if (*fd < 0) {
+        if (p->state_fd < 0) {
                 char path[4096];
 
-                snprintf(path, sizeof(path), "%s/ports/%u/%s", p->device->sysfs_path, p->number, name);
-                *fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
-                if (*fd < 0)
-                        return *current != '\0';
+                snprintf(path, sizeof(path), "%s/ports/%u/state", p->device->sysfs_path, p->number);
+                p->state_fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+                if (p->state_fd < 0)
+                        return -errno;
         }
-        n = pread(*fd, buf, sizeof(buf) - 1, 0);
+        return p->state_fd;
+}
+
+int port_state_read_changed(Port *p, const char *buf, ssize_t n) {
+        assert(p);
+
         if (n < 0) {
                 /* Gone or refused: let the path-based re-read decide, and reopen next time. */
-                close(*fd);
-                *fd = -EBADF;
+                if (p->state_fd >= 0)
+                        p->state_fd = (close(p->state_fd), -EBADF);
                 return 1;
         }
         n = (ssize_t) sysfs_trim_trailing_space(buf, (size_t) n);
-        return (size_t) n != strlen(current) || memcmp(buf, current, (size_t) n) != 0;
+        return (size_t) n != strlen(p->state) || memcmp(buf, p->state, (size_t) n) != 0;
 }
 
 int port_link_changed(Port *p) {
+        char buf[128];
+        ssize_t n;
+        int fd;
+
         assert(p);
-        return link_file_changed(p, &p->state_fd, "state", p->state);
+
+        fd = port_state_fd(p);
+        if (fd < 0)
+                /* Unreadable: changed unless the model already has no state. */
+                return *p->state != '\0';
+        n = pread(fd, buf, sizeof(buf) - 1, 0);
+        return port_state_read_changed(p, buf, n < 0 ? -errno : n);
 }
 
 static int netdev_derive(NetDev *n) {

@@ -4,6 +4,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "forward.h"
 #include "sysfs.h"
@@ -131,6 +132,13 @@ int port_refresh_link(Port *p, uint32_t *ret_changed);
  * kept open. 1 if it differs from the model (then port_refresh_link() reads
  * phys_state, rate and LIDs too), 0 if not; never allocates. */
 int port_link_changed(Port *p);
+
+/* The same in two halves, for reading many ports in one system call: the
+ * kept descriptor of state (opened on first use, -errno if it cannot be),
+ * and whether what a read of it returned (n bytes of buf, or -errno)
+ * differs from the model. A failed read closes the descriptor. */
+int port_state_fd(Port *p);
+int port_state_read_changed(Port *p, const char *buf, ssize_t n);
 
 /* Re-reads a netdev's operstate, MTU, address; mask of NETDEV_PROP_* changes. */
 int netdev_refresh(NetDev *n, uint32_t *ret_changed);

@@ -132,21 +132,19 @@ int attr_list_set(AttrList *l, const char *name, const char *value) {
         return 0;
 }
 
+/* One read(): sysfs hands out an attribute in one go (the kernel renders
+ * the whole page on the first read), so a short read is the end and a second
+ * read() to see EOF would only cost a system call, for every file of every
+ * scan and sweep (systemd's read_virtual_file() reads them the same way). */
 static int read_fd_bounded(int fd, char *buf, size_t size, size_t *ret_len) {
-        size_t len = 0;
+        ssize_t k;
 
-        while (len < size) {
-                ssize_t k = read(fd, buf + len, size - len);
-                if (k < 0) {
-                        if (errno == EINTR)
-                                continue;
-                        return negative_errno();
-                }
-                if (k == 0)
-                        break;
-                len += (size_t) k;
-        }
-        *ret_len = len;
+        do
+                k = read(fd, buf, size);
+        while (k < 0 && errno == EINTR);
+        if (k < 0)
+                return negative_errno();
+        *ret_len = (size_t) k;
         return 0;
 }
 
