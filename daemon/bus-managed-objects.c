@@ -545,17 +545,16 @@ static int on_message(sd_bus_message *m, void *userdata, sd_bus_error *ret_error
 
 /* A connection left the bus: its calls, and the reply being built for it,
  * go with it. */
-static int on_name_owner_changed(sd_bus_message *m, void *userdata, sd_bus_error *ret_error) {
-        ManagedObjectsQueue *q = userdata;
+void bus_managed_objects_drop_sender(ManagedObjectsQueue *q, const char *name) {
         ManagedObjectsCaller *c, *prev;
-        const char *name, *old_owner, *new_owner;
         bool building;
 
-        if (sd_bus_message_read(m, "sss", &name, &old_owner, &new_owner) < 0 || !streq(strempty(new_owner), ""))
-                return 0;
+        assert(q);
+        assert(name);
+
         c = caller_find(q, name, &prev);
         if (!c)
-                return 0;
+                return;
 
         building = c == q->callers && q->reply;
         log_debug("GetManagedObjects: %s left the bus; %u call%s dropped%s.", name, c->n_calls,
@@ -569,7 +568,6 @@ static int on_name_owner_changed(sd_bus_message *m, void *userdata, sd_bus_error
         q->n_callers--;
         if (!q->callers)
                 (void) sd_event_source_set_enabled(q->build_event, SD_EVENT_OFF);
-        return 0;
 }
 
 /* Tests lower the size bound to reach it with a small host, and cut
@@ -633,16 +631,6 @@ int bus_managed_objects_start(ManagedObjectsQueue *q, sd_bus *bus, sd_event *eve
         (void) sd_event_source_set_enabled(q->flush_event, SD_EVENT_OFF);
         (void) sd_event_source_set_description(q->flush_event, "get-managed-objects-flush");
 
-        /* One match for every connection that leaves, instead of an sd_bus_track
-         * per caller: adding a name to a track asks the bus synchronously
-         * whether it exists, which would wait behind the replies being sent. */
-        r = sd_bus_add_match_async(bus, &q->disconnect_slot,
-                                   "type='signal',sender='org.freedesktop.DBus',path='/org/freedesktop/DBus',"
-                                   "interface='org.freedesktop.DBus',member='NameOwnerChanged',arg2=''",
-                                   on_name_owner_changed, NULL, q);
-        if (r < 0)
-                return log_error_errno(r, "Failed to watch connections leaving the bus: %m");
-
         r = sd_bus_add_filter(bus, &q->filter_slot, on_message, q);
         if (r < 0)
                 return log_error_errno(r, "Failed to add the GetManagedObjects filter: %m");
@@ -669,5 +657,4 @@ void bus_managed_objects_clear(ManagedObjectsQueue *q) {
         q->flush_event = sd_event_source_disable_unref(q->flush_event);
         q->starved_event = sd_event_source_disable_unref(q->starved_event);
         q->filter_slot = sd_bus_slot_unref(q->filter_slot);
-        q->disconnect_slot = sd_bus_slot_unref(q->disconnect_slot);
 }

@@ -60,7 +60,7 @@ typedef struct ManagedObjectsQueue {
         ManagedObjectsListPaths list_paths;
         void *userdata; /* of the find callbacks, the getters and list_paths */
 
-        sd_bus_slot *filter_slot, *disconnect_slot;
+        sd_bus_slot *filter_slot;
         sd_event_source *build_event;
         sd_event_source *flush_event; /* a built reply waits for the previous one to leave */
         sd_event_source *starved_event;
@@ -92,6 +92,10 @@ int bus_managed_objects_start(ManagedObjectsQueue *q, sd_bus *bus, sd_event *eve
 
 /* An object was added, removed or changed: a build in progress starts again. */
 void bus_managed_objects_changed(ManagedObjectsQueue *q);
+
+/* A connection left the bus (the caller registry's one NameOwnerChanged
+ * match says so): its calls are dropped, a reply being built for it too. */
+void bus_managed_objects_drop_sender(ManagedObjectsQueue *q, const char *name);
 
 /* At exit: held calls are dropped unanswered. */
 void bus_managed_objects_clear(ManagedObjectsQueue *q);

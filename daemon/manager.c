@@ -400,6 +400,7 @@ static void on_caller_gone(const char *sender, void *userdata) {
 
         port_wait_drop_sender(&m->port_waits, sender);
         polkit_drop_sender(&m->polkit, sender);
+        bus_managed_objects_drop_sender(&m->managed_objects, sender);
 }
 
 #define STOPPING_MESSAGE "rdmad is stopping."
