@@ -2,8 +2,10 @@
 #include "bus-managed-objects.h"
 
 #include <errno.h>
+#include <linux/sockios.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <time.h>
 
 #include "bus-util.h"
@@ -14,8 +16,13 @@
 
 struct ManagedObjectsCaller {
         ManagedObjectsCaller *next;
+        ManagedObjectsQueue *queue;
         char *sender;
+        uid_t uid;
+        bool uid_known;
+        sd_bus_slot *uid_slot; /* GetConnectionUnixUser, asked without waiting */
         sd_bus_message *calls[MANAGED_OBJECTS_CALLS_MAX]; /* in arrival order */
+        uint64_t arrived[MANAGED_OBJECTS_CALLS_MAX];
         unsigned n_calls;
 };
 
@@ -265,6 +272,7 @@ static ManagedObjectsCaller *caller_free(ManagedObjectsCaller *c) {
                 return NULL;
         for (unsigned i = 0; i < c->n_calls; i++)
                 sd_bus_message_unref(c->calls[i]);
+        sd_bus_slot_unref(c->uid_slot);
         free(c->sender);
         free(c);
         return NULL;
@@ -318,7 +326,7 @@ static int build_start(ManagedObjectsQueue *q) {
         r = q->list_paths(q->userdata, &q->paths, &q->n_paths);
         if (r < 0)
                 return r;
-        r = sd_bus_message_new_method_return(q->callers->calls[0], &q->reply);
+        r = sd_bus_message_new_method_return(q->serving->calls[0], &q->reply);
         if (r < 0)
                 return r;
         r = sd_bus_message_open_container(q->reply, 'a', "{oa{sa{sv}}}");
@@ -329,35 +337,201 @@ static int build_start(ManagedObjectsQueue *q) {
         return 0;
 }
 
-/* The head's first call is answered (with the reply when r >= 0); the
- * caller goes to the back of the queue if it has more. */
-static void finish_call(ManagedObjectsQueue *q, int r, const sd_bus_error *error) {
-        ManagedObjectsCaller *c = q->callers;
-        sd_bus_message *call = c->calls[0];
+/* ---------- whose turn ---------- */
 
-        if (r >= 0)
+static bool caller_privileged(const ManagedObjectsCaller *c) {
+        return c->uid_known && c->uid == 0;
+}
+
+static ManagedObjectsTurn *turn_find(ManagedObjectsQueue *q, uid_t uid) {
+        for (size_t i = 0; i < q->n_turns; i++)
+                if (q->turns[i].uid == uid)
+                        return &q->turns[i];
+        return NULL;
+}
+
+/* When `uid` was last served: 0 for never, or not since its calls were all answered. */
+static uint64_t turn_served(ManagedObjectsQueue *q, uid_t uid) {
+        ManagedObjectsTurn *t = turn_find(q, uid);
+        return t ? t->served : 0;
+}
+
+static void turn_taken(ManagedObjectsQueue *q, uid_t uid) {
+        ManagedObjectsTurn *t = turn_find(q, uid);
+
+        if (!t) {
+                if (ARRAY_RESERVE(q->turns, q->allocated_turns, q->n_turns + 1) < 0)
+                        return; /* it keeps its place: fairness, not correctness */
+                t = &q->turns[q->n_turns++];
+                t->uid = uid;
+        }
+        t->served = ++q->turn_counter;
+}
+
+/* A user with no calls left starts afresh: the table holds only users that wait. */
+static void turn_forget_idle(ManagedObjectsQueue *q) {
+        for (size_t i = 0; i < q->n_turns;) {
+                bool waits = false;
+
+                for (ManagedObjectsCaller *c = q->callers; c && !waits; c = c->next)
+                        waits = c->uid_known && c->uid == q->turns[i].uid;
+                if (waits)
+                        i++;
+                else
+                        q->turns[i] = q->turns[--q->n_turns];
+        }
+}
+
+static void share_timer_at(ManagedObjectsQueue *q, uint64_t usec) {
+        (void) sd_event_source_set_time(q->share_event, usec);
+        (void) sd_event_source_set_enabled(q->share_event, SD_EVENT_ONESHOT);
+}
+
+/* Root first, in arrival order; then, while the unprivileged share allows,
+ * the user served longest ago. NULL: nobody may be served now (a timer or
+ * the end of a drain asks again). */
+static ManagedObjectsCaller *pick_next(ManagedObjectsQueue *q) {
+        ManagedObjectsCaller *best = NULL;
+        uint64_t best_served = UINT64_MAX, now;
+
+        for (ManagedObjectsCaller *c = q->callers; c; c = c->next)
+                if (caller_privileged(c))
+                        return c;
+        if (q->draining)
+                return NULL; /* what the last one cost is not known yet */
+        now = now_monotonic_usec();
+        if (now < q->unprivileged_not_before) {
+                share_timer_at(q, q->unprivileged_not_before);
+                return NULL;
+        }
+        for (ManagedObjectsCaller *c = q->callers; c; c = c->next) {
+                uint64_t served;
+
+                if (!c->uid_known)
+                        continue;
+                served = turn_served(q, c->uid);
+                if (served < best_served) {
+                        best = c;
+                        best_served = served;
+                }
+        }
+        return best;
+}
+
+/* Has the unprivileged reply in flight left the daemon, sd-bus's queue and
+ * the socket's? Then its time on the connection is known, and so is when
+ * the next unprivileged one may go. */
+static bool writes_pending(ManagedObjectsQueue *q);
+
+static bool drain_check(ManagedObjectsQueue *q) {
+        int unsent = 0;
+        uint64_t now, busy;
+
+        assert(q->draining);
+
+        if (writes_pending(q))
+                return false;
+        if (ioctl(sd_bus_get_fd(q->bus), SIOCOUTQ, &unsent) >= 0 && unsent > 0)
+                return false;
+        now = now_monotonic_usec();
+        busy = now - q->drain_started_usec;
+        q->unprivileged_not_before = now + (q->pause_usec ?: busy * (100 - q->share_percent) / q->share_percent);
+        q->draining = false;
+        log_debug("GetManagedObjects: an unprivileged reply took %.1f ms to leave; the next in %.1f ms.",
+                  (double) busy / 1000, (double) (q->unprivileged_not_before - now) / 1000);
+        return true;
+}
+
+/* ---------- answering ---------- */
+
+static void caller_unlink_and_free(ManagedObjectsQueue *q, ManagedObjectsCaller *c) {
+        ManagedObjectsCaller *prev = NULL;
+
+        for (ManagedObjectsCaller *i = q->callers; i && i != c; i = i->next)
+                prev = i;
+        caller_unlink(q, c, prev);
+        caller_free(c);
+        q->n_callers--;
+        turn_forget_idle(q);
+        if (!q->callers)
+                (void) sd_event_source_set_enabled(q->build_event, SD_EVENT_OFF);
+}
+
+static void caller_pop_call(ManagedObjectsCaller *c, unsigned i) {
+        sd_bus_message_unref(c->calls[i]);
+        c->n_calls--;
+        memmove(c->calls + i, c->calls + i + 1, (c->n_calls - i) * sizeof(c->calls[0]));
+        memmove(c->arrived + i, c->arrived + i + 1, (c->n_calls - i) * sizeof(c->arrived[0]));
+}
+
+/* The served caller's first call is answered (with the reply when r >=
+ * 0); the caller goes to the back of the queue if it has more. */
+static void finish_call(ManagedObjectsQueue *q, int r, const sd_bus_error *error) {
+        ManagedObjectsCaller *c = q->serving;
+        sd_bus_message *call = c->calls[0];
+        bool sent_reply = false;
+
+        if (r >= 0) {
                 r = sd_bus_send(NULL, q->reply, NULL);
-        else if (error && sd_bus_error_is_set(error))
+                sent_reply = r >= 0;
+        } else if (error && sd_bus_error_is_set(error))
                 r = sd_bus_reply_method_error(call, error);
         else
                 r = sd_bus_reply_method_errno(call, r, NULL);
         if (r < 0)
                 log_debug_errno(r, "Failed to answer GetManagedObjects of %s: %m", c->sender);
 
-        sd_bus_message_unref(call);
-        memmove(c->calls, c->calls + 1, --c->n_calls * sizeof(c->calls[0]));
+        if (sent_reply && !caller_privileged(c)) {
+                q->draining = true;
+                q->drain_started_usec = now_monotonic_usec();
+                (void) sd_event_source_set_enabled(q->flush_event, SD_EVENT_ON);
+        }
+        if (!caller_privileged(c))
+                turn_taken(q, c->uid);
+
+        caller_pop_call(c, 0);
         build_reset(q);
         q->restarts = 0;
+        q->serving = NULL;
 
-        caller_unlink(q, c, NULL);
-        if (c->n_calls > 0)
+        if (c->n_calls > 0) {
+                ManagedObjectsCaller *prev = NULL;
+
+                for (ManagedObjectsCaller *i = q->callers; i && i != c; i = i->next)
+                        prev = i;
+                caller_unlink(q, c, prev);
                 caller_append(q, c);
-        else {
-                caller_free(c);
-                q->n_callers--;
+        } else
+                caller_unlink_and_free(q, c);
+}
+
+/* Calls that waited too long are answered Busy, in time for their callers
+ * to read why. */
+static void expire_calls(ManagedObjectsQueue *q) {
+        uint64_t now = now_monotonic_usec();
+
+        for (ManagedObjectsCaller *c = q->callers, *next; c; c = next) {
+                next = c->next;
+                /* The call being built for is answered by its build. */
+                for (unsigned i = c == q->serving ? 1 : 0; i < c->n_calls;) {
+                        if (now < c->arrived[i] + q->wait_max_usec) {
+                                i++;
+                                continue;
+                        }
+                        (void) sd_bus_reply_method_errorf(
+                                c->calls[i], RDMAD_ERROR_BUSY,
+                                "GetManagedObjects waited %g s for its turn (%u connection%s waiting; replies to "
+                                "callers other than root may keep the daemon's bus connection busy at most %u%% of "
+                                "the time). Try again later, or read the objects one by one.",
+                                (double) q->wait_max_usec / 1000000, q->n_callers, q->n_callers == 1 ? "" : "s",
+                                q->share_percent);
+                        log_debug("GetManagedObjects of %s: answered Busy after %.0f s of waiting.", c->sender,
+                                  (double) (now - c->arrived[i]) / 1000000);
+                        caller_pop_call(c, i);
+                }
+                if (c->n_calls == 0 && c != q->serving)
+                        caller_unlink_and_free(q, c);
         }
-        if (!q->callers)
-                (void) sd_event_source_set_enabled(q->build_event, SD_EVENT_OFF);
 }
 
 static bool writes_pending(ManagedObjectsQueue *q) {
@@ -365,13 +539,29 @@ static bool writes_pending(ManagedObjectsQueue *q) {
         return sd_bus_get_n_queued_write(q->bus, &n) >= 0 && n > 0;
 }
 
-/* After every other dispatch while a reply waits: has the bus taken what was queued? */
+/* After every other dispatch while a reply waits or an unprivileged one
+ * leaves: has the bus taken what was queued? The socket's own buffer
+ * empties without waking the loop: a timer looks at it then. */
 static int on_flush(sd_event_source *s, void *userdata) {
         ManagedObjectsQueue *q = userdata;
 
         if (writes_pending(q))
                 return 0;
         (void) sd_event_source_set_enabled(s, SD_EVENT_OFF);
+        if (q->draining && !drain_check(q))
+                share_timer_at(q, now_monotonic_usec() + 1000);
+        if (q->callers)
+                (void) sd_event_source_set_enabled(q->build_event, SD_EVENT_ON);
+        return 0;
+}
+
+static int on_share_timer(sd_event_source *s, uint64_t usec, void *userdata) {
+        ManagedObjectsQueue *q = userdata;
+
+        if (q->draining && !drain_check(q)) {
+                share_timer_at(q, now_monotonic_usec() + 1000);
+                return 0;
+        }
         if (q->callers)
                 (void) sd_event_source_set_enabled(q->build_event, SD_EVENT_ON);
         return 0;
@@ -406,7 +596,9 @@ static int build_slice(ManagedObjectsQueue *q) {
         int r;
 
         q->last_slice_usec = now_monotonic_usec();
-        if (!q->callers) {
+        if (!q->serving)
+                q->serving = pick_next(q);
+        if (!q->serving) {
                 (void) sd_event_source_set_enabled(s, SD_EVENT_OFF);
                 return 0;
         }
@@ -414,7 +606,7 @@ static int build_slice(ManagedObjectsQueue *q) {
         if (q->reply && q->build_generation != q->generation) {
                 q->restarts++;
                 log_debug("GetManagedObjects of %s: the objects changed after %zu of %zu, building again (%u).",
-                          q->callers->sender, q->next_path, q->n_paths, q->restarts);
+                          q->serving->sender, q->next_path, q->n_paths, q->restarts);
                 build_reset(q);
         }
         if (!q->reply) {
@@ -423,7 +615,7 @@ static int build_slice(ManagedObjectsQueue *q) {
                         finish_call(q, r, NULL);
                         return 0;
                 }
-                log_debug("GetManagedObjects of %s: building %zu objects.", q->callers->sender, q->n_paths);
+                log_debug("GetManagedObjects of %s: building %zu objects.", q->serving->sender, q->n_paths);
         }
 
         /* Changes keep coming: no more slices, or the reply would never be done. */
@@ -463,7 +655,7 @@ static int build_slice(ManagedObjectsQueue *q) {
                 (void) sd_event_source_set_enabled(q->flush_event, SD_EVENT_ON);
                 return 0;
         }
-        log_debug("GetManagedObjects of %s: %zu objects, %zu bytes counted, sent.", q->callers->sender, q->n_paths,
+        log_debug("GetManagedObjects of %s: %zu objects, %zu bytes counted, sent.", q->serving->sender, q->n_paths,
                   q->reply_size);
         finish_call(q, 0, NULL);
         return 0;
@@ -479,6 +671,7 @@ static int on_build(sd_event_source *s, void *userdata) {
 static int on_starved(sd_event_source *s, uint64_t usec, void *userdata) {
         ManagedObjectsQueue *q = userdata;
 
+        expire_calls(q);
         if (!q->callers)
                 return 0;
         if (now_monotonic_usec() >= q->last_slice_usec + MANAGED_OBJECTS_STARVED_USEC &&
@@ -502,10 +695,93 @@ static void build_wanted(ManagedObjectsQueue *q) {
 
 /* ---------- the calls ---------- */
 
+static void drop_caller(ManagedObjectsQueue *q, ManagedObjectsCaller *c, const char *why) {
+        bool building = c == q->serving && q->reply;
+
+        log_debug("GetManagedObjects: %s %s; %u call%s dropped%s.", c->sender, why, c->n_calls,
+                  c->n_calls == 1 ? "" : "s", building ? ", with the reply being built" : "");
+        if (c == q->serving) {
+                build_reset(q);
+                q->restarts = 0;
+                q->serving = NULL;
+        }
+        caller_unlink_and_free(q, c);
+}
+
+/* dbus-daemon says who the caller is. Asked asynchronously: the question
+ * leaves after whatever the daemon is sending, and nothing else waits for
+ * the answer. */
+static int on_caller_uid(sd_bus_message *reply, void *userdata, sd_bus_error *ret_error) {
+        ManagedObjectsCaller *c = userdata;
+        ManagedObjectsQueue *q = c->queue;
+        const sd_bus_error *e = sd_bus_message_get_error(reply);
+        uint32_t uid;
+        int r;
+
+        c->uid_slot = sd_bus_slot_unref(c->uid_slot);
+        if (e) {
+                if (sd_bus_error_has_name(e, SD_BUS_ERROR_NAME_HAS_NO_OWNER)) {
+                        drop_caller(q, c, "left the bus");
+                        return 0;
+                }
+                log_warning("Cannot tell who %s is (%s: %s); its GetManagedObjects calls are refused.", c->sender,
+                            e->name, e->message);
+                for (unsigned i = 0; i < c->n_calls; i++)
+                        (void) sd_bus_reply_method_errorf(c->calls[i], SD_BUS_ERROR_ACCESS_DENIED,
+                                                          "Cannot tell who is calling: %s", e->message);
+                drop_caller(q, c, "is refused");
+                return 0;
+        }
+        r = sd_bus_message_read(reply, "u", &uid);
+        if (r < 0) {
+                log_warning_errno(r, "Cannot read the uid of %s: %m", c->sender);
+                for (unsigned i = 0; i < c->n_calls; i++)
+                        (void) sd_bus_reply_method_errno(c->calls[i], r, NULL);
+                drop_caller(q, c, "is refused");
+                return 0;
+        }
+        c->uid = uid;
+        c->uid_known = true;
+        (void) caller_remember_uid(q->registry, c->sender, c->uid);
+        build_wanted(q);
+        return 0;
+}
+
+static int caller_new(ManagedObjectsQueue *q, const char *sender, ManagedObjectsCaller **ret) {
+        ManagedObjectsCaller *c;
+        int r;
+
+        c = calloc(1, sizeof(ManagedObjectsCaller));
+        if (!c)
+                return -ENOMEM;
+        c->queue = q;
+        c->sender = strdup(sender);
+        if (!c->sender) {
+                free(c);
+                return -ENOMEM;
+        }
+        if (q->registry && caller_peek_uid(q->registry, sender, &c->uid) >= 0)
+                c->uid_known = true;
+        else {
+                r = sd_bus_call_method_async(q->bus, &c->uid_slot, "org.freedesktop.DBus", "/org/freedesktop/DBus",
+                                             "org.freedesktop.DBus", "GetConnectionUnixUser", on_caller_uid, c, "s",
+                                             sender);
+                if (r < 0) {
+                        caller_free(c);
+                        return r;
+                }
+        }
+        caller_append(q, c);
+        q->n_callers++;
+        *ret = c;
+        return 0;
+}
+
 static int on_message(sd_bus_message *m, void *userdata, sd_bus_error *ret_error) {
         ManagedObjectsQueue *q = userdata;
         ManagedObjectsCaller *c;
         const char *sender;
+        int r;
 
         if (!sd_bus_message_is_method_call(m, OBJECT_MANAGER_INTERFACE, "GetManagedObjects") ||
             !streq_ptr(sd_bus_message_get_path(m), q->root))
@@ -523,21 +799,15 @@ static int on_message(sd_bus_message *m, void *userdata, sd_bus_error *ret_error
                         return sd_bus_reply_method_errorf(m, RDMAD_ERROR_BUSY,
                                                           "Too many connections wait for GetManagedObjects; try "
                                                           "again later.");
-                c = calloc(1, sizeof(ManagedObjectsCaller));
-                if (!c)
-                        return -ENOMEM;
-                c->sender = strdup(sender);
-                if (!c->sender) {
-                        free(c);
-                        return -ENOMEM;
-                }
-                caller_append(q, c);
-                q->n_callers++;
+                r = caller_new(q, sender, &c);
+                if (r < 0)
+                        return sd_bus_reply_method_errnof(m, r, "Cannot queue GetManagedObjects: %m");
         } else if (c->n_calls >= MANAGED_OBJECTS_CALLS_MAX)
                 return sd_bus_reply_method_errorf(m, RDMAD_ERROR_BUSY,
                                                   "This connection has %u GetManagedObjects calls pending already.",
                                                   c->n_calls);
 
+        c->arrived[c->n_calls] = now_monotonic_usec();
         c->calls[c->n_calls++] = sd_bus_message_ref(m);
         build_wanted(q);
         return 1;
@@ -546,28 +816,14 @@ static int on_message(sd_bus_message *m, void *userdata, sd_bus_error *ret_error
 /* A connection left the bus: its calls, and the reply being built for it,
  * go with it. */
 void bus_managed_objects_drop_sender(ManagedObjectsQueue *q, const char *name) {
-        ManagedObjectsCaller *c, *prev;
-        bool building;
+        ManagedObjectsCaller *c;
 
         assert(q);
         assert(name);
 
-        c = caller_find(q, name, &prev);
-        if (!c)
-                return;
-
-        building = c == q->callers && q->reply;
-        log_debug("GetManagedObjects: %s left the bus; %u call%s dropped%s.", name, c->n_calls,
-                  c->n_calls == 1 ? "" : "s", building ? ", with the reply being built" : "");
-        if (c == q->callers) {
-                build_reset(q);
-                q->restarts = 0;
-        }
-        caller_unlink(q, c, prev);
-        caller_free(c);
-        q->n_callers--;
-        if (!q->callers)
-                (void) sd_event_source_set_enabled(q->build_event, SD_EVENT_OFF);
+        c = caller_find(q, name, NULL);
+        if (c)
+                drop_caller(q, c, "left the bus");
 }
 
 /* Tests lower the size bound to reach it with a small host, and cut
@@ -586,7 +842,7 @@ static unsigned long long test_knob(const char *name, unsigned long long fallbac
 
 int bus_managed_objects_start(ManagedObjectsQueue *q, sd_bus *bus, sd_event *event, const char *root,
                               const BusObjectType *types, size_t n_types, ManagedObjectsListPaths list_paths,
-                              void *userdata) {
+                              void *userdata, CallerRegistry *registry) {
         int r;
 
         assert(q);
@@ -602,9 +858,15 @@ int bus_managed_objects_start(ManagedObjectsQueue *q, sd_bus *bus, sd_event *eve
                 .n_types = n_types,
                 .list_paths = list_paths,
                 .userdata = userdata,
+                .registry = registry,
+                .share_percent = test_knob("RDMAD_TEST_GMO_UNPRIVILEGED_SHARE", MANAGED_OBJECTS_UNPRIVILEGED_SHARE),
+                .pause_usec = test_knob("RDMAD_TEST_GMO_UNPRIVILEGED_PAUSE_MSEC", 0) * 1000,
+                .wait_max_usec = test_knob("RDMAD_TEST_GMO_WAIT_MAX_MSEC", MANAGED_OBJECTS_WAIT_MAX_USEC / 1000) * 1000,
                 .reply_max = test_knob("RDMAD_TEST_GMO_REPLY_MAX", MANAGED_OBJECTS_REPLY_MAX),
                 .slice_objects = test_knob("RDMAD_TEST_GMO_SLICE_OBJECTS", 0),
         };
+        if (q->share_percent < 1 || q->share_percent > 100)
+                q->share_percent = MANAGED_OBJECTS_UNPRIVILEGED_SHARE;
 
         /* Tests compare the reply with the one sd-bus builds itself. */
         if (getenv("RDMAD_TEST_GMO_BUILTIN"))
@@ -631,6 +893,12 @@ int bus_managed_objects_start(ManagedObjectsQueue *q, sd_bus *bus, sd_event *eve
         (void) sd_event_source_set_enabled(q->flush_event, SD_EVENT_OFF);
         (void) sd_event_source_set_description(q->flush_event, "get-managed-objects-flush");
 
+        r = sd_event_add_time(event, &q->share_event, CLOCK_MONOTONIC, 0, 0, on_share_timer, q);
+        if (r < 0)
+                return log_error_errno(r, "Failed to add the GetManagedObjects share timer: %m");
+        (void) sd_event_source_set_enabled(q->share_event, SD_EVENT_OFF);
+        (void) sd_event_source_set_description(q->share_event, "get-managed-objects-share");
+
         r = sd_bus_add_filter(bus, &q->filter_slot, on_message, q);
         if (r < 0)
                 return log_error_errno(r, "Failed to add the GetManagedObjects filter: %m");
@@ -652,7 +920,11 @@ void bus_managed_objects_clear(ManagedObjectsQueue *q) {
                 caller_free(c);
         }
         q->callers_tail = NULL;
+        q->serving = NULL;
         q->n_callers = 0;
+        q->turns = mfree(q->turns);
+        q->n_turns = q->allocated_turns = 0;
+        q->share_event = sd_event_source_disable_unref(q->share_event);
         q->build_event = sd_event_source_disable_unref(q->build_event);
         q->flush_event = sd_event_source_disable_unref(q->flush_event);
         q->starved_event = sd_event_source_disable_unref(q->starved_event);

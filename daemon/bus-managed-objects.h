@@ -8,6 +8,7 @@
 #include <systemd/sd-event.h>
 
 #include "bus-objects.h"
+#include "caller.h"
 
 /* ObjectManager.GetManagedObjects, answered without starving everyone else.
  * sd-bus builds the whole reply in one callback: 300-500 ms on the one event
@@ -18,14 +19,24 @@
  * leaves it a piece every MANAGED_OBJECTS_STARVED_USEC). The reply is the
  * one sd-bus would send (the same find callbacks and vtables, in its order).
  *
- * Callers are served one build at a time, round-robin: one call of a
- * connection is built at once, the others of the same connection wait
- * behind it (at most MANAGED_OBJECTS_CALLS_MAX), and a connection that
- * leaves the bus takes its calls, and the build in progress, with it.
+ * Callers are served one build at a time: one call of a connection is
+ * built at once, the others of the same connection wait behind it (at most
+ * MANAGED_OBJECTS_CALLS_MAX, for at most MANAGED_OBJECTS_WAIT_MAX_USEC, then
+ * org.rdmad1.Error.Busy), and a connection that leaves the bus takes its
+ * calls, and the build in progress, with it. Root's connections are served
+ * first. The others take turns by user (the user served longest ago first),
+ * so a user with many connections gets no more than one with one.
  *
  * A reply is sent only once the previous one has left for the bus: what
  * the daemon sends after it (root's replies, signals) waits behind one big
- * reply at most, not behind a queue of them.
+ * reply at most, not behind a queue of them. And the replies to
+ * unprivileged callers may keep the daemon's one bus connection busy at
+ * most MANAGED_OBJECTS_UNPRIVILEGED_SHARE percent of the time: after such a
+ * reply has taken t to leave (sd-bus's queue and the socket both empty), the
+ * next unprivileged one is not built before t * (100 - share) / share has
+ * passed. dbus-daemon takes a 12 MiB reply in 100-300 ms; anything the
+ * daemon sends meanwhile waits behind it, so this is what keeps root's
+ * calls and the signals fast under a flood.
  *
  * A reply is never a mix of before and after a change: the model's
  * generation is bumped by every change (bus_managed_objects_changed()), and
@@ -34,6 +45,12 @@
 
 typedef struct ManagedObjectsCaller ManagedObjectsCaller;
 
+/* When each user with calls held was last served. */
+typedef struct ManagedObjectsTurn {
+        uid_t uid;
+        uint64_t served;
+} ManagedObjectsTurn;
+
 /* The object paths under the root, as the node enumerator lists them. */
 typedef int (*ManagedObjectsListPaths)(void *userdata, char ***ret_paths, size_t *ret_n);
 
@@ -41,6 +58,12 @@ typedef int (*ManagedObjectsListPaths)(void *userdata, char ***ret_paths, size_t
 #define MANAGED_OBJECTS_CALLS_MAX 4
 /* Connections with calls held at once. */
 #define MANAGED_OBJECTS_CALLERS_MAX 1024
+/* A call not answered within this is answered with Busy: before the 25 s
+ * after which sd-bus, GDBus and busctl give up by default. */
+#define MANAGED_OBJECTS_WAIT_MAX_USEC (20 * 1000000ULL)
+/* Percent of the time replies to callers other than root may occupy the
+ * daemon's bus connection. */
+#define MANAGED_OBJECTS_UNPRIVILEGED_SHARE 10
 #define MANAGED_OBJECTS_RESTARTS_MAX 3
 /* Building runs at most this long per event-loop iteration. */
 #define MANAGED_OBJECTS_SLICE_USEC 4000
@@ -59,6 +82,7 @@ typedef struct ManagedObjectsQueue {
         size_t n_types;
         ManagedObjectsListPaths list_paths;
         void *userdata; /* of the find callbacks, the getters and list_paths */
+        CallerRegistry *registry; /* the uids of callers, cached; not owned */
 
         sd_bus_slot *filter_slot;
         sd_event_source *build_event;
@@ -66,8 +90,21 @@ typedef struct ManagedObjectsQueue {
         sd_event_source *starved_event;
         uint64_t last_slice_usec;
 
-        ManagedObjectsCaller *callers, *callers_tail; /* the head is being served */
+        ManagedObjectsCaller *callers, *callers_tail; /* in arrival order */
+        ManagedObjectsCaller *serving;                /* the one the build is for */
         unsigned n_callers;
+        ManagedObjectsTurn *turns;
+        size_t n_turns, allocated_turns;
+        uint64_t turn_counter;
+
+        /* The unprivileged share of the connection. */
+        sd_event_source *share_event;     /* polls the socket while draining; wakes at not_before */
+        bool draining;                    /* an unprivileged reply is still leaving */
+        uint64_t drain_started_usec;
+        uint64_t unprivileged_not_before; /* CLOCK_MONOTONIC */
+        unsigned share_percent;
+        uint64_t pause_usec; /* tests: this pause after an unprivileged reply, whatever it took */
+        uint64_t wait_max_usec;
 
         uint64_t generation; /* of the model */
         size_t reply_max;
@@ -88,7 +125,7 @@ typedef struct ManagedObjectsQueue {
  * find callbacks and list_paths get. */
 int bus_managed_objects_start(ManagedObjectsQueue *q, sd_bus *bus, sd_event *event, const char *root,
                               const BusObjectType *types, size_t n_types, ManagedObjectsListPaths list_paths,
-                              void *userdata);
+                              void *userdata, CallerRegistry *registry);
 
 /* An object was added, removed or changed: a build in progress starts again. */
 void bus_managed_objects_changed(ManagedObjectsQueue *q);

@@ -236,7 +236,7 @@ int bus_objects_register(Manager *m) {
 
         /* Its GetManagedObjects is taken over: built in slices, not in one go. */
         r = bus_managed_objects_start(&m->managed_objects, m->bus, m->event, RDMAD_ROOT_PATH, bus_object_types,
-                                      ELEMENTSOF(bus_object_types), list_object_paths, m);
+                                      ELEMENTSOF(bus_object_types), list_object_paths, m, &m->callers);
         if (r < 0)
                 return r;
 

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 #include "caller.h"
 
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -47,6 +48,38 @@ int caller_registry_start(CallerRegistry *registry, sd_bus *bus) {
                                    "org.freedesktop.DBus", "NameOwnerChanged", on_name_owner_changed, registry);
 }
 
+int caller_peek_uid(CallerRegistry *registry, const char *sender, uid_t *ret) {
+        assert(registry);
+        assert(sender);
+        assert(ret);
+
+        for (size_t i = 0; i < registry->n_uids; i++)
+                if (streq(registry->uids[i].sender, sender)) {
+                        *ret = registry->uids[i].uid;
+                        return 0;
+                }
+        return -ENOENT;
+}
+
+/* Cached only while the match can tell when the name goes. */
+int caller_remember_uid(CallerRegistry *registry, const char *sender, uid_t uid) {
+        uid_t known;
+        char *copy;
+
+        assert(registry);
+        assert(sender);
+
+        if (!registry->match || caller_peek_uid(registry, sender, &known) >= 0)
+                return 0;
+        copy = strdup(sender);
+        if (!copy || ARRAY_RESERVE(registry->uids, registry->allocated, registry->n_uids + 1) < 0) {
+                free(copy);
+                return -ENOMEM;
+        }
+        registry->uids[registry->n_uids++] = (CallerUid) { .sender = copy, .uid = uid };
+        return 0;
+}
+
 int caller_get_uid(CallerRegistry *registry, sd_bus_message *call, uid_t *ret) {
         _cleanup_(sd_bus_creds_unrefp) sd_bus_creds *creds = NULL;
         const char *sender;
@@ -58,11 +91,8 @@ int caller_get_uid(CallerRegistry *registry, sd_bus_message *call, uid_t *ret) {
         assert(ret);
 
         sender = sd_bus_message_get_sender(call);
-        for (size_t i = 0; sender && i < registry->n_uids; i++)
-                if (streq(registry->uids[i].sender, sender)) {
-                        *ret = registry->uids[i].uid;
-                        return 0;
-                }
+        if (sender && caller_peek_uid(registry, sender, ret) >= 0)
+                return 0;
 
         /* No SD_BUS_CREDS_AUGMENT: what /proc says about a pid can change
          * under us; the bus daemon's answer is what counts. */
@@ -75,16 +105,11 @@ int caller_get_uid(CallerRegistry *registry, sd_bus_message *call, uid_t *ret) {
         if (r < 0)
                 return r;
 
-        /* Cached only while the match can tell when the name goes: not on a
-         * direct connection, which has no sender. */
-        if (sender && registry->match) {
-                char *copy = strdup(sender);
-
-                if (!copy || ARRAY_RESERVE(registry->uids, registry->allocated, registry->n_uids + 1) < 0) {
-                        free(copy);
-                        return -ENOMEM;
-                }
-                registry->uids[registry->n_uids++] = (CallerUid) { .sender = copy, .uid = uid };
+        /* Not on a direct connection, which has no sender. */
+        if (sender) {
+                r = caller_remember_uid(registry, sender, uid);
+                if (r < 0)
+                        return r;
         }
         *ret = uid;
         return 0;

@@ -38,4 +38,11 @@ int caller_registry_start(CallerRegistry *registry, sd_bus *bus);
  * direct connection). */
 int caller_get_uid(CallerRegistry *registry, sd_bus_message *call, uid_t *ret);
 
+/* The cached uid of `sender`, without asking the bus: -ENOENT when not
+ * known yet. Callers that must not wait for dbus-daemon (whose answer
+ * queues behind whatever the daemon is sending) ask it asynchronously and
+ * remember the answer here. */
+int caller_peek_uid(CallerRegistry *registry, const char *sender, uid_t *ret);
+int caller_remember_uid(CallerRegistry *registry, const char *sender, uid_t uid);
+
 void caller_registry_clear(CallerRegistry *registry);

@@ -651,27 +651,65 @@ Harness *harness_start(const char *const *fixtures, const char *const *args) {
         return h;
 }
 
+/* The third field of /proc/PID/stat: 'T' once a SIGSTOP has taken effect. */
+static char process_state(pid_t pid) {
+        char path[64], buf[512], *p;
+        ssize_t n;
+        int fd;
+
+        snprintf(path, sizeof(path), "/proc/%d/stat", (int) pid);
+        fd = open(path, O_RDONLY | O_CLOEXEC);
+        if (fd < 0)
+                return '?';
+        n = read(fd, buf, sizeof(buf) - 1);
+        close(fd);
+        if (n <= 0)
+                return '?';
+        buf[n] = '\0';
+        p = strrchr(buf, ')'); /* after the command name, which may hold anything */
+        return p && p[1] == ' ' ? p[2] : '?';
+}
+
+/* Returns once the daemon is stopped, not merely signalled: a read it was
+ * in the middle of has finished. */
 void harness_pause(Harness *h) {
+        assert_false(h->daemon_paused);
         assert_int_equal(kill(h->daemon_pid, SIGSTOP), 0);
+        for (uint64_t deadline = now_usec() + 10 * 1000000ULL; process_state(h->daemon_pid) != 'T';) {
+                if (now_usec() > deadline)
+                        fail_msg("rdmad (pid %d) did not stop within 10 s of SIGSTOP", (int) h->daemon_pid);
+                usleep(100);
+        }
+        h->daemon_paused = true;
 }
 
 void harness_resume(Harness *h) {
+        assert_true(h->daemon_paused);
         assert_int_equal(kill(h->daemon_pid, SIGCONT), 0);
+        h->daemon_paused = false;
 }
 
 /* In place, as the kernel changes a sysfs file (umockdev's set_attribute
- * replaces the file, which a descriptor kept open would not see). */
+ * replaces the file, which a descriptor kept open would not see). The
+ * kernel's change is one step; truncating and writing are two, and a read
+ * between them would see an empty file, a change the kernel never makes:
+ * the daemon is paused around them unless the caller paused it already. */
 void harness_write(Harness *h, const char *devpath, const char *name, const char *value) {
         char *root = umockdev_testbed_get_root_dir(h->testbed), path[1024];
+        bool pause = h->daemon_pid > 0 && !h->daemon_paused;
         int fd;
 
         snprintf(path, sizeof(path), "%s%s/%s", root, devpath, name);
         g_free(root);
+        if (pause)
+                harness_pause(h);
         fd = open(path, O_WRONLY | O_TRUNC | O_CREAT | O_CLOEXEC, 0644);
         if (fd < 0)
                 fail_msg("Cannot write %s: %m", path);
         assert_int_equal(write(fd, value, strlen(value)), (ssize_t) strlen(value));
         assert_int_equal(close(fd), 0);
+        if (pause)
+                harness_resume(h);
 }
 
 char *harness_call_errorv(Harness *h, const char *path, const char *interface, const char *member,

@@ -27,6 +27,7 @@ typedef struct Harness {
         char tmpdir[64];
         pid_t bus_pid;
         pid_t daemon_pid;
+        bool daemon_paused; /* between harness_pause() and harness_resume() */
         pid_t polkit_pid;
         int notify_fd;
         char notify_path[108];

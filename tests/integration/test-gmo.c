@@ -3,7 +3,9 @@
  * one sd-bus builds itself, byte for byte in its decoded form; a flood of
  * unprivileged callers is answered completely while root's calls go on; a
  * reply never mixes before and after a change; one connection holds at
- * most MANAGED_OBJECTS_CALLS_MAX calls, and leaving the bus drops them; the
+ * most MANAGED_OBJECTS_CALLS_MAX calls, and leaving the bus drops them;
+ * root is served first, users take turns, and once unprivileged replies have
+ * had their share of the connection the others wait, then get Busy; the
  * size it counts is at least the real one; a reply too big for the bus is a
  * clear error, and the objects can still be read one by one.
  *
@@ -52,6 +54,9 @@ static int teardown(void **state) {
         unsetenv("RDMAD_TEST_GMO_SLICE_OBJECTS");
         unsetenv("RDMAD_TEST_GMO_BUILTIN");
         unsetenv("RDMAD_TEST_GMO_REPLY_MAX");
+        unsetenv("RDMAD_TEST_GMO_UNPRIVILEGED_SHARE");
+        unsetenv("RDMAD_TEST_GMO_UNPRIVILEGED_PAUSE_MSEC");
+        unsetenv("RDMAD_TEST_GMO_WAIT_MAX_MSEC");
         harness_capture_daemon_log = false;
         return harness_teardown_clean(state);
 }
@@ -364,6 +369,210 @@ static void test_size_counted(void **state) {
         sd_bus_message_unref(reply);
 }
 
+/* ---------- whose turn: root first, users in turn, the unprivileged share ---------- */
+
+#define NOBODY 65534
+#define DAEMON_UID 1 /* "daemon" on Debian; any uid other than nobody's and root's */
+
+/* A connection dbus-daemon attributes to `uid`: it takes the peer's
+ * credentials when the socket connects, so the effective uid is switched
+ * for the connect and the handshake only. */
+static sd_bus *open_bus_as(uid_t uid) {
+        sd_bus *bus = NULL;
+
+        assert_int_equal(setresuid(-1, uid, -1), 0);
+        assert_true(sd_bus_open_system(&bus) >= 0);
+        assert_true(sd_bus_call_method(bus, "org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus",
+                                       "GetId", NULL, NULL, "") >= 0);
+        assert_int_equal(setresuid(-1, 0, -1), 0);
+        return bus;
+}
+
+/* The daemon numbers what it sends (the message serial, which dbus-daemon
+ * passes on as it is): the order in which it answered, whatever order the
+ * client's connections are read in. */
+typedef struct Answer {
+        unsigned *n_answered;
+        uint64_t serial;
+        unsigned rank;   /* 1 for the first answered, once all are */
+        char error[128]; /* the error's name, or "" for a reply */
+} Answer;
+
+static int on_ranked_answer(sd_bus_message *m, void *userdata, sd_bus_error *ret_error) {
+        Answer *a = userdata;
+        const sd_bus_error *e = sd_bus_message_get_error(m);
+
+        assert_true(sd_bus_message_get_cookie(m, &a->serial) >= 0);
+        ++*a->n_answered;
+        snprintf(a->error, sizeof(a->error), "%s", e ? e->name : "");
+        return 0;
+}
+
+static void rank_answers(Answer *answers, unsigned n) {
+        for (unsigned i = 0; i < n; i++) {
+                answers[i].rank = 1;
+                for (unsigned j = 0; j < n; j++)
+                        answers[i].rank += answers[j].serial < answers[i].serial;
+        }
+}
+
+/* GetManagedObjects on each of `buses`, sent in that order while the daemon
+ * is stopped, so that they arrive together; returns when all are answered. */
+static void call_all_at_once(Harness *h, sd_bus **buses, Answer *answers, unsigned n) {
+        unsigned next_rank = 0;
+
+        harness_pause(h);
+        for (unsigned i = 0; i < n; i++) {
+                answers[i] = (Answer) { .n_answered = &next_rank };
+                assert_true(sd_bus_call_method_async(buses[i], NULL, "org.rdmad1", "/org/rdmad1",
+                                                     "org.freedesktop.DBus.ObjectManager", "GetManagedObjects",
+                                                     on_ranked_answer, &answers[i], "") >= 0);
+                assert_true(sd_bus_flush(buses[i]) >= 0);
+        }
+        usleep(200000); /* passed on by dbus-daemon */
+        harness_resume(h);
+        for (uint64_t deadline = now_usec() + 120 * 1000000ULL; next_rank < n;) {
+                if (now_usec() > deadline)
+                        fail_msg("%u of %u GetManagedObjects calls answered in 120 s", next_rank, n);
+                for (unsigned i = 0; i < n; i++)
+                        while (sd_bus_process(buses[i], NULL) > 0)
+                                ;
+                if (next_rank < n)
+                        (void) sd_bus_wait(buses[0], 10000);
+        }
+        rank_answers(answers, n);
+}
+
+static int setup_turns(void **state) {
+        setenv("RDMAD_TEST_GMO_SLICE_OBJECTS", "1", 1);
+        setenv("RDMAD_TEST_GMO_UNPRIVILEGED_SHARE", "100", 1);
+        *state = harness_start(HOST_FIXTURES, fast_poll);
+        return 0;
+}
+
+/* Four unprivileged calls, then root's: root's is answered before at least
+ * two of them (the one being built when it arrived may finish first). */
+static void test_root_served_first(void **state) {
+        Harness *h = *state;
+        sd_bus *buses[5];
+        Answer answers[5];
+
+        if (geteuid() != 0)
+                skip(); /* needs root to call as root and as nobody */
+        for (unsigned i = 0; i < 4; i++)
+                buses[i] = open_bus_as(NOBODY);
+        buses[4] = open_bus_as(0);
+        call_all_at_once(h, buses, answers, 5);
+        printf("order of answers: nobody %u %u %u %u, root %u\n", answers[0].rank, answers[1].rank, answers[2].rank,
+               answers[3].rank, answers[4].rank);
+        for (unsigned i = 0; i < 5; i++) {
+                assert_string_equal(answers[i].error, "");
+                sd_bus_flush_close_unref(buses[i]);
+        }
+        assert_true(answers[4].rank <= 3);
+}
+
+/* Three connections of one user, then one of another: the other user's
+ * call is the first or second answered, not the last. */
+static void test_users_take_turns(void **state) {
+        Harness *h = *state;
+        sd_bus *buses[4];
+        Answer answers[4];
+
+        if (geteuid() != 0)
+                skip(); /* needs root to call as two other users */
+        for (unsigned i = 0; i < 3; i++)
+                buses[i] = open_bus_as(NOBODY);
+        buses[3] = open_bus_as(DAEMON_UID);
+        call_all_at_once(h, buses, answers, 4);
+        printf("order of answers: nobody %u %u %u, daemon %u\n", answers[0].rank, answers[1].rank, answers[2].rank,
+               answers[3].rank);
+        for (unsigned i = 0; i < 4; i++) {
+                assert_string_equal(answers[i].error, "");
+                sd_bus_flush_close_unref(buses[i]);
+        }
+        assert_true(answers[3].rank <= 2);
+}
+
+static int setup_share_spent(void **state) {
+        /* After one unprivileged reply the share is spent for 10 minutes; a call waits 2.5 s at most. */
+        setenv("RDMAD_TEST_GMO_UNPRIVILEGED_PAUSE_MSEC", "600000", 1);
+        setenv("RDMAD_TEST_GMO_WAIT_MAX_MSEC", "2500", 1);
+        *state = harness_start(HOST_FIXTURES, fast_poll);
+        return 0;
+}
+
+/* Once unprivileged replies have had their share, the next unprivileged
+ * call (of any user) waits, and is answered Busy with the reason when it
+ * has waited too long; root is answered meanwhile. */
+static void test_share_spent(void **state) {
+        Harness *h = *state;
+        sd_bus_error error = SD_BUS_ERROR_NULL;
+        sd_bus_message *reply;
+        sd_bus *nobody, *other;
+        Answer answers[2];
+        sd_bus *buses[2];
+        char *reference;
+
+        if (geteuid() != 0)
+                skip(); /* needs root to call as root and as others */
+        reference = gmo_dump(h->bus, NULL);
+        nobody = open_bus_as(NOBODY);
+        other = open_bus_as(DAEMON_UID);
+
+        /* The first is answered at once. */
+        reply = call_gmo(nobody, &error);
+        assert_non_null(reply);
+        sd_bus_message_unref(reply);
+
+        /* Now both users wait, and get Busy; root's calls go on. */
+        buses[0] = nobody;
+        buses[1] = other;
+        {
+                unsigned next_rank = 0;
+                char *mine;
+
+                for (unsigned i = 0; i < 2; i++) {
+                        answers[i] = (Answer) { .n_answered = &next_rank };
+                        assert_true(sd_bus_call_method_async(buses[i], NULL, "org.rdmad1", "/org/rdmad1",
+                                                             "org.freedesktop.DBus.ObjectManager",
+                                                             "GetManagedObjects", on_ranked_answer, &answers[i],
+                                                             "") >= 0);
+                }
+                mine = gmo_dump(h->bus, NULL); /* root, while they wait */
+                assert_non_null(mine);
+                assert_string_equal(mine, reference);
+                free(mine);
+                /* Root's came first: theirs have not arrived yet. */
+                for (unsigned i = 0; i < 2; i++) {
+                        while (sd_bus_process(buses[i], NULL) > 0)
+                                ;
+                        assert_int_equal(next_rank, 0);
+                }
+
+                for (uint64_t deadline = now_usec() + 60 * 1000000ULL; next_rank < 2 && now_usec() < deadline;)
+                        for (unsigned i = 0; i < 2; i++) {
+                                while (sd_bus_process(buses[i], NULL) > 0)
+                                        ;
+                                (void) sd_bus_wait(buses[i], 10000);
+                        }
+        }
+        for (unsigned i = 0; i < 2; i++)
+                assert_string_equal(answers[i].error, "org.rdmad1.Error.Busy");
+
+        /* The reason, as the caller reads it. */
+        assert_null(call_gmo(nobody, &error));
+        printf("%s: %s\n", error.name, error.message);
+        assert_string_equal(error.name, "org.rdmad1.Error.Busy");
+        assert_non_null(strstr(error.message, "waited 2.5 s for its turn (1 connection waiting;"));
+        assert_non_null(strstr(error.message, "busy at most 10% of the time"));
+        sd_bus_error_free(&error);
+
+        sd_bus_flush_close_unref(nobody);
+        sd_bus_flush_close_unref(other);
+        free(reference);
+}
+
 /* ---------- too big for the bus ---------- */
 
 static int setup_small_limit(void **state) {
@@ -421,6 +630,9 @@ int main(void) {
                 cmocka_unit_test_setup_teardown(test_calls_per_connection, setup_sliced, teardown),
                 cmocka_unit_test_setup_teardown(test_leaving_drops_calls, setup_debug_log, teardown),
                 cmocka_unit_test_setup_teardown(test_size_counted, setup_debug_log, teardown),
+                cmocka_unit_test_setup_teardown(test_root_served_first, setup_turns, teardown),
+                cmocka_unit_test_setup_teardown(test_users_take_turns, setup_turns, teardown),
+                cmocka_unit_test_setup_teardown(test_share_spent, setup_share_spent, teardown),
                 cmocka_unit_test_setup_teardown(test_reply_too_large, setup_small_limit, teardown),
         };
 
