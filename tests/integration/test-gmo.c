@@ -431,7 +431,9 @@ static void call_all_at_once(Harness *h, sd_bus **buses, Answer *answers, unsign
         }
         usleep(200000); /* passed on by dbus-daemon */
         harness_resume(h);
-        for (uint64_t deadline = now_usec() + 120 * 1000000ULL; next_rank < n;) {
+        /* next_rank moves in the callbacks sd_bus_process() calls. */
+        uint64_t deadline = now_usec() + 120 * 1000000ULL;
+        while (next_rank < n) {
                 if (now_usec() > deadline)
                         fail_msg("%u of %u GetManagedObjects calls answered in 120 s", next_rank, n);
                 for (unsigned i = 0; i < n; i++)
@@ -550,7 +552,8 @@ static void test_share_spent(void **state) {
                         assert_int_equal(next_rank, 0);
                 }
 
-                for (uint64_t deadline = now_usec() + 60 * 1000000ULL; next_rank < 2 && now_usec() < deadline;)
+                uint64_t deadline = now_usec() + 60 * 1000000ULL;
+                while (next_rank < 2 && now_usec() < deadline)
                         for (unsigned i = 0; i < 2; i++) {
                                 while (sd_bus_process(buses[i], NULL) > 0)
                                         ;
