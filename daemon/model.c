@@ -257,6 +257,10 @@ static int port_load(int ports_fd, const char *dirname, Port *p) {
 static const char *const port_link_files[] = {
         "state", "phys_state", "rate", "lid", "sm_lid", "lid_mask_count", "sm_sl",
 };
+/* The files after these are InfiniBand addressing, which the kernel reports
+ * as 0 for good on an Ethernet link layer (RoCE, iWARP): the scan's values
+ * stand, and a re-read of such a port opens 3 files instead of 7. */
+#define PORT_LINK_FILES_ANY_LINK_LAYER 3
 
 /* Stores a freshly read raw value in an attribute map; 1 if it differed.
  * Allocates only when the contents changed. */
@@ -290,6 +294,7 @@ int port_refresh_link(Port *p, uint32_t *ret_changed) {
         char path[4096], buf[SYSFS_ATTR_MAX + 1];
         bool any = false;
         uint32_t changed;
+        size_t n_files;
         int r;
 
         assert(p);
@@ -297,7 +302,8 @@ int port_refresh_link(Port *p, uint32_t *ret_changed) {
         assert(ret_changed);
 
         *ret_changed = 0;
-        for (size_t i = 0; i < ELEMENTSOF(port_link_files); i++) {
+        n_files = streq_ptr(p->link_layer, "Ethernet") ? PORT_LINK_FILES_ANY_LINK_LAYER : ELEMENTSOF(port_link_files);
+        for (size_t i = 0; i < n_files; i++) {
                 size_t len = 0;
 
                 snprintf(path, sizeof(path), "%s/ports/%u/%s", p->device->sysfs_path, p->number,
