@@ -605,13 +605,14 @@ static void bench_idle(unsigned n, unsigned seconds) {
               proc_status_value(h->daemon_pid, "nonvoluntary_ctxt_switches:");
         sleep(seconds);
         cpu1 = proc_cpu_ns(h->daemon_pid);
+        /* The window's, not the GetManagedObjects call's below. */
+        sw1 = proc_status_value(h->daemon_pid, "voluntary_ctxt_switches:") +
+              proc_status_value(h->daemon_pid, "nonvoluntary_ctxt_switches:");
         rss_idle = proc_status_value(h->daemon_pid, "VmRSS:");
         (void) call_usec(h, "org.rdmad1", "/org/rdmad1", "org.freedesktop.DBus.ObjectManager", "GetManagedObjects",
                          NULL);
         /* The daemon returns freed pages at most every 5 s, after some work. */
         harness_settle(h, n > 0 ? 6500 : 200);
-        sw1 = proc_status_value(h->daemon_pid, "voluntary_ctxt_switches:") +
-              proc_status_value(h->daemon_pid, "nonvoluntary_ctxt_switches:");
         printf("| %u | %u (%u IB) | %.3f %% | %.1f | %lu | %.1f MiB | %.1f MiB | %s |\n", n, 2 * n, 2 * (n / 2),
                (double) (cpu1 - cpu0) / (seconds * 1e9) * 100, (double) (sw1 - sw0) / seconds, sw1 - sw0,
                rss_idle / 1024.0, proc_status_value(h->daemon_pid, "VmRSS:") / 1024.0,
