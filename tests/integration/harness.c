@@ -568,10 +568,19 @@ void harness_restart_daemon(Harness *h, const char *const *args) {
         start_daemon(h, args);
 }
 
+/* A test that failed between harness_pause() and harness_resume() left
+ * the daemon stopped: SIGTERM would wait for a SIGCONT that never comes. */
+static void daemon_continue(Harness *h) {
+        if (h->daemon_paused && h->daemon_pid > 0)
+                (void) kill(h->daemon_pid, SIGCONT);
+        h->daemon_paused = false;
+}
+
 void harness_stop_daemon(Harness *h) {
         int status;
 
         assert_true(h->daemon_pid > 0);
+        daemon_continue(h);
         status = stop_process(h->daemon_pid, 30000);
         if (status != 0)
                 fail_msg("rdmad did not exit cleanly: wait status 0x%x", status);
@@ -999,6 +1008,7 @@ int harness_stop(Harness *h) {
         if (!h)
                 return 0;
         h->bus = sd_bus_flush_close_unref(h->bus);
+        daemon_continue(h);
         status = stop_process(h->daemon_pid, 30000);
         harness_stop_polkit(h);
         stop_process(h->bus_pid, 5000);
