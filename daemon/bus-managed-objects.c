@@ -278,15 +278,10 @@ static ManagedObjectsCaller *caller_free(ManagedObjectsCaller *c) {
         return NULL;
 }
 
-static ManagedObjectsCaller *caller_find(ManagedObjectsQueue *q, const char *sender, ManagedObjectsCaller **ret_prev) {
-        ManagedObjectsCaller *prev = NULL;
-
-        for (ManagedObjectsCaller *c = q->callers; c; prev = c, c = c->next)
-                if (streq(c->sender, sender)) {
-                        if (ret_prev)
-                                *ret_prev = prev;
+static ManagedObjectsCaller *caller_find(ManagedObjectsQueue *q, const char *sender) {
+        for (ManagedObjectsCaller *c = q->callers; c; c = c->next)
+                if (streq(c->sender, sender))
                         return c;
-                }
         return NULL;
 }
 
@@ -299,7 +294,13 @@ static void caller_append(ManagedObjectsQueue *q, ManagedObjectsCaller *c) {
         q->callers_tail = c;
 }
 
-static void caller_unlink(ManagedObjectsQueue *q, ManagedObjectsCaller *c, ManagedObjectsCaller *prev) {
+/* The list is at most MANAGED_OBJECTS_CALLERS_MAX long: the walk to the
+ * one before is cheap beside a build. */
+static void caller_unlink(ManagedObjectsQueue *q, ManagedObjectsCaller *c) {
+        ManagedObjectsCaller *prev = NULL;
+
+        for (ManagedObjectsCaller *i = q->callers; i && i != c; i = i->next)
+                prev = i;
         if (prev)
                 prev->next = c->next;
         else
@@ -382,6 +383,11 @@ static void turn_forget_idle(ManagedObjectsQueue *q) {
         }
 }
 
+static bool writes_pending(ManagedObjectsQueue *q) {
+        uint64_t n;
+        return sd_bus_get_n_queued_write(q->bus, &n) >= 0 && n > 0;
+}
+
 static void share_timer_at(ManagedObjectsQueue *q, uint64_t usec) {
         (void) sd_event_source_set_time(q->share_event, usec);
         (void) sd_event_source_set_enabled(q->share_event, SD_EVENT_ONESHOT);
@@ -421,8 +427,6 @@ static ManagedObjectsCaller *pick_next(ManagedObjectsQueue *q) {
 /* Has the unprivileged reply in flight left the daemon, sd-bus's queue and
  * the socket's? Then its time on the connection is known, and so is when
  * the next unprivileged one may go. */
-static bool writes_pending(ManagedObjectsQueue *q);
-
 static bool drain_check(ManagedObjectsQueue *q) {
         int unsent = 0;
         uint64_t now, busy;
@@ -445,11 +449,7 @@ static bool drain_check(ManagedObjectsQueue *q) {
 /* ---------- answering ---------- */
 
 static void caller_unlink_and_free(ManagedObjectsQueue *q, ManagedObjectsCaller *c) {
-        ManagedObjectsCaller *prev = NULL;
-
-        for (ManagedObjectsCaller *i = q->callers; i && i != c; i = i->next)
-                prev = i;
-        caller_unlink(q, c, prev);
+        caller_unlink(q, c);
         caller_free(c);
         q->n_callers--;
         turn_forget_idle(q);
@@ -495,11 +495,7 @@ static void finish_call(ManagedObjectsQueue *q, int r, const sd_bus_error *error
         q->serving = NULL;
 
         if (c->n_calls > 0) {
-                ManagedObjectsCaller *prev = NULL;
-
-                for (ManagedObjectsCaller *i = q->callers; i && i != c; i = i->next)
-                        prev = i;
-                caller_unlink(q, c, prev);
+                caller_unlink(q, c);
                 caller_append(q, c);
         } else
                 caller_unlink_and_free(q, c);
@@ -532,11 +528,6 @@ static void expire_calls(ManagedObjectsQueue *q) {
                 if (c->n_calls == 0 && c != q->serving)
                         caller_unlink_and_free(q, c);
         }
-}
-
-static bool writes_pending(ManagedObjectsQueue *q) {
-        uint64_t n;
-        return sd_bus_get_n_queued_write(q->bus, &n) >= 0 && n > 0;
 }
 
 /* After every other dispatch while a reply waits or an unprivileged one
@@ -793,7 +784,7 @@ static int on_message(sd_bus_message *m, void *userdata, sd_bus_error *ret_error
         if (!sd_bus_message_get_expect_reply(m))
                 return 1; /* nobody waits for it */
 
-        c = caller_find(q, sender, NULL);
+        c = caller_find(q, sender);
         if (!c) {
                 if (q->n_callers >= MANAGED_OBJECTS_CALLERS_MAX)
                         return sd_bus_reply_method_errorf(m, RDMAD_ERROR_BUSY,
@@ -821,7 +812,7 @@ void bus_managed_objects_drop_sender(ManagedObjectsQueue *q, const char *name) {
         assert(q);
         assert(name);
 
-        c = caller_find(q, name, NULL);
+        c = caller_find(q, name);
         if (c)
                 drop_caller(q, c, "left the bus");
 }

@@ -416,32 +416,44 @@ static void rank_answers(Answer *answers, unsigned n) {
         }
 }
 
-/* GetManagedObjects on each of `buses`, sent in that order while the daemon
- * is stopped, so that they arrive together; returns when all are answered. */
-static void call_all_at_once(Harness *h, sd_bus **buses, Answer *answers, unsigned n) {
-        unsigned next_rank = 0;
-
-        harness_pause(h);
+/* GetManagedObjects on each of `buses`, in that order; *n_answered counts the answers. */
+static void send_all(sd_bus **buses, Answer *answers, unsigned n, unsigned *n_answered) {
         for (unsigned i = 0; i < n; i++) {
-                answers[i] = (Answer) { .n_answered = &next_rank };
+                answers[i] = (Answer) { .n_answered = n_answered };
                 assert_true(sd_bus_call_method_async(buses[i], NULL, "org.rdmad1", "/org/rdmad1",
                                                      "org.freedesktop.DBus.ObjectManager", "GetManagedObjects",
                                                      on_ranked_answer, &answers[i], "") >= 0);
                 assert_true(sd_bus_flush(buses[i]) >= 0);
         }
-        usleep(200000); /* passed on by dbus-daemon */
-        harness_resume(h);
-        /* next_rank moves in the callbacks sd_bus_process() calls. */
+}
+
+/* Reads what has arrived on each bus (the callbacks move *n_answered);
+ * with `wait`, until all n are answered or 120 s have passed. */
+static void read_answers(sd_bus **buses, unsigned n, const unsigned *n_answered, bool wait) {
         uint64_t deadline = now_usec() + 120 * 1000000ULL;
-        while (next_rank < n) {
-                if (now_usec() > deadline)
-                        fail_msg("%u of %u GetManagedObjects calls answered in 120 s", next_rank, n);
+
+        for (;;) {
                 for (unsigned i = 0; i < n; i++)
                         while (sd_bus_process(buses[i], NULL) > 0)
                                 ;
-                if (next_rank < n)
-                        (void) sd_bus_wait(buses[0], 10000);
+                if (!wait || *n_answered >= n)
+                        return;
+                if (now_usec() > deadline)
+                        fail_msg("%u of %u GetManagedObjects calls answered in 120 s", *n_answered, n);
+                (void) sd_bus_wait(buses[*n_answered % n], 10000);
         }
+}
+
+/* All sent while the daemon is stopped, so that they arrive together;
+ * returns when all are answered, ranked. */
+static void call_all_at_once(Harness *h, sd_bus **buses, Answer *answers, unsigned n) {
+        unsigned n_answered = 0;
+
+        harness_pause(h);
+        send_all(buses, answers, n, &n_answered);
+        usleep(200000); /* passed on by dbus-daemon */
+        harness_resume(h);
+        read_answers(buses, n, &n_answered, true);
         rank_answers(answers, n);
 }
 
@@ -531,34 +543,18 @@ static void test_share_spent(void **state) {
         buses[0] = nobody;
         buses[1] = other;
         {
-                unsigned next_rank = 0;
+                unsigned n_answered = 0;
                 char *mine;
 
-                for (unsigned i = 0; i < 2; i++) {
-                        answers[i] = (Answer) { .n_answered = &next_rank };
-                        assert_true(sd_bus_call_method_async(buses[i], NULL, "org.rdmad1", "/org/rdmad1",
-                                                             "org.freedesktop.DBus.ObjectManager",
-                                                             "GetManagedObjects", on_ranked_answer, &answers[i],
-                                                             "") >= 0);
-                }
+                send_all(buses, answers, 2, &n_answered);
                 mine = gmo_dump(h->bus, NULL); /* root, while they wait */
                 assert_non_null(mine);
                 assert_string_equal(mine, reference);
                 free(mine);
                 /* Root's came first: theirs have not arrived yet. */
-                for (unsigned i = 0; i < 2; i++) {
-                        while (sd_bus_process(buses[i], NULL) > 0)
-                                ;
-                        assert_int_equal(next_rank, 0);
-                }
-
-                uint64_t deadline = now_usec() + 60 * 1000000ULL;
-                while (next_rank < 2 && now_usec() < deadline)
-                        for (unsigned i = 0; i < 2; i++) {
-                                while (sd_bus_process(buses[i], NULL) > 0)
-                                        ;
-                                (void) sd_bus_wait(buses[i], 10000);
-                        }
+                read_answers(buses, 2, &n_answered, false);
+                assert_int_equal(n_answered, 0);
+                read_answers(buses, 2, &n_answered, true);
         }
         for (unsigned i = 0; i < 2; i++)
                 assert_string_equal(answers[i].error, "org.rdmad1.Error.Busy");
