@@ -22,8 +22,20 @@ int bus_append_attr_list(sd_bus_message *m, const AttrList *l) {
         r = sd_bus_message_open_container(m, 'a', "{ss}");
         if (r < 0)
                 return r;
+        /* The basic calls, not sd_bus_message_append(): the attribute maps
+         * are most of a GetManagedObjects reply, and parsing "{ss}" for
+         * each entry cost a tenth of its build. */
         for (size_t i = 0; i < l->n; i++) {
-                r = sd_bus_message_append(m, "{ss}", l->items[i].name, l->items[i].value);
+                r = sd_bus_message_open_container(m, 'e', "ss");
+                if (r < 0)
+                        return r;
+                r = sd_bus_message_append_basic(m, 's', l->items[i].name);
+                if (r < 0)
+                        return r;
+                r = sd_bus_message_append_basic(m, 's', l->items[i].value);
+                if (r < 0)
+                        return r;
+                r = sd_bus_message_close_container(m);
                 if (r < 0)
                         return r;
         }

@@ -95,8 +95,10 @@ int manager_load(Manager *m) {
         r = enumerate_devices(m->udev, &m->devices, &m->n_devices);
         if (r < 0)
                 return r;
-        for (size_t i = 0; i < m->n_devices; i++)
+        for (size_t i = 0; i < m->n_devices; i++) {
                 m->devices[i]->manager = m;
+                m->n_virtual_functions += !!*m->devices[i]->physfn_path;
+        }
         log_info("Found %zu RDMA device%s.", m->n_devices, m->n_devices == 1 ? "" : "s");
         /* The enumeration's temporaries are gone: give their pages back. */
         (void) malloc_trim(0);
@@ -149,7 +151,8 @@ Device *manager_next_virtual_function(Manager *m, const Device *pf, size_t *i) {
         assert(pf);
         assert(i);
 
-        if (!*pf->device_path)
+        /* A VF has no VFs of its own. */
+        if (!*pf->device_path || *pf->physfn_path || m->n_virtual_functions == 0)
                 return NULL;
         for (; *i < m->n_devices; (*i)++)
                 if (streq(m->devices[*i]->physfn_path, pf->device_path))
@@ -266,6 +269,7 @@ static int manager_insert_device(Manager *m, Device *d) {
         memmove(m->devices + i + 1, m->devices + i, (m->n_devices - i) * sizeof(Device *));
         m->devices[i] = d;
         m->n_devices++;
+        m->n_virtual_functions += !!*d->physfn_path;
         d->manager = m;
 
         log_info("%s: added (%zu port%s, %s).", d->name, d->n_ports, d->n_ports == 1 ? "" : "s", d->transport);
@@ -284,6 +288,7 @@ static void manager_remove_device_at(Manager *m, size_t i) {
         bus_objects_send_device_removed(m, d);
         memmove(m->devices + i, m->devices + i + 1, (m->n_devices - i - 1) * sizeof(Device *));
         m->n_devices--;
+        m->n_virtual_functions -= !!*d->physfn_path;
         manager_mark_related(m, d);
         device_free(d);
         m->devices_changed = true;

@@ -24,6 +24,11 @@ struct Manager {
 
         Device **devices; /* sorted by name */
         size_t n_devices;
+        /* Devices with a physfn (VFs). None: no PF has VFs to look for,
+         * which spares every VirtualFunctions a walk of all devices. A
+         * device keeps its physfn while it is in the array: a change of
+         * it is a removal and an insertion. */
+        size_t n_virtual_functions;
 
         uint32_t poll_interval_ms;
         sd_event_source *poll_event;
