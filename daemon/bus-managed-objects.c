@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <linux/sockios.h>
+#include <malloc.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
@@ -481,10 +482,13 @@ static void finish_call(ManagedObjectsQueue *q, int r, const sd_bus_error *error
         if (r < 0)
                 log_debug_errno(r, "Failed to answer GetManagedObjects of %s: %m", c->sender);
 
+        if (sent_reply) {
+                q->trim_after_send = true;
+                (void) sd_event_source_set_enabled(q->flush_event, SD_EVENT_ON);
+        }
         if (sent_reply && !caller_privileged(c)) {
                 q->draining = true;
                 q->drain_started_usec = now_monotonic_usec();
-                (void) sd_event_source_set_enabled(q->flush_event, SD_EVENT_ON);
         }
         if (!caller_privileged(c))
                 turn_taken(q, c->uid);
@@ -539,6 +543,13 @@ static int on_flush(sd_event_source *s, void *userdata) {
         if (writes_pending(q))
                 return 0;
         (void) sd_event_source_set_enabled(s, SD_EVENT_OFF);
+        /* sd-bus freed the reply once it was written. Grown in place at the
+         * heap's top, its pages stay resident behind what was allocated
+         * after it until trimmed: megabytes on a big host. */
+        if (q->trim_after_send) {
+                q->trim_after_send = false;
+                (void) malloc_trim(0);
+        }
         if (q->draining && !drain_check(q))
                 share_timer_at(q, now_monotonic_usec() + 1000);
         if (q->callers)

@@ -87,6 +87,7 @@ typedef struct ManagedObjectsQueue {
         sd_bus_slot *filter_slot;
         sd_event_source *build_event;
         sd_event_source *flush_event; /* a built reply waits for the previous one to leave */
+        bool trim_after_send;         /* a reply is leaving: its megabytes go back once it has */
         sd_event_source *starved_event;
         uint64_t last_slice_usec;
 
