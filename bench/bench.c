@@ -675,8 +675,9 @@ static void bench_host(unsigned n) {
                2 * (n - n / 2), 2 * n);
         printf("| measure | rdmad median | rdmad p99 | reference | ref. median | ref. p99 | target |\n");
         printf("| --- | --- | --- | --- | --- | --- | --- |\n");
-        snprintf(verdict, sizeof(verdict), "%.2f× scan; ≤ 3×: %s", start.median / scan.median,
-                 start.median <= 3 * scan.median ? "met" : "missed");
+        snprintf(verdict, sizeof(verdict), "%.2f× scan; ≤ 3×: %s; ≤ 1.40× (kept since issue 17): %s",
+                 start.median / scan.median, start.median <= 3 * scan.median ? "met" : "missed",
+                 start.median <= 1.40 * scan.median ? "met" : "missed");
         row("start → name + READY=1", start, "fresh sysfs scan", scan, verdict);
         gmo_rows(&gmo, scan, n);
         get_rows(&gets);
