@@ -4,7 +4,10 @@
  * (bench-floor.c, the floor of any D-Bus service). Prints Markdown tables of
  * medians and p99s. Not a test: it never fails on a time.
  *
- *   bench [--quick] [--idle-only | --get-only] [N...]     (default N: 64 512 2048)
+ *   bench [--quick] [--idle-only | --get-only | --gmo-only | --start-only] [N...]   (default N: 64 512 2048)
+ *
+ * --gmo-only and --start-only run one measure alone, for a profiler;
+ * --gmo-only with BENCH_BASELINE_BINARY=<another rdmad> times both in turns.
  *
  * Runs under umockdev's preload like the daemon (make bench does this). */
 #include <dirent.h>
@@ -570,6 +573,42 @@ static void bench_gmo_only(unsigned n) {
         printf("| --- | --- | --- | --- | --- | --- | --- |\n");
         gmo_rows(&f, scan, n);
         fflush(stdout);
+
+        /* BENCH_BASELINE_BINARY=another rdmad: both on the same host, in
+         * turns, so that the load of the moment weighs on both. */
+        const char *baseline = getenv("BENCH_BASELINE_BINARY"), *binary = getenv("RDMAD_BINARY");
+        if (baseline && binary) {
+                char *self = strdup(binary), dir[] = "/tmp/rdmad-bench-XXXXXX", link[64];
+
+                assert_non_null(self);
+                /* The harness copies a daemon for its user once per name:
+                 * the baseline needs a name of its own. */
+                assert_non_null(mkdtemp(dir));
+                snprintf(link, sizeof(link), "%s/rdmad-baseline", dir);
+                assert_int_equal(symlink(baseline, link), 0);
+                baseline = link;
+                printf("\n| turn | this rdmad: median | CPU per call | resident after | baseline: median | "
+                       "CPU per call | resident after | this / baseline |\n");
+                printf("| --- | --- | --- | --- | --- | --- | --- | --- |\n");
+                for (unsigned turn = 1; turn <= 3; turn++) {
+                        GmoFigures g[2];
+
+                        for (unsigned k = 0; k < 2; k++) {
+                                setenv("RDMAD_BINARY", k == 0 ? self : baseline, 1);
+                                harness_restart_daemon(h, args);
+                                g[k] = measure_gmo(h, quick ? 3 : 11);
+                        }
+                        printf("| %u | %.1f ms | %.1f ms | %.1f MiB | %.1f ms | %.1f ms | %.1f MiB | %.2f× |\n", turn,
+                               g[0].wall.median / 1000, g[0].cpu_daemon_ms, g[0].rss_kib / 1024.0,
+                               g[1].wall.median / 1000, g[1].cpu_daemon_ms, g[1].rss_kib / 1024.0,
+                               g[0].wall.median / g[1].wall.median);
+                        fflush(stdout);
+                }
+                setenv("RDMAD_BINARY", self, 1);
+                (void) unlink(link);
+                (void) rmdir(dir);
+                free(self);
+        }
         free(b);
         stop_daemon(h);
 }
@@ -675,9 +714,10 @@ static void bench_host(unsigned n) {
                2 * (n - n / 2), 2 * n);
         printf("| measure | rdmad median | rdmad p99 | reference | ref. median | ref. p99 | target |\n");
         printf("| --- | --- | --- | --- | --- | --- | --- |\n");
-        snprintf(verdict, sizeof(verdict), "%.2f× scan; ≤ 3×: %s; ≤ 1.40× (kept since issue 17): %s",
-                 start.median / scan.median, start.median <= 3 * scan.median ? "met" : "missed",
-                 start.median <= 1.40 * scan.median ? "met" : "missed");
+        snprintf(verdict, sizeof(verdict), "%.2f× scan; ≤ 3×: %s%s", start.median / scan.median,
+                 start.median <= 3 * scan.median ? "met" : "missed",
+                 n < 2048 ? "" : start.median <= 1.40 * scan.median ? "; ≤ 1.40× (issue 17): met"
+                                                                     : "; ≤ 1.40× (issue 17): missed");
         row("start → name + READY=1", start, "fresh sysfs scan", scan, verdict);
         gmo_rows(&gmo, scan, n);
         get_rows(&gets);
