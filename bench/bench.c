@@ -4,10 +4,12 @@
  * (bench-floor.c, the floor of any D-Bus service). Prints Markdown tables of
  * medians and p99s. Not a test: it never fails on a time.
  *
- *   bench [--quick] [--idle-only | --get-only | --gmo-only | --start-only] [N...]   (default N: 64 512 2048)
+ *   bench [--quick] [--idle-only | --get-only | --gmo-only | --start-only | --counters-only] [N...]
+ *                                                            (default N: 64 512 2048)
  *
- * --gmo-only and --start-only run one measure alone, for a profiler;
- * --gmo-only with BENCH_BASELINE_BINARY=<another rdmad> times both in turns.
+ * --gmo-only, --start-only and --counters-only run one measure alone, for a
+ * profiler; with BENCH_BASELINE_BINARY=<another rdmad> they also time that
+ * one, in turns with this one on the same host.
  *
  * Runs under umockdev's preload like the daemon (make bench does this). */
 #include <dirent.h>
@@ -300,6 +302,30 @@ static void row_get_during_counters(Stats during, size_t n_during, const char *r
 }
 
 /* make bench BENCH_ARGS="--counters-only 2048": only the counters figures. */
+/* BENCH_BASELINE_BINARY: another rdmad to time beside this one, under a
+ * name of its own (the harness copies a daemon for its user once per name).
+ * NULL without it; else the link to give as RDMAD_BINARY, in dir. */
+static char *baseline_binary(char dir[static 24]) {
+        const char *baseline = getenv("BENCH_BASELINE_BINARY");
+        char *link = NULL;
+
+        if (!baseline)
+                return NULL;
+        strcpy(dir, "/tmp/rdmad-bench-XXXXXX");
+        assert_non_null(mkdtemp(dir));
+        assert_true(asprintf(&link, "%s/rdmad-baseline", dir) > 0);
+        assert_int_equal(symlink(baseline, link), 0);
+        return link;
+}
+
+static void baseline_binary_free(char *link, const char *dir) {
+        if (!link)
+                return;
+        (void) unlink(link);
+        (void) rmdir(dir);
+        free(link);
+}
+
 static void bench_counters(unsigned n) {
         char port_path[256];
         Stats all, during;
@@ -317,6 +343,24 @@ static void bench_counters(unsigned n) {
         row("GetAllCounters (every port, read now)", all, "", (Stats) {}, "");
         row_get_during_counters(during, n_during, "", (Stats) {});
         fflush(stdout);
+
+        /* Beside BENCH_BASELINE_BINARY's, in turns on the same host. */
+        char dir[24], *baseline = baseline_binary(dir), *self = strdup(getenv("RDMAD_BINARY") ?: "");
+        for (unsigned turn = 1; baseline && turn <= 3; turn++) {
+                Stats mine, theirs;
+
+                (void) bench_get_during_counters(h, port_path, 50, &mine, &during);
+                setenv("RDMAD_BINARY", baseline, 1);
+                harness_restart_daemon(h, NULL);
+                (void) bench_get_during_counters(h, port_path, 50, &theirs, &during);
+                setenv("RDMAD_BINARY", self, 1);
+                harness_restart_daemon(h, NULL);
+                printf("| turn %u: GetAllCounters, this rdmad | %.1f ms | | baseline | %.1f ms | | %.2f× |\n", turn,
+                       mine.median / 1000, theirs.median / 1000, mine.median / theirs.median);
+                fflush(stdout);
+        }
+        baseline_binary_free(baseline, dir);
+        free(self);
         stop_daemon(h);
 }
 static void bench_flood(Harness *h, unsigned n, unsigned seconds);
@@ -519,21 +563,27 @@ static void gmo_rows(const GmoFigures *f, Stats scan, unsigned n) {
         row("sd_bus_message_copy() of the reply", f->copy, "rdmad's CPU per call", cpu_daemon, verdict);
 }
 
-/* Only start-up and the scan beside it: for a profiler on rdmad. */
+/* Only start-up and the scan beside it, in turns: for a profiler on rdmad,
+ * and beside BENCH_BASELINE_BINARY's start-up when it is set. */
 static void bench_start_only(unsigned n) {
         size_t runs = quick ? 3 : 7;
-        uint64_t *a = calloc(runs, sizeof(uint64_t)), *b = calloc(runs, sizeof(uint64_t)), t0;
+        uint64_t *a = calloc(runs, sizeof(uint64_t)), *b = calloc(runs, sizeof(uint64_t)),
+                 *c = calloc(runs, sizeof(uint64_t)), t0;
+        char *self = strdup(getenv("RDMAD_BINARY") ?: ""), dir[24], *baseline = baseline_binary(dir), verdict[128];
         Harness *h = harness_start(NULL, NULL);
-        Stats start, scan;
+        Stats start, scan, base;
 
         write_host(umockdev_testbed_get_root_dir(h->testbed), n);
-        fprintf(stderr, "bench: start-up ×%zu\n", runs);
+        fprintf(stderr, "bench: start-up and scan ×%zu\n", runs);
         for (size_t i = 0; i < runs; i++) {
                 harness_restart_daemon(h, NULL);
                 a[i] = h->ready_usec - h->spawn_usec;
-        }
-        fprintf(stderr, "bench: scan ×%zu\n", runs);
-        for (size_t i = 0; i < runs; i++) {
+                if (baseline) {
+                        setenv("RDMAD_BINARY", baseline, 1);
+                        harness_restart_daemon(h, NULL);
+                        c[i] = h->ready_usec - h->spawn_usec;
+                        setenv("RDMAD_BINARY", self, 1);
+                }
                 t0 = now_usec();
                 assert_true(fresh_scan() > 0 || n == 0);
                 b[i] = now_usec() - t0;
@@ -541,10 +591,21 @@ static void bench_start_only(unsigned n) {
         start = stats(a, runs);
         scan = stats(b, runs);
         printf("\n### Start-up only, N = %u\n\n", n);
-        row("start → READY", start, "fresh sysfs scan", scan, "");
+        printf("| measure | rdmad median | rdmad p99 | reference | ref. median | ref. p99 | target |\n");
+        printf("| --- | --- | --- | --- | --- | --- | --- |\n");
+        snprintf(verdict, sizeof(verdict), "%.2f× scan", start.median / scan.median);
+        row("start → READY", start, "fresh sysfs scan", scan, verdict);
+        if (baseline) {
+                base = stats(c, runs);
+                snprintf(verdict, sizeof(verdict), "%.2f× scan", base.median / scan.median);
+                row("start → READY, baseline", base, "fresh sysfs scan", scan, verdict);
+        }
         fflush(stdout);
+        baseline_binary_free(baseline, dir);
+        free(self);
         free(a);
         free(b);
+        free(c);
         stop_daemon(h);
 }
 
@@ -576,17 +637,11 @@ static void bench_gmo_only(unsigned n) {
 
         /* BENCH_BASELINE_BINARY=another rdmad: both on the same host, in
          * turns, so that the load of the moment weighs on both. */
-        const char *baseline = getenv("BENCH_BASELINE_BINARY"), *binary = getenv("RDMAD_BINARY");
-        if (baseline && binary) {
-                char *self = strdup(binary), dir[] = "/tmp/rdmad-bench-XXXXXX", link[64];
+        char dir[24], *baseline = baseline_binary(dir);
+        if (baseline && getenv("RDMAD_BINARY")) {
+                char *self = strdup(getenv("RDMAD_BINARY"));
 
                 assert_non_null(self);
-                /* The harness copies a daemon for its user once per name:
-                 * the baseline needs a name of its own. */
-                assert_non_null(mkdtemp(dir));
-                snprintf(link, sizeof(link), "%s/rdmad-baseline", dir);
-                assert_int_equal(symlink(baseline, link), 0);
-                baseline = link;
                 printf("\n| turn | this rdmad: median | CPU per call | resident after | baseline: median | "
                        "CPU per call | resident after | this / baseline |\n");
                 printf("| --- | --- | --- | --- | --- | --- | --- | --- |\n");
@@ -605,10 +660,9 @@ static void bench_gmo_only(unsigned n) {
                         fflush(stdout);
                 }
                 setenv("RDMAD_BINARY", self, 1);
-                (void) unlink(link);
-                (void) rmdir(dir);
                 free(self);
         }
+        baseline_binary_free(baseline, dir);
         free(b);
         stop_daemon(h);
 }

@@ -156,10 +156,8 @@ int counters_read_source_at(int parent_fd, CounterSource source, CounterList *l)
                 uint64_t value;
                 size_t len;
 
-                if (!sysfs_dirent_is_readable_file(fd, de))
-                        continue;
                 /* A counter is at most 20 digits; a longer text is no counter and is cut, then refused. */
-                r = sysfs_read_buf_at(fd, de->d_name, buf, sizeof(buf), &len);
+                r = sysfs_read_entry_at(fd, de, buf, sizeof(buf), &len);
                 if (errno_is_resource(r))
                         return r;
                 if (r < 0 || strlen(buf) != len) /* EINVAL, EOPNOTSUPP, EACCES, ENOENT; a NUL inside */

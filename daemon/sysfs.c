@@ -154,14 +154,10 @@ size_t sysfs_trim_trailing_space(const char *buf, size_t len) {
         return len;
 }
 
-int sysfs_read_buf_at(int dirfd, const char *path, char *buf, size_t size, size_t *ret_len) {
-        _cleanup_close_ int fd = -EBADF;
+/* An attribute's text from its open descriptor: NUL-terminated, trailing whitespace removed. */
+static int read_attribute_fd(int fd, char *buf, size_t size, size_t *ret_len) {
         size_t len;
         int r;
-
-        fd = openat(dirfd, path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
-        if (fd < 0)
-                return negative_errno();
 
         r = read_fd_bounded(fd, buf, size - 1, &len);
         if (r < 0)
@@ -171,6 +167,42 @@ int sysfs_read_buf_at(int dirfd, const char *path, char *buf, size_t size, size_
         buf[len] = '\0';
         *ret_len = len;
         return 0;
+}
+
+int sysfs_read_buf_at(int dirfd, const char *path, char *buf, size_t size, size_t *ret_len) {
+        _cleanup_close_ int fd = -EBADF;
+
+        fd = openat(dirfd, path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+        if (fd < 0)
+                return negative_errno();
+        return read_attribute_fd(fd, buf, size, ret_len);
+}
+
+/* The checks are made on the open descriptor: fstat() walks no path, where
+ * an fstatat() by name before the open walked it twice for every attribute
+ * of every scan. Opening is harmless: only a read makes sysfs render. */
+int sysfs_read_entry_at(int dirfd, const struct dirent *de, char *buf, size_t size, size_t *ret_len) {
+        _cleanup_close_ int fd = -EBADF;
+        struct stat st;
+
+        if (de->d_name[0] == '.')
+                return -ENOENT;
+        if (de->d_type != DT_REG && de->d_type != DT_UNKNOWN)
+                return -EISDIR;
+        /* Not through a link; a FIFO would not block the loop. */
+        fd = openat(dirfd, de->d_name, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK | O_NOFOLLOW);
+        if (fd < 0)
+                return negative_errno();
+        if (fstat(fd, &st) < 0)
+                return negative_errno();
+        if (!S_ISREG(st.st_mode))
+                return -EISDIR;
+        /* Only what every user may read: the bus is open to everyone, and
+         * root-only attributes are root's (write-only ones the kernel would
+         * refuse to read anyway). */
+        if (!(st.st_mode & S_IROTH))
+                return -EACCES;
+        return read_attribute_fd(fd, buf, size, ret_len);
 }
 
 int sysfs_read_at(int dirfd, const char *path, char **ret) {
@@ -226,21 +258,6 @@ int sysfs_opendir_at(int parent_fd, const char *path, DIR **ret) {
         return 0;
 }
 
-bool sysfs_dirent_is_readable_file(int dirfd, const struct dirent *de) {
-        struct stat st;
-
-        if (de->d_name[0] == '.')
-                return false;
-        if (de->d_type != DT_REG && de->d_type != DT_UNKNOWN)
-                return false;
-        if (fstatat(dirfd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISREG(st.st_mode))
-                return false;
-        /* Only what every user may read: the bus is open to everyone, and
-         * root-only attributes are root's (write-only ones the kernel would
-         * refuse to read anyway). */
-        return st.st_mode & S_IROTH;
-}
-
 int sysfs_read_attributes_at(int parent_fd, const char *subdir, AttrList *ret) {
         _cleanup_closedir_ DIR *d = NULL;
         AttrList l = {};
@@ -255,10 +272,10 @@ int sysfs_read_attributes_at(int parent_fd, const char *subdir, AttrList *ret) {
 
         while ((de = readdir(d))) {
                 _cleanup_free_ char *name = NULL, *value = NULL;
+                char buf[SYSFS_ATTR_MAX + 1];
+                size_t len;
 
-                if (!sysfs_dirent_is_readable_file(fd, de))
-                        continue;
-                r = sysfs_read_at(fd, de->d_name, &value);
+                r = sysfs_read_entry_at(fd, de, buf, sizeof(buf), &len);
                 if (errno_is_resource(r)) {
                         attr_list_clear(&l);
                         return r;
@@ -266,8 +283,9 @@ int sysfs_read_attributes_at(int parent_fd, const char *subdir, AttrList *ret) {
                 if (r < 0)
                         continue;
 
+                value = utf8_sanitize(buf, len);
                 name = utf8_sanitize(de->d_name, strlen(de->d_name));
-                if (!name || ARRAY_RESERVE(l.items, allocated, l.n + 1) < 0 ||
+                if (!value || !name || ARRAY_RESERVE(l.items, allocated, l.n + 1) < 0 ||
                     attr_make(name, value, strlen(value), &l.items[l.n]) < 0) {
                         attr_list_clear(&l);
                         return -ENOMEM;

@@ -52,9 +52,11 @@ int sysfs_readlink_basename_at(int dirfd, const char *path, char **ret);
 /* dirfd/path as a directory stream (its descriptor: dirfd(*ret)). -errno on failure. */
 int sysfs_opendir_at(int dirfd, const char *path, DIR **ret);
 
-/* A directory entry of dirfd that is a regular file someone may read (not
- * ".", a directory, a link or a write-only attribute). */
-bool sysfs_dirent_is_readable_file(int dirfd, const struct dirent *de);
+/* The directory entry de of dirfd read into buf as sysfs_read_buf_at()
+ * does, if it is a regular file every user may read: not ".", a directory,
+ * a link, a write-only or a root-only attribute (-ENOENT, -EISDIR, -ELOOP,
+ * -EACCES for those; -errno for a failed open or read). */
+int sysfs_read_entry_at(int dirfd, const struct dirent *de, char *buf, size_t size, size_t *ret_len);
 
 /* Every readable regular file directly in dirfd/subdir (subdir may be "."). */
 int sysfs_read_attributes_at(int dirfd, const char *subdir, AttrList *ret);
