@@ -177,6 +177,14 @@ static size_t fresh_scan(void) {
         return total;
 }
 
+/* One fresh scan of the host, timed. */
+static uint64_t timed_scan_usec(unsigned n) {
+        uint64_t t0 = now_usec();
+
+        assert_true(fresh_scan() > 0 || n == 0);
+        return now_usec() - t0;
+}
+
 /* ---------- statistics: bench-util.c ---------- */
 
 static void row(const char *what, Stats a, const char *ref, Stats b, const char *verdict) {
@@ -301,31 +309,47 @@ static void row_get_during_counters(Stats during, size_t n_during, const char *r
         row("Get Port.State during GetAllCounters", during, ref, ref_stats, verdict);
 }
 
-/* make bench BENCH_ARGS="--counters-only 2048": only the counters figures. */
-/* BENCH_BASELINE_BINARY: another rdmad to time beside this one, under a
- * name of its own (the harness copies a daemon for its user once per name).
- * NULL without it; else the link to give as RDMAD_BINARY, in dir. */
-static char *baseline_binary(char dir[static 24]) {
-        const char *baseline = getenv("BENCH_BASELINE_BINARY");
-        char *link = NULL;
+/* BENCH_BASELINE_BINARY: another rdmad, timed in turns with this one
+ * (RDMAD_BINARY) on the same host, so that the load of the moment weighs
+ * on both. It runs under a name of its own: the harness copies a daemon
+ * for its user once per name. */
+typedef struct Baseline {
+        char dir[24];
+        char *link; /* NULL: no baseline */
+        char *self;
+} Baseline;
 
-        if (!baseline)
-                return NULL;
-        strcpy(dir, "/tmp/rdmad-bench-XXXXXX");
-        assert_non_null(mkdtemp(dir));
-        assert_true(asprintf(&link, "%s/rdmad-baseline", dir) > 0);
-        assert_int_equal(symlink(baseline, link), 0);
-        return link;
-}
+static void baseline_init(Baseline *b) {
+        const char *baseline = getenv("BENCH_BASELINE_BINARY"), *self = getenv("RDMAD_BINARY");
 
-static void baseline_binary_free(char *link, const char *dir) {
-        if (!link)
+        *b = (Baseline) {};
+        if (!baseline || !self)
                 return;
-        (void) unlink(link);
-        (void) rmdir(dir);
-        free(link);
+        strcpy(b->dir, "/tmp/rdmad-bench-XXXXXX");
+        assert_non_null(mkdtemp(b->dir));
+        assert_true(asprintf(&b->link, "%s/rdmad-baseline", b->dir) > 0);
+        assert_int_equal(symlink(baseline, b->link), 0);
+        b->self = strdup(self);
+        assert_non_null(b->self);
 }
 
+/* Restarts the daemon as the baseline (or as this rdmad again). */
+static void baseline_restart(Harness *h, const Baseline *b, bool baseline, const char *const *args) {
+        setenv("RDMAD_BINARY", baseline ? b->link : b->self, 1);
+        harness_restart_daemon(h, args);
+        setenv("RDMAD_BINARY", b->self, 1);
+}
+
+static void baseline_done(Baseline *b) {
+        if (!b->link)
+                return;
+        (void) unlink(b->link);
+        (void) rmdir(b->dir);
+        free(b->link);
+        free(b->self);
+}
+
+/* make bench BENCH_ARGS="--counters-only 2048": only the counters figures. */
 static void bench_counters(unsigned n) {
         char port_path[256];
         Stats all, during;
@@ -344,23 +368,20 @@ static void bench_counters(unsigned n) {
         row_get_during_counters(during, n_during, "", (Stats) {});
         fflush(stdout);
 
-        /* Beside BENCH_BASELINE_BINARY's, in turns on the same host. */
-        char dir[24], *baseline = baseline_binary(dir), *self = strdup(getenv("RDMAD_BINARY") ?: "");
-        for (unsigned turn = 1; baseline && turn <= 3; turn++) {
+        Baseline base;
+        baseline_init(&base);
+        for (unsigned turn = 1; base.link && turn <= 3; turn++) {
                 Stats mine, theirs;
 
+                baseline_restart(h, &base, false, NULL);
                 (void) bench_get_during_counters(h, port_path, 50, &mine, &during);
-                setenv("RDMAD_BINARY", baseline, 1);
-                harness_restart_daemon(h, NULL);
+                baseline_restart(h, &base, true, NULL);
                 (void) bench_get_during_counters(h, port_path, 50, &theirs, &during);
-                setenv("RDMAD_BINARY", self, 1);
-                harness_restart_daemon(h, NULL);
                 printf("| turn %u: GetAllCounters, this rdmad | %.1f ms | | baseline | %.1f ms | | %.2f× |\n", turn,
                        mine.median / 1000, theirs.median / 1000, mine.median / theirs.median);
                 fflush(stdout);
         }
-        baseline_binary_free(baseline, dir);
-        free(self);
+        baseline_done(&base);
         stop_daemon(h);
 }
 static void bench_flood(Harness *h, unsigned n, unsigned seconds);
@@ -524,20 +545,20 @@ static GmoFigures measure_gmo(Harness *h, size_t runs) {
         f.cpu_bus_ms = (double) (proc_cpu_ns(h->bus_pid) - cpu_bus) / 1e6 / (double) runs;
         f.rss_kib = proc_status_value(h->daemon_pid, "VmRSS:");
         f.wall = stats(a, runs);
-        f.size = gmo_reply_size(h, NULL);
 
         assert_true(sd_bus_call_method(h->bus, "org.rdmad1", "/org/rdmad1", "org.freedesktop.DBus.ObjectManager",
                                        "GetManagedObjects", NULL, &reply, "") >= 0);
+        f.size = message_body_size(reply);
         for (size_t i = 0; i < runs_copy; i++) {
                 sd_bus_message *m = NULL;
                 uint64_t t0 = now_usec();
 
                 assert_true(sd_bus_message_new_method_call(h->bus, &m, "org.rdmad1", "/org/rdmad1", "org.rdmad1.Bench",
                                                            "Copy") >= 0);
+                assert_true(sd_bus_message_rewind(reply, true) >= 0);
                 assert_true(sd_bus_message_copy(m, reply, true) >= 0);
                 a[i] = now_usec() - t0;
                 sd_bus_message_unref(m);
-                assert_true(sd_bus_message_rewind(reply, true) >= 0);
         }
         f.copy = stats(a, runs_copy);
         sd_bus_message_unref(reply);
@@ -568,25 +589,23 @@ static void gmo_rows(const GmoFigures *f, Stats scan, unsigned n) {
 static void bench_start_only(unsigned n) {
         size_t runs = quick ? 3 : 7;
         uint64_t *a = calloc(runs, sizeof(uint64_t)), *b = calloc(runs, sizeof(uint64_t)),
-                 *c = calloc(runs, sizeof(uint64_t)), t0;
-        char *self = strdup(getenv("RDMAD_BINARY") ?: ""), dir[24], *baseline = baseline_binary(dir), verdict[128];
+                 *c = calloc(runs, sizeof(uint64_t));
         Harness *h = harness_start(NULL, NULL);
-        Stats start, scan, base;
+        Stats start, scan;
+        Baseline base;
+        char verdict[128];
 
+        baseline_init(&base);
         write_host(umockdev_testbed_get_root_dir(h->testbed), n);
         fprintf(stderr, "bench: start-up and scan ×%zu\n", runs);
         for (size_t i = 0; i < runs; i++) {
                 harness_restart_daemon(h, NULL);
                 a[i] = h->ready_usec - h->spawn_usec;
-                if (baseline) {
-                        setenv("RDMAD_BINARY", baseline, 1);
-                        harness_restart_daemon(h, NULL);
+                if (base.link) {
+                        baseline_restart(h, &base, true, NULL);
                         c[i] = h->ready_usec - h->spawn_usec;
-                        setenv("RDMAD_BINARY", self, 1);
                 }
-                t0 = now_usec();
-                assert_true(fresh_scan() > 0 || n == 0);
-                b[i] = now_usec() - t0;
+                b[i] = timed_scan_usec(n);
         }
         start = stats(a, runs);
         scan = stats(b, runs);
@@ -595,14 +614,14 @@ static void bench_start_only(unsigned n) {
         printf("| --- | --- | --- | --- | --- | --- | --- |\n");
         snprintf(verdict, sizeof(verdict), "%.2f× scan", start.median / scan.median);
         row("start → READY", start, "fresh sysfs scan", scan, verdict);
-        if (baseline) {
-                base = stats(c, runs);
-                snprintf(verdict, sizeof(verdict), "%.2f× scan", base.median / scan.median);
-                row("start → READY, baseline", base, "fresh sysfs scan", scan, verdict);
+        if (base.link) {
+                Stats theirs = stats(c, runs);
+
+                snprintf(verdict, sizeof(verdict), "%.2f× scan", theirs.median / scan.median);
+                row("start → READY, baseline", theirs, "fresh sysfs scan", scan, verdict);
         }
         fflush(stdout);
-        baseline_binary_free(baseline, dir);
-        free(self);
+        baseline_done(&base);
         free(a);
         free(b);
         free(c);
@@ -614,18 +633,16 @@ static void bench_start_only(unsigned n) {
 static void bench_gmo_only(unsigned n) {
         static const char *const args[] = { "--poll-interval=0", NULL };
         Harness *h = harness_start(NULL, NULL);
-        uint64_t *b = calloc(5, sizeof(uint64_t)), t0;
+        uint64_t b[5];
         GmoFigures f;
+        Baseline base;
         Stats scan;
 
         write_host(umockdev_testbed_get_root_dir(h->testbed), n);
         harness_restart_daemon(h, args);
-        for (size_t i = 0; i < 5; i++) {
-                t0 = now_usec();
-                assert_true(fresh_scan() > 0 || n == 0);
-                b[i] = now_usec() - t0;
-        }
-        scan = stats(b, 5);
+        for (size_t i = 0; i < sizeof(b) / sizeof(b[0]); i++)
+                b[i] = timed_scan_usec(n);
+        scan = stats(b, sizeof(b) / sizeof(b[0]));
         fprintf(stderr, "bench: rdmad %d: GetManagedObjects\n", (int) h->daemon_pid);
         f = measure_gmo(h, quick ? 5 : 21);
         printf("\n### GetManagedObjects only, N = %u (reply %.2f MiB; rdmad resident after: %.1f MiB)\n\n", n,
@@ -635,13 +652,8 @@ static void bench_gmo_only(unsigned n) {
         gmo_rows(&f, scan, n);
         fflush(stdout);
 
-        /* BENCH_BASELINE_BINARY=another rdmad: both on the same host, in
-         * turns, so that the load of the moment weighs on both. */
-        char dir[24], *baseline = baseline_binary(dir);
-        if (baseline && getenv("RDMAD_BINARY")) {
-                char *self = strdup(getenv("RDMAD_BINARY"));
-
-                assert_non_null(self);
+        baseline_init(&base);
+        if (base.link) {
                 printf("\n| turn | this rdmad: median | CPU per call | resident after | baseline: median | "
                        "CPU per call | resident after | this / baseline |\n");
                 printf("| --- | --- | --- | --- | --- | --- | --- | --- |\n");
@@ -649,8 +661,7 @@ static void bench_gmo_only(unsigned n) {
                         GmoFigures g[2];
 
                         for (unsigned k = 0; k < 2; k++) {
-                                setenv("RDMAD_BINARY", k == 0 ? self : baseline, 1);
-                                harness_restart_daemon(h, args);
+                                baseline_restart(h, &base, k == 1, args);
                                 g[k] = measure_gmo(h, quick ? 3 : 11);
                         }
                         printf("| %u | %.1f ms | %.1f ms | %.1f MiB | %.1f ms | %.1f ms | %.1f MiB | %.2f× |\n", turn,
@@ -659,11 +670,8 @@ static void bench_gmo_only(unsigned n) {
                                g[0].wall.median / g[1].wall.median);
                         fflush(stdout);
                 }
-                setenv("RDMAD_BINARY", self, 1);
-                free(self);
         }
-        baseline_binary_free(baseline, dir);
-        free(b);
+        baseline_done(&base);
         stop_daemon(h);
 }
 
@@ -687,11 +695,8 @@ static void bench_host(unsigned n) {
                 a[i] = h->ready_usec - h->spawn_usec;
         }
         start = stats(a, runs_start);
-        for (size_t i = 0; i < runs_scan; i++) {
-                t0 = now_usec();
-                assert_true(fresh_scan() > 0 || n == 0);
-                b[i] = now_usec() - t0;
-        }
+        for (size_t i = 0; i < runs_scan; i++)
+                b[i] = timed_scan_usec(n);
         scan = stats(b, runs_scan);
 
         /* 2. GetManagedObjects, its CPU, and a copy of its reply. */
