@@ -64,7 +64,7 @@ static uint64_t get_usec(Harness *h) {
         char *version = NULL;
         uint64_t t0 = now_usec(), t;
 
-        assert_true(sd_bus_get_property_string(h->bus, "org.rdmad1", "/org/rdmad1", "org.rdmad1.Manager", "Version",
+        assert_true(sd_bus_get_property_string(h->bus, RDMAD_BUS_NAME, RDMAD_ROOT_PATH, RDMAD_MANAGER_INTERFACE, "Version",
                                                &error, &version) >= 0);
         t = now_usec() - t0;
         free(version);
@@ -75,7 +75,7 @@ static uint64_t call_usec(Harness *h, const char *interface, const char *member)
         sd_bus_message *reply = NULL;
         uint64_t t0 = now_usec(), t;
 
-        assert_true(sd_bus_call_method(h->bus, "org.rdmad1", "/org/rdmad1", interface, member, NULL, &reply, "") >= 0);
+        assert_true(sd_bus_call_method(h->bus, RDMAD_BUS_NAME, RDMAD_ROOT_PATH, interface, member, NULL, &reply, "") >= 0);
         t = now_usec() - t0;
         sd_bus_message_unref(reply);
         return t;
@@ -219,7 +219,7 @@ static void bench_host(unsigned n, Result *res) {
         /* What a scrape waits for: rdmad's two replies, one after the other here. */
         for (size_t i = 0; i < runs; i++) {
                 a[i] = call_usec(h, "org.freedesktop.DBus.ObjectManager", "GetManagedObjects");
-                b[i] = call_usec(h, "org.rdmad1.Manager", "GetAllCounters");
+                b[i] = call_usec(h, RDMAD_MANAGER_INTERFACE, "GetAllCounters");
         }
         res->gmo = stats(a, runs);
         res->counters = stats(b, runs);

@@ -232,7 +232,7 @@ static size_t gmo_reply_size(Harness *h, char **ret_error) {
         size_t size = 0;
         int r;
 
-        r = sd_bus_call_method(h->bus, "org.rdmad1", "/org/rdmad1", "org.freedesktop.DBus.ObjectManager",
+        r = sd_bus_call_method(h->bus, RDMAD_BUS_NAME, RDMAD_ROOT_PATH, "org.freedesktop.DBus.ObjectManager",
                                "GetManagedObjects", &error, &reply, "");
         if (r >= 0)
                 size = message_body_size(reply);
@@ -275,13 +275,13 @@ static size_t bench_get_during_counters(Harness *h, const char *port_path, size_
                 AsyncReply r = {};
 
                 t0 = now_usec();
-                assert_true(sd_bus_call_method_async(h->bus, NULL, "org.rdmad1", "/org/rdmad1", "org.rdmad1.Manager",
+                assert_true(sd_bus_call_method_async(h->bus, NULL, RDMAD_BUS_NAME, RDMAD_ROOT_PATH, RDMAD_MANAGER_INTERFACE,
                                                      "GetAllCounters", harness_on_reply, &r, "") >= 0);
                 while (!r.done) {
                         if (n_during < max_gets)
-                                during[n_during++] = call_usec(h, "org.rdmad1", port_path,
+                                during[n_during++] = call_usec(h, RDMAD_BUS_NAME, port_path,
                                                                "org.freedesktop.DBus.Properties", "Get", "ss",
-                                                               "org.rdmad1.Port", "State");
+                                                               RDMAD_PORT_INTERFACE, "State");
                         while (sd_bus_process(h->bus, NULL) > 0)
                                 ;
                         if (!r.done && n_during >= max_gets)
@@ -475,8 +475,8 @@ static GetFigures measure_gets(Harness *h, unsigned n, size_t runs) {
         floor = floor_start(h);
         snprintf(path, sizeof(path), "/org/rdmad1/device/mlx5_5f%u/port/1", n / 2);
         for (size_t i = 0; i < runs; i++) {
-                a[i] = call_usec(h, "org.rdmad1", path, "org.freedesktop.DBus.Properties", "Get", "ss",
-                                 "org.rdmad1.Port", "State");
+                a[i] = call_usec(h, RDMAD_BUS_NAME, path, "org.freedesktop.DBus.Properties", "Get", "ss",
+                                 RDMAD_PORT_INTERFACE, "State");
                 b[i] = call_usec(h, FLOOR_NAME, FLOOR_PATH, "org.freedesktop.DBus.Properties", "Get", "ss",
                                  FLOOR_NAME, "State");
                 c[i] = call_usec(h, "org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus", "GetId",
@@ -539,21 +539,21 @@ static GmoFigures measure_gmo(Harness *h, size_t runs) {
         cpu_daemon = proc_cpu_ns(h->daemon_pid);
         cpu_bus = proc_cpu_ns(h->bus_pid);
         for (size_t i = 0; i < runs; i++)
-                a[i] = call_usec(h, "org.rdmad1", "/org/rdmad1", "org.freedesktop.DBus.ObjectManager",
+                a[i] = call_usec(h, RDMAD_BUS_NAME, RDMAD_ROOT_PATH, "org.freedesktop.DBus.ObjectManager",
                                  "GetManagedObjects", NULL);
         f.cpu_daemon_ms = (double) (proc_cpu_ns(h->daemon_pid) - cpu_daemon) / 1e6 / (double) runs;
         f.cpu_bus_ms = (double) (proc_cpu_ns(h->bus_pid) - cpu_bus) / 1e6 / (double) runs;
         f.rss_kib = proc_status_value(h->daemon_pid, "VmRSS:");
         f.wall = stats(a, runs);
 
-        assert_true(sd_bus_call_method(h->bus, "org.rdmad1", "/org/rdmad1", "org.freedesktop.DBus.ObjectManager",
+        assert_true(sd_bus_call_method(h->bus, RDMAD_BUS_NAME, RDMAD_ROOT_PATH, "org.freedesktop.DBus.ObjectManager",
                                        "GetManagedObjects", NULL, &reply, "") >= 0);
         f.size = message_body_size(reply);
         for (size_t i = 0; i < runs_copy; i++) {
                 sd_bus_message *m = NULL;
                 uint64_t t0 = now_usec();
 
-                assert_true(sd_bus_message_new_method_call(h->bus, &m, "org.rdmad1", "/org/rdmad1", "org.rdmad1.Bench",
+                assert_true(sd_bus_message_new_method_call(h->bus, &m, RDMAD_BUS_NAME, RDMAD_ROOT_PATH, "org.rdmad1.Bench",
                                                            "Copy") >= 0);
                 assert_true(sd_bus_message_rewind(reply, true) >= 0);
                 assert_true(sd_bus_message_copy(m, reply, true) >= 0);
@@ -825,7 +825,7 @@ static void bench_idle(unsigned n, unsigned seconds) {
         sw1 = proc_status_value(h->daemon_pid, "voluntary_ctxt_switches:") +
               proc_status_value(h->daemon_pid, "nonvoluntary_ctxt_switches:");
         rss_idle = proc_status_value(h->daemon_pid, "VmRSS:");
-        (void) call_usec(h, "org.rdmad1", "/org/rdmad1", "org.freedesktop.DBus.ObjectManager", "GetManagedObjects",
+        (void) call_usec(h, RDMAD_BUS_NAME, RDMAD_ROOT_PATH, "org.freedesktop.DBus.ObjectManager", "GetManagedObjects",
                          NULL);
         /* The daemon returns freed pages at most every 5 s, after some work. */
         harness_settle(h, n > 0 ? 6500 : 200);
@@ -861,7 +861,7 @@ static void flood_client(int fd) {
                 sd_bus_message *m = NULL, *reply = NULL;
                 char c;
 
-                if (sd_bus_message_new_method_call(bus, &m, "org.rdmad1", "/org/rdmad1",
+                if (sd_bus_message_new_method_call(bus, &m, RDMAD_BUS_NAME, RDMAD_ROOT_PATH,
                                                    "org.freedesktop.DBus.ObjectManager", "GetManagedObjects") < 0)
                         _exit(3);
                 c = sd_bus_call(bus, m, 300 * 1000000ULL, NULL, &reply) >= 0 ? 'r' : 'e';
@@ -955,8 +955,8 @@ static void bench_flood(Harness *h, unsigned n, unsigned seconds) {
                 if (n_gets < max_gets && now_usec() < deadline) {
                         /* Not call_usec(): its default timeout of 25 s is what rdmad took without slices. */
                         uint64_t g = now_usec();
-                        if (sd_bus_call_method(h->bus, "org.rdmad1", get_path, "org.freedesktop.DBus.Properties", "Get",
-                                               NULL, NULL, "ss", "org.rdmad1.Port", "State") < 0)
+                        if (sd_bus_call_method(h->bus, RDMAD_BUS_NAME, get_path, "org.freedesktop.DBus.Properties", "Get",
+                                               NULL, NULL, "ss", RDMAD_PORT_INTERFACE, "State") < 0)
                                 get_errors++;
                         gets[n_gets++] = now_usec() - g;
                 } else
@@ -1049,7 +1049,7 @@ static void bench_big_host(unsigned n) {
         size = gmo_reply_size(h, &error);
         t0 = now_usec() - t0;
         harness_settle(h, 500);
-        version = harness_get_property(h, "/org/rdmad1", "org.rdmad1.Manager", "Version", NULL);
+        version = harness_get_property(h, RDMAD_ROOT_PATH, RDMAD_MANAGER_INTERFACE, "Version", NULL);
         printf("| %u | %u | %s | %.1f ms | %s |\n", n, 6 * n, error ? error : "reply", t0 / 1000.0,
                version ? "answers" : "gone from the bus");
         /* What the daemon counted against its bound, beside the exact size. */

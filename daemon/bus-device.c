@@ -42,7 +42,7 @@ int device_send_changed(sd_bus *bus, Device *d) {
         r = device_bus_path(d, &path);
         if (r < 0)
                 return r;
-        return bus_emit_properties_changed(bus, path, DEVICE_BUS_INTERFACE, &names);
+        return bus_emit_properties_changed(bus, path, RDMAD_DEVICE_INTERFACE, &names);
 }
 
 int device_object_find(sd_bus *bus, const char *path, const char *interface, void *userdata, void **found,

@@ -1,13 +1,14 @@
 /* SPDX-License-Identifier: MIT */
 #pragma once
 
+#include "rdmad-api.h"
+
 #include <systemd/sd-bus.h>
 
 #include "bus-path.h"
 #include "forward.h"
 
 /* org.rdmad1.Device, a fallback under RDMAD_DEVICE_PREFIX. */
-#define DEVICE_BUS_INTERFACE "org.rdmad1.Device"
 
 extern const sd_bus_vtable device_vtable[];
 

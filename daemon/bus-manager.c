@@ -16,7 +16,7 @@ int manager_send_changed(Manager *m) {
         int r;
 
         assert(m);
-        r = sd_bus_emit_properties_changed(m->bus, RDMAD_ROOT_PATH, MANAGER_BUS_INTERFACE, "Devices", NULL);
+        r = sd_bus_emit_properties_changed(m->bus, RDMAD_ROOT_PATH, RDMAD_MANAGER_INTERFACE, "Devices", NULL);
         if (r < 0)
                 return log_warning_errno(r, "Failed to announce changes of %s: %m", RDMAD_ROOT_PATH);
         return 0;

@@ -1,12 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 #pragma once
 
+#include "rdmad-api.h"
+
 #include <systemd/sd-bus.h>
 
 #include "forward.h"
 
 /* org.rdmad1.Manager, one object at RDMAD_ROOT_PATH (userdata: the Manager). */
-#define MANAGER_BUS_INTERFACE "org.rdmad1.Manager"
 
 extern const sd_bus_vtable manager_vtable[];
 

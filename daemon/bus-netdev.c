@@ -29,7 +29,7 @@ int netdev_send_changed(sd_bus *bus, NetDev *n) {
         r = netdev_bus_path(n, &path);
         if (r < 0)
                 return r;
-        return bus_emit_properties_changed(bus, path, NETDEV_BUS_INTERFACE, &names);
+        return bus_emit_properties_changed(bus, path, RDMAD_NETDEV_INTERFACE, &names);
 }
 
 int netdev_object_find(sd_bus *bus, const char *path, const char *interface, void *userdata, void **found,

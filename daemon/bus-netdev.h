@@ -1,12 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 #pragma once
 
+#include "rdmad-api.h"
+
 #include <systemd/sd-bus.h>
 
 #include "forward.h"
 
 /* org.rdmad1.NetDev, a fallback under RDMAD_DEVICE_PREFIX. */
-#define NETDEV_BUS_INTERFACE "org.rdmad1.NetDev"
 
 extern const sd_bus_vtable netdev_vtable[];
 

@@ -50,11 +50,11 @@ static size_t sriov_getters_size_max(const void *object, size_t path_len) {
 
 /* Every interface we serve. */
 static const BusObjectType bus_object_types[] = {
-        { RDMAD_ROOT_PATH, MANAGER_BUS_INTERFACE, manager_vtable, NULL, NULL },
-        { RDMAD_DEVICE_PREFIX, DEVICE_BUS_INTERFACE, device_vtable, device_object_find, device_getters_size_max },
-        { RDMAD_DEVICE_PREFIX, PORT_BUS_INTERFACE, port_vtable, port_object_find, port_getters_size_max },
-        { RDMAD_DEVICE_PREFIX, NETDEV_BUS_INTERFACE, netdev_vtable, netdev_object_find, netdev_getters_size_max },
-        { RDMAD_DEVICE_PREFIX, SRIOV_BUS_INTERFACE, sriov_vtable, sriov_object_find, sriov_getters_size_max },
+        { RDMAD_ROOT_PATH, RDMAD_MANAGER_INTERFACE, manager_vtable, NULL, NULL },
+        { RDMAD_DEVICE_PREFIX, RDMAD_DEVICE_INTERFACE, device_vtable, device_object_find, device_getters_size_max },
+        { RDMAD_DEVICE_PREFIX, RDMAD_PORT_INTERFACE, port_vtable, port_object_find, port_getters_size_max },
+        { RDMAD_DEVICE_PREFIX, RDMAD_NETDEV_INTERFACE, netdev_vtable, netdev_object_find, netdev_getters_size_max },
+        { RDMAD_DEVICE_PREFIX, RDMAD_SRIOV_INTERFACE, sriov_vtable, sriov_object_find, sriov_getters_size_max },
 };
 
 int bus_objects_device_paths(const Device *d, char ***l, size_t *n, size_t *allocated) {

@@ -33,7 +33,7 @@ int port_send_changed(sd_bus *bus, Port *p) {
         r = port_bus_path(p, &path);
         if (r < 0)
                 return r;
-        return bus_emit_properties_changed(bus, path, PORT_BUS_INTERFACE, &names);
+        return bus_emit_properties_changed(bus, path, RDMAD_PORT_INTERFACE, &names);
 }
 
 int port_object_find(sd_bus *bus, const char *path, const char *interface, void *userdata, void **found,

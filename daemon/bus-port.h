@@ -1,12 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 #pragma once
 
+#include "rdmad-api.h"
+
 #include <systemd/sd-bus.h>
 
 #include "forward.h"
 
 /* org.rdmad1.Port, a fallback under RDMAD_DEVICE_PREFIX. */
-#define PORT_BUS_INTERFACE "org.rdmad1.Port"
 
 extern const sd_bus_vtable port_vtable[];
 

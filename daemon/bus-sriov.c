@@ -34,7 +34,7 @@ int sriov_send_changed(sd_bus *bus, Device *d) {
         r = sriov_bus_path(d, &path);
         if (r < 0)
                 return r;
-        return bus_emit_properties_changed(bus, path, SRIOV_BUS_INTERFACE, &names);
+        return bus_emit_properties_changed(bus, path, RDMAD_SRIOV_INTERFACE, &names);
 }
 
 int sriov_object_find(sd_bus *bus, const char *path, const char *interface, void *userdata, void **found,
@@ -85,7 +85,7 @@ static int method_set_num_vfs(sd_bus_message *message, void *userdata, sd_bus_er
         if (r < 0)
                 return sd_bus_error_set_errnof(error, r, "Cannot tell who is calling: %m");
         snprintf(count_str, sizeof(count_str), "%u", count);
-        r = polkit_check_async(&m->polkit, message, uid, "org.rdmad1.set-num-vfs", d->name,
+        r = polkit_check_async(&m->polkit, message, uid, RDMAD_POLKIT_ACTION_SET_NUM_VFS, d->name,
                                (const char *const[]) { "device", d->name, "count", count_str, NULL }, error);
         if (r < 0)
                 return r;

@@ -1,13 +1,14 @@
 /* SPDX-License-Identifier: MIT */
 #pragma once
 
+#include "rdmad-api.h"
+
 #include <systemd/sd-bus.h>
 
 #include "forward.h"
 
 /* org.rdmad1.Sriov, a fallback under RDMAD_DEVICE_PREFIX; its object is the
  * Device of an SR-IOV capable PF. */
-#define SRIOV_BUS_INTERFACE "org.rdmad1.Sriov"
 
 extern const sd_bus_vtable sriov_vtable[];
 

@@ -4,16 +4,9 @@
 #include <systemd/sd-bus.h>
 
 #include "properties.h"
+#include "rdmad-api.h"
 #include "sysfs.h"
 
-#define RDMAD_BUS_NAME "org.rdmad1"
-
-#define RDMAD_ERROR_INVALID_ARGUMENT "org.rdmad1.Error.InvalidArgument"
-#define RDMAD_ERROR_NO_SUCH_DEVICE "org.rdmad1.Error.NoSuchDevice"
-#define RDMAD_ERROR_BUSY "org.rdmad1.Error.Busy"
-#define RDMAD_ERROR_FAILED "org.rdmad1.Error.Failed"
-#define RDMAD_ERROR_NOT_SUPPORTED "org.rdmad1.Error.NotSupported"
-#define RDMAD_ERROR_TIMEOUT "org.rdmad1.Error.Timeout"
 
 extern const sd_bus_error_map rdmad_error_map[];
 

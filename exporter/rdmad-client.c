@@ -39,7 +39,7 @@ static int send_call(RdmadClient *c, sd_bus_slot **ret_slot, PendingCall *call, 
         _cleanup_(sd_bus_message_unrefp) sd_bus_message *m = NULL;
         int r;
 
-        r = sd_bus_message_new_method_call(c->bus, &m, RDMAD_SERVICE, path, interface, member);
+        r = sd_bus_message_new_method_call(c->bus, &m, RDMAD_BUS_NAME, path, interface, member);
         if (r < 0)
                 return r;
         /* A scrape reports rdmad's absence; it does not start it. */

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "bus-errors.h"
+#include "rdmad-api.h"
 #include "util.h"
 
 static bool startswith(const char *s, const char *prefix) {
@@ -43,14 +44,14 @@ BusFailure classify_bus_error(int r, const sd_bus_error *error) {
                 return BUS_FAILURE_TIMEOUT;
         if (streq(name, SD_BUS_ERROR_NO_REPLY) || streq(name, SD_BUS_ERROR_DISCONNECTED))
                 return BUS_FAILURE_WENT_AWAY;
-        if (streq(name, "org.rdmad1.Error.NoSuchDevice") || streq(name, SD_BUS_ERROR_UNKNOWN_OBJECT))
+        if (streq(name, RDMAD_ERROR_NO_SUCH_DEVICE) || streq(name, SD_BUS_ERROR_UNKNOWN_OBJECT))
                 return BUS_FAILURE_NO_SUCH_DEVICE;
-        if (streq(name, "org.rdmad1.Error.Timeout"))
+        if (streq(name, RDMAD_ERROR_TIMEOUT))
                 return BUS_FAILURE_TIMEOUT;
         if (streq(name, SD_BUS_ERROR_ACCESS_DENIED) || streq(name, SD_BUS_ERROR_INTERACTIVE_AUTHORIZATION_REQUIRED) ||
             streq(name, "org.freedesktop.DBus.Error.AuthFailed"))
                 return BUS_FAILURE_PERMISSION;
-        if (streq(name, "org.rdmad1.Error.InvalidArgument") || streq(name, SD_BUS_ERROR_INVALID_ARGS))
+        if (streq(name, RDMAD_ERROR_INVALID_ARGUMENT) || streq(name, SD_BUS_ERROR_INVALID_ARGS))
                 return BUS_FAILURE_INVALID_ARGUMENT;
         return BUS_FAILURE_OTHER;
 }
@@ -86,7 +87,7 @@ int report_bus_error(const char *what, int r, const sd_bus_error *error) {
                 fprintf(stderr, "rdmactl: cannot connect to the system bus: %s.\n", strerror(r < 0 ? -r : EIO));
                 break;
         case BUS_FAILURE_NOT_RUNNING:
-                fprintf(stderr, "rdmactl: rdmad is not running (org.rdmad1 is not on the system bus).\n");
+                fprintf(stderr, "rdmactl: rdmad is not running (" RDMAD_BUS_NAME " is not on the system bus).\n");
                 break;
         case BUS_FAILURE_WENT_AWAY:
                 fprintf(stderr, "rdmactl: rdmad went away without answering %s.\n", what);

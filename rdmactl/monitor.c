@@ -656,7 +656,7 @@ static int on_name_owner_changed(sd_bus_message *message, void *userdata, sd_bus
         Monitor *m = userdata;
         const char *name, *old_owner, *new_owner;
 
-        if (sd_bus_message_read(message, "sss", &name, &old_owner, &new_owner) < 0 || !streq(name, RDMAD_SERVICE))
+        if (sd_bus_message_read(message, "sss", &name, &old_owner, &new_owner) < 0 || !streq(name, RDMAD_BUS_NAME))
                 return 0;
         if (*new_owner) {
                 /* Back, or (old and new owner both set) replaced without a gap. */
@@ -692,19 +692,19 @@ static int on_exit_signal(sd_event_source *s, const struct signalfd_siginfo *si,
 static int subscribe(Monitor *m) {
         int r;
 
-        r = sd_bus_match_signal(m->bus, NULL, RDMAD_SERVICE, RDMAD_ROOT_PATH, "org.freedesktop.DBus.ObjectManager",
+        r = sd_bus_match_signal(m->bus, NULL, RDMAD_BUS_NAME, RDMAD_ROOT_PATH, "org.freedesktop.DBus.ObjectManager",
                                 "InterfacesAdded", on_interfaces_added, m);
         if (r >= 0)
-                r = sd_bus_match_signal(m->bus, NULL, RDMAD_SERVICE, RDMAD_ROOT_PATH,
+                r = sd_bus_match_signal(m->bus, NULL, RDMAD_BUS_NAME, RDMAD_ROOT_PATH,
                                         "org.freedesktop.DBus.ObjectManager", "InterfacesRemoved",
                                         on_interfaces_removed, m);
         if (r >= 0)
-                r = sd_bus_match_signal(m->bus, NULL, RDMAD_SERVICE, NULL, "org.freedesktop.DBus.Properties",
+                r = sd_bus_match_signal(m->bus, NULL, RDMAD_BUS_NAME, NULL, "org.freedesktop.DBus.Properties",
                                         "PropertiesChanged", on_properties_changed, m);
         if (r >= 0)
                 r = sd_bus_add_match(m->bus, NULL,
                                      "type='signal',sender='org.freedesktop.DBus',path='/org/freedesktop/DBus',"
-                                     "interface='org.freedesktop.DBus',member='NameOwnerChanged',arg0='" RDMAD_SERVICE
+                                     "interface='org.freedesktop.DBus',member='NameOwnerChanged',arg0='" RDMAD_BUS_NAME
                                      "'",
                                      on_name_owner_changed, m);
         if (r >= 0)
@@ -767,7 +767,7 @@ int verb_monitor(sd_bus *bus, const Options *options) {
         }
 
         /* On stderr, so that --json output stays pure; tests wait for it. */
-        fprintf(stderr, "Monitoring org.rdmad1 (%zu devices, %zu ports); press Ctrl+C to stop.\n", inv->n_devices,
+        fprintf(stderr, "Monitoring " RDMAD_BUS_NAME " (%zu devices, %zu ports); press Ctrl+C to stop.\n", inv->n_devices,
                 inv->n_ports);
 
         r = sd_event_loop(event);

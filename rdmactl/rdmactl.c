@@ -556,7 +556,7 @@ static int port_path(const char *device_path, uint32_t number, char **ret) {
 static char *port_state_now(sd_bus *bus, const char *path) {
         char *state = NULL;
 
-        if (sd_bus_get_property_string(bus, RDMAD_SERVICE, path, RDMAD_PORT_INTERFACE, "StateName", NULL, &state) < 0)
+        if (sd_bus_get_property_string(bus, RDMAD_BUS_NAME, path, RDMAD_PORT_INTERFACE, "StateName", NULL, &state) < 0)
                 return NULL;
         make_printable(state);
         return state;
@@ -621,7 +621,7 @@ static int verb_wait(sd_bus *bus, const Options *o, char **args, size_t n_args) 
 
                 if (!last_round)
                         ms = WAIT_ROUND_MAX_MS;
-                r = sd_bus_message_new_method_call(bus, &call, RDMAD_SERVICE, path, RDMAD_PORT_INTERFACE,
+                r = sd_bus_message_new_method_call(bus, &call, RDMAD_BUS_NAME, path, RDMAD_PORT_INTERFACE,
                                                    "WaitForState");
                 if (r >= 0)
                         r = sd_bus_message_append(call, "su", state, (uint32_t) ms);
@@ -640,7 +640,7 @@ static int verb_wait(sd_bus *bus, const Options *o, char **args, size_t n_args) 
                         sd_bus_error_free(&error);
                         continue;
                 }
-                if (sd_bus_error_has_name(&error, "org.rdmad1.Error.Timeout")) {
+                if (sd_bus_error_has_name(&error, RDMAD_ERROR_TIMEOUT)) {
                         sd_bus_error_free(&error);
                         return report_wait_timeout(bus, o, path, t.device->name, t.port, state);
                 }
@@ -701,10 +701,10 @@ static int get_sriov_counts(sd_bus *bus, const char *path, uint32_t *ret_num, ui
         sd_bus_error error = SD_BUS_ERROR_NULL;
         int r, status;
 
-        r = sd_bus_get_property_trivial(bus, RDMAD_SERVICE, path, RDMAD_SRIOV_INTERFACE, "NumVfs", &error, 'u',
+        r = sd_bus_get_property_trivial(bus, RDMAD_BUS_NAME, path, RDMAD_SRIOV_INTERFACE, "NumVfs", &error, 'u',
                                         ret_num);
         if (r >= 0 && ret_total)
-                r = sd_bus_get_property_trivial(bus, RDMAD_SERVICE, path, RDMAD_SRIOV_INTERFACE, "TotalVfs", &error,
+                r = sd_bus_get_property_trivial(bus, RDMAD_BUS_NAME, path, RDMAD_SRIOV_INTERFACE, "TotalVfs", &error,
                                                 'u', ret_total);
         if (r >= 0)
                 return EXIT_OK;
@@ -757,7 +757,7 @@ static int verb_set_vfs(sd_bus *bus, const Options *o, char **args, size_t n_arg
         if (status != EXIT_OK)
                 return status;
 
-        r = sd_bus_message_new_method_call(bus, &call, RDMAD_SERVICE, sriov->path, RDMAD_SRIOV_INTERFACE,
+        r = sd_bus_message_new_method_call(bus, &call, RDMAD_BUS_NAME, sriov->path, RDMAD_SRIOV_INTERFACE,
                                            "SetNumVfs");
         if (r >= 0)
                 r = sd_bus_message_append(call, "u", count);

@@ -28,7 +28,7 @@ static int device_by_name(sd_bus *bus, const Inventory *inv, const char *name, b
                 *ret = d;
                 return EXIT_OK;
         }
-        r = sd_bus_call_method(bus, RDMAD_SERVICE, RDMAD_ROOT_PATH, RDMAD_MANAGER_INTERFACE, "GetDeviceByName", &error,
+        r = sd_bus_call_method(bus, RDMAD_BUS_NAME, RDMAD_ROOT_PATH, RDMAD_MANAGER_INTERFACE, "GetDeviceByName", &error,
                                &reply, "s", name);
         if (r < 0 && classify_bus_error(r, &error) == BUS_FAILURE_NO_SUCH_DEVICE) {
                 fprintf(stderr, "rdmactl: No RDMA device%s '%s'.\n", netdev_too ? " or network interface" : "", name);

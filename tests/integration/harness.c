@@ -651,7 +651,7 @@ Harness *harness_start(const char *const *fixtures, const char *const *args) {
 
         r = sd_bus_open_system(&h->bus);
         assert_int_equal(r, 0);
-        r = sd_bus_match_signal(h->bus, NULL, "org.rdmad1", NULL, NULL, NULL, on_signal, h);
+        r = sd_bus_match_signal(h->bus, NULL, RDMAD_BUS_NAME, NULL, NULL, NULL, on_signal, h);
         assert_true(r >= 0);
         /* The match is in place once the bus has answered a call. */
         r = sd_bus_call_method(h->bus, "org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus",
@@ -728,7 +728,7 @@ char *harness_call_errorv(Harness *h, const char *path, const char *interface, c
         char *name = NULL;
         int r;
 
-        assert_true(sd_bus_message_new_method_call(h->bus, &m, "org.rdmad1", path, interface, member) >= 0);
+        assert_true(sd_bus_message_new_method_call(h->bus, &m, RDMAD_BUS_NAME, path, interface, member) >= 0);
         assert_true(sd_bus_message_appendv(m, types, ap) >= 0);
         r = sd_bus_call(h->bus, m, 0, &error, NULL);
         sd_bus_message_unref(m);
@@ -1275,7 +1275,7 @@ Objects *get_managed_objects(Harness *h) {
         Objects *o;
         int r;
 
-        r = sd_bus_call_method(h->bus, "org.rdmad1", "/org/rdmad1", "org.freedesktop.DBus.ObjectManager",
+        r = sd_bus_call_method(h->bus, RDMAD_BUS_NAME, RDMAD_ROOT_PATH, "org.freedesktop.DBus.ObjectManager",
                                "GetManagedObjects", &error, &reply, "");
         if (r < 0)
                 fail_msg("GetManagedObjects: %s", error.message);
@@ -1342,7 +1342,7 @@ char *harness_get_property(Harness *h, const char *path, const char *interface, 
         sd_bus_message *reply = NULL;
         char *s;
 
-        if (sd_bus_call_method(h->bus, "org.rdmad1", path, "org.freedesktop.DBus.Properties", "Get", &error, &reply,
+        if (sd_bus_call_method(h->bus, RDMAD_BUS_NAME, path, "org.freedesktop.DBus.Properties", "Get", &error, &reply,
                                "ss", interface, name) < 0) {
                 if (ret_error_name)
                         *ret_error_name = strdup(error.name);
@@ -1366,7 +1366,7 @@ void harness_assert_property(Harness *h, const char *path, const char *interface
 
 uint64_t harness_settled_rss_kib(Harness *h) {
         harness_settle(h, 5500);
-        assert_true(sd_bus_call_method(h->bus, "org.rdmad1", "/org/rdmad1", "org.freedesktop.DBus.Peer", "Ping",
+        assert_true(sd_bus_call_method(h->bus, RDMAD_BUS_NAME, RDMAD_ROOT_PATH, "org.freedesktop.DBus.Peer", "Ping",
                                        NULL, NULL, "") >= 0);
         harness_settle(h, 200);
         return harness_daemon_rss_kib(h);

@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 #pragma once
 
+#include "rdmad-api.h"
+
 /* Integration harness: a private dbus-daemon, a umockdev testbed loaded from
  * tests/data fixtures, and the real rdmad under umockdev-wrapper, each in its
  * own process group and killed in harness_stop() even after a failed

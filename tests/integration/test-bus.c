@@ -35,11 +35,11 @@ static void test_ready_only_with_the_name_taken(void **state) {
 
         /* READY=1 arrived in harness_start(); the name must be there already. */
         assert_true(sd_bus_call_method(h->bus, "org.freedesktop.DBus", "/org/freedesktop/DBus",
-                                       "org.freedesktop.DBus", "NameHasOwner", NULL, NULL, "s", "org.rdmad1") >= 0);
+                                       "org.freedesktop.DBus", "NameHasOwner", NULL, NULL, "s", RDMAD_BUS_NAME) >= 0);
         sd_bus_message *reply = NULL;
         assert_true(sd_bus_call_method(h->bus, "org.freedesktop.DBus", "/org/freedesktop/DBus",
                                        "org.freedesktop.DBus", "NameHasOwner", NULL, &reply, "s",
-                                       "org.rdmad1") >= 0);
+                                       RDMAD_BUS_NAME) >= 0);
         assert_true(sd_bus_message_read(reply, "b", &has) > 0);
         sd_bus_message_unref(reply);
         assert_true(has);
@@ -166,143 +166,143 @@ static void test_managed_objects_of_a_realistic_host(void **state) {
         free(ifaces);
 
         /* mlx5 PF: RoCE, SR-IOV, GIDs with types. */
-        OBJ_EQ(o, MLX5_0, "org.rdmad1.Device", "Name", "mlx5_0");
-        OBJ_EQ(o, MLX5_0, "org.rdmad1.Device", "SysfsPath",
+        OBJ_EQ(o, MLX5_0, RDMAD_DEVICE_INTERFACE, "Name", "mlx5_0");
+        OBJ_EQ(o, MLX5_0, RDMAD_DEVICE_INTERFACE, "SysfsPath",
                "/sys/devices/pci0000:5d/0000:5d:00.0/0000:5e:00.0/infiniband/mlx5_0");
-        OBJ_EQ(o, MLX5_0, "org.rdmad1.Device", "DevicePath", "/sys/devices/pci0000:5d/0000:5d:00.0/0000:5e:00.0");
-        OBJ_EQ(o, MLX5_0, "org.rdmad1.Device", "Driver", "mlx5_core");
-        OBJ_EQ(o, MLX5_0, "org.rdmad1.Device", "NodeType", "CA");
-        OBJ_EQ(o, MLX5_0, "org.rdmad1.Device", "Transport", "RoCE");
-        OBJ_EQ(o, MLX5_0, "org.rdmad1.Device", "PciAddress", "0000:5e:00.0");
-        OBJ_EQ(o, MLX5_0, "org.rdmad1.Device", "NumaNode", "0");
-        OBJ_EQ(o, MLX5_0, "org.rdmad1.Device", "PhysicalFunction", "/");
-        OBJ_EQ(o, MLX5_0, "org.rdmad1.Device", "VirtualFunctions", "[\"/org/rdmad1/device/mlx5_5f1\"]");
-        OBJ_EQ(o, MLX5_0, "org.rdmad1.Device", "NodeGuid", "9803:9b03:00aa:bbc0");
-        OBJ_EQ(o, MLX5_0, "org.rdmad1.Device", "SysImageGuid", "9803:9b03:00aa:bbc0");
-        OBJ_EQ(o, MLX5_0, "org.rdmad1.Device", "FirmwareVersion", "14.28.2006");
-        OBJ_EQ(o, MLX5_0, "org.rdmad1.Device", "HcaType", "MT4119");
-        OBJ_EQ(o, MLX5_0, "org.rdmad1.Device", "HwRev", "0");
-        OBJ_EQ(o, MLX5_0, "org.rdmad1.Device", "BoardId", "MT_0000000008");
-        OBJ_EQ(o, MLX5_0, "org.rdmad1.Device", "NodeDescription", "node03 mlx5_0");
-        OBJ_EQ(o, MLX5_0, "org.rdmad1.Device", "Ports", "[\"" MLX5_0 "/port/1\"]");
-        OBJ_EQ(o, MLX5_0, "org.rdmad1.Device", "PortNumbers", "[1]");
-        OBJ_EQ(o, MLX5_0, "org.rdmad1.Device", "NetDevs", "[\"" MLX5_0 "/netdev/ens1f0np0\"]");
-        OBJ_EQ(o, MLX5_0, "org.rdmad1.Device", "SriovCapable", "true");
-        OBJ_EQ(o, MLX5_0, "org.rdmad1.Device", "Sriov", MLX5_0 "/sriov");
-        v = objects_get(o, MLX5_0, "org.rdmad1.Device", "Attributes");
+        OBJ_EQ(o, MLX5_0, RDMAD_DEVICE_INTERFACE, "DevicePath", "/sys/devices/pci0000:5d/0000:5d:00.0/0000:5e:00.0");
+        OBJ_EQ(o, MLX5_0, RDMAD_DEVICE_INTERFACE, "Driver", "mlx5_core");
+        OBJ_EQ(o, MLX5_0, RDMAD_DEVICE_INTERFACE, "NodeType", "CA");
+        OBJ_EQ(o, MLX5_0, RDMAD_DEVICE_INTERFACE, "Transport", "RoCE");
+        OBJ_EQ(o, MLX5_0, RDMAD_DEVICE_INTERFACE, "PciAddress", "0000:5e:00.0");
+        OBJ_EQ(o, MLX5_0, RDMAD_DEVICE_INTERFACE, "NumaNode", "0");
+        OBJ_EQ(o, MLX5_0, RDMAD_DEVICE_INTERFACE, "PhysicalFunction", "/");
+        OBJ_EQ(o, MLX5_0, RDMAD_DEVICE_INTERFACE, "VirtualFunctions", "[\"/org/rdmad1/device/mlx5_5f1\"]");
+        OBJ_EQ(o, MLX5_0, RDMAD_DEVICE_INTERFACE, "NodeGuid", "9803:9b03:00aa:bbc0");
+        OBJ_EQ(o, MLX5_0, RDMAD_DEVICE_INTERFACE, "SysImageGuid", "9803:9b03:00aa:bbc0");
+        OBJ_EQ(o, MLX5_0, RDMAD_DEVICE_INTERFACE, "FirmwareVersion", "14.28.2006");
+        OBJ_EQ(o, MLX5_0, RDMAD_DEVICE_INTERFACE, "HcaType", "MT4119");
+        OBJ_EQ(o, MLX5_0, RDMAD_DEVICE_INTERFACE, "HwRev", "0");
+        OBJ_EQ(o, MLX5_0, RDMAD_DEVICE_INTERFACE, "BoardId", "MT_0000000008");
+        OBJ_EQ(o, MLX5_0, RDMAD_DEVICE_INTERFACE, "NodeDescription", "node03 mlx5_0");
+        OBJ_EQ(o, MLX5_0, RDMAD_DEVICE_INTERFACE, "Ports", "[\"" MLX5_0 "/port/1\"]");
+        OBJ_EQ(o, MLX5_0, RDMAD_DEVICE_INTERFACE, "PortNumbers", "[1]");
+        OBJ_EQ(o, MLX5_0, RDMAD_DEVICE_INTERFACE, "NetDevs", "[\"" MLX5_0 "/netdev/ens1f0np0\"]");
+        OBJ_EQ(o, MLX5_0, RDMAD_DEVICE_INTERFACE, "SriovCapable", "true");
+        OBJ_EQ(o, MLX5_0, RDMAD_DEVICE_INTERFACE, "Sriov", MLX5_0 "/sriov");
+        v = objects_get(o, MLX5_0, RDMAD_DEVICE_INTERFACE, "Attributes");
         assert_non_null(v);
         assert_non_null(strstr(v, "\"fw_ver\": \"14.28.2006\""));
         assert_non_null(strstr(v, "\"node_type\": \"1: CA\""));
-        OBJ_EQ(o, MLX5_0, "org.rdmad1.Device", "PowerAttributes",
+        OBJ_EQ(o, MLX5_0, RDMAD_DEVICE_INTERFACE, "PowerAttributes",
                "{\"async\": \"disabled\", \"control\": \"auto\", \"runtime_active_kids\": \"0\", "
                "\"runtime_active_time\": \"0\", \"runtime_enabled\": \"disabled\", \"runtime_status\": "
                "\"unsupported\", \"runtime_suspended_time\": \"0\", \"runtime_usage\": \"0\"}");
 
-        OBJ_EQ(o, MLX5_0 "/port/1", "org.rdmad1.Port", "Device", MLX5_0);
-        OBJ_EQ(o, MLX5_0 "/port/1", "org.rdmad1.Port", "Number", "1");
-        OBJ_EQ(o, MLX5_0 "/port/1", "org.rdmad1.Port", "State", "4: ACTIVE");
-        OBJ_EQ(o, MLX5_0 "/port/1", "org.rdmad1.Port", "StateNum", "4");
-        OBJ_EQ(o, MLX5_0 "/port/1", "org.rdmad1.Port", "StateName", "ACTIVE");
-        OBJ_EQ(o, MLX5_0 "/port/1", "org.rdmad1.Port", "PhysState", "5: LinkUp");
-        OBJ_EQ(o, MLX5_0 "/port/1", "org.rdmad1.Port", "PhysStateNum", "5");
-        OBJ_EQ(o, MLX5_0 "/port/1", "org.rdmad1.Port", "PhysStateName", "LinkUp");
-        OBJ_EQ(o, MLX5_0 "/port/1", "org.rdmad1.Port", "Rate", "25 Gb/sec (1X EDR)");
-        OBJ_EQ(o, MLX5_0 "/port/1", "org.rdmad1.Port", "RateSpeed", "25");
-        OBJ_EQ(o, MLX5_0 "/port/1", "org.rdmad1.Port", "RateUnit", "Gb/sec");
-        OBJ_EQ(o, MLX5_0 "/port/1", "org.rdmad1.Port", "RateInfo", "1X EDR");
-        OBJ_EQ(o, MLX5_0 "/port/1", "org.rdmad1.Port", "LinkWidth", "1X");
-        OBJ_EQ(o, MLX5_0 "/port/1", "org.rdmad1.Port", "LinkSpeed", "EDR");
-        OBJ_EQ(o, MLX5_0 "/port/1", "org.rdmad1.Port", "Transport", "RoCE");
-        OBJ_EQ(o, MLX5_0 "/port/1", "org.rdmad1.Port", "LinkLayer", "Ethernet");
-        OBJ_EQ(o, MLX5_0 "/port/1", "org.rdmad1.Port", "Lid", "0");
-        OBJ_EQ(o, MLX5_0 "/port/1", "org.rdmad1.Port", "CapMask", "67174400"); /* 0x04010000 */
-        OBJ_EQ(o, MLX5_0 "/port/1", "org.rdmad1.Port", "NetDev", MLX5_0 "/netdev/ens1f0np0");
-        OBJ_EQ(o, MLX5_0 "/port/1", "org.rdmad1.Port", "StateChangedUsec", "0");
-        OBJ_EQ(o, MLX5_0 "/port/1", "org.rdmad1.Port", "Gids",
+        OBJ_EQ(o, MLX5_0 "/port/1", RDMAD_PORT_INTERFACE, "Device", MLX5_0);
+        OBJ_EQ(o, MLX5_0 "/port/1", RDMAD_PORT_INTERFACE, "Number", "1");
+        OBJ_EQ(o, MLX5_0 "/port/1", RDMAD_PORT_INTERFACE, "State", "4: ACTIVE");
+        OBJ_EQ(o, MLX5_0 "/port/1", RDMAD_PORT_INTERFACE, "StateNum", "4");
+        OBJ_EQ(o, MLX5_0 "/port/1", RDMAD_PORT_INTERFACE, "StateName", "ACTIVE");
+        OBJ_EQ(o, MLX5_0 "/port/1", RDMAD_PORT_INTERFACE, "PhysState", "5: LinkUp");
+        OBJ_EQ(o, MLX5_0 "/port/1", RDMAD_PORT_INTERFACE, "PhysStateNum", "5");
+        OBJ_EQ(o, MLX5_0 "/port/1", RDMAD_PORT_INTERFACE, "PhysStateName", "LinkUp");
+        OBJ_EQ(o, MLX5_0 "/port/1", RDMAD_PORT_INTERFACE, "Rate", "25 Gb/sec (1X EDR)");
+        OBJ_EQ(o, MLX5_0 "/port/1", RDMAD_PORT_INTERFACE, "RateSpeed", "25");
+        OBJ_EQ(o, MLX5_0 "/port/1", RDMAD_PORT_INTERFACE, "RateUnit", "Gb/sec");
+        OBJ_EQ(o, MLX5_0 "/port/1", RDMAD_PORT_INTERFACE, "RateInfo", "1X EDR");
+        OBJ_EQ(o, MLX5_0 "/port/1", RDMAD_PORT_INTERFACE, "LinkWidth", "1X");
+        OBJ_EQ(o, MLX5_0 "/port/1", RDMAD_PORT_INTERFACE, "LinkSpeed", "EDR");
+        OBJ_EQ(o, MLX5_0 "/port/1", RDMAD_PORT_INTERFACE, "Transport", "RoCE");
+        OBJ_EQ(o, MLX5_0 "/port/1", RDMAD_PORT_INTERFACE, "LinkLayer", "Ethernet");
+        OBJ_EQ(o, MLX5_0 "/port/1", RDMAD_PORT_INTERFACE, "Lid", "0");
+        OBJ_EQ(o, MLX5_0 "/port/1", RDMAD_PORT_INTERFACE, "CapMask", "67174400"); /* 0x04010000 */
+        OBJ_EQ(o, MLX5_0 "/port/1", RDMAD_PORT_INTERFACE, "NetDev", MLX5_0 "/netdev/ens1f0np0");
+        OBJ_EQ(o, MLX5_0 "/port/1", RDMAD_PORT_INTERFACE, "StateChangedUsec", "0");
+        OBJ_EQ(o, MLX5_0 "/port/1", RDMAD_PORT_INTERFACE, "Gids",
                "[(0, \"fe80:0000:0000:0000:9a03:9bff:feaa:bbc0\", \"IB/RoCE v1\", \"ens1f0np0\"), "
                "(1, \"fe80:0000:0000:0000:9a03:9bff:feaa:bbc0\", \"RoCE v2\", \"ens1f0np0\"), "
                "(2, \"0000:0000:0000:0000:0000:ffff:c0a8:010a\", \"IB/RoCE v1\", \"ens1f0np0\"), "
                "(3, \"0000:0000:0000:0000:0000:ffff:c0a8:010a\", \"RoCE v2\", \"ens1f0np0\")]");
 
-        OBJ_EQ(o, MLX5_0 "/netdev/ens1f0np0", "org.rdmad1.NetDev", "Name", "ens1f0np0");
-        OBJ_EQ(o, MLX5_0 "/netdev/ens1f0np0", "org.rdmad1.NetDev", "Device", MLX5_0);
-        OBJ_EQ(o, MLX5_0 "/netdev/ens1f0np0", "org.rdmad1.NetDev", "DevPort", "0");
-        OBJ_EQ(o, MLX5_0 "/netdev/ens1f0np0", "org.rdmad1.NetDev", "Port", MLX5_0 "/port/1");
-        OBJ_EQ(o, MLX5_0 "/netdev/ens1f0np0", "org.rdmad1.NetDev", "OperState", "up");
-        OBJ_EQ(o, MLX5_0 "/netdev/ens1f0np0", "org.rdmad1.NetDev", "Address", "98:03:9b:aa:bb:c0");
-        OBJ_EQ(o, MLX5_0 "/netdev/ens1f0np0", "org.rdmad1.NetDev", "Mtu", "9000");
+        OBJ_EQ(o, MLX5_0 "/netdev/ens1f0np0", RDMAD_NETDEV_INTERFACE, "Name", "ens1f0np0");
+        OBJ_EQ(o, MLX5_0 "/netdev/ens1f0np0", RDMAD_NETDEV_INTERFACE, "Device", MLX5_0);
+        OBJ_EQ(o, MLX5_0 "/netdev/ens1f0np0", RDMAD_NETDEV_INTERFACE, "DevPort", "0");
+        OBJ_EQ(o, MLX5_0 "/netdev/ens1f0np0", RDMAD_NETDEV_INTERFACE, "Port", MLX5_0 "/port/1");
+        OBJ_EQ(o, MLX5_0 "/netdev/ens1f0np0", RDMAD_NETDEV_INTERFACE, "OperState", "up");
+        OBJ_EQ(o, MLX5_0 "/netdev/ens1f0np0", RDMAD_NETDEV_INTERFACE, "Address", "98:03:9b:aa:bb:c0");
+        OBJ_EQ(o, MLX5_0 "/netdev/ens1f0np0", RDMAD_NETDEV_INTERFACE, "Mtu", "9000");
 
-        OBJ_EQ(o, MLX5_0 "/sriov", "org.rdmad1.Sriov", "Device", MLX5_0);
-        OBJ_EQ(o, MLX5_0 "/sriov", "org.rdmad1.Sriov", "DevicePath",
+        OBJ_EQ(o, MLX5_0 "/sriov", RDMAD_SRIOV_INTERFACE, "Device", MLX5_0);
+        OBJ_EQ(o, MLX5_0 "/sriov", RDMAD_SRIOV_INTERFACE, "DevicePath",
                "/sys/devices/pci0000:5d/0000:5d:00.0/0000:5e:00.0");
-        OBJ_EQ(o, MLX5_0 "/sriov", "org.rdmad1.Sriov", "NumVfs", "1");
-        OBJ_EQ(o, MLX5_0 "/sriov", "org.rdmad1.Sriov", "TotalVfs", "8");
+        OBJ_EQ(o, MLX5_0 "/sriov", RDMAD_SRIOV_INTERFACE, "NumVfs", "1");
+        OBJ_EQ(o, MLX5_0 "/sriov", RDMAD_SRIOV_INTERFACE, "TotalVfs", "8");
 
         /* The VF: an RDMA device of its own, no SR-IOV object. */
-        OBJ_EQ(o, "/org/rdmad1/device/mlx5_5f1", "org.rdmad1.Device", "SriovCapable", "false");
-        OBJ_EQ(o, "/org/rdmad1/device/mlx5_5f1", "org.rdmad1.Device", "Sriov", "/");
-        OBJ_EQ(o, "/org/rdmad1/device/mlx5_5f1", "org.rdmad1.Device", "PhysicalFunction", MLX5_0);
-        OBJ_EQ(o, "/org/rdmad1/device/mlx5_5f1", "org.rdmad1.Device", "VirtualFunctions", "[]");
-        OBJ_EQ(o, "/org/rdmad1/device/mlx5_5f1", "org.rdmad1.Device", "PciAddress", "0000:5e:00.2");
+        OBJ_EQ(o, "/org/rdmad1/device/mlx5_5f1", RDMAD_DEVICE_INTERFACE, "SriovCapable", "false");
+        OBJ_EQ(o, "/org/rdmad1/device/mlx5_5f1", RDMAD_DEVICE_INTERFACE, "Sriov", "/");
+        OBJ_EQ(o, "/org/rdmad1/device/mlx5_5f1", RDMAD_DEVICE_INTERFACE, "PhysicalFunction", MLX5_0);
+        OBJ_EQ(o, "/org/rdmad1/device/mlx5_5f1", RDMAD_DEVICE_INTERFACE, "VirtualFunctions", "[]");
+        OBJ_EQ(o, "/org/rdmad1/device/mlx5_5f1", RDMAD_DEVICE_INTERFACE, "PciAddress", "0000:5e:00.2");
 
         /* mlx4 VPI: an InfiniBand port and an Ethernet port, each with its netdev. */
-        OBJ_EQ(o, MLX4_0, "org.rdmad1.Device", "Transport", "mixed");
-        OBJ_EQ(o, MLX4_0 "/port/1", "org.rdmad1.Port", "Transport", "InfiniBand");
-        OBJ_EQ(o, MLX4_0 "/port/2", "org.rdmad1.Port", "Transport", "RoCE");
-        OBJ_EQ(o, MLX4_0, "org.rdmad1.Device", "PhysicalFunction", "/");
-        OBJ_EQ(o, MLX4_0, "org.rdmad1.Device", "VirtualFunctions", "[]");
-        OBJ_EQ(o, MLX4_0, "org.rdmad1.Device", "PortNumbers", "[1, 2]");
-        OBJ_EQ(o, MLX4_0, "org.rdmad1.Device", "NetDevs",
+        OBJ_EQ(o, MLX4_0, RDMAD_DEVICE_INTERFACE, "Transport", "mixed");
+        OBJ_EQ(o, MLX4_0 "/port/1", RDMAD_PORT_INTERFACE, "Transport", "InfiniBand");
+        OBJ_EQ(o, MLX4_0 "/port/2", RDMAD_PORT_INTERFACE, "Transport", "RoCE");
+        OBJ_EQ(o, MLX4_0, RDMAD_DEVICE_INTERFACE, "PhysicalFunction", "/");
+        OBJ_EQ(o, MLX4_0, RDMAD_DEVICE_INTERFACE, "VirtualFunctions", "[]");
+        OBJ_EQ(o, MLX4_0, RDMAD_DEVICE_INTERFACE, "PortNumbers", "[1, 2]");
+        OBJ_EQ(o, MLX4_0, RDMAD_DEVICE_INTERFACE, "NetDevs",
                "[\"" MLX4_0 "/netdev/ens1d1\", \"" MLX4_0 "/netdev/ib0\"]");
-        OBJ_EQ(o, MLX4_0 "/port/1", "org.rdmad1.Port", "Lid", "5");
-        OBJ_EQ(o, MLX4_0 "/port/1", "org.rdmad1.Port", "SmLid", "1");
-        OBJ_EQ(o, MLX4_0 "/port/1", "org.rdmad1.Port", "Rate", "40 Gb/sec (4X QDR)");
-        OBJ_EQ(o, MLX4_0 "/port/1", "org.rdmad1.Port", "NetDev", MLX4_0 "/netdev/ib0");
-        OBJ_EQ(o, MLX4_0 "/port/1", "org.rdmad1.Port", "Gids",
+        OBJ_EQ(o, MLX4_0 "/port/1", RDMAD_PORT_INTERFACE, "Lid", "5");
+        OBJ_EQ(o, MLX4_0 "/port/1", RDMAD_PORT_INTERFACE, "SmLid", "1");
+        OBJ_EQ(o, MLX4_0 "/port/1", RDMAD_PORT_INTERFACE, "Rate", "40 Gb/sec (4X QDR)");
+        OBJ_EQ(o, MLX4_0 "/port/1", RDMAD_PORT_INTERFACE, "NetDev", MLX4_0 "/netdev/ib0");
+        OBJ_EQ(o, MLX4_0 "/port/1", RDMAD_PORT_INTERFACE, "Gids",
                "[(0, \"fe80:0000:0000:0000:0002:c903:00a1:b2c1\", \"\", \"\")]");
-        OBJ_EQ(o, MLX4_0 "/port/2", "org.rdmad1.Port", "LinkLayer", "Ethernet");
-        OBJ_EQ(o, MLX4_0 "/port/2", "org.rdmad1.Port", "StateName", "DOWN");
-        OBJ_EQ(o, MLX4_0 "/port/2", "org.rdmad1.Port", "NetDev", MLX4_0 "/netdev/ens1d1");
-        OBJ_EQ(o, MLX4_0 "/netdev/ib0", "org.rdmad1.NetDev", "Mtu", "2044");
-        OBJ_EQ(o, MLX4_0 "/netdev/ib0", "org.rdmad1.NetDev", "Port", MLX4_0 "/port/1");
-        OBJ_EQ(o, MLX4_0 "/netdev/ens1d1", "org.rdmad1.NetDev", "DevPort", "1");
+        OBJ_EQ(o, MLX4_0 "/port/2", RDMAD_PORT_INTERFACE, "LinkLayer", "Ethernet");
+        OBJ_EQ(o, MLX4_0 "/port/2", RDMAD_PORT_INTERFACE, "StateName", "DOWN");
+        OBJ_EQ(o, MLX4_0 "/port/2", RDMAD_PORT_INTERFACE, "NetDev", MLX4_0 "/netdev/ens1d1");
+        OBJ_EQ(o, MLX4_0 "/netdev/ib0", RDMAD_NETDEV_INTERFACE, "Mtu", "2044");
+        OBJ_EQ(o, MLX4_0 "/netdev/ib0", RDMAD_NETDEV_INTERFACE, "Port", MLX4_0 "/port/1");
+        OBJ_EQ(o, MLX4_0 "/netdev/ens1d1", RDMAD_NETDEV_INTERFACE, "DevPort", "1");
 
         /* Omni-Path, soft-RoCE, soft-iWARP. */
-        OBJ_EQ(o, "/org/rdmad1/device/hfi1_5f0", "org.rdmad1.Device", "BoardId",
+        OBJ_EQ(o, "/org/rdmad1/device/hfi1_5f0", RDMAD_DEVICE_INTERFACE, "BoardId",
                "HPE 100Gb 1-port OP101 QSFP28 x16 PCIe Gen3 with Intel Omni-Path Adapter");
-        OBJ_EQ(o, "/org/rdmad1/device/hfi1_5f0/port/1", "org.rdmad1.Port", "NetDev", "/");
-        OBJ_EQ(o, "/org/rdmad1/device/hfi1_5f0", "org.rdmad1.Device", "NumaNode", "1");
-        OBJ_EQ(o, "/org/rdmad1/device/rxe0", "org.rdmad1.Device", "PciAddress", "");
-        OBJ_EQ(o, "/org/rdmad1/device/rxe0", "org.rdmad1.Device", "NumaNode", "-1");
-        OBJ_EQ(o, "/org/rdmad1/device/rxe0", "org.rdmad1.Device", "DevicePath", "");
-        OBJ_EQ(o, "/org/rdmad1/device/rxe0", "org.rdmad1.Device", "Transport", "RoCE");
-        OBJ_EQ(o, "/org/rdmad1/device/rxe0/port/1", "org.rdmad1.Port", "NetDev",
+        OBJ_EQ(o, "/org/rdmad1/device/hfi1_5f0/port/1", RDMAD_PORT_INTERFACE, "NetDev", "/");
+        OBJ_EQ(o, "/org/rdmad1/device/hfi1_5f0", RDMAD_DEVICE_INTERFACE, "NumaNode", "1");
+        OBJ_EQ(o, "/org/rdmad1/device/rxe0", RDMAD_DEVICE_INTERFACE, "PciAddress", "");
+        OBJ_EQ(o, "/org/rdmad1/device/rxe0", RDMAD_DEVICE_INTERFACE, "NumaNode", "-1");
+        OBJ_EQ(o, "/org/rdmad1/device/rxe0", RDMAD_DEVICE_INTERFACE, "DevicePath", "");
+        OBJ_EQ(o, "/org/rdmad1/device/rxe0", RDMAD_DEVICE_INTERFACE, "Transport", "RoCE");
+        OBJ_EQ(o, "/org/rdmad1/device/rxe0/port/1", RDMAD_PORT_INTERFACE, "NetDev",
                "/org/rdmad1/device/rxe0/netdev/veth_2drdma0");
-        OBJ_EQ(o, "/org/rdmad1/device/siw0", "org.rdmad1.Device", "Transport", "iWARP");
-        OBJ_EQ(o, "/org/rdmad1/device/siw0/port/1", "org.rdmad1.Port", "Transport", "iWARP");
-        OBJ_EQ(o, "/org/rdmad1/device/siw0/port/1", "org.rdmad1.Port", "LinkWidth", "1X");
-        OBJ_EQ(o, "/org/rdmad1/device/siw0/port/1", "org.rdmad1.Port", "LinkSpeed", "SDR");
-        OBJ_EQ(o, "/org/rdmad1/device/siw0", "org.rdmad1.Device", "NodeType", "RNIC");
-        OBJ_EQ(o, "/org/rdmad1/device/siw0/port/1", "org.rdmad1.Port", "RateSpeed", "2.5");
+        OBJ_EQ(o, "/org/rdmad1/device/siw0", RDMAD_DEVICE_INTERFACE, "Transport", "iWARP");
+        OBJ_EQ(o, "/org/rdmad1/device/siw0/port/1", RDMAD_PORT_INTERFACE, "Transport", "iWARP");
+        OBJ_EQ(o, "/org/rdmad1/device/siw0/port/1", RDMAD_PORT_INTERFACE, "LinkWidth", "1X");
+        OBJ_EQ(o, "/org/rdmad1/device/siw0/port/1", RDMAD_PORT_INTERFACE, "LinkSpeed", "SDR");
+        OBJ_EQ(o, "/org/rdmad1/device/siw0", RDMAD_DEVICE_INTERFACE, "NodeType", "RNIC");
+        OBJ_EQ(o, "/org/rdmad1/device/siw0/port/1", RDMAD_PORT_INTERFACE, "RateSpeed", "2.5");
 
         /* The broken device: published, with "" and 0, every string valid UTF-8. */
-        OBJ_EQ(o, "/org/rdmad1/device/broken_5f0", "org.rdmad1.Device", "NodeType", "");
-        OBJ_EQ(o, "/org/rdmad1/device/broken_5f0", "org.rdmad1.Device", "Driver", "");
-        OBJ_EQ(o, "/org/rdmad1/device/broken_5f0", "org.rdmad1.Device", "HcaType", "\xef\xbf\xbd(\xef\xbf\xbd" "A");
-        OBJ_EQ(o, "/org/rdmad1/device/broken_5f0", "org.rdmad1.Device", "FirmwareVersion", "1.0");
-        OBJ_EQ(o, "/org/rdmad1/device/broken_5f0/port/1", "org.rdmad1.Port", "Rate", "");
-        OBJ_EQ(o, "/org/rdmad1/device/broken_5f0/port/1", "org.rdmad1.Port", "RateSpeed", "0");
-        OBJ_EQ(o, "/org/rdmad1/device/broken_5f0/port/1", "org.rdmad1.Port", "StateName", "FUTURE");
-        OBJ_EQ(o, "/org/rdmad1/device/broken_5f0/port/1", "org.rdmad1.Port", "PhysStateName", "Phy Test");
-        OBJ_EQ(o, "/org/rdmad1/device/broken_5f0/port/1", "org.rdmad1.Port", "LinkLayer", "Unknown");
-        OBJ_EQ(o, "/org/rdmad1/device/broken_5f0/port/2", "org.rdmad1.Port", "StateName", "ACTIVE_DEFER");
+        OBJ_EQ(o, "/org/rdmad1/device/broken_5f0", RDMAD_DEVICE_INTERFACE, "NodeType", "");
+        OBJ_EQ(o, "/org/rdmad1/device/broken_5f0", RDMAD_DEVICE_INTERFACE, "Driver", "");
+        OBJ_EQ(o, "/org/rdmad1/device/broken_5f0", RDMAD_DEVICE_INTERFACE, "HcaType", "\xef\xbf\xbd(\xef\xbf\xbd" "A");
+        OBJ_EQ(o, "/org/rdmad1/device/broken_5f0", RDMAD_DEVICE_INTERFACE, "FirmwareVersion", "1.0");
+        OBJ_EQ(o, "/org/rdmad1/device/broken_5f0/port/1", RDMAD_PORT_INTERFACE, "Rate", "");
+        OBJ_EQ(o, "/org/rdmad1/device/broken_5f0/port/1", RDMAD_PORT_INTERFACE, "RateSpeed", "0");
+        OBJ_EQ(o, "/org/rdmad1/device/broken_5f0/port/1", RDMAD_PORT_INTERFACE, "StateName", "FUTURE");
+        OBJ_EQ(o, "/org/rdmad1/device/broken_5f0/port/1", RDMAD_PORT_INTERFACE, "PhysStateName", "Phy Test");
+        OBJ_EQ(o, "/org/rdmad1/device/broken_5f0/port/1", RDMAD_PORT_INTERFACE, "LinkLayer", "Unknown");
+        OBJ_EQ(o, "/org/rdmad1/device/broken_5f0/port/2", RDMAD_PORT_INTERFACE, "StateName", "ACTIVE_DEFER");
         /* A name that needs escaping. */
-        OBJ_EQ(o, "/org/rdmad1/device/ib_2ddev_2e1", "org.rdmad1.Device", "Name", "ib-dev.1");
-        OBJ_EQ(o, "/org/rdmad1/device/ib_2ddev_2e1/port/1", "org.rdmad1.Port", "RateInfo", "4X");
-        OBJ_EQ(o, "/org/rdmad1/device/ib_2ddev_2e1/port/1", "org.rdmad1.Port", "LinkWidth", "4X");
-        OBJ_EQ(o, "/org/rdmad1/device/ib_2ddev_2e1/port/1", "org.rdmad1.Port", "LinkSpeed", "");
-        OBJ_EQ(o, "/org/rdmad1/device/broken_5f0/port/1", "org.rdmad1.Port", "LinkWidth", "");
-        OBJ_EQ(o, "/org/rdmad1/device/broken_5f0/port/1", "org.rdmad1.Port", "Transport", "unknown");
+        OBJ_EQ(o, "/org/rdmad1/device/ib_2ddev_2e1", RDMAD_DEVICE_INTERFACE, "Name", "ib-dev.1");
+        OBJ_EQ(o, "/org/rdmad1/device/ib_2ddev_2e1/port/1", RDMAD_PORT_INTERFACE, "RateInfo", "4X");
+        OBJ_EQ(o, "/org/rdmad1/device/ib_2ddev_2e1/port/1", RDMAD_PORT_INTERFACE, "LinkWidth", "4X");
+        OBJ_EQ(o, "/org/rdmad1/device/ib_2ddev_2e1/port/1", RDMAD_PORT_INTERFACE, "LinkSpeed", "");
+        OBJ_EQ(o, "/org/rdmad1/device/broken_5f0/port/1", RDMAD_PORT_INTERFACE, "LinkWidth", "");
+        OBJ_EQ(o, "/org/rdmad1/device/broken_5f0/port/1", RDMAD_PORT_INTERFACE, "Transport", "unknown");
 
         objects_free(o);
 }
@@ -310,9 +310,9 @@ static void test_managed_objects_of_a_realistic_host(void **state) {
 static void test_manager_properties(void **state) {
         Harness *h = *state;
 
-        harness_assert_property(h, "/org/rdmad1", "org.rdmad1.Manager", "Version", RDMAD_VERSION);
-        harness_assert_property(h, "/org/rdmad1", "org.rdmad1.Manager", "PollIntervalMs", "1000");
-        harness_assert_property(h, "/org/rdmad1", "org.rdmad1.Manager", "Devices",
+        harness_assert_property(h, RDMAD_ROOT_PATH, RDMAD_MANAGER_INTERFACE, "Version", RDMAD_VERSION);
+        harness_assert_property(h, RDMAD_ROOT_PATH, RDMAD_MANAGER_INTERFACE, "PollIntervalMs", "1000");
+        harness_assert_property(h, RDMAD_ROOT_PATH, RDMAD_MANAGER_INTERFACE, "Devices",
                         "[\"/org/rdmad1/device/broken_5f0\", \"/org/rdmad1/device/hfi1_5f0\", "
                         "\"/org/rdmad1/device/ib_2ddev_2e1\", \"/org/rdmad1/device/mlx4_5f0\", "
                         "\"/org/rdmad1/device/mlx5_5f0\", \"/org/rdmad1/device/mlx5_5f1\", "
@@ -326,19 +326,19 @@ static void test_get_and_getall_agree_with_managed_objects(void **state) {
         const char *name;
         size_t n = 0;
 
-        harness_assert_property(h, MLX5_0 "/port/1", "org.rdmad1.Port", "State", "4: ACTIVE");
-        harness_assert_property(h, MLX4_0 "/port/1", "org.rdmad1.Port", "RateSpeed", "40");
+        harness_assert_property(h, MLX5_0 "/port/1", RDMAD_PORT_INTERFACE, "State", "4: ACTIVE");
+        harness_assert_property(h, MLX4_0 "/port/1", RDMAD_PORT_INTERFACE, "RateSpeed", "40");
 
-        assert_true(sd_bus_call_method(h->bus, "org.rdmad1", MLX4_0, "org.freedesktop.DBus.Properties", "GetAll",
-                                       NULL, &reply, "s", "org.rdmad1.Device") >= 0);
+        assert_true(sd_bus_call_method(h->bus, RDMAD_BUS_NAME, MLX4_0, "org.freedesktop.DBus.Properties", "GetAll",
+                                       NULL, &reply, "s", RDMAD_DEVICE_INTERFACE) >= 0);
         assert_true(sd_bus_message_enter_container(reply, 'a', "{sv}") > 0);
         while (sd_bus_message_enter_container(reply, 'e', "sv") > 0) {
                 char *body;
 
                 assert_true(sd_bus_message_read(reply, "s", &name) > 0);
-                body = harness_get_property(h, MLX4_0, "org.rdmad1.Device", name, NULL);
+                body = harness_get_property(h, MLX4_0, RDMAD_DEVICE_INTERFACE, name, NULL);
                 assert_non_null(body);
-                OBJ_EQ(o, MLX4_0, "org.rdmad1.Device", name, body);
+                OBJ_EQ(o, MLX4_0, RDMAD_DEVICE_INTERFACE, name, body);
                 free(body);
                 assert_true(sd_bus_message_skip(reply, "v") >= 0);
                 assert_true(sd_bus_message_exit_container(reply) > 0);
@@ -352,9 +352,9 @@ static void test_get_and_getall_agree_with_managed_objects(void **state) {
 static void test_peer_ping(void **state) {
         Harness *h = *state;
 
-        assert_true(sd_bus_call_method(h->bus, "org.rdmad1", "/org/rdmad1", "org.freedesktop.DBus.Peer", "Ping",
+        assert_true(sd_bus_call_method(h->bus, RDMAD_BUS_NAME, RDMAD_ROOT_PATH, "org.freedesktop.DBus.Peer", "Ping",
                                        NULL, NULL, "") >= 0);
-        assert_true(sd_bus_call_method(h->bus, "org.rdmad1", MLX5_0 "/port/1", "org.freedesktop.DBus.Peer", "Ping",
+        assert_true(sd_bus_call_method(h->bus, RDMAD_BUS_NAME, MLX5_0 "/port/1", "org.freedesktop.DBus.Peer", "Ping",
                                        NULL, NULL, "") >= 0);
 }
 
@@ -364,25 +364,25 @@ static void test_get_device_by_name(void **state) {
         const char *path;
         char *err;
 
-        assert_true(sd_bus_call_method(h->bus, "org.rdmad1", "/org/rdmad1", "org.rdmad1.Manager",
+        assert_true(sd_bus_call_method(h->bus, RDMAD_BUS_NAME, RDMAD_ROOT_PATH, RDMAD_MANAGER_INTERFACE,
                                        "GetDeviceByName", NULL, &reply, "s", "mlx5_0") >= 0);
         assert_true(sd_bus_message_read(reply, "o", &path) > 0);
         assert_string_equal(path, MLX5_0);
         sd_bus_message_unref(reply);
 
-        assert_true(sd_bus_call_method(h->bus, "org.rdmad1", "/org/rdmad1", "org.rdmad1.Manager",
+        assert_true(sd_bus_call_method(h->bus, RDMAD_BUS_NAME, RDMAD_ROOT_PATH, RDMAD_MANAGER_INTERFACE,
                                        "GetDeviceByName", NULL, &reply, "s", "ib-dev.1") >= 0);
         assert_true(sd_bus_message_read(reply, "o", &path) > 0);
         assert_string_equal(path, "/org/rdmad1/device/ib_2ddev_2e1");
         sd_bus_message_unref(reply);
 
-        err = harness_call_error(h, "/org/rdmad1", "org.rdmad1.Manager", "GetDeviceByName", "s", "mlx9_9");
+        err = harness_call_error(h, RDMAD_ROOT_PATH, RDMAD_MANAGER_INTERFACE, "GetDeviceByName", "s", "mlx9_9");
         assert_non_null(err);
-        assert_string_equal(err, "org.rdmad1.Error.NoSuchDevice");
+        assert_string_equal(err, RDMAD_ERROR_NO_SUCH_DEVICE);
         free(err);
 
         /* Wrong argument signature. */
-        err = harness_call_error(h, "/org/rdmad1", "org.rdmad1.Manager", "GetDeviceByName", "u", 5);
+        err = harness_call_error(h, RDMAD_ROOT_PATH, RDMAD_MANAGER_INTERFACE, "GetDeviceByName", "u", 5);
         assert_non_null(err);
         assert_string_equal(err, "org.freedesktop.DBus.Error.InvalidArgs");
         free(err);
@@ -392,45 +392,45 @@ static void test_standard_errors(void **state) {
         Harness *h = *state;
         char *err = NULL;
 
-        assert_null(harness_get_property(h, MLX5_0 "/port/1", "org.rdmad1.Port", "NoSuchProperty", &err));
+        assert_null(harness_get_property(h, MLX5_0 "/port/1", RDMAD_PORT_INTERFACE, "NoSuchProperty", &err));
         assert_string_equal(err, "org.freedesktop.DBus.Error.UnknownProperty");
         free(err);
 
-        err = harness_call_error(h, MLX5_0 "/port/1", "org.freedesktop.DBus.Properties", "Set", "ssv", "org.rdmad1.Port",
+        err = harness_call_error(h, MLX5_0 "/port/1", "org.freedesktop.DBus.Properties", "Set", "ssv", RDMAD_PORT_INTERFACE,
                          "State", "s", "1: DOWN");
         assert_non_null(err);
         assert_string_equal(err, "org.freedesktop.DBus.Error.PropertyReadOnly");
         free(err);
 
-        err = harness_call_error(h, "/org/rdmad1", "org.freedesktop.DBus.Properties", "Set", "ssv", "org.rdmad1.Manager",
+        err = harness_call_error(h, RDMAD_ROOT_PATH, "org.freedesktop.DBus.Properties", "Set", "ssv", RDMAD_MANAGER_INTERFACE,
                          "PollIntervalMs", "u", 5);
         assert_string_equal(err, "org.freedesktop.DBus.Error.PropertyReadOnly");
         free(err);
 
         /* Objects that do not exist: no device, no such port, no sriov on a VF, a non-canonical path. */
         err = harness_call_error(h, "/org/rdmad1/device/mlx9_5f9", "org.freedesktop.DBus.Properties", "GetAll", "s",
-                         "org.rdmad1.Device");
+                         RDMAD_DEVICE_INTERFACE);
         assert_string_equal(err, "org.freedesktop.DBus.Error.UnknownObject");
         free(err);
-        err = harness_call_error(h, MLX5_0 "/port/2", "org.freedesktop.DBus.Properties", "GetAll", "s", "org.rdmad1.Port");
+        err = harness_call_error(h, MLX5_0 "/port/2", "org.freedesktop.DBus.Properties", "GetAll", "s", RDMAD_PORT_INTERFACE);
         assert_string_equal(err, "org.freedesktop.DBus.Error.UnknownObject");
         free(err);
         err = harness_call_error(h, "/org/rdmad1/device/mlx5_5f1/sriov", "org.freedesktop.DBus.Properties", "GetAll", "s",
-                         "org.rdmad1.Sriov");
+                         RDMAD_SRIOV_INTERFACE);
         assert_string_equal(err, "org.freedesktop.DBus.Error.UnknownObject");
         free(err);
         err = harness_call_error(h, MLX5_0 "/port/_31", "org.freedesktop.DBus.Properties", "GetAll", "s",
-                         "org.rdmad1.Port");
+                         RDMAD_PORT_INTERFACE);
         assert_string_equal(err, "org.freedesktop.DBus.Error.UnknownObject");
         free(err);
 
         /* A real object, an interface it does not have: sd-bus answers UnknownProperty. */
-        err = harness_call_error(h, MLX5_0, "org.freedesktop.DBus.Properties", "Get", "ss", "org.rdmad1.Port", "State");
+        err = harness_call_error(h, MLX5_0, "org.freedesktop.DBus.Properties", "Get", "ss", RDMAD_PORT_INTERFACE, "State");
         assert_non_null(err);
         assert_string_equal(err, "org.freedesktop.DBus.Error.UnknownProperty");
         free(err);
 
-        err = harness_call_error(h, "/org/rdmad1", "org.rdmad1.Manager", "NoSuchMethod", "");
+        err = harness_call_error(h, RDMAD_ROOT_PATH, RDMAD_MANAGER_INTERFACE, "NoSuchMethod", "");
         assert_string_equal(err, "org.freedesktop.DBus.Error.UnknownMethod");
         free(err);
 }
@@ -507,11 +507,11 @@ static void test_introspection_matches_the_documented_files(void **state) {
         static const struct {
                 const char *interface, *path;
         } objects[] = {
-                { "org.rdmad1.Manager", "/org/rdmad1" },
-                { "org.rdmad1.Device", MLX5_0 },
-                { "org.rdmad1.Port", MLX5_0 "/port/1" },
-                { "org.rdmad1.NetDev", MLX5_0 "/netdev/ens1f0np0" },
-                { "org.rdmad1.Sriov", MLX5_0 "/sriov" },
+                { RDMAD_MANAGER_INTERFACE, RDMAD_ROOT_PATH },
+                { RDMAD_DEVICE_INTERFACE, MLX5_0 },
+                { RDMAD_PORT_INTERFACE, MLX5_0 "/port/1" },
+                { RDMAD_NETDEV_INTERFACE, MLX5_0 "/netdev/ens1f0np0" },
+                { RDMAD_SRIOV_INTERFACE, MLX5_0 "/sriov" },
         };
         Harness *h = *state;
 
@@ -531,7 +531,7 @@ static void test_introspection_matches_the_documented_files(void **state) {
                         fail_msg("%s: %s", path, error->message);
                 g_free(xml);
 
-                assert_true(sd_bus_call_method(h->bus, "org.rdmad1", objects[i].path,
+                assert_true(sd_bus_call_method(h->bus, RDMAD_BUS_NAME, objects[i].path,
                                                "org.freedesktop.DBus.Introspectable", "Introspect", NULL, &reply,
                                                "") >= 0);
                 assert_true(sd_bus_message_read(reply, "s", &bus_xml) > 0);
@@ -609,7 +609,7 @@ static void test_empty_host(void **state) {
         Harness *h = *state;
         Objects *o = get_managed_objects(h);
 
-        harness_assert_property(h, "/org/rdmad1", "org.rdmad1.Manager", "Devices", "[]");
+        harness_assert_property(h, RDMAD_ROOT_PATH, RDMAD_MANAGER_INTERFACE, "Devices", "[]");
         assert_int_equal(o->n, 0);
         objects_free(o);
 }
@@ -636,7 +636,7 @@ static void test_rescan_publishes_only_the_difference(void **state) {
                                                      "A: ports/1/link_layer=Ethernet\\n\n",
                                                      &error));
 
-        assert_true(sd_bus_call_method(h->bus, "org.rdmad1", "/org/rdmad1", "org.rdmad1.Manager", "Rescan", NULL,
+        assert_true(sd_bus_call_method(h->bus, RDMAD_BUS_NAME, RDMAD_ROOT_PATH, RDMAD_MANAGER_INTERFACE, "Rescan", NULL,
                                        NULL, "") >= 0);
         assert_true(harness_wait(h, has_signal, "InterfacesAdded", 5000));
         harness_settle(h, 200);
@@ -649,32 +649,32 @@ static void test_rescan_publishes_only_the_difference(void **state) {
         assert_non_null(strstr(s->body, "\"StateChangedUsec\": "));
         /* Nothing else changed: no other object is announced as changed. */
         assert_int_equal(harness_count_signals(h, NULL, "PropertiesChanged"), 2); /* the port, Manager.Devices */
-        assert_int_equal(harness_count_signals(h, "/org/rdmad1", "PropertiesChanged"), 1);
+        assert_int_equal(harness_count_signals(h, RDMAD_ROOT_PATH, "PropertiesChanged"), 1);
         assert_int_equal(harness_count_signals(h, "/org/rdmad1/device/rxe9", "InterfacesAdded"), 0);
         /* ObjectManager signals come from the root, naming the object. */
-        assert_int_equal(harness_count_signals(h, "/org/rdmad1", "InterfacesAdded"), 2); /* rxe9 and its port */
-        s = harness_find_signal(h, "/org/rdmad1", "InterfacesAdded");
+        assert_int_equal(harness_count_signals(h, RDMAD_ROOT_PATH, "InterfacesAdded"), 2); /* rxe9 and its port */
+        s = harness_find_signal(h, RDMAD_ROOT_PATH, "InterfacesAdded");
         assert_non_null(strstr(s->body, "/org/rdmad1/device/rxe9"));
         assert_int_equal(harness_count_signals(h, NULL, "InterfacesRemoved"), 0);
 
-        harness_assert_property(h, MLX5_0 "/port/1", "org.rdmad1.Port", "StateName", "DOWN");
-        harness_assert_property(h, "/org/rdmad1/device/rxe9/port/1", "org.rdmad1.Port", "StateName", "ACTIVE");
+        harness_assert_property(h, MLX5_0 "/port/1", RDMAD_PORT_INTERFACE, "StateName", "DOWN");
+        harness_assert_property(h, "/org/rdmad1/device/rxe9/port/1", RDMAD_PORT_INTERFACE, "StateName", "ACTIVE");
 
         /* A second rescan with nothing changed says nothing. */
         harness_clear_signals(h);
-        assert_true(sd_bus_call_method(h->bus, "org.rdmad1", "/org/rdmad1", "org.rdmad1.Manager", "Rescan", NULL,
+        assert_true(sd_bus_call_method(h->bus, RDMAD_BUS_NAME, RDMAD_ROOT_PATH, RDMAD_MANAGER_INTERFACE, "Rescan", NULL,
                                        NULL, "") >= 0);
         harness_settle(h, 200);
         assert_int_equal(h->n_signals, 0);
 
         /* Removed behind its back: InterfacesRemoved, and the list shrinks. */
         umockdev_testbed_remove_device(h->testbed, "/sys/devices/virtual/infiniband/rxe9");
-        assert_true(sd_bus_call_method(h->bus, "org.rdmad1", "/org/rdmad1", "org.rdmad1.Manager", "Rescan", NULL,
+        assert_true(sd_bus_call_method(h->bus, RDMAD_BUS_NAME, RDMAD_ROOT_PATH, RDMAD_MANAGER_INTERFACE, "Rescan", NULL,
                                        NULL, "") >= 0);
         assert_true(harness_wait(h, has_signal, "InterfacesRemoved", 5000));
         harness_settle(h, 100);
-        assert_int_equal(harness_count_signals(h, "/org/rdmad1", "InterfacesRemoved"), 2);
-        assert_null(harness_get_property(h, "/org/rdmad1/device/rxe9", "org.rdmad1.Device", "Name", NULL));
+        assert_int_equal(harness_count_signals(h, RDMAD_ROOT_PATH, "InterfacesRemoved"), 2);
+        assert_null(harness_get_property(h, "/org/rdmad1/device/rxe9", RDMAD_DEVICE_INTERFACE, "Name", NULL));
 }
 
 int main(void) {

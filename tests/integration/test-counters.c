@@ -122,7 +122,7 @@ static char *call_body(Harness *h, const char *path, const char *interface, cons
         char *body;
         int r;
 
-        r = sd_bus_call_method(h->bus, "org.rdmad1", path, interface, member, &error, &reply, "");
+        r = sd_bus_call_method(h->bus, RDMAD_BUS_NAME, path, interface, member, &error, &reply, "");
         if (r < 0)
                 fail_msg("%s.%s on %s: %s", interface, member, path, error.name);
         body = format_message_body(reply);
@@ -139,7 +139,7 @@ static void assert_counters(Harness *h, const char *path, const char *interface,
 }
 
 static void assert_port_counters(Harness *h, const char *port_path, const char *expected) {
-        assert_counters(h, port_path, "org.rdmad1.Port", expected);
+        assert_counters(h, port_path, RDMAD_PORT_INTERFACE, expected);
 }
 
 static int counters_setup(void **state) {
@@ -178,11 +178,11 @@ static void test_unreadable_counter_is_left_out(void **state) {
         text = harness_read(h, MLX4_SYS, "ports/1/counters/port_rcv_errors");
         assert_string_equal(text, "3\n");
         free(text);
-        body = call_body(h, MLX4_0 "/port/1", "org.rdmad1.Port", "GetCounters");
+        body = call_body(h, MLX4_0 "/port/1", RDMAD_PORT_INTERFACE, "GetCounters");
         assert_null(strstr(body, "port_rcv_errors"));
         assert_non_null(strstr(body, "\"port_rcv_packets\": 215487963"));
         free(body);
-        body = call_body(h, MLX4_0 "/port/2", "org.rdmad1.Port", "GetCounters");
+        body = call_body(h, MLX4_0 "/port/2", RDMAD_PORT_INTERFACE, "GetCounters");
         assert_non_null(strstr(body, "\"port_rcv_errors\": 0"));
         free(body);
 }
@@ -190,15 +190,15 @@ static void test_unreadable_counter_is_left_out(void **state) {
 static void test_device_wide_counters(void **state) {
         Harness *h = *state;
 
-        assert_counters(h, HFI1_0, "org.rdmad1.Device", EXPECT_HFI1_0_0);
-        assert_counters(h, RXE0, "org.rdmad1.Device", "{}");
-        assert_counters(h, MLX5_0, "org.rdmad1.Device", "{}");
+        assert_counters(h, HFI1_0, RDMAD_DEVICE_INTERFACE, EXPECT_HFI1_0_0);
+        assert_counters(h, RXE0, RDMAD_DEVICE_INTERFACE, "{}");
+        assert_counters(h, MLX5_0, RDMAD_DEVICE_INTERFACE, "{}");
 }
 
 /* Every port, in device order; port 0 only where device-wide counters exist. */
 static void test_get_all_counters(void **state) {
         Harness *h = *state;
-        char *body = call_body(h, "/org/rdmad1", "org.rdmad1.Manager", "GetAllCounters");
+        char *body = call_body(h, RDMAD_ROOT_PATH, RDMAD_MANAGER_INTERFACE, "GetAllCounters");
         const char *expected = "[(\"broken_0\", 1, " EXPECT_BROKEN_0_1 "), "
                                "(\"broken_0\", 2, {}), "
                                "(\"hfi1_0\", 0, " EXPECT_HFI1_0_0 "), "
@@ -223,7 +223,7 @@ static void test_counters_read_at_call_time(void **state) {
         Harness *h = *state;
         char *body;
 
-        body = call_body(h, MLX5_0 "/port/1", "org.rdmad1.Port", "GetCounters");
+        body = call_body(h, MLX5_0 "/port/1", RDMAD_PORT_INTERFACE, "GetCounters");
         assert_non_null(strstr(body, "\"out_of_buffer\": 1903,"));
         free(body);
         harness_clear_signals(h);
@@ -231,7 +231,7 @@ static void test_counters_read_at_call_time(void **state) {
         harness_write(h, MLX5_SYS, "ports/1/counters/port_xmit_data", "1419870307\n");
         if (geteuid() != 0)
                 harness_settle(h, 1100);
-        body = call_body(h, MLX5_0 "/port/1", "org.rdmad1.Port", "GetCounters");
+        body = call_body(h, MLX5_0 "/port/1", RDMAD_PORT_INTERFACE, "GetCounters");
         assert_non_null(strstr(body, "\"out_of_buffer\": 2000,"));
         assert_non_null(strstr(body, "\"port_xmit_data\": 5679481228,"));
         free(body);
@@ -252,29 +252,29 @@ static void write_paused(Harness *h, const char *name, const char *value) {
 static void test_state_changes_count_flaps(void **state) {
         Harness *h = *state;
 
-        harness_assert_property(h, HFI1_0 "/port/1", "org.rdmad1.Port", "StateChanges", "0");
+        harness_assert_property(h, HFI1_0 "/port/1", RDMAD_PORT_INTERFACE, "StateChanges", "0");
         harness_clear_signals(h);
         write_paused(h, "ports/1/state", "1: DOWN\n");
         harness_wait_signals(h, HFI1_0 "/port/1", "PropertiesChanged", 1);
         write_paused(h, "ports/1/state", "4: ACTIVE\n");
         harness_wait_signals(h, HFI1_0 "/port/1", "PropertiesChanged", 2);
         assert_non_null(strstr(h->signals[h->n_signals - 1].body, "\"StateChanges\": 2"));
-        harness_assert_property(h, HFI1_0 "/port/1", "org.rdmad1.Port", "StateName", "ACTIVE");
-        harness_assert_property(h, HFI1_0 "/port/1", "org.rdmad1.Port", "StateChanges", "2");
+        harness_assert_property(h, HFI1_0 "/port/1", RDMAD_PORT_INTERFACE, "StateName", "ACTIVE");
+        harness_assert_property(h, HFI1_0 "/port/1", RDMAD_PORT_INTERFACE, "StateChanges", "2");
 
         write_paused(h, "ports/1/phys_state", "6: LinkErrorRecovery\n");
         harness_wait_signals(h, HFI1_0 "/port/1", "PropertiesChanged", 3);
         assert_null(strstr(h->signals[h->n_signals - 1].body, "StateChanges"));
-        harness_assert_property(h, HFI1_0 "/port/1", "org.rdmad1.Port", "StateChanges", "2");
+        harness_assert_property(h, HFI1_0 "/port/1", RDMAD_PORT_INTERFACE, "StateChanges", "2");
 
         harness_clear_signals(h);
         write_paused(h, "ports/1/state", "4: ACTIVE  \n\n");
         harness_settle(h, 300); /* several poll ticks */
         assert_int_equal(harness_count_signals(h, HFI1_0 "/port/1", "PropertiesChanged"), 0);
-        harness_assert_property(h, HFI1_0 "/port/1", "org.rdmad1.Port", "State", "4: ACTIVE");
-        harness_assert_property(h, HFI1_0 "/port/1", "org.rdmad1.Port", "StateChanges", "2");
+        harness_assert_property(h, HFI1_0 "/port/1", RDMAD_PORT_INTERFACE, "State", "4: ACTIVE");
+        harness_assert_property(h, HFI1_0 "/port/1", RDMAD_PORT_INTERFACE, "StateChanges", "2");
         /* The other ports have seen nothing. */
-        harness_assert_property(h, MLX4_0 "/port/1", "org.rdmad1.Port", "StateChanges", "0");
+        harness_assert_property(h, MLX4_0 "/port/1", RDMAD_PORT_INTERFACE, "StateChanges", "0");
 }
 
 /* ---- a slow read ------------------------------------------------------ */
@@ -313,19 +313,19 @@ static void test_slow_read_shared_and_loop_answers(void **state) {
 
         assert_int_equal(count_reads(h), 0);
         for (size_t i = 0; i < N_SHARED; i++) {
-                assert_true(sd_bus_call_method_async(h->bus, NULL, "org.rdmad1", "/org/rdmad1", "org.rdmad1.Manager",
+                assert_true(sd_bus_call_method_async(h->bus, NULL, RDMAD_BUS_NAME, RDMAD_ROOT_PATH, RDMAD_MANAGER_INTERFACE,
                                                      "GetAllCounters", harness_on_reply, &replies[i], "") >= 0);
                 if (i == 0) {
                         /* Answered while the read runs (it takes over a second). */
-                        value = harness_get_property(h, MLX5_0 "/port/1", "org.rdmad1.Port", "State", NULL);
+                        value = harness_get_property(h, MLX5_0 "/port/1", RDMAD_PORT_INTERFACE, "State", NULL);
                         assert_string_equal(value, "4: ACTIVE");
                         free(value);
                         assert_false(replies[0].done);
                 }
         }
-        error_name = harness_call_error(h, "/org/rdmad1", "org.rdmad1.Manager", "GetAllCounters", "");
+        error_name = harness_call_error(h, RDMAD_ROOT_PATH, RDMAD_MANAGER_INTERFACE, "GetAllCounters", "");
         assert_non_null(error_name);
-        assert_string_equal(error_name, "org.rdmad1.Error.Busy");
+        assert_string_equal(error_name, RDMAD_ERROR_BUSY);
         free(error_name);
 
         for (size_t i = 0; i < N_SHARED; i++) {
@@ -366,11 +366,11 @@ static void test_unprivileged_caller_gets_cached_result(void **state) {
         }
         start = now_usec();
         for (int i = 0; i < 5; i++) {
-                error_name = harness_call_as(h, 65534, 65534, "org.rdmad1", MLX5_0 "/port/1", "org.rdmad1.Port",
+                error_name = harness_call_as(h, 65534, 65534, RDMAD_BUS_NAME, MLX5_0 "/port/1", RDMAD_PORT_INTERFACE,
                                              "GetCounters", "");
                 assert_null(error_name);
         }
-        error_name = harness_call_as(h, 65534, 65534, "org.rdmad1", "/org/rdmad1", "org.rdmad1.Manager",
+        error_name = harness_call_as(h, 65534, 65534, RDMAD_BUS_NAME, RDMAD_ROOT_PATH, RDMAD_MANAGER_INTERFACE,
                                      "GetAllCounters", "");
         assert_null(error_name);
         if (now_usec() - start < 900 * 1000) /* else too slow a machine to tell */

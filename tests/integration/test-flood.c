@@ -58,7 +58,7 @@ static int call(sd_bus *bus, Client *c, const char *path, const char *interface,
         va_list ap;
         int r;
 
-        r = sd_bus_message_new_method_call(bus, &m, "org.rdmad1", path, interface, member);
+        r = sd_bus_message_new_method_call(bus, &m, RDMAD_BUS_NAME, path, interface, member);
         if (r >= 0) {
                 va_start(ap, types);
                 r = sd_bus_message_appendv(m, types, ap);
@@ -95,21 +95,21 @@ static void *client_main(void *userdata) {
         do {
                 switch (c->index % 3) {
                 case 0:
-                        (void) call(bus, c, "/org/rdmad1", "org.freedesktop.DBus.ObjectManager", "GetManagedObjects", "");
+                        (void) call(bus, c, RDMAD_ROOT_PATH, "org.freedesktop.DBus.ObjectManager", "GetManagedObjects", "");
                         (void) call(bus, c, MLX5_0 "/port/1", "org.freedesktop.DBus.Properties", "GetAll", "s",
-                                    "org.rdmad1.Port");
+                                    RDMAD_PORT_INTERFACE);
                         break;
                 case 1:
                         (void) call(bus, c, HFI1_0 "/port/1", "org.freedesktop.DBus.Properties", "GetAll", "s",
-                                    "org.rdmad1.Port");
+                                    RDMAD_PORT_INTERFACE);
                         (void) call(bus, c, MLX5_0, "org.freedesktop.DBus.Properties", "GetAll", "s",
-                                    "org.rdmad1.Device");
+                                    RDMAD_DEVICE_INTERFACE);
                         break;
                 default:
                         (void) call(bus, c, HFI1_0 "/port/1", "org.freedesktop.DBus.Properties", "Get", "ss",
-                                    "org.rdmad1.Port", "StateName");
-                        (void) call(bus, c, "/org/rdmad1", "org.freedesktop.DBus.Properties", "Get", "ss",
-                                    "org.rdmad1.Manager", "Devices");
+                                    RDMAD_PORT_INTERFACE, "StateName");
+                        (void) call(bus, c, RDMAD_ROOT_PATH, "org.freedesktop.DBus.Properties", "Get", "ss",
+                                    RDMAD_MANAGER_INTERFACE, "Devices");
                         break;
                 }
         } while (!atomic_load(c->stop) || c->calls < 20);
@@ -118,7 +118,7 @@ static void *client_main(void *userdata) {
 }
 
 static size_t published_devices(Harness *h) {
-        char *devices = harness_get_property(h, "/org/rdmad1", "org.rdmad1.Manager", "Devices", NULL);
+        char *devices = harness_get_property(h, RDMAD_ROOT_PATH, RDMAD_MANAGER_INTERFACE, "Devices", NULL);
         size_t n = 0;
 
         for (const char *p = devices; p && (p = strstr(p, "\"/org")); p++)
@@ -270,8 +270,8 @@ static void test_flood(void **state) {
 
         /* Let the last flap be polled, then: the tree a fresh daemon reads. */
         harness_settle(h, 500);
-        harness_assert_property(h, MLX5_0 "/port/1", "org.rdmad1.Port", "StateName", "ACTIVE");
-        harness_assert_property(h, HFI1_0 "/port/1", "org.rdmad1.Port", "StateName", "DOWN");
+        harness_assert_property(h, MLX5_0 "/port/1", RDMAD_PORT_INTERFACE, "StateName", "ACTIVE");
+        harness_assert_property(h, HFI1_0 "/port/1", RDMAD_PORT_INTERFACE, "StateName", "DOWN");
         before = tree_snapshot(h);
         rss_after = harness_settled_rss_kib(h);
         printf("flood: daemon RSS %.1f MiB before, %.1f MiB at the peak sampled, %.1f MiB after\n",

@@ -64,7 +64,7 @@ static int teardown(void **state) {
 static sd_bus_message *call_gmo(sd_bus *bus, sd_bus_error *error) {
         sd_bus_message *reply = NULL;
 
-        if (sd_bus_call_method(bus, "org.rdmad1", "/org/rdmad1", "org.freedesktop.DBus.ObjectManager",
+        if (sd_bus_call_method(bus, RDMAD_BUS_NAME, RDMAD_ROOT_PATH, "org.freedesktop.DBus.ObjectManager",
                                "GetManagedObjects", error, &reply, "") < 0)
                 return NULL;
         return reply;
@@ -160,8 +160,8 @@ static pid_t spawn_client(unsigned calls, ClientCheck check, const char *referen
                         status = 1;
                 else {
                         Objects *o = objects_from_reply(reply);
-                        const char *a = objects_get(o, HFI1_PORT, "org.rdmad1.Port", "State"),
-                                   *b = objects_get(o, MLX4_PORT, "org.rdmad1.Port", "State");
+                        const char *a = objects_get(o, HFI1_PORT, RDMAD_PORT_INTERFACE, "State"),
+                                   *b = objects_get(o, MLX4_PORT, RDMAD_PORT_INTERFACE, "State");
 
                         if (!a || !b || !streq(a, b)) {
                                 fprintf(stderr, "client %d: a reply with %s = %s but %s = %s\n", (int) getpid(),
@@ -201,7 +201,7 @@ static void wait_clients(Harness *h, pid_t *pids, unsigned n, void (*between)(Ha
 
 /* Root's calls during the flood: each must be answered. */
 static void root_get(Harness *h, unsigned round) {
-        char *state = harness_get_property(h, HFI1_PORT, "org.rdmad1.Port", "State", NULL);
+        char *state = harness_get_property(h, HFI1_PORT, RDMAD_PORT_INTERFACE, "State", NULL);
 
         assert_non_null(state);
         assert_string_equal(state, "4: ACTIVE");
@@ -255,7 +255,7 @@ static int on_counted_reply(sd_bus_message *m, void *userdata, sd_bus_error *ret
         unsigned *counts = userdata; /* [0] replies, [1] Busy, [2] other errors */
         const sd_bus_error *e = sd_bus_message_get_error(m);
 
-        counts[!e ? 0 : sd_bus_error_has_name(e, "org.rdmad1.Error.Busy") ? 1 : 2]++;
+        counts[!e ? 0 : sd_bus_error_has_name(e, RDMAD_ERROR_BUSY) ? 1 : 2]++;
         return 0;
 }
 
@@ -275,7 +275,7 @@ static void test_calls_per_connection(void **state) {
                                        "GetId", NULL, NULL, "") >= 0);
         harness_pause(h);
         for (unsigned i = 0; i < counts[3]; i++)
-                assert_true(sd_bus_call_method_async(c, NULL, "org.rdmad1", "/org/rdmad1",
+                assert_true(sd_bus_call_method_async(c, NULL, RDMAD_BUS_NAME, RDMAD_ROOT_PATH,
                                                      "org.freedesktop.DBus.ObjectManager", "GetManagedObjects",
                                                      on_counted_reply, counts, "") >= 0);
         assert_true(sd_bus_flush(c) >= 0);
@@ -316,7 +316,7 @@ static void test_leaving_drops_calls(void **state) {
          * the calls arrive, then the news that their sender left. */
         harness_pause(h);
         for (unsigned i = 0; i < CALLS_MAX; i++)
-                assert_true(sd_bus_call_method_async(c, NULL, "org.rdmad1", "/org/rdmad1",
+                assert_true(sd_bus_call_method_async(c, NULL, RDMAD_BUS_NAME, RDMAD_ROOT_PATH,
                                                      "org.freedesktop.DBus.ObjectManager", "GetManagedObjects",
                                                      on_counted_reply, ignored, "") >= 0);
         assert_true(sd_bus_flush(c) >= 0);
@@ -420,7 +420,7 @@ static void rank_answers(Answer *answers, unsigned n) {
 static void send_all(sd_bus **buses, Answer *answers, unsigned n, unsigned *n_answered) {
         for (unsigned i = 0; i < n; i++) {
                 answers[i] = (Answer) { .n_answered = n_answered };
-                assert_true(sd_bus_call_method_async(buses[i], NULL, "org.rdmad1", "/org/rdmad1",
+                assert_true(sd_bus_call_method_async(buses[i], NULL, RDMAD_BUS_NAME, RDMAD_ROOT_PATH,
                                                      "org.freedesktop.DBus.ObjectManager", "GetManagedObjects",
                                                      on_ranked_answer, &answers[i], "") >= 0);
                 assert_true(sd_bus_flush(buses[i]) >= 0);
@@ -557,12 +557,12 @@ static void test_share_spent(void **state) {
                 read_answers(buses, 2, &n_answered, true);
         }
         for (unsigned i = 0; i < 2; i++)
-                assert_string_equal(answers[i].error, "org.rdmad1.Error.Busy");
+                assert_string_equal(answers[i].error, RDMAD_ERROR_BUSY);
 
         /* The reason, as the caller reads it. */
         assert_null(call_gmo(nobody, &error));
         printf("%s: %s\n", error.name, error.message);
-        assert_string_equal(error.name, "org.rdmad1.Error.Busy");
+        assert_string_equal(error.name, RDMAD_ERROR_BUSY);
         assert_non_null(strstr(error.message, "waited 2.5 s for its turn (1 connection waiting;"));
         assert_non_null(strstr(error.message, "busy at most 10% of the time"));
         sd_bus_error_free(&error);
@@ -594,20 +594,20 @@ static void test_reply_too_large(void **state) {
         sd_bus_error_free(&error);
 
         /* The documented way: Manager.Devices, then GetAll on each object. */
-        assert_true(sd_bus_get_property_strv(h->bus, "org.rdmad1", "/org/rdmad1", "org.rdmad1.Manager", "Devices",
+        assert_true(sd_bus_get_property_strv(h->bus, RDMAD_BUS_NAME, RDMAD_ROOT_PATH, RDMAD_MANAGER_INTERFACE, "Devices",
                                              NULL, &devices) >= 0);
         for (char **d = devices; d && *d; d++) {
                 char **ports = NULL;
 
-                assert_true(sd_bus_call_method(h->bus, "org.rdmad1", *d, "org.freedesktop.DBus.Properties", "GetAll",
-                                               NULL, &reply, "s", "org.rdmad1.Device") >= 0);
+                assert_true(sd_bus_call_method(h->bus, RDMAD_BUS_NAME, *d, "org.freedesktop.DBus.Properties", "GetAll",
+                                               NULL, &reply, "s", RDMAD_DEVICE_INTERFACE) >= 0);
                 reply = sd_bus_message_unref(reply);
                 objects++;
-                assert_true(sd_bus_get_property_strv(h->bus, "org.rdmad1", *d, "org.rdmad1.Device", "Ports", NULL,
+                assert_true(sd_bus_get_property_strv(h->bus, RDMAD_BUS_NAME, *d, RDMAD_DEVICE_INTERFACE, "Ports", NULL,
                                                      &ports) >= 0);
                 for (char **p = ports; p && *p; p++) {
-                        assert_true(sd_bus_call_method(h->bus, "org.rdmad1", *p, "org.freedesktop.DBus.Properties",
-                                                       "GetAll", NULL, &reply, "s", "org.rdmad1.Port") >= 0);
+                        assert_true(sd_bus_call_method(h->bus, RDMAD_BUS_NAME, *p, "org.freedesktop.DBus.Properties",
+                                                       "GetAll", NULL, &reply, "s", RDMAD_PORT_INTERFACE) >= 0);
                         reply = sd_bus_message_unref(reply);
                         objects++;
                 }

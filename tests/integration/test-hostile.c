@@ -68,7 +68,7 @@ static void assert_call_error(Harness *h, const char *expected, const char *path
 }
 
 static void assert_daemon_answers(Harness *h) {
-        assert_true(sd_bus_call_method(h->bus, "org.rdmad1", "/org/rdmad1", "org.freedesktop.DBus.Peer", "Ping",
+        assert_true(sd_bus_call_method(h->bus, RDMAD_BUS_NAME, RDMAD_ROOT_PATH, "org.freedesktop.DBus.Peer", "Ping",
                                        NULL, NULL, "") >= 0);
         assert_int_equal(waitpid(h->daemon_pid, NULL, WNOHANG), 0);
 }
@@ -100,7 +100,7 @@ static size_t check_managed_objects_utf8(Harness *h) {
         sd_bus_message *reply = NULL;
         size_t n;
 
-        assert_true(sd_bus_call_method(h->bus, "org.rdmad1", "/org/rdmad1", "org.freedesktop.DBus.ObjectManager",
+        assert_true(sd_bus_call_method(h->bus, RDMAD_BUS_NAME, RDMAD_ROOT_PATH, "org.freedesktop.DBus.ObjectManager",
                                        "GetManagedObjects", NULL, &reply, "") >= 0);
         n = check_strings(reply);
         sd_bus_message_unref(reply);
@@ -222,54 +222,54 @@ static void test_hostile_sysfs_publishes_what_it_can(void **state) {
         size_t strings;
 
         /* The well-behaved device next to it is untouched. */
-        harness_assert_property(h, MLX5_0 "/port/1", "org.rdmad1.Port", "StateName", "ACTIVE");
+        harness_assert_property(h, MLX5_0 "/port/1", RDMAD_PORT_INTERFACE, "StateName", "ACTIVE");
 
         /* Ports "0" and "1"; "abc" is not a port. */
-        harness_assert_property(h, HOSTILE_0, "org.rdmad1.Device", "PortNumbers", "[0, 1]");
-        harness_assert_property(h, HOSTILE_0 "/port/0", "org.rdmad1.Port", "StateName", "ACTIVE");
+        harness_assert_property(h, HOSTILE_0, RDMAD_DEVICE_INTERFACE, "PortNumbers", "[0, 1]");
+        harness_assert_property(h, HOSTILE_0 "/port/0", RDMAD_PORT_INTERFACE, "StateName", "ACTIVE");
 
         /* Out of range, negative, empty hex: 0, and the raw text kept as it was. */
-        harness_assert_property(h, HOSTILE_0 "/port/1", "org.rdmad1.Port", "StateNum", "0");
-        harness_assert_property(h, HOSTILE_0 "/port/1", "org.rdmad1.Port", "State", "4294967296: ACTIVE");
-        harness_assert_property(h, HOSTILE_0 "/port/1", "org.rdmad1.Port", "PhysStateNum", "0");
-        harness_assert_property(h, HOSTILE_0 "/port/1", "org.rdmad1.Port", "Lid", "0");
-        harness_assert_property(h, HOSTILE_0 "/port/1", "org.rdmad1.Port", "SmLid", "0");
-        harness_assert_property(h, HOSTILE_0 "/port/1", "org.rdmad1.Port", "LidMaskCount", "0");
-        harness_assert_property(h, HOSTILE_0 "/port/1", "org.rdmad1.Port", "SmSl", "0");
-        harness_assert_property(h, HOSTILE_0 "/port/1", "org.rdmad1.Port", "CapMask", "0");
-        harness_assert_property(h, HOSTILE_0 "/port/1", "org.rdmad1.Port", "Rate", "4294967296 Gb/sec (4X EDR)");
-        harness_assert_property(h, "/org/rdmad1", "org.rdmad1.Manager", "Devices",
+        harness_assert_property(h, HOSTILE_0 "/port/1", RDMAD_PORT_INTERFACE, "StateNum", "0");
+        harness_assert_property(h, HOSTILE_0 "/port/1", RDMAD_PORT_INTERFACE, "State", "4294967296: ACTIVE");
+        harness_assert_property(h, HOSTILE_0 "/port/1", RDMAD_PORT_INTERFACE, "PhysStateNum", "0");
+        harness_assert_property(h, HOSTILE_0 "/port/1", RDMAD_PORT_INTERFACE, "Lid", "0");
+        harness_assert_property(h, HOSTILE_0 "/port/1", RDMAD_PORT_INTERFACE, "SmLid", "0");
+        harness_assert_property(h, HOSTILE_0 "/port/1", RDMAD_PORT_INTERFACE, "LidMaskCount", "0");
+        harness_assert_property(h, HOSTILE_0 "/port/1", RDMAD_PORT_INTERFACE, "SmSl", "0");
+        harness_assert_property(h, HOSTILE_0 "/port/1", RDMAD_PORT_INTERFACE, "CapMask", "0");
+        harness_assert_property(h, HOSTILE_0 "/port/1", RDMAD_PORT_INTERFACE, "Rate", "4294967296 Gb/sec (4X EDR)");
+        harness_assert_property(h, RDMAD_ROOT_PATH, RDMAD_MANAGER_INTERFACE, "Devices",
                                 "[\"/org/rdmad1/device/hostile0\", \"/org/rdmad1/device/mlx5_5f0\", "
                                 "\"/org/rdmad1/device/mlx5_5f1\"]");
-        harness_assert_property(h, HOSTILE_0, "org.rdmad1.Device", "Sriov", HOSTILE_0 "/sriov");
+        harness_assert_property(h, HOSTILE_0, RDMAD_DEVICE_INTERFACE, "Sriov", HOSTILE_0 "/sriov");
 
         /* Binary and non-UTF-8 bytes: U+FFFD; a directory or a dangling link: "". */
-        harness_assert_property(h, HOSTILE_0, "org.rdmad1.Device", "FirmwareVersion", "1\xef\xbf\xbd.\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd" "2");
-        harness_assert_property(h, HOSTILE_0, "org.rdmad1.Device", "NodeDescription", "\xef\xbf\xbd(node");
-        harness_assert_property(h, HOSTILE_0, "org.rdmad1.Device", "HcaType", "");
-        harness_assert_property(h, HOSTILE_0, "org.rdmad1.Device", "BoardId", "");
-        harness_assert_property(h, HOSTILE_0, "org.rdmad1.Device", "NodeType", ""); /* "4294967296: CA" is no node type */
-        harness_assert_property(h, HOSTILE_0, "org.rdmad1.Device", "Driver", "mlx5_core");
+        harness_assert_property(h, HOSTILE_0, RDMAD_DEVICE_INTERFACE, "FirmwareVersion", "1\xef\xbf\xbd.\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd" "2");
+        harness_assert_property(h, HOSTILE_0, RDMAD_DEVICE_INTERFACE, "NodeDescription", "\xef\xbf\xbd(node");
+        harness_assert_property(h, HOSTILE_0, RDMAD_DEVICE_INTERFACE, "HcaType", "");
+        harness_assert_property(h, HOSTILE_0, RDMAD_DEVICE_INTERFACE, "BoardId", "");
+        harness_assert_property(h, HOSTILE_0, RDMAD_DEVICE_INTERFACE, "NodeType", ""); /* "4294967296: CA" is no node type */
+        harness_assert_property(h, HOSTILE_0, RDMAD_DEVICE_INTERFACE, "Driver", "mlx5_core");
         /* A megabyte file: cut at one page. */
         {
-                char *hw_rev = harness_get_property(h, HOSTILE_0, "org.rdmad1.Device", "HwRev", NULL);
+                char *hw_rev = harness_get_property(h, HOSTILE_0, RDMAD_DEVICE_INTERFACE, "HwRev", NULL);
                 assert_non_null(hw_rev);
                 assert_int_equal(strlen(hw_rev), 4096);
                 free(hw_rev);
         }
-        attrs = harness_get_property(h, HOSTILE_0, "org.rdmad1.Device", "Attributes", NULL);
+        attrs = harness_get_property(h, HOSTILE_0, RDMAD_DEVICE_INTERFACE, "Attributes", NULL);
         assert_non_null(attrs);
         assert_null(strstr(attrs, "\"hca_type\""));
         assert_null(strstr(attrs, "\"board_id\""));
         free(attrs);
 
         /* SR-IOV numbers that do not fit: capable, 0 and 0. */
-        harness_assert_property(h, HOSTILE_0, "org.rdmad1.Device", "SriovCapable", "true");
-        harness_assert_property(h, HOSTILE_0 "/sriov", "org.rdmad1.Sriov", "TotalVfs", "0");
-        harness_assert_property(h, HOSTILE_0 "/sriov", "org.rdmad1.Sriov", "NumVfs", "0");
+        harness_assert_property(h, HOSTILE_0, RDMAD_DEVICE_INTERFACE, "SriovCapable", "true");
+        harness_assert_property(h, HOSTILE_0 "/sriov", RDMAD_SRIOV_INTERFACE, "TotalVfs", "0");
+        harness_assert_property(h, HOSTILE_0 "/sriov", RDMAD_SRIOV_INTERFACE, "NumVfs", "0");
 
         /* The netdev whose name is not UTF-8: published under a valid one. */
-        netdevs = harness_get_property(h, HOSTILE_0, "org.rdmad1.Device", "NetDevs", NULL);
+        netdevs = harness_get_property(h, HOSTILE_0, RDMAD_DEVICE_INTERFACE, "NetDevs", NULL);
         assert_non_null(netdevs);
         assert_int_equal(count_occurrences(netdevs, "/netdev/"), 1);
         free(netdevs);
@@ -277,7 +277,7 @@ static void test_hostile_sysfs_publishes_what_it_can(void **state) {
         {
                 bool found = false;
                 for (size_t i = 0; i < o->n; i++)
-                        if (o->entries[i].name && !strcmp(o->entries[i].interface, "org.rdmad1.NetDev") &&
+                        if (o->entries[i].name && !strcmp(o->entries[i].interface, RDMAD_NETDEV_INTERFACE) &&
                             !strcmp(o->entries[i].name, "Name") && strstr(o->entries[i].path, HOSTILE_0)) {
                                 assert_string_equal(o->entries[i].value, "eth\xef\xbf\xbd\xef\xbf\xbd" "0");
                                 found = true;
@@ -287,7 +287,7 @@ static void test_hostile_sysfs_publishes_what_it_can(void **state) {
         objects_free(o);
 
         /* All 10 000 GIDs, in order, with their types. */
-        gids = harness_get_property(h, HOSTILE_0 "/port/1", "org.rdmad1.Port", "Gids", NULL);
+        gids = harness_get_property(h, HOSTILE_0 "/port/1", RDMAD_PORT_INTERFACE, "Gids", NULL);
         assert_non_null(gids);
         assert_int_equal(count_occurrences(gids, "(") , N_GIDS);
         assert_int_equal(count_occurrences(gids, "RoCE v2"), N_GIDS / 2);
@@ -302,7 +302,7 @@ static void test_hostile_sysfs_publishes_what_it_can(void **state) {
 
         /* A rescan of the same hostile tree changes nothing. */
         harness_clear_signals(h);
-        assert_true(sd_bus_call_method(h->bus, "org.rdmad1", "/org/rdmad1", "org.rdmad1.Manager", "Rescan", NULL,
+        assert_true(sd_bus_call_method(h->bus, RDMAD_BUS_NAME, RDMAD_ROOT_PATH, RDMAD_MANAGER_INTERFACE, "Rescan", NULL,
                                        NULL, "") >= 0);
         harness_settle(h, 300);
         assert_int_equal(h->n_signals, 0);
@@ -328,12 +328,12 @@ static void test_device_gone_between_uevent_and_read(void **state) {
         harness_remove(h, "/sys/class/infiniband/hfi1_0");
         harness_resume(h);
 
-        harness_wait_signals(h, "/org/rdmad1", "InterfacesRemoved", 2);
+        harness_wait_signals(h, RDMAD_ROOT_PATH, "InterfacesRemoved", 2);
         harness_settle(h, 200);
-        assert_int_equal(harness_count_signals(h, "/org/rdmad1", "InterfacesRemoved"), 2);
-        assert_int_equal(harness_count_signals(h, "/org/rdmad1", "InterfacesAdded"), 0);
-        assert_null(harness_get_property(h, HFI1_0, "org.rdmad1.Device", "Name", NULL));
-        harness_assert_property(h, "/org/rdmad1", "org.rdmad1.Manager", "Devices",
+        assert_int_equal(harness_count_signals(h, RDMAD_ROOT_PATH, "InterfacesRemoved"), 2);
+        assert_int_equal(harness_count_signals(h, RDMAD_ROOT_PATH, "InterfacesAdded"), 0);
+        assert_null(harness_get_property(h, HFI1_0, RDMAD_DEVICE_INTERFACE, "Name", NULL));
+        harness_assert_property(h, RDMAD_ROOT_PATH, RDMAD_MANAGER_INTERFACE, "Devices",
                                 "[\"/org/rdmad1/device/mlx5_5f0\", \"/org/rdmad1/device/mlx5_5f1\"]");
         assert_daemon_answers(h);
 }
@@ -352,11 +352,11 @@ static void test_add_and_remove_within_one_iteration(void **state) {
         harness_settle(h, 500);
         assert_int_equal(count_signals_mentioning(h, "ghost0"), 0);
         assert_int_equal(h->n_signals, 0);
-        assert_null(harness_get_property(h, "/org/rdmad1/device/ghost0", "org.rdmad1.Device", "Name", NULL));
+        assert_null(harness_get_property(h, "/org/rdmad1/device/ghost0", RDMAD_DEVICE_INTERFACE, "Name", NULL));
 
         /* Present, then removed and re-added in one go: it is still there afterwards. */
         harness_add_device(h, GHOST_RECORD);
-        harness_wait_signals(h, "/org/rdmad1", "InterfacesAdded", 2);
+        harness_wait_signals(h, RDMAD_ROOT_PATH, "InterfacesAdded", 2);
         harness_settle(h, 100);
         harness_clear_signals(h);
         harness_pause(h);
@@ -365,10 +365,10 @@ static void test_add_and_remove_within_one_iteration(void **state) {
         harness_add_device(h, GHOST_RECORD);
         harness_resume(h);
         harness_settle(h, 500);
-        harness_assert_property(h, "/org/rdmad1/device/ghost0/port/1", "org.rdmad1.Port", "StateName", "ACTIVE");
+        harness_assert_property(h, "/org/rdmad1/device/ghost0/port/1", RDMAD_PORT_INTERFACE, "StateName", "ACTIVE");
         /* Whatever was announced, removals and additions balance. */
-        assert_int_equal(harness_count_signals(h, "/org/rdmad1", "InterfacesRemoved"),
-                         harness_count_signals(h, "/org/rdmad1", "InterfacesAdded"));
+        assert_int_equal(harness_count_signals(h, RDMAD_ROOT_PATH, "InterfacesRemoved"),
+                         harness_count_signals(h, RDMAD_ROOT_PATH, "InterfacesAdded"));
         assert_daemon_answers(h);
 }
 
@@ -379,24 +379,24 @@ static void test_device_gone_in_the_middle_of_a_scan(void **state) {
 
         harness_remove(h, HFI1_SYS);
         harness_clear_signals(h);
-        assert_true(sd_bus_call_method(h->bus, "org.rdmad1", "/org/rdmad1", "org.rdmad1.Manager", "Rescan", NULL,
+        assert_true(sd_bus_call_method(h->bus, RDMAD_BUS_NAME, RDMAD_ROOT_PATH, RDMAD_MANAGER_INTERFACE, "Rescan", NULL,
                                        NULL, "") >= 0);
-        harness_wait_signals(h, "/org/rdmad1", "InterfacesRemoved", 2);
+        harness_wait_signals(h, RDMAD_ROOT_PATH, "InterfacesRemoved", 2);
         harness_settle(h, 200);
-        assert_int_equal(harness_count_signals(h, "/org/rdmad1", "InterfacesRemoved"), 2);
+        assert_int_equal(harness_count_signals(h, RDMAD_ROOT_PATH, "InterfacesRemoved"), 2);
         for (size_t i = 0; i < h->n_signals; i++)
                 if (strstr(h->signals[i].path, "mlx5") ||
                     (strcmp(h->signals[i].member, "PropertiesChanged") != 0 && strstr(h->signals[i].body, "mlx5")))
                         fail_msg("a signal about mlx5: %s %s %s", h->signals[i].path, h->signals[i].member,
                                  h->signals[i].body);
-        harness_assert_property(h, MLX5_0 "/port/1", "org.rdmad1.Port", "StateName", "ACTIVE");
+        harness_assert_property(h, MLX5_0 "/port/1", RDMAD_PORT_INTERFACE, "StateName", "ACTIVE");
 
         harness_remove(h, "/sys/class/infiniband");
         harness_clear_signals(h);
-        assert_true(sd_bus_call_method(h->bus, "org.rdmad1", "/org/rdmad1", "org.rdmad1.Manager", "Rescan", NULL,
+        assert_true(sd_bus_call_method(h->bus, RDMAD_BUS_NAME, RDMAD_ROOT_PATH, RDMAD_MANAGER_INTERFACE, "Rescan", NULL,
                                        NULL, "") >= 0);
         harness_settle(h, 300);
-        harness_assert_property(h, "/org/rdmad1", "org.rdmad1.Manager", "Devices", "[]");
+        harness_assert_property(h, RDMAD_ROOT_PATH, RDMAD_MANAGER_INTERFACE, "Devices", "[]");
         assert_daemon_answers(h);
 }
 
@@ -408,7 +408,7 @@ static void test_rename_while_waiting(void **state) {
         Harness *h = *state;
         AsyncReply a = {};
 
-        assert_true(sd_bus_call_method_async(h->bus, NULL, "org.rdmad1", HFI1_0 "/port/1", "org.rdmad1.Port",
+        assert_true(sd_bus_call_method_async(h->bus, NULL, RDMAD_BUS_NAME, HFI1_0 "/port/1", RDMAD_PORT_INTERFACE,
                                              "WaitForState", harness_on_reply, &a, "su", "ARMED", 60000) >= 0);
         harness_settle(h, 200);
         assert_false(a.done);
@@ -416,13 +416,13 @@ static void test_rename_while_waiting(void **state) {
         harness_rename_device(h, HFI1_SYS, "opa0");
 
         assert_true(harness_wait(h, harness_reply_done, &a, 10000));
-        assert_string_equal(a.error_name, "org.rdmad1.Error.NoSuchDevice");
+        assert_string_equal(a.error_name, RDMAD_ERROR_NO_SUCH_DEVICE);
         free(a.error_name);
         harness_settle(h, 200); /* a second reply would fail harness_on_reply's assertion */
 
-        assert_true(sd_bus_call_method(h->bus, "org.rdmad1", "/org/rdmad1/device/opa0/port/1", "org.rdmad1.Port",
+        assert_true(sd_bus_call_method(h->bus, RDMAD_BUS_NAME, "/org/rdmad1/device/opa0/port/1", RDMAD_PORT_INTERFACE,
                                        "WaitForState", NULL, NULL, "su", "ACTIVE", 1000) >= 0);
-        assert_call_error(h, "org.freedesktop.DBus.Error.UnknownObject", HFI1_0 "/port/1", "org.rdmad1.Port",
+        assert_call_error(h, "org.freedesktop.DBus.Error.UnknownObject", HFI1_0 "/port/1", RDMAD_PORT_INTERFACE,
                           "WaitForState", "su", "ACTIVE", 1000);
 }
 
@@ -432,80 +432,80 @@ static void test_bad_calls_get_precise_errors(void **state) {
         Harness *h = *state;
 
         /* Wrong signatures. */
-        assert_call_error(h, "org.freedesktop.DBus.Error.InvalidArgs", "/org/rdmad1", "org.rdmad1.Manager",
+        assert_call_error(h, "org.freedesktop.DBus.Error.InvalidArgs", RDMAD_ROOT_PATH, RDMAD_MANAGER_INTERFACE,
                           "GetDeviceByName", "u", 7);
-        assert_call_error(h, "org.freedesktop.DBus.Error.InvalidArgs", "/org/rdmad1", "org.rdmad1.Manager",
+        assert_call_error(h, "org.freedesktop.DBus.Error.InvalidArgs", RDMAD_ROOT_PATH, RDMAD_MANAGER_INTERFACE,
                           "GetDeviceByName", "ss", "mlx5_0", "extra");
-        assert_call_error(h, "org.freedesktop.DBus.Error.InvalidArgs", "/org/rdmad1", "org.rdmad1.Manager", "Rescan",
+        assert_call_error(h, "org.freedesktop.DBus.Error.InvalidArgs", RDMAD_ROOT_PATH, RDMAD_MANAGER_INTERFACE, "Rescan",
                           "s", "now");
-        assert_call_error(h, "org.freedesktop.DBus.Error.InvalidArgs", MLX5_0 "/port/1", "org.rdmad1.Port",
+        assert_call_error(h, "org.freedesktop.DBus.Error.InvalidArgs", MLX5_0 "/port/1", RDMAD_PORT_INTERFACE,
                           "WaitForState", "s", "ACTIVE");
-        assert_call_error(h, "org.freedesktop.DBus.Error.InvalidArgs", MLX5_0 "/port/1", "org.rdmad1.Port",
+        assert_call_error(h, "org.freedesktop.DBus.Error.InvalidArgs", MLX5_0 "/port/1", RDMAD_PORT_INTERFACE,
                           "WaitForState", "us", 1000, "ACTIVE");
-        assert_call_error(h, "org.freedesktop.DBus.Error.InvalidArgs", MLX5_0 "/sriov", "org.rdmad1.Sriov",
+        assert_call_error(h, "org.freedesktop.DBus.Error.InvalidArgs", MLX5_0 "/sriov", RDMAD_SRIOV_INTERFACE,
                           "SetNumVfs", "s", "4");
-        assert_call_error(h, "org.freedesktop.DBus.Error.InvalidArgs", MLX5_0 "/sriov", "org.rdmad1.Sriov",
+        assert_call_error(h, "org.freedesktop.DBus.Error.InvalidArgs", MLX5_0 "/sriov", RDMAD_SRIOV_INTERFACE,
                           "SetNumVfs", "i", -1);
         assert_call_error(h, "org.freedesktop.DBus.Error.InvalidArgs", MLX5_0, "org.freedesktop.DBus.Properties",
-                          "Get", "s", "org.rdmad1.Device");
+                          "Get", "s", RDMAD_DEVICE_INTERFACE);
         assert_call_error(h, "org.freedesktop.DBus.Error.InvalidArgs", MLX5_0, "org.freedesktop.DBus.Properties",
                           "GetAll", "u", 1);
 
         /* Values out of range. */
-        assert_call_error(h, "org.rdmad1.Error.InvalidArgument", MLX5_0 "/port/1", "org.rdmad1.Port",
+        assert_call_error(h, RDMAD_ERROR_INVALID_ARGUMENT, MLX5_0 "/port/1", RDMAD_PORT_INTERFACE,
                           "WaitForState", "su", "", 1000);
-        assert_call_error(h, "org.rdmad1.Error.InvalidArgument", MLX5_0 "/sriov", "org.rdmad1.Sriov", "SetNumVfs",
+        assert_call_error(h, RDMAD_ERROR_INVALID_ARGUMENT, MLX5_0 "/sriov", RDMAD_SRIOV_INTERFACE, "SetNumVfs",
                           "u", UINT32_MAX);
-        assert_call_error(h, "org.rdmad1.Error.NoSuchDevice", "/org/rdmad1", "org.rdmad1.Manager",
+        assert_call_error(h, RDMAD_ERROR_NO_SUCH_DEVICE, RDMAD_ROOT_PATH, RDMAD_MANAGER_INTERFACE,
                           "GetDeviceByName", "s", "");
 
         /* Unknown objects, interfaces, members, properties. */
         assert_call_error(h, "org.freedesktop.DBus.Error.UnknownObject", "/org/rdmad1/device/nope/port/1",
-                          "org.rdmad1.Port", "WaitForState", "su", "ACTIVE", 1000);
+                          RDMAD_PORT_INTERFACE, "WaitForState", "su", "ACTIVE", 1000);
         assert_call_error(h, "org.freedesktop.DBus.Error.UnknownObject", "/org/rdmad1/nothing",
-                          "org.freedesktop.DBus.Properties", "GetAll", "s", "org.rdmad1.Device");
+                          "org.freedesktop.DBus.Properties", "GetAll", "s", RDMAD_DEVICE_INTERFACE);
         assert_call_error(h, "org.freedesktop.DBus.Error.UnknownObject", MLX5_0 "/port/4294967296",
-                          "org.freedesktop.DBus.Properties", "GetAll", "s", "org.rdmad1.Port");
+                          "org.freedesktop.DBus.Properties", "GetAll", "s", RDMAD_PORT_INTERFACE);
         assert_call_error(h, "org.freedesktop.DBus.Error.UnknownObject", MLX5_0 "/port/01",
-                          "org.freedesktop.DBus.Properties", "GetAll", "s", "org.rdmad1.Port");
-        assert_call_error(h, "org.freedesktop.DBus.Error.UnknownMethod", MLX5_0 "/port/1", "org.rdmad1.Port",
+                          "org.freedesktop.DBus.Properties", "GetAll", "s", RDMAD_PORT_INTERFACE);
+        assert_call_error(h, "org.freedesktop.DBus.Error.UnknownMethod", MLX5_0 "/port/1", RDMAD_PORT_INTERFACE,
                           "SetNumVfs", "u", 1);
         /* sd-bus says "Unknown method Frobnicate or interface org.rdmad1.Nothing." */
         assert_call_error(h, "org.freedesktop.DBus.Error.UnknownMethod", MLX5_0, "org.rdmad1.Nothing",
                           "Frobnicate", "");
         assert_call_error(h, "org.freedesktop.DBus.Error.UnknownProperty", MLX5_0, "org.freedesktop.DBus.Properties",
-                          "Get", "ss", "org.rdmad1.Device", "Nope");
+                          "Get", "ss", RDMAD_DEVICE_INTERFACE, "Nope");
         assert_call_error(h, "org.freedesktop.DBus.Error.UnknownProperty", MLX5_0, "org.freedesktop.DBus.Properties",
-                          "Set", "ssv", "org.rdmad1.Device", "Nope", "s", "x");
+                          "Set", "ssv", RDMAD_DEVICE_INTERFACE, "Nope", "s", "x");
 
         /* Set on every kind of read-only property, with right and wrong value types. */
         assert_call_error(h, "org.freedesktop.DBus.Error.PropertyReadOnly", MLX5_0, "org.freedesktop.DBus.Properties",
-                          "Set", "ssv", "org.rdmad1.Device", "NodeDescription", "s", "mine now");
+                          "Set", "ssv", RDMAD_DEVICE_INTERFACE, "NodeDescription", "s", "mine now");
         assert_call_error(h, "org.freedesktop.DBus.Error.PropertyReadOnly", MLX5_0, "org.freedesktop.DBus.Properties",
-                          "Set", "ssv", "org.rdmad1.Device", "Name", "u", 5);
+                          "Set", "ssv", RDMAD_DEVICE_INTERFACE, "Name", "u", 5);
         assert_call_error(h, "org.freedesktop.DBus.Error.PropertyReadOnly", MLX5_0 "/sriov",
-                          "org.freedesktop.DBus.Properties", "Set", "ssv", "org.rdmad1.Sriov", "NumVfs", "u", 2);
+                          "org.freedesktop.DBus.Properties", "Set", "ssv", RDMAD_SRIOV_INTERFACE, "NumVfs", "u", 2);
         assert_call_error(h, "org.freedesktop.DBus.Error.PropertyReadOnly", MLX5_0 "/port/1",
-                          "org.freedesktop.DBus.Properties", "Set", "ssv", "org.rdmad1.Port", "Lid", "u", 2);
+                          "org.freedesktop.DBus.Properties", "Set", "ssv", RDMAD_PORT_INTERFACE, "Lid", "u", 2);
 
         /* Methods on a device that was just removed. */
         harness_clear_signals(h);
         umockdev_testbed_uevent(h->testbed, HFI1_SYS, "remove");
         harness_remove(h, HFI1_SYS);
         harness_remove(h, "/sys/class/infiniband/hfi1_0");
-        harness_wait_signals(h, "/org/rdmad1", "InterfacesRemoved", 2);
-        assert_call_error(h, "org.freedesktop.DBus.Error.UnknownObject", HFI1_0 "/port/1", "org.rdmad1.Port",
+        harness_wait_signals(h, RDMAD_ROOT_PATH, "InterfacesRemoved", 2);
+        assert_call_error(h, "org.freedesktop.DBus.Error.UnknownObject", HFI1_0 "/port/1", RDMAD_PORT_INTERFACE,
                           "WaitForState", "su", "ACTIVE", 1000);
         assert_call_error(h, "org.freedesktop.DBus.Error.UnknownObject", HFI1_0, "org.freedesktop.DBus.Properties",
-                          "GetAll", "s", "org.rdmad1.Device");
+                          "GetAll", "s", RDMAD_DEVICE_INTERFACE);
         assert_call_error(h, "org.freedesktop.DBus.Error.UnknownObject", HFI1_0 "/port/1",
-                          "org.freedesktop.DBus.Properties", "Get", "ss", "org.rdmad1.Port", "State");
-        assert_call_error(h, "org.rdmad1.Error.NoSuchDevice", "/org/rdmad1", "org.rdmad1.Manager", "GetDeviceByName",
+                          "org.freedesktop.DBus.Properties", "Get", "ss", RDMAD_PORT_INTERFACE, "State");
+        assert_call_error(h, RDMAD_ERROR_NO_SUCH_DEVICE, RDMAD_ROOT_PATH, RDMAD_MANAGER_INTERFACE, "GetDeviceByName",
                           "s", "hfi1_0");
 
         /* And it goes on. */
         assert_daemon_answers(h);
-        harness_assert_property(h, MLX5_0 "/port/1", "org.rdmad1.Port", "StateName", "ACTIVE");
+        harness_assert_property(h, MLX5_0 "/port/1", RDMAD_PORT_INTERFACE, "StateName", "ACTIVE");
 }
 
 /* ---- faults ----------------------------------------------------------- */
@@ -543,9 +543,9 @@ static void test_lost_uevent_resyncs(void **state) {
         harness_clear_signals(h);
         harness_add_device(h, GHOST_RECORD); /* its "add" is the datagram that gets lost */
 
-        harness_wait_signals(h, "/org/rdmad1", "InterfacesAdded", 2);
+        harness_wait_signals(h, RDMAD_ROOT_PATH, "InterfacesAdded", 2);
         assert_int_equal(access(enobufs_trigger, F_OK), -1); /* the fault did happen */
-        harness_assert_property(h, "/org/rdmad1/device/ghost0/port/1", "org.rdmad1.Port", "StateName", "ACTIVE");
+        harness_assert_property(h, "/org/rdmad1/device/ghost0/port/1", RDMAD_PORT_INTERFACE, "StateName", "ACTIVE");
         log = harness_daemon_log(h);
         if (!strstr(log, "udev monitor overflowed; resynchronising with sysfs."))
                 fail_msg("no overflow message in the log:\n%s", log);
@@ -555,7 +555,7 @@ static void test_lost_uevent_resyncs(void **state) {
         harness_clear_signals(h);
         umockdev_testbed_uevent(h->testbed, GHOST_SYS, "remove");
         umockdev_testbed_remove_device(h->testbed, GHOST_SYS);
-        harness_wait_signals(h, "/org/rdmad1", "InterfacesRemoved", 2);
+        harness_wait_signals(h, RDMAD_ROOT_PATH, "InterfacesRemoved", 2);
         assert_daemon_answers(h);
 }
 
@@ -608,9 +608,9 @@ static void test_out_of_file_descriptors(void **state) {
         umockdev_testbed_uevent(h->testbed, MLX5_SYS, "change");
         harness_settle(h, 700);
         assert_int_equal(count_signals_mentioning(h, "ghost0"), 0);
-        assert_int_equal(harness_count_signals(h, "/org/rdmad1", "InterfacesRemoved"), 0);
-        harness_assert_property(h, MLX5_0, "org.rdmad1.Device", "Name", "mlx5_0");
-        harness_assert_property(h, MLX5_0 "/port/1", "org.rdmad1.Port", "StateName", "ACTIVE");
+        assert_int_equal(harness_count_signals(h, RDMAD_ROOT_PATH, "InterfacesRemoved"), 0);
+        harness_assert_property(h, MLX5_0, RDMAD_DEVICE_INTERFACE, "Name", "mlx5_0");
+        harness_assert_property(h, MLX5_0 "/port/1", RDMAD_PORT_INTERFACE, "StateName", "ACTIVE");
         assert_daemon_answers(h);
         log = harness_daemon_log(h);
         if (!strstr(log, "cannot read sysfs: Too many open files. Keeping the last known state; retrying on the next event."))
@@ -623,10 +623,10 @@ static void test_out_of_file_descriptors(void **state) {
         /* Descriptors are back; the next event retries everything. */
         set_fd_limit(h, old.rlim_cur);
         umockdev_testbed_uevent(h->testbed, HFI1_SYS, "change");
-        harness_wait_signals(h, "/org/rdmad1", "InterfacesAdded", 2);
-        harness_assert_property(h, "/org/rdmad1/device/ghost0/port/1", "org.rdmad1.Port", "StateName", "ACTIVE");
-        harness_assert_property(h, MLX5_0, "org.rdmad1.Device", "NodeDescription", "changed while out of descriptors");
-        assert_int_equal(harness_count_signals(h, "/org/rdmad1", "InterfacesRemoved"), 0);
+        harness_wait_signals(h, RDMAD_ROOT_PATH, "InterfacesAdded", 2);
+        harness_assert_property(h, "/org/rdmad1/device/ghost0/port/1", RDMAD_PORT_INTERFACE, "StateName", "ACTIVE");
+        harness_assert_property(h, MLX5_0, RDMAD_DEVICE_INTERFACE, "NodeDescription", "changed while out of descriptors");
+        assert_int_equal(harness_count_signals(h, RDMAD_ROOT_PATH, "InterfacesRemoved"), 0);
         log = harness_daemon_log(h);
         assert_non_null(strstr(log, "Resynchronised with sysfs."));
         free(log);

@@ -264,7 +264,7 @@ static int on_reply(sd_bus_message *m, void *userdata, sd_bus_error *ret_error) 
                 r->names[r->n_names++] = strdup(e->name);
         if (i < 8)
                 r->counts[i]++;
-        if (!r->busy_message && strcmp(e->name, "org.rdmad1.Error.Busy") == 0)
+        if (!r->busy_message && strcmp(e->name, RDMAD_ERROR_BUSY) == 0)
                 r->busy_message = strdup(e->message ?: "");
         return 0;
 }
@@ -287,7 +287,7 @@ static void replies_print(FILE *f, const Replies *r) {
 static void send_wait(sd_bus *bus, const char *path, uint32_t timeout_ms, bool expect_reply, Replies *r) {
         sd_bus_message *m = NULL;
 
-        if (sd_bus_message_new_method_call(bus, &m, "org.rdmad1", path, "org.rdmad1.Port", "WaitForState") < 0 ||
+        if (sd_bus_message_new_method_call(bus, &m, RDMAD_BUS_NAME, path, RDMAD_PORT_INTERFACE, "WaitForState") < 0 ||
             sd_bus_message_append(m, "su", "ACTIVE", timeout_ms) < 0 ||
             sd_bus_message_set_expect_reply(m, expect_reply) < 0)
                 _exit(3);
@@ -343,7 +343,7 @@ static char *root_wait(Harness *h, const char *path, const char *state, uint32_t
         char *name = NULL;
         const char *s;
 
-        if (sd_bus_call_method(h->bus, "org.rdmad1", path, "org.rdmad1.Port", "WaitForState", &error, &reply, "su",
+        if (sd_bus_call_method(h->bus, RDMAD_BUS_NAME, path, RDMAD_PORT_INTERFACE, "WaitForState", &error, &reply, "su",
                                state, timeout_ms) < 0)
                 name = strdup(error.name);
         else if (ret_value && sd_bus_message_read(reply, "s", &s) >= 0)
@@ -383,9 +383,9 @@ static void test_waiters_of_a_departed_caller_are_dropped(void **state) {
         assert_string_equal(value, "ACTIVE");
         free(value);
         err = root_wait(h, MLX4_PORT2, "ACTIVE", 100, NULL);
-        assert_string_equal(err, "org.rdmad1.Error.Timeout");
+        assert_string_equal(err, RDMAD_ERROR_TIMEOUT);
         free(err);
-        assert_true(sd_bus_call_method_async(h->bus, NULL, "org.rdmad1", MLX4_PORT1, "org.rdmad1.Port",
+        assert_true(sd_bus_call_method_async(h->bus, NULL, RDMAD_BUS_NAME, MLX4_PORT1, RDMAD_PORT_INTERFACE,
                                              "WaitForState", harness_on_reply, &root_held, "su", "DOWN",
                                              UINT32_MAX) >= 0);
         wait_count(h, "WaitForState calls held: ", 257);
@@ -440,7 +440,7 @@ static void set_flood(sd_bus *bus, FILE *report, int control, const void *data) 
 
         while (r.n < s->calls) {
                 while (sent < s->calls && sent - r.n < 64) {
-                        if (sd_bus_call_method_async(bus, NULL, "org.rdmad1", SRIOV, "org.rdmad1.Sriov", "SetNumVfs",
+                        if (sd_bus_call_method_async(bus, NULL, RDMAD_BUS_NAME, SRIOV, RDMAD_SRIOV_INTERFACE, "SetNumVfs",
                                                      on_reply, &r, "u", 1 + sent % 3) < 0)
                                 _exit(3);
                         sent++;
@@ -464,7 +464,7 @@ static char *root_set_num_vfs(Harness *h, uint32_t count) {
         sd_bus_error error = SD_BUS_ERROR_NULL;
         char *name = NULL;
 
-        if (sd_bus_call_method(h->bus, "org.rdmad1", SRIOV, "org.rdmad1.Sriov", "SetNumVfs", &error, NULL, "u",
+        if (sd_bus_call_method(h->bus, RDMAD_BUS_NAME, SRIOV, RDMAD_SRIOV_INTERFACE, "SetNumVfs", &error, NULL, "u",
                                count) < 0) {
                 name = strdup(error.name);
                 fprintf(stderr, "root's SetNumVfs(%u): %s: %s\n", count, error.name, error.message);
@@ -539,7 +539,7 @@ static void test_set_num_vfs_flood_with_polkit_stopped_leaves_root_served(void *
 static void set_once(sd_bus *bus, FILE *report, int control, const void *data) {
         sd_bus_error error = SD_BUS_ERROR_NULL;
 
-        if (sd_bus_call_method(bus, "org.rdmad1", SRIOV, "org.rdmad1.Sriov", "SetNumVfs", &error, NULL, "u", 2) < 0)
+        if (sd_bus_call_method(bus, RDMAD_BUS_NAME, SRIOV, RDMAD_SRIOV_INTERFACE, "SetNumVfs", &error, NULL, "u", 2) < 0)
                 fprintf(report, "%s\n", error.name);
         else
                 fprintf(report, "ok\n");
@@ -562,7 +562,7 @@ static void test_racing_pair_leaves_no_query(void **state) {
 
         /* Meanwhile root (no polkit needed) starts a change on the same PF. */
         fifo = harness_fifo_numvfs(h, PF_SYS);
-        assert_true(sd_bus_call_method_async(h->bus, NULL, "org.rdmad1", SRIOV, "org.rdmad1.Sriov", "SetNumVfs",
+        assert_true(sd_bus_call_method_async(h->bus, NULL, RDMAD_BUS_NAME, SRIOV, RDMAD_SRIOV_INTERFACE, "SetNumVfs",
                                              harness_on_reply, &root, "u", 4) >= 0);
         assert_true(sd_bus_flush(h->bus) >= 0);
         wait_log(h, "→ 4 VFs: started.");
@@ -570,7 +570,7 @@ static void test_racing_pair_leaves_no_query(void **state) {
         /* polkit answers; nobody's call, replayed, stops at the Busy check. */
         assert_int_equal(kill(h->polkit_pid, SIGCONT), 0);
         line = nobody_read_line(&n);
-        assert_string_equal(line, "org.rdmad1.Error.Busy");
+        assert_string_equal(line, RDMAD_ERROR_BUSY);
         free(line);
         wait_count(h, "Authorization checks held: ", 0);
 
@@ -595,7 +595,7 @@ static void test_device_removed_during_authorization_leaves_no_query(void **stat
         wait_count(h, "Authorization checks held: ", 1);
 
         umockdev_testbed_uevent(h->testbed, MLX5_IB_SYS, "remove");
-        harness_wait_signals(h, "/org/rdmad1", "InterfacesRemoved", 1);
+        harness_wait_signals(h, RDMAD_ROOT_PATH, "InterfacesRemoved", 1);
 
         /* The replay finds no object: sd-bus answers it, the handler never runs. */
         assert_int_equal(kill(h->polkit_pid, SIGCONT), 0);
@@ -646,28 +646,28 @@ static void test_sigterm_answers_held_calls_and_does_not_wait_for_a_stuck_driver
         sd_bus_message *call = NULL;
         uint64_t start;
         /* The calls' own timeouts stay out of the way: 120 s. */
-        assert_true(sd_bus_message_new_method_call(h->bus, &call, "org.rdmad1", SRIOV, "org.rdmad1.Sriov",
+        assert_true(sd_bus_message_new_method_call(h->bus, &call, RDMAD_BUS_NAME, SRIOV, RDMAD_SRIOV_INTERFACE,
                                                    "SetNumVfs") >= 0);
         assert_true(sd_bus_message_append(call, "u", 4) >= 0);
         assert_true(sd_bus_call_async(h->bus, NULL, call, on_error_reply, &replies[0], 120 * 1000000ULL) >= 0);
         call = sd_bus_message_unref(call);
-        assert_true(sd_bus_call_method_async(h->bus, NULL, "org.rdmad1", MLX4_PORT2, "org.rdmad1.Port",
+        assert_true(sd_bus_call_method_async(h->bus, NULL, RDMAD_BUS_NAME, MLX4_PORT2, RDMAD_PORT_INTERFACE,
                                              "WaitForState", on_error_reply, &replies[1], "su", "ACTIVE",
                                              UINT32_MAX) >= 0);
         assert_true(sd_bus_flush(h->bus) >= 0);
         wait_log(h, "→ 4 VFs: started.");
         wait_count(h, "WaitForState calls held: ", 1);
         /* Its write of 0 (1 VF before) hangs; the daemon still answers. */
-        harness_assert_property(h, SRIOV, "org.rdmad1.Sriov", "NumVfs", "1");
+        harness_assert_property(h, SRIOV, RDMAD_SRIOV_INTERFACE, "NumVfs", "1");
 
         start = now_usec();
         assert_int_equal(kill(h->daemon_pid, SIGTERM), 0);
         /* The bound is 10 s (SRIOV_STOP_TIMEOUT_USEC). */
         assert_true(harness_wait(h, both_done, replies, 60000));
         printf("SIGTERM: both calls answered after %.1f s\n", (now_usec() - start) / 1e6);
-        assert_string_equal(replies[0].name, "org.rdmad1.Error.Failed");
+        assert_string_equal(replies[0].name, RDMAD_ERROR_FAILED);
         assert_string_equal(replies[0].message, "rdmad is stopping; the VF change may still complete in the kernel.");
-        assert_string_equal(replies[1].name, "org.rdmad1.Error.Failed");
+        assert_string_equal(replies[1].name, RDMAD_ERROR_FAILED);
         assert_string_equal(replies[1].message, "rdmad is stopping.");
         for (size_t i = 0; i < 2; i++) {
                 free(replies[i].name);
@@ -719,8 +719,8 @@ static void test_rtnetlink_overflow_rereads_netdevs(void **state) {
 
         wait_log(h, "rtnetlink overflowed; re-reading all netdevs and ports.");
         harness_wait_signals(h, MLX5_NETDEV, "PropertiesChanged", 1);
-        harness_assert_property(h, MLX5_NETDEV, "org.rdmad1.NetDev", "OperState", "down");
-        harness_assert_property(h, MLX5_NETDEV, "org.rdmad1.NetDev", "Mtu", "1400");
+        harness_assert_property(h, MLX5_NETDEV, RDMAD_NETDEV_INTERFACE, "OperState", "down");
+        harness_assert_property(h, MLX5_NETDEV, RDMAD_NETDEV_INTERFACE, "Mtu", "1400");
         unlink(enobufs_trigger);
 }
 
@@ -761,7 +761,7 @@ static void test_rtnetlink_messages_not_from_the_kernel_are_ignored(void **state
         wait_log(h, "Ignoring an rtnetlink message from port");
         harness_settle(h, 200);
         /* Not re-read: what it said is still published. */
-        harness_assert_property(h, MLX5_NETDEV, "org.rdmad1.NetDev", "OperState", "up");
+        harness_assert_property(h, MLX5_NETDEV, RDMAD_NETDEV_INTERFACE, "OperState", "up");
 }
 
 /* A burst of link messages needs room: 8 MiB, which the kernel doubles. */
@@ -821,7 +821,7 @@ static int attributes_setup(void **state) {
 
 static void test_attributes_publish_only_what_every_user_may_read(void **state) {
         Harness *h = *state;
-        char *attrs = harness_get_property(h, "/org/rdmad1/device/mlx5_5f0", "org.rdmad1.Device", "Attributes", NULL);
+        char *attrs = harness_get_property(h, "/org/rdmad1/device/mlx5_5f0", RDMAD_DEVICE_INTERFACE, "Attributes", NULL);
 
         assert_non_null(attrs);
         assert_non_null(strstr(attrs, "\"for_everyone\": \"public\""));

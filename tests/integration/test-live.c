@@ -90,35 +90,35 @@ static void test_hot_add_and_remove(void **state) {
                                                      "A: ports/1/link_layer=Ethernet\\n\n");
         /* umockdev_testbed_add_from_string() sends the "add" uevent itself. */
 
-        harness_wait_signals(h, "/org/rdmad1", "InterfacesAdded", 2);
-        harness_wait_signals(h, "/org/rdmad1", "PropertiesChanged", 1);
+        harness_wait_signals(h, RDMAD_ROOT_PATH, "InterfacesAdded", 2);
+        harness_wait_signals(h, RDMAD_ROOT_PATH, "PropertiesChanged", 1);
         harness_settle(h, 100);
-        assert_int_equal(harness_count_signals(h, "/org/rdmad1", "InterfacesAdded"), 2);
+        assert_int_equal(harness_count_signals(h, RDMAD_ROOT_PATH, "InterfacesAdded"), 2);
         assert_non_null(strstr(h->signals[0].body, "\"/org/rdmad1/device/rxe5\" {"));
         assert_non_null(strstr(h->signals[0].body, "\"org.rdmad1.Device\": {\"Name\": \"rxe5\""));
         assert_non_null(strstr(h->signals[1].body, "\"/org/rdmad1/device/rxe5/port/1\""));
-        assert_non_null(strstr(harness_find_signal(h, "/org/rdmad1", "PropertiesChanged")->body,
+        assert_non_null(strstr(harness_find_signal(h, RDMAD_ROOT_PATH, "PropertiesChanged")->body,
                                "\"Devices\": [\"/org/rdmad1/device/hfi1_5f0\", \"/org/rdmad1/device/mlx5_5f0\", "
                                "\"/org/rdmad1/device/mlx5_5f1\", \"/org/rdmad1/device/rxe5\"]"));
 
         o = get_managed_objects(h);
-        assert_non_null(objects_get(o, "/org/rdmad1/device/rxe5/port/1", "org.rdmad1.Port", "State"));
+        assert_non_null(objects_get(o, "/org/rdmad1/device/rxe5/port/1", RDMAD_PORT_INTERFACE, "State"));
         objects_free(o);
 
         /* Hot-remove: removals announced children first, the list shrinks. */
         harness_clear_signals(h);
         umockdev_testbed_uevent(h->testbed, "/sys/devices/virtual/infiniband/rxe5", "remove");
         umockdev_testbed_remove_device(h->testbed, "/sys/devices/virtual/infiniband/rxe5");
-        harness_wait_signals(h, "/org/rdmad1", "InterfacesRemoved", 2);
-        harness_wait_signals(h, "/org/rdmad1", "PropertiesChanged", 1);
+        harness_wait_signals(h, RDMAD_ROOT_PATH, "InterfacesRemoved", 2);
+        harness_wait_signals(h, RDMAD_ROOT_PATH, "PropertiesChanged", 1);
         harness_settle(h, 100);
-        assert_int_equal(harness_count_signals(h, "/org/rdmad1", "InterfacesRemoved"), 2);
+        assert_int_equal(harness_count_signals(h, RDMAD_ROOT_PATH, "InterfacesRemoved"), 2);
         assert_non_null(strstr(h->signals[0].body, "\"/org/rdmad1/device/rxe5/port/1\""));
         assert_non_null(strstr(h->signals[1].body, "\"/org/rdmad1/device/rxe5\" [\"org.freedesktop.DBus.Peer\""));
-        harness_assert_property(h, "/org/rdmad1", "org.rdmad1.Manager", "Devices",
+        harness_assert_property(h, RDMAD_ROOT_PATH, RDMAD_MANAGER_INTERFACE, "Devices",
                     "[\"/org/rdmad1/device/hfi1_5f0\", \"/org/rdmad1/device/mlx5_5f0\", "
                     "\"/org/rdmad1/device/mlx5_5f1\"]");
-        assert_null(harness_get_property(h, "/org/rdmad1/device/rxe5", "org.rdmad1.Device", "Name", NULL));
+        assert_null(harness_get_property(h, "/org/rdmad1/device/rxe5", RDMAD_DEVICE_INTERFACE, "Name", NULL));
 }
 
 static void test_rename_via_move(void **state) {
@@ -127,18 +127,18 @@ static void test_rename_via_move(void **state) {
         harness_clear_signals(h);
         harness_rename_device(h, HFI1_SYS, "opa0");
 
-        harness_wait_signals(h, "/org/rdmad1", "InterfacesAdded", 2);
+        harness_wait_signals(h, RDMAD_ROOT_PATH, "InterfacesAdded", 2);
         harness_settle(h, 100);
-        assert_int_equal(harness_count_signals(h, "/org/rdmad1", "InterfacesRemoved"), 2);
-        assert_int_equal(harness_count_signals(h, "/org/rdmad1", "InterfacesAdded"), 2);
+        assert_int_equal(harness_count_signals(h, RDMAD_ROOT_PATH, "InterfacesRemoved"), 2);
+        assert_int_equal(harness_count_signals(h, RDMAD_ROOT_PATH, "InterfacesAdded"), 2);
         /* Removed before added. */
         assert_string_equal(h->signals[0].member, "InterfacesRemoved");
         assert_non_null(strstr(h->signals[1].body, "\"" HFI1_0 "\" ["));
         assert_non_null(strstr(h->signals[2].body, "\"/org/rdmad1/device/opa0\" {"));
-        harness_assert_property(h, "/org/rdmad1", "org.rdmad1.Manager", "Devices",
+        harness_assert_property(h, RDMAD_ROOT_PATH, RDMAD_MANAGER_INTERFACE, "Devices",
                     "[\"/org/rdmad1/device/mlx5_5f0\", \"/org/rdmad1/device/mlx5_5f1\", \"/org/rdmad1/device/opa0\"]");
-        harness_assert_property(h, "/org/rdmad1/device/opa0", "org.rdmad1.Device", "Driver", "hfi1");
-        assert_null(harness_get_property(h, HFI1_0, "org.rdmad1.Device", "Name", NULL));
+        harness_assert_property(h, "/org/rdmad1/device/opa0", RDMAD_DEVICE_INTERFACE, "Driver", "hfi1");
+        assert_null(harness_get_property(h, HFI1_0, RDMAD_DEVICE_INTERFACE, "Name", NULL));
 }
 
 static void test_port_flap_is_one_signal_with_exactly_the_changes(void **state) {
@@ -163,7 +163,7 @@ static void test_port_flap_is_one_signal_with_exactly_the_changes(void **state) 
                             "State StateNum StateName PhysState PhysStateNum PhysStateName Attributes StateChangedUsec StateChanges");
         free(names);
         assert_non_null(strstr(s->body, "\"State\": \"1: DOWN\", \"StateNum\": 1, \"StateName\": \"DOWN\""));
-        usec = harness_get_property(h, HFI1_0 "/port/1", "org.rdmad1.Port", "StateChangedUsec", NULL);
+        usec = harness_get_property(h, HFI1_0 "/port/1", RDMAD_PORT_INTERFACE, "StateChangedUsec", NULL);
         assert_true(strtoull(usec, NULL, 10) > 1700000000000000ULL); /* a real CLOCK_REALTIME stamp */
         free(usec);
 
@@ -181,8 +181,8 @@ static void test_port_flap_is_one_signal_with_exactly_the_changes(void **state) 
         assert_string_equal(names, "State StateNum StateName PhysState PhysStateNum PhysStateName Rate RateSpeed "
                                    "RateInfo LinkSpeed Attributes StateChangedUsec StateChanges");
         free(names);
-        harness_assert_property(h, HFI1_0 "/port/1", "org.rdmad1.Port", "RateSpeed", "56");
-        harness_assert_property(h, HFI1_0 "/port/1", "org.rdmad1.Port", "LinkSpeed", "FDR");
+        harness_assert_property(h, HFI1_0 "/port/1", RDMAD_PORT_INTERFACE, "RateSpeed", "56");
+        harness_assert_property(h, HFI1_0 "/port/1", RDMAD_PORT_INTERFACE, "LinkSpeed", "FDR");
 
         /* A LID change alone: no state timestamp. */
         harness_clear_signals(h);
@@ -191,7 +191,7 @@ static void test_port_flap_is_one_signal_with_exactly_the_changes(void **state) 
         names = changed_names(&h->signals[0]);
         assert_string_equal(names, "Lid Attributes");
         free(names);
-        harness_assert_property(h, HFI1_0 "/port/1", "org.rdmad1.Port", "Lid", "23");
+        harness_assert_property(h, HFI1_0 "/port/1", RDMAD_PORT_INTERFACE, "Lid", "23");
 }
 
 /* A VF's RDMA device comes and goes on its own (driver probe after SetNumVfs,
@@ -213,20 +213,20 @@ static void test_pf_and_vf_publish_each_other_coming_and_going(void **state) {
         Harness *h = *state;
 
         harness_settle(h, 100);
-        harness_assert_property(h, MLX5_0, "org.rdmad1.Device", "VirtualFunctions", "[\"" MLX5_1 "\"]");
-        harness_assert_property(h, MLX5_1, "org.rdmad1.Device", "PhysicalFunction", MLX5_0);
+        harness_assert_property(h, MLX5_0, RDMAD_DEVICE_INTERFACE, "VirtualFunctions", "[\"" MLX5_1 "\"]");
+        harness_assert_property(h, MLX5_1, RDMAD_DEVICE_INTERFACE, "PhysicalFunction", MLX5_0);
 
         uevent_changes(h, MLX5_VF_SYS, "remove", MLX5_0, "\"VirtualFunctions\": []");
-        harness_assert_property(h, MLX5_0, "org.rdmad1.Device", "VirtualFunctions", "[]");
+        harness_assert_property(h, MLX5_0, RDMAD_DEVICE_INTERFACE, "VirtualFunctions", "[]");
 
         /* The VF's device appears after its PF's: the PF says so. */
         uevent_changes(h, MLX5_VF_SYS, "add", MLX5_0, "\"VirtualFunctions\": [\"" MLX5_1 "\"]");
-        harness_assert_property(h, MLX5_1, "org.rdmad1.Device", "PhysicalFunction", MLX5_0);
+        harness_assert_property(h, MLX5_1, RDMAD_DEVICE_INTERFACE, "PhysicalFunction", MLX5_0);
 
         /* The PF's device goes (and comes back): the VF's PhysicalFunction follows. */
         uevent_changes(h, MLX5_SYS, "remove", MLX5_1, "\"PhysicalFunction\": \"/\"");
         uevent_changes(h, MLX5_SYS, "add", MLX5_1, "\"PhysicalFunction\": \"" MLX5_0 "\"");
-        harness_assert_property(h, MLX5_0, "org.rdmad1.Device", "VirtualFunctions", "[\"" MLX5_1 "\"]");
+        harness_assert_property(h, MLX5_0, RDMAD_DEVICE_INTERFACE, "VirtualFunctions", "[\"" MLX5_1 "\"]");
 }
 
 static void test_quiet_ticks_say_nothing(void **state) {
@@ -247,13 +247,13 @@ static void test_netdev_remove_and_add_follow_the_port(void **state) {
         umockdev_testbed_remove_device(h->testbed, MLX5_NET_SYS);
         harness_resume(h);
 
-        harness_wait_signals(h, "/org/rdmad1", "InterfacesRemoved", 1);
+        harness_wait_signals(h, RDMAD_ROOT_PATH, "InterfacesRemoved", 1);
         harness_wait_signals(h, MLX5_0 "/port/1", "PropertiesChanged", 1);
         harness_settle(h, 100);
-        assert_non_null(strstr(harness_find_signal(h, "/org/rdmad1", "InterfacesRemoved")->body,
+        assert_non_null(strstr(harness_find_signal(h, RDMAD_ROOT_PATH, "InterfacesRemoved")->body,
                                MLX5_0 "/netdev/ens1f0np0"));
-        harness_assert_property(h, MLX5_0 "/port/1", "org.rdmad1.Port", "NetDev", "/");
-        harness_assert_property(h, MLX5_0, "org.rdmad1.Device", "NetDevs", "[]");
+        harness_assert_property(h, MLX5_0 "/port/1", RDMAD_PORT_INTERFACE, "NetDev", "/");
+        harness_assert_property(h, MLX5_0, RDMAD_DEVICE_INTERFACE, "NetDevs", "[]");
         assert_non_null(strstr(harness_find_signal(h, MLX5_0, "PropertiesChanged")->body, "\"NetDevs\": []"));
 
         /* It comes back under a new name. */
@@ -264,11 +264,11 @@ static void test_netdev_remove_and_add_follow_the_port(void **state) {
                                                      "A: dev_port=0\\n\n"
                                                      "A: operstate=up\\n\n"
                                                      "A: mtu=4200\\n\n");
-        harness_wait_signals(h, "/org/rdmad1", "InterfacesAdded", 1);
+        harness_wait_signals(h, RDMAD_ROOT_PATH, "InterfacesAdded", 1);
         harness_wait_signals(h, MLX5_0 "/port/1", "PropertiesChanged", 1);
-        harness_assert_property(h, MLX5_0 "/port/1", "org.rdmad1.Port", "NetDev", MLX5_0 "/netdev/rdma_2droce0");
-        harness_assert_property(h, MLX5_0 "/netdev/rdma_2droce0", "org.rdmad1.NetDev", "Mtu", "4200");
-        harness_assert_property(h, MLX5_0 "/netdev/rdma_2droce0", "org.rdmad1.NetDev", "Port", MLX5_0 "/port/1");
+        harness_assert_property(h, MLX5_0 "/port/1", RDMAD_PORT_INTERFACE, "NetDev", MLX5_0 "/netdev/rdma_2droce0");
+        harness_assert_property(h, MLX5_0 "/netdev/rdma_2droce0", RDMAD_NETDEV_INTERFACE, "Mtu", "4200");
+        harness_assert_property(h, MLX5_0 "/netdev/rdma_2droce0", RDMAD_NETDEV_INTERFACE, "Port", MLX5_0 "/port/1");
 }
 
 static void test_numvfs_changed_behind_our_back(void **state) {
@@ -281,13 +281,13 @@ static void test_numvfs_changed_behind_our_back(void **state) {
         harness_wait_signals(h, MLX5_0 "/sriov", "PropertiesChanged", 1);
         s = harness_find_signal(h, MLX5_0 "/sriov", "PropertiesChanged");
         assert_string_equal(s->body, "\"org.rdmad1.Sriov\" {\"NumVfs\": 4} []");
-        harness_assert_property(h, MLX5_0 "/sriov", "org.rdmad1.Sriov", "NumVfs", "4");
+        harness_assert_property(h, MLX5_0 "/sriov", RDMAD_SRIOV_INTERFACE, "NumVfs", "4");
 }
 
 
 static void wait_for_state_async(Harness *h, const char *path, const char *state, uint32_t timeout_ms,
                                  AsyncReply *a) {
-        assert_true(sd_bus_call_method_async(h->bus, NULL, "org.rdmad1", path, "org.rdmad1.Port", "WaitForState",
+        assert_true(sd_bus_call_method_async(h->bus, NULL, RDMAD_BUS_NAME, path, RDMAD_PORT_INTERFACE, "WaitForState",
                                              harness_on_reply, a, "su", state, timeout_ms) >= 0);
 }
 
@@ -299,28 +299,28 @@ static void test_wait_for_state(void **state) {
         const char *s;
 
         /* Already there: answered at once, any case. */
-        assert_true(sd_bus_call_method(h->bus, "org.rdmad1", HFI1_0 "/port/1", "org.rdmad1.Port", "WaitForState",
+        assert_true(sd_bus_call_method(h->bus, RDMAD_BUS_NAME, HFI1_0 "/port/1", RDMAD_PORT_INTERFACE, "WaitForState",
                                        NULL, &reply, "su", "active", 5000) >= 0);
         assert_true(sd_bus_message_read(reply, "s", &s) > 0);
         assert_string_equal(s, "ACTIVE");
         reply = sd_bus_message_unref(reply);
 
         /* Not a state. */
-        assert_true(sd_bus_call_method(h->bus, "org.rdmad1", HFI1_0 "/port/1", "org.rdmad1.Port", "WaitForState",
+        assert_true(sd_bus_call_method(h->bus, RDMAD_BUS_NAME, HFI1_0 "/port/1", RDMAD_PORT_INTERFACE, "WaitForState",
                                        &error, NULL, "su", "UPPISH", 5000) < 0);
-        assert_string_equal(error.name, "org.rdmad1.Error.InvalidArgument");
+        assert_string_equal(error.name, RDMAD_ERROR_INVALID_ARGUMENT);
         sd_bus_error_free(&error);
 
         /* Zero timeout: a check only. */
-        assert_true(sd_bus_call_method(h->bus, "org.rdmad1", HFI1_0 "/port/1", "org.rdmad1.Port", "WaitForState",
+        assert_true(sd_bus_call_method(h->bus, RDMAD_BUS_NAME, HFI1_0 "/port/1", RDMAD_PORT_INTERFACE, "WaitForState",
                                        &error, NULL, "su", "DOWN", 0) < 0);
-        assert_string_equal(error.name, "org.rdmad1.Error.Timeout");
+        assert_string_equal(error.name, RDMAD_ERROR_TIMEOUT);
         sd_bus_error_free(&error);
 
         /* Times out. */
         wait_for_state_async(h, HFI1_0 "/port/1", "ARMED", 300, &a);
         assert_true(harness_wait(h, harness_reply_done, &a, 10000));
-        assert_string_equal(a.error_name, "org.rdmad1.Error.Timeout");
+        assert_string_equal(a.error_name, RDMAD_ERROR_TIMEOUT);
 
         /* Reached later, after a change; two waiters on the same port both answered. */
         wait_for_state_async(h, HFI1_0 "/port/1", "DOWN", 20000, &b);
@@ -344,7 +344,7 @@ static void test_wait_for_state(void **state) {
         umockdev_testbed_uevent(h->testbed, HFI1_SYS, "remove");
         umockdev_testbed_remove_device(h->testbed, HFI1_SYS);
         assert_true(harness_wait(h, harness_reply_done, &a, 10000));
-        assert_string_equal(a.error_name, "org.rdmad1.Error.NoSuchDevice");
+        assert_string_equal(a.error_name, RDMAD_ERROR_NO_SUCH_DEVICE);
         free(a.error_name);
 }
 
@@ -402,7 +402,7 @@ static void test_uevent_storm_leaves_the_tree_equal_to_sysfs(void **state) {
 
         /* Wait until the daemon has caught up: the device count settles. */
         for (int tries = 0;; tries++) {
-                char *devices = harness_get_property(h, "/org/rdmad1", "org.rdmad1.Manager", "Devices", NULL);
+                char *devices = harness_get_property(h, RDMAD_ROOT_PATH, RDMAD_MANAGER_INTERFACE, "Devices", NULL);
                 size_t n = 0;
 
                 for (const char *p = devices; (p = strstr(p, "\"/org")); p++)
@@ -421,17 +421,17 @@ static void test_uevent_storm_leaves_the_tree_equal_to_sysfs(void **state) {
 
                 snprintf(path, sizeof(path), "/org/rdmad1/device/storm%d/port/1", i);
                 if (present[i])
-                        assert_string_equal(objects_get(o, path, "org.rdmad1.Port", "StateName"),
+                        assert_string_equal(objects_get(o, path, RDMAD_PORT_INTERFACE, "StateName"),
                                             i % 4 == 0 ? "INIT" : "ACTIVE");
                 else
-                        assert_null(objects_get(o, path, "org.rdmad1.Port", "StateName"));
+                        assert_null(objects_get(o, path, RDMAD_PORT_INTERFACE, "StateName"));
         }
         objects_free(o);
 
         /* The strongest check: a full comparison with sysfs finds no difference. */
         harness_settle(h, 200);
         harness_clear_signals(h);
-        assert_true(sd_bus_call_method(h->bus, "org.rdmad1", "/org/rdmad1", "org.rdmad1.Manager", "Rescan", NULL,
+        assert_true(sd_bus_call_method(h->bus, RDMAD_BUS_NAME, RDMAD_ROOT_PATH, RDMAD_MANAGER_INTERFACE, "Rescan", NULL,
                                        NULL, "") >= 0);
         harness_settle(h, 300);
         assert_int_equal(h->n_signals, 0);
@@ -455,7 +455,7 @@ static void test_rtnetlink_link_change_rereads_the_port(void **state) {
         if (!private_network)
                 skip(); /* needs its own network namespace to create interfaces */
 
-        harness_assert_property(h, "/org/rdmad1", "org.rdmad1.Manager", "PollIntervalMs", "0");
+        harness_assert_property(h, RDMAD_ROOT_PATH, RDMAD_MANAGER_INTERFACE, "PollIntervalMs", "0");
         out = harness_run_command(h, "ip link add ens1f0np0 type veth peer name ens1f0np0p", &status);
         assert_int_equal(status, 0);
         free(out);
@@ -480,7 +480,7 @@ static void test_rtnetlink_link_change_rereads_the_port(void **state) {
         names = changed_names(harness_find_signal(h, MLX5_0 "/netdev/ens1f0np0", "PropertiesChanged"));
         assert_string_equal(names, "OperState Attributes");
         free(names);
-        harness_assert_property(h, MLX5_0 "/netdev/ens1f0np0", "org.rdmad1.NetDev", "OperState", "down");
+        harness_assert_property(h, MLX5_0 "/netdev/ens1f0np0", RDMAD_NETDEV_INTERFACE, "OperState", "down");
 }
 
 int main(void) {

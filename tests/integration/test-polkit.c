@@ -47,7 +47,7 @@ static char *set_num_vfs(Harness *h, uint32_t count, bool interactive) {
         sd_bus_message *m = NULL;
         char *name = NULL;
 
-        assert_true(sd_bus_message_new_method_call(h->bus, &m, "org.rdmad1", SRIOV, "org.rdmad1.Sriov",
+        assert_true(sd_bus_message_new_method_call(h->bus, &m, RDMAD_BUS_NAME, SRIOV, RDMAD_SRIOV_INTERFACE,
                                                    "SetNumVfs") >= 0);
         assert_true(sd_bus_message_append(m, "u", count) >= 0);
         assert_true(sd_bus_message_set_allow_interactive_authorization(m, interactive) >= 0);
@@ -100,11 +100,11 @@ static void test_unprivileged_caller_is_refused(void **state) {
         assert_non_null(nobody);
 
         /* Reading is for everyone. */
-        err = harness_call_as(h, nobody->pw_uid, nobody->pw_gid, "org.rdmad1", SRIOV, "org.freedesktop.DBus.Properties", "Get",
-                              "ss", "org.rdmad1.Sriov", "NumVfs");
+        err = harness_call_as(h, nobody->pw_uid, nobody->pw_gid, RDMAD_BUS_NAME, SRIOV, "org.freedesktop.DBus.Properties", "Get",
+                              "ss", RDMAD_SRIOV_INTERFACE, "NumVfs");
         assert_null(err);
 
-        err = harness_call_as(h, nobody->pw_uid, nobody->pw_gid, "org.rdmad1", SRIOV, "org.rdmad1.Sriov", "SetNumVfs", "u", 2);
+        err = harness_call_as(h, nobody->pw_uid, nobody->pw_gid, RDMAD_BUS_NAME, SRIOV, RDMAD_SRIOV_INTERFACE, "SetNumVfs", "u", 2);
         assert_non_null(err);
         if (strcmp(err, "org.freedesktop.DBus.Error.AccessDenied") != 0 &&
             strcmp(err, "org.freedesktop.DBus.Error.InteractiveAuthorizationRequired") != 0)
@@ -133,14 +133,14 @@ static void test_count_above_total_is_invalid_and_writes_nothing(void **state) {
         HARNESS_REQUIRE_POLKIT(have_polkit);
         err = set_num_vfs(h, 9, true);
         assert_non_null(err);
-        assert_string_equal(err, "org.rdmad1.Error.InvalidArgument");
+        assert_string_equal(err, RDMAD_ERROR_INVALID_ARGUMENT);
         free(err);
         content = numvfs_file(h);
         assert_string_equal(content, "1\n");
         free(content);
 
         /* A VF has no SR-IOV object to call. */
-        err = harness_call_as(h, 0, 0, "org.rdmad1", "/org/rdmad1/device/mlx5_5f1/sriov", "org.rdmad1.Sriov", "SetNumVfs", "u", 1);
+        err = harness_call_as(h, 0, 0, RDMAD_BUS_NAME, "/org/rdmad1/device/mlx5_5f1/sriov", RDMAD_SRIOV_INTERFACE, "SetNumVfs", "u", 1);
         assert_non_null(err);
         assert_string_equal(err, "org.freedesktop.DBus.Error.UnknownObject");
         free(err);
@@ -156,7 +156,7 @@ static void test_without_polkit_root_succeeds_and_others_are_refused_promptly(vo
         harness_stop_polkit(h);
 
         /* nobody's call has 10 s; a refusal must come, not a timeout (NoReply). */
-        err = harness_call_as(h, nobody->pw_uid, nobody->pw_gid, "org.rdmad1", SRIOV, "org.rdmad1.Sriov",
+        err = harness_call_as(h, nobody->pw_uid, nobody->pw_gid, RDMAD_BUS_NAME, SRIOV, RDMAD_SRIOV_INTERFACE,
                               "SetNumVfs", "u", 4);
         assert_non_null(err);
         assert_string_equal(err, "org.freedesktop.DBus.Error.AccessDenied");
@@ -182,7 +182,7 @@ static void test_slow_driver_never_blocks_the_bus(void **state) {
         HARNESS_REQUIRE_POLKIT(have_polkit);
         fifo = harness_fifo_numvfs(h, PF_SYS);
 
-        assert_true(sd_bus_call_method_async(h->bus, NULL, "org.rdmad1", SRIOV, "org.rdmad1.Sriov", "SetNumVfs",
+        assert_true(sd_bus_call_method_async(h->bus, NULL, RDMAD_BUS_NAME, SRIOV, RDMAD_SRIOV_INTERFACE, "SetNumVfs",
                                              harness_on_reply, &first, "u", 4) >= 0);
         assert_true(sd_bus_flush(h->bus) >= 0);
 
@@ -191,11 +191,11 @@ static void test_slow_driver_never_blocks_the_bus(void **state) {
 
         /* Its next step waits for us: meanwhile the daemon answers. */
         o = get_managed_objects(h);
-        assert_non_null(objects_get(o, SRIOV, "org.rdmad1.Sriov", "NumVfs"));
+        assert_non_null(objects_get(o, SRIOV, RDMAD_SRIOV_INTERFACE, "NumVfs"));
         objects_free(o);
         err = set_num_vfs(h, 2, true);
         assert_non_null(err);
-        assert_string_equal(err, "org.rdmad1.Error.Busy");
+        assert_string_equal(err, RDMAD_ERROR_BUSY);
         free(err);
         assert_false(first.done);
 

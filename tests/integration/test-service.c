@@ -39,25 +39,25 @@ static void test_bus_policy(void **state) {
         }
 
         /* rdmad owns the name (test_name_belongs_to_the_rdmad_user). Everyone reads. */
-        err = harness_call_as(h, nobody->pw_uid, nobody->pw_gid, "org.rdmad1", MLX5_0 "/port/1",
-                              "org.freedesktop.DBus.Properties", "Get", "ss", "org.rdmad1.Port", "State");
+        err = harness_call_as(h, nobody->pw_uid, nobody->pw_gid, RDMAD_BUS_NAME, MLX5_0 "/port/1",
+                              "org.freedesktop.DBus.Properties", "Get", "ss", RDMAD_PORT_INTERFACE, "State");
         assert_null(err);
-        err = harness_call_as(h, nobody->pw_uid, nobody->pw_gid, "org.rdmad1", "/org/rdmad1",
+        err = harness_call_as(h, nobody->pw_uid, nobody->pw_gid, RDMAD_BUS_NAME, RDMAD_ROOT_PATH,
                               "org.freedesktop.DBus.ObjectManager", "GetManagedObjects", "");
         assert_null(err);
-        err = harness_call_as(h, nobody->pw_uid, nobody->pw_gid, "org.rdmad1", "/org/rdmad1", "org.rdmad1.Manager",
+        err = harness_call_as(h, nobody->pw_uid, nobody->pw_gid, RDMAD_BUS_NAME, RDMAD_ROOT_PATH, RDMAD_MANAGER_INTERFACE,
                               "GetDeviceByName", "s", "mlx5_0");
         assert_null(err);
 
         /* Nobody else may own it. */
         err = harness_call_as(h, nobody->pw_uid, nobody->pw_gid, "org.freedesktop.DBus", "/org/freedesktop/DBus",
-                              "org.freedesktop.DBus", "RequestName", "su", "org.rdmad1", 0);
+                              "org.freedesktop.DBus", "RequestName", "su", RDMAD_BUS_NAME, 0);
         assert_non_null(err);
         assert_string_equal(err, "org.freedesktop.DBus.Error.AccessDenied");
         free(err);
 
         /* Rescan is root's (sd-bus's privilege check), even though the policy lets the call through. */
-        err = harness_call_as(h, nobody->pw_uid, nobody->pw_gid, "org.rdmad1", "/org/rdmad1", "org.rdmad1.Manager",
+        err = harness_call_as(h, nobody->pw_uid, nobody->pw_gid, RDMAD_BUS_NAME, RDMAD_ROOT_PATH, RDMAD_MANAGER_INTERFACE,
                               "Rescan", "");
         assert_non_null(err);
         assert_string_equal(err, "org.freedesktop.DBus.Error.AccessDenied");
@@ -79,13 +79,13 @@ static void test_name_belongs_to_the_rdmad_user(void **state) {
         }
         assert_non_null(rdmad_user);
         assert_true(sd_bus_call_method(h->bus, "org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus",
-                                       "GetConnectionUnixUser", NULL, &reply, "s", "org.rdmad1") >= 0);
+                                       "GetConnectionUnixUser", NULL, &reply, "s", RDMAD_BUS_NAME) >= 0);
         assert_true(sd_bus_message_read(reply, "u", &owner_uid) > 0);
         sd_bus_message_unref(reply);
         assert_int_equal(owner_uid, rdmad_user->pw_uid);
 
         err = harness_call_as(h, 0, 0, "org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus",
-                              "RequestName", "su", "org.rdmad1", 0);
+                              "RequestName", "su", RDMAD_BUS_NAME, 0);
         assert_non_null(err);
         assert_string_equal(err, "org.freedesktop.DBus.Error.AccessDenied");
         free(err);
@@ -129,11 +129,11 @@ static void test_sigterm_under_valgrind_is_clean(void **state) {
         Harness *h = *state;
         Objects *o = get_managed_objects(h);
 
-        assert_non_null(objects_get(o, MLX5_0, "org.rdmad1.Device", "Name"));
+        assert_non_null(objects_get(o, MLX5_0, RDMAD_DEVICE_INTERFACE, "Name"));
         objects_free(o);
         harness_write(h, MLX5_SYS, "ports/1/state", "1: DOWN\n");
         assert_true(harness_wait(h, got_port_change, MLX5_0 "/port/1", 30000));
-        assert_true(sd_bus_call_method(h->bus, "org.rdmad1", "/org/rdmad1", "org.rdmad1.Manager", "Rescan", NULL,
+        assert_true(sd_bus_call_method(h->bus, RDMAD_BUS_NAME, RDMAD_ROOT_PATH, RDMAD_MANAGER_INTERFACE, "Rescan", NULL,
                                        NULL, "") >= 0);
 }
 

@@ -59,8 +59,8 @@ static void test_published_paths_parse_back(void **state) {
 
 static void test_other_spellings_name_nothing(void **state) {
         static const char *const paths[] = {
-                "/org/rdmad1",
-                "/org/rdmad1/device",
+                RDMAD_ROOT_PATH,
+                RDMAD_DEVICE_PREFIX,
                 "/org/rdmad1/devices/mlx5_5f0",
                 "/org/rdmad1/device/_",          /* the empty name */
                 "/org/rdmad1/device/mlx5_5F0",   /* uppercase escape */

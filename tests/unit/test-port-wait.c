@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* The WaitForState registry on its own: each call answered exactly once, with
  * the right value or error, without a Manager. */
+#include "rdmad-api.h"
 #include "bus-pair.h"
 
 #include "port-wait.h"
@@ -78,7 +79,7 @@ static void test_timeout_says_where_the_port_is(void **state) {
         assert_int_equal(add_wait(&f->registry, f->pair.call, 1000, "mlx5_0", 1, 1, NULL), 0);
         bus_pair_wait_reply(&f->pair, &f->reply);
         assert_int_equal(f->registry.n_waits, 0);
-        assert_string_equal(f->reply.error_name, "org.rdmad1.Error.Timeout");
+        assert_string_equal(f->reply.error_name, RDMAD_ERROR_TIMEOUT);
         assert_string_equal(f->reply.error_message, "Port 1 of mlx5_0 did not reach ACTIVE within 1 ms; it is DOWN.");
 }
 
@@ -91,7 +92,7 @@ static void test_port_gone_fails_the_call(void **state) {
         port_wait_check(&f->registry);
         assert_int_equal(f->registry.n_waits, 0);
         bus_pair_wait_reply(&f->pair, &f->reply);
-        assert_string_equal(f->reply.error_name, "org.rdmad1.Error.NoSuchDevice");
+        assert_string_equal(f->reply.error_name, RDMAD_ERROR_NO_SUCH_DEVICE);
         assert_string_equal(f->reply.error_message, "Port 1 of mlx5_0 is gone.");
 }
 
@@ -108,7 +109,7 @@ static void test_device_removal_fails_only_its_calls(void **state) {
         port_wait_fail_device(&f->registry, "mlx5_0");
         assert_int_equal(f->registry.n_waits, 1);
         bus_pair_wait_reply(&f->pair, &f->reply);
-        assert_string_equal(f->reply.error_name, "org.rdmad1.Error.NoSuchDevice");
+        assert_string_equal(f->reply.error_name, RDMAD_ERROR_NO_SUCH_DEVICE);
         assert_string_equal(f->reply.error_message, "Device mlx5_0 was removed while waiting for port 1.");
         assert_false(other.done);
         bus_reply_clear(&other);
@@ -122,7 +123,7 @@ static void test_waits_are_bounded_per_user(void **state) {
         for (unsigned i = 0; i < PORT_WAITS_PER_USER_MAX; i++)
                 assert_int_equal(add_wait(&f->registry, f->pair.call, 1000, "mlx5_0", 1, 60 * 1000, NULL), 0);
         assert_int_equal(add_wait(&f->registry, f->pair.call, 1000, "mlx5_0", 1, 60 * 1000, &error), -EBUSY);
-        assert_string_equal(error.name, "org.rdmad1.Error.Busy");
+        assert_string_equal(error.name, RDMAD_ERROR_BUSY);
         assert_string_equal(error.message, "Too many pending WaitForState calls of uid 1000 (at most 256 per user).");
         sd_bus_error_free(&error);
 
@@ -170,7 +171,7 @@ static void test_call_expecting_no_reply_is_not_held(void **state) {
         while (!f->pair.call)
                 assert_true(sd_event_run(f->pair.event, UINT64_MAX) >= 0);
         assert_int_equal(add_wait(&f->registry, f->pair.call, 1000, "mlx5_0", 1, UINT32_MAX, &error), -EINVAL);
-        assert_string_equal(error.name, "org.rdmad1.Error.InvalidArgument");
+        assert_string_equal(error.name, RDMAD_ERROR_INVALID_ARGUMENT);
         sd_bus_error_free(&error);
         assert_int_equal(f->registry.n_waits, 0);
 }
@@ -189,7 +190,7 @@ static void test_stopping_fails_every_call(void **state) {
         assert_int_equal(f->registry.n_unprivileged, 0);
         bus_pair_wait_reply(&f->pair, &f->reply);
         bus_pair_wait_reply(&f->pair, &other);
-        assert_string_equal(f->reply.error_name, "org.rdmad1.Error.Failed");
+        assert_string_equal(f->reply.error_name, RDMAD_ERROR_FAILED);
         assert_string_equal(f->reply.error_message, "rdmad is stopping.");
         assert_string_equal(other.error_message, "rdmad is stopping.");
         bus_reply_clear(&other);

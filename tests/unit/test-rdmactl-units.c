@@ -15,6 +15,7 @@
 
 #include <cmocka.h>
 
+#include "rdmad-api.h"
 #include "bus-errors.h"
 #include "format.h"
 #include "inventory.h"
@@ -426,15 +427,15 @@ static void test_bus_errors_map_to_stable_exit_statuses(void **state) {
         assert_int_equal(exit_for(-EIO, "org.freedesktop.DBus.Error.NoReply"), 3);
         /* sd-bus's own call timeout: rdmad is slow, not gone. */
         assert_int_equal(exit_for(-ETIMEDOUT, "org.freedesktop.DBus.Error.NoReply"), 5);
-        assert_int_equal(exit_for(-ENODEV, "org.rdmad1.Error.NoSuchDevice"), 4);
+        assert_int_equal(exit_for(-ENODEV, RDMAD_ERROR_NO_SUCH_DEVICE), 4);
         assert_int_equal(exit_for(-ENXIO, "org.freedesktop.DBus.Error.UnknownObject"), 4);
-        assert_int_equal(exit_for(-ETIME, "org.rdmad1.Error.Timeout"), 5);
+        assert_int_equal(exit_for(-ETIME, RDMAD_ERROR_TIMEOUT), 5);
         assert_int_equal(exit_for(-EACCES, "org.freedesktop.DBus.Error.AccessDenied"), 6);
         assert_int_equal(exit_for(-EACCES, "org.freedesktop.DBus.Error.InteractiveAuthorizationRequired"), 6);
-        assert_int_equal(exit_for(-EINVAL, "org.rdmad1.Error.InvalidArgument"), 2);
-        assert_int_equal(exit_for(-EBUSY, "org.rdmad1.Error.Busy"), 1);
-        assert_int_equal(exit_for(-EIO, "org.rdmad1.Error.Failed"), 1);
-        assert_int_equal(exit_for(-EOPNOTSUPP, "org.rdmad1.Error.NotSupported"), 1);
+        assert_int_equal(exit_for(-EINVAL, RDMAD_ERROR_INVALID_ARGUMENT), 2);
+        assert_int_equal(exit_for(-EBUSY, RDMAD_ERROR_BUSY), 1);
+        assert_int_equal(exit_for(-EIO, RDMAD_ERROR_FAILED), 1);
+        assert_int_equal(exit_for(-EOPNOTSUPP, RDMAD_ERROR_NOT_SUPPORTED), 1);
         assert_int_equal(exit_for(-ENOMEM, NULL), 1);
 }
 

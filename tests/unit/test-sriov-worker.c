@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include "rdmad-api.h"
 #include "bus-pair.h"
 
 #include "sriov-worker.h"
@@ -129,7 +130,7 @@ static void test_failed_write_answers_failed_with_what_the_pf_has(void **state) 
         assert_int_equal(sriov_job_start(&f->registry, f->pair.call, "mlx5_0", PF, 8), 0);
         bus_pair_wait_reply(&f->pair, &f->reply);
 
-        assert_string_equal(f->reply.error_name, "org.rdmad1.Error.Failed");
+        assert_string_equal(f->reply.error_name, RDMAD_ERROR_FAILED);
         assert_non_null(strstr(f->reply.error_message, "Cannot enable 8 VFs on mlx5_0"));
         assert_non_null(strstr(f->reply.error_message, "EINVAL"));
         assert_non_null(strstr(f->reply.error_message, "The previous 2 VFs were restored."));
@@ -159,7 +160,7 @@ static void test_abandoned_job_is_answered_and_not_waited_for(void **state) {
         sriov_job_registry_abandon(&f->registry, "rdmad is stopping; the VF change may still complete in the kernel.");
         assert_null(f->registry.jobs);
         bus_pair_wait_reply(&f->pair, &f->reply);
-        assert_string_equal(f->reply.error_name, "org.rdmad1.Error.Failed");
+        assert_string_equal(f->reply.error_name, RDMAD_ERROR_FAILED);
         assert_string_equal(f->reply.error_message,
                             "rdmad is stopping; the VF change may still complete in the kernel.");
         assert_null(f->done_path); /* nothing known to publish */

@@ -566,7 +566,7 @@ int inventory_load(Inventory *inv, sd_bus *bus, sd_bus_error *error) {
         _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
         int r;
 
-        r = sd_bus_call_method(bus, RDMAD_SERVICE, RDMAD_ROOT_PATH, "org.freedesktop.DBus.ObjectManager",
+        r = sd_bus_call_method(bus, RDMAD_BUS_NAME, RDMAD_ROOT_PATH, "org.freedesktop.DBus.ObjectManager",
                                "GetManagedObjects", error, &reply, "");
         if (r < 0)
                 return r;

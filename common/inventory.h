@@ -11,13 +11,8 @@
 #include <stdint.h>
 #include <systemd/sd-bus.h>
 
-#define RDMAD_SERVICE "org.rdmad1"
-#define RDMAD_ROOT_PATH "/org/rdmad1"
-#define RDMAD_MANAGER_INTERFACE "org.rdmad1.Manager"
-#define RDMAD_DEVICE_INTERFACE "org.rdmad1.Device"
-#define RDMAD_PORT_INTERFACE "org.rdmad1.Port"
-#define RDMAD_NETDEV_INTERFACE "org.rdmad1.NetDev"
-#define RDMAD_SRIOV_INTERFACE "org.rdmad1.Sriov"
+#include "rdmad-api.h"
+
 
 typedef struct RdmaGid {
         uint32_t index;
