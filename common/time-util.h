@@ -1,0 +1,21 @@
+/* SPDX-License-Identifier: MIT */
+#pragma once
+
+#include <stdint.h>
+#include <time.h>
+
+#define USEC_PER_SEC 1000000ULL
+#define USEC_PER_MSEC 1000ULL
+
+static inline uint64_t timespec_to_usec(const struct timespec *ts) {
+        return (uint64_t) ts->tv_sec * USEC_PER_SEC + (uint64_t) ts->tv_nsec / 1000U;
+}
+
+/* The clock's time in µs (CLOCK_MONOTONIC, CLOCK_REALTIME, ...); these clocks
+ * cannot fail on Linux. */
+static inline uint64_t now_usec(clockid_t clock) {
+        struct timespec ts;
+
+        clock_gettime(clock, &ts);
+        return timespec_to_usec(&ts);
+}
