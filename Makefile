@@ -20,10 +20,10 @@ deps:
 	./tools/install-deps
 
 $(BUILD)/build.ninja:
-	$(MESON) setup $(BUILD) -Dwerror=true
+	$(MESON) setup $(BUILD) -Dwerror=true -Dexporter=enabled
 
 $(BUILD_SAN)/build.ninja:
-	CC=clang $(MESON) setup $(BUILD_SAN) -Dwerror=true $(SAN_FLAGS)
+	CC=clang $(MESON) setup $(BUILD_SAN) -Dwerror=true -Dexporter=enabled $(SAN_FLAGS)
 
 build: deps $(BUILD)/build.ninja
 	$(MESON) compile -C $(BUILD)

@@ -2,6 +2,7 @@
 /* GetCounters (Port, Device) and GetAllCounters (Manager). */
 #include "bus-counters.h"
 
+#include "bus-server.h"
 #include "bus-util.h"
 #include "counters-worker.h"
 #include "log.h"
@@ -168,18 +169,18 @@ static int device_targets(const Device *d, bool with_ports, CounterTarget *t, si
         return r;
 }
 
-static int submit(Manager *m, sd_bus_message *message, CounterTarget *targets, size_t n, CounterReplyFn reply,
+static int submit(BusServer *s, sd_bus_message *message, CounterTarget *targets, size_t n, CounterReplyFn reply,
                   sd_bus_error *error) {
         int r;
 
-        if (!m->counter_reader) {
-                r = counter_reader_new(m->event, &m->counter_reader);
+        if (!s->counter_reader) {
+                r = counter_reader_new(s->event, &s->counter_reader);
                 if (r < 0) {
                         counter_targets_free(targets, n);
                         return r;
                 }
         }
-        r = counter_reader_submit(m->counter_reader, message, targets, n, reply);
+        r = counter_reader_submit(s->counter_reader, message, targets, n, reply);
         if (r == -EBUSY)
                 return sd_bus_error_setf(error, RDMAD_ERROR_BUSY, "Too many pending counter calls.");
         if (r < 0)
@@ -200,7 +201,7 @@ int bus_port_get_counters(sd_bus_message *message, void *userdata, sd_bus_error 
                 counter_targets_free(t, 1);
                 return r;
         }
-        return submit(p->device->manager, message, t, 1, reply_counters, error);
+        return submit(bus_server_of(p->device->manager), message, t, 1, reply_counters, error);
 }
 
 int bus_device_get_counters(sd_bus_message *message, void *userdata, sd_bus_error *error) {
@@ -217,11 +218,12 @@ int bus_device_get_counters(sd_bus_message *message, void *userdata, sd_bus_erro
                 counter_targets_free(t, n);
                 return r;
         }
-        return submit(d->manager, message, t, n, reply_counters, error);
+        return submit(bus_server_of(d->manager), message, t, n, reply_counters, error);
 }
 
 int bus_manager_get_all_counters(sd_bus_message *message, void *userdata, sd_bus_error *error) {
-        Manager *m = userdata;
+        BusServer *s = userdata;
+        Manager *m = s->manager;
         CounterTarget *t;
         size_t total = 0, n = 0;
         int r = 0;
@@ -237,5 +239,5 @@ int bus_manager_get_all_counters(sd_bus_message *message, void *userdata, sd_bus
                 counter_targets_free(t, n);
                 return r;
         }
-        return submit(m, message, t, n, reply_all_counters, error);
+        return submit(s, message, t, n, reply_all_counters, error);
 }

@@ -8,6 +8,7 @@
 #include "bus-netdev.h"
 #include "bus-sriov.h"
 #include "bus-counters.h"
+#include "bus-server.h"
 #include "bus-util.h"
 #include "manager.h"
 #include "properties.h"
@@ -29,25 +30,21 @@ int device_bus_path(const Device *d, char **ret) {
         return bus_path_device(d->name, ret);
 }
 
-int device_send_changed(sd_bus *bus, Device *d) {
-        _cleanup_free_ char *path = NULL;
-        PropertyNames names;
+int bus_property_get_device_of(sd_bus *bus, const char *path, const char *interface, const char *property,
+                               sd_bus_message *reply, void *userdata, sd_bus_error *error) {
+        _cleanup_free_ char *p = NULL;
+        Device *const *d = userdata;
         int r;
 
-        assert(d);
-        device_property_names(d->dirty, &names);
-        d->dirty = 0;
-        if (names.n == 0)
-                return 0;
-        r = device_bus_path(d, &path);
+        r = device_bus_path(*d, &p);
         if (r < 0)
                 return r;
-        return bus_emit_properties_changed(bus, path, RDMAD_DEVICE_INTERFACE, &names);
+        return sd_bus_message_append(reply, "o", p);
 }
 
 int device_object_find(sd_bus *bus, const char *path, const char *interface, void *userdata, void **found,
                        sd_bus_error *error) {
-        Device *d = device_bus_lookup(userdata, path, BUS_PATH_DEVICE);
+        Device *d = device_bus_lookup(((BusServer *) userdata)->manager, path, BUS_PATH_DEVICE);
 
         if (!d)
                 return 0;

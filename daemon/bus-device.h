@@ -12,7 +12,7 @@
 
 extern const sd_bus_vtable device_vtable[];
 
-/* userdata: the Manager. */
+/* userdata: the BusServer. */
 int device_object_find(sd_bus *bus, const char *path, const char *interface, void *userdata, void **found,
                        sd_bus_error *error);
 
@@ -21,5 +21,8 @@ Device *device_bus_lookup(Manager *m, const char *path, BusPathKind kind);
 
 int device_bus_path(const Device *d, char **ret);
 
-/* One PropertiesChanged for d->dirty, which is then clear. */
-int device_send_changed(sd_bus *bus, Device *d);
+/* Property getter for the path of the Device a field points to: use with
+ * offsetof(Port, device) or offsetof(NetDev, device) in the vtable. */
+int bus_property_get_device_of(sd_bus *bus, const char *path, const char *interface, const char *property,
+                               sd_bus_message *reply, void *userdata, sd_bus_error *error);
+

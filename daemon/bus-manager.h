@@ -7,9 +7,9 @@
 
 #include "forward.h"
 
-/* org.rdmad1.Manager, one object at RDMAD_ROOT_PATH (userdata: the Manager). */
+/* org.rdmad1.Manager, one object at RDMAD_ROOT_PATH (userdata: the BusServer). */
 
 extern const sd_bus_vtable manager_vtable[];
 
 /* PropertiesChanged for Manager.Devices. */
-int manager_send_changed(Manager *m);
+int bus_manager_send_changed(BusServer *s);

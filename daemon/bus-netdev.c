@@ -6,6 +6,7 @@
 
 #include "bus-device.h"
 #include "bus-path.h"
+#include "bus-server.h"
 #include "bus-util.h"
 #include "manager.h"
 #include "properties.h"
@@ -16,22 +17,6 @@ int netdev_bus_path(const NetDev *n, char **ret) {
         return bus_path_netdev(n->device->name, n->name, ret);
 }
 
-int netdev_send_changed(sd_bus *bus, NetDev *n) {
-        _cleanup_free_ char *path = NULL;
-        PropertyNames names;
-        int r;
-
-        assert(n);
-        netdev_property_names(n->dirty, &names);
-        n->dirty = 0;
-        if (names.n == 0)
-                return 0;
-        r = netdev_bus_path(n, &path);
-        if (r < 0)
-                return r;
-        return bus_emit_properties_changed(bus, path, RDMAD_NETDEV_INTERFACE, &names);
-}
-
 int netdev_object_find(sd_bus *bus, const char *path, const char *interface, void *userdata, void **found,
                        sd_bus_error *error) {
         BusPath parsed;
@@ -40,7 +25,7 @@ int netdev_object_find(sd_bus *bus, const char *path, const char *interface, voi
 
         if (bus_path_parse(path, &parsed) <= 0 || parsed.kind != BUS_PATH_NETDEV)
                 return 0;
-        d = manager_find_device(userdata, parsed.device);
+        d = manager_find_device(((BusServer *) userdata)->manager, parsed.device);
         if (!d)
                 return 0;
         n = device_find_netdev(d, parsed.ifname);
@@ -48,18 +33,6 @@ int netdev_object_find(sd_bus *bus, const char *path, const char *interface, voi
                 return 0;
         *found = (NetDev *) n;
         return 1;
-}
-
-static int property_get_device(sd_bus *bus, const char *path, const char *interface, const char *property,
-                               sd_bus_message *reply, void *userdata, sd_bus_error *error) {
-        _cleanup_free_ char *p = NULL;
-        NetDev *n = userdata;
-        int r;
-
-        r = device_bus_path(n->device, &p);
-        if (r < 0)
-                return r;
-        return sd_bus_message_append(reply, "o", p);
 }
 
 static int property_get_port(sd_bus *bus, const char *path, const char *interface, const char *property,
@@ -82,7 +55,7 @@ static int property_get_port(sd_bus *bus, const char *path, const char *interfac
 const sd_bus_vtable netdev_vtable[] = {
         SD_BUS_VTABLE_START(0),
         SD_BUS_PROPERTY("Name", "s", NULL, offsetof(NetDev, name), CONST),
-        SD_BUS_PROPERTY("Device", "o", property_get_device, 0, CONST),
+        SD_BUS_PROPERTY("Device", "o", bus_property_get_device_of, offsetof(NetDev, device), CONST),
         SD_BUS_PROPERTY("DevPort", "u", NULL, offsetof(NetDev, dev_port), CHANGE),
         SD_BUS_PROPERTY("Port", "o", property_get_port, 0, CHANGE),
         SD_BUS_PROPERTY("OperState", "s", NULL, offsetof(NetDev, operstate), CHANGE),

@@ -11,11 +11,9 @@
 
 extern const sd_bus_vtable netdev_vtable[];
 
-/* userdata: the Manager. */
+/* userdata: the BusServer. */
 int netdev_object_find(sd_bus *bus, const char *path, const char *interface, void *userdata, void **found,
                        sd_bus_error *error);
 
 int netdev_bus_path(const NetDev *n, char **ret);
 
-/* One PropertiesChanged for n->dirty, which is then clear. */
-int netdev_send_changed(sd_bus *bus, NetDev *n);

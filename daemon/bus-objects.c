@@ -8,10 +8,13 @@
 #include "bus-netdev.h"
 #include "bus-path.h"
 #include "bus-port.h"
+#include "bus-server.h"
 #include "bus-sriov.h"
+#include "bus-util.h"
 #include "log.h"
 #include "manager.h"
 #include "port-wait.h"
+#include "properties.h"
 #include "util.h"
 
 /* Upper bounds of what the getters of each vtable marshal. A path a getter
@@ -103,7 +106,8 @@ int bus_objects_device_paths(const Device *d, char ***l, size_t *n, size_t *allo
  * GetManagedObjects goes through. */
 static int list_object_paths(void *userdata, char ***ret, size_t *ret_n) {
         _cleanup_strv_free_ char **l = NULL;
-        Manager *m = userdata;
+        BusServer *s = userdata;
+        Manager *m = s->manager;
         size_t n = 0, allocated = 0;
         int r;
 
@@ -127,13 +131,13 @@ static int node_enumerator(sd_bus *bus, const char *path, void *userdata, char *
         return 1;
 }
 
-static void send_device_objects(Manager *m, const Device *d, bool added) {
+static void send_device_objects(BusServer *s, const Device *d, bool added) {
         _cleanup_strv_free_ char **paths = NULL;
         size_t n = 0, allocated = 0;
         int r;
 
-        bus_managed_objects_changed(&m->managed_objects);
-        if (!m->bus)
+        bus_managed_objects_changed(&s->managed_objects);
+        if (!s->bus)
                 return;
         r = bus_objects_device_paths(d, &paths, &n, &allocated);
         if (r < 0) {
@@ -143,110 +147,158 @@ static void send_device_objects(Manager *m, const Device *d, bool added) {
         for (size_t k = 0; k < n; k++) {
                 const char *path = paths[added ? k : n - 1 - k];
 
-                r = added ? sd_bus_emit_object_added(m->bus, path) : sd_bus_emit_object_removed(m->bus, path);
+                r = added ? sd_bus_emit_object_added(s->bus, path) : sd_bus_emit_object_removed(s->bus, path);
                 if (r < 0)
                         log_warning_errno(r, "Failed to announce %s %s: %m", added ? "the addition of" : "the removal of",
                                           path);
         }
 }
 
-void bus_objects_send_device_added(Manager *m, const Device *d) {
-        send_device_objects(m, d, true);
+void bus_objects_send_device_added(BusServer *s, const Device *d) {
+        send_device_objects(s, d, true);
 }
 
-void bus_objects_send_device_removed(Manager *m, const Device *d) {
-        send_device_objects(m, d, false);
+void bus_objects_send_device_removed(BusServer *s, const Device *d) {
+        send_device_objects(s, d, false);
 }
 
-static void send_netdev_object(Manager *m, const NetDev *n, bool added) {
+static void send_netdev_object(BusServer *s, const NetDev *n, bool added) {
         _cleanup_free_ char *path = NULL;
 
-        bus_managed_objects_changed(&m->managed_objects);
-        if (!m->bus || netdev_bus_path(n, &path) < 0)
+        bus_managed_objects_changed(&s->managed_objects);
+        if (!s->bus || netdev_bus_path(n, &path) < 0)
                 return;
-        (void) (added ? sd_bus_emit_object_added(m->bus, path) : sd_bus_emit_object_removed(m->bus, path));
+        (void) (added ? sd_bus_emit_object_added(s->bus, path) : sd_bus_emit_object_removed(s->bus, path));
 }
 
-void bus_objects_send_netdev_added(Manager *m, const NetDev *n) {
-        send_netdev_object(m, n, true);
+void bus_objects_send_netdev_added(BusServer *s, const NetDev *n) {
+        send_netdev_object(s, n, true);
 }
 
-void bus_objects_send_netdev_removed(Manager *m, const NetDev *n) {
-        send_netdev_object(m, n, false);
+void bus_objects_send_netdev_removed(BusServer *s, const NetDev *n) {
+        send_netdev_object(s, n, false);
 }
 
-void bus_objects_schedule_emit(Manager *m) {
+void bus_objects_schedule_emit(BusServer *s) {
         /* Every change of the model comes through here (or announces objects):
          * a GetManagedObjects reply being built must not mix before and after. */
-        bus_managed_objects_changed(&m->managed_objects);
-        if (m->emit_event)
-                (void) sd_event_source_set_enabled(m->emit_event, SD_EVENT_ONESHOT);
+        bus_managed_objects_changed(&s->managed_objects);
+        if (s->emit_event)
+                (void) sd_event_source_set_enabled(s->emit_event, SD_EVENT_ONESHOT);
+}
+
+/* How each kind of object announces its changes: one PropertiesChanged
+ * for the names of its pending bits, which are then clear. */
+typedef struct ChangeEmitter {
+        const char *interface;
+        int (*path)(const void *object, char **ret);
+        void (*names)(uint32_t mask, PropertyNames *ret);
+} ChangeEmitter;
+
+static int device_path_of(const void *object, char **ret) {
+        return device_bus_path(object, ret);
+}
+
+static int port_path_of(const void *object, char **ret) {
+        return port_bus_path(object, ret);
+}
+
+static int netdev_path_of(const void *object, char **ret) {
+        return netdev_bus_path(object, ret);
+}
+
+static int sriov_path_of(const void *object, char **ret) {
+        return sriov_bus_path(object, ret);
+}
+
+static const ChangeEmitter change_emitters[] = {
+        [MODEL_DEVICE] = { RDMAD_DEVICE_INTERFACE, device_path_of, device_property_names },
+        [MODEL_PORT] = { RDMAD_PORT_INTERFACE, port_path_of, port_property_names },
+        [MODEL_NETDEV] = { RDMAD_NETDEV_INTERFACE, netdev_path_of, netdev_property_names },
+        [MODEL_SRIOV] = { RDMAD_SRIOV_INTERFACE, sriov_path_of, sriov_property_names },
+};
+
+static int send_changed(sd_bus *bus, ModelObjectKind kind, const void *object, uint32_t *dirty) {
+        const ChangeEmitter *e = &change_emitters[kind];
+        _cleanup_free_ char *path = NULL;
+        PropertyNames names;
+        int r;
+
+        e->names(*dirty, &names);
+        *dirty = 0;
+        if (names.n == 0)
+                return 0;
+        r = e->path(object, &path);
+        if (r < 0)
+                return r;
+        return bus_emit_properties_changed(bus, path, e->interface, &names);
 }
 
 /* One PropertiesChanged per changed object; runs once per loop iteration. */
-static int on_emit(sd_event_source *s, void *userdata) {
-        Manager *m = userdata;
+static int on_emit(sd_event_source *source, void *userdata) {
+        BusServer *s = userdata;
+        Manager *m = s->manager;
 
-        if (m->devices_changed) {
-                m->devices_changed = false;
-                (void) manager_send_changed(m);
+        if (s->devices_changed) {
+                s->devices_changed = false;
+                (void) bus_manager_send_changed(s);
         }
 
         for (size_t i = 0; i < m->n_devices; i++) {
                 Device *d = m->devices[i];
 
-                (void) device_send_changed(m->bus, d);
+                (void) send_changed(s->bus, MODEL_DEVICE, d, &d->dirty);
                 for (size_t j = 0; j < d->n_ports; j++)
-                        (void) port_send_changed(m->bus, &d->ports[j]);
+                        (void) send_changed(s->bus, MODEL_PORT, &d->ports[j], &d->ports[j].dirty);
                 for (size_t j = 0; j < d->n_netdevs; j++)
-                        (void) netdev_send_changed(m->bus, &d->netdevs[j]);
-                (void) sriov_send_changed(m->bus, d);
+                        (void) send_changed(s->bus, MODEL_NETDEV, &d->netdevs[j], &d->netdevs[j].dirty);
+                (void) send_changed(s->bus, MODEL_SRIOV, d, &d->sriov_dirty);
         }
 
         /* The states are published: now the waiters may be answered. */
-        port_wait_check(&m->port_waits);
+        port_wait_check(&s->port_waits);
         return 0;
 }
 
-int bus_objects_register(Manager *m) {
+int bus_objects_register(BusServer *s) {
         int r;
 
-        assert(m);
-        assert(m->bus);
-        assert(m->event);
+        assert(s);
+        assert(s->bus);
+        assert(s->event);
 
         for (size_t i = 0; i < ELEMENTSOF(bus_object_types); i++) {
                 const BusObjectType *t = &bus_object_types[i];
 
                 if (t->find)
-                        r = sd_bus_add_fallback_vtable(m->bus, NULL, t->path, t->interface, t->vtable, t->find, m);
+                        r = sd_bus_add_fallback_vtable(s->bus, NULL, t->path, t->interface, t->vtable, t->find, s);
                 else
-                        r = sd_bus_add_object_vtable(m->bus, NULL, t->path, t->interface, t->vtable, m);
+                        r = sd_bus_add_object_vtable(s->bus, NULL, t->path, t->interface, t->vtable, s);
                 if (r < 0)
                         return log_error_errno(r, "Failed to add the %s vtable at %s: %m", t->interface, t->path);
         }
 
-        r = sd_bus_add_node_enumerator(m->bus, NULL, RDMAD_DEVICE_PREFIX, node_enumerator, m);
+        r = sd_bus_add_node_enumerator(s->bus, NULL, RDMAD_DEVICE_PREFIX, node_enumerator, s);
         if (r < 0)
                 return log_error_errno(r, "Failed to add the node enumerator: %m");
 
-        r = sd_bus_add_object_manager(m->bus, NULL, RDMAD_ROOT_PATH);
+        r = sd_bus_add_object_manager(s->bus, NULL, RDMAD_ROOT_PATH);
         if (r < 0)
                 return log_error_errno(r, "Failed to add the object manager: %m");
 
         /* Its GetManagedObjects is taken over: built in slices, not in one go. */
-        r = bus_managed_objects_start(&m->managed_objects, m->bus, m->event, RDMAD_ROOT_PATH, bus_object_types,
-                                      ELEMENTSOF(bus_object_types), list_object_paths, m, &m->callers);
+        r = bus_managed_objects_start(&s->managed_objects, s->bus, s->event, RDMAD_ROOT_PATH, bus_object_types,
+                                      ELEMENTSOF(bus_object_types), list_object_paths, s, &s->callers);
         if (r < 0)
                 return r;
 
         /* Emission runs after everything else of an iteration, so changes from
          * several sources coalesce into one signal per object. */
-        r = sd_event_add_defer(m->event, &m->emit_event, on_emit, m);
+        r = sd_event_add_defer(s->event, &s->emit_event, on_emit, s);
         if (r < 0)
                 return log_error_errno(r, "Failed to add the emit source: %m");
-        (void) sd_event_source_set_priority(m->emit_event, SD_EVENT_PRIORITY_IDLE);
-        (void) sd_event_source_set_enabled(m->emit_event, SD_EVENT_OFF);
-        (void) sd_event_source_set_description(m->emit_event, "emit-changes");
+        (void) sd_event_source_set_priority(s->emit_event, SD_EVENT_PRIORITY_IDLE);
+        (void) sd_event_source_set_enabled(s->emit_event, SD_EVENT_OFF);
+        (void) sd_event_source_set_description(s->emit_event, "emit-changes");
         return 0;
 }

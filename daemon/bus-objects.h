@@ -14,7 +14,7 @@
 
 /* An interface we serve. Objects are not registered one by one: a fallback
  * vtable per interface under the prefix finds them in the manager's table
- * (userdata of every entry is the Manager). */
+ * (userdata of every entry is the BusServer). */
 typedef struct BusObjectType {
         const char *path; /* the one object, or the prefix of a fallback */
         const char *interface;
@@ -27,8 +27,8 @@ typedef struct BusObjectType {
 } BusObjectType;
 
 /* Adds the vtables, the node enumerator, the object manager and the
- * emission source; m->bus and m->event exist. */
-int bus_objects_register(Manager *m);
+ * emission source; s->bus exists. */
+int bus_objects_register(BusServer *s);
 
 /* Every object path of a device, the device first, then its ports, netdevs
  * and sriov; appended to *l (n entries, NULL-terminated). */
@@ -38,10 +38,10 @@ int bus_objects_device_paths(const Device *d, char ***l, size_t *n, size_t *allo
  * parent first (sd-bus reads the properties through the find callbacks).
  * InterfacesRemoved: while it is still there, children first (sd-bus asks
  * the find callbacks which interfaces the object had). No-ops without a bus. */
-void bus_objects_send_device_added(Manager *m, const Device *d);
-void bus_objects_send_device_removed(Manager *m, const Device *d);
-void bus_objects_send_netdev_added(Manager *m, const NetDev *n);
-void bus_objects_send_netdev_removed(Manager *m, const NetDev *n);
+void bus_objects_send_device_added(BusServer *s, const Device *d);
+void bus_objects_send_device_removed(BusServer *s, const Device *d);
+void bus_objects_send_netdev_added(BusServer *s, const NetDev *n);
+void bus_objects_send_netdev_removed(BusServer *s, const NetDev *n);
 
-/* Dirty bits or m->devices_changed were set: emit at the end of this iteration. */
-void bus_objects_schedule_emit(Manager *m);
+/* Dirty bits or s->devices_changed were set: emit at the end of this iteration. */
+void bus_objects_schedule_emit(BusServer *s);

@@ -8,6 +8,7 @@
 #include "caller.h"
 #include "bus-path.h"
 #include "bus-counters.h"
+#include "bus-server.h"
 #include "bus-util.h"
 #include "manager.h"
 #include "parse.h"
@@ -20,22 +21,6 @@ int port_bus_path(const Port *p, char **ret) {
         return bus_path_port(p->device->name, p->number, ret);
 }
 
-int port_send_changed(sd_bus *bus, Port *p) {
-        _cleanup_free_ char *path = NULL;
-        PropertyNames names;
-        int r;
-
-        assert(p);
-        port_property_names(p->dirty, &names);
-        p->dirty = 0;
-        if (names.n == 0)
-                return 0;
-        r = port_bus_path(p, &path);
-        if (r < 0)
-                return r;
-        return bus_emit_properties_changed(bus, path, RDMAD_PORT_INTERFACE, &names);
-}
-
 int port_object_find(sd_bus *bus, const char *path, const char *interface, void *userdata, void **found,
                      sd_bus_error *error) {
         BusPath parsed;
@@ -44,7 +29,7 @@ int port_object_find(sd_bus *bus, const char *path, const char *interface, void 
 
         if (bus_path_parse(path, &parsed) <= 0 || parsed.kind != BUS_PATH_PORT)
                 return 0;
-        d = manager_find_device(userdata, parsed.device);
+        d = manager_find_device(((BusServer *) userdata)->manager, parsed.device);
         if (!d)
                 return 0;
         p = device_find_port(d, parsed.port);
@@ -52,18 +37,6 @@ int port_object_find(sd_bus *bus, const char *path, const char *interface, void 
                 return 0;
         *found = (Port *) p;
         return 1;
-}
-
-static int property_get_device(sd_bus *bus, const char *path, const char *interface, const char *property,
-                               sd_bus_message *reply, void *userdata, sd_bus_error *error) {
-        _cleanup_free_ char *p = NULL;
-        Port *port = userdata;
-        int r;
-
-        r = device_bus_path(port->device, &p);
-        if (r < 0)
-                return r;
-        return sd_bus_message_append(reply, "o", p);
 }
 
 static int property_get_netdev(sd_bus *bus, const char *path, const char *interface, const char *property,
@@ -99,7 +72,7 @@ static int property_get_gids(sd_bus *bus, const char *path, const char *interfac
 
 static int method_wait_for_state(sd_bus_message *message, void *userdata, sd_bus_error *error) {
         Port *p = userdata;
-        Manager *m = p->device->manager;
+        BusServer *s = bus_server_of(p->device->manager);
         const char *state, *wanted;
         uint32_t timeout_ms;
         uid_t uid;
@@ -122,12 +95,12 @@ static int method_wait_for_state(sd_bus_message *message, void *userdata, sd_bus
                 return sd_bus_error_setf(error, RDMAD_ERROR_TIMEOUT, "Port %u of %s is %s, not %s.", p->number,
                                          p->device->name, p->state_name, wanted);
 
-        if (m->stopping)
+        if (s->stopping)
                 return sd_bus_error_set(error, RDMAD_ERROR_FAILED, "rdmad is stopping.");
-        r = caller_get_uid(&m->callers, message, &uid);
+        r = caller_get_uid(&s->callers, message, &uid);
         if (r < 0)
                 return sd_bus_error_set_errnof(error, r, "Cannot tell who is calling: %m");
-        r = port_wait_add(&m->port_waits, message, uid, p->device->name, p->number, wanted, timeout_ms, error);
+        r = port_wait_add(&s->port_waits, message, uid, p->device->name, p->number, wanted, timeout_ms, error);
         if (r < 0)
                 return r;
         return 1; /* answered later */
@@ -138,7 +111,7 @@ static int method_wait_for_state(sd_bus_message *message, void *userdata, sd_bus
 
 const sd_bus_vtable port_vtable[] = {
         SD_BUS_VTABLE_START(0),
-        SD_BUS_PROPERTY("Device", "o", property_get_device, 0, CONST),
+        SD_BUS_PROPERTY("Device", "o", bus_property_get_device_of, offsetof(Port, device), CONST),
         SD_BUS_PROPERTY("Number", "u", NULL, offsetof(Port, number), CONST),
         SD_BUS_PROPERTY("Transport", "s", NULL, offsetof(Port, transport), CHANGE),
         SD_BUS_PROPERTY("State", "s", NULL, offsetof(Port, state), CHANGE),

@@ -11,11 +11,9 @@
 
 extern const sd_bus_vtable port_vtable[];
 
-/* userdata: the Manager. */
+/* userdata: the BusServer. */
 int port_object_find(sd_bus *bus, const char *path, const char *interface, void *userdata, void **found,
                      sd_bus_error *error);
 
 int port_bus_path(const Port *p, char **ret);
 
-/* One PropertiesChanged for p->dirty, which is then clear. */
-int port_send_changed(sd_bus *bus, Port *p);

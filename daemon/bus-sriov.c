@@ -7,6 +7,7 @@
 
 #include "bus-device.h"
 #include "bus-path.h"
+#include "bus-server.h"
 #include "bus-util.h"
 #include "caller.h"
 #include "manager.h"
@@ -21,25 +22,9 @@ int sriov_bus_path(const Device *d, char **ret) {
         return bus_path_sriov(d->name, ret);
 }
 
-int sriov_send_changed(sd_bus *bus, Device *d) {
-        _cleanup_free_ char *path = NULL;
-        PropertyNames names;
-        int r;
-
-        assert(d);
-        sriov_property_names(d->sriov_dirty, &names);
-        d->sriov_dirty = 0;
-        if (names.n == 0)
-                return 0;
-        r = sriov_bus_path(d, &path);
-        if (r < 0)
-                return r;
-        return bus_emit_properties_changed(bus, path, RDMAD_SRIOV_INTERFACE, &names);
-}
-
 int sriov_object_find(sd_bus *bus, const char *path, const char *interface, void *userdata, void **found,
                       sd_bus_error *error) {
-        Device *d = device_bus_lookup(userdata, path, BUS_PATH_SRIOV);
+        Device *d = device_bus_lookup(((BusServer *) userdata)->manager, path, BUS_PATH_SRIOV);
 
         if (!d || !d->sriov_capable)
                 return 0;
@@ -61,7 +46,7 @@ static int property_get_device(sd_bus *bus, const char *path, const char *interf
 
 static int method_set_num_vfs(sd_bus_message *message, void *userdata, sd_bus_error *error) {
         Device *d = userdata;
-        Manager *m = d->manager;
+        BusServer *s = bus_server_of(d->manager);
         char count_str[16];
         uint32_t count;
         uid_t uid;
@@ -75,24 +60,24 @@ static int method_set_num_vfs(sd_bus_message *message, void *userdata, sd_bus_er
         if (count > d->total_vfs)
                 return sd_bus_error_setf(error, RDMAD_ERROR_INVALID_ARGUMENT,
                                          "%s supports at most %u VFs; %u requested.", d->name, d->total_vfs, count);
-        if (sriov_job_running(&m->sriov_jobs, d->device_path))
+        if (sriov_job_running(&s->sriov_jobs, d->device_path))
                 return sd_bus_error_setf(error, RDMAD_ERROR_BUSY, "A VF change on %s is already running.", d->name);
 
-        if (m->stopping)
+        if (s->stopping)
                 return sd_bus_error_set(error, RDMAD_ERROR_FAILED, "rdmad is stopping.");
 
-        r = caller_get_uid(&m->callers, message, &uid);
+        r = caller_get_uid(&s->callers, message, &uid);
         if (r < 0)
                 return sd_bus_error_set_errnof(error, r, "Cannot tell who is calling: %m");
         snprintf(count_str, sizeof(count_str), "%u", count);
-        r = polkit_check_async(&m->polkit, message, uid, RDMAD_POLKIT_ACTION_SET_NUM_VFS, d->name,
+        r = polkit_check_async(&s->polkit, message, uid, RDMAD_POLKIT_ACTION_SET_NUM_VFS, d->name,
                                (const char *const[]) { "device", d->name, "count", count_str, NULL }, error);
         if (r < 0)
                 return r;
         if (r == 0)
                 return 1; /* polkit answers later; this handler runs again then */
 
-        r = sriov_job_start(&m->sriov_jobs, message, d->name, d->device_path, count);
+        r = sriov_job_start(&s->sriov_jobs, message, d->name, d->device_path, count);
         if (r == -EBUSY)
                 return sd_bus_error_setf(error, RDMAD_ERROR_BUSY, "A VF change on %s is already running.", d->name);
         if (r < 0)

@@ -12,12 +12,10 @@
 
 extern const sd_bus_vtable sriov_vtable[];
 
-/* userdata: the Manager. */
+/* userdata: the BusServer. */
 int sriov_object_find(sd_bus *bus, const char *path, const char *interface, void *userdata, void **found,
                       sd_bus_error *error);
 
 /* -ENODEV for a device without SR-IOV. */
 int sriov_bus_path(const Device *d, char **ret);
 
-/* One PropertiesChanged for d->sriov_dirty, which is then clear. */
-int sriov_send_changed(sd_bus *bus, Device *d);

@@ -11,3 +11,4 @@ typedef struct Port Port;
 typedef struct NetDev NetDev;
 typedef struct CounterReader CounterReader;
 typedef struct BatchRead BatchRead;
+typedef struct BusServer BusServer;

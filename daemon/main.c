@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <systemd/sd-daemon.h>
 
+#include "bus-server.h"
 #include "bus-util.h"
 #include "enumerate.h"
 #include "log.h"
@@ -121,26 +122,27 @@ static int parse_argv(int argc, char *argv[], Options *o) {
         return 0;
 }
 
-static int on_sighup(sd_event_source *s, const struct signalfd_siginfo *si, void *userdata) {
-        Manager *m = userdata;
+static int on_sighup(sd_event_source *source, const struct signalfd_siginfo *si, void *userdata) {
+        BusServer *s = userdata;
         int r;
 
         log_info("SIGHUP: rescanning.");
-        r = manager_rescan(m);
+        r = manager_rescan(s->manager);
         if (r < 0)
                 log_error_errno(r, "Rescan failed: %m");
         return 0;
 }
 
-static int on_sigterm(sd_event_source *s, const struct signalfd_siginfo *si, void *userdata) {
-        Manager *m = userdata;
+static int on_sigterm(sd_event_source *source, const struct signalfd_siginfo *si, void *userdata) {
+        BusServer *s = userdata;
 
         log_info("%s: stopping.", si->ssi_signo == SIGINT ? "SIGINT" : "SIGTERM");
-        return manager_stop(m);
+        return bus_server_stop(s);
 }
 
 static int run(int argc, char *argv[]) {
         _cleanup_(manager_freep) Manager *m = NULL;
+        _cleanup_(bus_server_freep) BusServer *s = NULL;
         Options o = { .poll_interval_ms = POLL_INTERVAL_MS_DEFAULT };
         sigset_t mask;
         int r;
@@ -154,6 +156,11 @@ static int run(int argc, char *argv[]) {
         if (r < 0)
                 return log_error_errno(r, "Failed to set up: %m");
         m->poll_interval_ms = o.poll_interval_ms;
+        if (!o.dump) {
+                r = bus_server_new(m, &s);
+                if (r < 0)
+                        return log_error_errno(r, "Failed to set up: %m");
+        }
 
         /* The monitor starts before the enumeration, so nothing falls in between. */
         if (!o.dump) {
@@ -194,13 +201,13 @@ static int run(int argc, char *argv[]) {
         sigaddset(&mask, SIGINT);
         sigaddset(&mask, SIGHUP);
         sigprocmask(SIG_BLOCK, &mask, NULL);
-        r = sd_event_add_signal(m->event, NULL, SIGTERM, on_sigterm, m);
+        r = sd_event_add_signal(m->event, NULL, SIGTERM, on_sigterm, s);
         if (r < 0)
                 return log_error_errno(r, "Failed to watch SIGTERM: %m");
-        r = sd_event_add_signal(m->event, NULL, SIGINT, on_sigterm, m);
+        r = sd_event_add_signal(m->event, NULL, SIGINT, on_sigterm, s);
         if (r < 0)
                 return log_error_errno(r, "Failed to watch SIGINT: %m");
-        r = sd_event_add_signal(m->event, NULL, SIGHUP, on_sighup, m);
+        r = sd_event_add_signal(m->event, NULL, SIGHUP, on_sighup, s);
         if (r < 0)
                 return log_error_errno(r, "Failed to watch SIGHUP: %m");
 
@@ -208,7 +215,7 @@ static int run(int argc, char *argv[]) {
         if (r < 0)
                 return log_error_errno(r, "Failed to register the error map: %m");
 
-        r = manager_connect_bus(m);
+        r = bus_server_connect(s);
         if (r < 0)
                 return r;
 

@@ -7,20 +7,14 @@
 #include <time.h>
 
 #include "batch-read.h"
-#include "bus-objects.h"
-#include "bus-util.h"
-#include "counters-worker.h"
 #include "enumerate.h"
 #include "log.h"
 #include "netlink.h"
 #include "poll.h"
 #include "properties.h"
+#include "time-util.h"
 #include "udev-monitor.h"
 #include "util.h"
-
-static const char *port_state_lookup(const char *device, uint32_t port, void *userdata);
-static void on_sriov_job_done(const char *device_path, uint32_t num_vfs, void *userdata);
-static void on_caller_gone(const char *sender, void *userdata);
 
 int manager_new(Manager **ret) {
         _cleanup_(manager_freep) Manager *m = NULL;
@@ -47,9 +41,6 @@ int manager_new(Manager **ret) {
         m->udev = udev_new();
         if (!m->udev)
                 return -ENOMEM;
-        port_wait_registry_init(&m->port_waits, m->event, port_state_lookup, m);
-        sriov_job_registry_init(&m->sriov_jobs, m->event, on_sriov_job_done, m);
-        caller_registry_init(&m->callers, on_caller_gone, m);
 
         *ret = TAKE_PTR(m);
         return 0;
@@ -58,16 +49,6 @@ int manager_new(Manager **ret) {
 Manager *manager_free(Manager *m) {
         if (!m)
                 return NULL;
-        sriov_job_registry_clear(&m->sriov_jobs);
-        port_wait_registry_clear(&m->port_waits);
-        counter_reader_free(m->counter_reader);
-        polkit_registry_clear(&m->polkit);
-        caller_registry_clear(&m->callers);
-        sd_event_source_disable_unref(m->stop_timer);
-        sd_event_source_disable_unref(m->stop_post);
-        bus_managed_objects_clear(&m->managed_objects);
-        sd_event_source_disable_unref(m->emit_event);
-        sd_event_source_disable_unref(m->trim_post);
         sd_event_source_disable_unref(m->poll_event);
         batch_read_free(m->poll_reads);
         sd_event_source_disable_unref(m->monitor_event);
@@ -75,15 +56,31 @@ Manager *manager_free(Manager *m) {
         if (m->rtnl_fd >= 0)
                 close(m->rtnl_fd);
         udev_monitor_unref(m->monitor);
-        if (m->bus) {
-                sd_bus_flush(m->bus);
-                sd_bus_flush_close_unref(m->bus);
-        }
         device_array_free(m->devices, m->n_devices);
         udev_unref(m->udev);
         sd_event_unref(m->event);
         free(m);
         return NULL;
+}
+
+void manager_set_events(Manager *m, const ModelEvents *events, void *userdata) {
+        assert(m);
+        m->events = events ? *events : (ModelEvents) {};
+        m->events_userdata = userdata;
+}
+
+/* The one way out of the model: every change of what is published goes
+ * through here, after the object's pending mask took it. */
+static void manager_changed(Manager *m, ModelObjectKind kind, void *object, uint32_t mask) {
+        if (m->events.changed)
+                m->events.changed(kind, object, mask, m->events_userdata);
+}
+
+static void manager_mark(Manager *m, ModelObjectKind kind, void *object, uint32_t *dirty, uint32_t mask) {
+        if (mask == 0)
+                return;
+        *dirty |= mask;
+        manager_changed(m, kind, object, mask);
 }
 
 int manager_load(Manager *m) {
@@ -169,31 +166,10 @@ static void manager_mark_related(Manager *m, const Device *d) {
                 if (o == d)
                         continue;
                 if (*d->physfn_path && streq(o->device_path, d->physfn_path))
-                        o->dirty |= PROPERTY_BIT(DEVICE_PROP_VIRTUAL_FUNCTIONS);
+                        manager_mark(m, MODEL_DEVICE, o, &o->dirty, PROPERTY_BIT(DEVICE_PROP_VIRTUAL_FUNCTIONS));
                 if (*d->device_path && streq(o->physfn_path, d->device_path))
-                        o->dirty |= PROPERTY_BIT(DEVICE_PROP_PHYSICAL_FUNCTION);
+                        manager_mark(m, MODEL_DEVICE, o, &o->dirty, PROPERTY_BIT(DEVICE_PROP_PHYSICAL_FUNCTION));
         }
-}
-
-static const char *port_state_lookup(const char *device, uint32_t port, void *userdata) {
-        Device *d = manager_find_device(userdata, device);
-        const Port *p = d ? device_find_port(d, port) : NULL;
-
-        return p ? p->state_name : NULL;
-}
-
-#define TRIM_INTERVAL_USEC (5 * 1000000ULL)
-
-/* After an iteration that did something (never when idle: no timer of its own). */
-static int on_trim_post(sd_event_source *s, void *userdata) {
-        Manager *m = userdata;
-        uint64_t now;
-
-        if (sd_event_now(m->event, CLOCK_MONOTONIC, &now) < 0 || now < m->last_trim_usec + TRIM_INTERVAL_USEC)
-                return 0;
-        m->last_trim_usec = now;
-        (void) malloc_trim(0);
-        return 0;
 }
 
 int manager_start_event_sources(Manager *m) {
@@ -204,58 +180,6 @@ int manager_start_event_sources(Manager *m) {
         if (r < 0)
                 return r;
         return rtnl_start(m);
-}
-
-/* A second rdmad: "File exists" says nothing; name the one that runs. */
-static int log_name_owner(sd_bus *bus, int error) {
-        _cleanup_(sd_bus_creds_unrefp) sd_bus_creds *creds = NULL;
-        pid_t pid;
-
-        if (sd_bus_get_name_creds(bus, RDMAD_BUS_NAME, SD_BUS_CREDS_PID, &creds) >= 0 &&
-            sd_bus_creds_get_pid(creds, &pid) >= 0)
-                return log_error_errno(error, "%s is already owned by PID %i.", RDMAD_BUS_NAME, (int) pid);
-        return log_error_errno(error, "%s is already owned by another process.", RDMAD_BUS_NAME);
-}
-
-int manager_connect_bus(Manager *m) {
-        int r;
-
-        assert(m);
-        assert(!m->bus);
-
-        r = sd_bus_open_system_with_description(&m->bus, "rdmad");
-        if (r < 0)
-                return log_error_errno(r, "Failed to connect to the system bus: %m");
-
-        r = bus_objects_register(m);
-        if (r < 0)
-                return r;
-
-        r = caller_registry_start(&m->callers, m->bus);
-        if (r < 0)
-                return log_error_errno(r, "Failed to watch callers leaving the bus: %m");
-
-        r = sd_event_add_post(m->event, &m->trim_post, on_trim_post, m);
-        if (r < 0)
-                return log_error_errno(r, "Failed to add the trim source: %m");
-
-        r = sd_bus_attach_event(m->bus, m->event, SD_EVENT_PRIORITY_NORMAL);
-        if (r < 0)
-                return log_error_errno(r, "Failed to attach the bus to the event loop: %m");
-
-        /* Losing the bus ends the loop with a failure, so systemd restarts us. */
-        r = sd_bus_set_exit_on_disconnect(m->bus, true);
-        if (r < 0)
-                return log_error_errno(r, "Failed to set exit on disconnect: %m");
-
-        /* The model is complete: only now may clients find us. */
-        r = sd_bus_request_name(m->bus, RDMAD_BUS_NAME, 0);
-        if (r == -EEXIST)
-                return log_name_owner(m->bus, r);
-        if (r < 0)
-                return log_error_errno(r, "Failed to acquire the name %s: %m", RDMAD_BUS_NAME);
-
-        return 0;
 }
 
 static int manager_insert_device(Manager *m, Device *d) {
@@ -273,10 +197,10 @@ static int manager_insert_device(Manager *m, Device *d) {
         d->manager = m;
 
         log_info("%s: added (%zu port%s, %s).", d->name, d->n_ports, d->n_ports == 1 ? "" : "s", d->transport);
-        bus_objects_send_device_added(m, d);
+        if (m->events.device_added)
+                m->events.device_added(d, m->events_userdata);
         manager_mark_related(m, d);
-        m->devices_changed = true;
-        bus_objects_schedule_emit(m);
+        manager_changed(m, MODEL_DEVICE_SET, NULL, 0);
         return 0;
 }
 
@@ -284,15 +208,14 @@ static void manager_remove_device_at(Manager *m, size_t i) {
         Device *d = m->devices[i];
 
         log_info("%s: removed.", d->name);
-        port_wait_fail_device(&m->port_waits, d->name);
-        bus_objects_send_device_removed(m, d);
+        if (m->events.device_removing)
+                m->events.device_removing(d, m->events_userdata);
         memmove(m->devices + i, m->devices + i + 1, (m->n_devices - i - 1) * sizeof(Device *));
         m->n_devices--;
         m->n_virtual_functions -= !!*d->physfn_path;
         manager_mark_related(m, d);
         device_free(d);
-        m->devices_changed = true;
-        bus_objects_schedule_emit(m);
+        manager_changed(m, MODEL_DEVICE_SET, NULL, 0);
 }
 
 void manager_remove_device(Manager *m, const char *name) {
@@ -305,13 +228,6 @@ void manager_remove_device(Manager *m, const char *name) {
                 manager_remove_device_at(m, i);
                 (void) poll_update(m);
         }
-}
-
-static uint64_t now_realtime_usec(void) {
-        struct timespec ts;
-
-        clock_gettime(CLOCK_REALTIME, &ts);
-        return (uint64_t) ts.tv_sec * 1000000ULL + (uint64_t) ts.tv_nsec / 1000ULL;
 }
 
 /* "journalctl MESSAGE_ID=..." finds every link state change of every port. */
@@ -335,7 +251,7 @@ static void port_log_state_change(const Port *p, const char *old_state_name) {
  * State change counts in StateChanges. */
 static uint32_t port_stamp(Port *p, uint32_t mask, const char *old_state_name) {
         if (mask & PORT_STATE_MASK) {
-                p->state_changed_usec = now_realtime_usec();
+                p->state_changed_usec = now_usec(CLOCK_REALTIME);
                 mask |= PROPERTY_BIT(PORT_PROP_STATE_CHANGED_USEC);
                 port_log_state_change(p, old_state_name);
         }
@@ -362,10 +278,8 @@ int manager_refresh_port(Manager *m, Port *p) {
                 manager_defer_resync(m, r, p->device->name);
         if (r < 0)
                 return r;
-        if (changed != 0) {
-                p->dirty |= port_stamp(p, changed, old_state_name);
-                bus_objects_schedule_emit(m);
-        }
+        if (changed != 0)
+                manager_mark(m, MODEL_PORT, p, &p->dirty, port_stamp(p, changed, old_state_name));
         return 0;
 }
 
@@ -373,10 +287,7 @@ void manager_netdev_changed(Manager *m, NetDev *n, uint32_t mask) {
         assert(m);
         assert(n);
 
-        if (mask == 0)
-                return;
-        n->dirty |= mask;
-        bus_objects_schedule_emit(m);
+        manager_mark(m, MODEL_NETDEV, n, &n->dirty, mask);
 }
 
 void manager_set_num_vfs(Manager *m, const char *pci_path, uint32_t num_vfs) {
@@ -390,74 +301,17 @@ void manager_set_num_vfs(Manager *m, const char *pci_path, uint32_t num_vfs) {
                         continue;
                 log_info("%s: %u VFs (was %u).", d->name, num_vfs, d->num_vfs);
                 d->num_vfs = num_vfs;
-                d->sriov_dirty |= PROPERTY_BIT(SRIOV_PROP_NUM_VFS);
-                bus_objects_schedule_emit(m);
+                manager_mark(m, MODEL_SRIOV, d, &d->sriov_dirty, PROPERTY_BIT(SRIOV_PROP_NUM_VFS));
         }
-}
-
-static void on_sriov_job_done(const char *device_path, uint32_t num_vfs, void *userdata) {
-        manager_set_num_vfs(userdata, device_path, num_vfs);
-}
-
-/* What a caller made us hold goes with it: no one is left to answer. */
-static void on_caller_gone(const char *sender, void *userdata) {
-        Manager *m = userdata;
-
-        port_wait_drop_sender(&m->port_waits, sender);
-        polkit_drop_sender(&m->polkit, sender);
-        bus_managed_objects_drop_sender(&m->managed_objects, sender);
-}
-
-#define STOPPING_MESSAGE "rdmad is stopping."
-
-static int on_stop_timeout(sd_event_source *s, uint64_t usec, void *userdata) {
-        Manager *m = userdata;
-
-        sriov_job_registry_abandon(&m->sriov_jobs,
-                                   "rdmad is stopping; the VF change may still complete in the kernel.");
-        return sd_event_exit(m->event, 0);
-}
-
-/* After each event while stopping: the last VF change has been answered. */
-static int on_stop_post(sd_event_source *s, void *userdata) {
-        Manager *m = userdata;
-
-        if (m->sriov_jobs.jobs)
-                return 0;
-        return sd_event_exit(m->event, 0);
-}
-
-int manager_stop(Manager *m) {
-        int r;
-
-        assert(m);
-        if (m->stopping)
-                return 0;
-        m->stopping = true;
-
-        port_wait_fail_all(&m->port_waits, STOPPING_MESSAGE);
-        polkit_fail_all(&m->polkit, STOPPING_MESSAGE);
-        if (!m->sriov_jobs.jobs)
-                return sd_event_exit(m->event, 0);
-
-        log_info("Stopping: waiting up to %llu s for VF changes to finish.", SRIOV_STOP_TIMEOUT_USEC / 1000000ULL);
-        r = sd_event_add_time_relative(m->event, &m->stop_timer, CLOCK_MONOTONIC, SRIOV_STOP_TIMEOUT_USEC, 0,
-                                       on_stop_timeout, m);
-        if (r >= 0)
-                r = sd_event_add_post(m->event, &m->stop_post, on_stop_post, m);
-        if (r < 0) {
-                log_error_errno(r, "Cannot wait for the VF changes: %m");
-                return on_stop_timeout(NULL, 0, m);
-        }
-        return 0;
 }
 
 /* A new snapshot of a device that is already published. Objects whose
- * identity changed are re-announced; everything else becomes dirty bits on
- * the new snapshot, emitted later with whatever was pending on the old. */
+ * identity changed are re-announced; everything else is reported as changes
+ * of the new snapshot, which also carries what the old had pending. */
 static void manager_replace_device_at(Manager *m, size_t index, Device *new) {
         Device *old = m->devices[index];
-        bool pending = false;
+        uint32_t device_mask, sriov_mask;
+        _cleanup_free_ uint32_t *port_masks = NULL, *netdev_masks = NULL;
 
         if (device_identity_changed(old, new)) {
                 manager_remove_device_at(m, index);
@@ -468,40 +322,55 @@ static void manager_replace_device_at(Manager *m, size_t index, Device *new) {
                 return;
         }
 
-        /* Netdevs that went away: announced while the old snapshot is findable. */
-        for (size_t i = 0; i < old->n_netdevs; i++)
-                if (!device_find_netdev(new, old->netdevs[i].name))
-                        bus_objects_send_netdev_removed(m, &old->netdevs[i]);
+        port_masks = calloc(new->n_ports + 1, sizeof(uint32_t));
+        netdev_masks = calloc(new->n_netdevs + 1, sizeof(uint32_t));
+        if (!port_masks || !netdev_masks) {
+                /* Keep the old snapshot: the next event or the sweep re-reads it. */
+                manager_defer_resync(m, -ENOMEM, new->name);
+                device_free(new);
+                return;
+        }
 
-        new->dirty = old->dirty | device_changed_mask(old, new);
-        new->sriov_dirty = old->sriov_dirty | sriov_changed_mask(old, new);
+        /* Netdevs that went away: reported while the old snapshot is findable. */
+        for (size_t i = 0; i < old->n_netdevs; i++)
+                if (!device_find_netdev(new, old->netdevs[i].name) && m->events.netdev_removing)
+                        m->events.netdev_removing(&old->netdevs[i], m->events_userdata);
+
+        device_mask = device_changed_mask(old, new);
+        sriov_mask = sriov_changed_mask(old, new);
+        new->dirty = old->dirty;
+        new->sriov_dirty = old->sriov_dirty;
         for (size_t i = 0; i < new->n_ports; i++) {
                 Port *p = &new->ports[i], *o = &old->ports[i];
 
                 p->state_changed_usec = o->state_changed_usec;
                 p->state_changes = o->state_changes;
-                p->dirty = o->dirty | port_stamp(p, port_changed_mask(o, p), o->state_name);
-                pending = pending || p->dirty;
+                p->dirty = o->dirty;
+                port_masks[i] = port_stamp(p, port_changed_mask(o, p), o->state_name);
         }
         for (size_t i = 0; i < new->n_netdevs; i++) {
                 const NetDev *o = device_find_netdev(old, new->netdevs[i].name);
                 if (o) {
-                        new->netdevs[i].dirty = o->dirty | netdev_changed_mask(o, &new->netdevs[i]);
-                        pending = pending || new->netdevs[i].dirty;
+                        new->netdevs[i].dirty = o->dirty;
+                        netdev_masks[i] = netdev_changed_mask(o, &new->netdevs[i]);
                 }
         }
 
         new->manager = m;
         m->devices[index] = new;
 
-        /* Netdevs that are new: announced now that the new snapshot is findable. */
+        /* Netdevs that are new: reported now that the new snapshot is findable. */
         for (size_t i = 0; i < new->n_netdevs; i++)
-                if (!device_find_netdev(old, new->netdevs[i].name))
-                        bus_objects_send_netdev_added(m, &new->netdevs[i]);
+                if (!device_find_netdev(old, new->netdevs[i].name) && m->events.netdev_added)
+                        m->events.netdev_added(&new->netdevs[i], m->events_userdata);
         device_free(old);
 
-        if (pending || new->dirty || new->sriov_dirty)
-                bus_objects_schedule_emit(m);
+        manager_mark(m, MODEL_DEVICE, new, &new->dirty, device_mask);
+        manager_mark(m, MODEL_SRIOV, new, &new->sriov_dirty, sriov_mask);
+        for (size_t i = 0; i < new->n_ports; i++)
+                manager_mark(m, MODEL_PORT, &new->ports[i], &new->ports[i].dirty, port_masks[i]);
+        for (size_t i = 0; i < new->n_netdevs; i++)
+                manager_mark(m, MODEL_NETDEV, &new->netdevs[i], &new->netdevs[i].dirty, netdev_masks[i]);
 }
 
 int manager_reload_device(Manager *m, const char *syspath, const char *name) {

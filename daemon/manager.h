@@ -2,24 +2,19 @@
 #pragma once
 
 #include <libudev.h>
-#include <systemd/sd-bus.h>
 #include <systemd/sd-event.h>
 
-#include "caller.h"
-#include "bus-managed-objects.h"
 #include "forward.h"
 #include "model.h"
-#include "polkit.h"
-#include "port-wait.h"
-#include "sriov-worker.h"
+#include "model-events.h"
 
 #define POLL_INTERVAL_MS_DEFAULT 1000
 
-/* Owns everything: the event loop, the bus, the event sources, the device
- * table and the registries of what callers make us hold. */
+/* The model and what feeds it: the device table, read from sysfs, kept
+ * current by the event sources (udev-monitor.c, netlink.c, poll.c) and
+ * reported through ModelEvents. It knows nothing of the bus. */
 struct Manager {
         sd_event *event;
-        sd_bus *bus;
         struct udev *udev;
 
         Device **devices; /* sorted by name */
@@ -30,42 +25,19 @@ struct Manager {
          * it is a removal and an insertion. */
         size_t n_virtual_functions;
 
+        ModelEvents events;
+        void *events_userdata;
+
         uint32_t poll_interval_ms;
         sd_event_source *poll_event;
         unsigned poll_ticks;
         BatchRead *poll_reads; /* the poll's buffers, allocated on its first tick */
-
-        /* Property changes are collected on the objects and emitted from here, once per iteration. */
-        sd_event_source *emit_event;
-        bool devices_changed;
 
         struct udev_monitor *monitor;
         sd_event_source *monitor_event;
 
         int rtnl_fd;
         sd_event_source *rtnl_event;
-
-        PortWaitRegistry port_waits;
-
-        /* GetManagedObjects calls, their replies built a slice at a time. */
-        ManagedObjectsQueue managed_objects;
-
-        /* Heap pages freed by a burst of work (a big GetManagedObjects reply, a
-         * rescan) go back to the kernel after it, at most every few seconds. */
-        sd_event_source *trim_post;
-        uint64_t last_trim_usec;
-
-        /* Who calls (uid per unique name) and when a caller leaves the bus. */
-        CallerRegistry callers;
-        PolkitRegistry polkit;
-        SriovJobRegistry sriov_jobs;
-        CounterReader *counter_reader; /* GetCounters: created by the first call */
-
-        /* SIGTERM: held calls are answered, new ones refused; running VF
-         * changes get SRIOV_STOP_TIMEOUT_USEC to finish. */
-        bool stopping;
-        sd_event_source *stop_timer;
-        sd_event_source *stop_post;
 
         /* A read failed for lack of memory or descriptors: a full rescan is owed. */
         bool resync_pending;
@@ -80,17 +52,13 @@ static inline void manager_freep(Manager **m) {
 /* Reads the whole model from sysfs; before the bus name is taken. */
 int manager_load(Manager *m);
 
-/* Connects to the system bus, publishes the objects, takes the name. */
-int manager_connect_bus(Manager *m);
+/* Who hears of the model's changes (before manager_load()). */
+void manager_set_events(Manager *m, const ModelEvents *events, void *userdata);
 
 /* Starts the udev monitor, rtnetlink and the poll timer. */
 int manager_start_event_sources(Manager *m);
 
 Device *manager_find_device(Manager *m, const char *name);
-
-/* On SIGTERM: answers every held call with an error, and ends the event
- * loop once no VF change runs, SRIOV_STOP_TIMEOUT_USEC at the latest. */
-int manager_stop(Manager *m);
 
 /* SR-IOV relations between published devices, through the PCI functions:
  * the first device (by name) on a VF's PF, or NULL; the i-th device (by

@@ -28,11 +28,32 @@ fi
 targets=$(meson introspect "$build" --targets | python3 -c 'import json,sys; print(" ".join(sorted(t["name"] for t in json.load(sys.stdin))))')
 for t in $targets; do
         case $t in
-        rdmad | rdmactl | rdmad-core | rdmactl-core | rdmad-exporter | rdmad-exporter-core) ;;
+        rdmad | rdmactl | rdmad-common | rdmad-core | rdmactl-core | rdmad-exporter | rdmad-exporter-core) ;;
         *) fail "-Dtests=false builds $t" ;;
         esac
 done
 echo "-Dtests=false: no test dependency, targets: $targets"
+
+# The smallest build: libsystemd and libudev are all it requires; what else
+# it looks up is optional (install directories, bash completion).
+minimal=$tmp/build-minimal
+meson setup "$minimal" "$src" --prefix=/usr -Dtests=false -Dexporter=disabled >"$tmp/setup-minimal.log" 2>&1 ||
+        { cat "$tmp/setup-minimal.log" >&2; fail "meson setup -Dexporter=disabled"; }
+for dep in $(sed -n 's/^Run-time dependency \([^ ]*\) found.*/\1/p' "$tmp/setup-minimal.log"); do
+        case $dep in
+        libsystemd | libudev | threads) ;;
+        bash-completion | systemd | dbus-1 | polkit-gobject-1 | udev)
+                grep -qE "dependency\('$dep', required : false\)" "$src"/*/meson.build ||
+                        fail "-Dexporter=disabled requires $dep" ;;
+        *) fail "-Dexporter=disabled looks up $dep" ;;
+        esac
+done
+grep -q "Dependency libmicrohttpd skipped: feature exporter disabled" "$tmp/setup-minimal.log" ||
+        fail "-Dexporter=disabled still looks for libmicrohttpd"
+minimal_targets=$(meson introspect "$minimal" --targets | python3 -c 'import json,sys; print(" ".join(sorted(t["name"] for t in json.load(sys.stdin))))')
+[ "$minimal_targets" = "rdmactl rdmactl-core rdmad rdmad-common rdmad-core" ] ||
+        fail "-Dexporter=disabled builds: $minimal_targets"
+echo "-Dtests=false -Dexporter=disabled: requires libsystemd and libudev only, targets: $minimal_targets"
 nice meson compile -C "$build" >"$tmp/compile.log" 2>&1 || { tail -30 "$tmp/compile.log" >&2; fail "meson compile"; }
 meson install -C "$build" --destdir "$dest" --no-rebuild --quiet >/dev/null
 

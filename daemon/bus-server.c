@@ -1,0 +1,224 @@
+/* SPDX-License-Identifier: MIT */
+#include "bus-server.h"
+
+#include <malloc.h>
+
+#include "bus-objects.h"
+#include "bus-util.h"
+#include "counters-worker.h"
+#include "log.h"
+#include "manager.h"
+#include "time-util.h"
+#include "util.h"
+
+#define TRIM_INTERVAL_USEC (5 * USEC_PER_SEC)
+#define STOPPING_MESSAGE "rdmad is stopping."
+
+static const char *port_state_lookup(const char *device, uint32_t port, void *userdata) {
+        BusServer *s = userdata;
+        Device *d = manager_find_device(s->manager, device);
+        const Port *p = d ? device_find_port(d, port) : NULL;
+
+        return p ? p->state_name : NULL;
+}
+
+static void on_sriov_job_done(const char *device_path, uint32_t num_vfs, void *userdata) {
+        BusServer *s = userdata;
+
+        manager_set_num_vfs(s->manager, device_path, num_vfs);
+}
+
+/* What a caller made us hold goes with it: no one is left to answer. */
+static void on_caller_gone(const char *sender, void *userdata) {
+        BusServer *s = userdata;
+
+        port_wait_drop_sender(&s->port_waits, sender);
+        polkit_drop_sender(&s->polkit, sender);
+        bus_managed_objects_drop_sender(&s->managed_objects, sender);
+}
+
+/* ---------- the model's events ---------- */
+
+static void on_device_added(Device *d, void *userdata) {
+        bus_objects_send_device_added(userdata, d);
+}
+
+static void on_device_removing(Device *d, void *userdata) {
+        BusServer *s = userdata;
+
+        port_wait_fail_device(&s->port_waits, d->name);
+        bus_objects_send_device_removed(s, d);
+}
+
+static void on_netdev_added(NetDev *n, void *userdata) {
+        bus_objects_send_netdev_added(userdata, n);
+}
+
+static void on_netdev_removing(NetDev *n, void *userdata) {
+        bus_objects_send_netdev_removed(userdata, n);
+}
+
+static void on_model_changed(ModelObjectKind kind, void *object, uint32_t mask, void *userdata) {
+        BusServer *s = userdata;
+
+        if (kind == MODEL_DEVICE_SET)
+                s->devices_changed = true;
+        bus_objects_schedule_emit(s);
+}
+
+static const ModelEvents model_events = {
+        .device_added = on_device_added,
+        .device_removing = on_device_removing,
+        .netdev_added = on_netdev_added,
+        .netdev_removing = on_netdev_removing,
+        .changed = on_model_changed,
+};
+
+int bus_server_new(Manager *m, BusServer **ret) {
+        _cleanup_(bus_server_freep) BusServer *s = NULL;
+
+        assert(m);
+        assert(ret);
+
+        s = calloc(1, sizeof(BusServer));
+        if (!s)
+                return -ENOMEM;
+        s->manager = m;
+        s->event = m->event;
+        port_wait_registry_init(&s->port_waits, s->event, port_state_lookup, s);
+        sriov_job_registry_init(&s->sriov_jobs, s->event, on_sriov_job_done, s);
+        caller_registry_init(&s->callers, on_caller_gone, s);
+        manager_set_events(m, &model_events, s);
+
+        *ret = TAKE_PTR(s);
+        return 0;
+}
+
+BusServer *bus_server_free(BusServer *s) {
+        if (!s)
+                return NULL;
+        if (s->manager && s->manager->events_userdata == s)
+                manager_set_events(s->manager, NULL, NULL);
+        sriov_job_registry_clear(&s->sriov_jobs);
+        port_wait_registry_clear(&s->port_waits);
+        counter_reader_free(s->counter_reader);
+        polkit_registry_clear(&s->polkit);
+        caller_registry_clear(&s->callers);
+        sd_event_source_disable_unref(s->stop_timer);
+        sd_event_source_disable_unref(s->stop_post);
+        bus_managed_objects_clear(&s->managed_objects);
+        sd_event_source_disable_unref(s->emit_event);
+        sd_event_source_disable_unref(s->trim_post);
+        if (s->bus) {
+                sd_bus_flush(s->bus);
+                sd_bus_flush_close_unref(s->bus);
+        }
+        free(s);
+        return NULL;
+}
+
+/* After an iteration that did something (never when idle: no timer of its own). */
+static int on_trim_post(sd_event_source *source, void *userdata) {
+        BusServer *s = userdata;
+        uint64_t now;
+
+        if (sd_event_now(s->event, CLOCK_MONOTONIC, &now) < 0 || now < s->last_trim_usec + TRIM_INTERVAL_USEC)
+                return 0;
+        s->last_trim_usec = now;
+        (void) malloc_trim(0);
+        return 0;
+}
+
+/* A second rdmad: "File exists" says nothing; name the one that runs. */
+static int log_name_owner(sd_bus *bus, int error) {
+        _cleanup_(sd_bus_creds_unrefp) sd_bus_creds *creds = NULL;
+        pid_t pid;
+
+        if (sd_bus_get_name_creds(bus, RDMAD_BUS_NAME, SD_BUS_CREDS_PID, &creds) >= 0 &&
+            sd_bus_creds_get_pid(creds, &pid) >= 0)
+                return log_error_errno(error, "%s is already owned by PID %i.", RDMAD_BUS_NAME, (int) pid);
+        return log_error_errno(error, "%s is already owned by another process.", RDMAD_BUS_NAME);
+}
+
+int bus_server_connect(BusServer *s) {
+        int r;
+
+        assert(s);
+        assert(!s->bus);
+
+        r = sd_bus_open_system_with_description(&s->bus, "rdmad");
+        if (r < 0)
+                return log_error_errno(r, "Failed to connect to the system bus: %m");
+
+        r = bus_objects_register(s);
+        if (r < 0)
+                return r;
+
+        r = caller_registry_start(&s->callers, s->bus);
+        if (r < 0)
+                return log_error_errno(r, "Failed to watch callers leaving the bus: %m");
+
+        r = sd_event_add_post(s->event, &s->trim_post, on_trim_post, s);
+        if (r < 0)
+                return log_error_errno(r, "Failed to add the trim source: %m");
+
+        r = sd_bus_attach_event(s->bus, s->event, SD_EVENT_PRIORITY_NORMAL);
+        if (r < 0)
+                return log_error_errno(r, "Failed to attach the bus to the event loop: %m");
+
+        /* Losing the bus ends the loop with a failure, so systemd restarts us. */
+        r = sd_bus_set_exit_on_disconnect(s->bus, true);
+        if (r < 0)
+                return log_error_errno(r, "Failed to set exit on disconnect: %m");
+
+        /* The model is complete: only now may clients find us. */
+        r = sd_bus_request_name(s->bus, RDMAD_BUS_NAME, 0);
+        if (r == -EEXIST)
+                return log_name_owner(s->bus, r);
+        if (r < 0)
+                return log_error_errno(r, "Failed to acquire the name %s: %m", RDMAD_BUS_NAME);
+
+        return 0;
+}
+
+static int on_stop_timeout(sd_event_source *source, uint64_t usec, void *userdata) {
+        BusServer *s = userdata;
+
+        sriov_job_registry_abandon(&s->sriov_jobs,
+                                   "rdmad is stopping; the VF change may still complete in the kernel.");
+        return sd_event_exit(s->event, 0);
+}
+
+/* After each event while stopping: the last VF change has been answered. */
+static int on_stop_post(sd_event_source *source, void *userdata) {
+        BusServer *s = userdata;
+
+        if (s->sriov_jobs.jobs)
+                return 0;
+        return sd_event_exit(s->event, 0);
+}
+
+int bus_server_stop(BusServer *s) {
+        int r;
+
+        assert(s);
+        if (s->stopping)
+                return 0;
+        s->stopping = true;
+
+        port_wait_fail_all(&s->port_waits, STOPPING_MESSAGE);
+        polkit_fail_all(&s->polkit, STOPPING_MESSAGE);
+        if (!s->sriov_jobs.jobs)
+                return sd_event_exit(s->event, 0);
+
+        log_info("Stopping: waiting up to %llu s for VF changes to finish.", SRIOV_STOP_TIMEOUT_USEC / USEC_PER_SEC);
+        r = sd_event_add_time_relative(s->event, &s->stop_timer, CLOCK_MONOTONIC, SRIOV_STOP_TIMEOUT_USEC, 0,
+                                       on_stop_timeout, s);
+        if (r >= 0)
+                r = sd_event_add_post(s->event, &s->stop_post, on_stop_post, s);
+        if (r < 0) {
+                log_error_errno(r, "Cannot wait for the VF changes: %m");
+                return on_stop_timeout(NULL, 0, s);
+        }
+        return 0;
+}

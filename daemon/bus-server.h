@@ -1,0 +1,70 @@
+/* SPDX-License-Identifier: MIT */
+#pragma once
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <systemd/sd-bus.h>
+#include <systemd/sd-event.h>
+
+#include "bus-managed-objects.h"
+#include "caller.h"
+#include "forward.h"
+#include "manager.h"
+#include "polkit.h"
+#include "port-wait.h"
+#include "sriov-worker.h"
+
+/* The model on the system bus: the connection, the objects, the emission
+ * of changes, and the registries of what callers make the daemon hold. It
+ * hears of the model through ModelEvents (manager_set_events()). */
+struct BusServer {
+        Manager *manager; /* the model; not owned */
+        sd_event *event;  /* the manager's */
+        sd_bus *bus;
+
+        /* Property changes are collected on the objects and emitted from here, once per iteration. */
+        sd_event_source *emit_event;
+        bool devices_changed;
+
+        PortWaitRegistry port_waits;
+
+        /* GetManagedObjects calls, their replies built a slice at a time. */
+        ManagedObjectsQueue managed_objects;
+
+        /* Heap pages freed by a burst of work (a big GetManagedObjects reply, a
+         * rescan) go back to the kernel after it, at most every few seconds. */
+        sd_event_source *trim_post;
+        uint64_t last_trim_usec;
+
+        /* Who calls (uid per unique name) and when a caller leaves the bus. */
+        CallerRegistry callers;
+        PolkitRegistry polkit;
+        SriovJobRegistry sriov_jobs;
+        CounterReader *counter_reader; /* GetCounters: created by the first call */
+
+        /* SIGTERM: held calls are answered, new ones refused; running VF
+         * changes get SRIOV_STOP_TIMEOUT_USEC to finish. */
+        bool stopping;
+        sd_event_source *stop_timer;
+        sd_event_source *stop_post;
+};
+
+/* Sets up the registries and subscribes to the model's events; no bus yet. */
+int bus_server_new(Manager *m, BusServer **ret);
+BusServer *bus_server_free(BusServer *s);
+static inline void bus_server_freep(BusServer **s) {
+        bus_server_free(*s);
+}
+
+/* The server of a model object's manager: what a method handler, which
+ * sd-bus hands the object, reaches the registries through. */
+static inline BusServer *bus_server_of(const Manager *m) {
+        return m->events_userdata;
+}
+
+/* Connects to the system bus, publishes the objects, takes the name. */
+int bus_server_connect(BusServer *s);
+
+/* On SIGTERM: answers every held call with an error, and ends the event
+ * loop once no VF change runs, SRIOV_STOP_TIMEOUT_USEC at the latest. */
+int bus_server_stop(BusServer *s);

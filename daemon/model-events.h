@@ -1,0 +1,31 @@
+/* SPDX-License-Identifier: MIT */
+#pragma once
+
+#include <stdint.h>
+
+#include "forward.h"
+
+/* How the model tells whoever publishes it (the bus layer; a test's
+ * recorder) what happened, without knowing who listens. Objects are
+ * findable in the Manager's table during each call: an added object is in
+ * it already, a removing one still. A change is also ORed into the
+ * object's pending mask (dirty, sriov_dirty) before the call, so that
+ * changes noticed in one iteration are published together. Every member
+ * may be NULL. */
+
+typedef enum ModelObjectKind {
+        MODEL_DEVICE, /* object: Device; mask: DEVICE_PROP_* bits */
+        MODEL_PORT,   /* Port; PORT_PROP_* */
+        MODEL_NETDEV, /* NetDev; NETDEV_PROP_* */
+        MODEL_SRIOV,  /* Device (its SR-IOV control); SRIOV_PROP_* */
+        MODEL_DEVICE_SET, /* object NULL, mask 0: a device came or went */
+        _MODEL_OBJECT_KIND_MAX,
+} ModelObjectKind;
+
+typedef struct ModelEvents {
+        void (*device_added)(Device *d, void *userdata);
+        void (*device_removing)(Device *d, void *userdata);
+        void (*netdev_added)(NetDev *n, void *userdata);
+        void (*netdev_removing)(NetDev *n, void *userdata);
+        void (*changed)(ModelObjectKind kind, void *object, uint32_t mask, void *userdata);
+} ModelEvents;
