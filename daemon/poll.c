@@ -22,8 +22,8 @@ static bool manager_has_ports(Manager *m) {
 /* Each port is re-read in full by path once every SWEEP_TICKS ticks (2 min at
  * the default 1 s): what changes without a state change (the SM moving a LID,
  * a disabled port starting to poll, a link narrowing its width) shows within
- * that. Those by-path opens are most of the idle CPU: over 60 ticks, 1.0-1.5 %
- * of a core at 2048 devices; over 120, 0.8 %. */
+ * that. Those by-path opens are most of the idle CPU, so the sweep is spread
+ * thin (BENCHMARKS.md, "Idle"). */
 #define SWEEP_TICKS 120
 
 static void refresh_port(Manager *m, Port *p) {

@@ -5,8 +5,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* Changing the number of VFs of a PCI physical function, steps 3-5 of the
- * contract: the kernel refuses N → M directly, so it is N → 0 → M, and a
+/* Changing the number of VFs of a PCI physical function: the kernel refuses
+ * N → M directly, so it is N → 0 → M, and a
  * failure says what the hardware is left with. Synchronous: the daemon runs
  * it in a worker thread. The I/O is injected so every path is testable. */
 

@@ -4,7 +4,8 @@
 /* rdmad's model and counters as Prometheus metrics: the text format 0.0.4
  * and OpenMetrics 1.0.0. Pure: everything comes in as arguments. The names
  * follow node_exporter's InfiniBand collector (node_infiniband_<x> becomes
- * rdma_<x>, same labels, same values), plus the series of design.md. */
+ * rdma_<x>, same labels, same values), plus rdmad's own series: link state,
+ * rates, SR-IOV and scrape health (man/rdmad-exporter.8 lists them). */
 
 #include <stdbool.h>
 #include <stdint.h>
