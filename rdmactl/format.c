@@ -1,7 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 #include "format.h"
 
-#include <assert.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
