@@ -1,7 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 #include "format.h"
 
-#include <assert.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
@@ -44,140 +43,6 @@ const char *phys_state_color(const char *phys_state_name) {
             streq(phys_state_name, "LinkErrorRecovery") || streq(phys_state_name, "Phy Test"))
                 return ANSI_YELLOW;
         return NULL;
-}
-
-void json_write_string(FILE *f, const char *s) {
-        if (!s) {
-                fputs("null", f);
-                return;
-        }
-        fputc('"', f);
-        for (const unsigned char *p = (const unsigned char *) s; *p; p++)
-                switch (*p) {
-                case '"': fputs("\\\"", f); break;
-                case '\\': fputs("\\\\", f); break;
-                case '\b': fputs("\\b", f); break;
-                case '\f': fputs("\\f", f); break;
-                case '\n': fputs("\\n", f); break;
-                case '\r': fputs("\\r", f); break;
-                case '\t': fputs("\\t", f); break;
-                default:
-                        if (*p < 0x20 || *p == 0x7f)
-                                fprintf(f, "\\u%04x", *p);
-                        else
-                                fputc(*p, f);
-                }
-        fputc('"', f);
-}
-
-void json_write_key(FILE *f, bool *first, const char *key) {
-        if (!*first)
-                fputc(',', f);
-        *first = false;
-        json_write_string(f, key);
-        fputc(':', f);
-}
-
-void json_field_string(FILE *f, bool *first, const char *key, const char *value) {
-        json_write_key(f, first, key);
-        json_write_string(f, value);
-}
-
-void json_field_uint(FILE *f, bool *first, const char *key, uint64_t value) {
-        json_write_key(f, first, key);
-        fprintf(f, "%" PRIu64, value);
-}
-
-void json_field_bool(FILE *f, bool *first, const char *key, bool value) {
-        json_write_key(f, first, key);
-        fputs(value ? "true" : "false", f);
-}
-
-static void json_newline(FILE *f, unsigned depth) {
-        fputc('\n', f);
-        for (unsigned i = 0; i < depth; i++)
-                fputs("  ", f);
-}
-
-void json_print(FILE *f, const char *json, size_t size, bool pretty) {
-        const char *end = json + size;
-        bool in_string = false, escaped = false;
-        unsigned depth = 0;
-
-        assert(json || size == 0);
-
-        if (!pretty) {
-                fwrite(json, 1, size, f);
-                fputc('\n', f);
-                return;
-        }
-        for (const char *p = json; p < end; p++) {
-                char c = *p;
-
-                if (in_string) {
-                        fputc(c, f);
-                        if (escaped)
-                                escaped = false;
-                        else if (c == '\\')
-                                escaped = true;
-                        else if (c == '"')
-                                in_string = false;
-                        continue;
-                }
-                switch (c) {
-                case '"':
-                        in_string = true;
-                        fputc(c, f);
-                        break;
-                case '{':
-                case '[':
-                        fputc(c, f);
-                        if (p + 1 < end && p[1] == (c == '{' ? '}' : ']')) { /* {} and [] stay on their line */
-                                fputc(*++p, f);
-                                break;
-                        }
-                        json_newline(f, ++depth);
-                        break;
-                case '}':
-                case ']':
-                        json_newline(f, depth > 0 ? --depth : 0);
-                        fputc(c, f);
-                        break;
-                case ',':
-                        fputc(c, f);
-                        json_newline(f, depth);
-                        break;
-                case ':':
-                        fputs(": ", f);
-                        break;
-                default:
-                        fputc(c, f);
-                }
-        }
-        fputc('\n', f);
-}
-
-int json_doc_begin(JsonDoc *d) {
-        assert(d);
-
-        *d = (JsonDoc) {};
-        d->f = open_memstream(&d->text, &d->size);
-        return d->f ? 0 : -ENOMEM;
-}
-
-int json_doc_end(JsonDoc *d, FILE *out, bool pretty) {
-        int r = 0;
-
-        assert(d);
-
-        if (d->f && fclose(d->f) != 0)
-                r = -ENOMEM;
-        d->f = NULL;
-        if (r >= 0 && d->text)
-                json_print(out, d->text, d->size, pretty);
-        free(d->text);
-        d->text = NULL;
-        return r;
 }
 
 size_t utf8_width(const char *s) {
@@ -242,7 +107,7 @@ int table_add(Table *t, const char *text, const char *color) {
                 free(copy);
                 return r;
         }
-        t->cells[t->n_cells++] = (TableCell) { .text = copy, .color = color };
+        t->cells[t->n_cells++] = (TableCell){.text = copy, .color = color};
         return 0;
 }
 

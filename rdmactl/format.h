@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 #pragma once
 
-/* Output helpers of rdmactl: JSON strings, colours, aligned tables,
- * timestamps. Pure: everything goes to a FILE the caller gives. */
+/* Output helpers of rdmactl: colours, aligned tables, timestamps (JSON is
+ * json-writer.h's). Pure: everything goes to a FILE the caller gives. */
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -26,31 +26,6 @@ const char *state_color(const char *state_name);
 /* text to stdout, in `color` (an ANSI_* sequence, or NULL) when colour is on. */
 void print_colored(bool color_on, const char *text, const char *color);
 const char *phys_state_color(const char *phys_state_name);
-
-/* Writes s as a JSON string: quoted, with '"', '\' and control characters
- * escaped; NULL as null. Input is UTF-8 (everything on D-Bus is). */
-void json_write_string(FILE *f, const char *s);
-
-/* Object members: `first` says whether a comma is due. */
-void json_write_key(FILE *f, bool *first, const char *key);
-void json_field_string(FILE *f, bool *first, const char *key, const char *value);
-void json_field_uint(FILE *f, bool *first, const char *key, uint64_t value);
-void json_field_bool(FILE *f, bool *first, const char *key, bool value);
-
-/* Prints one compact JSON document of `size` bytes (no blanks outside
- * strings, as the json_* writers make it) and a newline: as it is, one line (--json=short),
- * or indented by two spaces a level (--json=pretty). */
-void json_print(FILE *f, const char *json, size_t size, bool pretty);
-
-/* A JSON document written into memory, then printed at once with json_print. */
-typedef struct JsonDoc {
-        FILE *f; /* write here between begin and end */
-        char *text;
-        size_t size;
-} JsonDoc;
-
-int json_doc_begin(JsonDoc *d);                       /* -ENOMEM */
-int json_doc_end(JsonDoc *d, FILE *out, bool pretty); /* prints and frees; -ENOMEM */
 
 /* Columns as many characters wide as a terminal shows them (UTF-8 code points). */
 size_t utf8_width(const char *s);

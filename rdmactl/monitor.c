@@ -13,86 +13,23 @@
  * the next message that is not part of the same announcement (or a short
  * timer) says no addition of the same hardware follows. */
 #include <errno.h>
-#include <inttypes.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
-
-#include <stddef.h>
 
 #include <systemd/sd-event.h>
 
-#include "format.h"
 #include "inventory.h"
+#include "monitor.h"
 #include "rdmactl.h"
+#include "time-util.h"
 #include "util.h"
 
 /* How long a removal waits for the addition that would make it a rename
  * when nothing else settles it first. Only a fallback: rdmad follows every
  * removal and addition with a Manager.Devices change, which settles it. */
 #define RENAME_WINDOW_USEC (1000 * 1000)
-
-typedef struct RemovedDevice {
-        char *name, *device_path, *node_guid;
-        uint64_t usec; /* CLOCK_REALTIME when the removal arrived */
-} RemovedDevice;
-
-typedef struct Monitor {
-        sd_bus *bus;
-        sd_event *event;
-        Inventory *inv;
-        const Options *options;
-        RemovedDevice *removed; /* not yet announced */
-        size_t n_removed, allocated_removed;
-        char **renamed; /* object paths of devices announced as renames: their ports are no news */
-        size_t n_renamed, allocated_renamed;
-        sd_event_source *flush_timer;
-        bool away; /* rdmad left the bus; its return is awaited */
-        FILE *json; /* --json: each line is written here first, then printed as --json= asks */
-        char *json_text;
-        size_t json_size;
-} Monitor;
-
-static uint64_t realtime_usec(void) {
-        struct timespec ts;
-
-        clock_gettime(CLOCK_REALTIME, &ts);
-        return (uint64_t) ts.tv_sec * 1000000 + (uint64_t) ts.tv_nsec / 1000;
-}
-
-/* Starts a line: the timestamp in text, the common members in JSON. */
-static void line_begin(const Monitor *m, uint64_t usec, const char *event, bool *first) {
-        char ts[TIMESTAMP_MAX];
-
-        format_timestamp(usec, ts);
-        if (m->options->json) {
-                rewind(m->json);
-                fputc('{', m->json);
-                json_field_string(m->json, first, "time", ts);
-                json_field_uint(m->json, first, "usec", usec);
-                json_field_string(m->json, first, "event", event);
-        } else
-                printf("%s ", ts);
-}
-
-/* Ends a line and hands it on at once: readers of a pipe must not wait for a buffer to fill. */
-static int line_end(Monitor *m) {
-        if (m->options->json) {
-                fputc('}', m->json);
-                /* The size is the position: a longer line before leaves its tail past it. */
-                if (fflush(m->json) != 0)
-                        return sd_event_exit(m->event, report_bus_error("monitor", -ENOMEM, NULL));
-                json_print(stdout, m->json_text, m->json_size, m->options->json == JSON_PRETTY);
-        } else
-                fputc('\n', stdout);
-        if (fflush(stdout) != 0) {
-                fprintf(stderr, "rdmactl: cannot write the output: %m\n");
-                return sd_event_exit(m->event, EXIT_FAILURE_GENERIC);
-        }
-        return 0;
-}
 
 static void removed_device_free(RemovedDevice *r) {
         free(r->name);
@@ -106,27 +43,16 @@ static void queue_removal(Monitor *m, const RdmaDevice *d) {
         if (ARRAY_RESERVE(m->removed, m->allocated_removed, m->n_removed + 1) < 0)
                 return;
         removed = &m->removed[m->n_removed];
-        *removed = (RemovedDevice) {
-                .name = strdup(d->name),
-                .device_path = strdup(d->device_path),
-                .node_guid = strdup(d->node_guid),
-                .usec = realtime_usec(),
+        *removed = (RemovedDevice){
+            .name = strdup(d->name),
+            .device_path = strdup(d->device_path),
+            .node_guid = strdup(d->node_guid),
+            .usec = now_usec(CLOCK_REALTIME),
         };
         if (removed->name && removed->device_path && removed->node_guid)
                 m->n_removed++;
         else
                 removed_device_free(removed);
-}
-
-static void announce_removal(Monitor *m, const RemovedDevice *r) {
-        bool first = true;
-
-        line_begin(m, r->usec, "device-removed", &first);
-        if (m->options->json)
-                json_field_string(m->json, &first, "device", r->name);
-        else
-                printf("%s: removed", r->name);
-        line_end(m);
 }
 
 /* Announces the removals no addition claimed as a rename. */
@@ -156,9 +82,9 @@ static RemovedDevice *find_rename_source(Monitor *m, const RdmaDevice *d) {
 
                 if (streq(r->name, d->name))
                         continue;
-                if (*d->device_path ? streq(r->device_path, d->device_path)
-                                    : !*r->device_path && guid_is_set(d->node_guid) &&
-                                              streq(r->node_guid, d->node_guid))
+                if (*d->device_path
+                        ? streq(r->device_path, d->device_path)
+                        : !*r->device_path && guid_is_set(d->node_guid) && streq(r->node_guid, d->node_guid))
                         return r;
         }
         return NULL;
@@ -190,59 +116,6 @@ static int remember_renamed(Monitor *m, const char *device_path) {
                 return -ENOMEM;
         m->n_renamed++;
         return 0;
-}
-
-static void announce_device_added(Monitor *m, const RdmaDevice *d) {
-        uint64_t usec = realtime_usec();
-        bool first = true;
-
-        line_begin(m, usec, "device-added", &first);
-        if (m->options->json) {
-                json_field_string(m->json, &first, "device", d->name);
-                json_field_string(m->json, &first, "transport", d->transport);
-                json_write_key(m->json, &first, "ports");
-                fputc('[', m->json);
-                for (size_t i = 0; i < d->n_port_numbers; i++)
-                        fprintf(m->json, "%s%" PRIu32, i > 0 ? "," : "", d->port_numbers[i]);
-                fputc(']', m->json);
-        } else
-                printf("%s: added, %s, %zu port%s", d->name, *d->transport ? d->transport : "unknown transport",
-                       d->n_port_numbers, d->n_port_numbers == 1 ? "" : "s");
-        line_end(m);
-}
-
-static void announce_rename(Monitor *m, const RemovedDevice *from, const RdmaDevice *to) {
-        bool first = true;
-
-        line_begin(m, realtime_usec(), "device-renamed", &first);
-        if (m->options->json) {
-                json_field_string(m->json, &first, "device", to->name);
-                json_field_string(m->json, &first, "old_name", from->name);
-        } else
-                printf("%s: renamed to %s", from->name, to->name);
-        line_end(m);
-}
-
-static void announce_port_added(Monitor *m, const RdmaPort *p) {
-        const char *device = inventory_device_name(m->inv, p->device) ?: "";
-        bool first = true;
-
-        line_begin(m, realtime_usec(), "port-added", &first);
-        if (m->options->json) {
-                json_field_string(m->json, &first, "device", device);
-                json_field_uint(m->json, &first, "port", p->number);
-                json_field_string(m->json, &first, "state", p->state_name);
-                json_field_uint(m->json, &first, "state_num", p->state_num);
-                json_field_string(m->json, &first, "phys_state", p->phys_state_name);
-                json_field_uint(m->json, &first, "phys_state_num", p->phys_state_num);
-        } else {
-                printf("%s port %" PRIu32 ": added, ", device, p->number);
-                print_colored(m->options->color, p->state_name, state_color(p->state_name));
-                fputs(" (", stdout);
-                print_colored(m->options->color, p->phys_state_name, phys_state_color(p->phys_state_name));
-                fputc(')', stdout);
-        }
-        line_end(m);
 }
 
 static int on_interfaces_added(sd_bus_message *message, void *userdata, sd_bus_error *ret_error) {
@@ -313,14 +186,6 @@ static int on_interfaces_removed(sd_bus_message *message, void *userdata, sd_bus
         return 0;
 }
 
-/* A port's link as last announced: what a change is told against. Owns its
- * strings, so that it outlives the object it was taken from. */
-typedef struct PortLink {
-        char *state, *phys_state, *rate, *link_layer;
-        char *netdev; /* the name; "" for none */
-        uint32_t lid, sm_lid, lmc, sm_sl;
-} PortLink;
-
 static void port_link_done(PortLink *l) {
         free(l->state);
         free(l->phys_state);
@@ -348,16 +213,16 @@ static char *netdev_name(const Inventory *inv, const char *path) {
 
 /* The port's link now; the netdev's name looked up in inv. */
 static int port_link_save(const Monitor *m, const Inventory *inv, const RdmaPort *p, PortLink *ret) {
-        *ret = (PortLink) {
-                .state = strdup(p->state_name),
-                .phys_state = strdup(p->phys_state_name),
-                .rate = strdup(p->rate),
-                .link_layer = strdup(p->link_layer),
-                .netdev = netdev_name(inv, p->netdev),
-                .lid = p->lid,
-                .sm_lid = p->sm_lid,
-                .lmc = p->lid_mask_count,
-                .sm_sl = p->sm_sl,
+        *ret = (PortLink){
+            .state = strdup(p->state_name),
+            .phys_state = strdup(p->phys_state_name),
+            .rate = strdup(p->rate),
+            .link_layer = strdup(p->link_layer),
+            .netdev = netdev_name(inv, p->netdev),
+            .lid = p->lid,
+            .sm_lid = p->sm_lid,
+            .lmc = p->lid_mask_count,
+            .sm_sl = p->sm_sl,
         };
         if (!ret->state || !ret->phys_state || !ret->rate || !ret->link_layer || !ret->netdev) {
                 port_link_done(ret);
@@ -366,116 +231,6 @@ static int port_link_save(const Monitor *m, const Inventory *inv, const RdmaPort
         if (!m->options->json) /* a decoded name did not go through inventory_make_printable() */
                 make_printable(ret->netdev);
         return 0;
-}
-
-/* The properties told besides the state, in the order they are printed;
- * keys as in `list --json`. */
-typedef struct LinkProperty {
-        const char *key;   /* JSON */
-        const char *label; /* text */
-        bool is_string;
-        size_t offset; /* in PortLink */
-} LinkProperty;
-
-static const LinkProperty link_properties[] = {
-        { "rate", "rate", true, offsetof(PortLink, rate) },
-        { "link_layer", "link layer", true, offsetof(PortLink, link_layer) },
-        { "netdev", "netdev", true, offsetof(PortLink, netdev) },
-        { "lid", "LID", false, offsetof(PortLink, lid) },
-        { "sm_lid", "SM LID", false, offsetof(PortLink, sm_lid) },
-        { "lmc", "LMC", false, offsetof(PortLink, lmc) },
-        { "sm_sl", "SM SL", false, offsetof(PortLink, sm_sl) },
-};
-
-static const char *link_string(const PortLink *l, const LinkProperty *prop) {
-        return *(char *const *) ((const uint8_t *) l + prop->offset);
-}
-
-static uint32_t link_number(const PortLink *l, const LinkProperty *prop) {
-        return *(const uint32_t *) ((const uint8_t *) l + prop->offset);
-}
-
-static void json_link_value(FILE *f, bool *first, const char *key, const LinkProperty *prop, const PortLink *l) {
-        if (!prop->is_string)
-                json_field_uint(f, first, key, link_number(l, prop));
-        else if (streq(prop->key, "netdev") && !*l->netdev)
-                json_field_string(f, first, key, NULL); /* none: null, as in `list --json` */
-        else
-                json_field_string(f, first, key, link_string(l, prop));
-}
-
-/* "mlx4_0 port 1: rate 40 Gb/sec (4X QDR) -> 10 Gb/sec (1X QDR)" */
-static void announce_port_property(Monitor *m, const RdmaPort *p, const LinkProperty *prop, const PortLink *old,
-                                   const PortLink *new) {
-        const char *device = inventory_device_name(m->inv, p->device) ?: "";
-        bool first = true;
-
-        line_begin(m, realtime_usec(), "port-changed", &first);
-        if (m->options->json) {
-                json_field_string(m->json, &first, "device", device);
-                json_field_uint(m->json, &first, "port", p->number);
-                json_field_string(m->json, &first, "property", prop->key);
-                json_link_value(m->json, &first, "old", prop, old);
-                json_link_value(m->json, &first, "new", prop, new);
-        } else if (prop->is_string) {
-                const char *from = link_string(old, prop), *to = link_string(new, prop);
-
-                printf("%s port %" PRIu32 ": %s %s -> %s", device, p->number, prop->label, *from ? from : "-",
-                       *to ? to : "-");
-        } else
-                printf("%s port %" PRIu32 ": %s %" PRIu32 " -> %" PRIu32, device, p->number, prop->label,
-                       link_number(old, prop), link_number(new, prop));
-        line_end(m);
-}
-
-static void announce_port_state(Monitor *m, const RdmaPort *p, const char *old_state, const char *old_phys) {
-        const char *device = inventory_device_name(m->inv, p->device) ?: "";
-        uint64_t usec = p->state_changed_usec ?: realtime_usec();
-        bool first = true;
-
-        line_begin(m, usec, "port-state", &first);
-        if (m->options->json) {
-                json_field_string(m->json, &first, "device", device);
-                json_field_uint(m->json, &first, "port", p->number);
-                json_field_string(m->json, &first, "old_state", old_state);
-                json_field_string(m->json, &first, "state", p->state_name);
-                json_field_uint(m->json, &first, "state_num", p->state_num);
-                json_field_string(m->json, &first, "old_phys_state", old_phys);
-                json_field_string(m->json, &first, "phys_state", p->phys_state_name);
-                json_field_uint(m->json, &first, "phys_state_num", p->phys_state_num);
-                json_field_string(m->json, &first, "rate", p->rate);
-                line_end(m);
-                return;
-        }
-
-        printf("%s port %" PRIu32 ": ", device, p->number);
-        if (!streq(old_state, p->state_name)) {
-                /* "DOWN -> ACTIVE (LinkUp)" */
-                print_colored(m->options->color, old_state, state_color(old_state));
-                fputs(" -> ", stdout);
-                print_colored(m->options->color, p->state_name, state_color(p->state_name));
-                fputs(" (", stdout);
-                print_colored(m->options->color, p->phys_state_name, phys_state_color(p->phys_state_name));
-        } else {
-                /* "DOWN (Disabled -> Polling)" */
-                print_colored(m->options->color, p->state_name, state_color(p->state_name));
-                fputs(" (", stdout);
-                print_colored(m->options->color, old_phys, phys_state_color(old_phys));
-                fputs(" -> ", stdout);
-                print_colored(m->options->color, p->phys_state_name, phys_state_color(p->phys_state_name));
-        }
-        fputc(')', stdout);
-        line_end(m);
-}
-
-/* One line for a state or physical state change, then one per other property that changed. */
-static void announce_port_changes(Monitor *m, const RdmaPort *p, const PortLink *old, const PortLink *new) {
-        if (!streq(old->state, new->state) || !streq(old->phys_state, new->phys_state))
-                announce_port_state(m, p, old->state, old->phys_state);
-        for (const LinkProperty *prop = link_properties; prop < link_properties + ELEMENTSOF(link_properties); prop++)
-                if (prop->is_string ? !streq(link_string(old, prop), link_string(new, prop))
-                                    : link_number(old, prop) != link_number(new, prop))
-                        announce_port_property(m, p, prop, old, new);
 }
 
 static void port_changed(Monitor *m, RdmaPort *p, sd_bus_message *message) {
@@ -496,20 +251,6 @@ static void port_changed(Monitor *m, RdmaPort *p, sd_bus_message *message) {
                 }
         }
         port_link_done(&old);
-}
-
-static void announce_num_vfs(Monitor *m, const RdmaSriov *s, uint32_t old) {
-        const char *device = inventory_device_name(m->inv, s->device) ?: "";
-        bool first = true;
-
-        line_begin(m, realtime_usec(), "num-vfs", &first);
-        if (m->options->json) {
-                json_field_string(m->json, &first, "device", device);
-                json_field_uint(m->json, &first, "old_num_vfs", old);
-                json_field_uint(m->json, &first, "num_vfs", s->num_vfs);
-        } else
-                printf("%s: SR-IOV %" PRIu32 " -> %" PRIu32 " VFs", device, old, s->num_vfs);
-        line_end(m);
 }
 
 static void sriov_changed(Monitor *m, RdmaSriov *s, sd_bus_message *message) {
@@ -538,28 +279,6 @@ static int on_properties_changed(sd_bus_message *message, void *userdata, sd_bus
         else if (streq(interface, RDMAD_DEVICE_INTERFACE) && (d = inventory_find_device(m->inv, path)))
                 (void) device_read_properties(d, message);
         return 0;
-}
-
-static void announce_daemon_left(Monitor *m) {
-        bool first = true;
-
-        line_begin(m, realtime_usec(), "daemon-left", &first);
-        if (!m->options->json)
-                fputs("rdmad left the system bus; waiting for it to return.", stdout);
-        line_end(m);
-}
-
-static void announce_daemon_restarted(Monitor *m) {
-        bool first = true;
-
-        line_begin(m, realtime_usec(), "daemon-restarted", &first);
-        if (m->options->json) {
-                json_field_uint(m->json, &first, "devices", m->inv->n_devices);
-                json_field_uint(m->json, &first, "ports", m->inv->n_ports);
-        } else
-                printf("rdmad restarted: %zu device%s, %zu port%s.", m->inv->n_devices,
-                       m->inv->n_devices == 1 ? "" : "s", m->inv->n_ports, m->inv->n_ports == 1 ? "" : "s");
-        line_end(m);
 }
 
 /* What changed while rdmad was away: m->inv is what it publishes now, old
@@ -708,28 +427,22 @@ static int subscribe(Monitor *m) {
                                      "'",
                                      on_name_owner_changed, m);
         if (r >= 0)
-                r = sd_bus_match_signal(m->bus, NULL, NULL, "/org/freedesktop/DBus/Local",
-                                        "org.freedesktop.DBus.Local", "Disconnected", on_disconnected, m);
+                r = sd_bus_match_signal(m->bus, NULL, NULL, "/org/freedesktop/DBus/Local", "org.freedesktop.DBus.Local",
+                                        "Disconnected", on_disconnected, m);
         return r;
 }
 
-int verb_monitor(sd_bus *bus, const Options *options) {
+int verb_monitor(sd_bus *bus, const Options *options, char **args, size_t n_args) {
         _cleanup_(sd_event_unrefp) sd_event *event = NULL;
         Inventory *inv = inventory_new(); /* m.inv from here on: replaced when rdmad returns */
         sd_bus_error error = SD_BUS_ERROR_NULL;
-        Monitor m = { .bus = bus, .options = options, .inv = inv };
+        Monitor m = {.bus = bus, .options = options, .inv = inv};
         sigset_t mask;
         int r, status;
 
         if (!inv)
                 return report_bus_error("monitor", -ENOMEM, NULL);
-        if (options->json) {
-                m.json = open_memstream(&m.json_text, &m.json_size);
-                if (!m.json) {
-                        inventory_free(inv);
-                        return report_bus_error("monitor", -ENOMEM, NULL);
-                }
-        }
+        json_writer_init(&m.json, stdout, options->json == JSON_PRETTY);
 
         sigemptyset(&mask);
         sigaddset(&mask, SIGINT);
@@ -767,8 +480,8 @@ int verb_monitor(sd_bus *bus, const Options *options) {
         }
 
         /* On stderr, so that --json output stays pure; tests wait for it. */
-        fprintf(stderr, "Monitoring " RDMAD_BUS_NAME " (%zu devices, %zu ports); press Ctrl+C to stop.\n", inv->n_devices,
-                inv->n_ports);
+        fprintf(stderr, "Monitoring " RDMAD_BUS_NAME " (%zu devices, %zu ports); press Ctrl+C to stop.\n",
+                inv->n_devices, inv->n_ports);
 
         r = sd_event_loop(event);
         status = r < 0 ? report_bus_error("monitor", r, NULL) : r;
@@ -783,8 +496,5 @@ finish:
         free(m.renamed);
         sd_event_source_disable_unref(m.flush_timer);
         (void) sd_bus_detach_event(bus);
-        if (m.json)
-                fclose(m.json);
-        free(m.json_text);
         return status;
 }

@@ -33,4 +33,10 @@ typedef struct Options {
  * exit status for it. `what` names the call for messages that need it. */
 int report_bus_error(const char *what, int r, const sd_bus_error *error);
 
-int verb_monitor(sd_bus *bus, const Options *options);
+/* The verbs, one file each; the table in rdmactl.c names them. */
+int verb_list(sd_bus *bus, const Options *o, char **args, size_t n_args);       /* list.c */
+int verb_list_names(sd_bus *bus, const Options *o, char **args, size_t n_args); /* list.c: --list=KIND */
+int verb_status(sd_bus *bus, const Options *o, char **args, size_t n_args);     /* status.c */
+int verb_monitor(sd_bus *bus, const Options *o, char **args, size_t n_args);    /* monitor.c */
+int verb_wait(sd_bus *bus, const Options *o, char **args, size_t n_args);       /* wait.c */
+int verb_set_vfs(sd_bus *bus, const Options *o, char **args, size_t n_args);    /* set-vfs.c */

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* rdmactl's pure parts: JSON escaping, timestamps, tables, argument
+/* rdmactl's pure parts: the JSON writer, the field tree, timestamps, tables, argument
  * parsers (numbers, time spans, port states, DEV/PORT, --json=), the verb
  * table's checks, and which bus error becomes which exit status. */
 #include <errno.h>
@@ -17,9 +17,12 @@
 
 #include "rdmad-api.h"
 #include "bus-errors.h"
+#include "field-tree.h"
 #include "format.h"
 #include "inventory.h"
+#include "json-writer.h"
 #include "rdmactl.h"
+#include "util.h"
 #include "verbs.h"
 
 /* Runs a writer into memory and returns what it wrote. */
@@ -32,37 +35,238 @@
                 assert_int_equal(fclose(f), 0);               \
         } while (0)
 
-static void test_json_string_escapes_quotes_backslashes_and_controls(void **state) {
+/* One JSON string value, compact, with the newline that ends a document. */
+static char *json_string_of(const char *s) {
         char *out = NULL;
+        JsonWriter w;
 
-        CAPTURE(out, json_write_string(f, "a\"b\\c/d\n\t\r\b\f\x01\x1f\x7f é ●"));
-        assert_string_equal(out, "\"a\\\"b\\\\c/d\\n\\t\\r\\b\\f\\u0001\\u001f\\u007f é ●\"");
+        CAPTURE(out, {
+                json_writer_init(&w, f, false);
+                json_writer_string(&w, s);
+                assert_int_equal(json_writer_finish(&w), 0);
+        });
+        return out;
+}
+
+static void test_json_writer_escapes_quotes_backslashes_and_controls(void **state) {
+        char *out;
+
+        out = json_string_of("a\"b\\c/d");
+        assert_string_equal(out, "\"a\\\"b\\\\c/d\"\n");
         free(out);
 
-        CAPTURE(out, json_write_string(f, NULL));
-        assert_string_equal(out, "null");
+        /* The short escapes where JSON has them, \u00XX for the other control characters and DEL. */
+        out = json_string_of("\n\t\r\b\f\x01\x1f\x7f\x1b[0m");
+        assert_string_equal(out, "\"\\n\\t\\r\\b\\f\\u0001\\u001f\\u007f\\u001b[0m\"\n");
         free(out);
 
-        CAPTURE(out, json_write_string(f, ""));
-        assert_string_equal(out, "\"\"");
+        /* UTF-8 goes through byte for byte: two, three and four byte sequences. */
+        out = json_string_of("é ● 𝄞 ünïcödé");
+        assert_string_equal(out, "\"é ● 𝄞 ünïcödé\"\n");
+        free(out);
+
+        out = json_string_of(NULL);
+        assert_string_equal(out, "null\n");
+        free(out);
+
+        out = json_string_of("");
+        assert_string_equal(out, "\"\"\n");
         free(out);
 }
 
-static void test_json_fields_are_comma_separated(void **state) {
+/* The document test_json_writer_compact_and_pretty writes both ways. */
+static void write_sample(JsonWriter *w) {
+        json_writer_begin_array(w);
+        json_writer_begin_object(w);
+        json_writer_field_uint(w, "a", 1);
+        json_writer_field_string(w, "s", "x,y:{[\"]}");
+        json_writer_key(w, "e");
+        json_writer_begin_array(w);
+        json_writer_end_array(w);
+        json_writer_key(w, "o");
+        json_writer_begin_object(w);
+        json_writer_end_object(w);
+        json_writer_field_null(w, "n");
+        json_writer_field_bool(w, "t", true);
+        json_writer_field_bool(w, "f", false);
+        json_writer_field_int(w, "i", -42);
+        json_writer_field_uint(w, "max", UINT64_MAX);
+        json_writer_key(w, "deep");
+        json_writer_begin_array(w);
+        json_writer_uint(w, 1);
+        json_writer_begin_array(w);
+        json_writer_begin_object(w);
+        json_writer_field_string(w, "k", "v");
+        json_writer_end_object(w);
+        json_writer_end_array(w);
+        json_writer_end_array(w);
+        json_writer_end_object(w);
+        json_writer_uint(w, 2);
+        json_writer_end_array(w);
+}
+
+static void test_json_writer_compact_and_pretty(void **state) {
         char *out = NULL;
+        JsonWriter w;
 
         CAPTURE(out, {
-                bool first = true;
-                fputc('{', f);
-                json_field_string(f, &first, "device", "mlx5_0");
-                json_field_uint(f, &first, "port", 1);
-                json_field_bool(f, &first, "up", true);
-                json_field_string(f, &first, "netdev", NULL);
-                json_field_uint(f, &first, "usec", UINT64_MAX);
-                fputc('}', f);
+                json_writer_init(&w, f, false);
+                write_sample(&w);
+                assert_int_equal(json_writer_finish(&w), 0);
         });
-        assert_string_equal(out, "{\"device\":\"mlx5_0\",\"port\":1,\"up\":true,\"netdev\":null,"
-                                 "\"usec\":18446744073709551615}");
+        assert_string_equal(out, "[{\"a\":1,\"s\":\"x,y:{[\\\"]}\",\"e\":[],\"o\":{},\"n\":null,\"t\":true,"
+                                 "\"f\":false,\"i\":-42,\"max\":18446744073709551615,\"deep\":[1,[{\"k\":\"v\"}]]},2]\n");
+        free(out);
+
+        /* Two spaces a level, "key": value, an empty [] or {} on its line. */
+        CAPTURE(out, {
+                json_writer_init(&w, f, true);
+                write_sample(&w);
+                assert_int_equal(json_writer_finish(&w), 0);
+        });
+        assert_string_equal(out, "[\n"
+                                 "  {\n"
+                                 "    \"a\": 1,\n"
+                                 "    \"s\": \"x,y:{[\\\"]}\",\n"
+                                 "    \"e\": [],\n"
+                                 "    \"o\": {},\n"
+                                 "    \"n\": null,\n"
+                                 "    \"t\": true,\n"
+                                 "    \"f\": false,\n"
+                                 "    \"i\": -42,\n"
+                                 "    \"max\": 18446744073709551615,\n"
+                                 "    \"deep\": [\n"
+                                 "      1,\n"
+                                 "      [\n"
+                                 "        {\n"
+                                 "          \"k\": \"v\"\n"
+                                 "        }\n"
+                                 "      ]\n"
+                                 "    ]\n"
+                                 "  },\n"
+                                 "  2\n"
+                                 "]\n");
+        free(out);
+}
+
+/* An empty object or array, top level, both modes; and JSON lines: a document each. */
+static void test_json_writer_empty_containers_and_lines(void **state) {
+        for (int pretty = 0; pretty <= 1; pretty++) {
+                char *out = NULL;
+                JsonWriter w;
+
+                CAPTURE(out, {
+                        json_writer_init(&w, f, pretty);
+                        json_writer_begin_object(&w);
+                        json_writer_end_object(&w);
+                        json_writer_begin_array(&w);
+                        json_writer_end_array(&w);
+                        json_writer_begin_object(&w);
+                        json_writer_field_string(&w, "event", "x");
+                        json_writer_end_object(&w);
+                        assert_int_equal(json_writer_finish(&w), 0);
+                });
+                assert_string_equal(out, pretty ? "{}\n[]\n{\n  \"event\": \"x\"\n}\n" : "{}\n[]\n{\"event\":\"x\"}\n");
+                free(out);
+        }
+}
+
+/* Misuse is caught, not written: a value without a key, a key in an array,
+ * a wrong or missing close, nesting past the limit. */
+static void test_json_writer_refuses_misuse(void **state) {
+        char *out = NULL;
+        JsonWriter w;
+
+        CAPTURE(out, {
+                json_writer_init(&w, f, false);
+                json_writer_begin_object(&w);
+                json_writer_uint(&w, 1);
+                assert_int_equal(json_writer_finish(&w), -EINVAL);
+        });
+        assert_string_equal(out, "{");
+        free(out);
+
+        CAPTURE(out, {
+                json_writer_init(&w, f, false);
+                json_writer_begin_array(&w);
+                json_writer_key(&w, "k");
+                assert_int_equal(json_writer_finish(&w), -EINVAL);
+        });
+        free(out);
+
+        CAPTURE(out, {
+                json_writer_init(&w, f, false);
+                json_writer_begin_array(&w);
+                json_writer_end_object(&w);
+                assert_int_equal(json_writer_finish(&w), -EINVAL);
+        });
+        free(out);
+
+        CAPTURE(out, {
+                json_writer_init(&w, f, false);
+                json_writer_begin_object(&w);
+                json_writer_key(&w, "k");
+                json_writer_end_object(&w);
+                assert_int_equal(json_writer_finish(&w), -EINVAL);
+        });
+        free(out);
+
+        CAPTURE(out, {
+                json_writer_init(&w, f, false);
+                json_writer_begin_array(&w);
+                assert_int_equal(json_writer_finish(&w), -EINVAL); /* not closed */
+        });
+        free(out);
+
+        CAPTURE(out, {
+                json_writer_init(&w, f, false);
+                for (int i = 0; i <= JSON_WRITER_DEPTH_MAX; i++)
+                        json_writer_begin_array(&w);
+                assert_int_equal(json_writer_finish(&w), -E2BIG);
+        });
+        free(out);
+}
+
+/* One tree, two renderings: labels, affixes, placeholders, continuation
+ * lines, joined arrays and fields that only one of them shows. */
+static void test_field_tree_renders_text_and_json(void **state) {
+        _cleanup_(field_tree_freep) Field *root = field_tree_new();
+        Field *dev, *port, *list;
+        char *out = NULL;
+        JsonWriter w;
+
+        assert_non_null(root);
+        dev = field_label(field_object(root, NULL), "dev0");
+        field_flags(field_string(dev, "name", "dev0"), FIELD_JSON_ONLY);
+        field_label(field_string(dev, "driver", "drv"), "Driver");
+        field_label(field_string(dev, "empty", ""), "Empty");
+        field_label(field_null(dev, "none"), "None");
+        list = field_flags(field_label(field_array(dev, "vfs"), "VFs"), FIELD_TEXT_JOIN);
+        field_string(list, NULL, "a");
+        field_string(list, NULL, "b");
+        port = field_label(field_object(dev, "port"), "Port 1");
+        field_empty(field_string(port, "state", ""), "-");
+        field_affix(field_uint(port, "mtu", 1500), ", MTU ", NULL);
+        field_flags(field_affix(field_uint(port, "cap", 0x2a), "caps 0x", NULL), FIELD_TEXT_LINE | FIELD_TEXT_HEX32);
+        field_flags(field_string(port, "note", "text"), FIELD_TEXT_ONLY | FIELD_TEXT_LINE);
+        assert_int_equal(field_tree_check(root), 0);
+
+        CAPTURE(out, field_tree_text(root, f, 7, "*", false));
+        assert_string_equal(out, "* dev0\n"
+                                 " Driver: drv\n"
+                                 "    VFs: a, b\n"
+                                 " Port 1: -, MTU 1500\n"
+                                 "         caps 0x0000002a\n"
+                                 "         text\n");
+        free(out);
+
+        CAPTURE(out, {
+                json_writer_init(&w, f, false);
+                field_tree_json(root, &w);
+                assert_int_equal(json_writer_finish(&w), 0);
+        });
+        assert_string_equal(out, "[{\"name\":\"dev0\",\"driver\":\"drv\",\"empty\":\"\",\"none\":null,"
+                                 "\"vfs\":[\"a\",\"b\"],\"port\":{\"state\":\"\",\"mtu\":1500,\"cap\":42}}]\n");
         free(out);
 }
 
@@ -295,36 +499,6 @@ static void test_device_slash_port(void **state) {
         assert_int_equal(parse_device_slash_port("mlx5_0/99999999999", &device, &port), -ERANGE);
 }
 
-static void test_json_print_short_and_pretty(void **state) {
-        static const char doc[] = "[{\"a\":1,\"s\":\"x,y:{[\\\"]}\",\"e\":[],\"o\":{},\"n\":null}]";
-        char *out = NULL;
-
-        CAPTURE(out, json_print(f, doc, strlen(doc), false));
-        assert_string_equal(out, "[{\"a\":1,\"s\":\"x,y:{[\\\"]}\",\"e\":[],\"o\":{},\"n\":null}]\n");
-        free(out);
-
-        /* Commas, colons and brackets inside strings (and an escaped quote) stay as they are. */
-        CAPTURE(out, json_print(f, doc, strlen(doc), true));
-        assert_string_equal(out, "[\n"
-                                 "  {\n"
-                                 "    \"a\": 1,\n"
-                                 "    \"s\": \"x,y:{[\\\"]}\",\n"
-                                 "    \"e\": [],\n"
-                                 "    \"o\": {},\n"
-                                 "    \"n\": null\n"
-                                 "  }\n"
-                                 "]\n");
-        free(out);
-
-        /* Only `size` bytes count: the monitor's reused buffer has an old tail past them. */
-        CAPTURE(out, json_print(f, "{}OLD TAIL", 2, true));
-        assert_string_equal(out, "{}\n");
-        free(out);
-        CAPTURE(out, json_print(f, "[]", 2, true));
-        assert_string_equal(out, "[]\n");
-        free(out);
-}
-
 /* The words of --json= and of the completion's hidden --list=, to the letter. */
 static void test_json_modes_and_name_kinds(void **state) {
         static const struct {
@@ -469,8 +643,11 @@ static void test_gid_to_ipv4_only_for_mapped_addresses(void **state) {
 
 int main(void) {
         const struct CMUnitTest tests[] = {
-                cmocka_unit_test(test_json_string_escapes_quotes_backslashes_and_controls),
-                cmocka_unit_test(test_json_fields_are_comma_separated),
+                cmocka_unit_test(test_json_writer_escapes_quotes_backslashes_and_controls),
+                cmocka_unit_test(test_json_writer_compact_and_pretty),
+                cmocka_unit_test(test_json_writer_empty_containers_and_lines),
+                cmocka_unit_test(test_json_writer_refuses_misuse),
+                cmocka_unit_test(test_field_tree_renders_text_and_json),
                 cmocka_unit_test(test_timestamp_is_iso8601_with_the_zone_offset),
                 cmocka_unit_test(test_table_pads_by_characters_not_bytes),
                 cmocka_unit_test(test_state_colors),
@@ -481,7 +658,6 @@ int main(void) {
                 cmocka_unit_test(test_port_states_by_name_and_by_number),
                 cmocka_unit_test(test_device_slash_port),
                 cmocka_unit_test(test_verbs_are_chosen_and_checked_from_the_table),
-                cmocka_unit_test(test_json_print_short_and_pretty),
                 cmocka_unit_test(test_json_modes_and_name_kinds),
                 cmocka_unit_test(test_bus_errors_map_to_stable_exit_statuses),
                 cmocka_unit_test(test_make_printable_neutralises_control_characters),

@@ -1,0 +1,239 @@
+/* SPDX-License-Identifier: MIT */
+#include "json-writer.h"
+
+#include <assert.h>
+#include <errno.h>
+#include <inttypes.h>
+
+void json_writer_init(JsonWriter *w, FILE *f, bool pretty) {
+        assert(w);
+        assert(f);
+
+        *w = (JsonWriter){.f = f, .pretty = pretty};
+}
+
+static void fail(JsonWriter *w, int error) {
+        if (w->error == 0)
+                w->error = error;
+}
+
+static void indent(JsonWriter *w, unsigned depth) {
+        fputc('\n', w->f);
+        for (unsigned i = 0; i < depth; i++)
+                fputs("  ", w->f);
+}
+
+/* What goes before an item of the open container: a comma after the first,
+ * and in pretty mode a line of its own. */
+static void separate(JsonWriter *w) {
+        if (w->has_items[w->depth])
+                fputc(',', w->f);
+        if (w->pretty)
+                indent(w, w->depth);
+        w->has_items[w->depth] = true;
+}
+
+/* Called before every value; false when nothing may be written. */
+static bool begin_value(JsonWriter *w) {
+        if (w->error < 0)
+                return false;
+        if (w->depth == 0)
+                return true;
+        if (w->is_object[w->depth]) {
+                /* An object's values come only after their key, which did the separating. */
+                if (!w->after_key) {
+                        fail(w, -EINVAL);
+                        return false;
+                }
+                w->after_key = false;
+                return true;
+        }
+        separate(w);
+        return true;
+}
+
+/* A top-level value is a document: it ends its line. */
+static void end_value(JsonWriter *w) {
+        if (w->depth == 0)
+                fputc('\n', w->f);
+}
+
+static void write_escaped(FILE *f, const char *s) {
+        fputc('"', f);
+        for (const unsigned char *p = (const unsigned char *) s; *p; p++)
+                switch (*p) {
+                case '"':
+                        fputs("\\\"", f);
+                        break;
+                case '\\':
+                        fputs("\\\\", f);
+                        break;
+                case '\b':
+                        fputs("\\b", f);
+                        break;
+                case '\f':
+                        fputs("\\f", f);
+                        break;
+                case '\n':
+                        fputs("\\n", f);
+                        break;
+                case '\r':
+                        fputs("\\r", f);
+                        break;
+                case '\t':
+                        fputs("\\t", f);
+                        break;
+                default:
+                        /* DEL is no control character to JSON, but a terminal acts on it. */
+                        if (*p < 0x20 || *p == 0x7f)
+                                fprintf(f, "\\u%04x", *p);
+                        else
+                                fputc(*p, f);
+                }
+        fputc('"', f);
+}
+
+void json_writer_key(JsonWriter *w, const char *key) {
+        assert(w);
+
+        if (w->error < 0)
+                return;
+        if (w->depth == 0 || !w->is_object[w->depth] || w->after_key || !key) {
+                fail(w, -EINVAL);
+                return;
+        }
+        separate(w);
+        write_escaped(w->f, key);
+        fputs(w->pretty ? ": " : ":", w->f);
+        w->after_key = true;
+}
+
+static void begin_container(JsonWriter *w, bool object) {
+        assert(w);
+
+        if (!begin_value(w))
+                return;
+        if (w->depth >= JSON_WRITER_DEPTH_MAX) {
+                fail(w, -E2BIG);
+                return;
+        }
+        w->depth++;
+        w->has_items[w->depth] = false;
+        w->is_object[w->depth] = object;
+        fputc(object ? '{' : '[', w->f);
+}
+
+static void end_container(JsonWriter *w, bool object) {
+        assert(w);
+
+        if (w->error < 0)
+                return;
+        if (w->depth == 0 || w->is_object[w->depth] != object || w->after_key) {
+                fail(w, -EINVAL);
+                return;
+        }
+        /* An empty {} or [] stays on its line. */
+        if (w->pretty && w->has_items[w->depth])
+                indent(w, w->depth - 1);
+        fputc(object ? '}' : ']', w->f);
+        w->depth--;
+        end_value(w);
+}
+
+void json_writer_begin_object(JsonWriter *w) {
+        begin_container(w, true);
+}
+
+void json_writer_end_object(JsonWriter *w) {
+        end_container(w, true);
+}
+
+void json_writer_begin_array(JsonWriter *w) {
+        begin_container(w, false);
+}
+
+void json_writer_end_array(JsonWriter *w) {
+        end_container(w, false);
+}
+
+void json_writer_string(JsonWriter *w, const char *s) {
+        assert(w);
+
+        if (!s) {
+                json_writer_null(w);
+                return;
+        }
+        if (!begin_value(w))
+                return;
+        write_escaped(w->f, s);
+        end_value(w);
+}
+
+void json_writer_uint(JsonWriter *w, uint64_t v) {
+        assert(w);
+
+        if (!begin_value(w))
+                return;
+        fprintf(w->f, "%" PRIu64, v);
+        end_value(w);
+}
+
+void json_writer_int(JsonWriter *w, int64_t v) {
+        assert(w);
+
+        if (!begin_value(w))
+                return;
+        fprintf(w->f, "%" PRIi64, v);
+        end_value(w);
+}
+
+void json_writer_bool(JsonWriter *w, bool v) {
+        assert(w);
+
+        if (!begin_value(w))
+                return;
+        fputs(v ? "true" : "false", w->f);
+        end_value(w);
+}
+
+void json_writer_null(JsonWriter *w) {
+        assert(w);
+
+        if (!begin_value(w))
+                return;
+        fputs("null", w->f);
+        end_value(w);
+}
+
+void json_writer_field_string(JsonWriter *w, const char *key, const char *s) {
+        json_writer_key(w, key);
+        json_writer_string(w, s);
+}
+
+void json_writer_field_uint(JsonWriter *w, const char *key, uint64_t v) {
+        json_writer_key(w, key);
+        json_writer_uint(w, v);
+}
+
+void json_writer_field_int(JsonWriter *w, const char *key, int64_t v) {
+        json_writer_key(w, key);
+        json_writer_int(w, v);
+}
+
+void json_writer_field_bool(JsonWriter *w, const char *key, bool v) {
+        json_writer_key(w, key);
+        json_writer_bool(w, v);
+}
+
+void json_writer_field_null(JsonWriter *w, const char *key) {
+        json_writer_key(w, key);
+        json_writer_null(w);
+}
+
+int json_writer_finish(const JsonWriter *w) {
+        assert(w);
+
+        if (w->error < 0)
+                return w->error;
+        return w->depth == 0 && !w->after_key ? 0 : -EINVAL;
+}

@@ -1,0 +1,52 @@
+/* SPDX-License-Identifier: MIT */
+/* rdmactl monitor: what the event handling (monitor.c) and the lines it
+ * prints (monitor-output.c) share. */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <systemd/sd-bus.h>
+#include <systemd/sd-event.h>
+
+#include "inventory.h"
+#include "json-writer.h"
+#include "rdmactl.h"
+
+typedef struct RemovedDevice {
+        char *name, *device_path, *node_guid;
+        uint64_t usec; /* CLOCK_REALTIME when the removal arrived */
+} RemovedDevice;
+
+typedef struct Monitor {
+        sd_bus *bus;
+        sd_event *event;
+        Inventory *inv;
+        const Options *options;
+        RemovedDevice *removed; /* not yet announced */
+        size_t n_removed, allocated_removed;
+        char **renamed; /* object paths of devices announced as renames: their ports are no news */
+        size_t n_renamed, allocated_renamed;
+        sd_event_source *flush_timer;
+        bool away;       /* rdmad left the bus; its return is awaited */
+        JsonWriter json; /* --json: on stdout, a document a line (or indented) */
+} Monitor;
+
+/* A port's link as last announced: what a change is told against. Owns its
+ * strings, so that it outlives the object it was taken from. */
+typedef struct PortLink {
+        char *state, *phys_state, *rate, *link_layer;
+        char *netdev; /* the name; "" for none */
+        uint32_t lid, sm_lid, lmc, sm_sl;
+} PortLink;
+
+/* One line each, text or JSON as the options say, flushed at once. */
+void announce_removal(Monitor *m, const RemovedDevice *r);
+void announce_device_added(Monitor *m, const RdmaDevice *d);
+void announce_rename(Monitor *m, const RemovedDevice *from, const RdmaDevice *to);
+void announce_port_added(Monitor *m, const RdmaPort *p);
+/* A line for a state or physical state change, then one per other property that changed. */
+void announce_port_changes(Monitor *m, const RdmaPort *p, const PortLink *old, const PortLink *new);
+void announce_num_vfs(Monitor *m, const RdmaSriov *s, uint32_t old);
+void announce_daemon_left(Monitor *m);
+void announce_daemon_restarted(Monitor *m);

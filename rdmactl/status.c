@@ -1,0 +1,249 @@
+/* SPDX-License-Identifier: MIT */
+/* rdmactl status [NAME...]: everything known about devices, their ports and
+ * netdevs. Built once as a field tree, then printed as text or as JSON. */
+#include <errno.h>
+#include <inttypes.h>
+#include <langinfo.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "field-tree.h"
+#include "format.h"
+#include "json-writer.h"
+#include "rdmactl.h"
+#include "target.h"
+#include "util.h"
+#include "verb-util.h"
+
+#define LABEL_WIDTH 19
+
+static bool utf8_locale(void) {
+        const char *codeset = nl_langinfo(CODESET);
+        return codeset && (streq(codeset, "UTF-8") || streq(codeset, "utf8"));
+}
+
+static uint32_t netdev_port_number(const Inventory *inv, const RdmaNetDev *n) {
+        const RdmaPort *p = inventory_find_port(inv, n->port);
+        return p ? p->number : 0;
+}
+
+/* Whether a port (of t's device) is one that t shows: all of them, or the one named. */
+static bool target_shows_port(const Target *t, uint32_t number) {
+        return t->port == 0 || t->port == number;
+}
+
+/* A labelled string line of the device's; key and label name the same field. */
+static Field *device_string(Field *dev, const char *key, const char *label, const char *value) {
+        return field_label(field_string(dev, key, value), label);
+}
+
+/* The bullet tells at a glance: all ports up, some, none. */
+static const char *device_color(const Inventory *inv, const Target *t) {
+        size_t n_ports = 0, n_active = 0;
+
+        for (size_t i = 0; i < inv->n_ports; i++)
+                if (streq(inv->ports[i]->device, t->device->path) && target_shows_port(t, inv->ports[i]->number)) {
+                        n_ports++;
+                        n_active += streq(inv->ports[i]->state_name, "ACTIVE");
+                }
+        return n_ports == 0 ? NULL : n_active == n_ports ? ANSI_GREEN : n_active > 0 ? ANSI_YELLOW : ANSI_RED;
+}
+
+static void add_sriov(Field *dev, const RdmaSriov *s) {
+        Field *f;
+
+        if (!s) {
+                field_label(field_null(dev, "sriov"), "SR-IOV");
+                return;
+        }
+        /* "1 of 8 VFs" */
+        f = field_label(field_object(dev, "sriov"), "SR-IOV");
+        field_uint(f, "num_vfs", s->num_vfs);
+        field_affix(field_uint(f, "total_vfs", s->total_vfs), " of ", " VFs");
+        field_flags(field_string(f, "device_path", s->device_path), FIELD_JSON_ONLY);
+}
+
+/* "ens1f0np0 (port 1): up, MTU 9000, 98:03:9b:aa:bb:c0", the first line labelled. */
+static void add_netdevs(Field *dev, const Inventory *inv, const Target *t) {
+        Field *list = field_array(dev, "netdevs");
+        bool first = true;
+
+        for (size_t i = 0; i < inv->n_netdevs; i++) {
+                const RdmaNetDev *n = inv->netdevs[i];
+                uint32_t port = netdev_port_number(inv, n);
+                Field *f;
+
+                if (!streq(n->device, t->device->path) || (t->port > 0 && port != t->port))
+                        continue;
+                f = field_label(field_object(list, NULL), first ? "NetDevs" : "");
+                first = false;
+                field_string(f, "name", n->name);
+                if (port > 0)
+                        field_affix(field_uint(f, "port", port), " (port ", ")");
+                else
+                        field_null(f, "port");
+                field_flags(field_uint(f, "dev_port", n->dev_port), FIELD_JSON_ONLY);
+                field_empty(field_affix(field_string(f, "oper_state", n->oper_state), ": ", NULL), "-");
+                field_affix(field_uint(f, "mtu", n->mtu), ", MTU ", NULL);
+                field_affix(field_string(f, "address", n->address), ", ", NULL);
+        }
+}
+
+/* As show_gids: the IPv4 address of a RoCE GID beside it, then type and netdev. */
+static void add_gid(Field *gids, const RdmaGid *gid) {
+        Field *f = field_flags(field_object(gids, NULL), FIELD_TEXT_LINE);
+        char ipv4[GID_IPV4_MAX];
+        const char *v4 = gid_to_ipv4(gid->gid, ipv4);
+        bool typed = *gid->type, with_netdev = *gid->netdev;
+
+        field_affix(field_uint(f, "index", gid->index), "GID ", ": ");
+        field_string(f, "gid", gid->gid);
+        /* The text has the address beside the GID, the JSON last. */
+        field_flags(field_affix(field_string_copy(f, "ipv4", v4), " ", NULL), FIELD_TEXT_ONLY);
+        /* InfiniBand GIDs have no type: null, not "". */
+        field_affix(field_string(f, "type", typed ? gid->type : NULL), " (", with_netdev ? NULL : ")");
+        field_affix(field_string(f, "netdev", with_netdev ? gid->netdev : NULL), typed ? ", " : " (", ")");
+        field_flags(field_string_copy(f, "ipv4", v4), FIELD_JSON_ONLY);
+}
+
+/* "Port 1: ACTIVE (LinkUp), 25 Gb/sec (1X EDR), Ethernet (RoCE), netdev ens1f0np0",
+ * the LIDs, the last state change and the GIDs on the lines under it. */
+static void add_port(Field *ports, const Inventory *inv, const RdmaPort *p) {
+        Field *f = field_labelf(field_object(ports, NULL), "Port %" PRIu32, p->number);
+        /* LIDs mean nothing on Ethernet (RoCE, iWARP). */
+        FieldFlags lids = streq(p->link_layer, "Ethernet") ? FIELD_JSON_ONLY : 0;
+        Field *gids;
+
+        field_flags(field_uint(f, "port", p->number), FIELD_JSON_ONLY);
+        /* JSON carries a state by name ("state": "ACTIVE", as `rdma -j` does) and by number. */
+        field_color(field_empty(field_string(f, "state", p->state_name), "-"), state_color(p->state_name));
+        field_flags(field_uint(f, "state_num", p->state_num), FIELD_JSON_ONLY);
+        field_color(field_empty(field_affix(field_string(f, "phys_state", p->phys_state_name), " (", ")"), "-"),
+                    phys_state_color(p->phys_state_name));
+        field_flags(field_uint(f, "phys_state_num", p->phys_state_num), FIELD_JSON_ONLY);
+        field_affix(field_string(f, "rate", p->rate), ", ", NULL);
+        field_flags(field_string(f, "link_width", p->link_width), FIELD_JSON_ONLY);
+        field_flags(field_string(f, "link_speed", p->link_speed), FIELD_JSON_ONLY);
+        field_affix(field_string(f, "link_layer", p->link_layer), ", ", NULL);
+        /* RoCE and iWARP say what runs over Ethernet; the text names only the port's own. */
+        field_flags(field_affix(field_string(f, "transport", port_transport(inv, p)), " (", ")"),
+                    !*p->transport || streq(p->transport, p->link_layer) ? FIELD_JSON_ONLY : 0);
+        field_affix(field_string(f, "netdev", inventory_netdev_name(inv, p->netdev)), ", netdev ", NULL);
+        field_flags(field_affix(field_uint(f, "lid", p->lid), "LID ", NULL), FIELD_TEXT_LINE | lids);
+        field_flags(field_affix(field_uint(f, "sm_lid", p->sm_lid), ", SM LID ", NULL), lids);
+        field_flags(field_affix(field_uint(f, "lmc", p->lid_mask_count), ", LMC ", NULL), lids);
+        field_flags(field_affix(field_uint(f, "sm_sl", p->sm_sl), ", SM SL ", NULL), lids);
+        field_flags(field_affix(field_uint(f, "cap_mask", p->cap_mask), ", capabilities 0x", NULL),
+                    FIELD_TEXT_HEX32 | lids);
+        field_flags(field_affix(field_uint(f, "state_changed_usec", p->state_changed_usec), "state changed ", NULL),
+                    FIELD_TEXT_LINE | FIELD_TEXT_TIME | (p->state_changed_usec > 0 ? 0 : FIELD_JSON_ONLY));
+        gids = field_array(f, "gids");
+        for (size_t g = 0; g < p->n_gids; g++)
+                add_gid(gids, &p->gids[g]);
+}
+
+static void add_device(Field *root, const Inventory *inv, const Target *t) {
+        const RdmaDevice *d = t->device;
+        Field *dev = field_color(field_label(field_object(root, NULL), d->name), device_color(inv, t));
+        Field *vfs, *ports;
+
+        field_flags(field_string(dev, "device", d->name), FIELD_JSON_ONLY); /* the heading in text */
+        device_string(dev, "transport", "Transport", d->transport);
+        device_string(dev, "node_type", "Node type", d->node_type);
+        device_string(dev, "driver", "Driver", d->driver);
+        field_flags(field_string(dev, "device_path", d->device_path), FIELD_JSON_ONLY);
+        device_string(dev, "pci_address", "PCI address", d->pci_address);
+        if (d->numa_node >= 0)
+                field_label(field_int(dev, "numa_node", d->numa_node), "NUMA node");
+        else
+                field_null(dev, "numa_node");
+        device_string(dev, "physical_function", "Physical function", inventory_device_name(inv, d->physical_function));
+        vfs = field_flags(field_label(field_array(dev, "virtual_functions"), "Virtual functions"), FIELD_TEXT_JOIN);
+        for (size_t i = 0; d->virtual_functions && d->virtual_functions[i]; i++)
+                field_string(vfs, NULL, inventory_device_name(inv, d->virtual_functions[i]) ?: d->virtual_functions[i]);
+        device_string(dev, "sysfs_path", "Sysfs path", d->sysfs_path);
+        device_string(dev, "node_guid", "Node GUID", d->node_guid);
+        device_string(dev, "sys_image_guid", "System image GUID", d->sys_image_guid);
+        device_string(dev, "firmware_version", "Firmware", d->firmware_version);
+        device_string(dev, "hca_type", "HCA type", d->hca_type);
+        device_string(dev, "hw_rev", "HW revision", d->hw_rev);
+        device_string(dev, "board_id", "Board ID", d->board_id);
+        device_string(dev, "node_description", "Node description", d->node_description);
+        add_sriov(dev, inventory_find_sriov(inv, d->sriov));
+        add_netdevs(dev, inv, t);
+
+        ports = field_array(dev, "ports");
+        for (size_t i = 0; i < inv->n_ports; i++)
+                if (streq(inv->ports[i]->device, d->path) && target_shows_port(t, inv->ports[i]->number))
+                        add_port(ports, inv, inv->ports[i]);
+}
+
+/* Reads the targets args name (all devices for none); the exit status of
+ * the first that fails in *worst, the others are still shown. */
+static int parse_targets(sd_bus *bus, const Inventory *inv, char **args, size_t n_args, Target **ret, size_t *ret_n,
+                         int *worst) {
+        _cleanup_free_ Target *targets = calloc(n_args > 0 ? n_args : inv->n_devices + 1, sizeof(Target));
+        size_t n = 0;
+
+        if (!targets)
+                return report_bus_error("status", -ENOMEM, NULL);
+        if (n_args == 0)
+                for (size_t i = 0; i < inv->n_devices; i++)
+                        targets[n++] = (Target){.device = inv->devices[i]};
+        for (size_t i = 0; i < n_args;) {
+                size_t consumed = 1;
+                int status = target_parse(bus, inv, args + i, n_args - i, TARGET_PORT_NUMBER, &targets[n], &consumed);
+
+                i += consumed;
+                if (status == EXIT_OK) {
+                        n++;
+                        continue;
+                }
+                /* Like systemctl status: the others are still shown. */
+                if (*worst == EXIT_OK)
+                        *worst = status;
+                if (status == EXIT_NOT_RUNNING)
+                        return status;
+        }
+        *ret = TAKE_PTR(targets);
+        *ret_n = n;
+        return EXIT_OK;
+}
+
+/* "mlx4_0", "mlx4_0 1", "mlx4_0/1", "ib0": a device, or one port of it. */
+int verb_status(sd_bus *bus, const Options *o, char **args, size_t n_args) {
+        _cleanup_(inventory_freep) Inventory *inv = NULL;
+        _cleanup_(field_tree_freep) Field *root = NULL;
+        _cleanup_free_ Target *targets = NULL;
+        size_t n_targets = 0;
+        int status, worst = EXIT_OK;
+
+        status = load_inventory(bus, o, &inv);
+        if (status != EXIT_OK)
+                return status;
+        status = parse_targets(bus, inv, args, n_args, &targets, &n_targets, &worst);
+        if (status != EXIT_OK)
+                return status;
+
+        root = field_tree_new();
+        if (!root)
+                return report_bus_error("status", -ENOMEM, NULL);
+        for (size_t i = 0; i < n_targets; i++)
+                add_device(root, inv, &targets[i]);
+        if (field_tree_check(root) < 0)
+                return report_bus_error("status", -ENOMEM, NULL);
+
+        if (o->json) {
+                JsonWriter w;
+
+                json_writer_init(&w, stdout, o->json == JSON_PRETTY);
+                field_tree_json(root, &w);
+                if (json_writer_finish(&w) < 0)
+                        return report_bus_error("JSON output", -EINVAL, NULL);
+                return finish_output(worst);
+        }
+        if (n_args == 0 && n_targets == 0) /* silence would look like a hang or a failure */
+                printf("No RDMA devices.\n");
+        field_tree_text(root, stdout, LABEL_WIDTH, utf8_locale() ? "●" : "*", o->color);
+        return finish_output(worst);
+}
