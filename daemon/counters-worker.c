@@ -4,10 +4,10 @@
 #include <assert.h>
 #include <fcntl.h>
 #include <pthread.h>
-#include <time.h>
 
 #include "bus-util.h"
 #include "log.h"
+#include "time-util.h"
 #include "util.h"
 
 /* The counters of one directory, as a read left them. */
@@ -50,13 +50,6 @@ struct CounterReader {
         size_t n_cache;
         sd_event_source *expire_event; /* drops the cache when it is too old to serve anyone */
 };
-
-static uint64_t now_monotonic_usec(void) {
-        struct timespec ts;
-
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        return (uint64_t) ts.tv_sec * 1000000ULL + (uint64_t) ts.tv_nsec / 1000;
-}
 
 void counter_targets_free(CounterTarget *t, size_t n) {
         for (size_t i = 0; i < n; i++) {
@@ -283,7 +276,7 @@ static void start_next_read(CounterReader *reader);
 /* An idle daemon keeps no counters: they are dropped once they are too old to be served. */
 static int on_cache_expire(sd_event_source *s, uint64_t usec, void *userdata) {
         CounterReader *reader = userdata;
-        uint64_t now = now_monotonic_usec();
+        uint64_t now = now_usec(CLOCK_MONOTONIC);
         size_t k = 0;
 
         for (size_t i = 0; i < reader->n_cache; i++) {
@@ -318,7 +311,7 @@ static void arm_cache_expiry(CounterReader *reader) {
 static int on_read_done(sd_event_source *s, int fd, uint32_t revents, void *userdata) {
         ReadJob *job = userdata;
         CounterReader *reader = job->reader;
-        uint64_t now = now_monotonic_usec();
+        uint64_t now = now_usec(CLOCK_MONOTONIC);
         PendingCall *calls, *still_queued = NULL, **tail = &still_queued;
         int r;
 
@@ -406,7 +399,7 @@ static void start_next_read(CounterReader *reader) {
         }
         job->reader = reader;
         job->pipe[0] = job->pipe[1] = -EBADF;
-        job->start_usec = now_monotonic_usec();
+        job->start_usec = now_usec(CLOCK_MONOTONIC);
         r = collect_entries(reader->queued, &job->entries, &job->n_entries);
         if (r < 0)
                 goto fail;
@@ -486,7 +479,7 @@ int counter_reader_submit(CounterReader *reader, sd_bus_message *call, CounterTa
                 pending_call_free(c);
                 return -EBUSY;
         }
-        if (n_targets == 0 || (!call_is_root(call) && call_cached(reader, c, now_monotonic_usec()))) {
+        if (n_targets == 0 || (!call_is_root(call) && call_cached(reader, c, now_usec(CLOCK_MONOTONIC)))) {
                 pending_call_answer(reader, c);
                 return 0;
         }

@@ -6,6 +6,7 @@
 
 #include "bus-util.h"
 #include "log.h"
+#include "time-util.h"
 #include "util.h"
 
 struct PortWait {
@@ -132,8 +133,8 @@ int port_wait_add(PortWaitRegistry *registry, sd_bus_message *call, uid_t uid, c
                 return sd_bus_error_set_errno(error, ENOMEM);
         }
 
-        r = sd_event_add_time_relative(registry->event, &w->timer, CLOCK_MONOTONIC, (uint64_t) timeout_ms * 1000,
-                                       1000, on_timeout, w);
+        r = sd_event_add_time_relative(registry->event, &w->timer, CLOCK_MONOTONIC,
+                                       (uint64_t) timeout_ms * USEC_PER_MSEC, USEC_PER_MSEC, on_timeout, w);
         if (r < 0) {
                 port_wait_free(w);
                 return sd_bus_error_set_errnof(error, r, "Cannot arm the WaitForState timer: %m");
