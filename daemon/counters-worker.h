@@ -12,7 +12,7 @@
 /* GetCounters and GetAllCounters: the sysfs reads run in a worker thread,
  * so that the event loop answers other calls while a big host is read.
  * The thread gets a snapshot of the directories to read (paths, never the
- * live model) and reports through a pipe the loop watches.
+ * live model); the loop hears when it is done (worker.h).
  *
  * Calls that arrive while a read runs and ask for nothing more than it
  * reads share it; the others are queued and share the next read. One read

@@ -11,9 +11,9 @@
 
 /* SetNumVfs jobs: the sysfs writes of sriov.c in a thread (a driver can take
  * seconds to create VFs, and the bus must be answered meanwhile), one job
- * per PF; the thread reports through a pipe that the event loop watches,
- * and the method call is answered from there. What the PF has afterwards
- * goes to the owner through the completion callback. */
+ * per PF, on a worker (worker.h) whose end the event loop hears; the
+ * method call is answered from there. What the PF has afterwards goes to
+ * the owner through the completion callback. */
 
 typedef struct SriovJob SriovJob;
 
