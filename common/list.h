@@ -55,6 +55,7 @@
 #define LIST_REMOVE_TAIL(name, head, tail, item)                       \
         do {                                                           \
                 __typeof__(*(head)) **_tail = &(tail), *_it = item;    \
+                assert(_it);                                           \
                 if (*_tail == _it)                                     \
                         *_tail = _it->name##_prev;                     \
                 LIST_REMOVE(name, head, _it);                          \

@@ -2,13 +2,13 @@
 #include "counters-worker.h"
 
 #include <assert.h>
-#include <fcntl.h>
-#include <pthread.h>
-#include <time.h>
 
 #include "bus-util.h"
+#include "list.h"
 #include "log.h"
+#include "time-util.h"
 #include "util.h"
+#include "worker.h"
 
 /* The counters of one directory, as a read left them. */
 typedef struct CacheEntry {
@@ -20,7 +20,7 @@ typedef struct CacheEntry {
 
 typedef struct PendingCall PendingCall;
 struct PendingCall {
-        PendingCall *next;
+        LIST_FIELDS(PendingCall, calls); /* on the reader's queue or a read's calls */
         sd_bus_message *call;
         CounterTarget *targets;
         size_t n_targets;
@@ -28,35 +28,25 @@ struct PendingCall {
 };
 
 /* One read in the worker thread: its entries (sorted by path) are the
- * thread's alone until it writes to the pipe. */
+ * thread's alone until run() returns. */
 typedef struct ReadJob {
         CounterReader *reader;
         CacheEntry *entries;
         size_t n_entries;
         int error; /* a lack of memory or descriptors stopped the read */
         uint64_t start_usec;
-        pthread_t thread;
-        bool thread_started;
-        int pipe[2];
-        sd_event_source *event;
+        Worker *worker;
         PendingCall *calls; /* answered when it is done */
 } ReadJob;
 
 struct CounterReader {
         sd_event *event;
         ReadJob *running;
-        PendingCall *queued; /* for the next read, in arrival order */
+        PendingCall *queued, *queued_tail; /* for the next read, in arrival order */
         CacheEntry *cache;   /* sorted by path; nothing older than COUNTERS_MIN_AGE_USEC */
         size_t n_cache;
         sd_event_source *expire_event; /* drops the cache when it is too old to serve anyone */
 };
-
-static uint64_t now_monotonic_usec(void) {
-        struct timespec ts;
-
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        return (uint64_t) ts.tv_sec * 1000000ULL + (uint64_t) ts.tv_nsec / 1000;
-}
 
 void counter_targets_free(CounterTarget *t, size_t n) {
         for (size_t i = 0; i < n; i++) {
@@ -125,12 +115,9 @@ static PendingCall *pending_call_free(PendingCall *c) {
         return NULL;
 }
 
-static void pending_calls_free(PendingCall *c) {
-        while (c) {
-                PendingCall *next = c->next;
+static void pending_calls_free(PendingCall *calls) {
+        LIST_FOREACH_SAFE(calls, c, next, calls)
                 pending_call_free(c);
-                c = next;
-        }
 }
 
 static void pending_call_fail(PendingCall *c, int error) {
@@ -200,14 +187,13 @@ static bool call_covered_by(const ReadJob *job, const PendingCall *c) {
 static unsigned count_calls_of(const PendingCall *c, const char *sender) {
         unsigned n = 0;
 
-        for (; c; c = c->next)
-                n += streq_ptr(sd_bus_message_get_sender(c->call), sender);
+        LIST_FOREACH(calls, i, c)
+                n += streq_ptr(sd_bus_message_get_sender(i->call), sender);
         return n;
 }
 
-static void *read_thread(void *userdata) {
+static void read_run(void *userdata) {
         ReadJob *job = userdata;
-        char done = 1;
 
         for (size_t i = 0; i < job->n_entries; i++) {
                 CacheEntry *e = &job->entries[i];
@@ -219,20 +205,12 @@ static void *read_thread(void *userdata) {
                         break;
                 }
         }
-        (void) !write(job->pipe[1], &done, 1);
-        return NULL;
 }
 
 static ReadJob *read_job_free(ReadJob *job) {
         if (!job)
                 return NULL;
-        if (job->thread_started)
-                pthread_join(job->thread, NULL);
-        sd_event_source_disable_unref(job->event);
-        if (job->pipe[0] >= 0)
-                close(job->pipe[0]);
-        if (job->pipe[1] >= 0)
-                close(job->pipe[1]);
+        worker_free(job->worker); /* waits for a read in progress */
         entries_free(job->entries, job->n_entries);
         pending_calls_free(job->calls);
         free(job);
@@ -283,7 +261,7 @@ static void start_next_read(CounterReader *reader);
 /* An idle daemon keeps no counters: they are dropped once they are too old to be served. */
 static int on_cache_expire(sd_event_source *s, uint64_t usec, void *userdata) {
         CounterReader *reader = userdata;
-        uint64_t now = now_monotonic_usec();
+        uint64_t now = now_usec(CLOCK_MONOTONIC);
         size_t k = 0;
 
         for (size_t i = 0; i < reader->n_cache; i++) {
@@ -315,15 +293,13 @@ static void arm_cache_expiry(CounterReader *reader) {
                 log_warning_errno(r, "Cannot arm the expiry of the counters cache: %m");
 }
 
-static int on_read_done(sd_event_source *s, int fd, uint32_t revents, void *userdata) {
+static void on_read_done(Worker *w, void *userdata) {
         ReadJob *job = userdata;
         CounterReader *reader = job->reader;
-        uint64_t now = now_monotonic_usec();
-        PendingCall *calls, *still_queued = NULL, **tail = &still_queued;
+        uint64_t now = now_usec(CLOCK_MONOTONIC);
+        PendingCall *calls, *queued;
         int r;
 
-        pthread_join(job->thread, NULL);
-        job->thread_started = false;
         reader->running = NULL;
 
         r = job->error < 0 ? job->error : cache_merge(reader, job, now);
@@ -333,37 +309,32 @@ static int on_read_done(sd_event_source *s, int fd, uint32_t revents, void *user
                 arm_cache_expiry(reader);
         calls = TAKE_PTR(job->calls);
         read_job_free(job);
-        while (calls) {
-                PendingCall *next = calls->next;
-
+        LIST_FOREACH_SAFE(calls, c, next, calls) {
+                LIST_REMOVE(calls, calls, c);
                 if (r < 0)
-                        pending_call_fail(calls, r);
+                        pending_call_fail(c, r);
                 else
-                        pending_call_answer(reader, calls);
-                calls = next;
+                        pending_call_answer(reader, c);
         }
 
         /* Who waited for this read to end: callers other than root may find all they asked for now. */
-        for (PendingCall *c = TAKE_PTR(reader->queued), *next; c; c = next) {
-                next = c->next;
-                c->next = NULL;
+        queued = TAKE_PTR(reader->queued);
+        reader->queued_tail = NULL;
+        LIST_FOREACH_SAFE(calls, c, next, queued) {
+                LIST_REMOVE(calls, queued, c);
                 if (!call_is_root(c->call) && call_cached(reader, c, now))
                         pending_call_answer(reader, c);
-                else {
-                        *tail = c;
-                        tail = &c->next;
-                }
+                else
+                        LIST_APPEND(calls, reader->queued, reader->queued_tail, c);
         }
-        reader->queued = still_queued;
         start_next_read(reader);
-        return 0;
 }
 
 static int collect_entries(const PendingCall *calls, CacheEntry **ret, size_t *ret_n) {
         CacheEntry *e = NULL;
         size_t n = 0, allocated = 0, kept = 0;
 
-        for (const PendingCall *c = calls; c; c = c->next)
+        LIST_FOREACH(calls, c, calls)
                 for (size_t i = 0; i < c->n_targets; i++) {
                         if (ARRAY_RESERVE(e, allocated, n + 1) < 0)
                                 goto oom;
@@ -405,25 +376,17 @@ static void start_next_read(CounterReader *reader) {
                 goto fail;
         }
         job->reader = reader;
-        job->pipe[0] = job->pipe[1] = -EBADF;
-        job->start_usec = now_monotonic_usec();
+        job->start_usec = now_usec(CLOCK_MONOTONIC);
         r = collect_entries(reader->queued, &job->entries, &job->n_entries);
         if (r < 0)
                 goto fail;
         for (size_t i = 0; i < job->n_entries; i++)
                 job->entries[i].read_usec = job->start_usec;
-        if (pipe2(job->pipe, O_CLOEXEC | O_NONBLOCK) < 0) {
-                r = negative_errno();
-                goto fail;
-        }
-        r = sd_event_add_io(reader->event, &job->event, job->pipe[0], EPOLLIN, on_read_done, job);
+        r = worker_start(reader->event, read_run, on_read_done, job, &job->worker);
         if (r < 0)
                 goto fail;
-        r = -pthread_create(&job->thread, NULL, read_thread, job);
-        if (r < 0)
-                goto fail;
-        job->thread_started = true;
         job->calls = TAKE_PTR(reader->queued);
+        reader->queued_tail = NULL;
         reader->running = job;
         log_debug("Reading the counters of %zu directories.", job->n_entries);
         return;
@@ -431,8 +394,8 @@ static void start_next_read(CounterReader *reader) {
 fail:
         log_warning_errno(r, "Cannot start reading the counters: %m");
         read_job_free(job);
-        for (PendingCall *c = TAKE_PTR(reader->queued), *next; c; c = next) {
-                next = c->next;
+        LIST_FOREACH_SAFE(calls, c, next, reader->queued) {
+                LIST_REMOVE_TAIL(calls, reader->queued, reader->queued_tail, c);
                 pending_call_fail(c, r);
         }
 }
@@ -464,7 +427,7 @@ CounterReader *counter_reader_free(CounterReader *reader) {
 int counter_reader_submit(CounterReader *reader, sd_bus_message *call, CounterTarget *targets, size_t n_targets,
                           CounterReplyFn reply) {
         const char *sender = sd_bus_message_get_sender(call);
-        PendingCall *c, **tail;
+        PendingCall *c;
 
         assert(reader);
         assert(call);
@@ -486,18 +449,15 @@ int counter_reader_submit(CounterReader *reader, sd_bus_message *call, CounterTa
                 pending_call_free(c);
                 return -EBUSY;
         }
-        if (n_targets == 0 || (!call_is_root(call) && call_cached(reader, c, now_monotonic_usec()))) {
+        if (n_targets == 0 || (!call_is_root(call) && call_cached(reader, c, now_usec(CLOCK_MONOTONIC)))) {
                 pending_call_answer(reader, c);
                 return 0;
         }
         if (reader->running && call_covered_by(reader->running, c)) {
-                c->next = reader->running->calls;
-                reader->running->calls = c;
+                LIST_PREPEND(calls, reader->running->calls, c);
                 return 0;
         }
-        for (tail = &reader->queued; *tail; tail = &(*tail)->next)
-                ;
-        *tail = c;
+        LIST_APPEND(calls, reader->queued, reader->queued_tail, c);
         start_next_read(reader);
         return 0;
 }

@@ -7,11 +7,12 @@
 #include <systemd/sd-event.h>
 
 #include "counters.h"
+#include "time-util.h"
 
 /* GetCounters and GetAllCounters: the sysfs reads run in a worker thread,
  * so that the event loop answers other calls while a big host is read.
  * The thread gets a snapshot of the directories to read (paths, never the
- * live model) and reports through a pipe the loop watches.
+ * live model); the loop hears when it is done (worker.h).
  *
  * Calls that arrive while a read runs and ask for nothing more than it
  * reads share it; the others are queued and share the next read. One read
@@ -22,7 +23,7 @@
  * started after its call, or the one it shares. Results are dropped once
  * they are older than that: an idle daemon holds no counters. */
 
-#define COUNTERS_MIN_AGE_USEC (1000 * 1000ULL)
+#define COUNTERS_MIN_AGE_USEC USEC_PER_SEC
 /* Calls one bus connection may have waiting for counters. */
 #define COUNTERS_CALLS_PER_CALLER_MAX 16
 

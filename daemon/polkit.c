@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "bus-util.h"
+#include "list.h"
 #include "log.h"
 #include "util.h"
 
@@ -14,7 +15,7 @@
 #define POLKIT_ALLOW_USER_INTERACTION 1u
 
 struct PolkitQuery {
-        PolkitQuery *next;
+        LIST_FIELDS(PolkitQuery, queries);
         PolkitRegistry *registry;
         sd_bus_message **calls; /* the method calls waiting for this verdict: identical ones share it */
         size_t n_calls;
@@ -34,11 +35,7 @@ struct PolkitQuery {
 static void query_free(PolkitQuery *q) {
         PolkitRegistry *registry = q->registry;
 
-        for (PolkitQuery **i = &registry->queries; *i; i = &(*i)->next)
-                if (*i == q) {
-                        *i = q->next;
-                        break;
-                }
+        LIST_REMOVE(queries, registry->queries, q);
         registry->n_queries--;
         sd_bus_slot_unref(q->slot);
         sd_event_source_disable_unref(q->cleanup);
@@ -62,24 +59,17 @@ void polkit_registry_clear(PolkitRegistry *registry) {
 }
 
 void polkit_drop_sender(PolkitRegistry *registry, const char *sender) {
-        PolkitQuery *next;
-
         assert(registry);
         assert(sender);
-        for (PolkitQuery *q = registry->queries; q; q = next) {
-                next = q->next;
+        LIST_FOREACH_SAFE(queries, q, next, registry->queries)
                 if (streq(q->sender, sender))
                         query_free(q);
-        }
 }
 
 void polkit_fail_all(PolkitRegistry *registry, const char *reason) {
-        PolkitQuery *next;
-
         assert(registry);
         assert(reason);
-        for (PolkitQuery *q = registry->queries; q; q = next) {
-                next = q->next;
+        LIST_FOREACH_SAFE(queries, q, next, registry->queries) {
                 /* Also the calls of a query with its verdict: their re-queued copies
                  * may never run now. Should one have been answered already, the bus
                  * drops the second reply. */
@@ -239,7 +229,6 @@ int polkit_check_async(PolkitRegistry *registry, sd_bus_message *call, uid_t uid
         _cleanup_(sd_bus_message_unrefp) sd_bus_message *check = NULL;
         _cleanup_free_ char *key = NULL;
         unsigned n_user = 0;
-        PolkitQuery *q;
         const char *sender;
         uint32_t flags = 0;
         int r;
@@ -250,7 +239,7 @@ int polkit_check_async(PolkitRegistry *registry, sd_bus_message *call, uid_t uid
         assert(scope);
 
         /* The second round: the verdict is in. */
-        for (q = registry->queries; q; q = q->next)
+        LIST_FOREACH(queries, q, registry->queries)
                 for (size_t i = 0; i < q->n_calls; i++)
                         if (q->calls[i] == call)
                                 return q->done ? query_take_verdict(q, i, error) : 0;
@@ -269,7 +258,7 @@ int polkit_check_async(PolkitRegistry *registry, sd_bus_message *call, uid_t uid
                 return -ENOMEM;
 
         /* One pending check per caller, action and scope; an identical call shares it. */
-        for (q = registry->queries; q; q = q->next) {
+        LIST_FOREACH(queries, q, registry->queries) {
                 n_user += q->uid == uid;
                 if (q->done || !streq(q->sender, sender) || !streq(q->action, action) || !streq(q->scope, scope))
                         continue;
@@ -298,13 +287,12 @@ int polkit_check_async(PolkitRegistry *registry, sd_bus_message *call, uid_t uid
         if (r < 0)
                 return sd_bus_error_set_errnof(error, r, "Cannot build the polkit request: %m");
 
-        q = calloc(1, sizeof(PolkitQuery));
+        PolkitQuery *q = calloc(1, sizeof(PolkitQuery));
         if (!q)
                 return -ENOMEM;
         q->registry = registry;
         q->uid = uid;
-        q->next = registry->queries;
-        registry->queries = q;
+        LIST_PREPEND(queries, registry->queries, q);
         registry->n_queries++;
         q->sender = strdup(sender);
         q->action = strdup(action);

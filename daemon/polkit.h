@@ -6,6 +6,8 @@
 #include <systemd/sd-bus.h>
 #include <systemd/sd-event.h>
 
+#include "time-util.h"
+
 /* Asynchronous polkit checks, the way systemd's daemons do them: the first
  * time a method call arrives, CheckAuthorization is sent and the handler
  * returns "later"; when polkit answers, the original call is re-queued with
@@ -28,11 +30,11 @@
 /* Identical calls of one caller that share a pending check. */
 #define POLKIT_CALLS_PER_QUERY_MAX 16
 /* polkit answers in milliseconds; this covers its start by bus activation. */
-#define POLKIT_TIMEOUT_USEC (25ULL * 1000000ULL)
+#define POLKIT_TIMEOUT_USEC (25 * USEC_PER_SEC)
 /* With the caller's interaction flag polkit may ask for a password: a prompt
  * left alone this long is abandoned. Shorter than rdmactl's 300 s, so that
  * the refusal still reaches it. */
-#define POLKIT_INTERACTIVE_TIMEOUT_USEC (240ULL * 1000000ULL)
+#define POLKIT_INTERACTIVE_TIMEOUT_USEC (240 * USEC_PER_SEC)
 
 typedef struct PolkitQuery PolkitQuery;
 

@@ -5,11 +5,13 @@
 #include <strings.h>
 
 #include "bus-util.h"
+#include "list.h"
 #include "log.h"
+#include "time-util.h"
 #include "util.h"
 
 struct PortWait {
-        PortWait *next;
+        LIST_FIELDS(PortWait, waits);
         PortWaitRegistry *registry;
         sd_bus_message *call;
         char *sender; /* NULL on a direct connection */
@@ -32,11 +34,7 @@ void port_wait_registry_init(PortWaitRegistry *registry, sd_event *event, PortWa
 static void port_wait_free(PortWait *w) {
         PortWaitRegistry *registry = w->registry;
 
-        for (PortWait **i = &registry->waits; *i; i = &(*i)->next)
-                if (*i == w) {
-                        *i = w->next;
-                        break;
-                }
+        LIST_REMOVE(waits, registry->waits, w);
         registry->n_waits--;
         if (w->uid != 0)
                 registry->n_unprivileged--;
@@ -69,7 +67,7 @@ static int on_timeout(sd_event_source *s, uint64_t usec, void *userdata) {
 static unsigned port_waits_of_user(PortWaitRegistry *registry, uid_t uid) {
         unsigned n = 0;
 
-        for (PortWait *w = registry->waits; w; w = w->next)
+        LIST_FOREACH(waits, w, registry->waits)
                 n += w->uid == uid;
         return n;
 }
@@ -122,8 +120,7 @@ int port_wait_add(PortWaitRegistry *registry, sd_bus_message *call, uid_t uid, c
         w->port = port;
         w->state = state;
         w->timeout_ms = timeout_ms;
-        w->next = registry->waits;
-        registry->waits = w;
+        LIST_PREPEND(waits, registry->waits, w);
         registry->n_waits++;
         if (uid != 0)
                 registry->n_unprivileged++;
@@ -132,8 +129,8 @@ int port_wait_add(PortWaitRegistry *registry, sd_bus_message *call, uid_t uid, c
                 return sd_bus_error_set_errno(error, ENOMEM);
         }
 
-        r = sd_event_add_time_relative(registry->event, &w->timer, CLOCK_MONOTONIC, (uint64_t) timeout_ms * 1000,
-                                       1000, on_timeout, w);
+        r = sd_event_add_time_relative(registry->event, &w->timer, CLOCK_MONOTONIC,
+                                       (uint64_t) timeout_ms * USEC_PER_MSEC, USEC_PER_MSEC, on_timeout, w);
         if (r < 0) {
                 port_wait_free(w);
                 return sd_bus_error_set_errnof(error, r, "Cannot arm the WaitForState timer: %m");
@@ -144,13 +141,10 @@ int port_wait_add(PortWaitRegistry *registry, sd_bus_message *call, uid_t uid, c
 }
 
 void port_wait_check(PortWaitRegistry *registry) {
-        PortWait *next;
-
         assert(registry);
-        for (PortWait *w = registry->waits; w; w = next) {
+        LIST_FOREACH_SAFE(waits, w, next, registry->waits) {
                 const char *now = registry->lookup(w->device, w->port, registry->userdata);
 
-                next = w->next;
                 if (!now)
                         port_wait_finish(w, sd_bus_reply_method_errorf(w->call, RDMAD_ERROR_NO_SUCH_DEVICE,
                                                                        "Port %u of %s is gone.", w->port, w->device));
@@ -160,12 +154,9 @@ void port_wait_check(PortWaitRegistry *registry) {
 }
 
 void port_wait_fail_device(PortWaitRegistry *registry, const char *device) {
-        PortWait *next;
-
         assert(registry);
         assert(device);
-        for (PortWait *w = registry->waits; w; w = next) {
-                next = w->next;
+        LIST_FOREACH_SAFE(waits, w, next, registry->waits) {
                 if (streq(w->device, device))
                         port_wait_finish(w, sd_bus_reply_method_errorf(w->call, RDMAD_ERROR_NO_SUCH_DEVICE,
                                                                        "Device %s was removed while waiting for port %u.",
@@ -174,13 +165,11 @@ void port_wait_fail_device(PortWaitRegistry *registry, const char *device) {
 }
 
 void port_wait_drop_sender(PortWaitRegistry *registry, const char *sender) {
-        PortWait *next;
         unsigned n = 0;
 
         assert(registry);
         assert(sender);
-        for (PortWait *w = registry->waits; w; w = next) {
-                next = w->next;
+        LIST_FOREACH_SAFE(waits, w, next, registry->waits) {
                 if (streq_ptr(w->sender, sender)) {
                         port_wait_free(w);
                         n++;

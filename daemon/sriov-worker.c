@@ -1,17 +1,16 @@
 /* SPDX-License-Identifier: MIT */
 #include "sriov-worker.h"
 
-#include <fcntl.h>
-#include <pthread.h>
-#include <stdatomic.h>
 #include <stdio.h>
 
 #include "bus-util.h"
+#include "list.h"
 #include "log.h"
 #include "util.h"
+#include "worker.h"
 
 struct SriovJob {
-        SriovJob *next;
+        LIST_FIELDS(SriovJob, jobs);
         SriovJobRegistry *registry;
         const SriovIo *io; /* the thread's copy: it may outlive the registry at exit */
         sd_bus_message *call;
@@ -20,19 +19,8 @@ struct SriovJob {
         char *numvfs_path;
         char *caller;
         uint32_t count;
-        pthread_t thread;
-        bool thread_started;
-        int pipe[2];
-        sd_event_source *event;
+        Worker *worker; /* NULL before the start and once abandoned */
         SriovResult result;
-        /* Who frees the job after an abandonment: the last of the thread and the loop. */
-        atomic_int state;
-};
-
-enum {
-        JOB_RUNNING,
-        JOB_FINISHED,  /* the thread is done with the job */
-        JOB_ABANDONED, /* the loop is: the thread frees it */
 };
 
 void sriov_job_registry_init(SriovJobRegistry *registry, sd_event *event, SriovJobDone done, void *userdata) {
@@ -43,12 +31,11 @@ void sriov_job_registry_init(SriovJobRegistry *registry, sd_event *event, SriovJ
         *registry = (SriovJobRegistry) { .event = event, .io = &sriov_sysfs_io, .done = done, .userdata = userdata };
 }
 
-/* What the thread also uses; the rest is the loop's. */
-static void job_free_data(SriovJob *j) {
-        if (j->pipe[0] >= 0)
-                close(j->pipe[0]);
-        if (j->pipe[1] >= 0)
-                close(j->pipe[1]);
+/* What the thread also uses; the rest is the loop's. Also the worker's
+ * release after an abandonment, possibly on the thread. */
+static void job_free_data(void *userdata) {
+        SriovJob *j = userdata;
+
         sd_bus_message_unref(j->call); /* NULL once abandoned: the loop dropped it */
         free(j->device);
         free(j->device_path);
@@ -58,16 +45,8 @@ static void job_free_data(SriovJob *j) {
 }
 
 static void job_free(SriovJob *j) {
-        SriovJobRegistry *registry = j->registry;
-
-        for (SriovJob **i = &registry->jobs; *i; i = &(*i)->next)
-                if (*i == j) {
-                        *i = j->next;
-                        break;
-                }
-        if (j->thread_started)
-                pthread_join(j->thread, NULL);
-        sd_event_source_disable_unref(j->event);
+        LIST_REMOVE(jobs, j->registry->jobs, j);
+        worker_free(j->worker); /* waits for a write in progress */
         job_free_data(j);
 }
 
@@ -75,32 +54,24 @@ bool sriov_job_running(SriovJobRegistry *registry, const char *device_path) {
         assert(registry);
         assert(device_path);
 
-        for (SriovJob *j = registry->jobs; j; j = j->next)
+        LIST_FOREACH(jobs, j, registry->jobs)
                 if (streq(j->device_path, device_path))
                         return true;
         return false;
 }
 
-static void *job_thread(void *userdata) {
+static void job_run(void *userdata) {
         SriovJob *j = userdata;
-        char done = 1;
 
         sriov_set_num_vfs(j->io, j->numvfs_path, j->count, &j->result);
-        (void) !write(j->pipe[1], &done, 1);
-        if (atomic_exchange(&j->state, JOB_FINISHED) == JOB_ABANDONED)
-                job_free_data(j); /* the loop gave up on it; nobody else will */
-        return NULL;
 }
 
-static int on_job_done(sd_event_source *s, int fd, uint32_t revents, void *userdata) {
+static void on_job_done(Worker *w, void *userdata) {
         SriovJob *j = userdata;
         SriovJobRegistry *registry = j->registry;
         const SriovResult *r = &j->result;
         char message[1024];
         int k;
-
-        pthread_join(j->thread, NULL);
-        j->thread_started = false;
 
         /* Publish what the hardware has now, whatever happened. */
         if (r->after_known)
@@ -119,7 +90,6 @@ static int on_job_done(sd_event_source *s, int fd, uint32_t revents, void *userd
         if (k < 0)
                 log_warning_errno(k, "Cannot answer SetNumVfs: %m");
         job_free(j);
-        return 0;
 }
 
 static char *describe_caller(sd_bus_message *call) {
@@ -158,9 +128,7 @@ int sriov_job_start(SriovJobRegistry *registry, sd_bus_message *call, const char
                 return -ENOMEM;
         j->registry = registry;
         j->io = registry->io;
-        j->pipe[0] = j->pipe[1] = -EBADF;
-        j->next = registry->jobs;
-        registry->jobs = j;
+        LIST_PREPEND(jobs, registry->jobs, j);
         j->call = sd_bus_message_ref(call);
         j->count = count;
         j->device = strdup(device);
@@ -173,22 +141,11 @@ int sriov_job_start(SriovJobRegistry *registry, sd_bus_message *call, const char
                 return -ENOMEM;
         }
 
-        if (pipe2(j->pipe, O_CLOEXEC | O_NONBLOCK) < 0) {
-                r = negative_errno();
-                job_free(j);
-                return r;
-        }
-        r = sd_event_add_io(registry->event, &j->event, j->pipe[0], EPOLLIN, on_job_done, j);
+        r = worker_start(registry->event, job_run, on_job_done, j, &j->worker);
         if (r < 0) {
                 job_free(j);
                 return r;
         }
-        r = -pthread_create(&j->thread, NULL, job_thread, j);
-        if (r < 0) {
-                job_free(j);
-                return r;
-        }
-        j->thread_started = true;
         log_info("SetNumVfs by %s: %s → %u VFs: started.", j->caller, j->device, count);
         return 0;
 }
@@ -197,25 +154,19 @@ void sriov_job_registry_abandon(SriovJobRegistry *registry, const char *reason) 
         assert(registry);
         assert(reason);
 
-        while (registry->jobs) {
-                SriovJob *j = registry->jobs;
+        LIST_FOREACH_SAFE(jobs, j, next, registry->jobs) {
                 int k;
 
-                registry->jobs = j->next;
+                LIST_REMOVE(jobs, registry->jobs, j);
                 log_warning("SetNumVfs by %s: %s → %u VFs: abandoned, the write has not returned.", j->caller,
                             j->device, j->count);
                 k = sd_bus_reply_method_errorf(j->call, RDMAD_ERROR_FAILED, "%s", reason);
                 if (k < 0)
                         log_warning_errno(k, "Cannot answer SetNumVfs: %m");
-                /* The thread still uses j, its pipe and its path: only what it does
-                 * not touch goes here; the thread frees the rest when (if) its write
-                 * returns, unless it already has. */
-                j->event = sd_event_source_disable_unref(j->event);
+                /* The thread still uses j and its path: the call goes here, the
+                 * rest when (if) its write returns, unless it already has. */
                 j->call = sd_bus_message_unref(j->call);
-                (void) pthread_detach(j->thread);
-                j->thread_started = false;
-                if (atomic_exchange(&j->state, JOB_ABANDONED) == JOB_FINISHED)
-                        job_free_data(j);
+                worker_abandon(TAKE_PTR(j->worker), job_free_data);
         }
 }
 

@@ -7,12 +7,13 @@
 #include <systemd/sd-event.h>
 
 #include "sriov.h"
+#include "time-util.h"
 
 /* SetNumVfs jobs: the sysfs writes of sriov.c in a thread (a driver can take
  * seconds to create VFs, and the bus must be answered meanwhile), one job
- * per PF; the thread reports through a pipe that the event loop watches,
- * and the method call is answered from there. What the PF has afterwards
- * goes to the owner through the completion callback. */
+ * per PF, on a worker (worker.h) whose end the event loop hears; the
+ * method call is answered from there. What the PF has afterwards goes to
+ * the owner through the completion callback. */
 
 typedef struct SriovJob SriovJob;
 
@@ -40,7 +41,7 @@ bool sriov_job_running(SriovJobRegistry *registry, const char *device_path);
 
 /* On SIGTERM, running jobs get this long to finish and be answered as
  * usual; then they are abandoned. */
-#define SRIOV_STOP_TIMEOUT_USEC (10ULL * 1000000ULL)
+#define SRIOV_STOP_TIMEOUT_USEC (10 * USEC_PER_SEC)
 
 /* Answers every running job with org.rdmad1.Error.Failed and `reason`, and
  * leaves its thread to the kernel: a driver write that never returns must not

@@ -7,6 +7,7 @@
 #include <time.h>
 
 #include "log.h"
+#include "time-util.h"
 #include "util.h"
 
 typedef struct PendingCall {
@@ -53,13 +54,6 @@ static bool rdmad_absent(const sd_bus_error *e) {
         return sd_bus_error_has_names(e, SD_BUS_ERROR_SERVICE_UNKNOWN, SD_BUS_ERROR_NAME_HAS_NO_OWNER);
 }
 
-static uint64_t now_usec(void) {
-        struct timespec ts;
-
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        return (uint64_t) ts.tv_sec * 1000000 + (uint64_t) ts.tv_nsec / 1000;
-}
-
 /* Both calls in flight at once: the scrape waits for one round trip. */
 static int call_both(RdmadClient *c, PendingCall calls[2]) {
         _cleanup_(sd_bus_slot_unrefp) sd_bus_slot *objects_slot = NULL, *counters_slot = NULL;
@@ -76,7 +70,7 @@ static int call_both(RdmadClient *c, PendingCall calls[2]) {
 
         /* Our own deadline: sd_bus_wait() was seen blocking without one while
          * an asynchronous call's timeout was pending (libsystemd 252). */
-        deadline = now_usec() + c->timeout_usec;
+        deadline = now_usec(CLOCK_MONOTONIC) + c->timeout_usec;
         while (!calls[0].reply || !calls[1].reply) {
                 uint64_t now;
 
@@ -85,7 +79,7 @@ static int call_both(RdmadClient *c, PendingCall calls[2]) {
                         return r;
                 if (r > 0)
                         continue;
-                now = now_usec();
+                now = now_usec(CLOCK_MONOTONIC);
                 if (now >= deadline)
                         return -ETIMEDOUT;
                 r = sd_bus_wait(c->bus, deadline - now);
