@@ -217,6 +217,14 @@ static ReadJob *read_job_free(ReadJob *job) {
         return NULL;
 }
 
+/* The thread's side of an abandoned read: the entries it fills, the job. */
+static void read_job_release(void *userdata) {
+        ReadJob *job = userdata;
+
+        entries_free(job->entries, job->n_entries);
+        free(job);
+}
+
 static bool entry_expired(const CacheEntry *e, uint64_t now) {
         return now - e->read_usec >= COUNTERS_MIN_AGE_USEC;
 }
@@ -415,6 +423,15 @@ int counter_reader_new(sd_event *event, CounterReader **ret) {
 CounterReader *counter_reader_free(CounterReader *reader) {
         if (!reader)
                 return NULL;
+        if (reader->running && reader->running->worker) {
+                /* At exit a read stuck in a driver must not hold the daemon:
+                 * the calls are dropped now, the thread finishes on its own. */
+                ReadJob *job = TAKE_PTR(reader->running);
+
+                pending_calls_free(TAKE_PTR(job->calls));
+                job->reader = NULL;
+                worker_abandon(TAKE_PTR(job->worker), read_job_release);
+        }
         read_job_free(reader->running);
         pending_calls_free(reader->queued);
         entries_free(reader->cache, reader->n_cache);
