@@ -8,6 +8,7 @@
 #include <systemd/sd-event.h>
 
 #include "bus-objects.h"
+#include "call-scheduler.h"
 #include "caller.h"
 
 /* ObjectManager.GetManagedObjects, answered without starving everyone else.
@@ -43,13 +44,10 @@
  * a build that sees it move starts again; after MANAGED_OBJECTS_RESTARTS_MAX
  * restarts it is finished in one go. */
 
-typedef struct ManagedObjectsCaller ManagedObjectsCaller;
-
-/* When each user with calls held was last served. */
-typedef struct ManagedObjectsTurn {
-        uid_t uid;
-        uint64_t served;
-} ManagedObjectsTurn;
+/* The reply being built (bus-managed-objects-reply.h), and a uid asked of
+ * dbus-daemon: the glue's own. */
+typedef struct ManagedObjectsReply ManagedObjectsReply;
+typedef struct ManagedObjectsUidLookup ManagedObjectsUidLookup;
 
 /* The object paths under the root, as the node enumerator lists them. */
 typedef int (*ManagedObjectsListPaths)(void *userdata, char ***ret_paths, size_t *ret_n);
@@ -64,7 +62,7 @@ typedef int (*ManagedObjectsListPaths)(void *userdata, char ***ret_paths, size_t
 /* Percent of the time replies to callers other than root may occupy the
  * daemon's bus connection. */
 #define MANAGED_OBJECTS_UNPRIVILEGED_SHARE 10
-#define MANAGED_OBJECTS_RESTARTS_MAX 3
+#define MANAGED_OBJECTS_RESTARTS_MAX       3
 /* Building runs at most this long per event-loop iteration. */
 #define MANAGED_OBJECTS_SLICE_USEC 4000
 /* ... and gets a slice at least this often, however busy the loop. */
@@ -81,45 +79,29 @@ typedef struct ManagedObjectsQueue {
         const BusObjectType *types;
         size_t n_types;
         ManagedObjectsListPaths list_paths;
-        void *userdata; /* of the find callbacks, the getters and list_paths */
+        void *userdata;           /* of the find callbacks, the getters and list_paths */
         CallerRegistry *registry; /* the uids of callers, cached; not owned */
 
         sd_bus_slot *filter_slot;
-        sd_event_source *build_event;
-        sd_event_source *flush_event; /* a built reply waits for the previous one to leave */
-        bool trim_after_send;         /* a reply is leaving: its megabytes go back once it has */
-        sd_event_source *starved_event;
+        sd_event_source *build_event;   /* a slice, when nothing else is pending */
+        sd_event_source *starved_event; /* a slice at least this often */
+        sd_event_source *flush_event;   /* has the bus taken what was queued? */
+        sd_event_source *share_event;   /* polls the socket while draining; wakes when the share allows */
         uint64_t last_slice_usec;
 
-        ManagedObjectsCaller *callers, *callers_tail; /* in arrival order */
-        ManagedObjectsCaller *serving;                /* the one the build is for */
-        unsigned n_callers;
-        ManagedObjectsTurn *turns;
-        size_t n_turns, allocated_turns;
-        uint64_t turn_counter;
+        CallScheduler scheduler;          /* the calls held (sd_bus_message), whose turn */
+        ManagedObjectsUidLookup *lookups; /* connections whose uid dbus-daemon is asked */
 
-        /* The unprivileged share of the connection. */
-        sd_event_source *share_event;     /* polls the socket while draining; wakes at not_before */
-        bool draining;                    /* an unprivileged reply is still leaving */
-        uint64_t drain_started_usec;
-        uint64_t unprivileged_not_before; /* CLOCK_MONOTONIC */
-        unsigned share_percent;
-        uint64_t pause_usec; /* tests: this pause after an unprivileged reply, whatever it took */
-        uint64_t wait_max_usec;
-
+        /* The reply of the call served, and why it may be built again. */
+        ManagedObjectsReply *build;
+        uint64_t build_generation;
+        unsigned restarts;
         uint64_t generation; /* of the model */
+
+        bool trim_after_send; /* a reply is leaving: its megabytes go back once it has */
         size_t reply_max;
         unsigned slice_objects; /* tests: this many objects a slice instead of a time */
         bool warned_too_large;
-
-        /* The build in progress: for the head's first call. */
-        sd_bus_message *reply;
-        char **paths;
-        size_t n_paths, next_path;
-        uint64_t build_generation;
-        unsigned restarts;
-        size_t reply_size; /* counted as marshalled */
-        bool complete;
 } ManagedObjectsQueue;
 
 /* Installs the filter and the build source. userdata is what the types'
