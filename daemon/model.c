@@ -42,22 +42,71 @@ static int str_set(char **p, const char *s) {
         return free_and_strdup(p, s ?: "");
 }
 
+/* The strings each object owns, listed once: freed by its clear, and by an
+ * update for those that a re-derivation replaced, whether or not they are
+ * published. A new char * field of Port, NetDev or Device goes here. */
+static const size_t port_strings[] = {
+        offsetof(Port, state),
+        offsetof(Port, state_name),
+        offsetof(Port, phys_state),
+        offsetof(Port, phys_state_name),
+        offsetof(Port, rate),
+        offsetof(Port, rate_unit),
+        offsetof(Port, rate_info),
+        offsetof(Port, link_width),
+        offsetof(Port, link_speed),
+        offsetof(Port, link_layer),
+        offsetof(Port, transport),
+        offsetof(Port, netdev),
+        offsetof(Port, gid_ndev),
+};
+
+static const size_t netdev_strings[] = {
+        offsetof(NetDev, name),
+        offsetof(NetDev, operstate),
+        offsetof(NetDev, address),
+};
+
+static const size_t device_strings[] = {
+        offsetof(Device, name),
+        offsetof(Device, sysfs_path),
+        offsetof(Device, device_path),
+        offsetof(Device, driver),
+        offsetof(Device, node_type),
+        offsetof(Device, transport),
+        offsetof(Device, pci_address),
+        offsetof(Device, physfn_path),
+        offsetof(Device, node_guid),
+        offsetof(Device, sys_image_guid),
+        offsetof(Device, fw_ver),
+        offsetof(Device, hca_type),
+        offsetof(Device, hw_rev),
+        offsetof(Device, board_id),
+        offsetof(Device, node_desc),
+};
+
+#define STRING_AT(object, offset) (*(char **) ((uint8_t *) (object) + (offset)))
+
+static void strings_free(const size_t *strings, size_t n, void *object) {
+        for (size_t i = 0; i < n; i++)
+                free(STRING_AT(object, strings[i]));
+}
+
+/* Frees the strings of `stale` that `kept`, another copy of the same object,
+ * no longer points to. */
+static void strings_free_replaced(const size_t *strings, size_t n, void *stale, const void *kept) {
+        for (size_t i = 0; i < n; i++) {
+                char **s = &STRING_AT(stale, strings[i]);
+
+                if (*s != STRING_AT(kept, strings[i]))
+                        *s = mfree(*s);
+        }
+}
+
 static void port_clear(Port *p) {
         if (p->state_fd >= 0)
                 close(p->state_fd);
-        free(p->state);
-        free(p->state_name);
-        free(p->phys_state);
-        free(p->phys_state_name);
-        free(p->rate);
-        free(p->rate_unit);
-        free(p->rate_info);
-        free(p->link_width);
-        free(p->link_speed);
-        free(p->link_layer);
-        free(p->transport);
-        free(p->netdev);
-        free(p->gid_ndev);
+        strings_free(port_strings, ELEMENTSOF(port_strings), p);
         for (size_t i = 0; i < p->n_gids; i++) {
                 free(p->gids[i].gid);
                 free(p->gids[i].type);
@@ -69,9 +118,7 @@ static void port_clear(Port *p) {
 }
 
 static void netdev_clear(NetDev *n) {
-        free(n->name);
-        free(n->operstate);
-        free(n->address);
+        strings_free(netdev_strings, ELEMENTSOF(netdev_strings), n);
         attr_list_clear(&n->attributes);
         *n = (NetDev) {};
 }
@@ -151,7 +198,8 @@ static int port_load_gids(int port_fd, Port *p) {
 }
 
 /* Puts a copy of value in *field unless it is equal already. The old string
- * is not freed: the caller's snapshot (port_update_from_attributes) owns it. */
+ * is not freed: the update's snapshot has it (object_update()), which frees
+ * it once the change is known. */
 static int derive_str(char **field, const char *value) {
         char *s;
 
@@ -204,21 +252,88 @@ static int port_derive(Port *p) {
         return 0;
 }
 
-/* port_derive(), and what it changed, by comparison with the port before
- * (properties.c). Used when loading and when the poll has found a file with
- * new contents. On failure the port is as it was. */
-static int port_update_from_attributes(Port *p, uint32_t *ret_changed) {
-        Port before = *p;
+static int netdev_derive(NetDev *n) {
+        const AttrList *a = &n->attributes;
+
+        if (derive_str(&n->operstate, attr_list_get(a, "operstate") ?: "") < 0 ||
+            derive_str(&n->address, attr_list_get(a, "address") ?: "") < 0)
+                return -ENOMEM;
+        n->mtu = attr_u32(a, "mtu");
+        n->dev_port = attr_u32(a, "dev_port");
+        return 0;
+}
+
+/* What the update and the refresh of a port or a netdev need to know of it. */
+typedef struct ObjectKind {
+        size_t size;
+        const size_t *strings;
+        size_t n_strings;
+        size_t attributes_offset;
+        uint32_t attributes_bit;
+        int (*derive)(void *object);
+        uint32_t (*changed_mask)(const void *a, const void *b);
+} ObjectKind;
+
+/* A shallow copy of any object of a kind, taken before re-deriving it. */
+typedef union ObjectSnapshot {
+        Port port;
+        NetDev netdev;
+} ObjectSnapshot;
+
+static int port_derive_object(void *object) {
+        return port_derive(object);
+}
+
+static uint32_t port_changed_object(const void *a, const void *b) {
+        return port_changed_mask(a, b);
+}
+
+static int netdev_derive_object(void *object) {
+        return netdev_derive(object);
+}
+
+static uint32_t netdev_changed_object(const void *a, const void *b) {
+        return netdev_changed_mask(a, b);
+}
+
+static const ObjectKind port_kind = {
+        .size = sizeof(Port),
+        .strings = port_strings,
+        .n_strings = ELEMENTSOF(port_strings),
+        .attributes_offset = offsetof(Port, attributes),
+        .attributes_bit = PROPERTY_BIT(PORT_PROP_ATTRIBUTES),
+        .derive = port_derive_object,
+        .changed_mask = port_changed_object,
+};
+
+static const ObjectKind netdev_kind = {
+        .size = sizeof(NetDev),
+        .strings = netdev_strings,
+        .n_strings = ELEMENTSOF(netdev_strings),
+        .attributes_offset = offsetof(NetDev, attributes),
+        .attributes_bit = PROPERTY_BIT(NETDEV_PROP_ATTRIBUTES),
+        .derive = netdev_derive_object,
+        .changed_mask = netdev_changed_object,
+};
+
+/* Re-derives the object from its attribute map, and what that changed, by
+ * comparison with the object before (properties.c). Used when loading and
+ * when the poll has found a file with new contents. On failure the object is
+ * as it was. */
+static int object_update(const ObjectKind *k, void *object, uint32_t *ret_changed) {
+        ObjectSnapshot before;
         int r;
 
-        r = port_derive(p);
+        assert(k->size <= sizeof(before));
+        memcpy(&before, object, k->size);
+        r = k->derive(object);
         if (r < 0) {
-                port_free_replaced(p, &before);
-                *p = before;
+                strings_free_replaced(k->strings, k->n_strings, object, &before);
+                memcpy(object, &before, k->size);
                 return r;
         }
-        *ret_changed = port_changed_mask(&before, p);
-        port_free_replaced(&before, p);
+        *ret_changed = k->changed_mask(&before, object);
+        strings_free_replaced(k->strings, k->n_strings, &before, object);
         return 0;
 }
 
@@ -246,21 +361,37 @@ static int port_load(int ports_fd, const char *dirname, Port *p) {
         }
 
         /* A port with nothing readable still gets "" and 0 everywhere. */
-        r = port_update_from_attributes(p, &changed);
+        r = object_update(&port_kind, p, &changed);
         if (r < 0)
                 return r;
 
         return fd >= 0 ? port_load_gids(fd, p) : 0;
 }
 
-/* What the poll timer re-reads: IB ports change state without any event. */
-static const char *const port_link_files[] = {
-        "state", "phys_state", "rate", "lid", "sm_lid", "lid_mask_count", "sm_sl",
+/* A file the poll re-reads into an object's attribute map. */
+typedef struct PolledFile {
+        const char *name;
+        /* InfiniBand addressing, which the kernel reports as 0 for good on an
+         * Ethernet link layer (RoCE, iWARP): there the scan's values stand. */
+        bool infiniband_addressing;
+} PolledFile;
+
+/* What the poll timer re-reads of a port: IB ports change state without any
+ * event. A re-read of an Ethernet port opens 3 files instead of 7. */
+static const PolledFile port_link_files[] = {
+        { "state" },
+        { "phys_state" },
+        { "rate" },
+        { "lid", .infiniband_addressing = true },
+        { "sm_lid", .infiniband_addressing = true },
+        { "lid_mask_count", .infiniband_addressing = true },
+        { "sm_sl", .infiniband_addressing = true },
 };
-/* The files after these are InfiniBand addressing, which the kernel reports
- * as 0 for good on an Ethernet link layer (RoCE, iWARP): the scan's values
- * stand, and a re-read of such a port opens 3 files instead of 7. */
-#define PORT_LINK_FILES_ANY_LINK_LAYER 3
+
+/* What a link event makes us re-read of a netdev. */
+static const PolledFile netdev_files[] = {
+        { "operstate" }, { "mtu" }, { "address" }, { "carrier" }, { "dev_port" },
+};
 
 /* Stores a freshly read raw value in an attribute map; 1 if it differed.
  * Allocates only when the contents changed. */
@@ -290,26 +421,26 @@ static int attr_list_refresh(AttrList *l, const char *name, int read_result, con
         return r < 0 ? r : 1;
 }
 
-int port_refresh_link(Port *p, uint32_t *ret_changed) {
+/* Re-reads dir/<file> into the object's attribute map for each of files (but
+ * the InfiniBand addressing if skip_ib_addressing) and, if any differed,
+ * re-derives the object: *ret_changed is what changed, with Attributes. */
+static int object_refresh(const ObjectKind *k, void *object, const char *dir, const PolledFile *files, size_t n_files,
+                          bool skip_ib_addressing, uint32_t *ret_changed) {
+        AttrList *attributes = (AttrList *) ((uint8_t *) object + k->attributes_offset);
         char path[4096], buf[SYSFS_ATTR_MAX + 1];
         bool any = false;
         uint32_t changed;
-        size_t n_files;
         int r;
 
-        assert(p);
-        assert(p->device);
-        assert(ret_changed);
-
         *ret_changed = 0;
-        n_files = streq_ptr(p->link_layer, "Ethernet") ? PORT_LINK_FILES_ANY_LINK_LAYER : ELEMENTSOF(port_link_files);
         for (size_t i = 0; i < n_files; i++) {
                 size_t len = 0;
 
-                snprintf(path, sizeof(path), "%s/ports/%u/%s", p->device->sysfs_path, p->number,
-                         port_link_files[i]);
+                if (skip_ib_addressing && files[i].infiniband_addressing)
+                        continue;
+                snprintf(path, sizeof(path), "%s/%s", dir, files[i].name);
                 r = sysfs_read_buf_at(AT_FDCWD, path, buf, sizeof(buf), &len);
-                r = attr_list_refresh(&p->attributes, port_link_files[i], r, buf, len);
+                r = attr_list_refresh(attributes, files[i].name, r, buf, len);
                 if (r < 0)
                         return r;
                 any = any || r > 0;
@@ -317,14 +448,30 @@ int port_refresh_link(Port *p, uint32_t *ret_changed) {
         if (!any)
                 return 0;
 
-        r = port_update_from_attributes(p, &changed);
+        r = object_update(k, object, &changed);
+        if (r < 0)
+                return r;
+        *ret_changed = changed | k->attributes_bit;
+        return 0;
+}
+
+int port_refresh_link(Port *p, uint32_t *ret_changed) {
+        char dir[4096];
+        int r;
+
+        assert(p);
+        assert(p->device);
+        assert(ret_changed);
+
+        snprintf(dir, sizeof(dir), "%s/ports/%u", p->device->sysfs_path, p->number);
+        r = object_refresh(&port_kind, p, dir, port_link_files, ELEMENTSOF(port_link_files),
+                           streq_ptr(p->link_layer, "Ethernet"), ret_changed);
         if (r < 0)
                 return r;
         /* A state change seen by path: the kept descriptor may be of a file that
          * was replaced rather than rewritten (not sysfs, but a test tree); reopen it. */
-        if ((changed & PROPERTY_BIT(PORT_PROP_STATE)) && p->state_fd >= 0)
+        if ((*ret_changed & PROPERTY_BIT(PORT_PROP_STATE)) && p->state_fd >= 0)
                 p->state_fd = (close(p->state_fd), -EBADF);
-        *ret_changed = changed | PROPERTY_BIT(PORT_PROP_ATTRIBUTES);
         return 0;
 }
 
@@ -370,62 +517,14 @@ int port_link_changed(Port *p) {
         return port_state_read_changed(p, buf, n < 0 ? -errno : n);
 }
 
-static int netdev_derive(NetDev *n) {
-        const AttrList *a = &n->attributes;
-
-        if (derive_str(&n->operstate, attr_list_get(a, "operstate") ?: "") < 0 ||
-            derive_str(&n->address, attr_list_get(a, "address") ?: "") < 0)
-                return -ENOMEM;
-        n->mtu = attr_u32(a, "mtu");
-        n->dev_port = attr_u32(a, "dev_port");
-        return 0;
-}
-
-/* As port_update_from_attributes(), for a netdev. */
-static int netdev_update_from_attributes(NetDev *n, uint32_t *ret_changed) {
-        NetDev before = *n;
-        int r;
-
-        r = netdev_derive(n);
-        if (r < 0) {
-                netdev_free_replaced(n, &before);
-                *n = before;
-                return r;
-        }
-        *ret_changed = netdev_changed_mask(&before, n);
-        netdev_free_replaced(&before, n);
-        return 0;
-}
-
 int netdev_refresh(NetDev *n, uint32_t *ret_changed) {
-        static const char *const files[] = { "operstate", "mtu", "address", "carrier", "dev_port" };
-        char path[4096], buf[SYSFS_ATTR_MAX + 1];
-        uint32_t changed;
-        bool any = false;
-        int r;
+        char dir[4096];
 
         assert(n);
         assert(ret_changed);
 
-        *ret_changed = 0;
-        for (size_t i = 0; i < ELEMENTSOF(files); i++) {
-                size_t len = 0;
-
-                snprintf(path, sizeof(path), "/sys/class/net/%s/%s", n->name, files[i]);
-                r = sysfs_read_buf_at(AT_FDCWD, path, buf, sizeof(buf), &len);
-                r = attr_list_refresh(&n->attributes, files[i], r, buf, len);
-                if (r < 0)
-                        return r;
-                any = any || r > 0;
-        }
-        if (!any)
-                return 0;
-
-        r = netdev_update_from_attributes(n, &changed);
-        if (r < 0)
-                return r;
-        *ret_changed = changed | PROPERTY_BIT(NETDEV_PROP_ATTRIBUTES);
-        return 0;
+        snprintf(dir, sizeof(dir), "/sys/class/net/%s", n->name);
+        return object_refresh(&netdev_kind, n, dir, netdev_files, ELEMENTSOF(netdev_files), false, ret_changed);
 }
 
 static int port_compare(const void *a, const void *b) {
@@ -493,7 +592,7 @@ static int netdev_load(int net_fd, const char *name, NetDev *n) {
         if (errno_is_resource(r))
                 return r;
 
-        return netdev_update_from_attributes(n, &changed);
+        return object_update(&netdev_kind, n, &changed);
 }
 
 static int netdev_compare(const void *a, const void *b) {
@@ -775,21 +874,7 @@ Device *device_free(Device *d) {
         if (!d)
                 return NULL;
 
-        free(d->name);
-        free(d->sysfs_path);
-        free(d->device_path);
-        free(d->driver);
-        free(d->node_type);
-        free(d->transport);
-        free(d->pci_address);
-        free(d->physfn_path);
-        free(d->node_guid);
-        free(d->sys_image_guid);
-        free(d->fw_ver);
-        free(d->hca_type);
-        free(d->hw_rev);
-        free(d->board_id);
-        free(d->node_desc);
+        strings_free(device_strings, ELEMENTSOF(device_strings), d);
         for (size_t i = 0; i < d->n_ports; i++)
                 port_clear(&d->ports[i]);
         free(d->ports);

@@ -8,11 +8,14 @@
 typedef enum FieldType {
         FIELD_STRING, /* char *, owned */
         FIELD_U32,
+        FIELD_I32,
         FIELD_U64,
         FIELD_DOUBLE,
+        FIELD_BOOL,
         FIELD_ATTR_LIST,
         FIELD_CUSTOM,  /* compared by .equal on the whole objects */
         FIELD_RELATED, /* made of other devices: marked by the manager when one comes or goes */
+        FIELD_PARENT,  /* the object path of the object's Device, compared by the Device's own rows */
 } FieldType;
 
 typedef struct PropertyField {
@@ -24,14 +27,19 @@ typedef struct PropertyField {
 
 #define STRING(n, s, f) { .name = (n), .type = FIELD_STRING, .offset = offsetof(s, f) }
 #define U32(n, s, f) { .name = (n), .type = FIELD_U32, .offset = offsetof(s, f) }
+#define I32(n, s, f) { .name = (n), .type = FIELD_I32, .offset = offsetof(s, f) }
 #define U64(n, s, f) { .name = (n), .type = FIELD_U64, .offset = offsetof(s, f) }
 #define DOUBLE(n, s, f) { .name = (n), .type = FIELD_DOUBLE, .offset = offsetof(s, f) }
+#define BOOL(n, s, f) { .name = (n), .type = FIELD_BOOL, .offset = offsetof(s, f) }
 #define ATTR_LIST(n, s, f) { .name = (n), .type = FIELD_ATTR_LIST, .offset = offsetof(s, f) }
 #define CUSTOM(n, eq) { .name = (n), .type = FIELD_CUSTOM, .equal = (eq) }
 #define RELATED(n) { .name = (n), .type = FIELD_RELATED }
+#define PARENT(n) { .name = (n), .type = FIELD_PARENT }
 
 /* Masks are uint32_t. Each table below has a row per enum value, in enum
- * order (designated initialisers; test-diff checks that none is empty). */
+ * order (designated initialisers; test-diff checks that none is empty), then
+ * from index _*_PROP_MAX on the identity rows of the constant properties,
+ * which have no bit. */
 static_assert(_DEVICE_PROP_MAX <= 32 && _PORT_PROP_MAX <= 32 && _NETDEV_PROP_MAX <= 32 && _SRIOV_PROP_MAX <= 32,
               "a property mask has 32 bits");
 static_assert(PROPERTY_NAMES_MAX >= 32, "PropertyNames holds every bit of a mask");
@@ -45,6 +53,25 @@ static bool netdev_names_equal(const void *x, const void *y) {
                 if (!streq(a->netdevs[i].name, b->netdevs[i].name))
                         return false;
         return true;
+}
+
+/* Ports and PortNumbers: the ports' paths are the device's and their numbers. */
+static bool port_numbers_equal(const void *x, const void *y) {
+        const Device *a = x, *b = y;
+
+        if (a->n_ports != b->n_ports)
+                return false;
+        for (size_t i = 0; i < a->n_ports; i++)
+                if (a->ports[i].number != b->ports[i].number)
+                        return false;
+        return true;
+}
+
+/* Sriov: the device's own path under it when SR-IOV capable, "/" else. */
+static bool sriov_path_equal(const void *x, const void *y) {
+        const Device *a = x, *b = y;
+
+        return a->sriov_capable == b->sriov_capable && (!a->sriov_capable || streq(a->name, b->name));
 }
 
 static bool gids_equal(const void *x, const void *y) {
@@ -66,8 +93,27 @@ static const PropertyField device_properties[] = {
         [DEVICE_PROP_POWER_ATTRIBUTES] = ATTR_LIST("PowerAttributes", Device, power_attributes),
         [DEVICE_PROP_PHYSICAL_FUNCTION] = RELATED("PhysicalFunction"),
         [DEVICE_PROP_VIRTUAL_FUNCTIONS] = RELATED("VirtualFunctions"),
+
+        [_DEVICE_PROP_MAX] = STRING("Name", Device, name),
+        STRING("SysfsPath", Device, sysfs_path),
+        STRING("DevicePath", Device, device_path),
+        STRING("Driver", Device, driver),
+        STRING("NodeType", Device, node_type),
+        STRING("Transport", Device, transport),
+        STRING("PciAddress", Device, pci_address),
+        I32("NumaNode", Device, numa_node),
+        STRING("NodeGuid", Device, node_guid),
+        STRING("SysImageGuid", Device, sys_image_guid),
+        STRING("FirmwareVersion", Device, fw_ver),
+        STRING("HcaType", Device, hca_type),
+        STRING("HwRev", Device, hw_rev),
+        STRING("BoardId", Device, board_id),
+        CUSTOM("Ports", port_numbers_equal),
+        CUSTOM("PortNumbers", port_numbers_equal),
+        BOOL("SriovCapable", Device, sriov_capable),
+        CUSTOM("Sriov", sriov_path_equal),
 };
-static_assert(ELEMENTSOF(device_properties) == _DEVICE_PROP_MAX, "one row per DEVICE_PROP_* value");
+static_assert(ELEMENTSOF(device_properties) > _DEVICE_PROP_MAX, "one row per DEVICE_PROP_* value, then identity");
 
 static const PropertyField port_properties[] = {
         [PORT_PROP_STATE] = STRING("State", Port, state),
@@ -94,8 +140,11 @@ static const PropertyField port_properties[] = {
         [PORT_PROP_ATTRIBUTES] = ATTR_LIST("Attributes", Port, attributes),
         [PORT_PROP_STATE_CHANGED_USEC] = U64("StateChangedUsec", Port, state_changed_usec),
         [PORT_PROP_STATE_CHANGES] = U64("StateChanges", Port, state_changes),
+
+        [_PORT_PROP_MAX] = PARENT("Device"),
+        U32("Number", Port, number),
 };
-static_assert(ELEMENTSOF(port_properties) == _PORT_PROP_MAX, "one row per PORT_PROP_* value");
+static_assert(ELEMENTSOF(port_properties) > _PORT_PROP_MAX, "one row per PORT_PROP_* value, then identity");
 
 static const PropertyField netdev_properties[] = {
         [NETDEV_PROP_DEV_PORT] = U32("DevPort", NetDev, dev_port),
@@ -104,13 +153,20 @@ static const PropertyField netdev_properties[] = {
         [NETDEV_PROP_ADDRESS] = STRING("Address", NetDev, address),
         [NETDEV_PROP_MTU] = U32("Mtu", NetDev, mtu),
         [NETDEV_PROP_ATTRIBUTES] = ATTR_LIST("Attributes", NetDev, attributes),
+
+        [_NETDEV_PROP_MAX] = STRING("Name", NetDev, name),
+        PARENT("Device"),
 };
-static_assert(ELEMENTSOF(netdev_properties) == _NETDEV_PROP_MAX, "one row per NETDEV_PROP_* value");
+static_assert(ELEMENTSOF(netdev_properties) > _NETDEV_PROP_MAX, "one row per NETDEV_PROP_* value, then identity");
 
 static const PropertyField sriov_properties[] = {
         [SRIOV_PROP_NUM_VFS] = U32("NumVfs", Device, num_vfs),
+
+        [_SRIOV_PROP_MAX] = PARENT("Device"),
+        STRING("DevicePath", Device, device_path),
+        U32("TotalVfs", Device, total_vfs),
 };
-static_assert(ELEMENTSOF(sriov_properties) == _SRIOV_PROP_MAX, "one row per SRIOV_PROP_* value");
+static_assert(ELEMENTSOF(sriov_properties) > _SRIOV_PROP_MAX, "one row per SRIOV_PROP_* value, then identity");
 
 #define FIELD(object, f, type) (*(type const *) ((const uint8_t *) (object) + (f)->offset))
 
@@ -120,10 +176,14 @@ static bool field_equal(const PropertyField *f, const void *a, const void *b) {
                 return streq_ptr(FIELD(a, f, char *), FIELD(b, f, char *));
         case FIELD_U32:
                 return FIELD(a, f, uint32_t) == FIELD(b, f, uint32_t);
+        case FIELD_I32:
+                return FIELD(a, f, int32_t) == FIELD(b, f, int32_t);
         case FIELD_U64:
                 return FIELD(a, f, uint64_t) == FIELD(b, f, uint64_t);
         case FIELD_DOUBLE:
                 return FIELD(a, f, double) == FIELD(b, f, double);
+        case FIELD_BOOL:
+                return FIELD(a, f, bool) == FIELD(b, f, bool);
         case FIELD_ATTR_LIST:
                 return attr_list_equal(&FIELD(a, f, AttrList), &FIELD(b, f, AttrList));
         case FIELD_CUSTOM:
@@ -132,85 +192,101 @@ static bool field_equal(const PropertyField *f, const void *a, const void *b) {
                 /* Two snapshots of one device have the same PCI identity (or it is
                  * re-announced); what changes is the other device. */
                 return true;
+        case FIELD_PARENT:
+                /* Two snapshots of one object are of the same parent, or the parent's
+                 * identity rows differ and it is re-announced with all its children. */
+                return true;
         }
         assert(!"unknown field type");
         return false;
 }
 
-static uint32_t changed_mask(const PropertyField *table, size_t n, const void *a, const void *b) {
+/* Rows [0, n_changing) are the bits of the mask. */
+static uint32_t changed_mask(const PropertyField *table, size_t n_changing, const void *a, const void *b) {
         uint32_t mask = 0;
 
         assert(a);
         assert(b);
-        for (size_t i = 0; i < n; i++)
+        for (size_t i = 0; i < n_changing; i++)
                 if (!field_equal(&table[i], a, b))
                         mask |= PROPERTY_BIT(i);
         return mask;
 }
 
-static void names_from_mask(const PropertyField *table, size_t n, uint32_t mask, PropertyNames *ret) {
+/* Rows [n_changing, n) are the identity rows. */
+static bool identity_changed(const PropertyField *table, size_t n_changing, size_t n, const void *a, const void *b) {
+        assert(a);
+        assert(b);
+        for (size_t i = n_changing; i < n; i++)
+                if (!field_equal(&table[i], a, b))
+                        return true;
+        return false;
+}
+
+static void names_from_mask(const PropertyField *table, size_t n_changing, uint32_t mask, PropertyNames *ret) {
         assert(ret);
         ret->n = 0;
-        for (size_t i = 0; i < n; i++)
+        for (size_t i = 0; i < n_changing; i++)
                 if (mask & PROPERTY_BIT(i))
                         ret->names[ret->n++] = table[i].name;
         ret->names[ret->n] = NULL;
 }
 
-static void free_replaced(const PropertyField *table, size_t n, void *before, const void *now) {
-        for (size_t i = 0; i < n; i++) {
-                char **old;
-
-                if (table[i].type != FIELD_STRING)
-                        continue;
-                old = (char **) ((uint8_t *) before + table[i].offset);
-                if (*old != FIELD(now, &table[i], char *))
-                        *old = mfree(*old);
-        }
+static const char *property_to_string(const PropertyField *table, size_t n_changing, size_t p) {
+        return p < n_changing ? table[p].name : NULL;
 }
 
-static const char *property_to_string(const PropertyField *table, size_t n, size_t p) {
-        return p < n ? table[p].name : NULL;
+static const char *property_row(const PropertyField *table, size_t n_changing, size_t n, size_t i,
+                                bool *ret_identity) {
+        if (i >= n)
+                return NULL;
+        if (ret_identity)
+                *ret_identity = i >= n_changing;
+        return table[i].name;
 }
 
-/* One set of accessors per interface, all over the same three functions. */
-#define DEFINE_PROPERTY_FUNCTIONS(kind, Kind, Object, table)                                                  \
+/* One set of accessors per interface, all over the same functions. */
+#define DEFINE_PROPERTY_FUNCTIONS(kind, Kind, Object, table, max)                                             \
         const char *kind##_property_to_string(Kind##Property p) {                                              \
-                return property_to_string(table, ELEMENTSOF(table), p);                                        \
+                return property_to_string(table, max, p);                                                      \
         }                                                                                                      \
         void kind##_property_names(uint32_t mask, PropertyNames *ret) {                                        \
-                names_from_mask(table, ELEMENTSOF(table), mask, ret);                                          \
+                names_from_mask(table, max, mask, ret);                                                        \
         }                                                                                                      \
         uint32_t kind##_changed_mask(const Object *a, const Object *b) {                                       \
-                return changed_mask(table, ELEMENTSOF(table), a, b);                                           \
+                return changed_mask(table, max, a, b);                                                         \
+        }                                                                                                      \
+        const char *kind##_property_row(size_t i, bool *ret_identity) {                                        \
+                return property_row(table, max, ELEMENTSOF(table), i, ret_identity);                           \
+        }                                                                                                      \
+        static bool kind##_identity_rows_changed(const Object *a, const Object *b) {                           \
+                return identity_changed(table, max, ELEMENTSOF(table), a, b);                                  \
         }
 
-DEFINE_PROPERTY_FUNCTIONS(device, Device, Device, device_properties)
-DEFINE_PROPERTY_FUNCTIONS(port, Port, Port, port_properties)
-DEFINE_PROPERTY_FUNCTIONS(netdev, NetDev, NetDev, netdev_properties)
-DEFINE_PROPERTY_FUNCTIONS(sriov, Sriov, Device, sriov_properties)
+DEFINE_PROPERTY_FUNCTIONS(device, Device, Device, device_properties, _DEVICE_PROP_MAX)
+DEFINE_PROPERTY_FUNCTIONS(port, Port, Port, port_properties, _PORT_PROP_MAX)
+DEFINE_PROPERTY_FUNCTIONS(netdev, NetDev, NetDev, netdev_properties, _NETDEV_PROP_MAX)
+DEFINE_PROPERTY_FUNCTIONS(sriov, Sriov, Device, sriov_properties, _SRIOV_PROP_MAX)
 
-void port_free_replaced(Port *before, const Port *now) {
-        free_replaced(port_properties, ELEMENTSOF(port_properties), before, now);
+bool port_identity_changed(const Port *a, const Port *b) {
+        return port_identity_rows_changed(a, b);
 }
 
-void netdev_free_replaced(NetDev *before, const NetDev *now) {
-        free_replaced(netdev_properties, ELEMENTSOF(netdev_properties), before, now);
+bool netdev_identity_changed(const NetDev *a, const NetDev *b) {
+        return netdev_identity_rows_changed(a, b);
 }
 
 bool device_identity_changed(const Device *a, const Device *b) {
-        if (!streq(a->name, b->name) || !streq(a->sysfs_path, b->sysfs_path) ||
-            !streq(a->device_path, b->device_path) || !streq(a->driver, b->driver) ||
-            !streq(a->node_type, b->node_type) || !streq(a->transport, b->transport) ||
-            !streq(a->node_guid, b->node_guid) || !streq(a->sys_image_guid, b->sys_image_guid) ||
-            !streq(a->fw_ver, b->fw_ver) || !streq(a->hca_type, b->hca_type) || !streq(a->hw_rev, b->hw_rev) ||
-            !streq(a->board_id, b->board_id) || !streq(a->pci_address, b->pci_address) ||
-            a->numa_node != b->numa_node || !streq(a->physfn_path, b->physfn_path) ||
-            a->sriov_capable != b->sriov_capable || a->total_vfs != b->total_vfs || a->n_ports != b->n_ports)
+        if (device_identity_rows_changed(a, b) || sriov_identity_rows_changed(a, b))
+                return true;
+        /* Not published itself, but what PhysicalFunction is found by: a VF
+         * moved to another PF is another VF. */
+        if (!streq(a->physfn_path, b->physfn_path))
                 return true;
 
+        /* The same port numbers (the Ports row), so the same ports in order. */
         for (size_t i = 0; i < a->n_ports; i++)
-                if (a->ports[i].number != b->ports[i].number)
+                if (port_identity_changed(&a->ports[i], &b->ports[i]))
                         return true;
         return false;
 }

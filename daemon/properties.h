@@ -7,12 +7,13 @@
 
 #include "model.h"
 
-/* Every property that can change at run time, once: an enum per interface
- * and a table indexed by it (properties.c) with the D-Bus name and how to
- * compare the model's field. Changes are collected as masks of these bits on
- * the objects (PROPERTY_BIT(PORT_PROP_STATE)) and turned into one
- * PropertiesChanged per object per event-loop iteration. Constant properties
- * are only in the vtables. */
+/* Every published property, once: a table per interface (properties.c) with
+ * the D-Bus name and how to compare the model's field. The rows of the
+ * properties that can change at run time come first, indexed by the enum
+ * below; changes are collected as masks of these bits on the objects
+ * (PROPERTY_BIT(PORT_PROP_STATE)) and turned into one PropertiesChanged per
+ * object per event-loop iteration. The constant properties follow as identity
+ * rows, with no bit: one that differs means the object is re-announced. */
 
 typedef enum DeviceProperty {
         DEVICE_PROP_NODE_DESCRIPTION,
@@ -103,12 +104,17 @@ uint32_t port_changed_mask(const Port *a, const Port *b);
 uint32_t netdev_changed_mask(const NetDev *a, const NetDev *b);
 uint32_t sriov_changed_mask(const Device *a, const Device *b);
 
-/* After a re-derivation that put new strings in `now`: frees those string
- * fields of the snapshot `before` that `now` no longer points to. */
-void port_free_replaced(Port *before, const Port *now);
-void netdev_free_replaced(NetDev *before, const NetDev *now);
+/* Row i of an interface's whole table: changeable rows in enum order, then
+ * the identity rows; *ret_identity says which. NULL past the last row. */
+const char *device_property_row(size_t i, bool *ret_identity);
+const char *port_property_row(size_t i, bool *ret_identity);
+const char *netdev_property_row(size_t i, bool *ret_identity);
+const char *sriov_property_row(size_t i, bool *ret_identity);
 
-/* A property published as constant differs (name, paths, driver, GUIDs,
- * firmware, the set of ports, SR-IOV capability): the objects must be
- * re-announced, removed and added, not changed in place. */
+/* An identity row of the Device, its Sriov or one of its Ports differs (name,
+ * paths, driver, GUIDs, firmware, the set of ports, SR-IOV capability), or the
+ * PF a VF is attached to: the objects must be re-announced, removed and added,
+ * not changed in place. */
 bool device_identity_changed(const Device *a, const Device *b);
+bool port_identity_changed(const Port *a, const Port *b);
+bool netdev_identity_changed(const NetDev *a, const NetDev *b);

@@ -92,43 +92,103 @@ static void test_property_name_tables_cover_every_bit(void **state) {
         assert_string_equal(names.names[0], "NumVfs");
 }
 
-/* The vtable flags a property EMITS_CHANGE exactly when the table can name it
- * in PropertiesChanged: a row without its vtable line (or the reverse) fails here. */
-static void assert_vtable_matches(const sd_bus_vtable *vtable, const char *const *names, int max) {
-        unsigned n_changing = 0;
+typedef const char *(*RowFunction)(size_t i, bool *ret_identity);
 
-        for (int p = 0; p < max; p++)
-                assert_non_null(names[p]);
-        assert_null(names[max]);
-
-        for (const sd_bus_vtable *v = vtable; v->type != _SD_BUS_VTABLE_END; v++) {
-                bool found = false;
-
-                if (v->type != _SD_BUS_VTABLE_PROPERTY || !(v->flags & SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE))
-                        continue;
-                n_changing++;
-                for (int p = 0; p < max && !found; p++)
-                        found = strcmp(names[p], v->x.property.member) == 0;
-                if (!found)
-                        fail_msg("%s emits changes but has no row in the property table", v->x.property.member);
-        }
-        assert_int_equal(n_changing, max);
+static bool is_property(const sd_bus_vtable *v) {
+        return v->type == _SD_BUS_VTABLE_PROPERTY || v->type == _SD_BUS_VTABLE_WRITABLE_PROPERTY;
 }
 
-/* names[i] = kind_property_to_string(i) for i up to and including MAX (NULL). */
-#define ASSERT_VTABLE_MATCHES(vtable, to_string, max)                                \
-        do {                                                                         \
-                const char *names[(max) + 1];                                        \
-                for (int i = 0; i <= (max); i++)                                     \
-                        names[i] = to_string(i);                                     \
-                assert_vtable_matches(vtable, names, max);                           \
-        } while (0)
+static unsigned vtable_count(const sd_bus_vtable *vtable, const char *name) {
+        unsigned n = 0;
+
+        for (const sd_bus_vtable *v = vtable; v->type != _SD_BUS_VTABLE_END; v++)
+                if (is_property(v) && strcmp(v->x.property.member, name) == 0)
+                        n++;
+        return n;
+}
+
+static unsigned row_count(RowFunction row, const char *name, bool *ret_identity) {
+        const char *r;
+        unsigned n = 0;
+        bool identity;
+
+        for (size_t i = 0; (r = row(i, &identity)); i++)
+                if (strcmp(r, name) == 0) {
+                        n++;
+                        *ret_identity = identity;
+                }
+        return n;
+}
+
+/* Every vtable property has exactly one row, and every row names one vtable
+ * property: a changeable row exactly for those that emit (a change or an
+ * invalidation), an identity row exactly for the constant ones. No property
+ * is neither: one that emits nothing and is not constant fails here. */
+static void assert_rows_match_vtable(const char *interface, const sd_bus_vtable *vtable, RowFunction row,
+                                     const char *(*to_string)(int p), int max) {
+        const uint64_t emits = SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE | SD_BUS_VTABLE_PROPERTY_EMITS_INVALIDATION;
+        const char *name;
+        bool identity;
+        size_t i;
+
+        /* The changeable rows come first, in enum order, and none is empty. */
+        for (int p = 0; p < max; p++) {
+                assert_non_null(to_string(p));
+                assert_string_equal(row((size_t) p, &identity), to_string(p));
+                assert_false(identity);
+        }
+        assert_null(to_string(max));
+
+        for (i = 0; (name = row(i, &identity)); i++) {
+                bool as_identity = false;
+
+                assert_int_equal(identity, i >= (size_t) max);
+                if (vtable_count(vtable, name) != 1)
+                        fail_msg("%s.%s has a row but %u vtable entries", interface, name, vtable_count(vtable, name));
+                if (row_count(row, name, &as_identity) != 1)
+                        fail_msg("%s.%s has %u rows", interface, name, row_count(row, name, &as_identity));
+        }
+        assert_true(i > (size_t) max);
+
+        for (const sd_bus_vtable *v = vtable; v->type != _SD_BUS_VTABLE_END; v++) {
+                const char *member;
+                bool is_const, is_emitting;
+
+                if (!is_property(v))
+                        continue;
+                member = v->x.property.member;
+                is_const = v->flags & SD_BUS_VTABLE_PROPERTY_CONST;
+                is_emitting = v->flags & emits;
+                if (row_count(row, member, &identity) != 1)
+                        fail_msg("%s.%s is in the vtable but has no row", interface, member);
+                if (!is_const && !is_emitting)
+                        fail_msg("%s.%s is neither constant nor announced when it changes", interface, member);
+                if (identity && (!is_const || is_emitting))
+                        fail_msg("%s.%s has an identity row but is not flagged constant", interface, member);
+                if (!identity && (is_const || !is_emitting))
+                        fail_msg("%s.%s has a changeable row but does not emit its changes", interface, member);
+        }
+}
+
+/* The enums' to_string functions, as one type. */
+static const char *device_name(int p) {
+        return device_property_to_string(p);
+}
+static const char *port_name(int p) {
+        return port_property_to_string(p);
+}
+static const char *netdev_name(int p) {
+        return netdev_property_to_string(p);
+}
+static const char *sriov_name(int p) {
+        return sriov_property_to_string(p);
+}
 
 static void test_property_tables_match_vtables(void **state) {
-        ASSERT_VTABLE_MATCHES(device_vtable, device_property_to_string, _DEVICE_PROP_MAX);
-        ASSERT_VTABLE_MATCHES(port_vtable, port_property_to_string, _PORT_PROP_MAX);
-        ASSERT_VTABLE_MATCHES(netdev_vtable, netdev_property_to_string, _NETDEV_PROP_MAX);
-        ASSERT_VTABLE_MATCHES(sriov_vtable, sriov_property_to_string, _SRIOV_PROP_MAX);
+        assert_rows_match_vtable("Device", device_vtable, device_property_row, device_name, _DEVICE_PROP_MAX);
+        assert_rows_match_vtable("Port", port_vtable, port_property_row, port_name, _PORT_PROP_MAX);
+        assert_rows_match_vtable("NetDev", netdev_vtable, netdev_property_row, netdev_name, _NETDEV_PROP_MAX);
+        assert_rows_match_vtable("Sriov", sriov_vtable, sriov_property_row, sriov_name, _SRIOV_PROP_MAX);
 }
 
 static void test_identity_change_means_reannounce(void **state) {
@@ -163,6 +223,23 @@ static void test_identity_change_means_reannounce(void **state) {
         b = a;
         b.numa_node = 1;
         assert_true(device_identity_changed(&a, &b));
+        /* The Sriov object's constants and its existence. */
+        b = a;
+        b.total_vfs = 8;
+        assert_true(device_identity_changed(&a, &b));
+        b = a;
+        b.sriov_capable = true;
+        assert_true(device_identity_changed(&a, &b));
+        b = a;
+        b.transport = "mixed";
+        assert_true(device_identity_changed(&a, &b));
+        /* A port's own identity rows; its changeable ones change in place. */
+        assert_false(port_identity_changed(&pa, &pa));
+        pb = pa;
+        pb.state = "1: DOWN";
+        assert_false(port_identity_changed(&pa, &pb));
+        pb.number = 2;
+        assert_true(port_identity_changed(&pa, &pb));
 }
 
 static void test_attr_list_set_keeps_order(void **state) {
