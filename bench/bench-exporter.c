@@ -64,8 +64,8 @@ static uint64_t get_usec(Harness *h) {
         char *version = NULL;
         uint64_t t0 = now_usec(), t;
 
-        assert_true(sd_bus_get_property_string(h->bus, RDMAD_BUS_NAME, RDMAD_ROOT_PATH, RDMAD_MANAGER_INTERFACE, "Version",
-                                               &error, &version) >= 0);
+        assert_true(sd_bus_get_property_string(h->bus, RDMAD_BUS_NAME, RDMAD_ROOT_PATH, RDMAD_MANAGER_INTERFACE,
+                                               "Version", &error, &version) >= 0);
         t = now_usec() - t0;
         free(version);
         return t;
@@ -75,7 +75,8 @@ static uint64_t call_usec(Harness *h, const char *interface, const char *member)
         sd_bus_message *reply = NULL;
         uint64_t t0 = now_usec(), t;
 
-        assert_true(sd_bus_call_method(h->bus, RDMAD_BUS_NAME, RDMAD_ROOT_PATH, interface, member, NULL, &reply, "") >= 0);
+        assert_true(sd_bus_call_method(h->bus, RDMAD_BUS_NAME, RDMAD_ROOT_PATH, interface, member, NULL, &reply, "") >=
+                    0);
         t = now_usec() - t0;
         sd_bus_message_unref(reply);
         return t;
@@ -86,7 +87,7 @@ static uint64_t call_usec(Harness *h, const char *interface, const char *member)
  * straight from the testbed directory, as node_exporter reads it, when sys
  * is <root>/sys. The difference is what the preload costs rdmad here. */
 static uint64_t read_counters_usec(const char *sys, unsigned n) {
-        static const char *const sources[] = {"counters", "hw_counters"};
+        static const char *const sources[] = { "counters", "hw_counters" };
         uint64_t t0 = now_usec();
         char pci[256], path[1024], buf[128];
 
@@ -123,7 +124,7 @@ static uint64_t read_counters_usec(const char *sys, unsigned n) {
  * re-executes itself with --read-counters SYS N). */
 static uint64_t read_counters_clean_usec(const char *sys, unsigned n) {
         char n_arg[16], out[64] = "";
-        char *argv[] = {"/proc/self/exe", "--read-counters", (char *) sys, n_arg, NULL};
+        char *argv[] = { "/proc/self/exe", "--read-counters", (char *) sys, n_arg, NULL };
         int pipefd[2], status;
         pid_t pid;
 
@@ -175,14 +176,14 @@ static void bench_host(unsigned n, Result *res) {
         unsigned our_port = free_tcp_port(), node_port;
         char listen_arg[64], sysfs_arg[600], node_listen_arg[64];
         /* A scrape of 2048 devices on a loaded machine can take longer than the default 10 s. */
-        char *exporter_argv[] = {getenv("RDMAD_EXPORTER_BINARY"), listen_arg, "--bus-timeout=600", NULL};
-        char *node_argv[] = {"prometheus-node-exporter",
-                             sysfs_arg,
-                             "--collector.disable-defaults",
-                             "--collector.infiniband",
-                             "--web.disable-exporter-metrics",
-                             node_listen_arg,
-                             NULL};
+        char *exporter_argv[] = { getenv("RDMAD_EXPORTER_BINARY"), listen_arg, "--bus-timeout=600", NULL };
+        char *node_argv[] = { "prometheus-node-exporter",
+                              sysfs_arg,
+                              "--collector.disable-defaults",
+                              "--collector.infiniband",
+                              "--web.disable-exporter-metrics",
+                              node_listen_arg,
+                              NULL };
         pid_t exporter_pid, node_pid;
         pthread_t thread;
         Scraper scraper;
@@ -202,7 +203,7 @@ static void bench_host(unsigned n, Result *res) {
         snprintf(node_listen_arg, sizeof(node_listen_arg), "--web.listen-address=127.0.0.1:%u", node_port);
         node_pid = harness_spawn(node_argv);
 
-        *res = (Result){.n = n};
+        *res = (Result){ .n = n };
         res->our_series = count_samples(our_port, "rdma_");
         res->node_series = count_samples(node_port, "node_infiniband_");
         scrape_usec(our_port, &res->our_bytes);
@@ -246,7 +247,7 @@ static void bench_host(unsigned n, Result *res) {
                 a[i] = get_usec(h);
         res->get_idle = stats(a, runs_get);
         /* Gets every 2 ms, for as long as three whole scrapes take. */
-        scraper = (Scraper){.port = our_port};
+        scraper = (Scraper){ .port = our_port };
         assert_int_equal(pthread_create(&thread, NULL, scrape_loop, &scraper), 0);
         size_t n_busy = 0;
         while (atomic_load(&scraper.scrapes) < 3) {

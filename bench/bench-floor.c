@@ -22,9 +22,9 @@ typedef struct Floor {
 } Floor;
 
 static const sd_bus_vtable floor_vtable[] = {
-    SD_BUS_VTABLE_START(0),
-    SD_BUS_PROPERTY("State", "s", NULL, offsetof(Floor, state), SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
-    SD_BUS_VTABLE_END,
+        SD_BUS_VTABLE_START(0),
+        SD_BUS_PROPERTY("State", "s", NULL, offsetof(Floor, state), SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
+        SD_BUS_VTABLE_END,
 };
 
 static int fail(const char *what, int r) {

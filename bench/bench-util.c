@@ -64,32 +64,32 @@ void link_at(const char *dir, const char *name, const char *target) {
 /* What GetAllCounters reads: the 21 IBTA counters, and mlx5's hw_counters on RoCE ports. */
 static void write_port_counters(const char *port, bool is_ib, unsigned seed) {
         static const char *const ib_counters[] = {
-            "VL15_dropped",
-            "excessive_buffer_overrun_errors",
-            "link_downed",
-            "link_error_recovery",
-            "local_link_integrity_errors",
-            "multicast_rcv_packets",
-            "multicast_xmit_packets",
-            "port_rcv_constraint_errors",
-            "port_rcv_data",
-            "port_rcv_errors",
-            "port_rcv_packets",
-            "port_rcv_remote_physical_errors",
-            "port_rcv_switch_relay_errors",
-            "port_xmit_constraint_errors",
-            "port_xmit_data",
-            "port_xmit_discards",
-            "port_xmit_packets",
-            "port_xmit_wait",
-            "symbol_error",
-            "unicast_rcv_packets",
-            "unicast_xmit_packets",
+                "VL15_dropped",
+                "excessive_buffer_overrun_errors",
+                "link_downed",
+                "link_error_recovery",
+                "local_link_integrity_errors",
+                "multicast_rcv_packets",
+                "multicast_xmit_packets",
+                "port_rcv_constraint_errors",
+                "port_rcv_data",
+                "port_rcv_errors",
+                "port_rcv_packets",
+                "port_rcv_remote_physical_errors",
+                "port_rcv_switch_relay_errors",
+                "port_xmit_constraint_errors",
+                "port_xmit_data",
+                "port_xmit_discards",
+                "port_xmit_packets",
+                "port_xmit_wait",
+                "symbol_error",
+                "unicast_rcv_packets",
+                "unicast_xmit_packets",
         };
         static const char *const hw_counters[] = {
-            "duplicate_request", "local_ack_timeout_err", "np_cnp_sent",       "np_ecn_marked_roce_packets",
-            "out_of_buffer",     "out_of_sequence",       "packet_seq_err",    "rnr_nak_retry_err",
-            "rp_cnp_handled",    "rx_read_requests",      "rx_write_requests",
+                "duplicate_request", "local_ack_timeout_err", "np_cnp_sent",       "np_ecn_marked_roce_packets",
+                "out_of_buffer",     "out_of_sequence",       "packet_seq_err",    "rnr_nak_retry_err",
+                "rp_cnp_handled",    "rx_read_requests",      "rx_write_requests",
         };
         char name[128];
 
@@ -228,8 +228,8 @@ Stats stats(uint64_t *v, size_t n) {
         i99 = (size_t) ((double) n * 0.99);
         if (i99 >= n)
                 i99 = n - 1;
-        return (Stats){.median = n % 2 ? (double) v[n / 2] : ((double) v[n / 2 - 1] + (double) v[n / 2]) / 2,
-                       .p99 = (double) v[i99]};
+        return (Stats){ .median = n % 2 ? (double) v[n / 2] : ((double) v[n / 2 - 1] + (double) v[n / 2]) / 2,
+                        .p99 = (double) v[i99] };
 }
 
 const char *fmt_usec(double usec, char *buf, size_t size) {

@@ -58,8 +58,8 @@ static void write_virtual_device(const char *root) {
 static void remove_virtual_device(const char *root) {
         char cmd[1024];
 
-        snprintf(cmd, sizeof(cmd), "rm -rf '%s/sys/devices/virtual/infiniband/benchrxe' '%s/sys/class/infiniband/benchrxe'",
-                 root, root);
+        snprintf(cmd, sizeof(cmd),
+                 "rm -rf '%s/sys/devices/virtual/infiniband/benchrxe' '%s/sys/class/infiniband/benchrxe'", root, root);
         assert_int_equal(system(cmd), 0);
 }
 
@@ -191,8 +191,9 @@ static void row(const char *what, Stats a, const char *ref, Stats b, const char 
         char s1[32], s2[32], s3[32], s4[32];
 
         printf("| %s | %s | %s | %s | %s | %s | %s |\n", what, fmt_usec(a.median, s1, sizeof(s1)),
-               a.p99 > 0 ? fmt_usec(a.p99, s2, sizeof(s2)) : "", ref, b.median > 0 ? fmt_usec(b.median, s3, sizeof(s3)) : "",
-               b.p99 > 0 ? fmt_usec(b.p99, s4, sizeof(s4)) : "", verdict);
+               a.p99 > 0 ? fmt_usec(a.p99, s2, sizeof(s2)) : "", ref,
+               b.median > 0 ? fmt_usec(b.median, s3, sizeof(s3)) : "", b.p99 > 0 ? fmt_usec(b.p99, s4, sizeof(s4)) : "",
+               verdict);
 }
 
 /* ---------- the daemon's process ---------- */
@@ -275,13 +276,14 @@ static size_t bench_get_during_counters(Harness *h, const char *port_path, size_
                 AsyncReply r = {};
 
                 t0 = now_usec();
-                assert_true(sd_bus_call_method_async(h->bus, NULL, RDMAD_BUS_NAME, RDMAD_ROOT_PATH, RDMAD_MANAGER_INTERFACE,
-                                                     "GetAllCounters", harness_on_reply, &r, "") >= 0);
+                assert_true(sd_bus_call_method_async(h->bus, NULL, RDMAD_BUS_NAME, RDMAD_ROOT_PATH,
+                                                     RDMAD_MANAGER_INTERFACE, "GetAllCounters", harness_on_reply, &r,
+                                                     "") >= 0);
                 while (!r.done) {
                         if (n_during < max_gets)
-                                during[n_during++] = call_usec(h, RDMAD_BUS_NAME, port_path,
-                                                               "org.freedesktop.DBus.Properties", "Get", "ss",
-                                                               RDMAD_PORT_INTERFACE, "State");
+                                during[n_during++] =
+                                        call_usec(h, RDMAD_BUS_NAME, port_path, "org.freedesktop.DBus.Properties",
+                                                  "Get", "ss", RDMAD_PORT_INTERFACE, "State");
                         while (sd_bus_process(h->bus, NULL) > 0)
                                 ;
                         if (!r.done && n_during >= max_gets)
@@ -295,7 +297,7 @@ static size_t bench_get_during_counters(Harness *h, const char *port_path, size_
                 async_reply_clear(&r);
         }
         *ret_all = stats(all, runs);
-        *ret_during = n_during > 0 ? stats(during, n_during) : (Stats) {};
+        *ret_during = n_during > 0 ? stats(during, n_during) : (Stats){};
         free(all);
         free(during);
         return n_during;
@@ -322,7 +324,7 @@ typedef struct Baseline {
 static void baseline_init(Baseline *b) {
         const char *baseline = getenv("BENCH_BASELINE_BINARY"), *self = getenv("RDMAD_BINARY");
 
-        *b = (Baseline) {};
+        *b = (Baseline){};
         if (!baseline || !self)
                 return;
         strcpy(b->dir, "/tmp/rdmad-bench-XXXXXX");
@@ -364,8 +366,8 @@ static void bench_counters(unsigned n) {
         printf("\n### Counters, N = %u devices (%u ports)\n\n", n, 2 * n);
         printf("| measure | rdmad median | rdmad p99 | reference | ref. median | ref. p99 | target |\n");
         printf("| --- | --- | --- | --- | --- | --- | --- |\n");
-        row("GetAllCounters (every port, read now)", all, "", (Stats) {}, "");
-        row_get_during_counters(during, n_during, "", (Stats) {});
+        row("GetAllCounters (every port, read now)", all, "", (Stats){}, "");
+        row_get_during_counters(during, n_during, "", (Stats){});
         fflush(stdout);
 
         Baseline base;
@@ -477,13 +479,13 @@ static GetFigures measure_gets(Harness *h, unsigned n, size_t runs) {
         for (size_t i = 0; i < runs; i++) {
                 a[i] = call_usec(h, RDMAD_BUS_NAME, path, "org.freedesktop.DBus.Properties", "Get", "ss",
                                  RDMAD_PORT_INTERFACE, "State");
-                b[i] = call_usec(h, FLOOR_NAME, FLOOR_PATH, "org.freedesktop.DBus.Properties", "Get", "ss",
-                                 FLOOR_NAME, "State");
+                b[i] = call_usec(h, FLOOR_NAME, FLOOR_PATH, "org.freedesktop.DBus.Properties", "Get", "ss", FLOOR_NAME,
+                                 "State");
                 c[i] = call_usec(h, "org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus", "GetId",
                                  NULL);
         }
         floor_stop(floor);
-        f = (GetFigures) { .get = stats(a, runs), .floor = stats(b, runs), .getid = stats(c, runs) };
+        f = (GetFigures){ .get = stats(a, runs), .floor = stats(b, runs), .getid = stats(c, runs) };
         free(a);
         free(b);
         free(c);
@@ -553,8 +555,8 @@ static GmoFigures measure_gmo(Harness *h, size_t runs) {
                 sd_bus_message *m = NULL;
                 uint64_t t0 = now_usec();
 
-                assert_true(sd_bus_message_new_method_call(h->bus, &m, RDMAD_BUS_NAME, RDMAD_ROOT_PATH, "org.rdmad1.Bench",
-                                                           "Copy") >= 0);
+                assert_true(sd_bus_message_new_method_call(h->bus, &m, RDMAD_BUS_NAME, RDMAD_ROOT_PATH,
+                                                           "org.rdmad1.Bench", "Copy") >= 0);
                 assert_true(sd_bus_message_rewind(reply, true) >= 0);
                 assert_true(sd_bus_message_copy(m, reply, true) >= 0);
                 a[i] = now_usec() - t0;
@@ -575,8 +577,10 @@ static void gmo_rows(const GmoFigures *f, Stats scan, unsigned n) {
                  n >= 512 ? (scan.median >= 10 * f->wall.median ? "; ≥ 10×: met" : "; ≥ 10×: missed") : "",
                  scan.median >= 50 * f->wall.median ? "met" : "missed");
         row("GetManagedObjects", f->wall, "fresh sysfs scan", scan, verdict);
-        snprintf(verdict, sizeof(verdict), "the bus's CPU alone is a scan / %.1f: no reply this size can be "
-                 "faster than that", scan.median / cpu_bus.median);
+        snprintf(verdict, sizeof(verdict),
+                 "the bus's CPU alone is a scan / %.1f: no reply this size can be "
+                 "faster than that",
+                 scan.median / cpu_bus.median);
         row("GetManagedObjects: rdmad's CPU per call (build, send)", cpu_daemon,
             "dbus-daemon's CPU per call (read, check, forward)", cpu_bus, verdict);
         snprintf(verdict, sizeof(verdict), "reusing a built reply: %.2f× building and sending one",
@@ -761,7 +765,8 @@ static void bench_host(unsigned n) {
                         harness_write(h, devpath, "ports/1/state", i % 2 ? "4: ACTIVE\n" : "1: DOWN\n");
                         t0 = now_usec();
                         if (!harness_wait(h, got_signal, "PropertiesChanged", 10000)) {
-                                fprintf(stderr, "bench: no PropertiesChanged after writing %s/ports/1/state\n", devpath);
+                                fprintf(stderr, "bench: no PropertiesChanged after writing %s/ports/1/state\n",
+                                        devpath);
                                 exit(EXIT_FAILURE);
                         }
                         a[i] = harness_find_signal(h, NULL, "PropertiesChanged")->usec - t0;
@@ -775,21 +780,22 @@ static void bench_host(unsigned n) {
         printf("| --- | --- | --- | --- | --- | --- | --- |\n");
         snprintf(verdict, sizeof(verdict), "%.2f× scan; ≤ 3×: %s%s", start.median / scan.median,
                  start.median <= 3 * scan.median ? "met" : "missed",
-                 n < 2048 ? "" : start.median <= 1.40 * scan.median ? "; ≤ 1.40× (target): met"
-                                                                     : "; ≤ 1.40× (target): missed");
+                 n < 2048                             ? ""
+                 : start.median <= 1.40 * scan.median ? "; ≤ 1.40× (target): met"
+                                                      : "; ≤ 1.40× (target): missed");
         row("start → name + READY=1", start, "fresh sysfs scan", scan, verdict);
         gmo_rows(&gmo, scan, n);
         get_rows(&gets);
         row("GetAllCounters (every port, read now)", all, "fresh sysfs scan", scan, "");
         row_get_during_counters(during, n_during, "Get Port.State", gets.get);
         snprintf(verdict, sizeof(verdict), "p99 < 10 ms: %s", add.p99 < 10000 ? "met" : "missed");
-        row("uevent add → InterfacesAdded", add, "", (Stats) {}, verdict);
+        row("uevent add → InterfacesAdded", add, "", (Stats){}, verdict);
         snprintf(verdict, sizeof(verdict), "p99 < 10 ms: %s", change.p99 < 10000 ? "met" : "missed");
-        row("uevent change → PropertiesChanged", change, "", (Stats) {}, verdict);
+        row("uevent change → PropertiesChanged", change, "", (Stats){}, verdict);
         snprintf(verdict, sizeof(verdict), "p99 < 10 ms: %s", remove.p99 < 10000 ? "met" : "missed");
-        row("uevent remove → InterfacesRemoved", remove, "", (Stats) {}, verdict);
+        row("uevent remove → InterfacesRemoved", remove, "", (Stats){}, verdict);
         snprintf(verdict, sizeof(verdict), "≤ poll 1000 ms + 10 ms: %s", flap.p99 <= 1010000 ? "met" : "missed");
-        row("port file → PropertiesChanged", flap, "", (Stats) {}, verdict);
+        row("port file → PropertiesChanged", flap, "", (Stats){}, verdict);
         printf("| GetManagedObjects reply (body on the wire) | %.2f MiB | | | | | %s |\n", gmo.size / 1048576.0,
                gmo.size < 32 * 1048576 ? "< 32 MiB (system bus limit)" : "over the system bus limit");
         printf("| resident memory after GetManagedObjects | %.1f MiB | | | | | %s |\n", gmo.rss_kib / 1024.0,
@@ -834,7 +840,7 @@ static void bench_idle(unsigned n, unsigned seconds) {
                rss_idle / 1024.0, proc_status_value(h->daemon_pid, "VmRSS:") / 1024.0,
                n == 0 ? (sw1 == sw0 ? "no wakeups: met" : "no wakeups: missed")
                       : ((double) (cpu1 - cpu0) / (seconds * 1e9) < 0.01 ? "< 1 % of a core: met"
-                                                                          : "< 1 % of a core: missed"));
+                                                                         : "< 1 % of a core: missed"));
         fflush(stdout);
         stop_daemon(h);
 }
@@ -955,8 +961,8 @@ static void bench_flood(Harness *h, unsigned n, unsigned seconds) {
                 if (n_gets < max_gets && now_usec() < deadline) {
                         /* Not call_usec(): its default timeout of 25 s is what rdmad took without slices. */
                         uint64_t g = now_usec();
-                        if (sd_bus_call_method(h->bus, RDMAD_BUS_NAME, get_path, "org.freedesktop.DBus.Properties", "Get",
-                                               NULL, NULL, "ss", RDMAD_PORT_INTERFACE, "State") < 0)
+                        if (sd_bus_call_method(h->bus, RDMAD_BUS_NAME, get_path, "org.freedesktop.DBus.Properties",
+                                               "Get", NULL, NULL, "ss", RDMAD_PORT_INTERFACE, "State") < 0)
                                 get_errors++;
                         gets[n_gets++] = now_usec() - g;
                 } else
@@ -992,7 +998,7 @@ static void bench_flood(Harness *h, unsigned n, unsigned seconds) {
         close(ready[0]);
         close(ready[1]);
 
-        Stats get = stats(gets, n_gets), flap = n_flaps ? stats(flaps, n_flaps) : (Stats) {};
+        Stats get = stats(gets, n_gets), flap = n_flaps ? stats(flaps, n_flaps) : (Stats){};
         char s1[32], s2[32], s3[32], s4[32];
         printf("\n#### GetManagedObjects flood: %u unprivileged clients for %u s, N = %u\n\n", FLOOD_CLIENTS, seconds,
                n);
@@ -1016,7 +1022,7 @@ static void bench_flood_host(unsigned n, unsigned seconds) {
         harness_capture_daemon_log = log_path != NULL;
         h = harness_start(NULL, NULL);
         write_host(umockdev_testbed_get_root_dir(h->testbed), n);
-        harness_restart_daemon(h, log_path ? (const char *const[]) { "--log-level=debug", NULL } : NULL);
+        harness_restart_daemon(h, log_path ? (const char *const[]){ "--log-level=debug", NULL } : NULL);
         bench_flood(h, n, seconds);
         if (log_path) {
                 char *log = harness_daemon_log(h);
@@ -1044,7 +1050,7 @@ static void bench_big_host(unsigned n) {
         harness_capture_daemon_log = true;
         h = harness_start(NULL, NULL);
         write_host(umockdev_testbed_get_root_dir(h->testbed), n);
-        harness_restart_daemon(h, (const char *const[]) { "--log-level=debug", NULL });
+        harness_restart_daemon(h, (const char *const[]){ "--log-level=debug", NULL });
         t0 = now_usec();
         size = gmo_reply_size(h, &error);
         t0 = now_usec() - t0;
@@ -1071,7 +1077,6 @@ static void bench_big_host(unsigned n) {
                 printf("| | | rdmad exited with wait status 0x%x | | |\n", status);
 }
 
-
 /* The same for the do-nothing service: the floor of a process on the bus. */
 static void bench_idle_floor(unsigned seconds) {
         unsigned long sw0, sw1, rss;
@@ -1089,8 +1094,7 @@ static void bench_idle_floor(unsigned seconds) {
               proc_status_value(floor, "nonvoluntary_ctxt_switches:");
         rss = proc_status_value(floor, "VmRSS:");
         printf("| floor: do-nothing sd-bus service | 0 | %.3f %% | %.1f | %lu | %.1f MiB | | |\n",
-               (double) (cpu1 - cpu0) / (seconds * 1e9) * 100, (double) (sw1 - sw0) / seconds, sw1 - sw0,
-               rss / 1024.0);
+               (double) (cpu1 - cpu0) / (seconds * 1e9) * 100, (double) (sw1 - sw0) / seconds, sw1 - sw0, rss / 1024.0);
         fflush(stdout);
         floor_stop(floor);
         stop_daemon(h);
@@ -1165,7 +1169,8 @@ int main(int argc, char *argv[]) {
                 bench_host(sizes[i]);
 
         printf("\n### Idle (%u s, default poll interval)\n\n", quick ? 2 : 10);
-        printf("| N devices | ports | CPU of one core | wakeups/s | wakeups | resident | resident 6 s after GetManagedObjects | target |\n");
+        printf("| N devices | ports | CPU of one core | wakeups/s | wakeups | resident | resident 6 s after "
+               "GetManagedObjects | target |\n");
         printf("| --- | --- | --- | --- | --- | --- | --- | --- |\n");
         bench_idle_floor(quick ? 2 : 10);
         bench_idle(0, quick ? 2 : 10);

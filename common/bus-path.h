@@ -29,7 +29,7 @@ typedef enum BusPathKind {
 typedef struct BusPath {
         BusPathKind kind;
         char device[NAME_MAX + 1]; /* decoded */
-        uint32_t port; /* BUS_PATH_PORT, else 0 */
+        uint32_t port;             /* BUS_PATH_PORT, else 0 */
         char ifname[NAME_MAX + 1]; /* BUS_PATH_NETDEV, else "" */
 } BusPath;
 

@@ -26,13 +26,20 @@ typedef struct PropertySpec {
         size_t offset;
 } PropertySpec;
 
-#define STRING(n, type, field) { n, "s", PROPERTY_STRING, offsetof(type, field) }
-#define OBJECT(n, type, field) { n, "o", PROPERTY_STRING, offsetof(type, field) }
-#define UINT32(n, type, field) { n, "u", PROPERTY_UINT32, offsetof(type, field) }
-#define INT32(n, type, field) { n, "i", PROPERTY_INT32, offsetof(type, field) }
-#define UINT64(n, type, field) { n, "t", PROPERTY_UINT64, offsetof(type, field) }
-#define BOOL(n, type, field) { n, "b", PROPERTY_BOOL, offsetof(type, field) }
-#define DOUBLE(n, type, field) { n, "d", PROPERTY_DOUBLE, offsetof(type, field) }
+#define STRING(n, type, field)                                                                                         \
+        { n, "s", PROPERTY_STRING, offsetof(type, field) }
+#define OBJECT(n, type, field)                                                                                         \
+        { n, "o", PROPERTY_STRING, offsetof(type, field) }
+#define UINT32(n, type, field)                                                                                         \
+        { n, "u", PROPERTY_UINT32, offsetof(type, field) }
+#define INT32(n, type, field)                                                                                          \
+        { n, "i", PROPERTY_INT32, offsetof(type, field) }
+#define UINT64(n, type, field)                                                                                         \
+        { n, "t", PROPERTY_UINT64, offsetof(type, field) }
+#define BOOL(n, type, field)                                                                                           \
+        { n, "b", PROPERTY_BOOL, offsetof(type, field) }
+#define DOUBLE(n, type, field)                                                                                         \
+        { n, "d", PROPERTY_DOUBLE, offsetof(type, field) }
 
 static const PropertySpec device_properties[] = {
         STRING("Name", RdmaDevice, name),
@@ -125,9 +132,8 @@ static int read_gids(RdmaPort *p, sd_bus_message *m, bool with_netdev) {
                 r = ARRAY_RESERVE(gids, allocated, n + 1);
                 if (r < 0)
                         break;
-                gids[n] = (RdmaGid) {
-                        .index = index, .gid = strdup(gid), .type = strdup(type), .netdev = strdup(netdev)
-                };
+                gids[n] =
+                        (RdmaGid){ .index = index, .gid = strdup(gid), .type = strdup(type), .netdev = strdup(netdev) };
                 n++;
                 if (!gids[n - 1].gid || !gids[n - 1].type || !gids[n - 1].netdev) {
                         r = -ENOMEM;
@@ -302,7 +308,6 @@ int device_read_properties(RdmaDevice *d, sd_bus_message *m) {
         return read_properties(d, device_properties, device_special, m);
 }
 
-
 static void device_free_arrays(void *object) {
         free(((RdmaDevice *) object)->port_numbers);
         strv_free(((RdmaDevice *) object)->virtual_functions);
@@ -325,7 +330,7 @@ typedef struct ObjectKind {
         void (*free_arrays)(void *object); /* what the table does not cover */
 } ObjectKind;
 
-#define OBJECT_KIND(iface, array, count, type, props, special_reader, free_fn)                                  \
+#define OBJECT_KIND(iface, array, count, type, props, special_reader, free_fn)                                         \
         { iface, offsetof(Inventory, array), offsetof(Inventory, count), sizeof(type), props, special_reader, free_fn }
 
 static const ObjectKind object_kinds[] = {
@@ -380,15 +385,15 @@ Inventory *inventory_free(Inventory *inv) {
 }
 
 /* The entry of an array of object pointers whose path is `wanted`, or NULL. */
-#define FIND_BY_PATH(array, n, wanted)                                \
-        ({                                                            \
-                __typeof__((array)[0]) _found = NULL;                 \
-                for (size_t _i = 0; _i < (n); _i++)                   \
-                        if (streq((array)[_i]->path, (wanted))) {     \
-                                _found = (array)[_i];                 \
-                                break;                                \
-                        }                                             \
-                _found;                                               \
+#define FIND_BY_PATH(array, n, wanted)                                                                                 \
+        ({                                                                                                             \
+                __typeof__((array)[0]) _found = NULL;                                                                  \
+                for (size_t _i = 0; _i < (n); _i++)                                                                    \
+                        if (streq((array)[_i]->path, (wanted))) {                                                      \
+                                _found = (array)[_i];                                                                  \
+                                break;                                                                                 \
+                        }                                                                                              \
+                _found;                                                                                                \
         })
 
 RdmaDevice *inventory_find_device(const Inventory *inv, const char *path) {

@@ -13,11 +13,10 @@
 
 #include "rdmad-api.h"
 
-
 typedef struct RdmaGid {
         uint32_t index;
         char *gid;
-        char *type; /* "IB/RoCE v1", "RoCE v2", "" */
+        char *type;   /* "IB/RoCE v1", "RoCE v2", "" */
         char *netdev; /* "ens1f0np0", "" */
 } RdmaGid;
 
@@ -50,7 +49,7 @@ typedef struct RdmaNetDev {
 
 typedef struct RdmaSriov {
         char *path;
-        char *device; /* object path */
+        char *device;      /* object path */
         char *device_path; /* sysfs path of the PCI function */
         uint32_t num_vfs, total_vfs;
 } RdmaSriov;

@@ -63,9 +63,8 @@ int log_get_max_level(void) {
 
 int log_level_from_string(const char *s) {
         static const char *const names[] = {
-                [LOG_EMERG] = "emerg", [LOG_ALERT] = "alert",   [LOG_CRIT] = "crit",
-                [LOG_ERR] = "err",     [LOG_WARNING] = "warning", [LOG_NOTICE] = "notice",
-                [LOG_INFO] = "info",   [LOG_DEBUG] = "debug",
+                [LOG_EMERG] = "emerg",     [LOG_ALERT] = "alert",   [LOG_CRIT] = "crit", [LOG_ERR] = "err",
+                [LOG_WARNING] = "warning", [LOG_NOTICE] = "notice", [LOG_INFO] = "info", [LOG_DEBUG] = "debug",
         };
 
         for (int i = 0; i < (int) (sizeof(names) / sizeof(names[0])); i++)
@@ -77,7 +76,7 @@ int log_level_from_string(const char *s) {
 }
 
 static struct iovec iovec_str(const char *s) {
-        return (struct iovec) { .iov_base = (char *) s, .iov_len = strlen(s) };
+        return (struct iovec){ .iov_base = (char *) s, .iov_len = strlen(s) };
 }
 
 /* One journal entry; 0 or the negative errno of sd_journal_sendv(). */
@@ -88,7 +87,7 @@ static int journal_send(int level, int error, LogLine *line, const char *const *
 
         memcpy(line->field, "MESSAGE=", sizeof(line->field));
         snprintf(priority, sizeof(priority), "PRIORITY=%i", level);
-        iov[n++] = (struct iovec) { .iov_base = line, .iov_len = sizeof(line->field) + strlen(line->text) };
+        iov[n++] = (struct iovec){ .iov_base = line, .iov_len = sizeof(line->field) + strlen(line->text) };
         iov[n++] = iovec_str(priority);
         iov[n++] = iovec_str("SYSLOG_IDENTIFIER=rdmad");
         if (error != 0) {

@@ -79,8 +79,7 @@ int parse_port_state(const char *s, uint32_t *ret_num, const char **ret_name) {
 }
 
 int parse_port_phys_state(const char *s, uint32_t *ret_num, const char **ret_name) {
-        return parse_numbered_name(s, port_phys_state_names, ELEMENTSOF(port_phys_state_names), ret_num,
-                                   ret_name);
+        return parse_numbered_name(s, port_phys_state_names, ELEMENTSOF(port_phys_state_names), ret_num, ret_name);
 }
 
 int parse_node_type(const char *s, uint32_t *ret_num, const char **ret_name) {

@@ -29,9 +29,9 @@ enum {
 #define RATE_FIELD_MAX 64
 
 typedef struct RateInfo {
-        double speed;              /* 2.5, 100; 0 when unknown */
-        char unit[RATE_FIELD_MAX]; /* "Gb/sec" */
-        char info[RATE_FIELD_MAX]; /* "4X EDR", or "4X" on old kernels */
+        double speed;                    /* 2.5, 100; 0 when unknown */
+        char unit[RATE_FIELD_MAX];       /* "Gb/sec" */
+        char info[RATE_FIELD_MAX];       /* "4X EDR", or "4X" on old kernels */
         char width[RATE_FIELD_MAX];      /* "4X": info up to the speed name, "" unless "<n>X" */
         char speed_name[RATE_FIELD_MAX]; /* "EDR": the rest of info, "" on old kernels */
 } RateInfo;

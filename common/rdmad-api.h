@@ -7,21 +7,21 @@
 
 #define RDMAD_BUS_NAME "org.rdmad1"
 
-#define RDMAD_ROOT_PATH "/org/rdmad1"
+#define RDMAD_ROOT_PATH     "/org/rdmad1"
 #define RDMAD_DEVICE_PREFIX RDMAD_ROOT_PATH "/device"
 
 #define RDMAD_MANAGER_INTERFACE RDMAD_BUS_NAME ".Manager"
-#define RDMAD_DEVICE_INTERFACE RDMAD_BUS_NAME ".Device"
-#define RDMAD_PORT_INTERFACE RDMAD_BUS_NAME ".Port"
-#define RDMAD_NETDEV_INTERFACE RDMAD_BUS_NAME ".NetDev"
-#define RDMAD_SRIOV_INTERFACE RDMAD_BUS_NAME ".Sriov"
+#define RDMAD_DEVICE_INTERFACE  RDMAD_BUS_NAME ".Device"
+#define RDMAD_PORT_INTERFACE    RDMAD_BUS_NAME ".Port"
+#define RDMAD_NETDEV_INTERFACE  RDMAD_BUS_NAME ".NetDev"
+#define RDMAD_SRIOV_INTERFACE   RDMAD_BUS_NAME ".Sriov"
 
 #define RDMAD_ERROR_INVALID_ARGUMENT RDMAD_BUS_NAME ".Error.InvalidArgument"
-#define RDMAD_ERROR_NO_SUCH_DEVICE RDMAD_BUS_NAME ".Error.NoSuchDevice"
-#define RDMAD_ERROR_BUSY RDMAD_BUS_NAME ".Error.Busy"
-#define RDMAD_ERROR_FAILED RDMAD_BUS_NAME ".Error.Failed"
-#define RDMAD_ERROR_NOT_SUPPORTED RDMAD_BUS_NAME ".Error.NotSupported"
-#define RDMAD_ERROR_TIMEOUT RDMAD_BUS_NAME ".Error.Timeout"
+#define RDMAD_ERROR_NO_SUCH_DEVICE   RDMAD_BUS_NAME ".Error.NoSuchDevice"
+#define RDMAD_ERROR_BUSY             RDMAD_BUS_NAME ".Error.Busy"
+#define RDMAD_ERROR_FAILED           RDMAD_BUS_NAME ".Error.Failed"
+#define RDMAD_ERROR_NOT_SUPPORTED    RDMAD_BUS_NAME ".Error.NotSupported"
+#define RDMAD_ERROR_TIMEOUT          RDMAD_BUS_NAME ".Error.Timeout"
 
 /* The polkit action of SetNumVfs (systemd/org.rdmad1.policy). */
 #define RDMAD_POLKIT_ACTION_SET_NUM_VFS RDMAD_BUS_NAME ".set-num-vfs"

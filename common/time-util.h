@@ -4,7 +4,7 @@
 #include <stdint.h>
 #include <time.h>
 
-#define USEC_PER_SEC 1000000ULL
+#define USEC_PER_SEC  1000000ULL
 #define USEC_PER_MSEC 1000ULL
 
 static inline uint64_t timespec_to_usec(const struct timespec *ts) {

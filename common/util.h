@@ -64,11 +64,11 @@ static inline void fclosep(FILE **f) {
 #define _cleanup_fclose_ _cleanup_(fclosep)
 
 /* Hand a pointer over to the caller without the cleanup handler freeing it. */
-#define TAKE_PTR(p)                             \
-        ({                                      \
-                __typeof__(p) _taken = (p);     \
-                (p) = NULL;                     \
-                _taken;                         \
+#define TAKE_PTR(p)                                                                                                    \
+        ({                                                                                                             \
+                __typeof__(p) _taken = (p);                                                                            \
+                (p) = NULL;                                                                                            \
+                _taken;                                                                                                \
         })
 
 #define ELEMENTSOF(x) (sizeof(x) / sizeof((x)[0]))

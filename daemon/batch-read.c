@@ -44,12 +44,12 @@ size_t batch_read_add(BatchRead *b, int fd) {
         assert(b->n < BATCH_READ_MAX);
 
         i = b->n++;
-        b->iocbs[i] = (struct iocb) {
-            .aio_data = i,
-            .aio_lio_opcode = IOCB_CMD_PREAD,
-            .aio_fildes = (uint32_t) fd,
-            .aio_buf = (uint64_t) (uintptr_t) b->buf[i],
-            .aio_nbytes = BATCH_READ_SIZE,
+        b->iocbs[i] = (struct iocb){
+                .aio_data = i,
+                .aio_lio_opcode = IOCB_CMD_PREAD,
+                .aio_fildes = (uint32_t) fd,
+                .aio_buf = (uint64_t) (uintptr_t) b->buf[i],
+                .aio_nbytes = BATCH_READ_SIZE,
         };
         b->queue[i] = &b->iocbs[i];
         b->result[i] = -EINPROGRESS;

@@ -111,8 +111,7 @@ static int on_all_counters_chunk(sd_event_source *s, void *userdata) {
 }
 
 /* Manager.GetAllCounters: every port; port 0 (the device-wide hw_counters) only where it exists. */
-static int reply_all_counters(sd_bus_message *call, CounterTarget *targets, CounterSnapshot **snapshots,
-                              size_t n) {
+static int reply_all_counters(sd_bus_message *call, CounterTarget *targets, CounterSnapshot **snapshots, size_t n) {
         sd_event_source *source = NULL;
         AllCountersReply *a;
         int r;
@@ -123,7 +122,7 @@ static int reply_all_counters(sd_bus_message *call, CounterTarget *targets, Coun
                 counter_snapshots_free(snapshots, n);
                 return -ENOMEM;
         }
-        *a = (AllCountersReply) { .targets = targets, .snapshots = snapshots, .n = n };
+        *a = (AllCountersReply){ .targets = targets, .snapshots = snapshots, .n = n };
         r = sd_bus_message_new_method_return(call, &a->reply);
         if (r >= 0)
                 r = sd_bus_message_open_container(a->reply, 'a', "(sua{st})");

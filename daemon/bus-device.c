@@ -149,7 +149,7 @@ static int property_get_virtual_functions(sd_bus *bus, const char *path, const c
 
 /* What identifies the hardware is constant for the object's lifetime: a
  * change there re-announces the device (removed, then added). */
-#define CONST SD_BUS_VTABLE_PROPERTY_CONST
+#define CONST  SD_BUS_VTABLE_PROPERTY_CONST
 #define CHANGE SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE
 
 const sd_bus_vtable device_vtable[] = {
@@ -177,7 +177,8 @@ const sd_bus_vtable device_vtable[] = {
         SD_BUS_PROPERTY("SriovCapable", "b", property_get_sriov_capable, 0, CONST),
         SD_BUS_PROPERTY("Sriov", "o", property_get_sriov, 0, CONST),
         SD_BUS_PROPERTY("Attributes", "a{ss}", bus_property_get_attr_list, offsetof(Device, attributes), CHANGE),
-        SD_BUS_PROPERTY("PowerAttributes", "a{ss}", bus_property_get_attr_list, offsetof(Device, power_attributes), CHANGE),
+        SD_BUS_PROPERTY("PowerAttributes", "a{ss}", bus_property_get_attr_list, offsetof(Device, power_attributes),
+                        CHANGE),
         BUS_DEVICE_GET_COUNTERS_METHOD,
         SD_BUS_VTABLE_END,
 };

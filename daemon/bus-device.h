@@ -25,4 +25,3 @@ int device_bus_path(const Device *d, char **ret);
  * offsetof(Port, device) or offsetof(NetDev, device) in the vtable. */
 int bus_property_get_device_of(sd_bus *bus, const char *path, const char *interface, const char *property,
                                sd_bus_message *reply, void *userdata, sd_bus_error *error);
-

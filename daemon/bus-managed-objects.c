@@ -389,13 +389,13 @@ static int on_caller_uid(sd_bus_message *reply, void *userdata, sd_bus_error *re
                 }
                 log_warning("Cannot tell who %s is (%s: %s); its GetManagedObjects calls are refused.", l->sender,
                             e->name, e->message);
-                drop_sender(q, l->sender, "is refused", refuse_call, &(Refusal){.message = e->message});
+                drop_sender(q, l->sender, "is refused", refuse_call, &(Refusal){ .message = e->message });
                 return 0;
         }
         r = sd_bus_message_read(reply, "u", &uid);
         if (r < 0) {
                 log_warning_errno(r, "Cannot read the uid of %s: %m", l->sender);
-                drop_sender(q, l->sender, "is refused", refuse_call, &(Refusal){.error = r});
+                drop_sender(q, l->sender, "is refused", refuse_call, &(Refusal){ .error = r });
                 return 0;
         }
         (void) call_scheduler_set_uid(&q->scheduler, l->sender, uid);
@@ -487,12 +487,12 @@ int bus_managed_objects_start(ManagedObjectsQueue *q, sd_bus *bus, sd_event *eve
                               void *userdata, CallerRegistry *registry) {
         const TestKnobs *knobs = test_knobs();
         CallSchedulerLimits limits = {
-            .calls_max = MANAGED_OBJECTS_CALLS_MAX,
-            .callers_max = MANAGED_OBJECTS_CALLERS_MAX,
-            .share_percent = test_knob_or(knobs->gmo_unprivileged_share, MANAGED_OBJECTS_UNPRIVILEGED_SHARE),
-            .pause_usec = test_knob_or(knobs->gmo_unprivileged_pause_msec, 0) * USEC_PER_MSEC,
-            .wait_max_usec =
-                test_knob_or(knobs->gmo_wait_max_msec, MANAGED_OBJECTS_WAIT_MAX_USEC / USEC_PER_MSEC) * USEC_PER_MSEC,
+                .calls_max = MANAGED_OBJECTS_CALLS_MAX,
+                .callers_max = MANAGED_OBJECTS_CALLERS_MAX,
+                .share_percent = test_knob_or(knobs->gmo_unprivileged_share, MANAGED_OBJECTS_UNPRIVILEGED_SHARE),
+                .pause_usec = test_knob_or(knobs->gmo_unprivileged_pause_msec, 0) * USEC_PER_MSEC,
+                .wait_max_usec = test_knob_or(knobs->gmo_wait_max_msec, MANAGED_OBJECTS_WAIT_MAX_USEC / USEC_PER_MSEC) *
+                                 USEC_PER_MSEC,
         };
         int r;
 
@@ -505,15 +505,15 @@ int bus_managed_objects_start(ManagedObjectsQueue *q, sd_bus *bus, sd_event *eve
         if (limits.share_percent < 1 || limits.share_percent > 100)
                 limits.share_percent = MANAGED_OBJECTS_UNPRIVILEGED_SHARE;
         *q = (ManagedObjectsQueue){
-            .bus = bus,
-            .root = root,
-            .types = types,
-            .n_types = n_types,
-            .list_paths = list_paths,
-            .userdata = userdata,
-            .registry = registry,
-            .reply_max = test_knob_or(knobs->gmo_reply_max, MANAGED_OBJECTS_REPLY_MAX),
-            .slice_objects = test_knob_or(knobs->gmo_slice_objects, 0),
+                .bus = bus,
+                .root = root,
+                .types = types,
+                .n_types = n_types,
+                .list_paths = list_paths,
+                .userdata = userdata,
+                .registry = registry,
+                .reply_max = test_knob_or(knobs->gmo_reply_max, MANAGED_OBJECTS_REPLY_MAX),
+                .slice_objects = test_knob_or(knobs->gmo_slice_objects, 0),
         };
         call_scheduler_init(&q->scheduler, &limits, NULL, NULL, call_unref);
 

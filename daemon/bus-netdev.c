@@ -49,7 +49,7 @@ static int property_get_port(sd_bus *bus, const char *path, const char *interfac
         return sd_bus_message_append(reply, "o", p);
 }
 
-#define CONST SD_BUS_VTABLE_PROPERTY_CONST
+#define CONST  SD_BUS_VTABLE_PROPERTY_CONST
 #define CHANGE SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE
 
 const sd_bus_vtable netdev_vtable[] = {

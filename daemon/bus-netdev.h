@@ -16,4 +16,3 @@ int netdev_object_find(sd_bus *bus, const char *path, const char *interface, voi
                        sd_bus_error *error);
 
 int netdev_bus_path(const NetDev *n, char **ret);
-

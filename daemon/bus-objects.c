@@ -22,15 +22,15 @@
  * interface name (3 × 15) and a "/netdev/" longer. Each value also pays its
  * length field and up to 7 bytes of padding. */
 #define PATH_SIZE_MAX(path_len) (4 + (path_len) + 8 + 45 + 1 + 7)
-#define ARRAY_SIZE_MAX 12
+#define ARRAY_SIZE_MAX          12
 
 static size_t device_getters_size_max(const void *object, size_t path_len) {
         const Device *d = object;
 
-        return ARRAY_SIZE_MAX + d->n_ports * PATH_SIZE_MAX(path_len) /* Ports */
-               + ARRAY_SIZE_MAX + d->n_ports * 4                     /* PortNumbers */
+        return ARRAY_SIZE_MAX + d->n_ports * PATH_SIZE_MAX(path_len)     /* Ports */
+               + ARRAY_SIZE_MAX + d->n_ports * 4                         /* PortNumbers */
                + ARRAY_SIZE_MAX + d->n_netdevs * PATH_SIZE_MAX(path_len) /* NetDevs */
-               + 8 + PATH_SIZE_MAX(path_len);                        /* SriovCapable, Sriov */
+               + 8 + PATH_SIZE_MAX(path_len);                            /* SriovCapable, Sriov */
 }
 
 static size_t port_getters_size_max(const void *object, size_t path_len) {
@@ -38,8 +38,8 @@ static size_t port_getters_size_max(const void *object, size_t path_len) {
         size_t size = 2 * PATH_SIZE_MAX(path_len) + ARRAY_SIZE_MAX; /* Device, NetDev, Gids */
 
         for (size_t i = 0; i < p->n_gids; i++) /* (uss), aligned to 8 */
-                size += 8 + 4 + 4 + strlen(strempty(p->gids[i].gid)) + 1 + 3 + 4 +
-                        strlen(strempty(p->gids[i].type)) + 1;
+                size += 8 + 4 + 4 + strlen(strempty(p->gids[i].gid)) + 1 + 3 + 4 + strlen(strempty(p->gids[i].type)) +
+                        1;
         return size;
 }
 
@@ -149,8 +149,8 @@ static void send_device_objects(BusServer *s, const Device *d, bool added) {
 
                 r = added ? sd_bus_emit_object_added(s->bus, path) : sd_bus_emit_object_removed(s->bus, path);
                 if (r < 0)
-                        log_warning_errno(r, "Failed to announce %s %s: %m", added ? "the addition of" : "the removal of",
-                                          path);
+                        log_warning_errno(r, "Failed to announce %s %s: %m",
+                                          added ? "the addition of" : "the removal of", path);
         }
 }
 

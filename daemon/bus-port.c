@@ -106,7 +106,7 @@ static int method_wait_for_state(sd_bus_message *message, void *userdata, sd_bus
         return 1; /* answered later */
 }
 
-#define CONST SD_BUS_VTABLE_PROPERTY_CONST
+#define CONST  SD_BUS_VTABLE_PROPERTY_CONST
 #define CHANGE SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE
 
 const sd_bus_vtable port_vtable[] = {

@@ -16,4 +16,3 @@ int port_object_find(sd_bus *bus, const char *path, const char *interface, void 
                      sd_bus_error *error);
 
 int port_bus_path(const Port *p, char **ret);
-

@@ -12,7 +12,7 @@
 #include "util.h"
 
 #define TRIM_INTERVAL_USEC (5 * USEC_PER_SEC)
-#define STOPPING_MESSAGE "rdmad is stopping."
+#define STOPPING_MESSAGE   "rdmad is stopping."
 
 static const char *port_state_lookup(const char *device, uint32_t port, void *userdata) {
         BusServer *s = userdata;

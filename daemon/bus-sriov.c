@@ -71,7 +71,7 @@ static int method_set_num_vfs(sd_bus_message *message, void *userdata, sd_bus_er
                 return sd_bus_error_set_errnof(error, r, "Cannot tell who is calling: %m");
         snprintf(count_str, sizeof(count_str), "%u", count);
         r = polkit_check_async(&s->polkit, message, uid, RDMAD_POLKIT_ACTION_SET_NUM_VFS, d->name,
-                               (const char *const[]) { "device", d->name, "count", count_str, NULL }, error);
+                               (const char *const[]){ "device", d->name, "count", count_str, NULL }, error);
         if (r < 0)
                 return r;
         if (r == 0)

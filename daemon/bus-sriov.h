@@ -18,4 +18,3 @@ int sriov_object_find(sd_bus *bus, const char *path, const char *interface, void
 
 /* -ENODEV for a device without SR-IOV. */
 int sriov_bus_path(const Device *d, char **ret);
-

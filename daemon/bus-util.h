@@ -7,7 +7,6 @@
 #include "rdmad-api.h"
 #include "sysfs.h"
 
-
 extern const sd_bus_error_map rdmad_error_map[];
 
 int bus_append_attr_list(sd_bus_message *m, const AttrList *l);

@@ -111,10 +111,10 @@ void call_scheduler_init(CallScheduler *s, const CallSchedulerLimits *limits, Ca
         assert(limits->share_percent >= 1 && limits->share_percent <= 100);
 
         *s = (CallScheduler){
-            .limits = *limits,
-            .clock = clock,
-            .clock_userdata = clock_userdata,
-            .free_call = free_call,
+                .limits = *limits,
+                .clock = clock,
+                .clock_userdata = clock_userdata,
+                .free_call = free_call,
         };
 }
 
@@ -152,8 +152,8 @@ int call_scheduler_enqueue(CallScheduler *s, void *call, const char *sender, uid
                 return -EBUSY;
 
         c->calls[c->n_calls++] = (ScheduledCall){
-            .call = call,
-            .arrived_usec = scheduler_now(s),
+                .call = call,
+                .arrived_usec = scheduler_now(s),
         };
         return 0;
 }

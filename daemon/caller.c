@@ -12,7 +12,7 @@ void caller_registry_init(CallerRegistry *registry, CallerGone gone, void *userd
         assert(registry);
         assert(gone);
 
-        *registry = (CallerRegistry) { .gone = gone, .userdata = userdata };
+        *registry = (CallerRegistry){ .gone = gone, .userdata = userdata };
 }
 
 static void caller_forget(CallerRegistry *registry, const char *sender) {
@@ -76,7 +76,7 @@ int caller_remember_uid(CallerRegistry *registry, const char *sender, uid_t uid)
                 free(copy);
                 return -ENOMEM;
         }
-        registry->uids[registry->n_uids++] = (CallerUid) { .sender = copy, .uid = uid };
+        registry->uids[registry->n_uids++] = (CallerUid){ .sender = copy, .uid = uid };
         return 0;
 }
 

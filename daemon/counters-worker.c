@@ -43,7 +43,7 @@ struct CounterReader {
         sd_event *event;
         ReadJob *running;
         PendingCall *queued, *queued_tail; /* for the next read, in arrival order */
-        CacheEntry *cache;   /* sorted by path; nothing older than COUNTERS_MIN_AGE_USEC */
+        CacheEntry *cache;                 /* sorted by path; nothing older than COUNTERS_MIN_AGE_USEC */
         size_t n_cache;
         sd_event_source *expire_event; /* drops the cache when it is too old to serve anyone */
 };
@@ -117,14 +117,13 @@ static PendingCall *pending_call_free(PendingCall *c) {
 
 static void pending_calls_free(PendingCall *calls) {
         LIST_FOREACH_SAFE(calls, c, next, calls)
-                pending_call_free(c);
+        pending_call_free(c);
 }
 
 static void pending_call_fail(PendingCall *c, int error) {
         int r;
 
-        r = sd_bus_reply_method_errorf(c->call, RDMAD_ERROR_FAILED, "Cannot read the counters: %s",
-                                       strerror(-error));
+        r = sd_bus_reply_method_errorf(c->call, RDMAD_ERROR_FAILED, "Cannot read the counters: %s", strerror(-error));
         if (r < 0)
                 log_warning_errno(r, "Cannot answer a counters call: %m");
         pending_call_free(c);
@@ -188,7 +187,7 @@ static unsigned count_calls_of(const PendingCall *c, const char *sender) {
         unsigned n = 0;
 
         LIST_FOREACH(calls, i, c)
-                n += streq_ptr(sd_bus_message_get_sender(i->call), sender);
+        n += streq_ptr(sd_bus_message_get_sender(i->call), sender);
         return n;
 }
 
@@ -239,7 +238,7 @@ static int cache_merge(CounterReader *reader, ReadJob *job, uint64_t now) {
         if (!merged)
                 return -ENOMEM;
         while (i < reader->n_cache || j < job->n_entries) {
-                int c = i == reader->n_cache ? 1
+                int c = i == reader->n_cache  ? 1
                         : j == job->n_entries ? -1
                                               : strcmp(reader->cache[i].path, job->entries[j].path);
 
@@ -343,16 +342,16 @@ static int collect_entries(const PendingCall *calls, CacheEntry **ret, size_t *r
         size_t n = 0, allocated = 0, kept = 0;
 
         LIST_FOREACH(calls, c, calls)
-                for (size_t i = 0; i < c->n_targets; i++) {
-                        if (ARRAY_RESERVE(e, allocated, n + 1) < 0)
-                                goto oom;
-                        e[n] = (CacheEntry) { .path = strdup(c->targets[i].path),
-                                              .port_dir = c->targets[i].port > 0,
-                                              .snapshot = counter_snapshot_new() };
-                        n++;
-                        if (!e[n - 1].path || !e[n - 1].snapshot)
-                                goto oom;
-                }
+        for (size_t i = 0; i < c->n_targets; i++) {
+                if (ARRAY_RESERVE(e, allocated, n + 1) < 0)
+                        goto oom;
+                e[n] = (CacheEntry){ .path = strdup(c->targets[i].path),
+                                     .port_dir = c->targets[i].port > 0,
+                                     .snapshot = counter_snapshot_new() };
+                n++;
+                if (!e[n - 1].path || !e[n - 1].snapshot)
+                        goto oom;
+        }
         if (n > 1)
                 qsort(e, n, sizeof(CacheEntry), entry_compare);
         for (size_t i = 0; i < n; i++) {

@@ -23,7 +23,7 @@ void counter_list_clear(CounterList *l) {
         for (size_t i = 0; i < l->n; i++)
                 free(l->items[i].name);
         free(l->items);
-        *l = (CounterList) {};
+        *l = (CounterList){};
 }
 
 int counter_list_add(CounterList *l, const char *name, uint64_t value) {
@@ -34,7 +34,7 @@ int counter_list_add(CounterList *l, const char *name, uint64_t value) {
         copy = strdup(name);
         if (!copy)
                 return -ENOMEM;
-        l->items[l->n++] = (Counter) { .name = copy, .value = value };
+        l->items[l->n++] = (Counter){ .name = copy, .value = value };
         return 0;
 }
 
@@ -190,14 +190,14 @@ int counters_read_path(const char *path, bool port_dir, CounterList *ret, bool *
                 if (errno_is_resource(r))
                         return r;
                 /* The device went away since the request: no counters. */
-                *ret = (CounterList) {};
+                *ret = (CounterList){};
                 if (ret_present)
                         *ret_present = false;
                 return 0;
         }
 
-        for (CounterSource s = port_dir ? COUNTER_SOURCE_COUNTERS : COUNTER_SOURCE_HW_COUNTERS;
-             s < _COUNTER_SOURCE_MAX; s++) {
+        for (CounterSource s = port_dir ? COUNTER_SOURCE_COUNTERS : COUNTER_SOURCE_HW_COUNTERS; s < _COUNTER_SOURCE_MAX;
+             s++) {
                 r = counters_read_source_at(fd, s, &l);
                 if (r < 0) {
                         counter_list_clear(&l);

@@ -37,7 +37,7 @@ int manager_new(Manager **ret) {
          * timer is armed. Read it now, at start: later, the loop would open a
          * file while a worker may be stuck in a driver's write, and under an
          * LD_PRELOAD that serialises open() (umockdev's) it would wait for it. */
-        (void) sd_id128_get_boot(&(sd_id128_t) {});
+        (void) sd_id128_get_boot(&(sd_id128_t){});
         m->udev = udev_new();
         if (!m->udev)
                 return -ENOMEM;
@@ -65,7 +65,7 @@ Manager *manager_free(Manager *m) {
 
 void manager_set_events(Manager *m, const ModelEvents *events, void *userdata) {
         assert(m);
-        m->events = events ? *events : (ModelEvents) {};
+        m->events = events ? *events : (ModelEvents){};
         m->events_userdata = userdata;
 }
 
@@ -242,7 +242,7 @@ static void port_log_state_change(const Port *p, const char *old_state_name) {
         snprintf(port, sizeof(port), "RDMA_PORT=%u", p->number);
         snprintf(state, sizeof(state), "RDMA_STATE=%s", p->state_name);
         snprintf(phys_state, sizeof(phys_state), "RDMA_PHYS_STATE=%s", p->phys_state_name);
-        log_struct(LOG_INFO, (const char *const[]) { RDMAD_MESSAGE_PORT_STATE, device, port, state, phys_state, NULL },
+        log_struct(LOG_INFO, (const char *const[]){ RDMAD_MESSAGE_PORT_STATE, device, port, state, phys_state, NULL },
                    "%s port %u: %s -> %s (%s).", p->device->name, p->number, old_state_name, p->state_name,
                    p->phys_state_name);
 }
@@ -255,8 +255,8 @@ static uint32_t port_stamp(Port *p, uint32_t mask, const char *old_state_name) {
                 mask |= PROPERTY_BIT(PORT_PROP_STATE_CHANGED_USEC);
                 port_log_state_change(p, old_state_name);
         }
-        if (mask & (PROPERTY_BIT(PORT_PROP_STATE) | PROPERTY_BIT(PORT_PROP_STATE_NUM) |
-                    PROPERTY_BIT(PORT_PROP_STATE_NAME))) {
+        if (mask &
+            (PROPERTY_BIT(PORT_PROP_STATE) | PROPERTY_BIT(PORT_PROP_STATE_NUM) | PROPERTY_BIT(PORT_PROP_STATE_NAME))) {
                 p->state_changes++;
                 mask |= PROPERTY_BIT(PORT_PROP_STATE_CHANGES);
         }
@@ -457,7 +457,8 @@ void manager_defer_resync(Manager *m, int error, const char *what) {
         assert(what);
 
         if (!m->resync_pending)
-                log_error_errno(error, "%s: cannot read sysfs: %m. Keeping the last known state; retrying on the next event.",
+                log_error_errno(error,
+                                "%s: cannot read sysfs: %m. Keeping the last known state; retrying on the next event.",
                                 what);
         m->resync_pending = true;
 }

@@ -14,10 +14,10 @@
  * may be NULL. */
 
 typedef enum ModelObjectKind {
-        MODEL_DEVICE, /* object: Device; mask: DEVICE_PROP_* bits */
-        MODEL_PORT,   /* Port; PORT_PROP_* */
-        MODEL_NETDEV, /* NetDev; NETDEV_PROP_* */
-        MODEL_SRIOV,  /* Device (its SR-IOV control); SRIOV_PROP_* */
+        MODEL_DEVICE,     /* object: Device; mask: DEVICE_PROP_* bits */
+        MODEL_PORT,       /* Port; PORT_PROP_* */
+        MODEL_NETDEV,     /* NetDev; NETDEV_PROP_* */
+        MODEL_SRIOV,      /* Device (its SR-IOV control); SRIOV_PROP_* */
         MODEL_DEVICE_SET, /* object NULL, mask 0: a device came or went */
         _MODEL_OBJECT_KIND_MAX,
 } ModelObjectKind;

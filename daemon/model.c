@@ -46,18 +46,10 @@ static int str_set(char **p, const char *s) {
  * update for those that a re-derivation replaced, whether or not they are
  * published. A new char * field of Port, NetDev or Device goes here. */
 static const size_t port_strings[] = {
-        offsetof(Port, state),
-        offsetof(Port, state_name),
-        offsetof(Port, phys_state),
-        offsetof(Port, phys_state_name),
-        offsetof(Port, rate),
-        offsetof(Port, rate_unit),
-        offsetof(Port, rate_info),
-        offsetof(Port, link_width),
-        offsetof(Port, link_speed),
-        offsetof(Port, link_layer),
-        offsetof(Port, transport),
-        offsetof(Port, netdev),
+        offsetof(Port, state),           offsetof(Port, state_name), offsetof(Port, phys_state),
+        offsetof(Port, phys_state_name), offsetof(Port, rate),       offsetof(Port, rate_unit),
+        offsetof(Port, rate_info),       offsetof(Port, link_width), offsetof(Port, link_speed),
+        offsetof(Port, link_layer),      offsetof(Port, transport),  offsetof(Port, netdev),
         offsetof(Port, gid_ndev),
 };
 
@@ -68,21 +60,11 @@ static const size_t netdev_strings[] = {
 };
 
 static const size_t device_strings[] = {
-        offsetof(Device, name),
-        offsetof(Device, sysfs_path),
-        offsetof(Device, device_path),
-        offsetof(Device, driver),
-        offsetof(Device, node_type),
-        offsetof(Device, transport),
-        offsetof(Device, pci_address),
-        offsetof(Device, physfn_path),
-        offsetof(Device, node_guid),
-        offsetof(Device, sys_image_guid),
-        offsetof(Device, fw_ver),
-        offsetof(Device, hca_type),
-        offsetof(Device, hw_rev),
-        offsetof(Device, board_id),
-        offsetof(Device, node_desc),
+        offsetof(Device, name),           offsetof(Device, sysfs_path),  offsetof(Device, device_path),
+        offsetof(Device, driver),         offsetof(Device, node_type),   offsetof(Device, transport),
+        offsetof(Device, pci_address),    offsetof(Device, physfn_path), offsetof(Device, node_guid),
+        offsetof(Device, sys_image_guid), offsetof(Device, fw_ver),      offsetof(Device, hca_type),
+        offsetof(Device, hw_rev),         offsetof(Device, board_id),    offsetof(Device, node_desc),
 };
 
 #define STRING_AT(object, offset) (*(char **) ((uint8_t *) (object) + (offset)))
@@ -114,13 +96,13 @@ static void port_clear(Port *p) {
         }
         free(p->gids);
         attr_list_clear(&p->attributes);
-        *p = (Port) { .state_fd = -EBADF };
+        *p = (Port){ .state_fd = -EBADF };
 }
 
 static void netdev_clear(NetDev *n) {
         strings_free(netdev_strings, ELEMENTSOF(netdev_strings), n);
         attr_list_clear(&n->attributes);
-        *n = (NetDev) {};
+        *n = (NetDev){};
 }
 
 static int gid_compare(const void *a, const void *b) {
@@ -182,9 +164,8 @@ static int port_load_gids(int port_fd, Port *p) {
 
                 if (ARRAY_RESERVE(p->gids, allocated, p->n_gids + 1) < 0)
                         return -ENOMEM;
-                p->gids[p->n_gids++] = (Gid) {
-                        .index = index, .gid = TAKE_PTR(gid), .type = TAKE_PTR(type), .ndev = TAKE_PTR(ndev)
-                };
+                p->gids[p->n_gids++] =
+                        (Gid){ .index = index, .gid = TAKE_PTR(gid), .type = TAKE_PTR(type), .ndev = TAKE_PTR(ndev) };
         }
 
         if (p->n_gids > 0)
@@ -552,7 +533,7 @@ static int device_load_ports(int dev_fd, Device *d) {
                         continue;
                 if (ARRAY_RESERVE(d->ports, allocated, d->n_ports + 1) < 0)
                         return -ENOMEM;
-                d->ports[d->n_ports] = (Port) { .device = d, .state_fd = -EBADF };
+                d->ports[d->n_ports] = (Port){ .device = d, .state_fd = -EBADF };
                 r = port_load(fd, de->d_name, &d->ports[d->n_ports]);
                 d->n_ports++;
                 if (r < 0)
@@ -610,7 +591,7 @@ static int device_add_netdev(Device *d, size_t *allocated, int net_fd, const cha
 
         if (ARRAY_RESERVE(d->netdevs, *allocated, d->n_netdevs + 1) < 0)
                 return -ENOMEM;
-        d->netdevs[d->n_netdevs] = (NetDev) {};
+        d->netdevs[d->n_netdevs] = (NetDev){};
         r = netdev_load(net_fd, name, &d->netdevs[d->n_netdevs]);
         if (errno_is_resource(r)) {
                 d->n_netdevs++; /* freed with the device */

@@ -12,7 +12,6 @@
 /* The in-memory model of one RDMA device as sysfs shows it. Every string is
  * valid UTF-8 and never NULL ("" where sysfs had nothing readable). */
 
-
 typedef struct Gid {
         uint32_t index;
         char *gid;
@@ -42,7 +41,7 @@ struct Port {
         char *transport; /* InfiniBand, RoCE, iWARP, unknown: from link layer and node type */
         uint32_t lid, sm_lid, lid_mask_count, sm_sl, cap_mask;
 
-        char *netdev; /* ifname of the associated netdev, "" for none */
+        char *netdev;   /* ifname of the associated netdev, "" for none */
         char *gid_ndev; /* first name in gid_attrs/ndevs, "" for none */
 
         Gid *gids;
@@ -52,7 +51,7 @@ struct Port {
 
         uint64_t state_changed_usec;
         uint64_t state_changes; /* State changes observed since the daemon started */
-        uint32_t dirty; /* PROPERTY_BIT(PORT_PROP_*)s not yet announced */
+        uint32_t dirty;         /* PROPERTY_BIT(PORT_PROP_*)s not yet announced */
 
         /* The poll's hot path: state kept open, re-read with pread(). */
         int state_fd;

@@ -20,8 +20,7 @@
 /* The NLMSG_NEXT/RTA_NEXT macros subtract aligned lengths from the remaining
  * size and wrap around when the last message or attribute is not padded to
  * the end of the datagram; offsets checked against the size cannot. */
-int rtnl_parse_link_names(const void *buf, size_t len, void (*cb)(const char *ifname, void *userdata),
-                          void *userdata) {
+int rtnl_parse_link_names(const void *buf, size_t len, void (*cb)(const char *ifname, void *userdata), void *userdata) {
         const uint8_t *p = buf;
         int n = 0;
 
@@ -118,7 +117,9 @@ static int on_rtnl(sd_event_source *s, int fd, uint32_t revents, void *userdata)
         for (;;) {
                 struct sockaddr_nl sender = {};
                 struct iovec iov = { .iov_base = buf, .iov_len = sizeof(buf) };
-                struct msghdr msg = { .msg_name = &sender, .msg_namelen = sizeof(sender), .msg_iov = &iov, .msg_iovlen = 1 };
+                struct msghdr msg = {
+                        .msg_name = &sender, .msg_namelen = sizeof(sender), .msg_iov = &iov, .msg_iovlen = 1
+                };
                 ssize_t n = recvmsg(fd, &msg, MSG_DONTWAIT);
 
                 if (n < 0) {
@@ -160,8 +161,8 @@ int rtnl_start(Manager *m) {
         /* A link flap on a big host is a burst of messages: room for it, so that
          * ENOBUFS (and the full re-read it costs) stays rare. Beyond rmem_max
          * with CAP_NET_ADMIN only; without it, as much as the kernel allows. */
-        if (setsockopt(m->rtnl_fd, SOL_SOCKET, SO_RCVBUFFORCE, &(int) { RTNL_RCVBUF_SIZE }, sizeof(int)) < 0)
-                (void) setsockopt(m->rtnl_fd, SOL_SOCKET, SO_RCVBUF, &(int) { RTNL_RCVBUF_SIZE }, sizeof(int));
+        if (setsockopt(m->rtnl_fd, SOL_SOCKET, SO_RCVBUFFORCE, &(int){ RTNL_RCVBUF_SIZE }, sizeof(int)) < 0)
+                (void) setsockopt(m->rtnl_fd, SOL_SOCKET, SO_RCVBUF, &(int){ RTNL_RCVBUF_SIZE }, sizeof(int));
         if (bind(m->rtnl_fd, (struct sockaddr *) &sa, sizeof(sa)) < 0)
                 return log_error_errno(errno, "Failed to subscribe to rtnetlink link messages: %m");
 

@@ -8,8 +8,7 @@
 /* Calls cb with the interface name of every RTM_NEWLINK / RTM_DELLINK
  * message in an rtnetlink datagram. Pure: the tests feed it buffers.
  * Returns the number of link messages seen, or -EBADMSG. */
-int rtnl_parse_link_names(const void *buf, size_t len, void (*cb)(const char *ifname, void *userdata),
-                          void *userdata);
+int rtnl_parse_link_names(const void *buf, size_t len, void (*cb)(const char *ifname, void *userdata), void *userdata);
 
 /* Subscribes to rtnetlink link messages: each re-reads the netdev and the
  * ports behind it. */

@@ -23,13 +23,13 @@ struct PolkitQuery {
         uid_t uid;
         char *action;
         char *scope;
-        char *key;              /* action, scope, details and flags: what makes two calls identical */
-        sd_bus_slot *slot;      /* the pending CheckAuthorization */
+        char *key;         /* action, scope, details and flags: what makes two calls identical */
+        sd_bus_slot *slot; /* the pending CheckAuthorization */
         sd_event_source *cleanup;
         bool done;
         bool authorized;
         bool challenge;
-        sd_bus_error error;     /* polkit could not be asked */
+        sd_bus_error error; /* polkit could not be asked */
 };
 
 static void query_free(PolkitQuery *q) {
@@ -62,8 +62,8 @@ void polkit_drop_sender(PolkitRegistry *registry, const char *sender) {
         assert(registry);
         assert(sender);
         LIST_FOREACH_SAFE(queries, q, next, registry->queries)
-                if (streq(q->sender, sender))
-                        query_free(q);
+        if (streq(q->sender, sender))
+                query_free(q);
 }
 
 void polkit_fail_all(PolkitRegistry *registry, const char *reason) {
@@ -115,8 +115,8 @@ static int on_check_reply(sd_bus_message *reply, void *userdata, sd_bus_error *r
         } else {
                 r = check_authorization_read(reply, &authorized, &challenge);
                 if (r < 0)
-                        sd_bus_error_setf(&q->error, SD_BUS_ERROR_ACCESS_DENIED,
-                                          "Cannot parse polkit's answer: %s.", strerror(-r));
+                        sd_bus_error_setf(&q->error, SD_BUS_ERROR_ACCESS_DENIED, "Cannot parse polkit's answer: %s.",
+                                          strerror(-r));
                 q->authorized = authorized;
                 q->challenge = challenge;
         }
@@ -224,8 +224,8 @@ static int query_add_call(PolkitQuery *q, sd_bus_message *call) {
         return 0;
 }
 
-int polkit_check_async(PolkitRegistry *registry, sd_bus_message *call, uid_t uid, const char *action,
-                       const char *scope, const char *const *details, sd_bus_error *error) {
+int polkit_check_async(PolkitRegistry *registry, sd_bus_message *call, uid_t uid, const char *action, const char *scope,
+                       const char *const *details, sd_bus_error *error) {
         _cleanup_(sd_bus_message_unrefp) sd_bus_message *check = NULL;
         _cleanup_free_ char *key = NULL;
         unsigned n_user = 0;
@@ -240,9 +240,9 @@ int polkit_check_async(PolkitRegistry *registry, sd_bus_message *call, uid_t uid
 
         /* The second round: the verdict is in. */
         LIST_FOREACH(queries, q, registry->queries)
-                for (size_t i = 0; i < q->n_calls; i++)
-                        if (q->calls[i] == call)
-                                return q->done ? query_take_verdict(q, i, error) : 0;
+        for (size_t i = 0; i < q->n_calls; i++)
+                if (q->calls[i] == call)
+                        return q->done ? query_take_verdict(q, i, error) : 0;
 
         /* Root is authorized without polkit, as systemd's daemons do. */
         if (uid == 0)

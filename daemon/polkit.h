@@ -26,7 +26,7 @@
 
 /* Distinct checks pending or being replayed, per (non-root) user and in all. */
 #define POLKIT_QUERIES_PER_USER_MAX 8
-#define POLKIT_QUERIES_MAX 64
+#define POLKIT_QUERIES_MAX          64
 /* Identical calls of one caller that share a pending check. */
 #define POLKIT_CALLS_PER_QUERY_MAX 16
 /* polkit answers in milliseconds; this covers its start by bus activation. */
@@ -51,8 +51,8 @@ typedef struct PolkitRegistry {
  * scope: what the action applies to (a device name): at most one pending
  * check per caller, action and scope. details: NULL-terminated key, value
  * pairs. */
-int polkit_check_async(PolkitRegistry *registry, sd_bus_message *call, uid_t uid, const char *action,
-                       const char *scope, const char *const *details, sd_bus_error *error);
+int polkit_check_async(PolkitRegistry *registry, sd_bus_message *call, uid_t uid, const char *action, const char *scope,
+                       const char *const *details, sd_bus_error *error);
 
 /* The caller `sender` left the bus: its pending checks are dropped. */
 void polkit_drop_sender(PolkitRegistry *registry, const char *sender);

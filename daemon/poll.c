@@ -139,8 +139,8 @@ int poll_update(Manager *m) {
         if (r < 0)
                 return r;
         /* 1 ms accuracy: a change must be seen within the interval, not a quarter second later. */
-        r = sd_event_add_time(m->event, &m->poll_event, CLOCK_MONOTONIC,
-                              now + (uint64_t) m->poll_interval_ms * 1000, 1000, on_poll, m);
+        r = sd_event_add_time(m->event, &m->poll_event, CLOCK_MONOTONIC, now + (uint64_t) m->poll_interval_ms * 1000,
+                              1000, on_poll, m);
         if (r < 0)
                 return log_error_errno(r, "Failed to add the poll timer: %m");
         (void) sd_event_source_set_description(m->poll_event, "link-poll");

@@ -28,7 +28,7 @@ void port_wait_registry_init(PortWaitRegistry *registry, sd_event *event, PortWa
         assert(event);
         assert(lookup);
 
-        *registry = (PortWaitRegistry) { .event = event, .lookup = lookup, .userdata = userdata };
+        *registry = (PortWaitRegistry){ .event = event, .lookup = lookup, .userdata = userdata };
 }
 
 static void port_wait_free(PortWait *w) {
@@ -57,10 +57,10 @@ static int on_timeout(sd_event_source *s, uint64_t usec, void *userdata) {
         PortWaitRegistry *registry = w->registry;
         const char *now = registry->lookup(w->device, w->port, registry->userdata);
 
-        port_wait_finish(w, sd_bus_reply_method_errorf(w->call, RDMAD_ERROR_TIMEOUT,
-                                                       "Port %u of %s did not reach %s within %" PRIu64
-                                                       " ms; it is %s.",
-                                                       w->port, w->device, w->state, w->timeout_ms, now ?: "gone"));
+        port_wait_finish(w,
+                         sd_bus_reply_method_errorf(w->call, RDMAD_ERROR_TIMEOUT,
+                                                    "Port %u of %s did not reach %s within %" PRIu64 " ms; it is %s.",
+                                                    w->port, w->device, w->state, w->timeout_ms, now ?: "gone"));
         return 0;
 }
 
@@ -68,7 +68,7 @@ static unsigned port_waits_of_user(PortWaitRegistry *registry, uid_t uid) {
         unsigned n = 0;
 
         LIST_FOREACH(waits, w, registry->waits)
-                n += w->uid == uid;
+        n += w->uid == uid;
         return n;
 }
 
@@ -158,9 +158,10 @@ void port_wait_fail_device(PortWaitRegistry *registry, const char *device) {
         assert(device);
         LIST_FOREACH_SAFE(waits, w, next, registry->waits) {
                 if (streq(w->device, device))
-                        port_wait_finish(w, sd_bus_reply_method_errorf(w->call, RDMAD_ERROR_NO_SUCH_DEVICE,
-                                                                       "Device %s was removed while waiting for port %u.",
-                                                                       w->device, w->port));
+                        port_wait_finish(w,
+                                         sd_bus_reply_method_errorf(w->call, RDMAD_ERROR_NO_SUCH_DEVICE,
+                                                                    "Device %s was removed while waiting for port %u.",
+                                                                    w->device, w->port));
         }
 }
 

@@ -20,7 +20,7 @@ typedef struct PortWaitRegistry {
         PortWait *waits;
         unsigned n_waits;
         unsigned n_unprivileged; /* those of callers other than root */
-        sd_event *event; /* not owned: for the timeouts */
+        sd_event *event;         /* not owned: for the timeouts */
         PortWaitLookup lookup;
         void *userdata;
 } PortWaitRegistry;
@@ -29,9 +29,9 @@ typedef struct PortWaitRegistry {
  * bus-verified uid: a user opening many connections gets no more), for all
  * unprivileged users together, and in time. Root has a bound of its own, so
  * that no other user can make root's calls fail. */
-#define PORT_WAITS_PER_USER_MAX 256
+#define PORT_WAITS_PER_USER_MAX     256
 #define PORT_WAITS_UNPRIVILEGED_MAX 4096
-#define PORT_WAITS_ROOT_MAX 4096
+#define PORT_WAITS_ROOT_MAX         4096
 /* A longer timeout is cut to this: the call then fails with Timeout after
  * 24 hours, and the caller asks again if it wants to wait longer. */
 #define PORT_WAIT_TIMEOUT_MAX_MS (24U * 60 * 60 * 1000)

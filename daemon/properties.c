@@ -25,16 +25,26 @@ typedef struct PropertyField {
         bool (*equal)(const void *a, const void *b);
 } PropertyField;
 
-#define STRING(n, s, f) { .name = (n), .type = FIELD_STRING, .offset = offsetof(s, f) }
-#define U32(n, s, f) { .name = (n), .type = FIELD_U32, .offset = offsetof(s, f) }
-#define I32(n, s, f) { .name = (n), .type = FIELD_I32, .offset = offsetof(s, f) }
-#define U64(n, s, f) { .name = (n), .type = FIELD_U64, .offset = offsetof(s, f) }
-#define DOUBLE(n, s, f) { .name = (n), .type = FIELD_DOUBLE, .offset = offsetof(s, f) }
-#define BOOL(n, s, f) { .name = (n), .type = FIELD_BOOL, .offset = offsetof(s, f) }
-#define ATTR_LIST(n, s, f) { .name = (n), .type = FIELD_ATTR_LIST, .offset = offsetof(s, f) }
-#define CUSTOM(n, eq) { .name = (n), .type = FIELD_CUSTOM, .equal = (eq) }
-#define RELATED(n) { .name = (n), .type = FIELD_RELATED }
-#define PARENT(n) { .name = (n), .type = FIELD_PARENT }
+#define STRING(n, s, f)                                                                                                \
+        { .name = (n), .type = FIELD_STRING, .offset = offsetof(s, f) }
+#define U32(n, s, f)                                                                                                   \
+        { .name = (n), .type = FIELD_U32, .offset = offsetof(s, f) }
+#define I32(n, s, f)                                                                                                   \
+        { .name = (n), .type = FIELD_I32, .offset = offsetof(s, f) }
+#define U64(n, s, f)                                                                                                   \
+        { .name = (n), .type = FIELD_U64, .offset = offsetof(s, f) }
+#define DOUBLE(n, s, f)                                                                                                \
+        { .name = (n), .type = FIELD_DOUBLE, .offset = offsetof(s, f) }
+#define BOOL(n, s, f)                                                                                                  \
+        { .name = (n), .type = FIELD_BOOL, .offset = offsetof(s, f) }
+#define ATTR_LIST(n, s, f)                                                                                             \
+        { .name = (n), .type = FIELD_ATTR_LIST, .offset = offsetof(s, f) }
+#define CUSTOM(n, eq)                                                                                                  \
+        { .name = (n), .type = FIELD_CUSTOM, .equal = (eq) }
+#define RELATED(n)                                                                                                     \
+        { .name = (n), .type = FIELD_RELATED }
+#define PARENT(n)                                                                                                      \
+        { .name = (n), .type = FIELD_PARENT }
 
 /* Masks are uint32_t. Each table below has a row per enum value, in enum
  * order (designated initialisers; test-diff checks that none is empty), then
@@ -236,8 +246,7 @@ static const char *property_to_string(const PropertyField *table, size_t n_chang
         return p < n_changing ? table[p].name : NULL;
 }
 
-static const char *property_row(const PropertyField *table, size_t n_changing, size_t n, size_t i,
-                                bool *ret_identity) {
+static const char *property_row(const PropertyField *table, size_t n_changing, size_t n, size_t i, bool *ret_identity) {
         if (i >= n)
                 return NULL;
         if (ret_identity)
@@ -246,21 +255,21 @@ static const char *property_row(const PropertyField *table, size_t n_changing, s
 }
 
 /* One set of accessors per interface, all over the same functions. */
-#define DEFINE_PROPERTY_FUNCTIONS(kind, Kind, Object, table, max)                                             \
-        const char *kind##_property_to_string(Kind##Property p) {                                              \
-                return property_to_string(table, max, p);                                                      \
-        }                                                                                                      \
-        void kind##_property_names(uint32_t mask, PropertyNames *ret) {                                        \
-                names_from_mask(table, max, mask, ret);                                                        \
-        }                                                                                                      \
-        uint32_t kind##_changed_mask(const Object *a, const Object *b) {                                       \
-                return changed_mask(table, max, a, b);                                                         \
-        }                                                                                                      \
-        const char *kind##_property_row(size_t i, bool *ret_identity) {                                        \
-                return property_row(table, max, ELEMENTSOF(table), i, ret_identity);                           \
-        }                                                                                                      \
-        static bool kind##_identity_rows_changed(const Object *a, const Object *b) {                           \
-                return identity_changed(table, max, ELEMENTSOF(table), a, b);                                  \
+#define DEFINE_PROPERTY_FUNCTIONS(kind, Kind, Object, table, max)                                                      \
+        const char *kind##_property_to_string(Kind##Property p) {                                                      \
+                return property_to_string(table, max, p);                                                              \
+        }                                                                                                              \
+        void kind##_property_names(uint32_t mask, PropertyNames *ret) {                                                \
+                names_from_mask(table, max, mask, ret);                                                                \
+        }                                                                                                              \
+        uint32_t kind##_changed_mask(const Object *a, const Object *b) {                                               \
+                return changed_mask(table, max, a, b);                                                                 \
+        }                                                                                                              \
+        const char *kind##_property_row(size_t i, bool *ret_identity) {                                                \
+                return property_row(table, max, ELEMENTSOF(table), i, ret_identity);                                   \
+        }                                                                                                              \
+        static bool kind##_identity_rows_changed(const Object *a, const Object *b) {                                   \
+                return identity_changed(table, max, ELEMENTSOF(table), a, b);                                          \
         }
 
 DEFINE_PROPERTY_FUNCTIONS(device, Device, Device, device_properties, _DEVICE_PROP_MAX)

@@ -72,9 +72,9 @@ typedef enum SriovProperty {
 #define PROPERTY_BIT(p) (UINT32_C(1) << (p))
 
 /* A State or PhysState change: also what moves StateChangedUsec. */
-#define PORT_STATE_MASK                                                                                           \
-        (PROPERTY_BIT(PORT_PROP_STATE) | PROPERTY_BIT(PORT_PROP_STATE_NUM) | PROPERTY_BIT(PORT_PROP_STATE_NAME) |    \
-         PROPERTY_BIT(PORT_PROP_PHYS_STATE) | PROPERTY_BIT(PORT_PROP_PHYS_STATE_NUM) |                          \
+#define PORT_STATE_MASK                                                                                                \
+        (PROPERTY_BIT(PORT_PROP_STATE) | PROPERTY_BIT(PORT_PROP_STATE_NUM) | PROPERTY_BIT(PORT_PROP_STATE_NAME) |      \
+         PROPERTY_BIT(PORT_PROP_PHYS_STATE) | PROPERTY_BIT(PORT_PROP_PHYS_STATE_NUM) |                                 \
          PROPERTY_BIT(PORT_PROP_PHYS_STATE_NAME))
 
 /* The D-Bus name of a property; NULL out of range. */

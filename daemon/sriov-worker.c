@@ -28,7 +28,7 @@ void sriov_job_registry_init(SriovJobRegistry *registry, sd_event *event, SriovJ
         assert(event);
         assert(done);
 
-        *registry = (SriovJobRegistry) { .event = event, .io = &sriov_sysfs_io, .done = done, .userdata = userdata };
+        *registry = (SriovJobRegistry){ .event = event, .io = &sriov_sysfs_io, .done = done, .userdata = userdata };
 }
 
 /* What the thread also uses; the rest is the loop's. Also the worker's
@@ -55,8 +55,8 @@ bool sriov_job_running(SriovJobRegistry *registry, const char *device_path) {
         assert(device_path);
 
         LIST_FOREACH(jobs, j, registry->jobs)
-                if (streq(j->device_path, device_path))
-                        return true;
+        if (streq(j->device_path, device_path))
+                return true;
         return false;
 }
 
@@ -98,13 +98,11 @@ static char *describe_caller(sd_bus_message *call) {
         pid_t pid = 0;
         char *s = NULL;
 
-        if (sd_bus_query_sender_creds(call, SD_BUS_CREDS_EUID | SD_BUS_CREDS_PID | SD_BUS_CREDS_AUGMENT, &creds) >=
-            0) {
+        if (sd_bus_query_sender_creds(call, SD_BUS_CREDS_EUID | SD_BUS_CREDS_PID | SD_BUS_CREDS_AUGMENT, &creds) >= 0) {
                 (void) sd_bus_creds_get_euid(creds, &uid);
                 (void) sd_bus_creds_get_pid(creds, &pid);
         }
-        if (asprintf(&s, "%s (uid %d, pid %d)", strempty(sd_bus_message_get_sender(call)), (int) uid, (int) pid) <
-            0)
+        if (asprintf(&s, "%s (uid %d, pid %d)", strempty(sd_bus_message_get_sender(call)), (int) uid, (int) pid) < 0)
                 return NULL;
         return s;
 }

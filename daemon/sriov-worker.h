@@ -23,8 +23,8 @@ typedef void (*SriovJobDone)(const char *device_path, uint32_t num_vfs, void *us
 
 typedef struct SriovJobRegistry {
         SriovJob *jobs;
-        sd_event *event;    /* not owned */
-        const SriovIo *io;  /* sriov_sysfs_io; tests inject their own */
+        sd_event *event;   /* not owned */
+        const SriovIo *io; /* sriov_sysfs_io; tests inject their own */
         SriovJobDone done;
         void *userdata;
 } SriovJobRegistry;

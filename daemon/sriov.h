@@ -11,7 +11,7 @@
  * it in a worker thread. The I/O is injected so every path is testable. */
 
 typedef struct SriovIo {
-        int (*read)(void *userdata, const char *path, uint32_t *ret); /* -errno */
+        int (*read)(void *userdata, const char *path, uint32_t *ret);   /* -errno */
         int (*write)(void *userdata, const char *path, uint32_t value); /* -errno */
         void *userdata;
 } SriovIo;

@@ -56,7 +56,7 @@ static int attr_make(const char *name, const char *value, size_t value_len, Attr
         v = strndup(value, value_len);
         if (!v)
                 return -ENOMEM;
-        *ret = (Attr) { .name = n, .value = v };
+        *ret = (Attr){ .name = n, .value = v };
         return 0;
 }
 

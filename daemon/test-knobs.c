@@ -15,7 +15,7 @@ static TestKnob knob_read(const char *name) {
         v = strtoull(e, &end, 10);
         if (errno != 0 || end == e || *end != '\0')
                 return (TestKnob){};
-        return (TestKnob){.set = true, .value = v};
+        return (TestKnob){ .set = true, .value = v };
 }
 
 const TestKnobs *test_knobs(void) {
@@ -24,12 +24,12 @@ const TestKnobs *test_knobs(void) {
 
         if (!done) {
                 knobs = (TestKnobs){
-                    .gmo_builtin = getenv("RDMAD_TEST_GMO_BUILTIN"),
-                    .gmo_slice_objects = knob_read("RDMAD_TEST_GMO_SLICE_OBJECTS"),
-                    .gmo_unprivileged_share = knob_read("RDMAD_TEST_GMO_UNPRIVILEGED_SHARE"),
-                    .gmo_unprivileged_pause_msec = knob_read("RDMAD_TEST_GMO_UNPRIVILEGED_PAUSE_MSEC"),
-                    .gmo_wait_max_msec = knob_read("RDMAD_TEST_GMO_WAIT_MAX_MSEC"),
-                    .gmo_reply_max = knob_read("RDMAD_TEST_GMO_REPLY_MAX"),
+                        .gmo_builtin = getenv("RDMAD_TEST_GMO_BUILTIN"),
+                        .gmo_slice_objects = knob_read("RDMAD_TEST_GMO_SLICE_OBJECTS"),
+                        .gmo_unprivileged_share = knob_read("RDMAD_TEST_GMO_UNPRIVILEGED_SHARE"),
+                        .gmo_unprivileged_pause_msec = knob_read("RDMAD_TEST_GMO_UNPRIVILEGED_PAUSE_MSEC"),
+                        .gmo_wait_max_msec = knob_read("RDMAD_TEST_GMO_WAIT_MAX_MSEC"),
+                        .gmo_reply_max = knob_read("RDMAD_TEST_GMO_REPLY_MAX"),
                 };
                 done = true;
         }

@@ -71,7 +71,7 @@ int worker_start(sd_event *event, WorkerRun run, WorkerDone done, void *arg, Wor
         w = calloc(1, sizeof(Worker));
         if (!w)
                 return -ENOMEM;
-        *w = (Worker){.run = run, .done = done, .arg = arg, .fd = -EBADF};
+        *w = (Worker){ .run = run, .done = done, .arg = arg, .fd = -EBADF };
         atomic_init(&w->state, WORKER_RUNNING);
 
         w->fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);

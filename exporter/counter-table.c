@@ -30,7 +30,7 @@ static PortCounters *counter_table_append(CounterTable *t, const char *device, u
                 return NULL;
         t->ports = ports;
         p = &ports[t->n_ports];
-        *p = (PortCounters){.device = strdup(device), .port = port};
+        *p = (PortCounters){ .device = strdup(device), .port = port };
         if (!p->device)
                 return NULL;
         t->n_ports++;
@@ -47,7 +47,7 @@ static int port_counters_push(PortCounters *p, size_t *allocated, const char *na
         copy = strdup(name);
         if (!copy)
                 return -ENOMEM;
-        p->counters[p->n_counters++] = (CounterSample){.name = copy, .value = value};
+        p->counters[p->n_counters++] = (CounterSample){ .name = copy, .value = value };
         return 0;
 }
 

@@ -14,8 +14,8 @@ static bool isempty(const char *s) {
 
 const char *exposition_content_type(ExpositionFormat format) {
         static const char *const types[_EXPOSITION_FORMAT_MAX] = {
-            [EXPOSITION_TEXT] = "text/plain; version=0.0.4; charset=utf-8",
-            [EXPOSITION_OPENMETRICS] = "application/openmetrics-text; version=1.0.0; charset=utf-8",
+                [EXPOSITION_TEXT] = "text/plain; version=0.0.4; charset=utf-8",
+                [EXPOSITION_OPENMETRICS] = "application/openmetrics-text; version=1.0.0; charset=utf-8",
         };
         assert(format >= 0 && format < _EXPOSITION_FORMAT_MAX);
         return types[format];
@@ -30,47 +30,52 @@ typedef struct CounterMetric {
 } CounterMetric;
 
 static const CounterMetric counter_metrics[] = {
-    {"VL15_dropped", "vl15_dropped_total", "Incoming VL15 packets dropped for lack of resources."},
-    {"excessive_buffer_overrun_errors", "excessive_buffer_overrun_errors_total",
-     "Times that OverrunErrors consecutive flow control update periods each had an overrun error."},
-    {"link_downed", "link_downed_total", "Times the link failed to recover from an error state and went down."},
-    {"link_error_recovery", "link_error_recovery_total", "Times the link recovered from an error state."},
-    {"local_link_integrity_errors", "local_link_integrity_errors_total",
-     "Times the count of local physical errors exceeded the LocalPhyErrors threshold."},
-    {"multicast_rcv_packets", "multicast_packets_received_total", "Multicast packets received, errors included."},
-    {"multicast_xmit_packets", "multicast_packets_transmitted_total",
-     "Multicast packets transmitted, errors included."},
-    {"port_multicast_rcv_packets", "legacy_multicast_packets_received_total",
-     "Multicast packets received (counters_ext)."},
-    {"port_multicast_xmit_packets", "legacy_multicast_packets_transmitted_total",
-     "Multicast packets transmitted (counters_ext)."},
-    {"port_rcv_constraint_errors", "port_constraint_errors_received_total",
-     "Packets received on the switch physical port that were discarded."},
-    {"port_rcv_data", "port_data_received_bytes_total", "Data octets received on all VLs."},
-    {"port_rcv_data_64", "legacy_data_received_bytes_total", "Data octets received on all VLs (counters_ext)."},
-    {"port_rcv_discards", "port_discards_received_total",
-     "Inbound packets discarded because the port was down or congested."},
-    {"port_rcv_errors", "port_errors_received_total", "Packets with an error received on the port."},
-    {"port_rcv_packets", "port_packets_received_total", "Packets received on all VLs, errors included."},
-    {"port_rcv_packets_64", "legacy_packets_received_total", "Packets received on all VLs (counters_ext)."},
-    {"port_rcv_remote_physical_errors", "port_receive_remote_physical_errors_total",
-     "Packets received with the EBP (End of Bad Packet) delimiter."},
-    {"port_rcv_switch_relay_errors", "port_receive_switch_relay_errors_total", "Packets the switch could not forward."},
-    {"port_unicast_rcv_packets", "legacy_unicast_packets_received_total", "Unicast packets received (counters_ext)."},
-    {"port_unicast_xmit_packets", "legacy_unicast_packets_transmitted_total",
-     "Unicast packets transmitted (counters_ext)."},
-    {"port_xmit_constraint_errors", "port_constraint_errors_transmitted_total",
-     "Packets not transmitted from the switch physical port."},
-    {"port_xmit_data", "port_data_transmitted_bytes_total", "Data octets transmitted on all VLs."},
-    {"port_xmit_data_64", "legacy_data_transmitted_bytes_total", "Data octets transmitted on all VLs (counters_ext)."},
-    {"port_xmit_discards", "port_discards_transmitted_total",
-     "Outbound packets discarded because the port was down or congested."},
-    {"port_xmit_packets", "port_packets_transmitted_total", "Packets transmitted on all VLs, errors included."},
-    {"port_xmit_packets_64", "legacy_packets_transmitted_total", "Packets transmitted on all VLs (counters_ext)."},
-    {"port_xmit_wait", "port_transmit_wait_total", "Ticks during which the port had data to send but sent none."},
-    {"symbol_error", "symbol_error_total", "Minor link errors detected on one or more physical lanes."},
-    {"unicast_rcv_packets", "unicast_packets_received_total", "Unicast packets received, errors included."},
-    {"unicast_xmit_packets", "unicast_packets_transmitted_total", "Unicast packets transmitted, errors included."},
+        { "VL15_dropped", "vl15_dropped_total", "Incoming VL15 packets dropped for lack of resources." },
+        { "excessive_buffer_overrun_errors", "excessive_buffer_overrun_errors_total",
+          "Times that OverrunErrors consecutive flow control update periods each had an overrun error." },
+        { "link_downed", "link_downed_total", "Times the link failed to recover from an error state and went down." },
+        { "link_error_recovery", "link_error_recovery_total", "Times the link recovered from an error state." },
+        { "local_link_integrity_errors", "local_link_integrity_errors_total",
+          "Times the count of local physical errors exceeded the LocalPhyErrors threshold." },
+        { "multicast_rcv_packets", "multicast_packets_received_total", "Multicast packets received, errors included." },
+        { "multicast_xmit_packets", "multicast_packets_transmitted_total",
+          "Multicast packets transmitted, errors included." },
+        { "port_multicast_rcv_packets", "legacy_multicast_packets_received_total",
+          "Multicast packets received (counters_ext)." },
+        { "port_multicast_xmit_packets", "legacy_multicast_packets_transmitted_total",
+          "Multicast packets transmitted (counters_ext)." },
+        { "port_rcv_constraint_errors", "port_constraint_errors_received_total",
+          "Packets received on the switch physical port that were discarded." },
+        { "port_rcv_data", "port_data_received_bytes_total", "Data octets received on all VLs." },
+        { "port_rcv_data_64", "legacy_data_received_bytes_total", "Data octets received on all VLs (counters_ext)." },
+        { "port_rcv_discards", "port_discards_received_total",
+          "Inbound packets discarded because the port was down or congested." },
+        { "port_rcv_errors", "port_errors_received_total", "Packets with an error received on the port." },
+        { "port_rcv_packets", "port_packets_received_total", "Packets received on all VLs, errors included." },
+        { "port_rcv_packets_64", "legacy_packets_received_total", "Packets received on all VLs (counters_ext)." },
+        { "port_rcv_remote_physical_errors", "port_receive_remote_physical_errors_total",
+          "Packets received with the EBP (End of Bad Packet) delimiter." },
+        { "port_rcv_switch_relay_errors", "port_receive_switch_relay_errors_total",
+          "Packets the switch could not forward." },
+        { "port_unicast_rcv_packets", "legacy_unicast_packets_received_total",
+          "Unicast packets received (counters_ext)." },
+        { "port_unicast_xmit_packets", "legacy_unicast_packets_transmitted_total",
+          "Unicast packets transmitted (counters_ext)." },
+        { "port_xmit_constraint_errors", "port_constraint_errors_transmitted_total",
+          "Packets not transmitted from the switch physical port." },
+        { "port_xmit_data", "port_data_transmitted_bytes_total", "Data octets transmitted on all VLs." },
+        { "port_xmit_data_64", "legacy_data_transmitted_bytes_total",
+          "Data octets transmitted on all VLs (counters_ext)." },
+        { "port_xmit_discards", "port_discards_transmitted_total",
+          "Outbound packets discarded because the port was down or congested." },
+        { "port_xmit_packets", "port_packets_transmitted_total", "Packets transmitted on all VLs, errors included." },
+        { "port_xmit_packets_64", "legacy_packets_transmitted_total",
+          "Packets transmitted on all VLs (counters_ext)." },
+        { "port_xmit_wait", "port_transmit_wait_total", "Ticks during which the port had data to send but sent none." },
+        { "symbol_error", "symbol_error_total", "Minor link errors detected on one or more physical lanes." },
+        { "unicast_rcv_packets", "unicast_packets_received_total", "Unicast packets received, errors included." },
+        { "unicast_xmit_packets", "unicast_packets_transmitted_total",
+          "Unicast packets transmitted, errors included." },
 };
 
 #define N_COUNTER_METRICS ELEMENTSOF(counter_metrics)
@@ -157,7 +162,8 @@ static void write_family_name(const Family *fam) {
 
 static void family_header(Family *fam) {
         static const char *const types[] = {
-            [FAMILY_GAUGE] = "gauge", [FAMILY_COUNTER] = "counter", [FAMILY_INFO] = "info"};
+                [FAMILY_GAUGE] = "gauge", [FAMILY_COUNTER] = "counter", [FAMILY_INFO] = "info"
+        };
         FamilyType type = fam->type;
 
         if (fam->started)
@@ -210,7 +216,7 @@ static void sample_end(Family *fam, uint64_t value) {
 
 static Family family(FILE *f, ExpositionFormat format, const char *prefix, const char *rest, FamilyType type,
                      const char *help) {
-        return (Family){.f = f, .format = format, .name = prefix, .name_rest = rest, .type = type, .help = help};
+        return (Family){ .f = f, .format = format, .name = prefix, .name_rest = rest, .type = type, .help = help };
 }
 
 /* Object path → object, by binary search in a sorted copy: a big host
@@ -341,18 +347,18 @@ static uint64_t port_value(const RdmaPort *p, PortGauge g) {
 
 static int write_ports(FILE *f, ExpositionFormat format, const Inventory *inv) {
         Family families[_PORT_SERIES_MAX] = {
-            [PORT_INFO] = family(f, format, "rdma_", "port_info", FAMILY_INFO,
-                                 "RDMA port identity from rdmad; the value is always 1."),
-            [PORT_STATE_ID] = family(f, format, "rdma_", "state_id", FAMILY_GAUGE,
-                                     "Port state (1: down, 2: init, 3: armed, 4: active, 5: active defer)."),
-            [PORT_PHYSICAL_STATE_ID] = family(f, format, "rdma_", "physical_state_id", FAMILY_GAUGE,
-                                              "Physical port state (1: sleep, 2: polling, 3: disabled, 4: "
-                                              "configuration training, 5: link up, 6: link error recovery, "
-                                              "7: phy test)."),
-            [PORT_RATE] = family(f, format, "rdma_", "rate_bytes_per_second", FAMILY_GAUGE,
-                                 "Signalling rate of the port in bytes per second."),
-            [PORT_STATE_CHANGES] = family(f, format, "rdma_", "port_state_changes_total", FAMILY_COUNTER,
-                                          "Port state changes rdmad observed since it started."),
+                [PORT_INFO] = family(f, format, "rdma_", "port_info", FAMILY_INFO,
+                                     "RDMA port identity from rdmad; the value is always 1."),
+                [PORT_STATE_ID] = family(f, format, "rdma_", "state_id", FAMILY_GAUGE,
+                                         "Port state (1: down, 2: init, 3: armed, 4: active, 5: active defer)."),
+                [PORT_PHYSICAL_STATE_ID] = family(f, format, "rdma_", "physical_state_id", FAMILY_GAUGE,
+                                                  "Physical port state (1: sleep, 2: polling, 3: disabled, 4: "
+                                                  "configuration training, 5: link up, 6: link error recovery, "
+                                                  "7: phy test)."),
+                [PORT_RATE] = family(f, format, "rdma_", "rate_bytes_per_second", FAMILY_GAUGE,
+                                     "Signalling rate of the port in bytes per second."),
+                [PORT_STATE_CHANGES] = family(f, format, "rdma_", "port_state_changes_total", FAMILY_COUNTER,
+                                              "Port state changes rdmad observed since it started."),
         };
         ObjectIndex devices = {}, netdevs = {};
         int r;
@@ -419,7 +425,7 @@ static int write_counters(FILE *f, ExpositionFormat format, const CounterTable *
 
         for (size_t m = 0; m < N_COUNTER_METRICS; m++) {
                 Family fam =
-                    family(f, format, "rdma_", counter_metrics[m].metric, FAMILY_COUNTER, counter_metrics[m].help);
+                        family(f, format, "rdma_", counter_metrics[m].metric, FAMILY_COUNTER, counter_metrics[m].help);
 
                 for (size_t i = 0; i < t->n_ports; i++) {
                         int c = slots[i * N_COUNTER_METRICS + m];
@@ -451,9 +457,9 @@ static int write_counters(FILE *f, ExpositionFormat format, const CounterTable *
 
 static int write_sriov(FILE *f, ExpositionFormat format, const Inventory *inv) {
         Family fams[] = {
-            family(f, format, "rdma_", "sriov_vfs", FAMILY_GAUGE, "SR-IOV virtual functions enabled."),
-            family(f, format, "rdma_", "sriov_total_vfs", FAMILY_GAUGE,
-                   "SR-IOV virtual functions the device supports."),
+                family(f, format, "rdma_", "sriov_vfs", FAMILY_GAUGE, "SR-IOV virtual functions enabled."),
+                family(f, format, "rdma_", "sriov_total_vfs", FAMILY_GAUGE,
+                       "SR-IOV virtual functions the device supports."),
         };
         ObjectIndex devices = {};
         int r;

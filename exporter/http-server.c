@@ -20,11 +20,11 @@ struct HttpServer {
 };
 
 static const char index_page[] =
-    "<!DOCTYPE html>\n"
-    "<html><head><title>rdmad-exporter</title></head>\n"
-    "<body><h1>rdmad-exporter</h1>\n"
-    "<p>Prometheus metrics of the host's RDMA devices, from rdmad: <a href=\"/metrics\">/metrics</a></p>\n"
-    "</body></html>\n";
+        "<!DOCTYPE html>\n"
+        "<html><head><title>rdmad-exporter</title></head>\n"
+        "<body><h1>rdmad-exporter</h1>\n"
+        "<p>Prometheus metrics of the host's RDMA devices, from rdmad: <a href=\"/metrics\">/metrics</a></p>\n"
+        "</body></html>\n";
 
 int metrics_render(RdmadClient *client, const char *accept, char **ret_body, size_t *ret_size,
                    const char **ret_content_type) {
@@ -38,7 +38,7 @@ int metrics_render(RdmadClient *client, const char *accept, char **ret_body, siz
         int r;
 
         r = rdmad_client_scrape(client, &inv, &counters);
-        scrape = (ScrapeResult){.up = r >= 0, .inventory = inv, .counters = &counters};
+        scrape = (ScrapeResult){ .up = r >= 0, .inventory = inv, .counters = &counters };
 
         f = open_memstream(&body, &size);
         if (!f) {
@@ -143,10 +143,10 @@ int http_server_start(int listen_fd, uint64_t bus_timeout_usec, HttpServer **ret
                 return -ENOMEM;
         s->client.timeout_usec = bus_timeout_usec;
         s->daemon =
-            MHD_start_daemon(MHD_USE_AUTO_INTERNAL_THREAD | MHD_USE_ERROR_LOG, 0, NULL, NULL, handle_request, s,
-                             MHD_OPTION_EXTERNAL_LOGGER, log_mhd, NULL, MHD_OPTION_LISTEN_SOCKET, listen_fd,
-                             MHD_OPTION_NOTIFY_COMPLETED, on_request_completed, NULL, MHD_OPTION_CONNECTION_TIMEOUT,
-                             (unsigned) 60, MHD_OPTION_CONNECTION_LIMIT, (unsigned) 64, MHD_OPTION_END);
+                MHD_start_daemon(MHD_USE_AUTO_INTERNAL_THREAD | MHD_USE_ERROR_LOG, 0, NULL, NULL, handle_request, s,
+                                 MHD_OPTION_EXTERNAL_LOGGER, log_mhd, NULL, MHD_OPTION_LISTEN_SOCKET, listen_fd,
+                                 MHD_OPTION_NOTIFY_COMPLETED, on_request_completed, NULL, MHD_OPTION_CONNECTION_TIMEOUT,
+                                 (unsigned) 60, MHD_OPTION_CONNECTION_LIMIT, (unsigned) 64, MHD_OPTION_END);
         if (!s->daemon) {
                 free(s);
                 return log_error_errno(EINVAL, "libmicrohttpd could not start on the listening socket.");

@@ -66,7 +66,7 @@ static int open_bound(const struct addrinfo *ai) {
 
 int listen_socket_open(const char *address) {
         _cleanup_free_ char *host = NULL;
-        struct addrinfo hints = {.ai_socktype = SOCK_STREAM, .ai_flags = AI_PASSIVE | AI_NUMERICSERV};
+        struct addrinfo hints = { .ai_socktype = SOCK_STREAM, .ai_flags = AI_PASSIVE | AI_NUMERICSERV };
         struct addrinfo *result = NULL;
         char service[8];
         unsigned port;

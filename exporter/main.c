@@ -44,12 +44,12 @@ static int parse_argv(int argc, char *argv[], Options *o) {
                 ARG_LOG_LEVEL,
         };
         static const struct option options[] = {
-            {"help", no_argument, NULL, 'h'},
-            {"version", no_argument, NULL, ARG_VERSION},
-            {"listen", required_argument, NULL, ARG_LISTEN},
-            {"bus-timeout", required_argument, NULL, ARG_BUS_TIMEOUT},
-            {"log-level", required_argument, NULL, ARG_LOG_LEVEL},
-            {},
+                { "help", no_argument, NULL, 'h' },
+                { "version", no_argument, NULL, ARG_VERSION },
+                { "listen", required_argument, NULL, ARG_LISTEN },
+                { "bus-timeout", required_argument, NULL, ARG_BUS_TIMEOUT },
+                { "log-level", required_argument, NULL, ARG_LOG_LEVEL },
+                {},
         };
         char *end;
         int c, r;
@@ -110,7 +110,7 @@ static int get_listen_socket(const Options *o) {
 }
 
 static int run(int argc, char *argv[]) {
-        Options o = {.bus_timeout_sec = BUS_TIMEOUT_SEC_DEFAULT};
+        Options o = { .bus_timeout_sec = BUS_TIMEOUT_SEC_DEFAULT };
         HttpServer *server = NULL;
         sigset_t mask;
         int fd, sig, r;

@@ -58,7 +58,7 @@ typedef struct MediaRange {
 /* Parses [s, s + len): "type/subtype *(; name=value)". False if malformed. */
 static bool media_range_parse(const char *s, size_t len, MediaRange *ret) {
         const char *end = s + len, *semi = memchr(s, ';', len);
-        MediaRange mr = {.q = 1000};
+        MediaRange mr = { .q = 1000 };
 
         mr.type = s;
         mr.type_len = (semi ? semi : end) - s;
@@ -100,8 +100,8 @@ typedef struct Offer {
 } Offer;
 
 static const Offer offers[_EXPOSITION_FORMAT_MAX] = {
-    [EXPOSITION_TEXT] = {"text/plain", "text/*", "0.0.4"},
-    [EXPOSITION_OPENMETRICS] = {"application/openmetrics-text", "application/*", "1.0.0"},
+        [EXPOSITION_TEXT] = { "text/plain", "text/*", "0.0.4" },
+        [EXPOSITION_OPENMETRICS] = { "application/openmetrics-text", "application/*", "1.0.0" },
 };
 
 /* How specifically a range names an offer: 0 not at all, 1 the any-type
@@ -111,8 +111,8 @@ static int match(const MediaRange *mr, const Offer *o) {
                 if (!mr->version)
                         return 3;
                 return mr->version_len == strlen(o->version) && memcmp(mr->version, o->version, mr->version_len) == 0
-                           ? 4
-                           : 0;
+                               ? 4
+                               : 0;
         }
         if (token_eq(mr->type, mr->type_len, o->subtype_wildcard))
                 return 2;

@@ -105,7 +105,7 @@ static int check_reply(const RdmadClient *c, const PendingCall *call) {
 
 int rdmad_client_scrape(RdmadClient *c, Inventory **ret_inventory, CounterTable *counters) {
         _cleanup_(inventory_freep) Inventory *inv = NULL;
-        PendingCall calls[2] = {{.what = "GetManagedObjects"}, {.what = "GetAllCounters"}};
+        PendingCall calls[2] = { { .what = "GetManagedObjects" }, { .what = "GetAllCounters" } };
         bool counters_unsupported;
         int r;
 
@@ -134,7 +134,7 @@ int rdmad_client_scrape(RdmadClient *c, Inventory **ret_inventory, CounterTable 
                 goto finish;
         /* An rdmad older than GetAllCounters: the model without counters. */
         counters_unsupported =
-            sd_bus_error_has_name(sd_bus_message_get_error(calls[1].reply), SD_BUS_ERROR_UNKNOWN_METHOD);
+                sd_bus_error_has_name(sd_bus_message_get_error(calls[1].reply), SD_BUS_ERROR_UNKNOWN_METHOD);
         if (counters_unsupported) {
                 if (!c->warned_no_counters)
                         log_warning("rdmad has no GetAllCounters(): exporting no counters.");

@@ -42,29 +42,29 @@ typedef struct TimeUnit {
 
 /* Longer suffixes first where one is a prefix of another ("ms" before "m"). */
 static const TimeUnit time_units[] = {
-    {"seconds", USEC_PER_SEC},
-    {"second", USEC_PER_SEC},
-    {"sec", USEC_PER_SEC},
-    {"s", USEC_PER_SEC},
-    {"msec", USEC_PER_MSEC},
-    {"ms", USEC_PER_MSEC},
-    {"usec", 1},
-    {"us", 1},
-    {"µs", 1},
-    {"minutes", USEC_PER_MINUTE},
-    {"minute", USEC_PER_MINUTE},
-    {"min", USEC_PER_MINUTE},
-    {"m", USEC_PER_MINUTE},
-    {"hours", USEC_PER_HOUR},
-    {"hour", USEC_PER_HOUR},
-    {"hr", USEC_PER_HOUR},
-    {"h", USEC_PER_HOUR},
-    {"days", USEC_PER_DAY},
-    {"day", USEC_PER_DAY},
-    {"d", USEC_PER_DAY},
-    {"weeks", USEC_PER_WEEK},
-    {"week", USEC_PER_WEEK},
-    {"w", USEC_PER_WEEK},
+        { "seconds", USEC_PER_SEC },
+        { "second", USEC_PER_SEC },
+        { "sec", USEC_PER_SEC },
+        { "s", USEC_PER_SEC },
+        { "msec", USEC_PER_MSEC },
+        { "ms", USEC_PER_MSEC },
+        { "usec", 1 },
+        { "us", 1 },
+        { "µs", 1 },
+        { "minutes", USEC_PER_MINUTE },
+        { "minute", USEC_PER_MINUTE },
+        { "min", USEC_PER_MINUTE },
+        { "m", USEC_PER_MINUTE },
+        { "hours", USEC_PER_HOUR },
+        { "hour", USEC_PER_HOUR },
+        { "hr", USEC_PER_HOUR },
+        { "h", USEC_PER_HOUR },
+        { "days", USEC_PER_DAY },
+        { "day", USEC_PER_DAY },
+        { "d", USEC_PER_DAY },
+        { "weeks", USEC_PER_WEEK },
+        { "week", USEC_PER_WEEK },
+        { "w", USEC_PER_WEEK },
 };
 
 /* The unit at *p, if any; advances *p past it. 0 when there is none. */
@@ -142,8 +142,8 @@ int parse_timespan(const char *s, uint64_t *ret_usec) {
 
 const char *format_timespan(uint64_t usec, char buf[static TIMESPAN_STRING_MAX]) {
         static const TimeUnit parts[] = {
-            {"d", USEC_PER_DAY}, {"h", USEC_PER_HOUR},  {"min", USEC_PER_MINUTE},
-            {"s", USEC_PER_SEC}, {"ms", USEC_PER_MSEC}, {"us", 1},
+                { "d", USEC_PER_DAY }, { "h", USEC_PER_HOUR },  { "min", USEC_PER_MINUTE },
+                { "s", USEC_PER_SEC }, { "ms", USEC_PER_MSEC }, { "us", 1 },
         };
         size_t n = 0;
 

@@ -102,8 +102,8 @@ int report_bus_error(const char *what, int r, const sd_bus_error *error) {
                 fprintf(stderr, "rdmactl: %s\n", message);
                 break;
         case BUS_FAILURE_OTHER:
-                fprintf(stderr, "rdmactl: %s failed: %s%s%s\n", what, message,
-                        error && error->name ? " " : "", error && error->name ? error->name : "");
+                fprintf(stderr, "rdmactl: %s failed: %s%s%s\n", what, message, error && error->name ? " " : "",
+                        error && error->name ? error->name : "");
                 break;
         }
         return exit_status_for(f);

@@ -311,7 +311,7 @@ static void text_block(const TextContext *t, const Field *n) {
 }
 
 void field_tree_text(const Field *root, FILE *f, unsigned label_width, const char *bullet, bool color) {
-        TextContext t = {.f = f, .label_width = label_width, .color = color};
+        TextContext t = { .f = f, .label_width = label_width, .color = color };
 
         for (const Field *e = root->children; e; e = e->siblings_next) {
                 if (e != root->children)

@@ -107,7 +107,7 @@ int table_add(Table *t, const char *text, const char *color) {
                 free(copy);
                 return r;
         }
-        t->cells[t->n_cells++] = (TableCell){.text = copy, .color = color};
+        t->cells[t->n_cells++] = (TableCell){ .text = copy, .color = color };
         return 0;
 }
 

@@ -9,13 +9,13 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#define ANSI_RED "\x1b[0;31m"
-#define ANSI_GREEN "\x1b[0;32m"
-#define ANSI_YELLOW "\x1b[0;33m"
-#define ANSI_GREY "\x1b[0;38;5;245m"
-#define ANSI_BOLD "\x1b[0;1;39m"
+#define ANSI_RED       "\x1b[0;31m"
+#define ANSI_GREEN     "\x1b[0;32m"
+#define ANSI_YELLOW    "\x1b[0;33m"
+#define ANSI_GREY      "\x1b[0;38;5;245m"
+#define ANSI_BOLD      "\x1b[0;1;39m"
 #define ANSI_UNDERLINE "\x1b[0;4m"
-#define ANSI_NORMAL "\x1b[0m"
+#define ANSI_NORMAL    "\x1b[0m"
 
 /* Colour when stdout is a terminal, NO_COLOR is unset or empty, and TERM is set and not "dumb". */
 bool colors_wanted(int fd);

@@ -9,7 +9,7 @@ void json_writer_init(JsonWriter *w, FILE *f, bool pretty) {
         assert(w);
         assert(f);
 
-        *w = (JsonWriter){.f = f, .pretty = pretty};
+        *w = (JsonWriter){ .f = f, .pretty = pretty };
 }
 
 static void fail(JsonWriter *w, int error) {

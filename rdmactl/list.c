@@ -65,8 +65,8 @@ static int list_json(const Inventory *inv, const Options *o) {
 }
 
 int verb_list(sd_bus *bus, const Options *o, char **args, size_t n_args) {
-        static const char *const headers[] = {"DEVICE", "PORT",       "STATE",  "PHYS STATE",
-                                              "RATE",   "LINK LAYER", "NETDEV", "TRANSPORT"};
+        static const char *const headers[] = { "DEVICE", "PORT",       "STATE",  "PHYS STATE",
+                                               "RATE",   "LINK LAYER", "NETDEV", "TRANSPORT" };
         _cleanup_(inventory_freep) Inventory *inv = NULL;
         _cleanup_(table_freep) Table *t = NULL;
         int status = load_inventory(bus, o, &inv);

@@ -106,13 +106,13 @@ typedef struct LinkProperty {
 } LinkProperty;
 
 static const LinkProperty link_properties[] = {
-    {"rate", "rate", true, offsetof(PortLink, rate)},
-    {"link_layer", "link layer", true, offsetof(PortLink, link_layer)},
-    {"netdev", "netdev", true, offsetof(PortLink, netdev)},
-    {"lid", "LID", false, offsetof(PortLink, lid)},
-    {"sm_lid", "SM LID", false, offsetof(PortLink, sm_lid)},
-    {"lmc", "LMC", false, offsetof(PortLink, lmc)},
-    {"sm_sl", "SM SL", false, offsetof(PortLink, sm_sl)},
+        { "rate", "rate", true, offsetof(PortLink, rate) },
+        { "link_layer", "link layer", true, offsetof(PortLink, link_layer) },
+        { "netdev", "netdev", true, offsetof(PortLink, netdev) },
+        { "lid", "LID", false, offsetof(PortLink, lid) },
+        { "sm_lid", "SM LID", false, offsetof(PortLink, sm_lid) },
+        { "lmc", "LMC", false, offsetof(PortLink, lmc) },
+        { "sm_sl", "SM SL", false, offsetof(PortLink, sm_sl) },
 };
 
 static const char *link_string(const PortLink *l, const LinkProperty *prop) {

@@ -44,10 +44,10 @@ static void queue_removal(Monitor *m, const RdmaDevice *d) {
                 return;
         removed = &m->removed[m->n_removed];
         *removed = (RemovedDevice){
-            .name = strdup(d->name),
-            .device_path = strdup(d->device_path),
-            .node_guid = strdup(d->node_guid),
-            .usec = now_usec(CLOCK_REALTIME),
+                .name = strdup(d->name),
+                .device_path = strdup(d->device_path),
+                .node_guid = strdup(d->node_guid),
+                .usec = now_usec(CLOCK_REALTIME),
         };
         if (removed->name && removed->device_path && removed->node_guid)
                 m->n_removed++;
@@ -83,8 +83,8 @@ static RemovedDevice *find_rename_source(Monitor *m, const RdmaDevice *d) {
                 if (streq(r->name, d->name))
                         continue;
                 if (*d->device_path
-                        ? streq(r->device_path, d->device_path)
-                        : !*r->device_path && guid_is_set(d->node_guid) && streq(r->node_guid, d->node_guid))
+                            ? streq(r->device_path, d->device_path)
+                            : !*r->device_path && guid_is_set(d->node_guid) && streq(r->node_guid, d->node_guid))
                         return r;
         }
         return NULL;
@@ -214,15 +214,15 @@ static char *netdev_name(const Inventory *inv, const char *path) {
 /* The port's link now; the netdev's name looked up in inv. */
 static int port_link_save(const Monitor *m, const Inventory *inv, const RdmaPort *p, PortLink *ret) {
         *ret = (PortLink){
-            .state = strdup(p->state_name),
-            .phys_state = strdup(p->phys_state_name),
-            .rate = strdup(p->rate),
-            .link_layer = strdup(p->link_layer),
-            .netdev = netdev_name(inv, p->netdev),
-            .lid = p->lid,
-            .sm_lid = p->sm_lid,
-            .lmc = p->lid_mask_count,
-            .sm_sl = p->sm_sl,
+                .state = strdup(p->state_name),
+                .phys_state = strdup(p->phys_state_name),
+                .rate = strdup(p->rate),
+                .link_layer = strdup(p->link_layer),
+                .netdev = netdev_name(inv, p->netdev),
+                .lid = p->lid,
+                .sm_lid = p->sm_lid,
+                .lmc = p->lid_mask_count,
+                .sm_sl = p->sm_sl,
         };
         if (!ret->state || !ret->phys_state || !ret->rate || !ret->link_layer || !ret->netdev) {
                 port_link_done(ret);
@@ -436,7 +436,7 @@ int verb_monitor(sd_bus *bus, const Options *options, char **args, size_t n_args
         _cleanup_(sd_event_unrefp) sd_event *event = NULL;
         Inventory *inv = inventory_new(); /* m.inv from here on: replaced when rdmad returns */
         sd_bus_error error = SD_BUS_ERROR_NULL;
-        Monitor m = {.bus = bus, .options = options, .inv = inv};
+        Monitor m = { .bus = bus, .options = options, .inv = inv };
         sigset_t mask;
         int r, status;
 

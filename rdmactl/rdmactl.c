@@ -63,16 +63,16 @@ static int verb_help(sd_bus *bus, const Options *o, char **args, size_t n_args) 
 }
 
 static const Verb verbs[] = {
-    {"list", 0, 0, VERB_DEFAULT | VERB_JSON, NULL, verb_list},
-    {"status", 0, SIZE_MAX, VERB_JSON, "DEVICE...", verb_status},
-    {"monitor", 0, 0, VERB_JSON | VERB_FOLLOWS, NULL, verb_monitor},
-    {"wait", 2, 3, VERB_TIMEOUT, "PORT STATE", verb_wait},
-    {"set-vfs", 2, 2, 0, "DEVICE COUNT", verb_set_vfs},
-    {"help", 0, 0, VERB_NO_BUS, NULL, verb_help},
+        { "list", 0, 0, VERB_DEFAULT | VERB_JSON, NULL, verb_list },
+        { "status", 0, SIZE_MAX, VERB_JSON, "DEVICE...", verb_status },
+        { "monitor", 0, 0, VERB_JSON | VERB_FOLLOWS, NULL, verb_monitor },
+        { "wait", 2, 3, VERB_TIMEOUT, "PORT STATE", verb_wait },
+        { "set-vfs", 2, 2, 0, "DEVICE COUNT", verb_set_vfs },
+        { "help", 0, 0, VERB_NO_BUS, NULL, verb_help },
 };
 
 /* Hidden, for the shell completion: names one a line, not a command a person types. */
-static const Verb list_names_verb = {"--list", 0, 0, 0, NULL, verb_list_names};
+static const Verb list_names_verb = { "--list", 0, 0, 0, NULL, verb_list_names };
 
 enum {
         ARG_VERSION = 0x100,
@@ -88,20 +88,20 @@ enum {
 };
 
 static const struct option long_options[] = {
-    {"help", no_argument, NULL, 'h'},
-    {"version", no_argument, NULL, ARG_VERSION},
-    {"json", optional_argument, NULL, ARG_JSON},
-    {"no-legend", no_argument, NULL, ARG_NO_LEGEND},
-    {"no-color", no_argument, NULL, ARG_NO_COLOR},
-    {"no-colour", no_argument, NULL, ARG_NO_COLOR},
-    {"no-pager", no_argument, NULL, ARG_NO_PAGER},
-    {"timeout", required_argument, NULL, ARG_TIMEOUT},
-    {"no-ask-password", no_argument, NULL, ARG_NO_ASK_PASSWORD},
-    {"exit-on-disconnect", no_argument, NULL, ARG_EXIT_ON_DISCONNECT},
-    /* Hidden: for the shell completion. */
-    {"list-devices", no_argument, NULL, ARG_LIST_DEVICES},
-    {"list", required_argument, NULL, ARG_LIST},
-    {},
+        { "help", no_argument, NULL, 'h' },
+        { "version", no_argument, NULL, ARG_VERSION },
+        { "json", optional_argument, NULL, ARG_JSON },
+        { "no-legend", no_argument, NULL, ARG_NO_LEGEND },
+        { "no-color", no_argument, NULL, ARG_NO_COLOR },
+        { "no-colour", no_argument, NULL, ARG_NO_COLOR },
+        { "no-pager", no_argument, NULL, ARG_NO_PAGER },
+        { "timeout", required_argument, NULL, ARG_TIMEOUT },
+        { "no-ask-password", no_argument, NULL, ARG_NO_ASK_PASSWORD },
+        { "exit-on-disconnect", no_argument, NULL, ARG_EXIT_ON_DISCONNECT },
+        /* Hidden: for the shell completion. */
+        { "list-devices", no_argument, NULL, ARG_LIST_DEVICES },
+        { "list", required_argument, NULL, ARG_LIST },
+        {},
 };
 
 /* getopt's '?' and ':' in words: what was wrong with which option. */
@@ -124,7 +124,7 @@ static int option_error(int c, const char *arg) {
 
 int main(int argc, char *argv[]) {
         _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
-        Options o = {.legend = true, .ask_password = true};
+        Options o = { .legend = true, .ask_password = true };
         bool no_color = false, list_names = false;
         const Verb *verb = NULL;
         char **args;

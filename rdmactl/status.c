@@ -189,7 +189,7 @@ static int parse_targets(sd_bus *bus, const Inventory *inv, char **args, size_t 
                 return report_bus_error("status", -ENOMEM, NULL);
         if (n_args == 0)
                 for (size_t i = 0; i < inv->n_devices; i++)
-                        targets[n++] = (Target){.device = inv->devices[i]};
+                        targets[n++] = (Target){ .device = inv->devices[i] };
         for (size_t i = 0; i < n_args;) {
                 size_t consumed = 1;
                 int status = target_parse(bus, inv, args + i, n_args - i, TARGET_PORT_NUMBER, &targets[n], &consumed);

@@ -15,9 +15,10 @@
 #include <unistd.h>
 
 static int connect_local(unsigned port, int timeout_ms) {
-        struct sockaddr_in sa = {
-            .sin_family = AF_INET, .sin_port = htons(port), .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
-        struct timeval tv = {.tv_sec = 60};
+        struct sockaddr_in sa = { .sin_family = AF_INET,
+                                  .sin_port = htons(port),
+                                  .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+        struct timeval tv = { .tv_sec = 60 };
 
         for (int waited = 0;; waited += 20) {
                 int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
@@ -214,7 +215,7 @@ const Sample *samples_find(const Samples *s, const char *name, const char *label
 }
 
 unsigned free_tcp_port(void) {
-        struct sockaddr_in sa = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+        struct sockaddr_in sa = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
         socklen_t len = sizeof(sa);
         int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
         unsigned port = 0;

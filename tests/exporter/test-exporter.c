@@ -31,7 +31,7 @@ typedef struct Fixture {
 
 static Fixture fx;
 
-static const char *const daemon_args[] = {"--poll-interval=100", NULL};
+static const char *const daemon_args[] = { "--poll-interval=100", NULL };
 
 /* argv += the words of $RDMAD_TEST_WRAPPER (valgrind in `make valgrind`). */
 static size_t add_wrapper(char **argv, size_t n, char **ret_copy) {
@@ -131,13 +131,13 @@ static void test_every_node_exporter_port_series_has_its_twin(void **state) {
         Fixture *f = *state;
         char sysfs_arg[512], listen_arg[64];
         unsigned port = free_tcp_port();
-        char *argv[] = {"prometheus-node-exporter",
-                        sysfs_arg,
-                        "--collector.disable-defaults",
-                        "--collector.infiniband",
-                        "--web.disable-exporter-metrics",
-                        listen_arg,
-                        NULL};
+        char *argv[] = { "prometheus-node-exporter",
+                         sysfs_arg,
+                         "--collector.disable-defaults",
+                         "--collector.infiniband",
+                         "--web.disable-exporter-metrics",
+                         listen_arg,
+                         NULL };
         Samples node = {}, ours = {};
         char *node_text, *our_text;
         size_t compared = 0, counters = 0;
@@ -356,7 +356,7 @@ static void test_prometheus_scrapes_counters_and_a_flap(void **state) {
         Fixture *f = *state;
         char config_path[256], storage_arg[300], config_arg[300], listen_arg[64];
         unsigned port = free_tcp_port();
-        char *argv[] = {"prometheus", config_arg, storage_arg, listen_arg, "--log.level=warn", NULL};
+        char *argv[] = { "prometheus", config_arg, storage_arg, listen_arg, "--log.level=warn", NULL };
         FILE *config;
 
         snprintf(config_path, sizeof(config_path), "%s/prometheus.yml", f->h->tmpdir);
@@ -384,7 +384,7 @@ static void test_prometheus_scrapes_counters_and_a_flap(void **state) {
                                           "121649382712", 5000));
         assert_true(prometheus_wait_value(port, "rdma_state_id{device=\"mlx4_0\",port=\"1\"}", "4", 5000));
         assert_true(
-            prometheus_wait_value(port, "rdma_port_state_changes_total{device=\"mlx4_0\",port=\"1\"}", "0", 5000));
+                prometheus_wait_value(port, "rdma_port_state_changes_total{device=\"mlx4_0\",port=\"1\"}", "0", 5000));
 
         /* The link goes down (the poll sees it within 100 ms) ... */
         harness_write(f->h, MLX4_PORT1, "state", "1: DOWN\n");
@@ -392,15 +392,15 @@ static void test_prometheus_scrapes_counters_and_a_flap(void **state) {
         assert_true(prometheus_wait_value(port, "rdma_state_id{device=\"mlx4_0\",port=\"1\"}", "1", 15000));
         assert_true(prometheus_wait_value(port, "rdma_physical_state_id{device=\"mlx4_0\",port=\"1\"}", "3", 5000));
         assert_true(
-            prometheus_wait_value(port, "rdma_port_state_changes_total{device=\"mlx4_0\",port=\"1\"}", "1", 5000));
+                prometheus_wait_value(port, "rdma_port_state_changes_total{device=\"mlx4_0\",port=\"1\"}", "1", 5000));
         /* ... and up again; the change is in the series and in a rate. */
         harness_write(f->h, MLX4_PORT1, "state", "4: ACTIVE\n");
         harness_write(f->h, MLX4_PORT1, "phys_state", "5: LinkUp\n");
         assert_true(prometheus_wait_value(port, "rdma_state_id{device=\"mlx4_0\",port=\"1\"}", "4", 15000));
         assert_true(
-            prometheus_wait_value(port, "rdma_port_state_changes_total{device=\"mlx4_0\",port=\"1\"}", "2", 5000));
-        assert_true(
-            prometheus_wait_value(port, "min_over_time(rdma_state_id{device=\"mlx4_0\",port=\"1\"}[1m])", "1", 5000));
+                prometheus_wait_value(port, "rdma_port_state_changes_total{device=\"mlx4_0\",port=\"1\"}", "2", 5000));
+        assert_true(prometheus_wait_value(port, "min_over_time(rdma_state_id{device=\"mlx4_0\",port=\"1\"}[1m])", "1",
+                                          5000));
 
         harness_stop_process(f->prometheus_pid, 10000);
         f->prometheus_pid = 0;
@@ -408,12 +408,12 @@ static void test_prometheus_scrapes_counters_and_a_flap(void **state) {
 
 int main(void) {
         const struct CMUnitTest tests[] = {
-            cmocka_unit_test(test_every_node_exporter_port_series_has_its_twin),
-            cmocka_unit_test(test_promtool_accepts_the_exposition),
-            cmocka_unit_test(test_http_negotiation_and_errors),
-            cmocka_unit_test(test_prometheus_scrapes_counters_and_a_flap),
-            cmocka_unit_test(test_standalone_listen),
-            cmocka_unit_test(test_rdmad_away_is_up_0_and_recovers),
+                cmocka_unit_test(test_every_node_exporter_port_series_has_its_twin),
+                cmocka_unit_test(test_promtool_accepts_the_exposition),
+                cmocka_unit_test(test_http_negotiation_and_errors),
+                cmocka_unit_test(test_prometheus_scrapes_counters_and_a_flap),
+                cmocka_unit_test(test_standalone_listen),
+                cmocka_unit_test(test_rdmad_away_is_up_0_and_recovers),
         };
         return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }

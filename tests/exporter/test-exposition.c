@@ -30,89 +30,89 @@ static char *render(ExpositionFormat format, const ScrapeResult *s) {
 /* A small host: an IB port with counters and an odd board id, a RoCE PF
  * with SR-IOV and device-wide hw_counters. */
 static RdmaDevice dev_mlx4 = {
-    .path = "/org/rdmad1/device/mlx4_5f0",
-    .name = "mlx4_0",
-    .driver = "mlx4_core",
-    .transport = "mixed",
-    .node_type = "CA",
-    .firmware_version = "2.42.5000",
-    .hca_type = "MT4099",
-    .board_id = "MT \"quoted\" back\\slash\nnewline",
-    .node_guid = "0002:c903:00a1:b2c0",
-    .pci_address = "0000:03:00.0",
+        .path = "/org/rdmad1/device/mlx4_5f0",
+        .name = "mlx4_0",
+        .driver = "mlx4_core",
+        .transport = "mixed",
+        .node_type = "CA",
+        .firmware_version = "2.42.5000",
+        .hca_type = "MT4099",
+        .board_id = "MT \"quoted\" back\\slash\nnewline",
+        .node_guid = "0002:c903:00a1:b2c0",
+        .pci_address = "0000:03:00.0",
 };
 static RdmaDevice dev_mlx5 = {
-    .path = "/org/rdmad1/device/mlx5_5f0",
-    .name = "mlx5_0",
-    .driver = "mlx5_core",
-    .transport = "RoCE",
-    .node_type = "CA",
-    .firmware_version = "14.28.2006",
-    .hca_type = "MT4119",
-    .board_id = "MT_0000000008",
-    .node_guid = "9803:9b03:00aa:bbc0",
-    .pci_address = "0000:5e:00.0",
+        .path = "/org/rdmad1/device/mlx5_5f0",
+        .name = "mlx5_0",
+        .driver = "mlx5_core",
+        .transport = "RoCE",
+        .node_type = "CA",
+        .firmware_version = "14.28.2006",
+        .hca_type = "MT4119",
+        .board_id = "MT_0000000008",
+        .node_guid = "9803:9b03:00aa:bbc0",
+        .pci_address = "0000:5e:00.0",
 };
 static RdmaNetDev netdev_ens = {
-    .path = "/org/rdmad1/device/mlx5_5f0/netdev/ens1f0np0",
-    .name = "ens1f0np0",
+        .path = "/org/rdmad1/device/mlx5_5f0/netdev/ens1f0np0",
+        .name = "ens1f0np0",
 };
 static RdmaPort port_ib = {
-    .path = "/org/rdmad1/device/mlx4_5f0/port/1",
-    .device = "/org/rdmad1/device/mlx4_5f0",
-    .number = 1,
-    .state_num = 4,
-    .phys_state_num = 5,
-    .rate_speed = 40,
-    .transport = "InfiniBand",
-    .link_layer = "InfiniBand",
-    .netdev = "/",
-    .link_width = "4X",
-    .link_speed = "QDR",
-    .state_changes = 3,
+        .path = "/org/rdmad1/device/mlx4_5f0/port/1",
+        .device = "/org/rdmad1/device/mlx4_5f0",
+        .number = 1,
+        .state_num = 4,
+        .phys_state_num = 5,
+        .rate_speed = 40,
+        .transport = "InfiniBand",
+        .link_layer = "InfiniBand",
+        .netdev = "/",
+        .link_width = "4X",
+        .link_speed = "QDR",
+        .state_changes = 3,
 };
 static RdmaPort port_roce = {
-    .path = "/org/rdmad1/device/mlx5_5f0/port/1",
-    .device = "/org/rdmad1/device/mlx5_5f0",
-    .number = 1,
-    .state_num = 1,
-    .phys_state_num = 3,
-    .rate_speed = 2.5,
-    .transport = "RoCE",
-    .link_layer = "Ethernet",
-    .netdev = "/org/rdmad1/device/mlx5_5f0/netdev/ens1f0np0",
-    .link_width = "1X",
-    .link_speed = "SDR",
+        .path = "/org/rdmad1/device/mlx5_5f0/port/1",
+        .device = "/org/rdmad1/device/mlx5_5f0",
+        .number = 1,
+        .state_num = 1,
+        .phys_state_num = 3,
+        .rate_speed = 2.5,
+        .transport = "RoCE",
+        .link_layer = "Ethernet",
+        .netdev = "/org/rdmad1/device/mlx5_5f0/netdev/ens1f0np0",
+        .link_width = "1X",
+        .link_speed = "SDR",
 };
 static RdmaSriov sriov_mlx5 = {
-    .path = "/org/rdmad1/device/mlx5_5f0/sriov",
-    .device = "/org/rdmad1/device/mlx5_5f0",
-    .num_vfs = 1,
-    .total_vfs = 8,
+        .path = "/org/rdmad1/device/mlx5_5f0/sriov",
+        .device = "/org/rdmad1/device/mlx5_5f0",
+        .num_vfs = 1,
+        .total_vfs = 8,
 };
 
-static RdmaDevice *devices[] = {&dev_mlx4, &dev_mlx5};
-static RdmaPort *ports[] = {&port_ib, &port_roce};
-static RdmaNetDev *netdevs[] = {&netdev_ens};
-static RdmaSriov *sriovs[] = {&sriov_mlx5};
+static RdmaDevice *devices[] = { &dev_mlx4, &dev_mlx5 };
+static RdmaPort *ports[] = { &port_ib, &port_roce };
+static RdmaNetDev *netdevs[] = { &netdev_ens };
+static RdmaSriov *sriovs[] = { &sriov_mlx5 };
 static const Inventory inventory = {
-    .devices = devices,
-    .n_devices = 2,
-    .ports = ports,
-    .n_ports = 2,
-    .netdevs = netdevs,
-    .n_netdevs = 1,
-    .sriovs = sriovs,
-    .n_sriovs = 1,
+        .devices = devices,
+        .n_devices = 2,
+        .ports = ports,
+        .n_ports = 2,
+        .netdevs = netdevs,
+        .n_netdevs = 1,
+        .sriovs = sriovs,
+        .n_sriovs = 1,
 };
 
 static void fill_counters(CounterTable *t) {
         const CounterSample ib[] = {
-            {"port_rcv_data", 4000},  {"port_xmit_data", 18446744073709551615ULL},
-            {"symbol_error", 7},      {"VL15_dropped", 0},
-            {"port_rcv_data_64", 12}, {"out_of_buffer", 5},
+                { "port_rcv_data", 4000 },  { "port_xmit_data", 18446744073709551615ULL },
+                { "symbol_error", 7 },      { "VL15_dropped", 0 },
+                { "port_rcv_data_64", 12 }, { "out_of_buffer", 5 },
         };
-        const CounterSample device_wide[] = {{"link_downed", 9}, {"rx_write_requests", 2}};
+        const CounterSample device_wide[] = { { "link_downed", 9 }, { "rx_write_requests", 2 } };
 
         assert_int_equal(counter_table_add(t, "mlx4_0", 1, ib, ELEMENTSOF(ib)), 0);
         assert_int_equal(counter_table_add(t, "mlx5_0", 1, NULL, 0), 0);
@@ -120,71 +120,71 @@ static void fill_counters(CounterTable *t) {
 }
 
 static const char expected_text[] =
-    "# HELP rdmad_up 1 when rdmad answered this scrape on the system bus, else 0.\n"
-    "# TYPE rdmad_up gauge\n"
-    "rdmad_up 1\n"
-    "# HELP rdma_device_info RDMA device identity from rdmad; the value is always 1.\n"
-    "# TYPE rdma_device_info gauge\n"
-    "rdma_device_info{device=\"mlx4_0\",driver=\"mlx4_core\",transport=\"mixed\",node_type=\"CA\","
-    "firmware_version=\"2.42.5000\",hca_type=\"MT4099\",board_id=\"MT \\\"quoted\\\" back\\\\slash\\nnewline\","
-    "node_guid=\"0002:c903:00a1:b2c0\",pci_address=\"0000:03:00.0\"} 1\n"
-    "rdma_device_info{device=\"mlx5_0\",driver=\"mlx5_core\",transport=\"RoCE\",node_type=\"CA\","
-    "firmware_version=\"14.28.2006\",hca_type=\"MT4119\",board_id=\"MT_0000000008\","
-    "node_guid=\"9803:9b03:00aa:bbc0\",pci_address=\"0000:5e:00.0\"} 1\n"
-    "# HELP rdma_port_info RDMA port identity from rdmad; the value is always 1.\n"
-    "# TYPE rdma_port_info gauge\n"
-    "rdma_port_info{device=\"mlx4_0\",port=\"1\",transport=\"InfiniBand\",link_layer=\"InfiniBand\","
-    "netdev=\"\",link_width=\"4X\",link_speed=\"QDR\"} 1\n"
-    "rdma_port_info{device=\"mlx5_0\",port=\"1\",transport=\"RoCE\",link_layer=\"Ethernet\","
-    "netdev=\"ens1f0np0\",link_width=\"1X\",link_speed=\"SDR\"} 1\n"
-    "# HELP rdma_state_id Port state (1: down, 2: init, 3: armed, 4: active, 5: active defer).\n"
-    "# TYPE rdma_state_id gauge\n"
-    "rdma_state_id{device=\"mlx4_0\",port=\"1\"} 4\n"
-    "rdma_state_id{device=\"mlx5_0\",port=\"1\"} 1\n"
-    "# HELP rdma_physical_state_id Physical port state (1: sleep, 2: polling, 3: disabled, 4: configuration "
-    "training, 5: link up, 6: link error recovery, 7: phy test).\n"
-    "# TYPE rdma_physical_state_id gauge\n"
-    "rdma_physical_state_id{device=\"mlx4_0\",port=\"1\"} 5\n"
-    "rdma_physical_state_id{device=\"mlx5_0\",port=\"1\"} 3\n"
-    "# HELP rdma_rate_bytes_per_second Signalling rate of the port in bytes per second.\n"
-    "# TYPE rdma_rate_bytes_per_second gauge\n"
-    "rdma_rate_bytes_per_second{device=\"mlx4_0\",port=\"1\"} 5000000000\n"
-    "rdma_rate_bytes_per_second{device=\"mlx5_0\",port=\"1\"} 312500000\n"
-    "# HELP rdma_port_state_changes_total Port state changes rdmad observed since it started.\n"
-    "# TYPE rdma_port_state_changes_total counter\n"
-    "rdma_port_state_changes_total{device=\"mlx4_0\",port=\"1\"} 3\n"
-    "rdma_port_state_changes_total{device=\"mlx5_0\",port=\"1\"} 0\n"
-    "# HELP rdma_sriov_vfs SR-IOV virtual functions enabled.\n"
-    "# TYPE rdma_sriov_vfs gauge\n"
-    "rdma_sriov_vfs{device=\"mlx5_0\"} 1\n"
-    "# HELP rdma_sriov_total_vfs SR-IOV virtual functions the device supports.\n"
-    "# TYPE rdma_sriov_total_vfs gauge\n"
-    "rdma_sriov_total_vfs{device=\"mlx5_0\"} 8\n"
-    "# HELP rdma_vl15_dropped_total Incoming VL15 packets dropped for lack of resources.\n"
-    "# TYPE rdma_vl15_dropped_total counter\n"
-    "rdma_vl15_dropped_total{device=\"mlx4_0\",port=\"1\"} 0\n"
-    "# HELP rdma_port_data_received_bytes_total Data octets received on all VLs.\n"
-    "# TYPE rdma_port_data_received_bytes_total counter\n"
-    "rdma_port_data_received_bytes_total{device=\"mlx4_0\",port=\"1\"} 4000\n"
-    "# HELP rdma_legacy_data_received_bytes_total Data octets received on all VLs (counters_ext).\n"
-    "# TYPE rdma_legacy_data_received_bytes_total counter\n"
-    "rdma_legacy_data_received_bytes_total{device=\"mlx4_0\",port=\"1\"} 12\n"
-    "# HELP rdma_port_data_transmitted_bytes_total Data octets transmitted on all VLs.\n"
-    "# TYPE rdma_port_data_transmitted_bytes_total counter\n"
-    "rdma_port_data_transmitted_bytes_total{device=\"mlx4_0\",port=\"1\"} 18446744073709551615\n"
-    "# HELP rdma_symbol_error_total Minor link errors detected on one or more physical lanes.\n"
-    "# TYPE rdma_symbol_error_total counter\n"
-    "rdma_symbol_error_total{device=\"mlx4_0\",port=\"1\"} 7\n"
-    "# HELP rdma_port_hw_counters_total Driver-specific counters (hw_counters) without a node_exporter name; "
-    "port 0 is device-wide.\n"
-    "# TYPE rdma_port_hw_counters_total counter\n"
-    "rdma_port_hw_counters_total{device=\"mlx4_0\",port=\"1\",counter=\"out_of_buffer\"} 5\n"
-    "rdma_port_hw_counters_total{device=\"mlx5_0\",port=\"0\",counter=\"link_downed\"} 9\n"
-    "rdma_port_hw_counters_total{device=\"mlx5_0\",port=\"0\",counter=\"rx_write_requests\"} 2\n";
+        "# HELP rdmad_up 1 when rdmad answered this scrape on the system bus, else 0.\n"
+        "# TYPE rdmad_up gauge\n"
+        "rdmad_up 1\n"
+        "# HELP rdma_device_info RDMA device identity from rdmad; the value is always 1.\n"
+        "# TYPE rdma_device_info gauge\n"
+        "rdma_device_info{device=\"mlx4_0\",driver=\"mlx4_core\",transport=\"mixed\",node_type=\"CA\","
+        "firmware_version=\"2.42.5000\",hca_type=\"MT4099\",board_id=\"MT \\\"quoted\\\" back\\\\slash\\nnewline\","
+        "node_guid=\"0002:c903:00a1:b2c0\",pci_address=\"0000:03:00.0\"} 1\n"
+        "rdma_device_info{device=\"mlx5_0\",driver=\"mlx5_core\",transport=\"RoCE\",node_type=\"CA\","
+        "firmware_version=\"14.28.2006\",hca_type=\"MT4119\",board_id=\"MT_0000000008\","
+        "node_guid=\"9803:9b03:00aa:bbc0\",pci_address=\"0000:5e:00.0\"} 1\n"
+        "# HELP rdma_port_info RDMA port identity from rdmad; the value is always 1.\n"
+        "# TYPE rdma_port_info gauge\n"
+        "rdma_port_info{device=\"mlx4_0\",port=\"1\",transport=\"InfiniBand\",link_layer=\"InfiniBand\","
+        "netdev=\"\",link_width=\"4X\",link_speed=\"QDR\"} 1\n"
+        "rdma_port_info{device=\"mlx5_0\",port=\"1\",transport=\"RoCE\",link_layer=\"Ethernet\","
+        "netdev=\"ens1f0np0\",link_width=\"1X\",link_speed=\"SDR\"} 1\n"
+        "# HELP rdma_state_id Port state (1: down, 2: init, 3: armed, 4: active, 5: active defer).\n"
+        "# TYPE rdma_state_id gauge\n"
+        "rdma_state_id{device=\"mlx4_0\",port=\"1\"} 4\n"
+        "rdma_state_id{device=\"mlx5_0\",port=\"1\"} 1\n"
+        "# HELP rdma_physical_state_id Physical port state (1: sleep, 2: polling, 3: disabled, 4: configuration "
+        "training, 5: link up, 6: link error recovery, 7: phy test).\n"
+        "# TYPE rdma_physical_state_id gauge\n"
+        "rdma_physical_state_id{device=\"mlx4_0\",port=\"1\"} 5\n"
+        "rdma_physical_state_id{device=\"mlx5_0\",port=\"1\"} 3\n"
+        "# HELP rdma_rate_bytes_per_second Signalling rate of the port in bytes per second.\n"
+        "# TYPE rdma_rate_bytes_per_second gauge\n"
+        "rdma_rate_bytes_per_second{device=\"mlx4_0\",port=\"1\"} 5000000000\n"
+        "rdma_rate_bytes_per_second{device=\"mlx5_0\",port=\"1\"} 312500000\n"
+        "# HELP rdma_port_state_changes_total Port state changes rdmad observed since it started.\n"
+        "# TYPE rdma_port_state_changes_total counter\n"
+        "rdma_port_state_changes_total{device=\"mlx4_0\",port=\"1\"} 3\n"
+        "rdma_port_state_changes_total{device=\"mlx5_0\",port=\"1\"} 0\n"
+        "# HELP rdma_sriov_vfs SR-IOV virtual functions enabled.\n"
+        "# TYPE rdma_sriov_vfs gauge\n"
+        "rdma_sriov_vfs{device=\"mlx5_0\"} 1\n"
+        "# HELP rdma_sriov_total_vfs SR-IOV virtual functions the device supports.\n"
+        "# TYPE rdma_sriov_total_vfs gauge\n"
+        "rdma_sriov_total_vfs{device=\"mlx5_0\"} 8\n"
+        "# HELP rdma_vl15_dropped_total Incoming VL15 packets dropped for lack of resources.\n"
+        "# TYPE rdma_vl15_dropped_total counter\n"
+        "rdma_vl15_dropped_total{device=\"mlx4_0\",port=\"1\"} 0\n"
+        "# HELP rdma_port_data_received_bytes_total Data octets received on all VLs.\n"
+        "# TYPE rdma_port_data_received_bytes_total counter\n"
+        "rdma_port_data_received_bytes_total{device=\"mlx4_0\",port=\"1\"} 4000\n"
+        "# HELP rdma_legacy_data_received_bytes_total Data octets received on all VLs (counters_ext).\n"
+        "# TYPE rdma_legacy_data_received_bytes_total counter\n"
+        "rdma_legacy_data_received_bytes_total{device=\"mlx4_0\",port=\"1\"} 12\n"
+        "# HELP rdma_port_data_transmitted_bytes_total Data octets transmitted on all VLs.\n"
+        "# TYPE rdma_port_data_transmitted_bytes_total counter\n"
+        "rdma_port_data_transmitted_bytes_total{device=\"mlx4_0\",port=\"1\"} 18446744073709551615\n"
+        "# HELP rdma_symbol_error_total Minor link errors detected on one or more physical lanes.\n"
+        "# TYPE rdma_symbol_error_total counter\n"
+        "rdma_symbol_error_total{device=\"mlx4_0\",port=\"1\"} 7\n"
+        "# HELP rdma_port_hw_counters_total Driver-specific counters (hw_counters) without a node_exporter name; "
+        "port 0 is device-wide.\n"
+        "# TYPE rdma_port_hw_counters_total counter\n"
+        "rdma_port_hw_counters_total{device=\"mlx4_0\",port=\"1\",counter=\"out_of_buffer\"} 5\n"
+        "rdma_port_hw_counters_total{device=\"mlx5_0\",port=\"0\",counter=\"link_downed\"} 9\n"
+        "rdma_port_hw_counters_total{device=\"mlx5_0\",port=\"0\",counter=\"rx_write_requests\"} 2\n";
 
 static void test_text_exposition_of_a_small_host(void **state) {
         CounterTable counters = {};
-        ScrapeResult s = {.up = true, .inventory = &inventory, .counters = &counters};
+        ScrapeResult s = { .up = true, .inventory = &inventory, .counters = &counters };
         _cleanup_free_ char *body = NULL;
 
         fill_counters(&counters);
@@ -195,7 +195,7 @@ static void test_text_exposition_of_a_small_host(void **state) {
 
 static void test_openmetrics_names_families_and_ends_with_eof(void **state) {
         CounterTable counters = {};
-        ScrapeResult s = {.up = true, .inventory = &inventory, .counters = &counters};
+        ScrapeResult s = { .up = true, .inventory = &inventory, .counters = &counters };
         _cleanup_free_ char *body = NULL;
         size_t len;
 
@@ -230,7 +230,7 @@ static void test_openmetrics_help_escapes_quotes(void **state) {
 }
 
 static void test_down_is_only_rdmad_up_0(void **state) {
-        ScrapeResult s = {.up = false};
+        ScrapeResult s = { .up = false };
         _cleanup_free_ char *text = render(EXPOSITION_TEXT, &s), *om = render(EXPOSITION_OPENMETRICS, &s);
 
         assert_string_equal(text, "# HELP rdmad_up 1 when rdmad answered this scrape on the system bus, else 0.\n"
@@ -245,7 +245,7 @@ static void test_down_is_only_rdmad_up_0(void **state) {
 static void test_empty_host_has_no_empty_families(void **state) {
         Inventory empty = {};
         CounterTable none = {};
-        ScrapeResult s = {.up = true, .inventory = &empty, .counters = &none};
+        ScrapeResult s = { .up = true, .inventory = &empty, .counters = &none };
         _cleanup_free_ char *text = render(EXPOSITION_TEXT, &s);
 
         assert_string_equal(text, "# HELP rdmad_up 1 when rdmad answered this scrape on the system bus, else 0.\n"
@@ -256,31 +256,31 @@ static void test_empty_host_has_no_empty_families(void **state) {
 /* An rdmad that publishes no PciAddress, Port.Transport, LinkWidth or
  * LinkSpeed: they are derived from DevicePath, RateInfo, LinkLayer, NodeType. */
 static void test_labels_derived_for_an_older_rdmad(void **state) {
-        RdmaDevice siw = {.path = "/org/rdmad1/device/siw0", .name = "siw0", .node_type = "RNIC", .device_path = ""};
-        RdmaDevice mlx4 = {.path = "/org/rdmad1/device/mlx4_5f0",
-                           .name = "mlx4_0",
-                           .node_type = "CA",
-                           .device_path = "/sys/devices/pci0000:00/0000:00:03.0/0000:03:00.0"};
-        RdmaDevice odd = {.path = "/org/rdmad1/device/odd", .name = "odd", .device_path = "/sys/devices/platform/x"};
-        RdmaPort p_siw = {.path = "/org/rdmad1/device/siw0/port/1",
-                          .device = siw.path,
-                          .number = 1,
-                          .link_layer = "Ethernet",
-                          .rate_info = "1X SDR"};
-        RdmaPort p_ib = {.path = "/org/rdmad1/device/mlx4_5f0/port/1",
-                         .device = mlx4.path,
-                         .number = 1,
-                         .link_layer = "InfiniBand",
-                         .rate_info = "4X"};
-        RdmaPort p_eth = {.path = "/org/rdmad1/device/mlx4_5f0/port/2",
+        RdmaDevice siw = { .path = "/org/rdmad1/device/siw0", .name = "siw0", .node_type = "RNIC", .device_path = "" };
+        RdmaDevice mlx4 = { .path = "/org/rdmad1/device/mlx4_5f0",
+                            .name = "mlx4_0",
+                            .node_type = "CA",
+                            .device_path = "/sys/devices/pci0000:00/0000:00:03.0/0000:03:00.0" };
+        RdmaDevice odd = { .path = "/org/rdmad1/device/odd", .name = "odd", .device_path = "/sys/devices/platform/x" };
+        RdmaPort p_siw = { .path = "/org/rdmad1/device/siw0/port/1",
+                           .device = siw.path,
+                           .number = 1,
+                           .link_layer = "Ethernet",
+                           .rate_info = "1X SDR" };
+        RdmaPort p_ib = { .path = "/org/rdmad1/device/mlx4_5f0/port/1",
                           .device = mlx4.path,
-                          .number = 2,
-                          .link_layer = "Ethernet",
-                          .rate_info = "4X QDR"};
-        RdmaDevice *devs[] = {&siw, &mlx4, &odd};
-        RdmaPort *prts[] = {&p_siw, &p_ib, &p_eth};
-        Inventory inv = {.devices = devs, .n_devices = 3, .ports = prts, .n_ports = 3};
-        ScrapeResult s = {.up = true, .inventory = &inv};
+                          .number = 1,
+                          .link_layer = "InfiniBand",
+                          .rate_info = "4X" };
+        RdmaPort p_eth = { .path = "/org/rdmad1/device/mlx4_5f0/port/2",
+                           .device = mlx4.path,
+                           .number = 2,
+                           .link_layer = "Ethernet",
+                           .rate_info = "4X QDR" };
+        RdmaDevice *devs[] = { &siw, &mlx4, &odd };
+        RdmaPort *prts[] = { &p_siw, &p_ib, &p_eth };
+        Inventory inv = { .devices = devs, .n_devices = 3, .ports = prts, .n_ports = 3 };
+        ScrapeResult s = { .up = true, .inventory = &inv };
         _cleanup_free_ char *text = render(EXPOSITION_TEXT, &s);
 
         assert_non_null(strstr(text, "rdma_device_info{device=\"mlx4_0\",driver=\"\",transport=\"\",node_type=\"CA\","
@@ -317,14 +317,14 @@ static void test_rate_bytes_as_node_exporter(void **state) {
 
 static void test_counter_names_as_node_exporter(void **state) {
         static const char *const pairs[][2] = {
-            {"port_rcv_data", "port_data_received_bytes_total"},
-            {"port_xmit_wait", "port_transmit_wait_total"},
-            {"VL15_dropped", "vl15_dropped_total"},
-            {"port_xmit_data_64", "legacy_data_transmitted_bytes_total"},
-            {"port_unicast_rcv_packets", "legacy_unicast_packets_received_total"},
-            {"port_rcv_remote_physical_errors", "port_receive_remote_physical_errors_total"},
-            {"excessive_buffer_overrun_errors", "excessive_buffer_overrun_errors_total"},
-            {"unicast_xmit_packets", "unicast_packets_transmitted_total"},
+                { "port_rcv_data", "port_data_received_bytes_total" },
+                { "port_xmit_wait", "port_transmit_wait_total" },
+                { "VL15_dropped", "vl15_dropped_total" },
+                { "port_xmit_data_64", "legacy_data_transmitted_bytes_total" },
+                { "port_unicast_rcv_packets", "legacy_unicast_packets_received_total" },
+                { "port_rcv_remote_physical_errors", "port_receive_remote_physical_errors_total" },
+                { "excessive_buffer_overrun_errors", "excessive_buffer_overrun_errors_total" },
+                { "unicast_xmit_packets", "unicast_packets_transmitted_total" },
         };
 
         for (size_t i = 0; i < ELEMENTSOF(pairs); i++)
@@ -345,31 +345,31 @@ static void test_negotiation(void **state) {
                 const char *accept;
                 ExpositionFormat expected;
         } cases[] = {
-            {NULL, EXPOSITION_TEXT},
-            {"", EXPOSITION_TEXT},
-            {"*/*", EXPOSITION_TEXT},
-            {"text/plain", EXPOSITION_TEXT},
-            /* what Prometheus 2.42 sends */
-            {"application/openmetrics-text;version=1.0.0,application/openmetrics-text;version=0.0.1;q=0.75,"
-             "text/plain;version=0.0.4;q=0.5,*/*;q=0.1",
-             EXPOSITION_OPENMETRICS},
-            /* Prometheus with scrape_classic... / OpenMetrics disabled */
-            {"text/plain;version=0.0.4;q=1,*/*;q=0.1", EXPOSITION_TEXT},
-            {"application/openmetrics-text", EXPOSITION_OPENMETRICS},
-            {"Application/OpenMetrics-Text ; Version=\"1.0.0\"", EXPOSITION_OPENMETRICS},
-            {"application/openmetrics-text; version=0.0.1", EXPOSITION_TEXT},
-            {"application/openmetrics-text; version=1.0.0; q=0.4, text/plain; q=0.6", EXPOSITION_TEXT},
-            {"application/openmetrics-text; version=1.0.0; q=0.6, text/plain; q=0.4", EXPOSITION_OPENMETRICS},
-            {"application/openmetrics-text, text/plain", EXPOSITION_OPENMETRICS},
-            {"text/plain, application/openmetrics-text", EXPOSITION_OPENMETRICS},
-            {"application/openmetrics-text;q=0, */*", EXPOSITION_TEXT},
-            {"text/plain;q=0, */*", EXPOSITION_OPENMETRICS},
-            {"text/*;q=0.2, application/*;q=0.3", EXPOSITION_OPENMETRICS},
-            {"application/json", EXPOSITION_TEXT},
-            {"application/openmetrics-text;q=2", EXPOSITION_TEXT}, /* invalid qvalue: range ignored */
-            {"application/openmetrics-text;q=0.1234", EXPOSITION_TEXT},
-            {"garbage,,; ;=", EXPOSITION_TEXT},
-            {"application/openmetrics-text;q=0.5;version=9, text/plain;q=0.4", EXPOSITION_OPENMETRICS},
+                { NULL, EXPOSITION_TEXT },
+                { "", EXPOSITION_TEXT },
+                { "*/*", EXPOSITION_TEXT },
+                { "text/plain", EXPOSITION_TEXT },
+                /* what Prometheus 2.42 sends */
+                { "application/openmetrics-text;version=1.0.0,application/openmetrics-text;version=0.0.1;q=0.75,"
+                  "text/plain;version=0.0.4;q=0.5,*/*;q=0.1",
+                  EXPOSITION_OPENMETRICS },
+                /* Prometheus with scrape_classic... / OpenMetrics disabled */
+                { "text/plain;version=0.0.4;q=1,*/*;q=0.1", EXPOSITION_TEXT },
+                { "application/openmetrics-text", EXPOSITION_OPENMETRICS },
+                { "Application/OpenMetrics-Text ; Version=\"1.0.0\"", EXPOSITION_OPENMETRICS },
+                { "application/openmetrics-text; version=0.0.1", EXPOSITION_TEXT },
+                { "application/openmetrics-text; version=1.0.0; q=0.4, text/plain; q=0.6", EXPOSITION_TEXT },
+                { "application/openmetrics-text; version=1.0.0; q=0.6, text/plain; q=0.4", EXPOSITION_OPENMETRICS },
+                { "application/openmetrics-text, text/plain", EXPOSITION_OPENMETRICS },
+                { "text/plain, application/openmetrics-text", EXPOSITION_OPENMETRICS },
+                { "application/openmetrics-text;q=0, */*", EXPOSITION_TEXT },
+                { "text/plain;q=0, */*", EXPOSITION_OPENMETRICS },
+                { "text/*;q=0.2, application/*;q=0.3", EXPOSITION_OPENMETRICS },
+                { "application/json", EXPOSITION_TEXT },
+                { "application/openmetrics-text;q=2", EXPOSITION_TEXT }, /* invalid qvalue: range ignored */
+                { "application/openmetrics-text;q=0.1234", EXPOSITION_TEXT },
+                { "garbage,,; ;=", EXPOSITION_TEXT },
+                { "application/openmetrics-text;q=0.5;version=9, text/plain;q=0.4", EXPOSITION_OPENMETRICS },
         };
 
         for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
@@ -400,15 +400,15 @@ static void test_listen_address_parse(void **state) {
                 const char *address, *host;
                 unsigned port;
         } good[] = {
-            {"127.0.0.1:10480", "127.0.0.1", 10480},
-            {"[::1]:9", "::1", 9},
-            {":10480", "", 10480},
-            {"[::]:65535", "::", 65535},
-            {"localhost:1", "localhost", 1},
+                { "127.0.0.1:10480", "127.0.0.1", 10480 },
+                { "[::1]:9", "::1", 9 },
+                { ":10480", "", 10480 },
+                { "[::]:65535", "::", 65535 },
+                { "localhost:1", "localhost", 1 },
         };
         static const char *const bad[] = {
-            "10480",   "127.0.0.1", "127.0.0.1:", "127.0.0.1:0", "127.0.0.1:65536", "::1:80",
-            "[::1]80", "[::1:80",   "host:-1",    "host:+80",    "host:80x",        "",
+                "10480",   "127.0.0.1", "127.0.0.1:", "127.0.0.1:0", "127.0.0.1:65536", "::1:80",
+                "[::1]80", "[::1:80",   "host:-1",    "host:+80",    "host:80x",        "",
         };
 
         for (size_t i = 0; i < ELEMENTSOF(good); i++) {
@@ -431,18 +431,18 @@ static void test_listen_address_parse(void **state) {
 
 int main(void) {
         const struct CMUnitTest tests[] = {
-            cmocka_unit_test(test_text_exposition_of_a_small_host),
-            cmocka_unit_test(test_openmetrics_names_families_and_ends_with_eof),
-            cmocka_unit_test(test_openmetrics_help_escapes_quotes),
-            cmocka_unit_test(test_down_is_only_rdmad_up_0),
-            cmocka_unit_test(test_empty_host_has_no_empty_families),
-            cmocka_unit_test(test_labels_derived_for_an_older_rdmad),
-            cmocka_unit_test(test_rate_bytes_as_node_exporter),
-            cmocka_unit_test(test_counter_names_as_node_exporter),
-            cmocka_unit_test(test_content_types),
-            cmocka_unit_test(test_negotiation),
-            cmocka_unit_test(test_qvalues),
-            cmocka_unit_test(test_listen_address_parse),
+                cmocka_unit_test(test_text_exposition_of_a_small_host),
+                cmocka_unit_test(test_openmetrics_names_families_and_ends_with_eof),
+                cmocka_unit_test(test_openmetrics_help_escapes_quotes),
+                cmocka_unit_test(test_down_is_only_rdmad_up_0),
+                cmocka_unit_test(test_empty_host_has_no_empty_families),
+                cmocka_unit_test(test_labels_derived_for_an_older_rdmad),
+                cmocka_unit_test(test_rate_bytes_as_node_exporter),
+                cmocka_unit_test(test_counter_names_as_node_exporter),
+                cmocka_unit_test(test_content_types),
+                cmocka_unit_test(test_negotiation),
+                cmocka_unit_test(test_qvalues),
+                cmocka_unit_test(test_listen_address_parse),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -94,8 +94,8 @@ static void make_entry(int root, Input *in, const char *path) {
 }
 
 static const char *const device_files[] = {
-        "node_type", "node_guid", "sys_image_guid", "fw_ver", "hca_type", "hw_rev", "board_id", "node_desc",
-        "power/runtime_status",
+        "node_type", "node_guid", "sys_image_guid",       "fw_ver", "hca_type", "hw_rev",
+        "board_id",  "node_desc", "power/runtime_status",
 };
 static const char *const parent_files[] = { "sriov_totalvfs", "sriov_numvfs" };
 static const char *const netdev_files[] = { "dev_port", "operstate", "address", "mtu" };
@@ -175,8 +175,8 @@ static void check_attributes(const AttrList *l) {
  * order and unique, a port's netdev one of the device's. */
 static void check_device(const Device *d) {
         const char *const strings[] = {
-                d->name, d->sysfs_path, d->device_path, d->driver, d->node_type, d->transport, d->node_guid,
-                d->sys_image_guid, d->fw_ver, d->hca_type, d->hw_rev, d->board_id, d->node_desc,
+                d->name,           d->sysfs_path, d->device_path, d->driver, d->node_type, d->transport, d->node_guid,
+                d->sys_image_guid, d->fw_ver,     d->hca_type,    d->hw_rev, d->board_id,  d->node_desc,
         };
 
         for (size_t i = 0; i < sizeof(strings) / sizeof(strings[0]); i++)
@@ -246,8 +246,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
                         for (size_t i = 0; i < d->n_ports; i++)
                                 fprintf(stderr, "%s port %u: %s / %s, %s, %s, %zu GIDs, netdev \"%s\", driver \"%s\"\n",
                                         d->name, d->ports[i].number, d->ports[i].state_name,
-                                        d->ports[i].phys_state_name, d->ports[i].rate, d->transport,
-                                        d->ports[i].n_gids, d->ports[i].netdev, d->driver);
+                                        d->ports[i].phys_state_name, d->ports[i].rate, d->transport, d->ports[i].n_gids,
+                                        d->ports[i].netdev, d->driver);
                 device_free(d);
         }
         if (nftw(tmp, remove_entry, 16, FTW_DEPTH | FTW_PHYS) < 0)

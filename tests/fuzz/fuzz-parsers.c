@@ -71,8 +71,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
                         size_t n = strlen(rate.width);
                         fuzz_assert(strncmp(rate.info, rate.width, n) == 0 && rate.width[n - 1] == 'X');
                         fuzz_assert(*rate.speed_name
-                                        ? rate.info[n] == ' ' && strcmp(rate.info + n + 1, rate.speed_name) == 0
-                                        : rate.info[n] == '\0');
+                                            ? rate.info[n] == ' ' && strcmp(rate.info + n + 1, rate.speed_name) == 0
+                                            : rate.info[n] == '\0');
                 } else
                         fuzz_assert(!*rate.speed_name);
         }

@@ -13,10 +13,10 @@
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 /* A violated invariant is a crash: libFuzzer keeps the input. */
-#define fuzz_assert(expr)                                                                       \
-        do {                                                                                    \
-                if (!(expr)) {                                                                  \
-                        fprintf(stderr, "%s:%d: invariant violated: %s\n", __FILE__, __LINE__, #expr); \
-                        abort();                                                                \
-                }                                                                               \
+#define fuzz_assert(expr)                                                                                              \
+        do {                                                                                                           \
+                if (!(expr)) {                                                                                         \
+                        fprintf(stderr, "%s:%d: invariant violated: %s\n", __FILE__, __LINE__, #expr);                 \
+                        abort();                                                                                       \
+                }                                                                                                      \
         } while (0)

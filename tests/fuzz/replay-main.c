@@ -40,7 +40,6 @@ static int run_file(const char *path) {
         return 0;
 }
 
-
 static int run_path(const char *path, unsigned *count) {
         struct stat st;
         struct dirent **entries;

@@ -64,7 +64,7 @@ ssize_t write(int fd, const void *buf, size_t count) {
         const char *hang = getenv("RDMAD_FAULT_HANG_WRITE");
 
         if (!real_write)
-                real_write = (ssize_t (*)(int, const void *, size_t)) dlsym(RTLD_NEXT, "write");
+                real_write = (ssize_t(*)(int, const void *, size_t)) dlsym(RTLD_NEXT, "write");
         if (hang && fd > 2 && fd_path_ends_with(fd, hang))
                 for (;;)
                         pause();
@@ -90,7 +90,7 @@ ssize_t recvmsg(int fd, struct msghdr *msg, int flags) {
         ssize_t n;
 
         if (!real_recvmsg)
-                real_recvmsg = (ssize_t (*)(int, struct msghdr *, int)) dlsym(RTLD_NEXT, "recvmsg");
+                real_recvmsg = (ssize_t(*)(int, struct msghdr *, int)) dlsym(RTLD_NEXT, "recvmsg");
 
         if (rtnl_trigger && !(flags & MSG_PEEK) && socket_is(fd, AF_NETLINK, -1) && access(rtnl_trigger, F_OK) >= 0)
                 trigger = rtnl_trigger;
@@ -154,8 +154,8 @@ static int open_fault(int dirfd, const char *path) {
 }
 
 static int open_with_faults(const char *symbol, int dirfd, const char *path, int flags, mode_t mode) {
-        int (*real_openat)(int, const char *, int, ...) = (int (*)(int, const char *, int, ...)) dlsym(RTLD_NEXT,
-                                                                                                       symbol);
+        int (*real_openat)(int, const char *, int, ...) =
+                (int (*)(int, const char *, int, ...)) dlsym(RTLD_NEXT, symbol);
         int saved = errno;
 
         if (open_fault(dirfd, path) < 0)
@@ -165,16 +165,16 @@ static int open_with_faults(const char *symbol, int dirfd, const char *path, int
 }
 
 /* openat() and openat64() alike: the mode only comes with O_CREAT or O_TMPFILE. */
-#define DEFINE_OPEN_WRAPPER(symbol)                                           \
-        int symbol(int dirfd, const char *path, int flags, ...) {             \
-                mode_t mode = 0;                                              \
-                if (flags & (O_CREAT | O_TMPFILE)) {                          \
-                        va_list ap;                                           \
-                        va_start(ap, flags);                                  \
-                        mode = va_arg(ap, mode_t);                            \
-                        va_end(ap);                                           \
-                }                                                             \
-                return open_with_faults(#symbol, dirfd, path, flags, mode);   \
+#define DEFINE_OPEN_WRAPPER(symbol)                                                                                    \
+        int symbol(int dirfd, const char *path, int flags, ...) {                                                      \
+                mode_t mode = 0;                                                                                       \
+                if (flags & (O_CREAT | O_TMPFILE)) {                                                                   \
+                        va_list ap;                                                                                    \
+                        va_start(ap, flags);                                                                           \
+                        mode = va_arg(ap, mode_t);                                                                     \
+                        va_end(ap);                                                                                    \
+                }                                                                                                      \
+                return open_with_faults(#symbol, dirfd, path, flags, mode);                                            \
         }
 
 DEFINE_OPEN_WRAPPER(openat)

@@ -324,21 +324,20 @@ bool harness_private_network(void) {
         return true;
 }
 
-static const char bus_config[] =
-        "<!DOCTYPE busconfig PUBLIC \"-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN\"\n"
-        " \"http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd\">\n"
-        "<busconfig>\n"
-        "  <type>system</type>\n"
-        "  <listen>unix:path=%s/system_bus_socket</listen>\n"
-        "  <auth>EXTERNAL</auth>\n"
-        "  <policy context=\"default\">\n"
-        "    <allow user=\"*\"/>\n"
-        "    <allow own=\"*\"/>\n"
-        "    <allow send_type=\"method_call\"/>\n"
-        "    <allow send_destination=\"*\"/>\n"
-        "    <allow receive_sender=\"*\"/>\n"
-        "  </policy>\n"
-        "</busconfig>\n";
+static const char bus_config[] = "<!DOCTYPE busconfig PUBLIC \"-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN\"\n"
+                                 " \"http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd\">\n"
+                                 "<busconfig>\n"
+                                 "  <type>system</type>\n"
+                                 "  <listen>unix:path=%s/system_bus_socket</listen>\n"
+                                 "  <auth>EXTERNAL</auth>\n"
+                                 "  <policy context=\"default\">\n"
+                                 "    <allow user=\"*\"/>\n"
+                                 "    <allow own=\"*\"/>\n"
+                                 "    <allow send_type=\"method_call\"/>\n"
+                                 "    <allow send_destination=\"*\"/>\n"
+                                 "    <allow receive_sender=\"*\"/>\n"
+                                 "  </policy>\n"
+                                 "</busconfig>\n";
 
 const char *harness_bus_policy;
 
@@ -362,7 +361,8 @@ static const char strict_bus_config[] =
         "    <allow receive_type=\"error\"/>\n"
         "    <allow receive_type=\"signal\"/>\n"
         "    <allow send_destination=\"org.freedesktop.DBus\" send_interface=\"org.freedesktop.DBus\"/>\n"
-        "    <allow send_destination=\"org.freedesktop.DBus\" send_interface=\"org.freedesktop.DBus.Introspectable\"/>\n"
+        "    <allow send_destination=\"org.freedesktop.DBus\" "
+        "send_interface=\"org.freedesktop.DBus.Introspectable\"/>\n"
         "  </policy>\n"
         "  <include>%s</include>\n"
         "</busconfig>\n";
@@ -654,8 +654,8 @@ Harness *harness_start(const char *const *fixtures, const char *const *args) {
         r = sd_bus_match_signal(h->bus, NULL, RDMAD_BUS_NAME, NULL, NULL, NULL, on_signal, h);
         assert_true(r >= 0);
         /* The match is in place once the bus has answered a call. */
-        r = sd_bus_call_method(h->bus, "org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus",
-                               "GetId", NULL, NULL, "");
+        r = sd_bus_call_method(h->bus, "org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus", "GetId",
+                               NULL, NULL, "");
         assert_true(r >= 0);
         return h;
 }
@@ -721,8 +721,8 @@ void harness_write(Harness *h, const char *devpath, const char *name, const char
                 harness_resume(h);
 }
 
-char *harness_call_errorv(Harness *h, const char *path, const char *interface, const char *member,
-                          const char *types, va_list ap) {
+char *harness_call_errorv(Harness *h, const char *path, const char *interface, const char *member, const char *types,
+                          va_list ap) {
         sd_bus_error error = SD_BUS_ERROR_NULL;
         sd_bus_message *m = NULL;
         char *name = NULL;
@@ -740,8 +740,8 @@ char *harness_call_errorv(Harness *h, const char *path, const char *interface, c
         return name;
 }
 
-char *harness_call_error(Harness *h, const char *path, const char *interface, const char *member,
-                         const char *types, ...) {
+char *harness_call_error(Harness *h, const char *path, const char *interface, const char *member, const char *types,
+                         ...) {
         va_list ap;
         char *name;
 
@@ -853,7 +853,7 @@ bool harness_reply_done(Harness *h, const void *data) {
 void async_reply_clear(AsyncReply *a) {
         free(a->error_name);
         free(a->value);
-        *a = (AsyncReply) {};
+        *a = (AsyncReply){};
 }
 
 uint64_t harness_daemon_rss_kib(Harness *h) {
@@ -900,8 +900,8 @@ bool harness_start_polkit(Harness *h) {
         assert_int_equal(mkdir(actions, 0755), 0);
         snprintf(policy, sizeof(policy), "cp '%s' '%s/'", POLICY_FILE, actions);
         assert_int_equal(system(policy), 0);
-        snprintf(script, sizeof(script), "mount --bind '%s' /usr/share/polkit-1/actions && exec %s --no-debug",
-                 actions, POLKITD);
+        snprintf(script, sizeof(script), "mount --bind '%s' /usr/share/polkit-1/actions && exec %s --no-debug", actions,
+                 POLKITD);
         h->polkit_pid = spawn(argv, -1);
 
         deadline = now_ms() + 20000;
@@ -1179,17 +1179,39 @@ static int format_one(sd_bus_message *m, FILE *f, bool quote) {
                 if (r < 0)
                         return r;
                 switch (type) {
-                case 'y': fprintf(f, "%u", v.y); break;
-                case 'b': fputs(v.b ? "true" : "false", f); break;
-                case 'n': fprintf(f, "%d", v.n); break;
-                case 'q': fprintf(f, "%u", v.q); break;
-                case 'i': fprintf(f, "%d", v.i); break;
-                case 'u': fprintf(f, "%u", v.u); break;
-                case 'x': fprintf(f, "%lld", (long long) v.x); break;
-                case 't': fprintf(f, "%llu", (unsigned long long) v.t); break;
-                case 'd': fprintf(f, "%g", v.d); break;
-                case 'h': fprintf(f, "fd"); break;
-                default: fprintf(f, quote ? "\"%s\"" : "%s", v.s); break;
+                case 'y':
+                        fprintf(f, "%u", v.y);
+                        break;
+                case 'b':
+                        fputs(v.b ? "true" : "false", f);
+                        break;
+                case 'n':
+                        fprintf(f, "%d", v.n);
+                        break;
+                case 'q':
+                        fprintf(f, "%u", v.q);
+                        break;
+                case 'i':
+                        fprintf(f, "%d", v.i);
+                        break;
+                case 'u':
+                        fprintf(f, "%u", v.u);
+                        break;
+                case 'x':
+                        fprintf(f, "%lld", (long long) v.x);
+                        break;
+                case 't':
+                        fprintf(f, "%llu", (unsigned long long) v.t);
+                        break;
+                case 'd':
+                        fprintf(f, "%g", v.d);
+                        break;
+                case 'h':
+                        fprintf(f, "fd");
+                        break;
+                default:
+                        fprintf(f, quote ? "\"%s\"" : "%s", v.s);
+                        break;
                 }
                 return 1;
         }
@@ -1232,7 +1254,7 @@ static void objects_add(Objects *o, const char *path, const char *interface, con
         ObjectEntry *e = reallocarray(o->entries, o->n + 1, sizeof(ObjectEntry));
         assert_non_null(e);
         o->entries = e;
-        o->entries[o->n++] = (ObjectEntry) {
+        o->entries[o->n++] = (ObjectEntry){
                 .path = strdup(path),
                 .interface = strdup(interface),
                 .name = name ? strdup(name) : NULL,
@@ -1420,10 +1442,23 @@ static size_t align_to(size_t offset, size_t a) {
 
 static size_t type_alignment(char t) {
         switch (t) {
-        case 'y': case 'g': case 'v': return 1;
-        case 'n': case 'q': return 2;
-        case 'x': case 't': case 'd': case '(': case 'r': case '{': case 'e': return 8;
-        default: return 4; /* b i u h s o a */
+        case 'y':
+        case 'g':
+        case 'v':
+                return 1;
+        case 'n':
+        case 'q':
+                return 2;
+        case 'x':
+        case 't':
+        case 'd':
+        case '(':
+        case 'r':
+        case '{':
+        case 'e':
+                return 8;
+        default:
+                return 4; /* b i u h s o a */
         }
 }
 
@@ -1455,8 +1490,9 @@ static size_t walk_wire_size(sd_bus_message *m, size_t offset) {
                 }
                 uint64_t scratch;
                 assert_true(sd_bus_message_read_basic(m, type, &scratch) > 0);
-                offset = align_to(offset, type_alignment(type)) +
-                         (type == 'y' ? 1 : type_alignment(type) == 2 ? 2 : type_alignment(type));
+                offset = align_to(offset, type_alignment(type)) + (type == 'y'                 ? 1
+                                                                   : type_alignment(type) == 2 ? 2
+                                                                                               : type_alignment(type));
         }
         return offset;
 }

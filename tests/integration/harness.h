@@ -20,7 +20,7 @@ typedef struct Signal {
         char *path;
         char *interface;
         char *member;
-        char *body; /* the arguments, formatted by format_message_body() */
+        char *body;    /* the arguments, formatted by format_message_body() */
         uint64_t usec; /* CLOCK_MONOTONIC when the test received it */
 } Signal;
 
@@ -178,10 +178,10 @@ void harness_write(Harness *h, const char *devpath, const char *name, const char
 
 /* Calls a method of rdmad; returns the D-Bus error name (caller frees), or
  * NULL if the call succeeded. */
-char *harness_call_error(Harness *h, const char *path, const char *interface, const char *member,
-                         const char *types, ...);
-char *harness_call_errorv(Harness *h, const char *path, const char *interface, const char *member,
-                          const char *types, va_list ap);
+char *harness_call_error(Harness *h, const char *path, const char *interface, const char *member, const char *types,
+                         ...);
+char *harness_call_errorv(Harness *h, const char *path, const char *interface, const char *member, const char *types,
+                          va_list ap);
 
 /* Reads a file of the testbed: devpath "/sys/devices/...", name relative to it (caller frees). */
 char *harness_read(Harness *h, const char *devpath, const char *name);
@@ -191,12 +191,12 @@ char *harness_read(Harness *h, const char *devpath, const char *name);
 void harness_remove(Harness *h, const char *path);
 
 /* In a test that needs polkitd: skips it, saying why, where polkitd could not start. */
-#define HARNESS_REQUIRE_POLKIT(have_polkit)                                                                   \
-        do {                                                                                                 \
-                if (!(have_polkit)) {                                                                        \
-                        fprintf(stderr, "skipping: needs root to run polkitd in its own mount namespace\n"); \
-                        skip();                                                                              \
-                }                                                                                            \
+#define HARNESS_REQUIRE_POLKIT(have_polkit)                                                                            \
+        do {                                                                                                           \
+                if (!(have_polkit)) {                                                                                  \
+                        fprintf(stderr, "skipping: needs root to run polkitd in its own mount namespace\n");           \
+                        skip();                                                                                        \
+                }                                                                                                      \
         } while (0)
 
 /* Adds a device record (umockdev format) to the testbed; umockdev sends its
@@ -261,4 +261,4 @@ const char *objects_get(const Objects *o, const char *path, const char *interfac
 /* Sorted, newline-separated "path interface" lines. */
 char *objects_interfaces(const Objects *o);
 
-#define HARNESS_FIXTURES(...) ((const char *const[]) { __VA_ARGS__, NULL })
+#define HARNESS_FIXTURES(...) ((const char *const[]){ __VA_ARGS__, NULL })

@@ -34,12 +34,11 @@ static void test_ready_only_with_the_name_taken(void **state) {
         int has = 0;
 
         /* READY=1 arrived in harness_start(); the name must be there already. */
-        assert_true(sd_bus_call_method(h->bus, "org.freedesktop.DBus", "/org/freedesktop/DBus",
-                                       "org.freedesktop.DBus", "NameHasOwner", NULL, NULL, "s", RDMAD_BUS_NAME) >= 0);
+        assert_true(sd_bus_call_method(h->bus, "org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus",
+                                       "NameHasOwner", NULL, NULL, "s", RDMAD_BUS_NAME) >= 0);
         sd_bus_message *reply = NULL;
-        assert_true(sd_bus_call_method(h->bus, "org.freedesktop.DBus", "/org/freedesktop/DBus",
-                                       "org.freedesktop.DBus", "NameHasOwner", NULL, &reply, "s",
-                                       RDMAD_BUS_NAME) >= 0);
+        assert_true(sd_bus_call_method(h->bus, "org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus",
+                                       "NameHasOwner", NULL, &reply, "s", RDMAD_BUS_NAME) >= 0);
         assert_true(sd_bus_message_read(reply, "b", &has) > 0);
         sd_bus_message_unref(reply);
         assert_true(has);
@@ -147,12 +146,12 @@ static const char host_interfaces[] =
         "/org/rdmad1/device/siw0/port/1 org.freedesktop.DBus.Properties\n"
         "/org/rdmad1/device/siw0/port/1 org.rdmad1.Port\n";
 
-#define OBJ_EQ(o, path, iface, name, expected)                                                      \
-        do {                                                                                     \
-                const char *_v = objects_get((o), (path), (iface), (name));                      \
-                if (!_v)                                                                         \
-                        fail_msg("%s has no %s.%s", (path), (iface), (name));                    \
-                assert_string_equal(_v, (expected));                                             \
+#define OBJ_EQ(o, path, iface, name, expected)                                                                         \
+        do {                                                                                                           \
+                const char *_v = objects_get((o), (path), (iface), (name));                                            \
+                if (!_v)                                                                                               \
+                        fail_msg("%s has no %s.%s", (path), (iface), (name));                                          \
+                assert_string_equal(_v, (expected));                                                                   \
         } while (0)
 
 static void test_managed_objects_of_a_realistic_host(void **state) {
@@ -288,7 +287,9 @@ static void test_managed_objects_of_a_realistic_host(void **state) {
         /* The broken device: published, with "" and 0, every string valid UTF-8. */
         OBJ_EQ(o, "/org/rdmad1/device/broken_5f0", RDMAD_DEVICE_INTERFACE, "NodeType", "");
         OBJ_EQ(o, "/org/rdmad1/device/broken_5f0", RDMAD_DEVICE_INTERFACE, "Driver", "");
-        OBJ_EQ(o, "/org/rdmad1/device/broken_5f0", RDMAD_DEVICE_INTERFACE, "HcaType", "\xef\xbf\xbd(\xef\xbf\xbd" "A");
+        OBJ_EQ(o, "/org/rdmad1/device/broken_5f0", RDMAD_DEVICE_INTERFACE, "HcaType",
+               "\xef\xbf\xbd(\xef\xbf\xbd"
+               "A");
         OBJ_EQ(o, "/org/rdmad1/device/broken_5f0", RDMAD_DEVICE_INTERFACE, "FirmwareVersion", "1.0");
         OBJ_EQ(o, "/org/rdmad1/device/broken_5f0/port/1", RDMAD_PORT_INTERFACE, "Rate", "");
         OBJ_EQ(o, "/org/rdmad1/device/broken_5f0/port/1", RDMAD_PORT_INTERFACE, "RateSpeed", "0");
@@ -313,10 +314,10 @@ static void test_manager_properties(void **state) {
         harness_assert_property(h, RDMAD_ROOT_PATH, RDMAD_MANAGER_INTERFACE, "Version", RDMAD_VERSION);
         harness_assert_property(h, RDMAD_ROOT_PATH, RDMAD_MANAGER_INTERFACE, "PollIntervalMs", "1000");
         harness_assert_property(h, RDMAD_ROOT_PATH, RDMAD_MANAGER_INTERFACE, "Devices",
-                        "[\"/org/rdmad1/device/broken_5f0\", \"/org/rdmad1/device/hfi1_5f0\", "
-                        "\"/org/rdmad1/device/ib_2ddev_2e1\", \"/org/rdmad1/device/mlx4_5f0\", "
-                        "\"/org/rdmad1/device/mlx5_5f0\", \"/org/rdmad1/device/mlx5_5f1\", "
-                        "\"/org/rdmad1/device/rxe0\", \"/org/rdmad1/device/siw0\"]");
+                                "[\"/org/rdmad1/device/broken_5f0\", \"/org/rdmad1/device/hfi1_5f0\", "
+                                "\"/org/rdmad1/device/ib_2ddev_2e1\", \"/org/rdmad1/device/mlx4_5f0\", "
+                                "\"/org/rdmad1/device/mlx5_5f0\", \"/org/rdmad1/device/mlx5_5f1\", "
+                                "\"/org/rdmad1/device/rxe0\", \"/org/rdmad1/device/siw0\"]");
 }
 
 static void test_get_and_getall_agree_with_managed_objects(void **state) {
@@ -396,36 +397,38 @@ static void test_standard_errors(void **state) {
         assert_string_equal(err, "org.freedesktop.DBus.Error.UnknownProperty");
         free(err);
 
-        err = harness_call_error(h, MLX5_0 "/port/1", "org.freedesktop.DBus.Properties", "Set", "ssv", RDMAD_PORT_INTERFACE,
-                         "State", "s", "1: DOWN");
+        err = harness_call_error(h, MLX5_0 "/port/1", "org.freedesktop.DBus.Properties", "Set", "ssv",
+                                 RDMAD_PORT_INTERFACE, "State", "s", "1: DOWN");
         assert_non_null(err);
         assert_string_equal(err, "org.freedesktop.DBus.Error.PropertyReadOnly");
         free(err);
 
-        err = harness_call_error(h, RDMAD_ROOT_PATH, "org.freedesktop.DBus.Properties", "Set", "ssv", RDMAD_MANAGER_INTERFACE,
-                         "PollIntervalMs", "u", 5);
+        err = harness_call_error(h, RDMAD_ROOT_PATH, "org.freedesktop.DBus.Properties", "Set", "ssv",
+                                 RDMAD_MANAGER_INTERFACE, "PollIntervalMs", "u", 5);
         assert_string_equal(err, "org.freedesktop.DBus.Error.PropertyReadOnly");
         free(err);
 
         /* Objects that do not exist: no device, no such port, no sriov on a VF, a non-canonical path. */
         err = harness_call_error(h, "/org/rdmad1/device/mlx9_5f9", "org.freedesktop.DBus.Properties", "GetAll", "s",
-                         RDMAD_DEVICE_INTERFACE);
+                                 RDMAD_DEVICE_INTERFACE);
         assert_string_equal(err, "org.freedesktop.DBus.Error.UnknownObject");
         free(err);
-        err = harness_call_error(h, MLX5_0 "/port/2", "org.freedesktop.DBus.Properties", "GetAll", "s", RDMAD_PORT_INTERFACE);
+        err = harness_call_error(h, MLX5_0 "/port/2", "org.freedesktop.DBus.Properties", "GetAll", "s",
+                                 RDMAD_PORT_INTERFACE);
         assert_string_equal(err, "org.freedesktop.DBus.Error.UnknownObject");
         free(err);
-        err = harness_call_error(h, "/org/rdmad1/device/mlx5_5f1/sriov", "org.freedesktop.DBus.Properties", "GetAll", "s",
-                         RDMAD_SRIOV_INTERFACE);
+        err = harness_call_error(h, "/org/rdmad1/device/mlx5_5f1/sriov", "org.freedesktop.DBus.Properties", "GetAll",
+                                 "s", RDMAD_SRIOV_INTERFACE);
         assert_string_equal(err, "org.freedesktop.DBus.Error.UnknownObject");
         free(err);
         err = harness_call_error(h, MLX5_0 "/port/_31", "org.freedesktop.DBus.Properties", "GetAll", "s",
-                         RDMAD_PORT_INTERFACE);
+                                 RDMAD_PORT_INTERFACE);
         assert_string_equal(err, "org.freedesktop.DBus.Error.UnknownObject");
         free(err);
 
         /* A real object, an interface it does not have: sd-bus answers UnknownProperty. */
-        err = harness_call_error(h, MLX5_0, "org.freedesktop.DBus.Properties", "Get", "ss", RDMAD_PORT_INTERFACE, "State");
+        err = harness_call_error(h, MLX5_0, "org.freedesktop.DBus.Properties", "Get", "ss", RDMAD_PORT_INTERFACE,
+                                 "State");
         assert_non_null(err);
         assert_string_equal(err, "org.freedesktop.DBus.Error.UnknownProperty");
         free(err);
@@ -507,10 +510,8 @@ static void test_introspection_matches_the_documented_files(void **state) {
         static const struct {
                 const char *interface, *path;
         } objects[] = {
-                { RDMAD_MANAGER_INTERFACE, RDMAD_ROOT_PATH },
-                { RDMAD_DEVICE_INTERFACE, MLX5_0 },
-                { RDMAD_PORT_INTERFACE, MLX5_0 "/port/1" },
-                { RDMAD_NETDEV_INTERFACE, MLX5_0 "/netdev/ens1f0np0" },
+                { RDMAD_MANAGER_INTERFACE, RDMAD_ROOT_PATH }, { RDMAD_DEVICE_INTERFACE, MLX5_0 },
+                { RDMAD_PORT_INTERFACE, MLX5_0 "/port/1" },   { RDMAD_NETDEV_INTERFACE, MLX5_0 "/netdev/ens1f0np0" },
                 { RDMAD_SRIOV_INTERFACE, MLX5_0 "/sriov" },
         };
         Harness *h = *state;
@@ -562,23 +563,22 @@ static void test_busctl_tree_and_get_property(void **state) {
 
         out = harness_run_command(h, "busctl --system --no-pager --list tree org.rdmad1", &status);
         assert_int_equal(status, 0);
-        assert_string_equal(out,
-                            "/\n/org\n/org/rdmad1\n/org/rdmad1/device\n"
-                            "/org/rdmad1/device/broken_5f0\n/org/rdmad1/device/broken_5f0/port/1\n"
-                            "/org/rdmad1/device/broken_5f0/port/2\n"
-                            "/org/rdmad1/device/hfi1_5f0\n/org/rdmad1/device/hfi1_5f0/port/1\n"
-                            "/org/rdmad1/device/ib_2ddev_2e1\n/org/rdmad1/device/ib_2ddev_2e1/port/1\n"
-                            "/org/rdmad1/device/mlx4_5f0\n/org/rdmad1/device/mlx4_5f0/netdev/ens1d1\n"
-                            "/org/rdmad1/device/mlx4_5f0/netdev/ib0\n/org/rdmad1/device/mlx4_5f0/port/1\n"
-                            "/org/rdmad1/device/mlx4_5f0/port/2\n"
-                            "/org/rdmad1/device/mlx5_5f0\n/org/rdmad1/device/mlx5_5f0/netdev/ens1f0np0\n"
-                            "/org/rdmad1/device/mlx5_5f0/port/1\n/org/rdmad1/device/mlx5_5f0/sriov\n"
-                            "/org/rdmad1/device/mlx5_5f1\n/org/rdmad1/device/mlx5_5f1/netdev/ens1f0v0\n"
-                            "/org/rdmad1/device/mlx5_5f1/port/1\n"
-                            "/org/rdmad1/device/rxe0\n/org/rdmad1/device/rxe0/netdev/veth_2drdma0\n"
-                            "/org/rdmad1/device/rxe0/port/1\n"
-                            "/org/rdmad1/device/siw0\n/org/rdmad1/device/siw0/netdev/dummy_2dsiw0\n"
-                            "/org/rdmad1/device/siw0/port/1\n");
+        assert_string_equal(out, "/\n/org\n/org/rdmad1\n/org/rdmad1/device\n"
+                                 "/org/rdmad1/device/broken_5f0\n/org/rdmad1/device/broken_5f0/port/1\n"
+                                 "/org/rdmad1/device/broken_5f0/port/2\n"
+                                 "/org/rdmad1/device/hfi1_5f0\n/org/rdmad1/device/hfi1_5f0/port/1\n"
+                                 "/org/rdmad1/device/ib_2ddev_2e1\n/org/rdmad1/device/ib_2ddev_2e1/port/1\n"
+                                 "/org/rdmad1/device/mlx4_5f0\n/org/rdmad1/device/mlx4_5f0/netdev/ens1d1\n"
+                                 "/org/rdmad1/device/mlx4_5f0/netdev/ib0\n/org/rdmad1/device/mlx4_5f0/port/1\n"
+                                 "/org/rdmad1/device/mlx4_5f0/port/2\n"
+                                 "/org/rdmad1/device/mlx5_5f0\n/org/rdmad1/device/mlx5_5f0/netdev/ens1f0np0\n"
+                                 "/org/rdmad1/device/mlx5_5f0/port/1\n/org/rdmad1/device/mlx5_5f0/sriov\n"
+                                 "/org/rdmad1/device/mlx5_5f1\n/org/rdmad1/device/mlx5_5f1/netdev/ens1f0v0\n"
+                                 "/org/rdmad1/device/mlx5_5f1/port/1\n"
+                                 "/org/rdmad1/device/rxe0\n/org/rdmad1/device/rxe0/netdev/veth_2drdma0\n"
+                                 "/org/rdmad1/device/rxe0/port/1\n"
+                                 "/org/rdmad1/device/siw0\n/org/rdmad1/device/siw0/netdev/dummy_2dsiw0\n"
+                                 "/org/rdmad1/device/siw0/port/1\n");
         free(out);
 
         out = harness_run_command(h,
@@ -590,15 +590,17 @@ static void test_busctl_tree_and_get_property(void **state) {
                                  "o \"/org/rdmad1/device/mlx5_5f0/netdev/ens1f0np0\"\n");
         free(out);
 
-        out = harness_run_command(h, "busctl --system get-property org.rdmad1 /org/rdmad1/device/mlx5_5f0/sriov "
-                                     "org.rdmad1.Sriov NumVfs TotalVfs",
+        out = harness_run_command(h,
+                                  "busctl --system get-property org.rdmad1 /org/rdmad1/device/mlx5_5f0/sriov "
+                                  "org.rdmad1.Sriov NumVfs TotalVfs",
                                   &status);
         assert_int_equal(status, 0);
         assert_string_equal(out, "u 1\nu 8\n");
         free(out);
 
-        out = harness_run_command(h, "busctl --system call org.rdmad1 /org/rdmad1 org.rdmad1.Manager "
-                                     "GetDeviceByName s nope",
+        out = harness_run_command(h,
+                                  "busctl --system call org.rdmad1 /org/rdmad1 org.rdmad1.Manager "
+                                  "GetDeviceByName s nope",
                                   &status);
         assert_int_equal(status, 1);
         assert_non_null(strstr(out, "No RDMA device 'nope'."));
@@ -679,7 +681,8 @@ static void test_rescan_publishes_only_the_difference(void **state) {
 
 int main(void) {
         const struct CMUnitTest tests[] = {
-                cmocka_unit_test_setup_teardown(test_ready_only_with_the_name_taken, host_setup, harness_teardown_clean),
+                cmocka_unit_test_setup_teardown(test_ready_only_with_the_name_taken, host_setup,
+                                                harness_teardown_clean),
                 cmocka_unit_test_setup_teardown(test_managed_objects_of_a_realistic_host, host_setup,
                                                 harness_teardown_clean),
                 cmocka_unit_test_setup_teardown(test_manager_properties, host_setup, harness_teardown_clean),

@@ -18,12 +18,12 @@
 
 #define ALL_FIXTURES HARNESS_FIXTURES("mlx4-vpi", "mlx5-roce-sriov", "hfi1", "rxe", "siw", "broken")
 
-#define MLX4_0 "/org/rdmad1/device/mlx4_5f0"
-#define MLX5_0 "/org/rdmad1/device/mlx5_5f0"
-#define MLX5_1 "/org/rdmad1/device/mlx5_5f1"
-#define HFI1_0 "/org/rdmad1/device/hfi1_5f0"
-#define RXE0 "/org/rdmad1/device/rxe0"
-#define SIW0 "/org/rdmad1/device/siw0"
+#define MLX4_0   "/org/rdmad1/device/mlx4_5f0"
+#define MLX5_0   "/org/rdmad1/device/mlx5_5f0"
+#define MLX5_1   "/org/rdmad1/device/mlx5_5f1"
+#define HFI1_0   "/org/rdmad1/device/hfi1_5f0"
+#define RXE0     "/org/rdmad1/device/rxe0"
+#define SIW0     "/org/rdmad1/device/siw0"
 #define IB_DEV_1 "/org/rdmad1/device/ib_2ddev_2e1"
 #define BROKEN_0 "/org/rdmad1/device/broken_5f0"
 
@@ -39,82 +39,81 @@ static const char *const debug_log[] = { "--log-level=debug", NULL };
 
 /* Expected values, computed from the fixtures by hand: data counters ×4,
  * lifespan, "N/A (no PMA)" and non-numbers left out, trailing blanks trimmed. */
-#define EXPECT_MLX4_0_1 \
-        "{\"VL15_dropped\": 0, \"excessive_buffer_overrun_errors\": 0, \"link_downed\": 1, " \
-        "\"link_error_recovery\": 0, \"local_link_integrity_errors\": 0, \"multicast_rcv_packets\": 123456, " \
-        "\"multicast_xmit_packets\": 2048, \"port_rcv_constraint_errors\": 0, " \
-        "\"port_rcv_data\": 121649382712, \"port_rcv_packets\": 215487963, " \
-        "\"port_rcv_remote_physical_errors\": 0, \"port_rcv_switch_relay_errors\": 0, " \
-        "\"port_xmit_constraint_errors\": 0, \"port_xmit_data\": 115024488016, \"port_xmit_discards\": 17, " \
-        "\"port_xmit_packets\": 198754321, \"port_xmit_wait\": 4711, \"symbol_error\": 0, " \
+#define EXPECT_MLX4_0_1                                                                                                \
+        "{\"VL15_dropped\": 0, \"excessive_buffer_overrun_errors\": 0, \"link_downed\": 1, "                           \
+        "\"link_error_recovery\": 0, \"local_link_integrity_errors\": 0, \"multicast_rcv_packets\": 123456, "          \
+        "\"multicast_xmit_packets\": 2048, \"port_rcv_constraint_errors\": 0, "                                        \
+        "\"port_rcv_data\": 121649382712, \"port_rcv_packets\": 215487963, "                                           \
+        "\"port_rcv_remote_physical_errors\": 0, \"port_rcv_switch_relay_errors\": 0, "                                \
+        "\"port_xmit_constraint_errors\": 0, \"port_xmit_data\": 115024488016, \"port_xmit_discards\": 17, "           \
+        "\"port_xmit_packets\": 198754321, \"port_xmit_wait\": 4711, \"symbol_error\": 0, "                            \
         "\"unicast_rcv_packets\": 215364507, \"unicast_xmit_packets\": 198752273}"
 
-#define EXPECT_MLX4_0_2 \
-        "{\"VL15_dropped\": 0, \"excessive_buffer_overrun_errors\": 0, \"link_downed\": 0, " \
-        "\"link_error_recovery\": 0, \"local_link_integrity_errors\": 0, \"multicast_rcv_packets\": 0, " \
-        "\"multicast_xmit_packets\": 0, \"port_rcv_constraint_errors\": 0, \"port_rcv_data\": 0, " \
-        "\"port_rcv_errors\": 0, \"port_rcv_packets\": 0, \"port_rcv_remote_physical_errors\": 0, " \
-        "\"port_rcv_switch_relay_errors\": 0, \"port_xmit_constraint_errors\": 0, \"port_xmit_data\": 0, " \
-        "\"port_xmit_discards\": 0, \"port_xmit_packets\": 0, \"port_xmit_wait\": 0, \"symbol_error\": 0, " \
+#define EXPECT_MLX4_0_2                                                                                                \
+        "{\"VL15_dropped\": 0, \"excessive_buffer_overrun_errors\": 0, \"link_downed\": 0, "                           \
+        "\"link_error_recovery\": 0, \"local_link_integrity_errors\": 0, \"multicast_rcv_packets\": 0, "               \
+        "\"multicast_xmit_packets\": 0, \"port_rcv_constraint_errors\": 0, \"port_rcv_data\": 0, "                     \
+        "\"port_rcv_errors\": 0, \"port_rcv_packets\": 0, \"port_rcv_remote_physical_errors\": 0, "                    \
+        "\"port_rcv_switch_relay_errors\": 0, \"port_xmit_constraint_errors\": 0, \"port_xmit_data\": 0, "             \
+        "\"port_xmit_discards\": 0, \"port_xmit_packets\": 0, \"port_xmit_wait\": 0, \"symbol_error\": 0, "            \
         "\"unicast_rcv_packets\": 0, \"unicast_xmit_packets\": 0}"
 
-#define EXPECT_MLX5_0_1 \
-        "{\"VL15_dropped\": 0, \"duplicate_request\": 12, \"excessive_buffer_overrun_errors\": 0, " \
-        "\"implied_nak_seq_err\": 0, \"link_downed\": 0, \"link_error_recovery\": 0, " \
-        "\"local_ack_timeout_err\": 3, \"local_link_integrity_errors\": 0, \"multicast_rcv_packets\": 5120, " \
-        "\"multicast_xmit_packets\": 4096, \"np_cnp_sent\": 5821, \"np_ecn_marked_roce_packets\": 6044, " \
-        "\"out_of_buffer\": 1903, \"out_of_sequence\": 41, \"packet_seq_err\": 7, " \
-        "\"port_rcv_constraint_errors\": 0, \"port_rcv_data\": 6491644192, \"port_rcv_errors\": 0, " \
-        "\"port_rcv_packets\": 98124551, \"port_rcv_remote_physical_errors\": 0, " \
-        "\"port_rcv_switch_relay_errors\": 0, \"port_xmit_constraint_errors\": 0, " \
-        "\"port_xmit_data\": 5679481224, \"port_xmit_discards\": 0, \"port_xmit_packets\": 87611240, " \
-        "\"port_xmit_wait\": 0, \"req_cqe_error\": 0, \"req_cqe_flush_error\": 0, " \
-        "\"req_remote_access_errors\": 0, \"req_remote_invalid_request\": 0, \"resp_cqe_error\": 0, " \
-        "\"resp_cqe_flush_error\": 0, \"resp_local_length_error\": 0, \"resp_remote_access_errors\": 0, " \
-        "\"rnr_nak_retry_err\": 2, \"roce_adp_retrans\": 0, \"roce_adp_retrans_to\": 0, " \
-        "\"roce_slow_restart\": 0, \"roce_slow_restart_cnps\": 0, \"roce_slow_restart_trans\": 0, " \
-        "\"rp_cnp_handled\": 5577, \"rp_cnp_ignored\": 0, \"rx_atomic_requests\": 0, " \
-        "\"rx_icrc_encapsulated\": 0, \"rx_read_requests\": 880211, \"rx_write_requests\": 4410032, " \
+#define EXPECT_MLX5_0_1                                                                                                \
+        "{\"VL15_dropped\": 0, \"duplicate_request\": 12, \"excessive_buffer_overrun_errors\": 0, "                    \
+        "\"implied_nak_seq_err\": 0, \"link_downed\": 0, \"link_error_recovery\": 0, "                                 \
+        "\"local_ack_timeout_err\": 3, \"local_link_integrity_errors\": 0, \"multicast_rcv_packets\": 5120, "          \
+        "\"multicast_xmit_packets\": 4096, \"np_cnp_sent\": 5821, \"np_ecn_marked_roce_packets\": 6044, "              \
+        "\"out_of_buffer\": 1903, \"out_of_sequence\": 41, \"packet_seq_err\": 7, "                                    \
+        "\"port_rcv_constraint_errors\": 0, \"port_rcv_data\": 6491644192, \"port_rcv_errors\": 0, "                   \
+        "\"port_rcv_packets\": 98124551, \"port_rcv_remote_physical_errors\": 0, "                                     \
+        "\"port_rcv_switch_relay_errors\": 0, \"port_xmit_constraint_errors\": 0, "                                    \
+        "\"port_xmit_data\": 5679481224, \"port_xmit_discards\": 0, \"port_xmit_packets\": 87611240, "                 \
+        "\"port_xmit_wait\": 0, \"req_cqe_error\": 0, \"req_cqe_flush_error\": 0, "                                    \
+        "\"req_remote_access_errors\": 0, \"req_remote_invalid_request\": 0, \"resp_cqe_error\": 0, "                  \
+        "\"resp_cqe_flush_error\": 0, \"resp_local_length_error\": 0, \"resp_remote_access_errors\": 0, "              \
+        "\"rnr_nak_retry_err\": 2, \"roce_adp_retrans\": 0, \"roce_adp_retrans_to\": 0, "                              \
+        "\"roce_slow_restart\": 0, \"roce_slow_restart_cnps\": 0, \"roce_slow_restart_trans\": 0, "                    \
+        "\"rp_cnp_handled\": 5577, \"rp_cnp_ignored\": 0, \"rx_atomic_requests\": 0, "                                 \
+        "\"rx_icrc_encapsulated\": 0, \"rx_read_requests\": 880211, \"rx_write_requests\": 4410032, "                  \
         "\"symbol_error\": 0, \"unicast_rcv_packets\": 98119431, \"unicast_xmit_packets\": 87607144}"
 
-#define EXPECT_MLX5_1_1 \
-        "{\"local_ack_timeout_err\": 0, \"out_of_buffer\": 0, \"out_of_sequence\": 0, " \
+#define EXPECT_MLX5_1_1                                                                                                \
+        "{\"local_ack_timeout_err\": 0, \"out_of_buffer\": 0, \"out_of_sequence\": 0, "                                \
         "\"rx_read_requests\": 512, \"rx_write_requests\": 1024}"
 
-#define EXPECT_HFI1_0_0 \
-        "{\"DcRecvErr\": 0, \"Intr\": 8212445, \"RcvOverflow\": 14, \"RxEBPCnt\": 0, \"RxICrcErr\": 0, " \
+#define EXPECT_HFI1_0_0                                                                                                \
+        "{\"DcRecvErr\": 0, \"Intr\": 8212445, \"RcvOverflow\": 14, \"RxEBPCnt\": 0, \"RxICrcErr\": 0, "               \
         "\"RxMaxMinLenErr\": 0}"
 
-#define EXPECT_HFI1_0_1 \
-        "{\"VL15_dropped\": 0, \"excessive_buffer_overrun_errors\": 0, \"link_downed\": 2, " \
-        "\"link_error_recovery\": 1, \"local_link_integrity_errors\": 0, \"multicast_rcv_packets\": 0, " \
-        "\"multicast_xmit_packets\": 0, \"port_rcv_constraint_errors\": 0, \"port_rcv_data\": 395061728436, " \
-        "\"port_rcv_errors\": 0, \"port_rcv_packets\": 512345678, \"port_rcv_remote_physical_errors\": 0, " \
-        "\"port_rcv_switch_relay_errors\": 0, \"port_xmit_constraint_errors\": 0, " \
-        "\"port_xmit_data\": 350617284392, \"port_xmit_discards\": 4, \"port_xmit_packets\": 498765432, " \
-        "\"port_xmit_wait\": 33, \"symbol_error\": 0, \"unicast_rcv_packets\": 512345678, " \
+#define EXPECT_HFI1_0_1                                                                                                \
+        "{\"VL15_dropped\": 0, \"excessive_buffer_overrun_errors\": 0, \"link_downed\": 2, "                           \
+        "\"link_error_recovery\": 1, \"local_link_integrity_errors\": 0, \"multicast_rcv_packets\": 0, "               \
+        "\"multicast_xmit_packets\": 0, \"port_rcv_constraint_errors\": 0, \"port_rcv_data\": 395061728436, "          \
+        "\"port_rcv_errors\": 0, \"port_rcv_packets\": 512345678, \"port_rcv_remote_physical_errors\": 0, "            \
+        "\"port_rcv_switch_relay_errors\": 0, \"port_xmit_constraint_errors\": 0, "                                    \
+        "\"port_xmit_data\": 350617284392, \"port_xmit_discards\": 4, \"port_xmit_packets\": 498765432, "              \
+        "\"port_xmit_wait\": 33, \"symbol_error\": 0, \"unicast_rcv_packets\": 512345678, "                            \
         "\"unicast_xmit_packets\": 498765432}"
 
-#define EXPECT_RXE0_1 \
-        "{\"ack_deferred\": 0, \"completer_retry_err\": 0, \"duplicate_request\": 0, \"link_downed\": 0, " \
-        "\"out_of_seq_request\": 0, \"rcvd_pkts\": 75210, \"rcvd_rnr_err\": 0, \"rcvd_seq_err\": 0, " \
-        "\"rdma_recvs\": 37588, \"rdma_sends\": 37601, \"retry_exceeded_err\": 0, " \
+#define EXPECT_RXE0_1                                                                                                  \
+        "{\"ack_deferred\": 0, \"completer_retry_err\": 0, \"duplicate_request\": 0, \"link_downed\": 0, "             \
+        "\"out_of_seq_request\": 0, \"rcvd_pkts\": 75210, \"rcvd_rnr_err\": 0, \"rcvd_seq_err\": 0, "                  \
+        "\"rdma_recvs\": 37588, \"rdma_sends\": 37601, \"retry_exceeded_err\": 0, "                                    \
         "\"retry_rnr_exceeded_err\": 0, \"send_err\": 0, \"send_rnr_err\": 0, \"sent_pkts\": 75231}"
 
-#define EXPECT_IB_DEV_1_1 \
-        "{\"VL15_dropped\": 0, \"excessive_buffer_overrun_errors\": 0, \"link_downed\": 0, " \
-        "\"link_error_recovery\": 0, \"local_link_integrity_errors\": 0, " \
-        "\"port_multicast_rcv_packets\": 1200, \"port_multicast_xmit_packets\": 300, " \
-        "\"port_rcv_constraint_errors\": 0, \"port_rcv_data\": 17179869180, " \
-        "\"port_rcv_data_64\": 68719476736, \"port_rcv_errors\": 0, \"port_rcv_packets\": 4294967295, " \
-        "\"port_rcv_packets_64\": 8589934592, \"port_rcv_remote_physical_errors\": 0, " \
-        "\"port_rcv_switch_relay_errors\": 0, \"port_unicast_rcv_packets\": 8589933392, " \
-        "\"port_unicast_xmit_packets\": 6442450644, \"port_xmit_constraint_errors\": 0, " \
-        "\"port_xmit_data\": 17179869180, \"port_xmit_data_64\": 51539607552, \"port_xmit_discards\": 0, " \
+#define EXPECT_IB_DEV_1_1                                                                                              \
+        "{\"VL15_dropped\": 0, \"excessive_buffer_overrun_errors\": 0, \"link_downed\": 0, "                           \
+        "\"link_error_recovery\": 0, \"local_link_integrity_errors\": 0, "                                             \
+        "\"port_multicast_rcv_packets\": 1200, \"port_multicast_xmit_packets\": 300, "                                 \
+        "\"port_rcv_constraint_errors\": 0, \"port_rcv_data\": 17179869180, "                                          \
+        "\"port_rcv_data_64\": 68719476736, \"port_rcv_errors\": 0, \"port_rcv_packets\": 4294967295, "                \
+        "\"port_rcv_packets_64\": 8589934592, \"port_rcv_remote_physical_errors\": 0, "                                \
+        "\"port_rcv_switch_relay_errors\": 0, \"port_unicast_rcv_packets\": 8589933392, "                              \
+        "\"port_unicast_xmit_packets\": 6442450644, \"port_xmit_constraint_errors\": 0, "                              \
+        "\"port_xmit_data\": 17179869180, \"port_xmit_data_64\": 51539607552, \"port_xmit_discards\": 0, "             \
         "\"port_xmit_packets\": 4294967295, \"port_xmit_packets_64\": 6442450944, \"symbol_error\": 0}"
 
-#define EXPECT_BROKEN_0_1 \
-        "{\"VL15_dropped\": 5, \"port_xmit_data\": 4611686018427387900}"
+#define EXPECT_BROKEN_0_1 "{\"VL15_dropped\": 5, \"port_xmit_data\": 4611686018427387900}"
 
 static char *call_body(Harness *h, const char *path, const char *interface, const char *member) {
         sd_bus_error error = SD_BUS_ERROR_NULL;
@@ -313,8 +312,9 @@ static void test_slow_read_shared_and_loop_answers(void **state) {
 
         assert_int_equal(count_reads(h), 0);
         for (size_t i = 0; i < N_SHARED; i++) {
-                assert_true(sd_bus_call_method_async(h->bus, NULL, RDMAD_BUS_NAME, RDMAD_ROOT_PATH, RDMAD_MANAGER_INTERFACE,
-                                                     "GetAllCounters", harness_on_reply, &replies[i], "") >= 0);
+                assert_true(sd_bus_call_method_async(h->bus, NULL, RDMAD_BUS_NAME, RDMAD_ROOT_PATH,
+                                                     RDMAD_MANAGER_INTERFACE, "GetAllCounters", harness_on_reply,
+                                                     &replies[i], "") >= 0);
                 if (i == 0) {
                         /* Answered while the read runs (it takes over a second). */
                         value = harness_get_property(h, MLX5_0 "/port/1", RDMAD_PORT_INTERFACE, "State", NULL);
@@ -373,7 +373,7 @@ static void test_unprivileged_caller_gets_cached_result(void **state) {
         error_name = harness_call_as(h, 65534, 65534, RDMAD_BUS_NAME, RDMAD_ROOT_PATH, RDMAD_MANAGER_INTERFACE,
                                      "GetAllCounters", "");
         assert_null(error_name);
-        if (now_usec() - start < 900 * 1000) /* else too slow a machine to tell */
+        if (now_usec() - start < 900 * 1000)         /* else too slow a machine to tell */
                 assert_int_equal(count_reads(h), 2); /* the port once, then everything */
 
         /* Root is never served from the cache. */
@@ -392,8 +392,7 @@ int main(void) {
                 cmocka_unit_test_setup_teardown(test_get_all_counters, counters_setup, harness_teardown_clean),
                 cmocka_unit_test_setup_teardown(test_counters_read_at_call_time, counters_setup,
                                                 harness_teardown_clean),
-                cmocka_unit_test_setup_teardown(test_state_changes_count_flaps, counters_setup,
-                                                harness_teardown_clean),
+                cmocka_unit_test_setup_teardown(test_state_changes_count_flaps, counters_setup, harness_teardown_clean),
                 cmocka_unit_test_setup_teardown(test_slow_read_shared_and_loop_answers, slow_setup,
                                                 harness_teardown_clean),
                 cmocka_unit_test_setup_teardown(test_unprivileged_caller_gets_cached_result, log_setup,

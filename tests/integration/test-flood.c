@@ -24,10 +24,10 @@
 #include "harness.h"
 
 #define MLX5_SYS "/sys/devices/pci0000:5d/0000:5d:00.0/0000:5e:00.0/infiniband/mlx5_0"
-#define MLX5_0 "/org/rdmad1/device/mlx5_5f0"
+#define MLX5_0   "/org/rdmad1/device/mlx5_5f0"
 #define HFI1_SYS "/sys/devices/pci0000:80/0000:80:03.0/0000:81:00.0/infiniband/hfi1_0"
-#define HFI1_0 "/org/rdmad1/device/hfi1_5f0"
-#define N_STORM 100
+#define HFI1_0   "/org/rdmad1/device/hfi1_5f0"
+#define N_STORM  100
 
 static const char *const fast_poll[] = { "--poll-interval=50", NULL };
 static bool private_network;
@@ -51,8 +51,8 @@ typedef struct Client {
         char first_failure[256];
 } Client;
 
-static int call(sd_bus *bus, Client *c, const char *path, const char *interface, const char *member,
-                const char *types, ...) {
+static int call(sd_bus *bus, Client *c, const char *path, const char *interface, const char *member, const char *types,
+                ...) {
         sd_bus_error error = SD_BUS_ERROR_NULL;
         sd_bus_message *m = NULL, *reply = NULL;
         va_list ap;
@@ -73,8 +73,8 @@ static int call(sd_bus *bus, Client *c, const char *path, const char *interface,
         c->calls++;
         if (r < 0) {
                 if (c->failures++ == 0)
-                        snprintf(c->first_failure, sizeof(c->first_failure), "%s.%s on %s: %s: %s", interface,
-                                 member, path, error.name ?: "(local)", error.message ?: strerror(-r));
+                        snprintf(c->first_failure, sizeof(c->first_failure), "%s.%s on %s: %s: %s", interface, member,
+                                 path, error.name ?: "(local)", error.message ?: strerror(-r));
         }
         sd_bus_error_free(&error);
         sd_bus_message_unref(reply);
@@ -95,7 +95,8 @@ static void *client_main(void *userdata) {
         do {
                 switch (c->index % 3) {
                 case 0:
-                        (void) call(bus, c, RDMAD_ROOT_PATH, "org.freedesktop.DBus.ObjectManager", "GetManagedObjects", "");
+                        (void) call(bus, c, RDMAD_ROOT_PATH, "org.freedesktop.DBus.ObjectManager", "GetManagedObjects",
+                                    "");
                         (void) call(bus, c, MLX5_0 "/port/1", "org.freedesktop.DBus.Properties", "GetAll", "s",
                                     RDMAD_PORT_INTERFACE);
                         break;
@@ -138,7 +139,7 @@ static char *tree_snapshot(Harness *h) {
         assert_non_null(f);
         for (size_t i = 0; i < o->n; i++)
                 if (!o->entries[i].name || (strcmp(o->entries[i].name, "StateChangedUsec") != 0 &&
-                                              strcmp(o->entries[i].name, "StateChanges") != 0))
+                                            strcmp(o->entries[i].name, "StateChanges") != 0))
                         fprintf(f, "%s %s %s=%s\n", o->entries[i].path, o->entries[i].interface,
                                 o->entries[i].name ?: "", o->entries[i].value ?: "");
         fclose(f);
@@ -183,7 +184,7 @@ static void test_flood(void **state) {
         rss_before = harness_settled_rss_kib(h);
 
         for (unsigned i = 0; i < n_clients; i++) {
-                clients[i] = (Client) { .stop = &stop, .index = i };
+                clients[i] = (Client){ .stop = &stop, .index = i };
                 assert_int_equal(pthread_create(&clients[i].thread, NULL, client_main, &clients[i]), 0);
         }
 
@@ -246,8 +247,7 @@ static void test_flood(void **state) {
         expected = 4; /* mlx5_0, mlx5_1, hfi1_0, mlx4_0 */
         for (unsigned tries = 0; published_devices(h) != expected; tries++) {
                 if (tries > 1200)
-                        fail_msg("after the flood: %zu devices published, %u in sysfs", published_devices(h),
-                                 expected);
+                        fail_msg("after the flood: %zu devices published, %u in sysfs", published_devices(h), expected);
                 usleep(50000);
         }
         atomic_store(&stop, true);
@@ -274,8 +274,8 @@ static void test_flood(void **state) {
         harness_assert_property(h, HFI1_0 "/port/1", RDMAD_PORT_INTERFACE, "StateName", "DOWN");
         before = tree_snapshot(h);
         rss_after = harness_settled_rss_kib(h);
-        printf("flood: daemon RSS %.1f MiB before, %.1f MiB at the peak sampled, %.1f MiB after\n",
-               rss_before / 1024.0, rss_peak / 1024.0, rss_after / 1024.0);
+        printf("flood: daemon RSS %.1f MiB before, %.1f MiB at the peak sampled, %.1f MiB after\n", rss_before / 1024.0,
+               rss_peak / 1024.0, rss_after / 1024.0);
 
         harness_restart_daemon(h, fast_poll);
         after = tree_snapshot(h);

@@ -27,11 +27,11 @@
 #include "harness.h"
 
 #define HOST_FIXTURES HARNESS_FIXTURES("mlx4-vpi", "mlx5-roce-sriov", "hfi1", "rxe", "siw", "broken")
-#define HFI1_SYS "/sys/devices/pci0000:80/0000:80:03.0/0000:81:00.0/infiniband/hfi1_0"
-#define MLX4_SYS "/sys/devices/pci0000:00/0000:00:03.0/0000:03:00.0/infiniband/mlx4_0"
-#define HFI1_PORT "/org/rdmad1/device/hfi1_5f0/port/1"
-#define MLX4_PORT "/org/rdmad1/device/mlx4_5f0/port/1"
-#define CALLS_MAX 4 /* MANAGED_OBJECTS_CALLS_MAX */
+#define HFI1_SYS      "/sys/devices/pci0000:80/0000:80:03.0/0000:81:00.0/infiniband/hfi1_0"
+#define MLX4_SYS      "/sys/devices/pci0000:00/0000:00:03.0/0000:03:00.0/infiniband/mlx4_0"
+#define HFI1_PORT     "/org/rdmad1/device/hfi1_5f0/port/1"
+#define MLX4_PORT     "/org/rdmad1/device/mlx4_5f0/port/1"
+#define CALLS_MAX     4 /* MANAGED_OBJECTS_CALLS_MAX */
 
 static const char *const fast_poll[] = { "--poll-interval=50", NULL };
 static const char *const debug_log[] = { "--poll-interval=50", "--log-level=debug", NULL };
@@ -140,8 +140,8 @@ static pid_t spawn_client(unsigned calls, ClientCheck check, const char *referen
         sd_bus *bus = NULL;
         int status = 0;
 
-        if (geteuid() == 0 && (setgroups(0, NULL) < 0 || setresgid(65534, 65534, 65534) < 0 ||
-                               setresuid(65534, 65534, 65534) < 0))
+        if (geteuid() == 0 &&
+            (setgroups(0, NULL) < 0 || setresgid(65534, 65534, 65534) < 0 || setresuid(65534, 65534, 65534) < 0))
                 _exit(3);
         if (sd_bus_open_system(&bus) < 0)
                 _exit(3);
@@ -371,7 +371,7 @@ static void test_size_counted(void **state) {
 
 /* ---------- whose turn: root first, users in turn, the unprivileged share ---------- */
 
-#define NOBODY 65534
+#define NOBODY     65534
 #define DAEMON_UID 1 /* "daemon" on Debian; any uid other than nobody's and root's */
 
 /* A connection dbus-daemon attributes to `uid`: it takes the peer's
@@ -419,7 +419,7 @@ static void rank_answers(Answer *answers, unsigned n) {
 /* GetManagedObjects on each of `buses`, in that order; *n_answered counts the answers. */
 static void send_all(sd_bus **buses, Answer *answers, unsigned n, unsigned *n_answered) {
         for (unsigned i = 0; i < n; i++) {
-                answers[i] = (Answer) { .n_answered = n_answered };
+                answers[i] = (Answer){ .n_answered = n_answered };
                 assert_true(sd_bus_call_method_async(buses[i], NULL, RDMAD_BUS_NAME, RDMAD_ROOT_PATH,
                                                      "org.freedesktop.DBus.ObjectManager", "GetManagedObjects",
                                                      on_ranked_answer, &answers[i], "") >= 0);
@@ -594,8 +594,8 @@ static void test_reply_too_large(void **state) {
         sd_bus_error_free(&error);
 
         /* The documented way: Manager.Devices, then GetAll on each object. */
-        assert_true(sd_bus_get_property_strv(h->bus, RDMAD_BUS_NAME, RDMAD_ROOT_PATH, RDMAD_MANAGER_INTERFACE, "Devices",
-                                             NULL, &devices) >= 0);
+        assert_true(sd_bus_get_property_strv(h->bus, RDMAD_BUS_NAME, RDMAD_ROOT_PATH, RDMAD_MANAGER_INTERFACE,
+                                             "Devices", NULL, &devices) >= 0);
         for (char **d = devices; d && *d; d++) {
                 char **ports = NULL;
 

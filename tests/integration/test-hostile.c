@@ -25,14 +25,14 @@
 #include "harness.h"
 
 #define MLX5_SYS "/sys/devices/pci0000:5d/0000:5d:00.0/0000:5e:00.0/infiniband/mlx5_0"
-#define MLX5_0 "/org/rdmad1/device/mlx5_5f0"
+#define MLX5_0   "/org/rdmad1/device/mlx5_5f0"
 #define HFI1_SYS "/sys/devices/pci0000:80/0000:80:03.0/0000:81:00.0/infiniband/hfi1_0"
-#define HFI1_0 "/org/rdmad1/device/hfi1_5f0"
+#define HFI1_0   "/org/rdmad1/device/hfi1_5f0"
 
 #define HOSTILE_PCI "/devices/pci0000:00/0000:00:02.0"
 #define HOSTILE_SYS "/sys" HOSTILE_PCI "/infiniband/hostile0"
-#define HOSTILE_0 "/org/rdmad1/device/hostile0"
-#define N_GIDS 10000
+#define HOSTILE_0   "/org/rdmad1/device/hostile0"
+#define N_GIDS      10000
 
 static const char *const fast_poll[] = { "--poll-interval=50", NULL };
 
@@ -42,7 +42,6 @@ static int live_setup(void **state) {
 }
 
 /* ---- helpers ---------------------------------------------------------- */
-
 
 /* Signals whose body mentions `needle`. */
 static size_t count_signals_mentioning(Harness *h, const char *needle) {
@@ -169,7 +168,10 @@ static void prepare_hostile(Harness *h) {
 
         snprintf(dir, sizeof(dir), "%s/sys" HOSTILE_PCI "/net", root);
         assert_true(mkdir(dir, 0755) == 0 || errno == EEXIST);
-        snprintf(dir, sizeof(dir), "%s/sys" HOSTILE_PCI "/net/eth\xff\xfe" "0", root);
+        snprintf(dir, sizeof(dir),
+                 "%s/sys" HOSTILE_PCI "/net/eth\xff\xfe"
+                 "0",
+                 root);
         assert_int_equal(mkdir(dir, 0755), 0);
         write_file(dir, "dev_port", "0\n");
         write_file(dir, "operstate", "up\n");
@@ -244,11 +246,14 @@ static void test_hostile_sysfs_publishes_what_it_can(void **state) {
         harness_assert_property(h, HOSTILE_0, RDMAD_DEVICE_INTERFACE, "Sriov", HOSTILE_0 "/sriov");
 
         /* Binary and non-UTF-8 bytes: U+FFFD; a directory or a dangling link: "". */
-        harness_assert_property(h, HOSTILE_0, RDMAD_DEVICE_INTERFACE, "FirmwareVersion", "1\xef\xbf\xbd.\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd" "2");
+        harness_assert_property(h, HOSTILE_0, RDMAD_DEVICE_INTERFACE, "FirmwareVersion",
+                                "1\xef\xbf\xbd.\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd"
+                                "2");
         harness_assert_property(h, HOSTILE_0, RDMAD_DEVICE_INTERFACE, "NodeDescription", "\xef\xbf\xbd(node");
         harness_assert_property(h, HOSTILE_0, RDMAD_DEVICE_INTERFACE, "HcaType", "");
         harness_assert_property(h, HOSTILE_0, RDMAD_DEVICE_INTERFACE, "BoardId", "");
-        harness_assert_property(h, HOSTILE_0, RDMAD_DEVICE_INTERFACE, "NodeType", ""); /* "4294967296: CA" is no node type */
+        harness_assert_property(h, HOSTILE_0, RDMAD_DEVICE_INTERFACE, "NodeType",
+                                ""); /* "4294967296: CA" is no node type */
         harness_assert_property(h, HOSTILE_0, RDMAD_DEVICE_INTERFACE, "Driver", "mlx5_core");
         /* A megabyte file: cut at one page. */
         {
@@ -279,7 +284,8 @@ static void test_hostile_sysfs_publishes_what_it_can(void **state) {
                 for (size_t i = 0; i < o->n; i++)
                         if (o->entries[i].name && !strcmp(o->entries[i].interface, RDMAD_NETDEV_INTERFACE) &&
                             !strcmp(o->entries[i].name, "Name") && strstr(o->entries[i].path, HOSTILE_0)) {
-                                assert_string_equal(o->entries[i].value, "eth\xef\xbf\xbd\xef\xbf\xbd" "0");
+                                assert_string_equal(o->entries[i].value, "eth\xef\xbf\xbd\xef\xbf\xbd"
+                                                                         "0");
                                 found = true;
                         }
                 assert_true(found);
@@ -289,7 +295,7 @@ static void test_hostile_sysfs_publishes_what_it_can(void **state) {
         /* All 10 000 GIDs, in order, with their types. */
         gids = harness_get_property(h, HOSTILE_0 "/port/1", RDMAD_PORT_INTERFACE, "Gids", NULL);
         assert_non_null(gids);
-        assert_int_equal(count_occurrences(gids, "(") , N_GIDS);
+        assert_int_equal(count_occurrences(gids, "("), N_GIDS);
         assert_int_equal(count_occurrences(gids, "RoCE v2"), N_GIDS / 2);
         assert_non_null(strstr(gids, "[(0, \"fe80:0000:0000:0000:0000:0000:0000:0000\""));
         assert_non_null(strstr(gids, "(9999, \"fe80:0000:0000:0000:0000:0000:0027:000f\", \"RoCE v2\", \"\")]"));
@@ -312,8 +318,8 @@ static void test_hostile_sysfs_publishes_what_it_can(void **state) {
 /* ---- races ------------------------------------------------------------ */
 
 #define GHOST_SYS "/sys/devices/virtual/infiniband/ghost0"
-#define GHOST_RECORD                                                                                         \
-        "P: /devices/virtual/infiniband/ghost0\nE: SUBSYSTEM=infiniband\nE: NAME=ghost0\n"                \
+#define GHOST_RECORD                                                                                                   \
+        "P: /devices/virtual/infiniband/ghost0\nE: SUBSYSTEM=infiniband\nE: NAME=ghost0\n"                             \
         "A: node_type=1: CA\\n\nA: ports/1/state=4: ACTIVE\\n\nA: ports/1/link_layer=InfiniBand\\n\n"
 
 /* A "change" uevent for a device whose directory is gone by the time the
@@ -400,7 +406,6 @@ static void test_device_gone_in_the_middle_of_a_scan(void **state) {
         assert_daemon_answers(h);
 }
 
-
 /* "rdma dev set hfi1_0 name opa0" while a client waits on hfi1_0's port:
  * the wait ends with NoSuchDevice (its object is gone), once; the new name
  * can be waited on at once. */
@@ -436,8 +441,8 @@ static void test_bad_calls_get_precise_errors(void **state) {
                           "GetDeviceByName", "u", 7);
         assert_call_error(h, "org.freedesktop.DBus.Error.InvalidArgs", RDMAD_ROOT_PATH, RDMAD_MANAGER_INTERFACE,
                           "GetDeviceByName", "ss", "mlx5_0", "extra");
-        assert_call_error(h, "org.freedesktop.DBus.Error.InvalidArgs", RDMAD_ROOT_PATH, RDMAD_MANAGER_INTERFACE, "Rescan",
-                          "s", "now");
+        assert_call_error(h, "org.freedesktop.DBus.Error.InvalidArgs", RDMAD_ROOT_PATH, RDMAD_MANAGER_INTERFACE,
+                          "Rescan", "s", "now");
         assert_call_error(h, "org.freedesktop.DBus.Error.InvalidArgs", MLX5_0 "/port/1", RDMAD_PORT_INTERFACE,
                           "WaitForState", "s", "ACTIVE");
         assert_call_error(h, "org.freedesktop.DBus.Error.InvalidArgs", MLX5_0 "/port/1", RDMAD_PORT_INTERFACE,
@@ -446,18 +451,18 @@ static void test_bad_calls_get_precise_errors(void **state) {
                           "SetNumVfs", "s", "4");
         assert_call_error(h, "org.freedesktop.DBus.Error.InvalidArgs", MLX5_0 "/sriov", RDMAD_SRIOV_INTERFACE,
                           "SetNumVfs", "i", -1);
-        assert_call_error(h, "org.freedesktop.DBus.Error.InvalidArgs", MLX5_0, "org.freedesktop.DBus.Properties",
-                          "Get", "s", RDMAD_DEVICE_INTERFACE);
+        assert_call_error(h, "org.freedesktop.DBus.Error.InvalidArgs", MLX5_0, "org.freedesktop.DBus.Properties", "Get",
+                          "s", RDMAD_DEVICE_INTERFACE);
         assert_call_error(h, "org.freedesktop.DBus.Error.InvalidArgs", MLX5_0, "org.freedesktop.DBus.Properties",
                           "GetAll", "u", 1);
 
         /* Values out of range. */
-        assert_call_error(h, RDMAD_ERROR_INVALID_ARGUMENT, MLX5_0 "/port/1", RDMAD_PORT_INTERFACE,
-                          "WaitForState", "su", "", 1000);
-        assert_call_error(h, RDMAD_ERROR_INVALID_ARGUMENT, MLX5_0 "/sriov", RDMAD_SRIOV_INTERFACE, "SetNumVfs",
-                          "u", UINT32_MAX);
-        assert_call_error(h, RDMAD_ERROR_NO_SUCH_DEVICE, RDMAD_ROOT_PATH, RDMAD_MANAGER_INTERFACE,
-                          "GetDeviceByName", "s", "");
+        assert_call_error(h, RDMAD_ERROR_INVALID_ARGUMENT, MLX5_0 "/port/1", RDMAD_PORT_INTERFACE, "WaitForState", "su",
+                          "", 1000);
+        assert_call_error(h, RDMAD_ERROR_INVALID_ARGUMENT, MLX5_0 "/sriov", RDMAD_SRIOV_INTERFACE, "SetNumVfs", "u",
+                          UINT32_MAX);
+        assert_call_error(h, RDMAD_ERROR_NO_SUCH_DEVICE, RDMAD_ROOT_PATH, RDMAD_MANAGER_INTERFACE, "GetDeviceByName",
+                          "s", "");
 
         /* Unknown objects, interfaces, members, properties. */
         assert_call_error(h, "org.freedesktop.DBus.Error.UnknownObject", "/org/rdmad1/device/nope/port/1",
@@ -471,8 +476,8 @@ static void test_bad_calls_get_precise_errors(void **state) {
         assert_call_error(h, "org.freedesktop.DBus.Error.UnknownMethod", MLX5_0 "/port/1", RDMAD_PORT_INTERFACE,
                           "SetNumVfs", "u", 1);
         /* sd-bus says "Unknown method Frobnicate or interface org.rdmad1.Nothing." */
-        assert_call_error(h, "org.freedesktop.DBus.Error.UnknownMethod", MLX5_0, "org.rdmad1.Nothing",
-                          "Frobnicate", "");
+        assert_call_error(h, "org.freedesktop.DBus.Error.UnknownMethod", MLX5_0, "org.rdmad1.Nothing", "Frobnicate",
+                          "");
         assert_call_error(h, "org.freedesktop.DBus.Error.UnknownProperty", MLX5_0, "org.freedesktop.DBus.Properties",
                           "Get", "ss", RDMAD_DEVICE_INTERFACE, "Nope");
         assert_call_error(h, "org.freedesktop.DBus.Error.UnknownProperty", MLX5_0, "org.freedesktop.DBus.Properties",
@@ -613,7 +618,8 @@ static void test_out_of_file_descriptors(void **state) {
         harness_assert_property(h, MLX5_0 "/port/1", RDMAD_PORT_INTERFACE, "StateName", "ACTIVE");
         assert_daemon_answers(h);
         log = harness_daemon_log(h);
-        if (!strstr(log, "cannot read sysfs: Too many open files. Keeping the last known state; retrying on the next event."))
+        if (!strstr(log, "cannot read sysfs: Too many open files. Keeping the last known state; retrying on the next "
+                         "event."))
                 fail_msg("no EMFILE message in the log:\n%s", log);
         /* Once per episode, however many events and poll ticks failed. */
         if (count_occurrences(log, "Too many open files") != 1)
@@ -625,7 +631,8 @@ static void test_out_of_file_descriptors(void **state) {
         umockdev_testbed_uevent(h->testbed, HFI1_SYS, "change");
         harness_wait_signals(h, RDMAD_ROOT_PATH, "InterfacesAdded", 2);
         harness_assert_property(h, "/org/rdmad1/device/ghost0/port/1", RDMAD_PORT_INTERFACE, "StateName", "ACTIVE");
-        harness_assert_property(h, MLX5_0, RDMAD_DEVICE_INTERFACE, "NodeDescription", "changed while out of descriptors");
+        harness_assert_property(h, MLX5_0, RDMAD_DEVICE_INTERFACE, "NodeDescription",
+                                "changed while out of descriptors");
         assert_int_equal(harness_count_signals(h, RDMAD_ROOT_PATH, "InterfacesRemoved"), 0);
         log = harness_daemon_log(h);
         assert_non_null(strstr(log, "Resynchronised with sysfs."));
@@ -675,8 +682,7 @@ int main(void) {
                 cmocka_unit_test_setup_teardown(test_device_gone_in_the_middle_of_a_scan, live_setup,
                                                 harness_teardown_clean),
                 cmocka_unit_test_setup_teardown(test_rename_while_waiting, live_setup, harness_teardown_clean),
-                cmocka_unit_test_setup_teardown(test_bad_calls_get_precise_errors, live_setup,
-                                                harness_teardown_clean),
+                cmocka_unit_test_setup_teardown(test_bad_calls_get_precise_errors, live_setup, harness_teardown_clean),
                 cmocka_unit_test_setup_teardown(test_lost_uevent_resyncs, overflow_setup, overflow_teardown),
                 cmocka_unit_test_setup_teardown(test_out_of_file_descriptors, logged_setup, harness_teardown_clean),
                 cmocka_unit_test_setup_teardown(test_bus_stopped_ends_the_daemon_with_a_failure, live_setup,

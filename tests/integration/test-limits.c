@@ -34,14 +34,14 @@
 
 #include "harness.h"
 
-#define PF_SYS "/sys/devices/pci0000:5d/0000:5d:00.0/0000:5e:00.0"
-#define MLX5_IB_SYS PF_SYS "/infiniband/mlx5_0"
+#define PF_SYS       "/sys/devices/pci0000:5d/0000:5d:00.0/0000:5e:00.0"
+#define MLX5_IB_SYS  PF_SYS "/infiniband/mlx5_0"
 #define MLX5_NET_SYS PF_SYS "/net/ens1f0np0"
-#define SRIOV "/org/rdmad1/device/mlx5_5f0/sriov"
-#define MLX5_NETDEV "/org/rdmad1/device/mlx5_5f0/netdev/ens1f0np0"
-#define MLX4_SYS "/sys/devices/pci0000:00/0000:00:03.0/0000:03:00.0/infiniband/mlx4_0"
-#define MLX4_PORT1 "/org/rdmad1/device/mlx4_5f0/port/1"
-#define MLX4_PORT2 "/org/rdmad1/device/mlx4_5f0/port/2"
+#define SRIOV        "/org/rdmad1/device/mlx5_5f0/sriov"
+#define MLX5_NETDEV  "/org/rdmad1/device/mlx5_5f0/netdev/ens1f0np0"
+#define MLX4_SYS     "/sys/devices/pci0000:00/0000:00:03.0/0000:03:00.0/infiniband/mlx4_0"
+#define MLX4_PORT1   "/org/rdmad1/device/mlx4_5f0/port/1"
+#define MLX4_PORT2   "/org/rdmad1/device/mlx4_5f0/port/2"
 
 static bool have_polkit = true, private_network;
 
@@ -274,7 +274,7 @@ static void replies_clear(Replies *r) {
         for (unsigned i = 0; i < r->n_names; i++)
                 free(r->names[i]);
         free(r->busy_message);
-        *r = (Replies) {};
+        *r = (Replies){};
 }
 
 static void replies_print(FILE *f, const Replies *r) {
@@ -440,8 +440,8 @@ static void set_flood(sd_bus *bus, FILE *report, int control, const void *data) 
 
         while (r.n < s->calls) {
                 while (sent < s->calls && sent - r.n < 64) {
-                        if (sd_bus_call_method_async(bus, NULL, RDMAD_BUS_NAME, SRIOV, RDMAD_SRIOV_INTERFACE, "SetNumVfs",
-                                                     on_reply, &r, "u", 1 + sent % 3) < 0)
+                        if (sd_bus_call_method_async(bus, NULL, RDMAD_BUS_NAME, SRIOV, RDMAD_SRIOV_INTERFACE,
+                                                     "SetNumVfs", on_reply, &r, "u", 1 + sent % 3) < 0)
                                 _exit(3);
                         sent++;
                 }
@@ -502,8 +502,8 @@ static void test_set_num_vfs_flood_leaves_root_served(void **state) {
 
         /* Every one of nobody's calls is answered, none allowed. */
         line = nobody_read_line(&n);
-        printf("flood: %u SetNumVfs calls of nobody answered in %.1f s: %s\n", flood.calls,
-               (now_usec() - start) / 1e6, line);
+        printf("flood: %u SetNumVfs calls of nobody answered in %.1f s: %s\n", flood.calls, (now_usec() - start) / 1e6,
+               line);
         assert_non_null(strstr(line, "ok=0 "));
         free(line);
         nobody_finish(&n);
@@ -539,7 +539,8 @@ static void test_set_num_vfs_flood_with_polkit_stopped_leaves_root_served(void *
 static void set_once(sd_bus *bus, FILE *report, int control, const void *data) {
         sd_bus_error error = SD_BUS_ERROR_NULL;
 
-        if (sd_bus_call_method(bus, RDMAD_BUS_NAME, SRIOV, RDMAD_SRIOV_INTERFACE, "SetNumVfs", &error, NULL, "u", 2) < 0)
+        if (sd_bus_call_method(bus, RDMAD_BUS_NAME, SRIOV, RDMAD_SRIOV_INTERFACE, "SetNumVfs", &error, NULL, "u", 2) <
+            0)
                 fprintf(report, "%s\n", error.name);
         else
                 fprintf(report, "ok\n");
@@ -821,7 +822,8 @@ static int attributes_setup(void **state) {
 
 static void test_attributes_publish_only_what_every_user_may_read(void **state) {
         Harness *h = *state;
-        char *attrs = harness_get_property(h, "/org/rdmad1/device/mlx5_5f0", RDMAD_DEVICE_INTERFACE, "Attributes", NULL);
+        char *attrs =
+                harness_get_property(h, "/org/rdmad1/device/mlx5_5f0", RDMAD_DEVICE_INTERFACE, "Attributes", NULL);
 
         assert_non_null(attrs);
         assert_non_null(strstr(attrs, "\"for_everyone\": \"public\""));
@@ -844,18 +846,18 @@ int main(void) {
                                                 limits_setup, harness_teardown_clean),
                 cmocka_unit_test_setup_teardown(test_racing_pair_leaves_no_query, limits_no_poll_setup,
                                                 harness_teardown_clean),
-                cmocka_unit_test_setup_teardown(test_device_removed_during_authorization_leaves_no_query,
-                                                limits_setup, harness_teardown_clean),
+                cmocka_unit_test_setup_teardown(test_device_removed_during_authorization_leaves_no_query, limits_setup,
+                                                harness_teardown_clean),
                 cmocka_unit_test_setup_teardown(test_sigterm_answers_held_calls_and_does_not_wait_for_a_stuck_driver,
                                                 sigterm_setup, harness_teardown_clean),
                 cmocka_unit_test_setup_teardown(test_rtnetlink_overflow_rereads_netdevs, rtnl_fault_setup,
                                                 harness_teardown_clean),
-                cmocka_unit_test_setup_teardown(test_rtnetlink_messages_not_from_the_kernel_are_ignored,
-                                                no_poll_setup, harness_teardown_clean),
+                cmocka_unit_test_setup_teardown(test_rtnetlink_messages_not_from_the_kernel_are_ignored, no_poll_setup,
+                                                harness_teardown_clean),
                 cmocka_unit_test_setup_teardown(test_rtnetlink_receive_buffer_is_large, no_poll_setup,
                                                 harness_teardown_clean),
-                cmocka_unit_test_setup_teardown(test_attributes_publish_only_what_every_user_may_read,
-                                                attributes_setup, harness_teardown_clean),
+                cmocka_unit_test_setup_teardown(test_attributes_publish_only_what_every_user_may_read, attributes_setup,
+                                                harness_teardown_clean),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -14,14 +14,14 @@
 
 #include "harness.h"
 
-#define MLX5_SYS "/sys/devices/pci0000:5d/0000:5d:00.0/0000:5e:00.0/infiniband/mlx5_0"
-#define MLX5_PF_SYS "/sys/devices/pci0000:5d/0000:5d:00.0/0000:5e:00.0"
+#define MLX5_SYS     "/sys/devices/pci0000:5d/0000:5d:00.0/0000:5e:00.0/infiniband/mlx5_0"
+#define MLX5_PF_SYS  "/sys/devices/pci0000:5d/0000:5d:00.0/0000:5e:00.0"
 #define MLX5_NET_SYS MLX5_PF_SYS "/net/ens1f0np0"
-#define MLX5_0 "/org/rdmad1/device/mlx5_5f0"
-#define MLX5_VF_SYS "/sys/devices/pci0000:5d/0000:5d:00.0/0000:5e:00.2/infiniband/mlx5_1"
-#define MLX5_1 "/org/rdmad1/device/mlx5_5f1"
-#define HFI1_SYS "/sys/devices/pci0000:80/0000:80:03.0/0000:81:00.0/infiniband/hfi1_0"
-#define HFI1_0 "/org/rdmad1/device/hfi1_5f0"
+#define MLX5_0       "/org/rdmad1/device/mlx5_5f0"
+#define MLX5_VF_SYS  "/sys/devices/pci0000:5d/0000:5d:00.0/0000:5e:00.2/infiniband/mlx5_1"
+#define MLX5_1       "/org/rdmad1/device/mlx5_5f1"
+#define HFI1_SYS     "/sys/devices/pci0000:80/0000:80:03.0/0000:81:00.0/infiniband/hfi1_0"
+#define HFI1_0       "/org/rdmad1/device/hfi1_5f0"
 
 static bool private_network;
 
@@ -31,7 +31,6 @@ static int live_setup(void **state) {
         *state = harness_start(HARNESS_FIXTURES("mlx5-roce-sriov", "hfi1"), fast_poll);
         return 0;
 }
-
 
 /* The names in a PropertiesChanged body, in order: "State StateNum ...". */
 static char *changed_names(const Signal *s) {
@@ -82,12 +81,12 @@ static void test_hot_add_and_remove(void **state) {
 
         harness_clear_signals(h);
         harness_add_device(h, "P: /devices/virtual/infiniband/rxe5\n"
-                                                     "E: SUBSYSTEM=infiniband\n"
-                                                     "E: NAME=rxe5\n"
-                                                     "A: node_type=1: CA\\n\n"
-                                                     "A: ports/1/state=4: ACTIVE\\n\n"
-                                                     "A: ports/1/phys_state=5: LinkUp\\n\n"
-                                                     "A: ports/1/link_layer=Ethernet\\n\n");
+                              "E: SUBSYSTEM=infiniband\n"
+                              "E: NAME=rxe5\n"
+                              "A: node_type=1: CA\\n\n"
+                              "A: ports/1/state=4: ACTIVE\\n\n"
+                              "A: ports/1/phys_state=5: LinkUp\\n\n"
+                              "A: ports/1/link_layer=Ethernet\\n\n");
         /* umockdev_testbed_add_from_string() sends the "add" uevent itself. */
 
         harness_wait_signals(h, RDMAD_ROOT_PATH, "InterfacesAdded", 2);
@@ -116,8 +115,8 @@ static void test_hot_add_and_remove(void **state) {
         assert_non_null(strstr(h->signals[0].body, "\"/org/rdmad1/device/rxe5/port/1\""));
         assert_non_null(strstr(h->signals[1].body, "\"/org/rdmad1/device/rxe5\" [\"org.freedesktop.DBus.Peer\""));
         harness_assert_property(h, RDMAD_ROOT_PATH, RDMAD_MANAGER_INTERFACE, "Devices",
-                    "[\"/org/rdmad1/device/hfi1_5f0\", \"/org/rdmad1/device/mlx5_5f0\", "
-                    "\"/org/rdmad1/device/mlx5_5f1\"]");
+                                "[\"/org/rdmad1/device/hfi1_5f0\", \"/org/rdmad1/device/mlx5_5f0\", "
+                                "\"/org/rdmad1/device/mlx5_5f1\"]");
         assert_null(harness_get_property(h, "/org/rdmad1/device/rxe5", RDMAD_DEVICE_INTERFACE, "Name", NULL));
 }
 
@@ -135,8 +134,9 @@ static void test_rename_via_move(void **state) {
         assert_string_equal(h->signals[0].member, "InterfacesRemoved");
         assert_non_null(strstr(h->signals[1].body, "\"" HFI1_0 "\" ["));
         assert_non_null(strstr(h->signals[2].body, "\"/org/rdmad1/device/opa0\" {"));
-        harness_assert_property(h, RDMAD_ROOT_PATH, RDMAD_MANAGER_INTERFACE, "Devices",
-                    "[\"/org/rdmad1/device/mlx5_5f0\", \"/org/rdmad1/device/mlx5_5f1\", \"/org/rdmad1/device/opa0\"]");
+        harness_assert_property(
+                h, RDMAD_ROOT_PATH, RDMAD_MANAGER_INTERFACE, "Devices",
+                "[\"/org/rdmad1/device/mlx5_5f0\", \"/org/rdmad1/device/mlx5_5f1\", \"/org/rdmad1/device/opa0\"]");
         harness_assert_property(h, "/org/rdmad1/device/opa0", RDMAD_DEVICE_INTERFACE, "Driver", "hfi1");
         assert_null(harness_get_property(h, HFI1_0, RDMAD_DEVICE_INTERFACE, "Name", NULL));
 }
@@ -159,8 +159,8 @@ static void test_port_flap_is_one_signal_with_exactly_the_changes(void **state) 
         assert_int_equal(h->n_signals, 1);
         s = harness_find_signal(h, HFI1_0 "/port/1", "PropertiesChanged");
         names = changed_names(s);
-        assert_string_equal(names,
-                            "State StateNum StateName PhysState PhysStateNum PhysStateName Attributes StateChangedUsec StateChanges");
+        assert_string_equal(names, "State StateNum StateName PhysState PhysStateNum PhysStateName Attributes "
+                                   "StateChangedUsec StateChanges");
         free(names);
         assert_non_null(strstr(s->body, "\"State\": \"1: DOWN\", \"StateNum\": 1, \"StateName\": \"DOWN\""));
         usec = harness_get_property(h, HFI1_0 "/port/1", RDMAD_PORT_INTERFACE, "StateChangedUsec", NULL);
@@ -198,7 +198,8 @@ static void test_port_flap_is_one_signal_with_exactly_the_changes(void **state) 
  * unbinding): its PF's VirtualFunctions follows, and the VF's
  * PhysicalFunction follows its PF's device. */
 /* Sends a uevent for syspath; the next PropertiesChanged on path must carry `expected`. */
-static void uevent_changes(Harness *h, const char *syspath, const char *action, const char *path, const char *expected) {
+static void uevent_changes(Harness *h, const char *syspath, const char *action, const char *path,
+                           const char *expected) {
         const Signal *s;
 
         harness_clear_signals(h);
@@ -250,8 +251,8 @@ static void test_netdev_remove_and_add_follow_the_port(void **state) {
         harness_wait_signals(h, RDMAD_ROOT_PATH, "InterfacesRemoved", 1);
         harness_wait_signals(h, MLX5_0 "/port/1", "PropertiesChanged", 1);
         harness_settle(h, 100);
-        assert_non_null(strstr(harness_find_signal(h, RDMAD_ROOT_PATH, "InterfacesRemoved")->body,
-                               MLX5_0 "/netdev/ens1f0np0"));
+        assert_non_null(
+                strstr(harness_find_signal(h, RDMAD_ROOT_PATH, "InterfacesRemoved")->body, MLX5_0 "/netdev/ens1f0np0"));
         harness_assert_property(h, MLX5_0 "/port/1", RDMAD_PORT_INTERFACE, "NetDev", "/");
         harness_assert_property(h, MLX5_0, RDMAD_DEVICE_INTERFACE, "NetDevs", "[]");
         assert_non_null(strstr(harness_find_signal(h, MLX5_0, "PropertiesChanged")->body, "\"NetDevs\": []"));
@@ -259,11 +260,11 @@ static void test_netdev_remove_and_add_follow_the_port(void **state) {
         /* It comes back under a new name. */
         harness_clear_signals(h);
         harness_add_device(h, "P: /devices/pci0000:5d/0000:5d:00.0/0000:5e:00.0/net/rdma-roce0\n"
-                                                     "E: SUBSYSTEM=net\n"
-                                                     "E: INTERFACE=rdma-roce0\n"
-                                                     "A: dev_port=0\\n\n"
-                                                     "A: operstate=up\\n\n"
-                                                     "A: mtu=4200\\n\n");
+                              "E: SUBSYSTEM=net\n"
+                              "E: INTERFACE=rdma-roce0\n"
+                              "A: dev_port=0\\n\n"
+                              "A: operstate=up\\n\n"
+                              "A: mtu=4200\\n\n");
         harness_wait_signals(h, RDMAD_ROOT_PATH, "InterfacesAdded", 1);
         harness_wait_signals(h, MLX5_0 "/port/1", "PropertiesChanged", 1);
         harness_assert_property(h, MLX5_0 "/port/1", RDMAD_PORT_INTERFACE, "NetDev", MLX5_0 "/netdev/rdma_2droce0");
@@ -284,9 +285,7 @@ static void test_numvfs_changed_behind_our_back(void **state) {
         harness_assert_property(h, MLX5_0 "/sriov", RDMAD_SRIOV_INTERFACE, "NumVfs", "4");
 }
 
-
-static void wait_for_state_async(Harness *h, const char *path, const char *state, uint32_t timeout_ms,
-                                 AsyncReply *a) {
+static void wait_for_state_async(Harness *h, const char *path, const char *state, uint32_t timeout_ms, AsyncReply *a) {
         assert_true(sd_bus_call_method_async(h->bus, NULL, RDMAD_BUS_NAME, path, RDMAD_PORT_INTERFACE, "WaitForState",
                                              harness_on_reply, a, "su", state, timeout_ms) >= 0);
 }
@@ -474,8 +473,8 @@ static void test_rtnetlink_link_change_rereads_the_port(void **state) {
         harness_wait_signals(h, MLX5_0 "/port/1", "PropertiesChanged", 1);
         harness_wait_signals(h, MLX5_0 "/netdev/ens1f0np0", "PropertiesChanged", 1);
         names = changed_names(harness_find_signal(h, MLX5_0 "/port/1", "PropertiesChanged"));
-        assert_string_equal(names,
-                            "State StateNum StateName PhysState PhysStateNum PhysStateName Attributes StateChangedUsec StateChanges");
+        assert_string_equal(names, "State StateNum StateName PhysState PhysStateNum PhysStateName Attributes "
+                                   "StateChangedUsec StateChanges");
         free(names);
         names = changed_names(harness_find_signal(h, MLX5_0 "/netdev/ens1f0np0", "PropertiesChanged"));
         assert_string_equal(names, "OperState Attributes");
@@ -495,7 +494,8 @@ int main(void) {
                 cmocka_unit_test_setup_teardown(test_quiet_ticks_say_nothing, live_setup, harness_teardown_clean),
                 cmocka_unit_test_setup_teardown(test_netdev_remove_and_add_follow_the_port, live_setup,
                                                 harness_teardown_clean),
-                cmocka_unit_test_setup_teardown(test_numvfs_changed_behind_our_back, live_setup, harness_teardown_clean),
+                cmocka_unit_test_setup_teardown(test_numvfs_changed_behind_our_back, live_setup,
+                                                harness_teardown_clean),
                 cmocka_unit_test_setup_teardown(test_wait_for_state, live_setup, harness_teardown_clean),
                 cmocka_unit_test_setup_teardown(test_uevent_storm_leaves_the_tree_equal_to_sysfs, live_setup,
                                                 harness_teardown_clean),

@@ -29,7 +29,7 @@
 #include "log.h"
 
 #define HFI1_SYS "/sys/devices/pci0000:80/0000:80:03.0/0000:81:00.0/infiniband/hfi1_0"
-#define HFI1_0 "/org/rdmad1/device/hfi1_5f0"
+#define HFI1_0   "/org/rdmad1/device/hfi1_5f0"
 
 static const char *const fast_poll[] = { "--poll-interval=50", NULL };
 

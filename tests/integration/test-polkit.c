@@ -20,7 +20,7 @@
 #include "harness.h"
 
 #define PF_SYS "/sys/devices/pci0000:5d/0000:5d:00.0/0000:5e:00.0"
-#define SRIOV "/org/rdmad1/device/mlx5_5f0/sriov"
+#define SRIOV  "/org/rdmad1/device/mlx5_5f0/sriov"
 
 static bool have_polkit = true;
 
@@ -100,11 +100,12 @@ static void test_unprivileged_caller_is_refused(void **state) {
         assert_non_null(nobody);
 
         /* Reading is for everyone. */
-        err = harness_call_as(h, nobody->pw_uid, nobody->pw_gid, RDMAD_BUS_NAME, SRIOV, "org.freedesktop.DBus.Properties", "Get",
-                              "ss", RDMAD_SRIOV_INTERFACE, "NumVfs");
+        err = harness_call_as(h, nobody->pw_uid, nobody->pw_gid, RDMAD_BUS_NAME, SRIOV,
+                              "org.freedesktop.DBus.Properties", "Get", "ss", RDMAD_SRIOV_INTERFACE, "NumVfs");
         assert_null(err);
 
-        err = harness_call_as(h, nobody->pw_uid, nobody->pw_gid, RDMAD_BUS_NAME, SRIOV, RDMAD_SRIOV_INTERFACE, "SetNumVfs", "u", 2);
+        err = harness_call_as(h, nobody->pw_uid, nobody->pw_gid, RDMAD_BUS_NAME, SRIOV, RDMAD_SRIOV_INTERFACE,
+                              "SetNumVfs", "u", 2);
         assert_non_null(err);
         if (strcmp(err, "org.freedesktop.DBus.Error.AccessDenied") != 0 &&
             strcmp(err, "org.freedesktop.DBus.Error.InteractiveAuthorizationRequired") != 0)
@@ -140,7 +141,8 @@ static void test_count_above_total_is_invalid_and_writes_nothing(void **state) {
         free(content);
 
         /* A VF has no SR-IOV object to call. */
-        err = harness_call_as(h, 0, 0, RDMAD_BUS_NAME, "/org/rdmad1/device/mlx5_5f1/sriov", RDMAD_SRIOV_INTERFACE, "SetNumVfs", "u", 1);
+        err = harness_call_as(h, 0, 0, RDMAD_BUS_NAME, "/org/rdmad1/device/mlx5_5f1/sriov", RDMAD_SRIOV_INTERFACE,
+                              "SetNumVfs", "u", 1);
         assert_non_null(err);
         assert_string_equal(err, "org.freedesktop.DBus.Error.UnknownObject");
         free(err);
@@ -213,11 +215,12 @@ static void test_slow_driver_never_blocks_the_bus(void **state) {
 int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test_setup_teardown(test_root_changes_the_count, polkit_setup, harness_teardown_clean),
-                cmocka_unit_test_setup_teardown(test_unprivileged_caller_is_refused, polkit_setup, harness_teardown_clean),
+                cmocka_unit_test_setup_teardown(test_unprivileged_caller_is_refused, polkit_setup,
+                                                harness_teardown_clean),
                 cmocka_unit_test_setup_teardown(test_count_above_total_is_invalid_and_writes_nothing, polkit_setup,
                                                 harness_teardown_clean),
-                cmocka_unit_test_setup_teardown(test_without_polkit_root_succeeds_and_others_are_refused_promptly, polkit_setup,
-                                                harness_teardown_clean),
+                cmocka_unit_test_setup_teardown(test_without_polkit_root_succeeds_and_others_are_refused_promptly,
+                                                polkit_setup, harness_teardown_clean),
                 cmocka_unit_test_setup_teardown(test_slow_driver_never_blocks_the_bus, polkit_setup,
                                                 harness_teardown_clean),
         };

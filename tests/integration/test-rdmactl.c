@@ -24,10 +24,10 @@
 
 #include "harness.h"
 
-#define HFI1_SYS "/sys/devices/pci0000:80/0000:80:03.0/0000:81:00.0/infiniband/hfi1_0"
+#define HFI1_SYS    "/sys/devices/pci0000:80/0000:80:03.0/0000:81:00.0/infiniband/hfi1_0"
 #define MLX5_PF_SYS "/sys/devices/pci0000:5d/0000:5d:00.0/0000:5e:00.0"
-#define MLX4_SYS "/sys/devices/pci0000:00/0000:00:03.0/0000:03:00.0/infiniband/mlx4_0"
-#define RXE0_SYS "/sys/devices/virtual/infiniband/rxe0"
+#define MLX4_SYS    "/sys/devices/pci0000:00/0000:00:03.0/0000:03:00.0/infiniband/mlx4_0"
+#define RXE0_SYS    "/sys/devices/virtual/infiniband/rxe0"
 
 /* The same environment for every run: UTF-8 output, UTC timestamps. */
 #define RDMACTL_ENV "env LC_ALL=C.UTF-8 TZ=UTC "
@@ -288,7 +288,8 @@ static void test_a_host_without_devices_says_so(void **state) {
 
         assert_output_is(h, "status", 0, "No RDMA devices.\n");
         assert_output_is(h, "status --json", 0, "[]\n");
-        assert_output_is(h, "list", 0, "DEVICE PORT STATE PHYS STATE RATE LINK LAYER NETDEV TRANSPORT\n\n0 ports listed.\n");
+        assert_output_is(h, "list", 0,
+                         "DEVICE PORT STATE PHYS STATE RATE LINK LAYER NETDEV TRANSPORT\n\n0 ports listed.\n");
         harness_teardown_clean((void **) &h);
 }
 
@@ -351,7 +352,9 @@ static void test_json_modes_short_pretty_off(void **state) {
         /* An InfiniBand GID has no type: null, not "". */
         out = run(h, &status, "status --json hfi1_0");
         assert_int_equal(status, 0);
-        assert_non_null(strstr(out, "\"gid\":\"fe80:0000:0000:0000:0011:7501:0165:ab12\",\"type\":null,\"netdev\":null,\"ipv4\":null}"));
+        assert_non_null(strstr(
+                out,
+                "\"gid\":\"fe80:0000:0000:0000:0011:7501:0165:ab12\",\"type\":null,\"netdev\":null,\"ipv4\":null}"));
         free(out);
 }
 
@@ -362,26 +365,27 @@ static void test_status_json_describes_the_device(void **state) {
 
         out = run(h, &status, "status --json mlx5_0 mlx4_0");
         assert_int_equal(status, 0);
-        summary = python_check(h, out,
-                               "import json, sys\n"
-                               "devs = json.load(open(sys.argv[1]))\n"
-                               "m5, m4 = devs\n"
-                               "assert m4[\"sriov\"] is None and m4[\"hca_type\"] == \"MT4099\"\n"
-                               "assert [n[\"name\"] for n in m4[\"netdevs\"]] == [\"ens1d1\", \"ib0\"]\n"
-                               "assert [(p[\"port\"], p[\"lid\"], p[\"sm_lid\"]) for p in m4[\"ports\"]] == "
-                               "[(1, 5, 1), (2, 0, 0)]\n"
-                               "s = m5[\"sriov\"]\n"
-                               "n = m5[\"netdevs\"][0]\n"
-                               "p = m5[\"ports\"][0]\n"
-                               "assert [p[\"transport\"] for p in m4[\"ports\"]] == [\"InfiniBand\", \"RoCE\"]\n"
-                               "assert m4[\"transport\"] == \"mixed\" and m4[\"virtual_functions\"] == []\n"
-                               "assert m4[\"physical_function\"] is None and m4[\"ports\"][0][\"gids\"][0][\"netdev\"] is None\n"
-                               "print(m5[\"device\"], m5[\"firmware_version\"], m5[\"node_guid\"], s[\"num_vfs\"],\n"
-                               "      s[\"total_vfs\"], n[\"name\"], n[\"port\"], n[\"mtu\"], p[\"netdev\"],\n"
-                               "      m5[\"pci_address\"], m5[\"numa_node\"], m5[\"virtual_functions\"],\n"
-                               "      p[\"link_width\"], p[\"link_speed\"], p[\"transport\"],\n"
-                               "      \",\".join(\"%d=%s/%s/%s/%s\" % (g[\"index\"], g[\"gid\"][-9:], g[\"type\"], "
-                               "g[\"netdev\"], g[\"ipv4\"]) for g in p[\"gids\"]))\n");
+        summary = python_check(
+                h, out,
+                "import json, sys\n"
+                "devs = json.load(open(sys.argv[1]))\n"
+                "m5, m4 = devs\n"
+                "assert m4[\"sriov\"] is None and m4[\"hca_type\"] == \"MT4099\"\n"
+                "assert [n[\"name\"] for n in m4[\"netdevs\"]] == [\"ens1d1\", \"ib0\"]\n"
+                "assert [(p[\"port\"], p[\"lid\"], p[\"sm_lid\"]) for p in m4[\"ports\"]] == "
+                "[(1, 5, 1), (2, 0, 0)]\n"
+                "s = m5[\"sriov\"]\n"
+                "n = m5[\"netdevs\"][0]\n"
+                "p = m5[\"ports\"][0]\n"
+                "assert [p[\"transport\"] for p in m4[\"ports\"]] == [\"InfiniBand\", \"RoCE\"]\n"
+                "assert m4[\"transport\"] == \"mixed\" and m4[\"virtual_functions\"] == []\n"
+                "assert m4[\"physical_function\"] is None and m4[\"ports\"][0][\"gids\"][0][\"netdev\"] is None\n"
+                "print(m5[\"device\"], m5[\"firmware_version\"], m5[\"node_guid\"], s[\"num_vfs\"],\n"
+                "      s[\"total_vfs\"], n[\"name\"], n[\"port\"], n[\"mtu\"], p[\"netdev\"],\n"
+                "      m5[\"pci_address\"], m5[\"numa_node\"], m5[\"virtual_functions\"],\n"
+                "      p[\"link_width\"], p[\"link_speed\"], p[\"transport\"],\n"
+                "      \",\".join(\"%d=%s/%s/%s/%s\" % (g[\"index\"], g[\"gid\"][-9:], g[\"type\"], "
+                "g[\"netdev\"], g[\"ipv4\"]) for g in p[\"gids\"]))\n");
         assert_string_equal(summary, "mlx5_0 14.28.2006 9803:9b03:00aa:bbc0 1 8 ens1f0np0 1 9000 ens1f0np0 "
                                      "0000:5e:00.0 0 ['mlx5_1'] 1X EDR RoCE "
                                      "0=feaa:bbc0/IB/RoCE v1/ens1f0np0/None,1=feaa:bbc0/RoCE v2/ens1f0np0/None,"
@@ -414,7 +418,8 @@ static void test_json_escapes_what_needs_escaping(void **state) {
         assert_run(h, "wait odd0 1 ACTIVE --timeout=10", 0, NULL);
         out = run(h, &status, "status --json odd0");
         assert_int_equal(status, 0);
-        assert_non_null(strstr(out, "\"node_description\":\"say \\\"hi\\\" \\\\ tab\\there \\u001b[31m red \xc3\xa9\""));
+        assert_non_null(
+                strstr(out, "\"node_description\":\"say \\\"hi\\\" \\\\ tab\\there \\u001b[31m red \xc3\xa9\""));
         summary = python_check(h, out,
                                "import json, sys\n"
                                "d = json.load(open(sys.argv[1]))[0]\n"
@@ -569,8 +574,8 @@ static Child *monitor_start_with(const char *const *args) {
 }
 
 static Child *monitor_start(bool json) {
-        return monitor_start_with(json ? (const char *const[]) { "monitor", "--json", NULL }
-                                       : (const char *const[]) { "monitor", NULL });
+        return monitor_start_with(json ? (const char *const[]){ "monitor", "--json", NULL }
+                                       : (const char *const[]){ "monitor", NULL });
 }
 
 static void hot_add_rxe5(Harness *h) {
@@ -705,7 +710,7 @@ static void test_monitor_json_lines(void **state) {
 /* --json=pretty: each event an indented object, the next after it. */
 static void test_monitor_json_pretty(void **state) {
         Harness *h = *state;
-        Child *c = child_start((const char *const[]) { "monitor", "--json=pretty", NULL });
+        Child *c = child_start((const char *const[]){ "monitor", "--json=pretty", NULL });
 
         if (!child_wait_for(c, "Monitoring org.rdmad1", true, 10000))
                 fail_msg("rdmactl monitor did not start: %s", c->err->str);
@@ -820,8 +825,9 @@ static void test_monitor_follows_a_restart(void **state) {
         lines = strip_timestamps(text->out->str);
         {
                 char *expected = NULL;
-                assert_true(asprintf(&expected, "rdmad left the system bus; waiting for it to return.\n%s"
-                                                "hfi1_0 port 1: DOWN -> ACTIVE (LinkUp)\n",
+                assert_true(asprintf(&expected,
+                                     "rdmad left the system bus; waiting for it to return.\n%s"
+                                     "hfi1_0 port 1: DOWN -> ACTIVE (LinkUp)\n",
                                      after_restart) > 0);
                 assert_string_equal(lines, expected);
                 free(expected);
@@ -926,14 +932,15 @@ static void test_wait_names_ports_states_and_spans_the_usual_ways(void **state) 
 
         assert_run(h, "wait mlx4_0/1 ACTIVE --timeout=0", 0, NULL);
         assert_run(h, "wait ib0 ACTIVE --timeout=0", 0, NULL);
-        assert_run(h, "wait ens1d1 DOWN --timeout=0", 0, NULL);     /* mlx4_0 port 2 */
-        assert_run(h, "wait mlx4_0 1 4 --timeout=1s", 0, NULL);      /* 4 is ACTIVE, as sysfs says "4: ACTIVE" */
-        assert_run(h, "wait mlx4_0/2 1 --timeout=500ms", 0, NULL);   /* 1 is DOWN */
+        assert_run(h, "wait ens1d1 DOWN --timeout=0", 0, NULL);    /* mlx4_0 port 2 */
+        assert_run(h, "wait mlx4_0 1 4 --timeout=1s", 0, NULL);    /* 4 is ACTIVE, as sysfs says "4: ACTIVE" */
+        assert_run(h, "wait mlx4_0/2 1 --timeout=500ms", 0, NULL); /* 1 is DOWN */
         assert_run(h, "wait ens1f0np0 '4: ACTIVE' --timeout=2min", 0, NULL);
         assert_run(h, "wait mlx4_0/3 ACTIVE", 4, "rdmactl: mlx4_0 has no port 3.\n");
 
         /* The span comes back as it was meant. */
-        assert_output_is(h, "wait hfi1_0/1 1 --timeout=300ms", 5, "rdmactl: Port 1 of hfi1_0 did not reach DOWN within 300ms; it is ACTIVE.\n");
+        assert_output_is(h, "wait hfi1_0/1 1 --timeout=300ms", 5,
+                         "rdmactl: Port 1 of hfi1_0 did not reach DOWN within 300ms; it is ACTIVE.\n");
         assert_run(h, "wait ib0 INIT --timeout=0", 5, "rdmactl: Port 1 of mlx4_0 is ACTIVE, not INIT.\n");
 }
 
@@ -961,7 +968,8 @@ static void test_set_vfs_as_root_succeeds(void **state) {
         char *content;
 
         HARNESS_REQUIRE_POLKIT(have_polkit);
-        assert_output_is(h, "set-vfs mlx5_0 4", 0, "mlx5_0: SR-IOV 1 -> 4 VFs (the 1 existing VF was removed first).\n");
+        assert_output_is(h, "set-vfs mlx5_0 4", 0,
+                         "mlx5_0: SR-IOV 1 -> 4 VFs (the 1 existing VF was removed first).\n");
         content = numvfs_file(h);
         assert_string_equal(content, "4\n");
         free(content);
@@ -973,7 +981,8 @@ static void test_set_vfs_as_root_succeeds(void **state) {
 
         /* From none: nothing removed. Named by its netdev. */
         assert_output_is(h, "set-vfs ens1f0np0 2", 0, "mlx5_0: SR-IOV 0 -> 2 VFs (of 8).\n");
-        assert_output_is(h, "set-vfs mlx5_0 3", 0, "mlx5_0: SR-IOV 2 -> 3 VFs (the 2 existing VFs were removed first).\n");
+        assert_output_is(h, "set-vfs mlx5_0 3", 0,
+                         "mlx5_0: SR-IOV 2 -> 3 VFs (the 2 existing VFs were removed first).\n");
 }
 
 static void test_set_vfs_refusals(void **state) {
@@ -1019,7 +1028,8 @@ static void test_set_vfs_refusals(void **state) {
         assert_int_equal(status, 6);
         assert_non_null(strstr(out, "rdmactl: permission denied: Cannot ask polkit for authorization"));
         free(out);
-        assert_output_is(h, "set-vfs mlx5_0 2", 0, "mlx5_0: SR-IOV 1 -> 2 VFs (the 1 existing VF was removed first).\n");
+        assert_output_is(h, "set-vfs mlx5_0 2", 0,
+                         "mlx5_0: SR-IOV 1 -> 2 VFs (the 1 existing VF was removed first).\n");
 }
 
 /* ---- the bash completion ---- */
@@ -1066,8 +1076,7 @@ static void test_completion_offers_what_each_word_can_be(void **state) {
         assert_completes(h, "rdmactl set-vfs ''", "mlx5_0 ");
         assert_completes(h, "rdmactl set-vfs mlx5_0 ''", " ");
         /* wait: a device, a netdev or DEVICE/PORT; then a port number if a device; then a state. */
-        assert_completes(h, "rdmactl wait mlx4",
-                         "mlx4_0 mlx4_0/1 mlx4_0/2 ");
+        assert_completes(h, "rdmactl wait mlx4", "mlx4_0 mlx4_0/1 mlx4_0/2 ");
         assert_completes(h, "rdmactl wait e", "ens1d1 ens1f0np0 ens1f0v0 ");
         assert_completes(h, "rdmactl wait mlx4_0 ''", "1 2 ");
         assert_completes(h, "rdmactl wait mlx4_0 2 A", "ACTIVE ACTIVE_DEFER ARMED ");
@@ -1090,7 +1099,7 @@ static void test_completion_offers_what_each_word_can_be(void **state) {
 
 static void test_clear_message_when_rdmad_is_not_running(void **state) {
         Harness *h = *state;
-        Child *monitor = monitor_start_with((const char *const[]) { "monitor", "--exit-on-disconnect", NULL });
+        Child *monitor = monitor_start_with((const char *const[]){ "monitor", "--exit-on-disconnect", NULL });
         int status;
 
         /* rdmad stops: monitor --exit-on-disconnect says so and exits 3. */
@@ -1104,8 +1113,10 @@ static void test_clear_message_when_rdmad_is_not_running(void **state) {
         child_free(monitor);
 
         /* Every command: exit 3, one clear line. */
-        static const char *const commands[] = { "list", "list --json", "status", "status mlx5_0", "monitor",
-                                                "wait mlx5_0 1 ACTIVE", "set-vfs mlx5_0 1", "--list-devices" };
+        static const char *const commands[] = {
+                "list",    "list --json",          "status",           "status mlx5_0",
+                "monitor", "wait mlx5_0 1 ACTIVE", "set-vfs mlx5_0 1", "--list-devices"
+        };
         for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++) {
                 char *out = run(h, &status, "%s", commands[i]);
 
@@ -1114,7 +1125,6 @@ static void test_clear_message_when_rdmad_is_not_running(void **state) {
                         fail_msg("rdmactl %s: exit %d: %s", commands[i], status, out);
                 free(out);
         }
-
 }
 
 static void test_usage_help_and_version(void **state) {

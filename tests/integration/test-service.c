@@ -18,7 +18,7 @@
 
 #include "harness.h"
 
-#define MLX5_0 "/org/rdmad1/device/mlx5_5f0"
+#define MLX5_0   "/org/rdmad1/device/mlx5_5f0"
 #define MLX5_SYS "/sys/devices/pci0000:5d/0000:5d:00.0/0000:5e:00.0/infiniband/mlx5_0"
 
 static int strict_bus_setup(void **state) {
@@ -45,8 +45,8 @@ static void test_bus_policy(void **state) {
         err = harness_call_as(h, nobody->pw_uid, nobody->pw_gid, RDMAD_BUS_NAME, RDMAD_ROOT_PATH,
                               "org.freedesktop.DBus.ObjectManager", "GetManagedObjects", "");
         assert_null(err);
-        err = harness_call_as(h, nobody->pw_uid, nobody->pw_gid, RDMAD_BUS_NAME, RDMAD_ROOT_PATH, RDMAD_MANAGER_INTERFACE,
-                              "GetDeviceByName", "s", "mlx5_0");
+        err = harness_call_as(h, nobody->pw_uid, nobody->pw_gid, RDMAD_BUS_NAME, RDMAD_ROOT_PATH,
+                              RDMAD_MANAGER_INTERFACE, "GetDeviceByName", "s", "mlx5_0");
         assert_null(err);
 
         /* Nobody else may own it. */
@@ -57,8 +57,8 @@ static void test_bus_policy(void **state) {
         free(err);
 
         /* Rescan is root's (sd-bus's privilege check), even though the policy lets the call through. */
-        err = harness_call_as(h, nobody->pw_uid, nobody->pw_gid, RDMAD_BUS_NAME, RDMAD_ROOT_PATH, RDMAD_MANAGER_INTERFACE,
-                              "Rescan", "");
+        err = harness_call_as(h, nobody->pw_uid, nobody->pw_gid, RDMAD_BUS_NAME, RDMAD_ROOT_PATH,
+                              RDMAD_MANAGER_INTERFACE, "Rescan", "");
         assert_non_null(err);
         assert_string_equal(err, "org.freedesktop.DBus.Error.AccessDenied");
         free(err);
@@ -114,7 +114,7 @@ static int valgrind_setup(void **state) {
                "--show-leak-kinds=definite --track-fds=no -q",
                1);
         *state = harness_start(HARNESS_FIXTURES("mlx4-vpi", "mlx5-roce-sriov", "broken"),
-                               (const char *const[]) { "--poll-interval=100", NULL });
+                               (const char *const[]){ "--poll-interval=100", NULL });
         unsetenv("RDMAD_TEST_WRAPPER");
         return 0;
 }
@@ -140,8 +140,7 @@ static void test_sigterm_under_valgrind_is_clean(void **state) {
 #endif
 
 static int plain_setup(void **state) {
-        *state = harness_start(HARNESS_FIXTURES("mlx5-roce-sriov"),
-                               (const char *const[]) { "--poll-interval=0", NULL });
+        *state = harness_start(HARNESS_FIXTURES("mlx5-roce-sriov"), (const char *const[]){ "--poll-interval=0", NULL });
         return 0;
 }
 

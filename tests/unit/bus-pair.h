@@ -56,7 +56,7 @@ static inline void bus_pair_new(BusPair *p) {
         sd_id128_t id;
         int fds[2];
 
-        *p = (BusPair) {};
+        *p = (BusPair){};
         assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0, fds), 0);
         assert_int_equal(sd_id128_randomize(&id), 0);
         assert_int_equal(sd_event_new(&p->event), 0);
@@ -64,8 +64,7 @@ static inline void bus_pair_new(BusPair *p) {
         assert_int_equal(sd_bus_new(&p->server), 0);
         assert_int_equal(sd_bus_set_fd(p->server, fds[0], fds[0]), 0);
         assert_int_equal(sd_bus_set_server(p->server, 1, id), 0);
-        assert_int_equal(sd_bus_add_object_vtable(p->server, NULL, "/test", "org.rdmad1.Test", bus_pair_vtable, p),
-                         0);
+        assert_int_equal(sd_bus_add_object_vtable(p->server, NULL, "/test", "org.rdmad1.Test", bus_pair_vtable, p), 0);
         assert_int_equal(sd_bus_start(p->server), 0);
         assert_int_equal(sd_bus_attach_event(p->server, p->event, 0), 0);
 
@@ -86,7 +85,7 @@ static inline void bus_reply_clear(BusReply *r) {
         free(r->error_name);
         free(r->error_message);
         free(r->value);
-        *r = (BusReply) {};
+        *r = (BusReply){};
 }
 
 static inline int bus_pair_on_reply(sd_bus_message *m, void *userdata, sd_bus_error *ret_error) {
@@ -107,7 +106,7 @@ static inline int bus_pair_on_reply(sd_bus_message *m, void *userdata, sd_bus_er
 static inline void bus_pair_call(BusPair *p, const char *member, BusReply *reply) {
         sd_bus_message_unref(p->call);
         p->call = NULL;
-        *reply = (BusReply) {};
+        *reply = (BusReply){};
         assert_true(sd_bus_call_method_async(p->client, NULL, NULL, "/test", "org.rdmad1.Test", member,
                                              bus_pair_on_reply, reply, NULL) >= 0);
         while (!p->call)

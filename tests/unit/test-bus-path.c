@@ -16,8 +16,19 @@
 #include "util.h"
 
 static const char *const names[] = {
-        "mlx5_0", "rxe0", "siw_eth0", "hfi1_0", "a", "_", "__", "x-y.z", "bnxt_re:0", "name with spaces",
-        "\xc3\xa9t\xc3\xa9", "0", "Z9",
+        "mlx5_0",
+        "rxe0",
+        "siw_eth0",
+        "hfi1_0",
+        "a",
+        "_",
+        "__",
+        "x-y.z",
+        "bnxt_re:0",
+        "name with spaces",
+        "\xc3\xa9t\xc3\xa9",
+        "0",
+        "Z9",
 };
 
 static void test_published_paths_parse_back(void **state) {

@@ -47,11 +47,11 @@ static void visit(void *call, const char *sender, uint64_t arrived_usec, void *u
 
 static void start(Fixture *f, unsigned share_percent, uint64_t pause_usec) {
         CallSchedulerLimits limits = {
-            .calls_max = 4,
-            .callers_max = 4,
-            .wait_max_usec = 20 * SEC,
-            .share_percent = share_percent,
-            .pause_usec = pause_usec,
+                .calls_max = 4,
+                .callers_max = 4,
+                .wait_max_usec = 20 * SEC,
+                .share_percent = share_percent,
+                .pause_usec = pause_usec,
         };
 
         call_scheduler_init(&f->s, &limits, fake_clock, f, free_call);
@@ -325,16 +325,16 @@ static void test_drop_sender_served(void **state) {
 
 int main(void) {
         const struct CMUnitTest tests[] = {
-            cmocka_unit_test_setup_teardown(test_root_first, setup, teardown),
-            cmocka_unit_test_setup_teardown(test_one_call_per_connection, setup, teardown),
-            cmocka_unit_test_setup_teardown(test_turns_by_user, setup, teardown),
-            cmocka_unit_test_setup_teardown(test_unknown_uid_waits, setup, teardown),
-            cmocka_unit_test_setup_teardown(test_share_delay, setup, teardown),
-            cmocka_unit_test_setup_teardown(test_share_root_and_pause, setup, teardown),
-            cmocka_unit_test_setup_teardown(test_wait_bound, setup, teardown),
-            cmocka_unit_test_setup_teardown(test_caps, setup, teardown),
-            cmocka_unit_test_setup_teardown(test_drop_sender_queued, setup, teardown),
-            cmocka_unit_test_setup_teardown(test_drop_sender_served, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_root_first, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_one_call_per_connection, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_turns_by_user, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_unknown_uid_waits, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_share_delay, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_share_root_and_pause, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_wait_bound, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_caps, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_drop_sender_queued, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_drop_sender_served, setup, teardown),
         };
 
         return cmocka_run_group_tests(tests, NULL, NULL);

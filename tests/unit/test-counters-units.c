@@ -31,8 +31,8 @@ static void test_parse_number_accepts_digits_and_trailing_blanks(void **state) {
 }
 
 static void test_parse_number_refuses_what_is_no_counter(void **state) {
-        static const char *const bad[] = { "N/A (no PMA)", "N/A (no PMA)\n", "-1", "0x10", "", "\n", " 7",
-                                           "12 packets", "1.5", "+3" };
+        static const char *const bad[] = { "N/A (no PMA)", "N/A (no PMA)\n", "-1",  "0x10", "", "\n",
+                                           " 7",           "12 packets",     "1.5", "+3" };
         uint64_t v = 99;
 
         for (size_t i = 0; i < ELEMENTSOF(bad); i++)
@@ -64,8 +64,7 @@ static void test_value_data_counters_in_octets(void **state) {
         /* The largest word count that fits in octets, and the first that does not. */
         assert_int_equal(counter_value(COUNTER_SOURCE_COUNTERS, "port_xmit_data", "4611686018427387903", &v), 0);
         assert_true(v == 18446744073709551612ULL);
-        assert_int_equal(counter_value(COUNTER_SOURCE_COUNTERS, "port_rcv_data", "4611686018427387904", &v),
-                         -ERANGE);
+        assert_int_equal(counter_value(COUNTER_SOURCE_COUNTERS, "port_rcv_data", "4611686018427387904", &v), -ERANGE);
 }
 
 static void test_value_lifespan_is_no_counter(void **state) {

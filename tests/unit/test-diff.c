@@ -22,7 +22,7 @@
 #include "util.h"
 
 static Port port_with(const char *state, const char *phys, const char *rate, uint32_t lid) {
-        return (Port) {
+        return (Port){
                 .number = 1,
                 .state = (char *) state,
                 .state_name = (char *) "X",
@@ -55,7 +55,7 @@ static void test_port_mask_names_exactly_what_changed(void **state) {
         b.state_num = 1;
         b.phys_state = (char *) "3: Disabled";
         assert_int_equal(port_changed_mask(&a, &b), PROPERTY_BIT(PORT_PROP_STATE) | PROPERTY_BIT(PORT_PROP_STATE_NUM) |
-                                                         PROPERTY_BIT(PORT_PROP_PHYS_STATE));
+                                                            PROPERTY_BIT(PORT_PROP_PHYS_STATE));
         port_property_names(port_changed_mask(&a, &b), &names);
         assert_int_equal(names.n, 3);
         assert_string_equal(names.names[0], "State");
@@ -193,11 +193,23 @@ static void test_property_tables_match_vtables(void **state) {
 
 static void test_identity_change_means_reannounce(void **state) {
         Port pa = port_with("4: ACTIVE", "5: LinkUp", "", 0), pb = pa;
-        Device a = { .name = "mlx5_0", .sysfs_path = "/s", .device_path = "/p", .driver = "mlx5_core",
-                     .node_type = "CA", .transport = "RoCE", .pci_address = "0000:5e:00.0", .physfn_path = "",
-                     .node_guid = "g", .sys_image_guid = "g",
-                     .fw_ver = "1", .hca_type = "MT4119", .hw_rev = "0", .board_id = "b", .node_desc = "d",
-                     .ports = &pa, .n_ports = 1 };
+        Device a = { .name = "mlx5_0",
+                     .sysfs_path = "/s",
+                     .device_path = "/p",
+                     .driver = "mlx5_core",
+                     .node_type = "CA",
+                     .transport = "RoCE",
+                     .pci_address = "0000:5e:00.0",
+                     .physfn_path = "",
+                     .node_guid = "g",
+                     .sys_image_guid = "g",
+                     .fw_ver = "1",
+                     .hca_type = "MT4119",
+                     .hw_rev = "0",
+                     .board_id = "b",
+                     .node_desc = "d",
+                     .ports = &pa,
+                     .n_ports = 1 };
         Device b = a;
 
         b.ports = &pb;
@@ -332,7 +344,7 @@ static void test_rtnl_parse_link_names(void **state) {
         assert_string_equal(n.seen[1], "ib0");
 
         /* Truncated: nothing read past the end. */
-        n = (Names) {};
+        n = (Names){};
         assert_true(rtnl_parse_link_names(buf, 10, collect, &n) >= 0);
         assert_int_equal(n.n, 0);
 

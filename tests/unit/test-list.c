@@ -48,7 +48,7 @@ static size_t values(Item *head, Item *tail, int *ret, size_t max) {
 
 #define assert_values(l, ...)                                                                                          \
         do {                                                                                                           \
-                const int _want[] = {__VA_ARGS__};                                                                     \
+                const int _want[] = { __VA_ARGS__ };                                                                   \
                 int _got[16];                                                                                          \
                 size_t _n = values((l)->head, (l)->tail, _got, 16);                                                    \
                 assert_int_equal(_n, sizeof(_want) / sizeof(_want[0]));                                                \
@@ -74,7 +74,7 @@ static void test_append_keeps_arrival_order(void **state) {
 }
 
 static void test_prepend_reverses(void **state) {
-        Item items[3] = {{.value = 0}, {.value = 1}, {.value = 2}};
+        Item items[3] = { { .value = 0 }, { .value = 1 }, { .value = 2 } };
         Item *head = NULL;
         int n = 2;
 
@@ -120,7 +120,7 @@ static void test_remove_head_middle_tail(void **state) {
 }
 
 static void test_remove_without_tail(void **state) {
-        Item items[3] = {{.value = 0}, {.value = 1}, {.value = 2}};
+        Item items[3] = { { .value = 0 }, { .value = 1 }, { .value = 2 } };
         Item *head = NULL;
 
         for (int i = 2; i >= 0; i--)
@@ -200,9 +200,9 @@ static void test_item_on_two_lists(void **state) {
 
 int main(void) {
         const struct CMUnitTest tests[] = {
-            cmocka_unit_test(test_append_keeps_arrival_order), cmocka_unit_test(test_prepend_reverses),
-            cmocka_unit_test(test_remove_head_middle_tail),    cmocka_unit_test(test_remove_without_tail),
-            cmocka_unit_test(test_remove_while_iterating),     cmocka_unit_test(test_item_on_two_lists),
+                cmocka_unit_test(test_append_keeps_arrival_order), cmocka_unit_test(test_prepend_reverses),
+                cmocka_unit_test(test_remove_head_middle_tail),    cmocka_unit_test(test_remove_without_tail),
+                cmocka_unit_test(test_remove_while_iterating),     cmocka_unit_test(test_item_on_two_lists),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }

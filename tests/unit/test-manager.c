@@ -45,7 +45,7 @@ typedef struct Recorder {
 
 static Event *record(Recorder *r, EventType type) {
         assert_true(r->n < ELEMENTSOF(r->events));
-        r->events[r->n] = (Event) { .type = type };
+        r->events[r->n] = (Event){ .type = type };
         return &r->events[r->n++];
 }
 
@@ -167,7 +167,7 @@ static void host_free(Host *h) {
         free(h);
 }
 
-#define HOST(...) host_new((const char *const[]) { __VA_ARGS__, NULL })
+#define HOST(...) host_new((const char *const[]){ __VA_ARGS__, NULL })
 
 /* Rewrites a file of the testbed's sysfs, as the kernel would. */
 static void write_sysfs(Host *h, const char *syspath, const char *file, const char *value) {

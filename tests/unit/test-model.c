@@ -51,7 +51,7 @@ static void host_free(Host *h) {
         free(h);
 }
 
-#define HOST(...) host_load((const char *const[]) { __VA_ARGS__, NULL })
+#define HOST(...) host_load((const char *const[]){ __VA_ARGS__, NULL })
 
 static const Device *host_device(const Host *h, const char *name) {
         for (size_t i = 0; i < h->n; i++)
@@ -127,7 +127,7 @@ static void test_mlx4_vpi_ib_and_ethernet_ports(void **state) {
         assert_int_equal(p->gids[0].index, 0);
         assert_string_equal(p->gids[0].gid, "fe80:0000:0000:0000:0002:c903:00a1:b2c1");
         assert_string_equal(p->gids[0].type, ""); /* InfiniBand GIDs have no type */
-        assert_string_equal(p->gids[0].ndev, "");  /* nor a netdev */
+        assert_string_equal(p->gids[0].ndev, ""); /* nor a netdev */
         assert_string_equal(attr_list_get(&p->attributes, "lid"), "0x5");
 
         p = port(d, 2);
@@ -219,8 +219,7 @@ static void test_hfi1_omnipath(void **state) {
         const Device *d = host_device(h, "hfi1_0");
         const Port *p = port(d, 1);
 
-        assert_string_equal(d->board_id,
-                            "HPE 100Gb 1-port OP101 QSFP28 x16 PCIe Gen3 with Intel Omni-Path Adapter");
+        assert_string_equal(d->board_id, "HPE 100Gb 1-port OP101 QSFP28 x16 PCIe Gen3 with Intel Omni-Path Adapter");
         assert_string_equal(d->driver, "hfi1");
         assert_string_equal(d->transport, "InfiniBand");
         assert_string_equal(d->fw_ver, "1.27.0");
@@ -275,28 +274,30 @@ static void test_broken_device_loads_with_empty_values(void **state) {
         const Port *p;
 
         assert_string_equal(d->device_path, "/sys/devices/pci0000:ae/0000:ae:00.0/0000:af:00.0");
-        assert_string_equal(d->driver, "");           /* no driver link */
-        assert_string_equal(d->node_type, "");        /* empty file */
+        assert_string_equal(d->driver, "");    /* no driver link */
+        assert_string_equal(d->node_type, ""); /* empty file */
         assert_string_equal(d->transport, "unknown");
-        assert_string_equal(d->node_guid, "");        /* missing */
-        assert_string_equal(d->fw_ver, "1.0");        /* no trailing newline */
-        assert_int_equal(strlen(d->board_id), 4096);  /* oversized: cut at the cap */
-        assert_string_equal(d->hca_type, "\xef\xbf\xbd(\xef\xbf\xbd" "A"); /* non-UTF-8 replaced */
-        assert_string_equal(d->node_desc, "node\xef\xbf\xbd" "desc"); /* NUL replaced */
-        assert_string_equal(d->hw_rev, "");           /* a directory: EISDIR */
+        assert_string_equal(d->node_guid, "");       /* missing */
+        assert_string_equal(d->fw_ver, "1.0");       /* no trailing newline */
+        assert_int_equal(strlen(d->board_id), 4096); /* oversized: cut at the cap */
+        assert_string_equal(d->hca_type, "\xef\xbf\xbd(\xef\xbf\xbd"
+                                         "A"); /* non-UTF-8 replaced */
+        assert_string_equal(d->node_desc, "node\xef\xbf\xbd"
+                                          "desc"); /* NUL replaced */
+        assert_string_equal(d->hw_rev, "");        /* a directory: EISDIR */
 
         p = port(d, 1);
-        assert_int_equal(p->state_num, 9);            /* unknown number, kernel's name kept */
+        assert_int_equal(p->state_num, 9); /* unknown number, kernel's name kept */
         assert_string_equal(p->state_name, "FUTURE");
         assert_int_equal(p->phys_state_num, 7);
         assert_string_equal(p->phys_state_name, "Phy Test");
-        assert_string_equal(p->rate, "");             /* unreadable (EISDIR) */
+        assert_string_equal(p->rate, ""); /* unreadable (EISDIR) */
         assert_true(p->rate_speed == 0);
         assert_string_equal(p->rate_unit, "");
         assert_string_equal(p->rate_info, "");
         assert_string_equal(p->link_layer, "Unknown"); /* missing */
-        assert_int_equal(p->lid, 0);                  /* "garbage" */
-        assert_int_equal(p->cap_mask, 0);             /* "0x" */
+        assert_int_equal(p->lid, 0);                   /* "garbage" */
+        assert_int_equal(p->cap_mask, 0);              /* "0x" */
         assert_null(attr_list_get(&p->attributes, "rate"));
 
         p = port(d, 2);
@@ -381,7 +382,7 @@ static void test_whole_host_sorted_and_valid_utf8(void **state) {
         host_free(h);
 }
 
-#define MLX4_0 "/sys/devices/pci0000:00/0000:00:03.0/0000:03:00.0/infiniband/mlx4_0"
+#define MLX4_0   "/sys/devices/pci0000:00/0000:00:03.0/0000:03:00.0/infiniband/mlx4_0"
 #define MLX4_IB0 "/sys/devices/pci0000:00/0000:00:03.0/0000:03:00.0/net/ib0"
 
 /* The poll's re-derivation replaces every derived string of a port and a
@@ -404,11 +405,11 @@ static void test_refresh_replaces_derived_strings(void **state) {
                                                down ? "10 Mb/sec (1X SDR)\n" : "40 Gb/sec (4X QDR)\n");
                 umockdev_testbed_set_attribute(h->testbed, MLX4_0, "ports/1/lid", down ? "0x6\n" : "0x5\n");
                 assert_int_equal(port_refresh_link(p, &changed), 0);
-                assert_int_equal(changed, PORT_STATE_MASK | PROPERTY_BIT(PORT_PROP_RATE) |
-                                                  PROPERTY_BIT(PORT_PROP_RATE_SPEED) | PROPERTY_BIT(PORT_PROP_RATE_UNIT) |
-                                                  PROPERTY_BIT(PORT_PROP_RATE_INFO) | PROPERTY_BIT(PORT_PROP_LINK_WIDTH) |
-                                                  PROPERTY_BIT(PORT_PROP_LINK_SPEED) | PROPERTY_BIT(PORT_PROP_LID) |
-                                                  PROPERTY_BIT(PORT_PROP_ATTRIBUTES));
+                assert_int_equal(changed,
+                                 PORT_STATE_MASK | PROPERTY_BIT(PORT_PROP_RATE) | PROPERTY_BIT(PORT_PROP_RATE_SPEED) |
+                                         PROPERTY_BIT(PORT_PROP_RATE_UNIT) | PROPERTY_BIT(PORT_PROP_RATE_INFO) |
+                                         PROPERTY_BIT(PORT_PROP_LINK_WIDTH) | PROPERTY_BIT(PORT_PROP_LINK_SPEED) |
+                                         PROPERTY_BIT(PORT_PROP_LID) | PROPERTY_BIT(PORT_PROP_ATTRIBUTES));
                 assert_string_equal(p->state_name, down ? "DOWN" : "ACTIVE");
                 assert_string_equal(p->phys_state_name, down ? "Disabled" : "LinkUp");
                 assert_string_equal(p->rate_unit, down ? "Mb/sec" : "Gb/sec");

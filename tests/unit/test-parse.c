@@ -24,11 +24,11 @@ static void test_port_state_formats(void **state) {
                 { "3: ARMED", 0, 3, "ARMED" },
                 { "4: ACTIVE", 0, 4, "ACTIVE" },
                 { "5: ACTIVE_DEFER", 0, 5, "ACTIVE_DEFER" },
-                { "9: FUTURE", 0, 9, "FUTURE" },  /* unknown number: the kernel's name is kept */
-                { "4", 0, 4, "ACTIVE" },          /* bare number: name from the table */
-                { "17", 0, 17, "" },              /* bare unknown number */
+                { "9: FUTURE", 0, 9, "FUTURE" }, /* unknown number: the kernel's name is kept */
+                { "4", 0, 4, "ACTIVE" },         /* bare number: name from the table */
+                { "17", 0, 17, "" },             /* bare unknown number */
                 { "4:", 0, 4, "ACTIVE" },
-                { "", -EINVAL, 0, "" },           /* empty file */
+                { "", -EINVAL, 0, "" }, /* empty file */
                 { "ACTIVE", -EINVAL, 0, "" },
                 { "-1: DOWN", -EINVAL, 0, "" },
                 { "4294967296: BIG", -EINVAL, 0, "" },
@@ -79,9 +79,12 @@ static void test_node_type_formats(void **state) {
                 uint32_t num;
                 const char *name;
         } cases[] = {
-                { "1: CA", 1, "CA" },         { "2: switch", 2, "switch" },
-                { "3: router", 3, "router" }, { "4: RNIC", 4, "RNIC" },
-                { "5: usNIC", 5, "usNIC" },   { "6: usNIC UDP", 6, "usNIC UDP" },
+                { "1: CA", 1, "CA" },
+                { "2: switch", 2, "switch" },
+                { "3: router", 3, "router" },
+                { "4: RNIC", 4, "RNIC" },
+                { "5: usNIC", 5, "usNIC" },
+                { "6: usNIC UDP", 6, "usNIC UDP" },
                 { "7: unspecified", 7, "unspecified" },
                 { "4", 4, "RNIC" },
         };
@@ -119,12 +122,13 @@ static void test_rate_formats(void **state) {
                 { "400 Gb/sec (4X NDR)", 0, 400, "Gb/sec", "4X NDR", "4X", "NDR" },
                 { "800 Gb/sec (4X XDR)", 0, 800, "Gb/sec", "4X XDR", "4X", "XDR" },
                 { "53.125 Gb/sec (1X HDR)", 0, 53.125, "Gb/sec", "1X HDR", "1X", "HDR" },
-                { "10 Gb/sec (4X)", 0, 10, "Gb/sec", "4X", "4X", "" }, /* old kernels: no speed name */
-                { "10 Gb/sec (X EDR)", 0, 10, "Gb/sec", "X EDR", "", "" },   /* not "<n>X": no width */
+                { "10 Gb/sec (4X)", 0, 10, "Gb/sec", "4X", "4X", "" },     /* old kernels: no speed name */
+                { "10 Gb/sec (X EDR)", 0, 10, "Gb/sec", "X EDR", "", "" }, /* not "<n>X": no width */
                 { "10 Gb/sec (4XEDR)", 0, 10, "Gb/sec", "4XEDR", "", "" },
-                { "10 Gb/sec (12X )", 0, 10, "Gb/sec", "12X ", "", "" }, /* a space and no name: found by fuzz-parsers */
+                { "10 Gb/sec (12X )", 0, 10, "Gb/sec", "12X ", "",
+                  "" }, /* a space and no name: found by fuzz-parsers */
                 { "10 Gb/sec", 0, 10, "Gb/sec", "", "", "" },
-                { "", -EINVAL, 0, "", "", "", "" },                   /* unreadable: the model stores "" */
+                { "", -EINVAL, 0, "", "", "", "" }, /* unreadable: the model stores "" */
                 { "Gb/sec (4X)", -EINVAL, 0, "", "", "", "" },
                 { "2. Gb/sec (1X SDR)", -EINVAL, 0, "", "", "", "" },
                 { "10 Gb/sec (4X EDR", -EINVAL, 0, "", "", "", "" },
@@ -184,11 +188,17 @@ static void test_decimal_u32(void **state) {
                 int ret;
                 uint32_t value;
         } cases[] = {
-                { "0", 0, 0 },         { "1", 0, 1 },          { "254", 0, 254 },
+                { "0", 0, 0 },
+                { "1", 0, 1 },
+                { "254", 0, 254 },
                 { "4294967295", 0, UINT32_MAX },
                 { "4294967296", -EINVAL, 0 },
-                { "01", -EINVAL, 0 },  { "0x1", -EINVAL, 0 },  { "abc", -EINVAL, 0 },
-                { "", -EINVAL, 0 },    { "-1", -EINVAL, 0 },   { "1 ", -EINVAL, 0 },
+                { "01", -EINVAL, 0 },
+                { "0x1", -EINVAL, 0 },
+                { "abc", -EINVAL, 0 },
+                { "", -EINVAL, 0 },
+                { "-1", -EINVAL, 0 },
+                { "1 ", -EINVAL, 0 },
         };
 
         for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
@@ -223,14 +233,10 @@ static void test_link_layer_and_transport(void **state) {
 
 int main(void) {
         const struct CMUnitTest tests[] = {
-                cmocka_unit_test(test_port_state_formats),
-                cmocka_unit_test(test_phys_state_formats),
-                cmocka_unit_test(test_node_type_formats),
-                cmocka_unit_test(test_rate_formats),
-                cmocka_unit_test(test_u32_formats),
-                cmocka_unit_test(test_decimal_u32),
-                cmocka_unit_test(test_gid_is_zero),
-                cmocka_unit_test(test_link_layer_and_transport),
+                cmocka_unit_test(test_port_state_formats), cmocka_unit_test(test_phys_state_formats),
+                cmocka_unit_test(test_node_type_formats),  cmocka_unit_test(test_rate_formats),
+                cmocka_unit_test(test_u32_formats),        cmocka_unit_test(test_decimal_u32),
+                cmocka_unit_test(test_gid_is_zero),        cmocka_unit_test(test_link_layer_and_transport),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }

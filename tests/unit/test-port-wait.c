@@ -140,8 +140,8 @@ static void test_unprivileged_users_together_are_bounded_root_is_not(void **stat
 
         bus_pair_call(&f->pair, "ReturnsString", &f->reply);
         for (unsigned i = 0; i < PORT_WAITS_UNPRIVILEGED_MAX; i++)
-                assert_int_equal(add_wait(&f->registry, f->pair.call, 1000 + i / PORT_WAITS_PER_USER_MAX, "mlx5_0",
-                                          1, 60 * 1000, NULL),
+                assert_int_equal(add_wait(&f->registry, f->pair.call, 1000 + i / PORT_WAITS_PER_USER_MAX, "mlx5_0", 1,
+                                          60 * 1000, NULL),
                                  0);
         assert_int_equal(add_wait(&f->registry, f->pair.call, 5000, "mlx5_0", 1, 60 * 1000, &error), -EBUSY);
         assert_string_equal(error.message,

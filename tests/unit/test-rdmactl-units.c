@@ -26,13 +26,13 @@
 #include "verbs.h"
 
 /* Runs a writer into memory and returns what it wrote. */
-#define CAPTURE(out, stmt)                                    \
-        do {                                                  \
-                size_t _size = 0;                             \
-                FILE *f = open_memstream(&(out), &_size);     \
-                assert_non_null(f);                           \
-                stmt;                                         \
-                assert_int_equal(fclose(f), 0);               \
+#define CAPTURE(out, stmt)                                                                                             \
+        do {                                                                                                           \
+                size_t _size = 0;                                                                                      \
+                FILE *f = open_memstream(&(out), &_size);                                                              \
+                assert_non_null(f);                                                                                    \
+                stmt;                                                                                                  \
+                assert_int_equal(fclose(f), 0);                                                                        \
         } while (0)
 
 /* One JSON string value, compact, with the newline that ends a document. */
@@ -114,8 +114,9 @@ static void test_json_writer_compact_and_pretty(void **state) {
                 write_sample(&w);
                 assert_int_equal(json_writer_finish(&w), 0);
         });
-        assert_string_equal(out, "[{\"a\":1,\"s\":\"x,y:{[\\\"]}\",\"e\":[],\"o\":{},\"n\":null,\"t\":true,"
-                                 "\"f\":false,\"i\":-42,\"max\":18446744073709551615,\"deep\":[1,[{\"k\":\"v\"}]]},2]\n");
+        assert_string_equal(out,
+                            "[{\"a\":1,\"s\":\"x,y:{[\\\"]}\",\"e\":[],\"o\":{},\"n\":null,\"t\":true,"
+                            "\"f\":false,\"i\":-42,\"max\":18446744073709551615,\"deep\":[1,[{\"k\":\"v\"}]]},2]\n");
         free(out);
 
         /* Two spaces a level, "key": value, an empty [] or {} on its line. */
@@ -356,7 +357,7 @@ static void test_timespan_units_and_bare_seconds(void **state) {
                 uint64_t usec;
         } cases[] = {
                 { "0", 0, 0 },
-                { "1", 0, 1000000 },       /* a bare number is seconds, as systemd's parse_sec */
+                { "1", 0, 1000000 }, /* a bare number is seconds, as systemd's parse_sec */
                 { "30", 0, 30000000 },
                 { "2.5", 0, 2500000 },
                 { ".25", 0, 250000 },
@@ -376,7 +377,7 @@ static void test_timespan_units_and_bare_seconds(void **state) {
                 { "1d", 0, 86400000000ULL },
                 { "1w", 0, 604800000000ULL },
                 { "365d", 0, 365ULL * 86400000000ULL },
-                { "0.0000019", 0, 1 },     /* below a microsecond: dropped */
+                { "0.0000019", 0, 1 }, /* below a microsecond: dropped */
                 { "infinity", 0, UINT64_MAX },
                 { "366d", -ERANGE, 0 },
                 { "53w", -ERANGE, 0 },
@@ -471,8 +472,7 @@ static void test_port_states_by_name_and_by_number(void **state) {
                 int r = parse_port_state_arg(cases[i].in, &name);
 
                 if (r != cases[i].ret || (r == 0 && strcmp(name, cases[i].name) != 0))
-                        fail_msg("parse_port_state_arg(\"%s\") = %d, %s", cases[i].in ?: "(null)", r,
-                                 name ?: "(null)");
+                        fail_msg("parse_port_state_arg(\"%s\") = %d, %s", cases[i].in ?: "(null)", r, name ?: "(null)");
         }
 }
 

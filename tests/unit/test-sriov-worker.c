@@ -67,8 +67,8 @@ static int setup(void **state) {
         Fixture *f = calloc(1, sizeof(Fixture));
 
         bus_pair_new(&f->pair);
-        f->pf = (FakePf) { .num_vfs = 2, .fail_write_of = -1, .block_fd = -1 };
-        f->io = (SriovIo) { .read = fake_read, .write = fake_write, .userdata = &f->pf };
+        f->pf = (FakePf){ .num_vfs = 2, .fail_write_of = -1, .block_fd = -1 };
+        f->io = (SriovIo){ .read = fake_read, .write = fake_write, .userdata = &f->pf };
         sriov_job_registry_init(&f->registry, f->pair.event, on_done, f);
         f->registry.io = &f->io;
         *state = f;
@@ -172,8 +172,7 @@ int main(void) {
                                                 teardown),
                 cmocka_unit_test_setup_teardown(test_second_job_on_the_same_pf_is_busy, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_abandoned_job_is_answered_and_not_waited_for, setup, teardown),
-                cmocka_unit_test_setup_teardown(test_failed_write_answers_failed_with_what_the_pf_has, setup,
-                                                teardown),
+                cmocka_unit_test_setup_teardown(test_failed_write_answers_failed_with_what_the_pf_has, setup, teardown),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }

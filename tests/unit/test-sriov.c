@@ -14,7 +14,7 @@
 
 typedef struct FakePf {
         uint32_t numvfs;
-        uint32_t cap;           /* the driver enables at most this many */
+        uint32_t cap; /* the driver enables at most this many */
         int read_error;
         int write_errors[8];    /* result of the n-th write */
         int reads_before_error; /* with read_error: reads that still succeed */
@@ -172,7 +172,7 @@ static void test_restore_that_enables_fewer_is_not_ok(void **state) {
         f.cap = 8;
         f.numvfs = 4;
         /* After the failed enable, the driver can only bring back 2. */
-        r = (SriovResult) {};
+        r = (SriovResult){};
         {
                 SriovIo io = { fake_read, fake_write, &f };
                 f.cap = 2;

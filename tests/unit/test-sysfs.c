@@ -42,7 +42,10 @@ static int tree_setup(void **state) {
         write_file(t->fd, "trailing_blanks", "4711 \t \n\n", 8, 0444);
         write_file(t->fd, "inner_blank", "IB/RoCE v1 \n", 12, 0444);
         write_file(t->fd, "empty", "", 0, 0444);
-        write_file(t->fd, "binary", "\xc3\x28\xff" "A\0B\n", 7, 0444);
+        write_file(t->fd, "binary",
+                   "\xc3\x28\xff"
+                   "A\0B\n",
+                   7, 0444);
         memset(big, 'A', sizeof(big));
         write_file(t->fd, "huge", big, sizeof(big), 0444);
         write_file(t->fd, "write_only", "x", 1, 0200);
@@ -99,7 +102,9 @@ static void test_read_sanitizes_and_bounds(void **state) {
         char *s;
 
         assert_int_equal(sysfs_read_at(t->fd, "binary", &s), 0);
-        assert_string_equal(s, "\xef\xbf\xbd(\xef\xbf\xbd" "A\xef\xbf\xbd" "B");
+        assert_string_equal(s, "\xef\xbf\xbd(\xef\xbf\xbd"
+                               "A\xef\xbf\xbd"
+                               "B");
         free(s);
 
         assert_int_equal(sysfs_read_at(t->fd, "huge", &s), 0);
@@ -183,8 +188,7 @@ int main(void) {
                 cmocka_unit_test_setup_teardown(test_read_sanitizes_and_bounds, tree_setup, tree_teardown),
                 cmocka_unit_test_setup_teardown(test_read_errors, tree_setup, tree_teardown),
                 cmocka_unit_test_setup_teardown(test_readlink_basename, tree_setup, tree_teardown),
-                cmocka_unit_test_setup_teardown(test_attributes_only_readable_regular_files, tree_setup,
-                                                tree_teardown),
+                cmocka_unit_test_setup_teardown(test_attributes_only_readable_regular_files, tree_setup, tree_teardown),
                 cmocka_unit_test(test_path_join_normalize),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);

@@ -21,17 +21,17 @@ static void test_sanitize_cases(void **state) {
         } cases[] = {
                 { "", 0, "" },
                 { "MT4099", 6, "MT4099" },
-                { "caf\xc3\xa9", 5, "caf\xc3\xa9" },                      /* valid 2-byte */
-                { "\xe2\x82\xac", 3, "\xe2\x82\xac" },                    /* valid 3-byte */
-                { "\xf0\x9f\x98\x80", 4, "\xf0\x9f\x98\x80" },            /* valid 4-byte */
-                { "\xc3\x28\xff\x41", 4, R "(" R "A" },                   /* bad continuation, 0xff */
-                { "a\0b", 3, "a" R "b" },                                 /* NUL is not allowed on D-Bus */
-                { "\xc0\xaf", 2, R R },                                   /* overlong '/' */
-                { "\xe0\x80\xaf", 3, R R R },                             /* overlong 3-byte */
-                { "\xed\xa0\x80", 3, R R R },                             /* UTF-16 surrogate */
-                { "\xf4\x90\x80\x80", 4, R R R R },                       /* above U+10FFFF */
-                { "\xe2\x82", 2, R R },                                   /* truncated at the end */
-                { "\x80x", 2, R "x" },                                    /* lone continuation */
+                { "caf\xc3\xa9", 5, "caf\xc3\xa9" },           /* valid 2-byte */
+                { "\xe2\x82\xac", 3, "\xe2\x82\xac" },         /* valid 3-byte */
+                { "\xf0\x9f\x98\x80", 4, "\xf0\x9f\x98\x80" }, /* valid 4-byte */
+                { "\xc3\x28\xff\x41", 4, R "(" R "A" },        /* bad continuation, 0xff */
+                { "a\0b", 3, "a" R "b" },                      /* NUL is not allowed on D-Bus */
+                { "\xc0\xaf", 2, R R },                        /* overlong '/' */
+                { "\xe0\x80\xaf", 3, R R R },                  /* overlong 3-byte */
+                { "\xed\xa0\x80", 3, R R R },                  /* UTF-16 surrogate */
+                { "\xf4\x90\x80\x80", 4, R R R R },            /* above U+10FFFF */
+                { "\xe2\x82", 2, R R },                        /* truncated at the end */
+                { "\x80x", 2, R "x" },                         /* lone continuation */
         };
 
         for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
@@ -40,7 +40,8 @@ static void test_sanitize_cases(void **state) {
                 assert_non_null(s);
                 assert_string_equal(s, cases[i].out);
                 assert_true(utf8_is_valid_n(s, strlen(s)));
-                assert_int_equal(utf8_is_valid_n(cases[i].in, cases[i].len), streq(s, cases[i].in) && strlen(s) == cases[i].len);
+                assert_int_equal(utf8_is_valid_n(cases[i].in, cases[i].len),
+                                 streq(s, cases[i].in) && strlen(s) == cases[i].len);
                 free(s);
         }
 }

@@ -91,7 +91,7 @@ static int teardown(void **state) {
 static void test_done_follows_run_on_the_loop(void **state) {
         sd_event *e = *state;
         unsigned n_done = 0;
-        Job j = {.gate = -1, .n_done = &n_done};
+        Job j = { .gate = -1, .n_done = &n_done };
 
         assert_int_equal(worker_start(e, job_run, job_done, &j, &j.worker), 0);
         assert_false(j.done); /* never before the loop runs */
@@ -112,7 +112,7 @@ static void test_many_at_once(void **state) {
         /* All of them running together: each waits for its byte. */
         assert_int_equal(pipe(gate), 0);
         for (size_t i = 0; i < N; i++) {
-                jobs[i] = (Job){.gate = gate[0], .n_done = &n_done};
+                jobs[i] = (Job){ .gate = gate[0], .n_done = &n_done };
                 assert_int_equal(worker_start(e, job_run, job_done, &jobs[i], &jobs[i].worker), 0);
         }
         assert_int_equal(sd_event_run(e, 10 * USEC_PER_MSEC) >= 0, 1);
@@ -134,7 +134,7 @@ static void test_many_at_once(void **state) {
 /* At exit: worker_free() waits for the job and calls nothing. */
 static void test_free_waits_for_a_running_job(void **state) {
         sd_event *e = *state;
-        Job j = {.gate = -1};
+        Job j = { .gate = -1 };
         int gate[2];
 
         assert_int_equal(pipe(gate), 0);
@@ -184,7 +184,7 @@ static void test_abandoned_while_running(void **state) {
 /* A job that ended before the loop heard of it: released right away. */
 static void test_abandoned_after_it_ended(void **state) {
         sd_event *e = *state;
-        Job j = {.gate = -1};
+        Job j = { .gate = -1 };
 
         assert_int_equal(worker_start(e, job_run, job_done, &j, &j.worker), 0);
         while (!atomic_load(&j.ran))
@@ -200,11 +200,11 @@ static void test_abandoned_after_it_ended(void **state) {
 
 int main(void) {
         const struct CMUnitTest tests[] = {
-            cmocka_unit_test_setup_teardown(test_done_follows_run_on_the_loop, setup, teardown),
-            cmocka_unit_test_setup_teardown(test_many_at_once, setup, teardown),
-            cmocka_unit_test_setup_teardown(test_free_waits_for_a_running_job, setup, teardown),
-            cmocka_unit_test_setup_teardown(test_abandoned_while_running, setup, teardown),
-            cmocka_unit_test_setup_teardown(test_abandoned_after_it_ended, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_done_follows_run_on_the_loop, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_many_at_once, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_free_waits_for_a_running_job, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_abandoned_while_running, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_abandoned_after_it_ended, setup, teardown),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }
