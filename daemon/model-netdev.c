@@ -1,0 +1,189 @@
+/* SPDX-License-Identifier: MIT */
+/* A device's network interfaces: found through its PCI function or its
+ * ports' GIDs, read and re-read, matched to their ports. */
+#include "model.h"
+
+#include <fcntl.h>
+#include <stdio.h>
+
+#include "log.h"
+#include "model-object.h"
+#include "parse.h"
+#include "properties.h"
+#include "utf8.h"
+#include "util.h"
+
+static const size_t netdev_strings[] = {
+        offsetof(NetDev, name),
+        offsetof(NetDev, operstate),
+        offsetof(NetDev, address),
+};
+
+void netdev_clear(NetDev *n) {
+        strings_free(netdev_strings, ELEMENTSOF(netdev_strings), n);
+        attr_list_clear(&n->attributes);
+        *n = (NetDev){};
+}
+
+static int netdev_derive(NetDev *n) {
+        const AttrList *a = &n->attributes;
+
+        if (derive_str(&n->operstate, attr_list_get(a, "operstate") ?: "") < 0 ||
+            derive_str(&n->address, attr_list_get(a, "address") ?: "") < 0)
+                return -ENOMEM;
+        n->mtu = attr_u32(a, "mtu");
+        n->dev_port = attr_u32(a, "dev_port");
+        return 0;
+}
+
+static int netdev_derive_object(void *object) {
+        return netdev_derive(object);
+}
+
+static uint32_t netdev_changed_object(const void *a, const void *b) {
+        return netdev_changed_mask(a, b);
+}
+
+static const ObjectKind netdev_kind = {
+        .size = sizeof(NetDev),
+        .strings = netdev_strings,
+        .n_strings = ELEMENTSOF(netdev_strings),
+        .attributes_offset = offsetof(NetDev, attributes),
+        .attributes_bit = PROPERTY_BIT(NETDEV_PROP_ATTRIBUTES),
+        .derive = netdev_derive_object,
+        .changed_mask = netdev_changed_object,
+};
+
+/* What a link event makes us re-read of a netdev. */
+static const PolledFile netdev_files[] = {
+        { "operstate" }, { "mtu" }, { "address" }, { "carrier" }, { "dev_port" },
+};
+
+int netdev_refresh(NetDev *n, uint32_t *ret_changed) {
+        char dir[4096];
+
+        assert(n);
+        assert(ret_changed);
+
+        snprintf(dir, sizeof(dir), "/sys/class/net/%s", n->name);
+        return object_refresh(&netdev_kind, n, dir, netdev_files, ELEMENTSOF(netdev_files), false, ret_changed);
+}
+
+static int netdev_load(int net_fd, const char *name, NetDev *n) {
+        _cleanup_close_ int fd = -EBADF;
+        uint32_t changed;
+        int r;
+
+        /* Interface names are bytes to the kernel; the bus wants UTF-8. */
+        free(n->name);
+        n->name = utf8_sanitize(name, strlen(name));
+        if (!n->name || str_set(&n->operstate, "") < 0 || str_set(&n->address, "") < 0)
+                return -ENOMEM;
+
+        /* Gone (or a stale name in gid_attrs/ndevs): not a netdev of ours. */
+        fd = openat(net_fd, name, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        if (fd < 0) {
+                r = negative_errno();
+                if (!errno_is_resource(r))
+                        log_debug_errno(r, "Cannot open netdev %s: %m", name);
+                return r;
+        }
+
+        r = sysfs_read_attributes_at(fd, ".", &n->attributes);
+        if (errno_is_resource(r))
+                return r;
+
+        return object_update(&netdev_kind, n, &changed);
+}
+
+static int netdev_compare(const void *a, const void *b) {
+        return strcmp(((const NetDev *) a)->name, ((const NetDev *) b)->name);
+}
+
+static int device_add_netdev(Device *d, size_t *allocated, int net_fd, const char *name) {
+        int r;
+
+        if (!*name || strchr(name, '/') || streq(name, ".") || streq(name, ".."))
+                return 0;
+        for (size_t i = 0; i < d->n_netdevs; i++)
+                if (streq(d->netdevs[i].name, name))
+                        return 0;
+
+        if (ARRAY_RESERVE(d->netdevs, *allocated, d->n_netdevs + 1) < 0)
+                return -ENOMEM;
+        d->netdevs[d->n_netdevs] = (NetDev){};
+        r = netdev_load(net_fd, name, &d->netdevs[d->n_netdevs]);
+        if (errno_is_resource(r)) {
+                d->n_netdevs++; /* freed with the device */
+                return r;
+        }
+        /* Gone, or a second name that reads the same once made valid UTF-8. */
+        if (r < 0 || (d->n_netdevs > 0 && device_find_netdev(d, d->netdevs[d->n_netdevs].name))) {
+                netdev_clear(&d->netdevs[d->n_netdevs]);
+                return 0;
+        }
+        d->n_netdevs++;
+        return 0;
+}
+
+/* The netdevs of a PCI function are its net/ children; a virtual device
+ * (rxe, siw) has no parent, so the ports' gid_attrs/ndevs name them. */
+int device_load_netdevs(int parent_fd, Device *d) {
+        size_t allocated = 0;
+        int r;
+
+        if (parent_fd >= 0) {
+                _cleanup_closedir_ DIR *dir = NULL;
+                struct dirent *de;
+
+                r = sysfs_opendir_at(parent_fd, "net", &dir);
+                if (errno_is_resource(r))
+                        return r;
+                while (r >= 0 && (de = readdir(dir))) {
+                        if (de->d_name[0] == '.')
+                                continue;
+                        r = device_add_netdev(d, &allocated, dirfd(dir), de->d_name);
+                        if (r < 0)
+                                return r;
+                }
+        }
+
+        if (d->n_netdevs == 0) {
+                _cleanup_close_ int class_fd = open("/sys/class/net", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
+                if (class_fd < 0 && (r = resource_errno_or_zero()) < 0)
+                        return r;
+                if (class_fd >= 0)
+                        for (size_t i = 0; i < d->n_ports; i++) {
+                                r = device_add_netdev(d, &allocated, class_fd, d->ports[i].gid_ndev);
+                                if (r < 0)
+                                        return r;
+                        }
+        }
+
+        if (d->n_netdevs > 0)
+                qsort(d->netdevs, d->n_netdevs, sizeof(NetDev), netdev_compare);
+        ARRAY_SHRINK(d->netdevs, allocated, d->n_netdevs);
+        for (size_t i = 0; i < d->n_netdevs; i++)
+                d->netdevs[i].device = d;
+
+        /* Port N's netdev has dev_port N-1; failing that, the one its GIDs name.
+         * Sorted by name, so "ib0" wins over its child "ib0.8001". */
+        for (size_t i = 0; i < d->n_ports; i++) {
+                Port *p = &d->ports[i];
+                NetDev *match = NULL;
+
+                for (size_t j = 0; j < d->n_netdevs && !match; j++)
+                        if (p->number > 0 && d->netdevs[j].dev_port == p->number - 1 && d->netdevs[j].port == 0)
+                                match = &d->netdevs[j];
+                for (size_t j = 0; j < d->n_netdevs && !match; j++)
+                        if (streq(d->netdevs[j].name, p->gid_ndev) && d->netdevs[j].port == 0)
+                                match = &d->netdevs[j];
+                if (match) {
+                        match->port = p->number;
+                        if (str_set(&p->netdev, match->name) < 0)
+                                return -ENOMEM;
+                }
+        }
+        return 0;
+}

@@ -1,0 +1,315 @@
+/* SPDX-License-Identifier: MIT */
+/* A device's ports: their files, GIDs and link state, read and re-read. */
+#include "model.h"
+
+#include <fcntl.h>
+#include <stdio.h>
+
+#include "log.h"
+#include "model-object.h"
+#include "parse.h"
+#include "properties.h"
+#include "utf8.h"
+#include "util.h"
+
+/* The strings each object owns, listed once: freed by its clear, and by an
+ * update for those that a re-derivation replaced, whether or not they are
+ * published. A new char * field of Port, NetDev or Device goes here. */
+static const size_t port_strings[] = {
+        offsetof(Port, state),           offsetof(Port, state_name), offsetof(Port, phys_state),
+        offsetof(Port, phys_state_name), offsetof(Port, rate),       offsetof(Port, rate_unit),
+        offsetof(Port, rate_info),       offsetof(Port, link_width), offsetof(Port, link_speed),
+        offsetof(Port, link_layer),      offsetof(Port, transport),  offsetof(Port, netdev),
+        offsetof(Port, gid_ndev),
+};
+
+void port_clear(Port *p) {
+        if (p->state_fd >= 0)
+                close(p->state_fd);
+        strings_free(port_strings, ELEMENTSOF(port_strings), p);
+        for (size_t i = 0; i < p->n_gids; i++) {
+                free(p->gids[i].gid);
+                free(p->gids[i].type);
+                free(p->gids[i].ndev);
+        }
+        free(p->gids);
+        attr_list_clear(&p->attributes);
+        *p = (Port){ .state_fd = -EBADF };
+}
+
+static int gid_compare(const void *a, const void *b) {
+        uint32_t x = ((const Gid *) a)->index, y = ((const Gid *) b)->index;
+        return x < y ? -1 : x > y;
+}
+
+/* gid_attrs/<what>/<index> of a RoCE or iWARP port into *ret; "" on
+ * InfiniBand ports (no such attributes) or when unreadable. */
+static int port_read_gid_attr(int port_fd, bool is_infiniband, const char *what, uint32_t index, char **ret) {
+        char path[64];
+        int r;
+
+        if (!is_infiniband) {
+                snprintf(path, sizeof(path), "gid_attrs/%s/%u", what, index);
+                r = sysfs_read_at(port_fd, path, ret);
+                if (errno_is_resource(r))
+                        return r;
+        }
+        if (!*ret && !(*ret = strdup("")))
+                return -ENOMEM;
+        return 0;
+}
+
+/* Non-zero entries of ports/<n>/gids with their types and netdevs; the first
+ * netdev named in gid_attrs/ndevs, which is how virtual devices (rxe, siw)
+ * show theirs. */
+static int port_load_gids(int port_fd, Port *p) {
+        _cleanup_closedir_ DIR *d = NULL;
+        size_t allocated = 0;
+        bool is_infiniband = streq(p->link_layer, "InfiniBand");
+        struct dirent *de;
+        int fd, r;
+
+        r = sysfs_opendir_at(port_fd, "gids", &d);
+        if (r < 0)
+                return errno_is_resource(r) ? r : 0;
+        fd = dirfd(d);
+
+        while ((de = readdir(d))) {
+                _cleanup_free_ char *gid = NULL, *type = NULL, *ndev = NULL;
+                uint32_t index;
+
+                if (parse_decimal_u32(de->d_name, &index) < 0)
+                        continue;
+                r = sysfs_read_at(fd, de->d_name, &gid);
+                if (errno_is_resource(r))
+                        return r;
+                if (r < 0 || gid_is_zero(gid))
+                        continue;
+
+                /* The kernel gives InfiniBand GIDs no type; RoCE ones say v1 or v2. */
+                r = port_read_gid_attr(port_fd, is_infiniband, "types", index, &type);
+                if (r < 0)
+                        return r;
+                r = port_read_gid_attr(port_fd, is_infiniband, "ndevs", index, &ndev);
+                if (r < 0)
+                        return r;
+
+                if (ARRAY_RESERVE(p->gids, allocated, p->n_gids + 1) < 0)
+                        return -ENOMEM;
+                p->gids[p->n_gids++] =
+                        (Gid){ .index = index, .gid = TAKE_PTR(gid), .type = TAKE_PTR(type), .ndev = TAKE_PTR(ndev) };
+        }
+
+        if (p->n_gids > 0)
+                qsort(p->gids, p->n_gids, sizeof(Gid), gid_compare);
+        ARRAY_SHRINK(p->gids, allocated, p->n_gids);
+
+        for (size_t i = 0; i < p->n_gids; i++)
+                if (*p->gids[i].ndev)
+                        return str_set(&p->gid_ndev, p->gids[i].ndev);
+        return 0;
+}
+
+/* Every field that derives from the port's attribute map, which holds the
+ * raw file contents. */
+static int port_derive(Port *p) {
+        const AttrList *a = &p->attributes;
+        const char *raw, *name;
+        RateInfo rate;
+
+        assert(p->device); /* its node type decides iWARP */
+
+        raw = attr_list_get(a, "state") ?: "";
+        (void) parse_port_state(raw, &p->state_num, &name);
+        if (derive_str(&p->state, raw) < 0 || derive_str(&p->state_name, name) < 0)
+                return -ENOMEM;
+
+        raw = attr_list_get(a, "phys_state") ?: "";
+        (void) parse_port_phys_state(raw, &p->phys_state_num, &name);
+        if (derive_str(&p->phys_state, raw) < 0 || derive_str(&p->phys_state_name, name) < 0)
+                return -ENOMEM;
+
+        /* Unreadable without a link (EINVAL): "" and 0. */
+        raw = attr_list_get(a, "rate") ?: "";
+        (void) parse_rate(raw, &rate);
+        p->rate_speed = rate.speed;
+        if (derive_str(&p->rate, raw) < 0 || derive_str(&p->rate_unit, rate.unit) < 0 ||
+            derive_str(&p->rate_info, rate.info) < 0 || derive_str(&p->link_width, rate.width) < 0 ||
+            derive_str(&p->link_speed, rate.speed_name) < 0)
+                return -ENOMEM;
+
+        if (derive_str(&p->link_layer, link_layer_normalize(attr_list_get(a, "link_layer"))) < 0 ||
+            derive_str(&p->transport, transport_from(p->device->node_type_num, p->link_layer)) < 0)
+                return -ENOMEM;
+
+        p->lid = attr_u32(a, "lid");
+        p->sm_lid = attr_u32(a, "sm_lid");
+        p->lid_mask_count = attr_u32(a, "lid_mask_count");
+        p->sm_sl = attr_u32(a, "sm_sl");
+        p->cap_mask = attr_u32(a, "cap_mask");
+        return 0;
+}
+
+static int port_derive_object(void *object) {
+        return port_derive(object);
+}
+
+static uint32_t port_changed_object(const void *a, const void *b) {
+        return port_changed_mask(a, b);
+}
+
+static const ObjectKind port_kind = {
+        .size = sizeof(Port),
+        .strings = port_strings,
+        .n_strings = ELEMENTSOF(port_strings),
+        .attributes_offset = offsetof(Port, attributes),
+        .attributes_bit = PROPERTY_BIT(PORT_PROP_ATTRIBUTES),
+        .derive = port_derive_object,
+        .changed_mask = port_changed_object,
+};
+
+static int port_load(int ports_fd, const char *dirname, Port *p) {
+        _cleanup_close_ int fd = -EBADF;
+        uint32_t changed;
+        int r;
+
+        r = parse_decimal_u32(dirname, &p->number);
+        if (r < 0)
+                return r;
+        if (str_set(&p->netdev, "") < 0 || str_set(&p->gid_ndev, "") < 0)
+                return -ENOMEM;
+
+        fd = openat(ports_fd, dirname, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        if (fd < 0) {
+                r = resource_errno_or_zero();
+                if (r < 0)
+                        return r;
+                log_debug_errno(errno, "Cannot open port directory %s: %m", dirname);
+        } else {
+                r = sysfs_read_attributes_at(fd, ".", &p->attributes);
+                if (errno_is_resource(r))
+                        return r;
+        }
+
+        /* A port with nothing readable still gets "" and 0 everywhere. */
+        r = object_update(&port_kind, p, &changed);
+        if (r < 0)
+                return r;
+
+        return fd >= 0 ? port_load_gids(fd, p) : 0;
+}
+
+/* What the poll timer re-reads of a port: IB ports change state without any
+ * event. A re-read of an Ethernet port opens 3 files instead of 7. */
+static const PolledFile port_link_files[] = {
+        { "state" },
+        { "phys_state" },
+        { "rate" },
+        { "lid", .infiniband_addressing = true },
+        { "sm_lid", .infiniband_addressing = true },
+        { "lid_mask_count", .infiniband_addressing = true },
+        { "sm_sl", .infiniband_addressing = true },
+};
+
+int port_refresh_link(Port *p, uint32_t *ret_changed) {
+        char dir[4096];
+        int r;
+
+        assert(p);
+        assert(p->device);
+        assert(ret_changed);
+
+        snprintf(dir, sizeof(dir), "%s/ports/%u", p->device->sysfs_path, p->number);
+        r = object_refresh(&port_kind, p, dir, port_link_files, ELEMENTSOF(port_link_files),
+                           streq_ptr(p->link_layer, "Ethernet"), ret_changed);
+        if (r < 0)
+                return r;
+        /* A state change seen by path: the kept descriptor may be of a file that
+         * was replaced rather than rewritten (not sysfs, but a test tree); reopen it. */
+        if ((*ret_changed & PROPERTY_BIT(PORT_PROP_STATE)) && p->state_fd >= 0)
+                p->state_fd = (close(p->state_fd), -EBADF);
+        return 0;
+}
+
+int port_state_fd(Port *p) {
+        assert(p);
+
+        if (p->state_fd < 0) {
+                char path[4096];
+
+                snprintf(path, sizeof(path), "%s/ports/%u/state", p->device->sysfs_path, p->number);
+                p->state_fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+                if (p->state_fd < 0)
+                        return -errno;
+        }
+        return p->state_fd;
+}
+
+int port_state_read_changed(Port *p, const char *buf, ssize_t n) {
+        assert(p);
+
+        if (n < 0) {
+                /* Gone or refused: let the path-based re-read decide, and reopen next time. */
+                if (p->state_fd >= 0)
+                        p->state_fd = (close(p->state_fd), -EBADF);
+                return 1;
+        }
+        n = (ssize_t) sysfs_trim_trailing_space(buf, (size_t) n);
+        return (size_t) n != strlen(p->state) || memcmp(buf, p->state, (size_t) n) != 0;
+}
+
+int port_link_changed(Port *p) {
+        char buf[128];
+        ssize_t n;
+        int fd;
+
+        assert(p);
+
+        fd = port_state_fd(p);
+        if (fd < 0)
+                /* Unreadable: changed unless the model already has no state. */
+                return *p->state != '\0';
+        n = pread(fd, buf, sizeof(buf) - 1, 0);
+        return port_state_read_changed(p, buf, n < 0 ? -errno : n);
+}
+
+static int port_compare(const void *a, const void *b) {
+        uint32_t x = ((const Port *) a)->number, y = ((const Port *) b)->number;
+        return x < y ? -1 : x > y;
+}
+
+int device_load_ports(int dev_fd, Device *d) {
+        _cleanup_closedir_ DIR *dir = NULL;
+        size_t allocated = 0;
+        struct dirent *de;
+        int fd, r;
+
+        r = sysfs_opendir_at(dev_fd, "ports", &dir);
+        if (errno_is_resource(r))
+                return r;
+        if (r < 0)
+                return log_debug_errno(r, "%s: no ports directory: %m", d->name), 0;
+        fd = dirfd(dir);
+
+        while ((de = readdir(dir))) {
+                uint32_t number;
+
+                if (parse_decimal_u32(de->d_name, &number) < 0)
+                        continue;
+                if (ARRAY_RESERVE(d->ports, allocated, d->n_ports + 1) < 0)
+                        return -ENOMEM;
+                d->ports[d->n_ports] = (Port){ .device = d, .state_fd = -EBADF };
+                r = port_load(fd, de->d_name, &d->ports[d->n_ports]);
+                d->n_ports++;
+                if (r < 0)
+                        return r;
+        }
+
+        if (d->n_ports > 0)
+                qsort(d->ports, d->n_ports, sizeof(Port), port_compare);
+        ARRAY_SHRINK(d->ports, allocated, d->n_ports);
+        /* qsort moved the ports: nothing points into the array yet, but keep the back pointers right. */
+        for (size_t i = 0; i < d->n_ports; i++)
+                d->ports[i].device = d;
+        return 0;
+}
