@@ -308,6 +308,34 @@ int device_read_properties(RdmaDevice *d, sd_bus_message *m) {
         return read_properties(d, device_properties, device_special, m);
 }
 
+int netdev_read_properties(RdmaNetDev *n, sd_bus_message *m) {
+        return read_properties(n, netdev_properties, NULL, m);
+}
+
+int inventory_apply_properties_changed(Inventory *inv, sd_bus_message *m) {
+        const char *path = sd_bus_message_get_path(m), *interface;
+        RdmaPort *p;
+        RdmaSriov *s;
+        RdmaDevice *d;
+        RdmaNetDev *n;
+        int r;
+
+        if (!path)
+                return -EINVAL;
+        r = sd_bus_message_read(m, "s", &interface);
+        if (r < 0)
+                return r;
+        if (streq(interface, RDMAD_PORT_INTERFACE) && (p = inventory_find_port(inv, path)))
+                return port_read_properties(p, m);
+        if (streq(interface, RDMAD_SRIOV_INTERFACE) && (s = inventory_find_sriov(inv, path)))
+                return sriov_read_properties(s, m);
+        if (streq(interface, RDMAD_DEVICE_INTERFACE) && (d = inventory_find_device(inv, path)))
+                return device_read_properties(d, m);
+        if (streq(interface, RDMAD_NETDEV_INTERFACE) && (n = inventory_find_netdev(inv, path)))
+                return netdev_read_properties(n, m);
+        return 0;
+}
+
 static void device_free_arrays(void *object) {
         free(((RdmaDevice *) object)->port_numbers);
         strv_free(((RdmaDevice *) object)->virtual_functions);

@@ -105,6 +105,11 @@ void inventory_remove_object(Inventory *inv, const char *path, char **interfaces
 int port_read_properties(RdmaPort *p, sd_bus_message *m);
 int sriov_read_properties(RdmaSriov *s, sd_bus_message *m);
 int device_read_properties(RdmaDevice *d, sd_bus_message *m);
+int netdev_read_properties(RdmaNetDev *n, sd_bus_message *m);
+
+/* A PropertiesChanged signal into the object it is about; 0 and nothing
+ * changed for an object or interface the inventory does not hold. */
+int inventory_apply_properties_changed(Inventory *inv, sd_bus_message *m);
 
 /* Devices by name, ports by device name and number, netdevs by name. */
 void inventory_sort(Inventory *inv);

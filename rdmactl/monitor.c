@@ -20,6 +20,7 @@
 
 #include <systemd/sd-event.h>
 
+#include "follow.h"
 #include "inventory.h"
 #include "monitor.h"
 #include "rdmactl.h"
@@ -373,13 +374,13 @@ static void daemon_returned(Monitor *m) {
 
 static int on_name_owner_changed(sd_bus_message *message, void *userdata, sd_bus_error *ret_error) {
         Monitor *m = userdata;
-        const char *name, *old_owner, *new_owner;
+        FollowOwner owner;
 
-        if (sd_bus_message_read(message, "sss", &name, &old_owner, &new_owner) < 0 || !streq(name, RDMAD_BUS_NAME))
+        if (follow_read_owner_change(message, &owner) < 0)
                 return 0;
-        if (*new_owner) {
-                /* Back, or (old and new owner both set) replaced without a gap. */
-                if (m->away || *old_owner)
+        if (owner != FOLLOW_OWNER_LEFT) {
+                /* Back, or replaced without a gap. */
+                if (m->away || owner == FOLLOW_OWNER_REPLACED)
                         daemon_returned(m);
                 return 0;
         }
@@ -409,27 +410,15 @@ static int on_exit_signal(sd_event_source *s, const struct signalfd_siginfo *si,
 }
 
 static int subscribe(Monitor *m) {
-        int r;
+        static const FollowHandlers handlers = {
+                .interfaces_added = on_interfaces_added,
+                .interfaces_removed = on_interfaces_removed,
+                .properties_changed = on_properties_changed,
+                .name_owner_changed = on_name_owner_changed,
+                .disconnected = on_disconnected,
+        };
 
-        r = sd_bus_match_signal(m->bus, NULL, RDMAD_BUS_NAME, RDMAD_ROOT_PATH, "org.freedesktop.DBus.ObjectManager",
-                                "InterfacesAdded", on_interfaces_added, m);
-        if (r >= 0)
-                r = sd_bus_match_signal(m->bus, NULL, RDMAD_BUS_NAME, RDMAD_ROOT_PATH,
-                                        "org.freedesktop.DBus.ObjectManager", "InterfacesRemoved",
-                                        on_interfaces_removed, m);
-        if (r >= 0)
-                r = sd_bus_match_signal(m->bus, NULL, RDMAD_BUS_NAME, NULL, "org.freedesktop.DBus.Properties",
-                                        "PropertiesChanged", on_properties_changed, m);
-        if (r >= 0)
-                r = sd_bus_add_match(m->bus, NULL,
-                                     "type='signal',sender='org.freedesktop.DBus',path='/org/freedesktop/DBus',"
-                                     "interface='org.freedesktop.DBus',member='NameOwnerChanged',arg0='" RDMAD_BUS_NAME
-                                     "'",
-                                     on_name_owner_changed, m);
-        if (r >= 0)
-                r = sd_bus_match_signal(m->bus, NULL, NULL, "/org/freedesktop/DBus/Local", "org.freedesktop.DBus.Local",
-                                        "Disconnected", on_disconnected, m);
-        return r;
+        return follow_subscribe(m->bus, &handlers, m);
 }
 
 int verb_monitor(sd_bus *bus, const Options *options, char **args, size_t n_args) {

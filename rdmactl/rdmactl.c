@@ -29,8 +29,12 @@ static void help(void) {
                "  status [NAME...]          Everything known about devices, their ports and netdevs\n"
                "  monitor                   Print device, port and SR-IOV changes until interrupted,\n"
                "                            across restarts of rdmad\n"
-               "  wait PORT STATE           Wait until a port is in STATE (ACTIVE, DOWN, INIT, ARMED, ...,\n"
-               "                            or the kernel's number: 4 is ACTIVE)\n"
+               "  wait [NAME...] [--state=STATE]\n"
+               "                            Wait until the ports named (every port with a link when\n"
+               "                            none is) are in STATE (default ACTIVE), also for names\n"
+               "                            not there yet and across restarts of rdmad\n"
+               "  wait PORT STATE           Wait until a port that exists is in STATE (ACTIVE, DOWN,\n"
+               "                            INIT, ARMED, ..., or the kernel's number: 4 is ACTIVE)\n"
                "  set-vfs DEVICE COUNT      Set the number of SR-IOV virtual functions\n"
                "\n"
                "A PORT is 'DEVICE PORT' (mlx5_0 1), 'DEVICE/PORT' (mlx5_0/1) or a netdev (ib0);\n"
@@ -45,7 +49,13 @@ static void help(void) {
                "     --no-color             No colours, even on a terminal\n"
                "     --no-pager             Accepted; rdmactl never pages\n"
                "     --timeout=SPAN         wait: give up after SPAN (30s, 500ms, 2min; a bare number\n"
-               "                            is seconds; default: never; 0: check only)\n"
+               "                            is seconds); wait NAME... --state: default 2min, 0 or\n"
+               "                            infinity: never; wait PORT STATE: default never, 0: check\n"
+               "     --state=STATE          wait: the state to wait for (default ACTIVE)\n"
+               "     --any                  wait: one of the ports in STATE suffices\n"
+               "     --ignore=GLOB          wait: leave out the devices, ports (DEV/PORT), netdevs\n"
+               "                            that match (repeatable)\n"
+               "  -q --quiet                wait: no progress lines on stderr\n"
                "     --no-ask-password      set-vfs: never ask for a password\n"
                "     --exit-on-disconnect   monitor: exit (status 3) when rdmad leaves the bus\n"
                "                            instead of waiting for it to return\n"
@@ -66,7 +76,8 @@ static const Verb verbs[] = {
         { "list", 0, 0, VERB_DEFAULT | VERB_JSON, NULL, verb_list },
         { "status", 0, SIZE_MAX, VERB_JSON, "DEVICE...", verb_status },
         { "monitor", 0, 0, VERB_JSON | VERB_FOLLOWS, NULL, verb_monitor },
-        { "wait", 2, 3, VERB_TIMEOUT, "PORT STATE", verb_wait },
+        /* wait checks its own arguments: its two forms take different ones. */
+        { "wait", 0, SIZE_MAX, VERB_TIMEOUT, "PORT STATE", verb_wait },
         { "set-vfs", 2, 2, 0, "DEVICE COUNT", verb_set_vfs },
         { "help", 0, 0, VERB_NO_BUS, NULL, verb_help },
 };
@@ -85,6 +96,9 @@ enum {
         ARG_EXIT_ON_DISCONNECT,
         ARG_LIST_DEVICES,
         ARG_LIST,
+        ARG_STATE,
+        ARG_ANY,
+        ARG_IGNORE,
 };
 
 static const struct option long_options[] = {
@@ -98,6 +112,10 @@ static const struct option long_options[] = {
         { "timeout", required_argument, NULL, ARG_TIMEOUT },
         { "no-ask-password", no_argument, NULL, ARG_NO_ASK_PASSWORD },
         { "exit-on-disconnect", no_argument, NULL, ARG_EXIT_ON_DISCONNECT },
+        { "state", required_argument, NULL, ARG_STATE },
+        { "any", no_argument, NULL, ARG_ANY },
+        { "ignore", required_argument, NULL, ARG_IGNORE },
+        { "quiet", no_argument, NULL, 'q' },
         /* Hidden: for the shell completion. */
         { "list-devices", no_argument, NULL, ARG_LIST_DEVICES },
         { "list", required_argument, NULL, ARG_LIST },
@@ -122,9 +140,13 @@ static int option_error(int c, const char *arg) {
         return usage_error("unknown option '%.*s'.", (int) len, arg);
 }
 
+static void options_done(Options *o) {
+        strv_free(o->ignore);
+}
+
 int main(int argc, char *argv[]) {
         _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
-        Options o = { .legend = true, .ask_password = true };
+        _cleanup_(options_done) Options o = { .legend = true, .ask_password = true };
         bool no_color = false, list_names = false;
         const Verb *verb = NULL;
         char **args;
@@ -136,7 +158,7 @@ int main(int argc, char *argv[]) {
         /* GNU getopt permutes: options may also follow the command ("wait mlx5_0 1 ACTIVE --timeout=5").
          * The leading ':' has it tell a missing value (':') from an unknown option ('?'). */
         opterr = 0;
-        while ((c = getopt_long(argc, argv, ":h", long_options, NULL)) >= 0)
+        while ((c = getopt_long(argc, argv, ":hq", long_options, NULL)) >= 0)
                 switch (c) {
                 case 'h':
                         help();
@@ -180,6 +202,29 @@ int main(int argc, char *argv[]) {
                 case ARG_EXIT_ON_DISCONNECT:
                         o.exit_on_disconnect = true;
                         break;
+                case ARG_STATE:
+                        r = parse_port_state_arg(optarg, &o.wait_state);
+                        if (r == -ERANGE)
+                                return usage_error("--state: port state %s is out of range; the states are 0 "
+                                                   "(NOP) to %d (ACTIVE_DEFER).",
+                                                   optarg, PORT_STATE_MAX);
+                        if (r < 0)
+                                return usage_error("--state: '%s' is not a port state (ACTIVE, DOWN, INIT, ARMED, "
+                                                   "ACTIVE_DEFER, NOP, or their numbers 0-5).",
+                                                   optarg);
+                        break;
+                case ARG_ANY:
+                        o.wait_any = true;
+                        break;
+                case ARG_IGNORE:
+                        if (!*optarg)
+                                return usage_error("--ignore: needs a name or a pattern, as in '--ignore=mlx5_1'.");
+                        if (strv_push_take(&o.ignore, &o.n_ignore, &o.allocated_ignore, strdup(optarg)) < 0)
+                                return report_bus_error("parsing", -ENOMEM, NULL);
+                        break;
+                case 'q':
+                        o.quiet = true;
+                        break;
                 case ARG_LIST_DEVICES:
                         list_names = true;
                         o.list = NAMES_DEVICES;
@@ -209,6 +254,9 @@ int main(int argc, char *argv[]) {
                 if (status != EXIT_OK)
                         return status;
         }
+
+        if ((o.wait_state || o.wait_any || o.n_ignore > 0 || o.quiet) && verb->run != verb_wait)
+                return usage_error("--state, --any, --ignore and --quiet are for 'wait' only.");
 
         if (!(verb->flags & VERB_NO_BUS)) {
                 r = sd_bus_open_system(&bus);

@@ -27,6 +27,12 @@ typedef struct Options {
         uint64_t timeout_usec; /* `wait`: UINT64_MAX for none */
         NameKind list;
         bool exit_on_disconnect; /* `monitor`: exit 3 when rdmad leaves instead of waiting for it */
+        /* `wait` in its boot-time form (wait-online.c) */
+        const char *wait_state; /* --state=, the kernel's name; NULL: not given */
+        bool wait_any;          /* --any */
+        char **ignore;          /* --ignore=, fnmatch(3) patterns */
+        size_t n_ignore, allocated_ignore;
+        bool quiet; /* -q: no progress lines */
 } Options;
 
 /* Prints "rdmactl: ..." for a failed bus call on stderr and returns the

@@ -1,10 +1,17 @@
 /* SPDX-License-Identifier: MIT */
-/* rdmactl wait PORT STATE: until the port is in STATE, with WaitForState
- * (rdmad answers when the state is reached or the call's time is up). */
+/* rdmactl wait, in two forms:
+ *   wait [NAME...] [--state=STATE] [--any] [--ignore=GLOB]: for boot, where
+ *     what is named may not exist yet and rdmad may not run yet
+ *     (wait-online.c follows the signals);
+ *   wait PORT STATE: the port must exist now, and rdmad run; WaitForState
+ *     (rdmad answers when the state is reached or the call's time is up).
+ * The first is chosen by its options or by no argument at all, so that a
+ * script's `wait PORT STATE` keeps its exit statuses. */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "args.h"
 #include "bus-errors.h"
@@ -14,6 +21,8 @@
 #include "util.h"
 #include "verb-util.h"
 #include "verbs.h"
+#include "wait-check.h"
+#include "wait-online.h"
 
 /* WaitForState: rdmad holds a call at most this long (org.rdmad1(5)); longer
  * waits are done in rounds. */
@@ -50,16 +59,68 @@ static int report_wait_timeout(sd_bus *bus, const Options *o, const char *path, 
         return EXIT_TIMEOUT;
 }
 
+/* Default for the boot-time form, as systemd-networkd-wait-online's: long
+ * enough for a subnet manager to bring a port up, short enough for a boot. */
+#define WAIT_ONLINE_DEFAULT_TIMEOUT_USEC (2 * USEC_PER_MINUTE)
+
+static int verb_wait_online(sd_bus *bus, const Options *o, char **args, size_t n_args) {
+        _cleanup_strv_free_ char **names = NULL;
+        const char *bad = NULL;
+        uint64_t timeout = WAIT_ONLINE_DEFAULT_TIMEOUT_USEC;
+        WaitSpec spec = {
+                .state = o->wait_state ?: "ACTIVE",
+                .any = o->wait_any,
+                .ignore = o->ignore,
+                .n_ignore = o->n_ignore,
+        };
+        int r;
+
+        /* "wait PORT STATE --state=...": a state among the names is a mistake, not a device to wait for. */
+        for (size_t i = 0; i < n_args; i++) {
+                const char *ignored;
+
+                if (!strchr(args[i], '/') && strspn(args[i], "0123456789") != strlen(args[i]) &&
+                    parse_port_state_arg(args[i], &ignored) >= 0)
+                        return usage_error("'%s' is a state: with --state, --any or --ignore, name only devices, "
+                                           "ports and network interfaces.",
+                                           args[i]);
+        }
+        r = wait_names_from_args(args, n_args, &names, &spec.n_names, &bad);
+        if (r == -ENOMEM)
+                return report_bus_error("parsing", r, NULL);
+        if (r < 0)
+                return usage_error("'%s' is not a device, a port (DEVICE PORT, DEVICE/PORT) or a network "
+                                   "interface.",
+                                   bad);
+        spec.names = names;
+        if (o->timeout_set) /* 0 as systemd-networkd-wait-online takes it: no timeout */
+                timeout = o->timeout_usec == 0 ? UINT64_MAX : o->timeout_usec;
+        return wait_online(bus, o, &spec, timeout);
+}
+
+/* What a mistaken `wait PORT STATE` may have meant instead. */
+#define WAIT_ONLINE_HINT                                                                                               \
+        "\nrdmactl: for names that may not be there yet, or every port: "                                              \
+        "'rdmactl wait [NAME...] --state=STATE'."
+
 /* wait DEVICE PORT STATE, wait DEVICE/PORT STATE, wait NETDEV STATE */
 int verb_wait(sd_bus *bus, const Options *o, char **args, size_t n_args) {
         _cleanup_(inventory_freep) Inventory *inv = NULL;
         _cleanup_free_ char *path = NULL;
         uint64_t remaining = o->timeout_set ? o->timeout_usec : UINT64_MAX;
-        const char *state, *state_arg = args[n_args - 1];
+        const char *state, *state_arg;
         size_t consumed;
         Target t;
         int status, r;
 
+        if (o->wait_state || o->wait_any || o->n_ignore > 0 || n_args == 0)
+                return verb_wait_online(bus, o, args, n_args);
+        if (n_args < 2)
+                return usage_error("'wait' needs PORT STATE." WAIT_ONLINE_HINT);
+        if (n_args > 3)
+                return usage_error("'wait' takes only PORT STATE." WAIT_ONLINE_HINT);
+
+        state_arg = args[n_args - 1];
         r = parse_port_state_arg(state_arg, &state);
         if (r == -ERANGE)
                 return usage_error("port state %s is out of range; the states are 0 (NOP) to %d (ACTIVE_DEFER).",

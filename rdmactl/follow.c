@@ -1,0 +1,44 @@
+/* SPDX-License-Identifier: MIT */
+#include "follow.h"
+
+#include <errno.h>
+
+#include "rdmad-api.h"
+#include "util.h"
+
+int follow_subscribe(sd_bus *bus, const FollowHandlers *h, void *userdata) {
+        int r;
+
+        r = sd_bus_match_signal(bus, NULL, RDMAD_BUS_NAME, RDMAD_ROOT_PATH, "org.freedesktop.DBus.ObjectManager",
+                                "InterfacesAdded", h->interfaces_added, userdata);
+        if (r >= 0)
+                r = sd_bus_match_signal(bus, NULL, RDMAD_BUS_NAME, RDMAD_ROOT_PATH,
+                                        "org.freedesktop.DBus.ObjectManager", "InterfacesRemoved",
+                                        h->interfaces_removed, userdata);
+        if (r >= 0)
+                r = sd_bus_match_signal(bus, NULL, RDMAD_BUS_NAME, NULL, "org.freedesktop.DBus.Properties",
+                                        "PropertiesChanged", h->properties_changed, userdata);
+        /* arg0 in the match: the bus sends only org.rdmad1's changes, not every client's. */
+        if (r >= 0)
+                r = sd_bus_add_match(bus, NULL,
+                                     "type='signal',sender='org.freedesktop.DBus',path='/org/freedesktop/DBus',"
+                                     "interface='org.freedesktop.DBus',member='NameOwnerChanged',arg0='" RDMAD_BUS_NAME
+                                     "'",
+                                     h->name_owner_changed, userdata);
+        if (r >= 0)
+                r = sd_bus_match_signal(bus, NULL, NULL, "/org/freedesktop/DBus/Local", "org.freedesktop.DBus.Local",
+                                        "Disconnected", h->disconnected, userdata);
+        return r;
+}
+
+int follow_read_owner_change(sd_bus_message *message, FollowOwner *ret) {
+        const char *name, *old_owner, *new_owner;
+
+        if (sd_bus_message_read(message, "sss", &name, &old_owner, &new_owner) < 0 || !streq(name, RDMAD_BUS_NAME))
+                return -EINVAL;
+        if (!*new_owner)
+                *ret = FOLLOW_OWNER_LEFT;
+        else
+                *ret = *old_owner ? FOLLOW_OWNER_REPLACED : FOLLOW_OWNER_APPEARED;
+        return 0;
+}
