@@ -18,6 +18,8 @@ expected="$prefix/bin/rdmactl
 $prefix/bin/rdmad-exporter
 $prefix/lib/systemd/system/rdmad-exporter.service
 $prefix/lib/systemd/system/rdmad-exporter.socket
+$prefix/lib/systemd/system/rdmad-wait-online.service
+$prefix/lib/systemd/system/rdmad-wait-online@.service
 $prefix/lib/systemd/system/rdmad.service
 $prefix/lib/sysusers.d/rdmad.conf
 $prefix/lib/udev/rules.d/90-rdmad.rules
@@ -33,6 +35,7 @@ $prefix/share/dbus-1/system.d/org.rdmad1.conf
 $prefix/share/man/man1/rdmactl.1
 $prefix/share/man/man5/org.rdmad1.5
 $prefix/share/man/man8/rdmad-exporter.8
+$prefix/share/man/man8/rdmad-wait-online.service.8
 $prefix/share/man/man8/rdmad.8
 $prefix/share/polkit-1/actions/org.rdmad1.policy"
 actual=$(cd "$dest" && find . -type f | sed 's|^\.||' | sort)
