@@ -44,10 +44,8 @@
  * a build that sees it move starts again; after MANAGED_OBJECTS_RESTARTS_MAX
  * restarts it is finished in one go. */
 
-/* The reply being built (bus-managed-objects-reply.h), and a uid asked of
- * dbus-daemon: the glue's own. */
+/* The reply being built (bus-managed-objects-reply.h). */
 typedef struct ManagedObjectsReply ManagedObjectsReply;
-typedef struct ManagedObjectsUidLookup ManagedObjectsUidLookup;
 
 /* The object paths under the root, as the node enumerator lists them. */
 typedef int (*ManagedObjectsListPaths)(void *userdata, char ***ret_paths, size_t *ret_n);
@@ -89,8 +87,7 @@ typedef struct ManagedObjectsQueue {
         sd_event_source *share_event;   /* polls the socket while draining; wakes when the share allows */
         uint64_t last_slice_usec;
 
-        CallScheduler scheduler;          /* the calls held (sd_bus_message), whose turn */
-        ManagedObjectsUidLookup *lookups; /* connections whose uid dbus-daemon is asked */
+        CallScheduler scheduler; /* the calls held (sd_bus_message), whose turn */
 
         /* The reply of the call served, and why it may be built again. */
         ManagedObjectsReply *build;
