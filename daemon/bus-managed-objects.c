@@ -382,6 +382,7 @@ int bus_managed_objects_start(ManagedObjectsQueue *q, sd_bus *bus, sd_event *eve
                 .callers_max = MANAGED_OBJECTS_CALLERS_MAX,
                 .share_percent = test_knob_or(knobs->gmo_unprivileged_share, MANAGED_OBJECTS_UNPRIVILEGED_SHARE),
                 .pause_usec = test_knob_or(knobs->gmo_unprivileged_pause_msec, 0) * USEC_PER_MSEC,
+                .pause_max_usec = MANAGED_OBJECTS_PAUSE_MAX_USEC,
                 .wait_max_usec = test_knob_or(knobs->gmo_wait_max_msec, MANAGED_OBJECTS_WAIT_MAX_USEC / USEC_PER_MSEC) *
                                  USEC_PER_MSEC,
         };

@@ -60,7 +60,10 @@ typedef int (*ManagedObjectsListPaths)(void *userdata, char ***ret_paths, size_t
 /* Percent of the time replies to callers other than root may occupy the
  * daemon's bus connection. */
 #define MANAGED_OBJECTS_UNPRIVILEGED_SHARE 10
-#define MANAGED_OBJECTS_RESTARTS_MAX       3
+/* ... but after one slow reply the others wait at most this long: the share
+ * recovers in seconds, whatever that reply took to leave. */
+#define MANAGED_OBJECTS_PAUSE_MAX_USEC (2 * 1000000ULL)
+#define MANAGED_OBJECTS_RESTARTS_MAX   3
 /* Building runs at most this long per event-loop iteration. */
 #define MANAGED_OBJECTS_SLICE_USEC 4000
 /* ... and gets a slice at least this often, however busy the loop. */
