@@ -346,7 +346,7 @@ uint64_t call_scheduler_drained(CallScheduler *s, uint64_t *ret_busy_usec) {
         busy = now - s->drain_started_usec;
         share = s->limits.share_percent;
         pause = s->limits.pause_usec ?: busy * (100 - share) / share;
-        if (s->limits.pause_max_usec > 0 && pause > s->limits.pause_max_usec)
+        if (!s->limits.pause_usec && s->limits.pause_max_usec > 0 && pause > s->limits.pause_max_usec)
                 pause = s->limits.pause_max_usec;
         s->not_before_usec = now + pause;
         s->share = CALL_SCHEDULER_SHARE_PAUSED;

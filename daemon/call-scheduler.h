@@ -46,7 +46,7 @@ typedef struct CallSchedulerLimits {
         uint64_t wait_max_usec;     /* a call waiting this long is expired */
         unsigned share_percent;     /* 1..100 */
         uint64_t pause_usec;        /* when > 0: this pause after an unprivileged answer, whatever it took */
-        uint64_t pause_max_usec;    /* when > 0: the longest pause */
+        uint64_t pause_max_usec;    /* when > 0: the longest pause the share gives */
         unsigned uid_calls_max;     /* when > 0: per user over all its connections */
         uint64_t uid_bytes_per_sec; /* when > 0: what a user's debt is paid down by */
         uint64_t uid_bytes_burst;   /* the debt a user may have and still be served */
