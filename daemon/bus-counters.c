@@ -170,8 +170,15 @@ static int device_targets(const Device *d, bool with_ports, CounterTarget *t, si
 
 static int submit(BusServer *s, sd_bus_message *message, CounterTarget *targets, size_t n, CounterReplyFn reply,
                   sd_bus_error *error) {
+        uid_t uid;
         int r;
 
+        /* Root's cache rule differs: who calls is known before anything is read. */
+        r = caller_resolve_uid(&s->callers, message, &uid, error);
+        if (r <= 0) {
+                counter_targets_free(targets, n);
+                return r < 0 ? r : 1; /* 0: runs again once the caller is known */
+        }
         if (!s->counter_reader) {
                 r = counter_reader_new(s->event, &s->counter_reader);
                 if (r < 0) {
@@ -179,9 +186,16 @@ static int submit(BusServer *s, sd_bus_message *message, CounterTarget *targets,
                         return r;
                 }
         }
-        r = counter_reader_submit(s->counter_reader, message, targets, n, reply);
+        r = counter_reader_submit(s->counter_reader, message, uid, targets, n, reply);
         if (r == -EBUSY)
-                return sd_bus_error_setf(error, RDMAD_ERROR_BUSY, "Too many pending counter calls.");
+                return sd_bus_error_setf(error, RDMAD_ERROR_BUSY,
+                                         "Too many pending counter calls on this connection (at most %u).",
+                                         COUNTERS_CALLS_PER_CALLER_MAX);
+        if (r == -EUSERS)
+                return sd_bus_error_setf(error, RDMAD_ERROR_BUSY,
+                                         "Too many pending counter calls of this user (at most %u) or of all (at "
+                                         "most %u).",
+                                         COUNTERS_CALLS_PER_USER_MAX, COUNTERS_CALLS_MAX);
         if (r < 0)
                 return r;
         return 1; /* answered by the reader */

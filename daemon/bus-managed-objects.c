@@ -18,15 +18,6 @@
 
 #define OBJECT_MANAGER_INTERFACE "org.freedesktop.DBus.ObjectManager"
 
-/* GetConnectionUnixUser of a connection whose uid the registry does not
- * know yet, asked without waiting. */
-struct ManagedObjectsUidLookup {
-        LIST_FIELDS(ManagedObjectsUidLookup, lookups);
-        ManagedObjectsQueue *queue;
-        char *sender;
-        sd_bus_slot *slot;
-};
-
 static void call_unref(void *call) {
         sd_bus_message_unref(call);
 }
@@ -44,29 +35,6 @@ static void share_timer_at(ManagedObjectsQueue *q, uint64_t usec) {
 static void build_off_when_idle(ManagedObjectsQueue *q) {
         if (call_scheduler_n_callers(&q->scheduler) == 0)
                 (void) sd_event_source_set_enabled(q->build_event, SD_EVENT_OFF);
-}
-
-/* ---------- uid lookups ---------- */
-
-static void lookup_free(ManagedObjectsUidLookup *l) {
-        LIST_REMOVE(lookups, l->queue->lookups, l);
-        sd_bus_slot_unref(l->slot);
-        free(l->sender);
-        free(l);
-}
-
-static ManagedObjectsUidLookup *lookup_find(ManagedObjectsQueue *q, const char *sender) {
-        LIST_FOREACH(lookups, l, q->lookups)
-        if (streq(l->sender, sender))
-                return l;
-        return NULL;
-}
-
-/* A connection whose calls all went (expired) needs no answer any more. */
-static void lookups_prune(ManagedObjectsQueue *q) {
-        LIST_FOREACH_SAFE(lookups, l, n, q->lookups)
-        if (!call_scheduler_has_sender(&q->scheduler, l->sender))
-                lookup_free(l);
 }
 
 /* ---------- the build ---------- */
@@ -183,7 +151,6 @@ static void on_expired(void *call, const char *sender, uint64_t arrived_usec, vo
 static void expire_calls(ManagedObjectsQueue *q) {
         if (call_scheduler_expire(&q->scheduler, on_expired, q) == 0)
                 return;
-        lookups_prune(q);
         build_off_when_idle(q);
 }
 
@@ -337,7 +304,6 @@ static void build_wanted(ManagedObjectsQueue *q) {
  * reply being built for it too. */
 static void drop_sender(ManagedObjectsQueue *q, const char *sender, const char *why, CallSchedulerVisit visit,
                         void *userdata) {
-        ManagedObjectsUidLookup *l;
         bool was_current;
         unsigned n;
 
@@ -351,82 +317,6 @@ static void drop_sender(ManagedObjectsQueue *q, const char *sender, const char *
                 }
                 build_off_when_idle(q);
         }
-        /* Last: `sender` may be the lookup's. */
-        l = lookup_find(q, sender);
-        if (l)
-                lookup_free(l);
-}
-
-typedef struct Refusal {
-        const char *message; /* NULL: errno */
-        int error;
-} Refusal;
-
-static void refuse_call(void *call, const char *sender, uint64_t arrived_usec, void *userdata) {
-        const Refusal *refusal = userdata;
-
-        if (refusal->message)
-                (void) sd_bus_reply_method_errorf(call, SD_BUS_ERROR_ACCESS_DENIED, "Cannot tell who is calling: %s",
-                                                  refusal->message);
-        else
-                (void) sd_bus_reply_method_errno(call, refusal->error, NULL);
-}
-
-/* dbus-daemon says who the caller is. Asked asynchronously: the question
- * leaves after whatever the daemon is sending, and nothing else waits for
- * the answer. */
-static int on_caller_uid(sd_bus_message *reply, void *userdata, sd_bus_error *ret_error) {
-        ManagedObjectsUidLookup *l = userdata;
-        ManagedObjectsQueue *q = l->queue;
-        const sd_bus_error *e = sd_bus_message_get_error(reply);
-        uint32_t uid;
-        int r;
-
-        if (e) {
-                if (sd_bus_error_has_name(e, SD_BUS_ERROR_NAME_HAS_NO_OWNER)) {
-                        drop_sender(q, l->sender, "left the bus", NULL, NULL);
-                        return 0;
-                }
-                log_warning("Cannot tell who %s is (%s: %s); its GetManagedObjects calls are refused.", l->sender,
-                            e->name, e->message);
-                drop_sender(q, l->sender, "is refused", refuse_call, &(Refusal){ .message = e->message });
-                return 0;
-        }
-        r = sd_bus_message_read(reply, "u", &uid);
-        if (r < 0) {
-                log_warning_errno(r, "Cannot read the uid of %s: %m", l->sender);
-                drop_sender(q, l->sender, "is refused", refuse_call, &(Refusal){ .error = r });
-                return 0;
-        }
-        (void) call_scheduler_set_uid(&q->scheduler, l->sender, uid);
-        (void) caller_remember_uid(q->registry, l->sender, uid);
-        lookup_free(l);
-        build_wanted(q);
-        return 0;
-}
-
-static int lookup_start(ManagedObjectsQueue *q, const char *sender) {
-        ManagedObjectsUidLookup *l;
-        int r;
-
-        l = calloc(1, sizeof(ManagedObjectsUidLookup));
-        if (!l)
-                return -ENOMEM;
-        l->queue = q;
-        l->sender = strdup(sender);
-        if (!l->sender) {
-                free(l);
-                return -ENOMEM;
-        }
-        r = sd_bus_call_method_async(q->bus, &l->slot, "org.freedesktop.DBus", "/org/freedesktop/DBus",
-                                     "org.freedesktop.DBus", "GetConnectionUnixUser", on_caller_uid, l, "s", sender);
-        if (r < 0) {
-                free(l->sender);
-                free(l);
-                return r;
-        }
-        LIST_PREPEND(lookups, q->lookups, l);
-        return 0;
 }
 
 static int on_message(sd_bus_message *m, void *userdata, sd_bus_error *ret_error) {
@@ -446,9 +336,18 @@ static int on_message(sd_bus_message *m, void *userdata, sd_bus_error *ret_error
         if (!sd_bus_message_get_expect_reply(m))
                 return 1; /* nobody waits for it */
 
+        /* Who calls decides the turn: asked of the bus daemon without waiting,
+         * the call comes through here again once the answer is in. */
         known = call_scheduler_has_sender(&q->scheduler, sender);
-        if (!known && q->registry)
-                (void) caller_peek_uid(q->registry, sender, &uid);
+        if (!known) {
+                _cleanup_(sd_bus_error_free) sd_bus_error error = SD_BUS_ERROR_NULL;
+
+                r = caller_resolve_uid(q->registry, m, &uid, &error);
+                if (r < 0)
+                        return sd_bus_reply_method_error(m, &error);
+                if (r == 0)
+                        return 1;
+        }
         r = call_scheduler_enqueue(&q->scheduler, m, sender, uid);
         if (r == -EUSERS)
                 return sd_bus_reply_method_errorf(m, RDMAD_ERROR_BUSY,
@@ -461,14 +360,6 @@ static int on_message(sd_bus_message *m, void *userdata, sd_bus_error *ret_error
         if (r < 0)
                 return sd_bus_reply_method_errnof(m, r, "Cannot queue GetManagedObjects: %m");
         sd_bus_message_ref(m);
-
-        if (!known && uid == UID_UNKNOWN) {
-                r = lookup_start(q, sender);
-                if (r < 0) {
-                        (void) call_scheduler_drop_sender(&q->scheduler, sender, NULL, NULL, NULL);
-                        return sd_bus_reply_method_errnof(m, r, "Cannot queue GetManagedObjects: %m");
-                }
-        }
         build_wanted(q);
         return 1;
 }
@@ -491,6 +382,7 @@ int bus_managed_objects_start(ManagedObjectsQueue *q, sd_bus *bus, sd_event *eve
                 .callers_max = MANAGED_OBJECTS_CALLERS_MAX,
                 .share_percent = test_knob_or(knobs->gmo_unprivileged_share, MANAGED_OBJECTS_UNPRIVILEGED_SHARE),
                 .pause_usec = test_knob_or(knobs->gmo_unprivileged_pause_msec, 0) * USEC_PER_MSEC,
+                .pause_max_usec = MANAGED_OBJECTS_PAUSE_MAX_USEC,
                 .wait_max_usec = test_knob_or(knobs->gmo_wait_max_msec, MANAGED_OBJECTS_WAIT_MAX_USEC / USEC_PER_MSEC) *
                                  USEC_PER_MSEC,
         };
@@ -563,8 +455,6 @@ void bus_managed_objects_clear(ManagedObjectsQueue *q) {
 
         build_reset(q);
         call_scheduler_clear(&q->scheduler);
-        LIST_FOREACH_SAFE(lookups, l, n, q->lookups)
-        lookup_free(l);
         q->share_event = sd_event_source_disable_unref(q->share_event);
         q->build_event = sd_event_source_disable_unref(q->build_event);
         q->flush_event = sd_event_source_disable_unref(q->flush_event);

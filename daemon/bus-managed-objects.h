@@ -44,10 +44,8 @@
  * a build that sees it move starts again; after MANAGED_OBJECTS_RESTARTS_MAX
  * restarts it is finished in one go. */
 
-/* The reply being built (bus-managed-objects-reply.h), and a uid asked of
- * dbus-daemon: the glue's own. */
+/* The reply being built (bus-managed-objects-reply.h). */
 typedef struct ManagedObjectsReply ManagedObjectsReply;
-typedef struct ManagedObjectsUidLookup ManagedObjectsUidLookup;
 
 /* The object paths under the root, as the node enumerator lists them. */
 typedef int (*ManagedObjectsListPaths)(void *userdata, char ***ret_paths, size_t *ret_n);
@@ -62,7 +60,10 @@ typedef int (*ManagedObjectsListPaths)(void *userdata, char ***ret_paths, size_t
 /* Percent of the time replies to callers other than root may occupy the
  * daemon's bus connection. */
 #define MANAGED_OBJECTS_UNPRIVILEGED_SHARE 10
-#define MANAGED_OBJECTS_RESTARTS_MAX       3
+/* ... but after one slow reply the others wait at most this long: the share
+ * recovers in seconds, whatever that reply took to leave. */
+#define MANAGED_OBJECTS_PAUSE_MAX_USEC (2 * 1000000ULL)
+#define MANAGED_OBJECTS_RESTARTS_MAX   3
 /* Building runs at most this long per event-loop iteration. */
 #define MANAGED_OBJECTS_SLICE_USEC 4000
 /* ... and gets a slice at least this often, however busy the loop. */
@@ -89,8 +90,7 @@ typedef struct ManagedObjectsQueue {
         sd_event_source *share_event;   /* polls the socket while draining; wakes when the share allows */
         uint64_t last_slice_usec;
 
-        CallScheduler scheduler;          /* the calls held (sd_bus_message), whose turn */
-        ManagedObjectsUidLookup *lookups; /* connections whose uid dbus-daemon is asked */
+        CallScheduler scheduler; /* the calls held (sd_bus_message), whose turn */
 
         /* The reply of the call served, and why it may be built again. */
         ManagedObjectsReply *build;

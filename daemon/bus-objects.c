@@ -260,6 +260,33 @@ static int on_emit(sd_event_source *source, void *userdata) {
         return 0;
 }
 
+/* What a rationed reply is about to cost, before it is built: generous
+ * upper estimates (a port's counters are a few KiB; a node's introspection
+ * data a few KiB plus a line per child). */
+#define COST_OBJECT_BYTES   4096u
+#define COST_CHILD_BYTES    64u
+#define COST_TARGET_BYTES   4096u
+#define COST_PROPERTY_BYTES 512u
+
+static uint64_t reply_cost(sd_bus_message *call, void *userdata) {
+        BusServer *s = userdata;
+        const Manager *m = s->manager;
+        const char *member = strempty(sd_bus_message_get_member(call));
+        const char *path = strempty(sd_bus_message_get_path(call));
+        uint64_t targets = 0;
+
+        if (streq(member, "Get"))
+                return COST_PROPERTY_BYTES;
+        if (streq(member, "GetAllCounters")) {
+                for (size_t i = 0; i < m->n_devices; i++)
+                        targets += 1 + m->devices[i]->n_ports;
+                return COST_OBJECT_BYTES + targets * COST_TARGET_BYTES;
+        }
+        if (streq(member, "Introspect") && (streq(path, RDMAD_DEVICE_PREFIX) || streq(path, RDMAD_ROOT_PATH)))
+                return COST_OBJECT_BYTES + (uint64_t) m->n_devices * COST_CHILD_BYTES;
+        return COST_OBJECT_BYTES;
+}
+
 int bus_objects_register(BusServer *s) {
         int r;
 
@@ -289,6 +316,11 @@ int bus_objects_register(BusServer *s) {
         /* Its GetManagedObjects is taken over: built in slices, not in one go. */
         r = bus_managed_objects_start(&s->managed_objects, s->bus, s->event, RDMAD_ROOT_PATH, bus_object_types,
                                       ELEMENTSOF(bus_object_types), list_object_paths, s, &s->callers);
+        if (r < 0)
+                return r;
+
+        /* The other costly methods of users other than root: in turns, rationed. */
+        r = bus_ration_start(&s->ration, s->bus, s->event, RDMAD_ROOT_PATH, &s->callers, reply_cost, s);
         if (r < 0)
                 return r;
 

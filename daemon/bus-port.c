@@ -4,6 +4,7 @@
 
 #include <stddef.h>
 
+#include "arg-quote.h"
 #include "bus-device.h"
 #include "caller.h"
 #include "bus-path.h"
@@ -74,6 +75,7 @@ static int method_wait_for_state(sd_bus_message *message, void *userdata, sd_bus
         Port *p = userdata;
         BusServer *s = bus_server_of(p->device->manager);
         const char *state, *wanted;
+        char quoted[ARG_QUOTE_SIZE];
         uint32_t timeout_ms;
         uid_t uid;
         int r;
@@ -82,24 +84,30 @@ static int method_wait_for_state(sd_bus_message *message, void *userdata, sd_bus
         if (r < 0)
                 return r;
 
-        wanted = port_state_from_name(state);
+        /* Bounded by us, not by the caller: a state name is short, and the
+         * error quotes a short, escaped prefix of what came. */
+        wanted = strlen(state) <= ARG_NAME_MAX ? port_state_from_name(state) : NULL;
         if (!wanted)
                 return sd_bus_error_setf(error, RDMAD_ERROR_INVALID_ARGUMENT,
                                          "Unknown port state '%s': expected NOP, DOWN, INIT, ARMED, ACTIVE or "
                                          "ACTIVE_DEFER.",
-                                         state);
+                                         arg_quote(state, quoted));
 
         if (streq(p->state_name, wanted))
                 return sd_bus_reply_method_return(message, "s", p->state_name);
         if (timeout_ms == 0)
                 return sd_bus_error_setf(error, RDMAD_ERROR_TIMEOUT, "Port %u of %s is %s, not %s.", p->number,
                                          p->device->name, p->state_name, wanted);
+        /* Nobody to answer: nothing is held, nobody is asked who called. */
+        if (!sd_bus_message_get_expect_reply(message))
+                return sd_bus_error_set(error, RDMAD_ERROR_INVALID_ARGUMENT,
+                                        "WaitForState without a reply expected: there is nothing to wait for.");
 
         if (s->stopping)
                 return sd_bus_error_set(error, RDMAD_ERROR_FAILED, "rdmad is stopping.");
-        r = caller_get_uid(&s->callers, message, &uid);
-        if (r < 0)
-                return sd_bus_error_set_errnof(error, r, "Cannot tell who is calling: %m");
+        r = caller_resolve_uid(&s->callers, message, &uid, error);
+        if (r <= 0)
+                return r < 0 ? r : 1; /* 0: runs again once the caller is known */
         r = port_wait_add(&s->port_waits, message, uid, p->device->name, p->number, wanted, timeout_ms, error);
         if (r < 0)
                 return r;

@@ -35,6 +35,7 @@ static void on_caller_gone(const char *sender, void *userdata) {
         port_wait_drop_sender(&s->port_waits, sender);
         polkit_drop_sender(&s->polkit, sender);
         bus_managed_objects_drop_sender(&s->managed_objects, sender);
+        bus_ration_drop_sender(&s->ration, sender);
 }
 
 /* ---------- the model's events ---------- */
@@ -107,6 +108,7 @@ BusServer *bus_server_free(BusServer *s) {
         sd_event_source_disable_unref(s->stop_timer);
         sd_event_source_disable_unref(s->stop_post);
         bus_managed_objects_clear(&s->managed_objects);
+        bus_ration_clear(&s->ration);
         sd_event_source_disable_unref(s->emit_event);
         sd_event_source_disable_unref(s->trim_post);
         if (s->bus) {
@@ -154,7 +156,7 @@ int bus_server_connect(BusServer *s) {
         if (r < 0)
                 return r;
 
-        r = caller_registry_start(&s->callers, s->bus);
+        r = caller_registry_start(&s->callers, s->bus, s->event);
         if (r < 0)
                 return log_error_errno(r, "Failed to watch callers leaving the bus: %m");
 
@@ -208,6 +210,7 @@ int bus_server_stop(BusServer *s) {
 
         port_wait_fail_all(&s->port_waits, STOPPING_MESSAGE);
         polkit_fail_all(&s->polkit, STOPPING_MESSAGE);
+        bus_ration_fail_all(&s->ration, STOPPING_MESSAGE);
         if (!s->sriov_jobs.jobs)
                 return sd_event_exit(s->event, 0);
 

@@ -7,6 +7,7 @@
 #include <systemd/sd-event.h>
 
 #include "bus-managed-objects.h"
+#include "bus-ration.h"
 #include "caller.h"
 #include "forward.h"
 #include "manager.h"
@@ -30,6 +31,8 @@ struct BusServer {
 
         /* GetManagedObjects calls, their replies built a slice at a time. */
         ManagedObjectsQueue managed_objects;
+        /* Get, GetAll, Introspect and the counters of users other than root, in turns. */
+        BusRation ration;
 
         /* Heap pages freed by a burst of work (a big GetManagedObjects reply, a
          * rescan) go back to the kernel after it, at most every few seconds. */

@@ -66,9 +66,9 @@ static int method_set_num_vfs(sd_bus_message *message, void *userdata, sd_bus_er
         if (s->stopping)
                 return sd_bus_error_set(error, RDMAD_ERROR_FAILED, "rdmad is stopping.");
 
-        r = caller_get_uid(&s->callers, message, &uid);
-        if (r < 0)
-                return sd_bus_error_set_errnof(error, r, "Cannot tell who is calling: %m");
+        r = caller_resolve_uid(&s->callers, message, &uid, error);
+        if (r <= 0)
+                return r < 0 ? r : 1; /* 0: runs again once the caller is known */
         snprintf(count_str, sizeof(count_str), "%u", count);
         r = polkit_check_async(&s->polkit, message, uid, RDMAD_POLKIT_ACTION_SET_NUM_VFS, d->name,
                                (const char *const[]){ "device", d->name, "count", count_str, NULL }, error);
@@ -77,7 +77,8 @@ static int method_set_num_vfs(sd_bus_message *message, void *userdata, sd_bus_er
         if (r == 0)
                 return 1; /* polkit answers later; this handler runs again then */
 
-        r = sriov_job_start(&s->sriov_jobs, message, d->name, d->device_path, count);
+        _cleanup_free_ char *caller = caller_describe(&s->callers, sd_bus_message_get_sender(message));
+        r = sriov_job_start(&s->sriov_jobs, message, caller, d->name, d->device_path, count);
         if (r == -EBUSY)
                 return sd_bus_error_setf(error, RDMAD_ERROR_BUSY, "A VF change on %s is already running.", d->name);
         if (r < 0)

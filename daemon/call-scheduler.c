@@ -60,22 +60,60 @@ static uint64_t turn_served(CallScheduler *s, uid_t uid) {
         return t ? t->served : 0;
 }
 
+static CallSchedulerTurn *turn_get(CallScheduler *s, uid_t uid);
+
 static void turn_taken(CallScheduler *s, uid_t uid) {
+        CallSchedulerTurn *t = turn_get(s, uid);
+
+        if (t) /* else it keeps its place: fairness, not correctness */
+                t->served = ++s->turn_counter;
+}
+
+static CallSchedulerTurn *turn_get(CallScheduler *s, uid_t uid) {
         CallSchedulerTurn *t = turn_find(s, uid);
 
         if (!t) {
                 if (ARRAY_RESERVE(s->turns, s->allocated_turns, s->n_turns + 1) < 0)
-                        return; /* it keeps its place: fairness, not correctness */
+                        return NULL;
                 t = &s->turns[s->n_turns++];
-                t->uid = uid;
+                *t = (CallSchedulerTurn){ .uid = uid };
         }
-        t->served = ++s->turn_counter;
+        return t;
 }
 
-/* A user with no calls left starts afresh: the table holds only users that wait. */
+/* The debt of t, paid down to `now`. */
+static uint64_t turn_debt(const CallScheduler *s, CallSchedulerTurn *t, uint64_t now) {
+        uint64_t paid;
+
+        if (s->limits.uid_bytes_per_sec == 0)
+                return 0;
+        if (now > t->debt_usec) {
+                paid = (now - t->debt_usec) * s->limits.uid_bytes_per_sec / USEC_PER_SEC;
+                t->debt = t->debt > paid ? t->debt - paid : 0;
+        }
+        t->debt_usec = now;
+        return t->debt;
+}
+
+void call_scheduler_charge(CallScheduler *s, uid_t uid, uint64_t bytes) {
+        CallSchedulerTurn *t;
+
+        assert(s);
+        if (uid == 0 || s->limits.uid_bytes_per_sec == 0)
+                return;
+        t = turn_get(s, uid);
+        if (!t)
+                return;
+        (void) turn_debt(s, t, scheduler_now(s));
+        t->debt += bytes;
+}
+
+/* A user with no calls left and nothing owed starts afresh: the table holds only those. */
 static void turn_forget_idle(CallScheduler *s) {
+        uint64_t now = scheduler_now(s);
+
         for (size_t i = 0; i < s->n_turns;) {
-                bool waits = false;
+                bool waits = turn_debt(s, &s->turns[i], now) > 0;
 
                 LIST_FOREACH(callers, c, s->callers)
                 if (c->uid != UID_UNKNOWN && c->uid == s->turns[i].uid) {
@@ -134,6 +172,15 @@ int call_scheduler_enqueue(CallScheduler *s, void *call, const char *sender, uid
         assert(sender);
 
         c = caller_find(s, sender);
+        if (s->limits.uid_calls_max > 0 && uid != UID_UNKNOWN && uid != 0) {
+                unsigned n = 0;
+
+                LIST_FOREACH(callers, i, s->callers)
+                if (i->uid == uid)
+                        n += i->n_calls;
+                if (n >= s->limits.uid_calls_max)
+                        return -EDQUOT;
+        }
         if (!c) {
                 if (s->n_callers >= s->limits.callers_max)
                         return -EUSERS;
@@ -205,16 +252,30 @@ static CallSchedulerCaller *pick(CallScheduler *s, uint64_t *ret_wake_usec) {
         }
 
         LIST_FOREACH(callers, c, s->callers) {
-                uint64_t served;
+                CallSchedulerTurn *t;
+                uint64_t served, now;
 
                 if (c->uid == UID_UNKNOWN)
                         continue;
+                /* Owing more than the burst: not before the debt is paid down to it. */
+                t = s->limits.uid_bytes_per_sec > 0 ? turn_find(s, c->uid) : NULL;
+                if (t && turn_debt(s, t, now = scheduler_now(s)) > s->limits.uid_bytes_burst) {
+                        uint64_t at =
+                                now +
+                                (t->debt - s->limits.uid_bytes_burst) * USEC_PER_SEC / s->limits.uid_bytes_per_sec + 1;
+
+                        if (*ret_wake_usec == 0 || at < *ret_wake_usec)
+                                *ret_wake_usec = at;
+                        continue;
+                }
                 served = turn_served(s, c->uid);
                 if (served < best_served) {
                         best = c;
                         best_served = served;
                 }
         }
+        if (best)
+                *ret_wake_usec = 0;
         return best;
 }
 
@@ -285,6 +346,8 @@ uint64_t call_scheduler_drained(CallScheduler *s, uint64_t *ret_busy_usec) {
         busy = now - s->drain_started_usec;
         share = s->limits.share_percent;
         pause = s->limits.pause_usec ?: busy * (100 - share) / share;
+        if (!s->limits.pause_usec && s->limits.pause_max_usec > 0 && pause > s->limits.pause_max_usec)
+                pause = s->limits.pause_max_usec;
         s->not_before_usec = now + pause;
         s->share = CALL_SCHEDULER_SHARE_PAUSED;
         if (ret_busy_usec)
@@ -335,5 +398,19 @@ unsigned call_scheduler_drop_sender(CallScheduler *s, const char *sender, CallSc
                 for (unsigned i = 0; i < c->n_calls; i++)
                         visit(c->calls[i].call, c->sender, c->calls[i].arrived_usec, userdata);
         caller_remove(s, c);
+        return n;
+}
+
+unsigned call_scheduler_drop_all(CallScheduler *s, CallSchedulerVisit visit, void *userdata) {
+        unsigned n = 0;
+
+        assert(s);
+
+        LIST_FOREACH_SAFE(callers, c, next, s->callers) {
+                for (unsigned i = 0; visit && i < c->n_calls; i++)
+                        visit(c->calls[i].call, c->sender, c->calls[i].arrived_usec, userdata);
+                n += c->n_calls;
+                caller_remove(s, c);
+        }
         return n;
 }

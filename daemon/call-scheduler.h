@@ -23,7 +23,14 @@
  * expired. Answers to users other than root may keep the one connection they
  * leave by busy at most share_percent of the time: after one has taken t to
  * leave, the next unprivileged call is not served before
- * t * (100 - share) / share has passed. */
+ * t * (100 - share) / share has passed, and never later than pause_max_usec
+ * (when set): the share recovers in bounded time, whatever one reply cost.
+ *
+ * Optional bounds: a user holds at most uid_calls_max calls over all its
+ * connections; and replies to a user other than root are rationed in bytes
+ * (the owner says what a served call cost, call_scheduler_charge()): a user
+ * whose debt exceeds uid_bytes_burst is not served until it is paid down
+ * at uid_bytes_per_sec. */
 
 #define UID_UNKNOWN ((uid_t) -1)
 
@@ -34,11 +41,15 @@ typedef void (*CallSchedulerFree)(void *call);
 typedef void (*CallSchedulerVisit)(void *call, const char *sender, uint64_t arrived_usec, void *userdata);
 
 typedef struct CallSchedulerLimits {
-        unsigned calls_max;     /* per connection, the one served included */
-        unsigned callers_max;   /* connections with calls held */
-        uint64_t wait_max_usec; /* a call waiting this long is expired */
-        unsigned share_percent; /* 1..100 */
-        uint64_t pause_usec;    /* when > 0: this pause after an unprivileged answer, whatever it took */
+        unsigned calls_max;         /* per connection, the one served included */
+        unsigned callers_max;       /* connections with calls held */
+        uint64_t wait_max_usec;     /* a call waiting this long is expired */
+        unsigned share_percent;     /* 1..100 */
+        uint64_t pause_usec;        /* when > 0: this pause after an unprivileged answer, whatever it took */
+        uint64_t pause_max_usec;    /* when > 0: the longest pause the share gives */
+        unsigned uid_calls_max;     /* when > 0: per user over all its connections */
+        uint64_t uid_bytes_per_sec; /* when > 0: what a user's debt is paid down by */
+        uint64_t uid_bytes_burst;   /* the debt a user may have and still be served */
 } CallSchedulerLimits;
 
 /* Whether an unprivileged call may be served now; root's may always be. */
@@ -54,6 +65,8 @@ typedef struct CallSchedulerCaller CallSchedulerCaller;
 typedef struct CallSchedulerTurn {
         uid_t uid;
         uint64_t served; /* a counter: larger is more recent */
+        uint64_t debt;   /* bytes, as of debt_usec */
+        uint64_t debt_usec;
 } CallSchedulerTurn;
 
 typedef struct CallScheduler {
@@ -85,7 +98,7 @@ void call_scheduler_clear(CallScheduler *s);
  * UID_UNKNOWN until call_scheduler_set_uid() (such a connection is not
  * served meanwhile). The scheduler owns the call on success.
  * -EUSERS: callers_max connections hold calls already; -EBUSY: this one holds
- * calls_max; -ENOMEM. */
+ * calls_max; -EDQUOT: its user holds uid_calls_max; -ENOMEM. */
 int call_scheduler_enqueue(CallScheduler *s, void *call, const char *sender, uid_t uid);
 int call_scheduler_set_uid(CallScheduler *s, const char *sender, uid_t uid);
 bool call_scheduler_has_sender(const CallScheduler *s, const char *sender);
@@ -104,6 +117,9 @@ bool call_scheduler_current_privileged(const CallScheduler *s);
  * now leaves, whose time counts against the share if unprivileged. */
 void call_scheduler_done(CallScheduler *s, bool sent);
 
+/* A call of `uid` was served with a reply of about `bytes` (root's are not rationed). */
+void call_scheduler_charge(CallScheduler *s, uid_t uid, uint64_t bytes);
+
 /* An unprivileged answer is leaving (call_scheduler_done() with sent). */
 bool call_scheduler_draining(const CallScheduler *s);
 /* ... and has left: returns how long from now the next unprivileged call
@@ -120,3 +136,6 @@ unsigned call_scheduler_expire(CallScheduler *s, CallSchedulerVisit visit, void 
  * of them was being served. */
 unsigned call_scheduler_drop_sender(CallScheduler *s, const char *sender, CallSchedulerVisit visit, void *userdata,
                                     bool *ret_was_current);
+
+/* Every held call, the one served included, is handed to `visit` and freed. Returns how many. */
+unsigned call_scheduler_drop_all(CallScheduler *s, CallSchedulerVisit visit, void *userdata);

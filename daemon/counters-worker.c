@@ -25,6 +25,7 @@ struct PendingCall {
         CounterTarget *targets;
         size_t n_targets;
         CounterReplyFn reply;
+        uid_t uid; /* bus-verified */
 };
 
 /* One read in the worker thread: its entries (sorted by path) are the
@@ -156,16 +157,6 @@ static void pending_call_answer(CounterReader *reader, PendingCall *c) {
         pending_call_free(c);
 }
 
-static bool call_is_root(sd_bus_message *call) {
-        _cleanup_(sd_bus_creds_unrefp) sd_bus_creds *creds = NULL;
-        uid_t uid;
-
-        if (sd_bus_query_sender_creds(call, SD_BUS_CREDS_EUID | SD_BUS_CREDS_AUGMENT, &creds) < 0 ||
-            sd_bus_creds_get_euid(creds, &uid) < 0)
-                return false;
-        return uid == 0;
-}
-
 static bool call_cached(const CounterReader *reader, const PendingCall *c, uint64_t now) {
         for (size_t i = 0; i < c->n_targets; i++) {
                 const CacheEntry *e = entries_find(reader->cache, reader->n_cache, c->targets[i].path);
@@ -183,12 +174,16 @@ static bool call_covered_by(const ReadJob *job, const PendingCall *c) {
         return true;
 }
 
-static unsigned count_calls_of(const PendingCall *c, const char *sender) {
-        unsigned n = 0;
+typedef struct CallCount {
+        unsigned sender, uid, all;
+} CallCount;
 
-        LIST_FOREACH(calls, i, c)
-        n += streq_ptr(sd_bus_message_get_sender(i->call), sender);
-        return n;
+static void count_calls_of(const PendingCall *c, const char *sender, uid_t uid, CallCount *count) {
+        LIST_FOREACH(calls, i, c) {
+                count->sender += streq_ptr(sd_bus_message_get_sender(i->call), sender);
+                count->uid += i->uid == uid;
+                count->all++;
+        }
 }
 
 static void read_run(void *userdata) {
@@ -329,7 +324,7 @@ static void on_read_done(Worker *w, void *userdata) {
         reader->queued_tail = NULL;
         LIST_FOREACH_SAFE(calls, c, next, queued) {
                 LIST_REMOVE(calls, queued, c);
-                if (!call_is_root(c->call) && call_cached(reader, c, now))
+                if (c->uid != 0 && call_cached(reader, c, now))
                         pending_call_answer(reader, c);
                 else
                         LIST_APPEND(calls, reader->queued, reader->queued_tail, c);
@@ -440,9 +435,10 @@ CounterReader *counter_reader_free(CounterReader *reader) {
         return NULL;
 }
 
-int counter_reader_submit(CounterReader *reader, sd_bus_message *call, CounterTarget *targets, size_t n_targets,
-                          CounterReplyFn reply) {
+int counter_reader_submit(CounterReader *reader, sd_bus_message *call, uid_t uid, CounterTarget *targets,
+                          size_t n_targets, CounterReplyFn reply) {
         const char *sender = sd_bus_message_get_sender(call);
+        CallCount count = {};
         PendingCall *c;
 
         assert(reader);
@@ -458,14 +454,22 @@ int counter_reader_submit(CounterReader *reader, sd_bus_message *call, CounterTa
         c->targets = targets;
         c->n_targets = n_targets;
         c->reply = reply;
+        c->uid = uid;
 
-        if (count_calls_of(reader->queued, sender) +
-                    (reader->running ? count_calls_of(reader->running->calls, sender) : 0) >=
-            COUNTERS_CALLS_PER_CALLER_MAX) {
+        count_calls_of(reader->queued, sender, uid, &count);
+        if (reader->running)
+                count_calls_of(reader->running->calls, sender, uid, &count);
+        if (count.sender >= COUNTERS_CALLS_PER_CALLER_MAX) {
                 pending_call_free(c);
                 return -EBUSY;
         }
-        if (n_targets == 0 || (!call_is_root(call) && call_cached(reader, c, now_usec(CLOCK_MONOTONIC)))) {
+        /* Root has no bound but the one of all: no other user can make its calls fail. */
+        if ((uid != 0 && (count.uid >= COUNTERS_CALLS_PER_USER_MAX || count.all >= COUNTERS_CALLS_MAX)) ||
+            count.all >= COUNTERS_CALLS_MAX + COUNTERS_CALLS_ROOT_MAX) {
+                pending_call_free(c);
+                return -EUSERS;
+        }
+        if (n_targets == 0 || (uid != 0 && call_cached(reader, c, now_usec(CLOCK_MONOTONIC)))) {
                 pending_call_answer(reader, c);
                 return 0;
         }

@@ -3,6 +3,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <sys/types.h>
 #include <systemd/sd-bus.h>
 #include <systemd/sd-event.h>
 
@@ -24,8 +25,12 @@
  * they are older than that: an idle daemon holds no counters. */
 
 #define COUNTERS_MIN_AGE_USEC USEC_PER_SEC
-/* Calls one bus connection may have waiting for counters. */
+/* Calls one bus connection may have waiting for counters; one user over
+ * all its connections; all users but root together; root besides. */
 #define COUNTERS_CALLS_PER_CALLER_MAX 16
+#define COUNTERS_CALLS_PER_USER_MAX   64
+#define COUNTERS_CALLS_MAX            1024
+#define COUNTERS_CALLS_ROOT_MAX       256
 
 typedef struct CounterReader CounterReader;
 
@@ -58,10 +63,11 @@ int counter_reader_new(sd_event *event, CounterReader **ret);
 /* Waits for a running read; pending calls are dropped unanswered (exit). */
 CounterReader *counter_reader_free(CounterReader *r);
 
-/* Takes the targets (freed by the reader in any case). Answers `call`
- * through reply now (cached) or when its read is done. -EBUSY when the
- * caller has COUNTERS_CALLS_PER_CALLER_MAX calls waiting. */
-int counter_reader_submit(CounterReader *r, sd_bus_message *call, CounterTarget *targets, size_t n_targets,
+/* Takes the targets (freed by the reader in any case). Answers `call` of
+ * the bus-verified `uid` through reply now (cached) or when its read is
+ * done. -EBUSY when the connection has COUNTERS_CALLS_PER_CALLER_MAX calls
+ * waiting, -EUSERS past the bound of its user or of all. */
+int counter_reader_submit(CounterReader *r, sd_bus_message *call, uid_t uid, CounterTarget *targets, size_t n_targets,
                           CounterReplyFn reply);
 
 void counter_targets_free(CounterTarget *t, size_t n);

@@ -10,6 +10,7 @@
 #include "model-object.h"
 #include "parse.h"
 #include "properties.h"
+#include "rdma-drivers.h"
 #include "utf8.h"
 #include "util.h"
 
@@ -113,8 +114,10 @@ static int device_load_parent(int dev_fd, Device *d) {
                         d->driver = TAKE_PTR(driver);
                 }
 
-                /* SR-IOV belongs to the PF: a VF has no sriov_totalvfs. */
-                r = sysfs_read_at(parent_fd, "sriov_totalvfs", &total);
+                /* SR-IOV belongs to the PF: a VF has no sriov_totalvfs. And only
+                 * to a PF that carries hardware RDMA: a soft device (siw, rxe)
+                 * over a plain NIC has that NIC's function as its parent. */
+                r = rdma_pci_driver(d->driver) ? sysfs_read_at(parent_fd, "sriov_totalvfs", &total) : -ENOENT;
                 if (errno_is_resource(r))
                         return r;
                 if (r >= 0) {

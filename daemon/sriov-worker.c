@@ -92,23 +92,8 @@ static void on_job_done(Worker *w, void *userdata) {
         job_free(j);
 }
 
-static char *describe_caller(sd_bus_message *call) {
-        _cleanup_(sd_bus_creds_unrefp) sd_bus_creds *creds = NULL;
-        uid_t uid = (uid_t) -1;
-        pid_t pid = 0;
-        char *s = NULL;
-
-        if (sd_bus_query_sender_creds(call, SD_BUS_CREDS_EUID | SD_BUS_CREDS_PID | SD_BUS_CREDS_AUGMENT, &creds) >= 0) {
-                (void) sd_bus_creds_get_euid(creds, &uid);
-                (void) sd_bus_creds_get_pid(creds, &pid);
-        }
-        if (asprintf(&s, "%s (uid %d, pid %d)", strempty(sd_bus_message_get_sender(call)), (int) uid, (int) pid) < 0)
-                return NULL;
-        return s;
-}
-
-int sriov_job_start(SriovJobRegistry *registry, sd_bus_message *call, const char *device, const char *device_path,
-                    uint32_t count) {
+int sriov_job_start(SriovJobRegistry *registry, sd_bus_message *call, const char *caller, const char *device,
+                    const char *device_path, uint32_t count) {
         SriovJob *j;
         int r;
 
@@ -131,7 +116,7 @@ int sriov_job_start(SriovJobRegistry *registry, sd_bus_message *call, const char
         j->count = count;
         j->device = strdup(device);
         j->device_path = strdup(device_path);
-        j->caller = describe_caller(call);
+        j->caller = strdup(caller ?: strempty(sd_bus_message_get_sender(call)));
         if (!j->device || !j->device_path || !j->caller ||
             asprintf(&j->numvfs_path, "%s/sriov_numvfs", device_path) < 0) {
                 j->numvfs_path = NULL;

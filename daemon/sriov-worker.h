@@ -32,10 +32,10 @@ typedef struct SriovJobRegistry {
 void sriov_job_registry_init(SriovJobRegistry *registry, sd_event *event, SriovJobDone done, void *userdata);
 
 /* Starts setting the VFs of the PF at device_path (sysfs directory) to
- * count, answering `call` when done; `device` names it in messages.
- * -EBUSY if a job for that PF is running. */
-int sriov_job_start(SriovJobRegistry *registry, sd_bus_message *call, const char *device, const char *device_path,
-                    uint32_t count);
+ * count, answering `call` when done; `caller` (NULL: the sender's name) and
+ * `device` name them in messages. -EBUSY if a job for that PF is running. */
+int sriov_job_start(SriovJobRegistry *registry, sd_bus_message *call, const char *caller, const char *device,
+                    const char *device_path, uint32_t count);
 
 bool sriov_job_running(SriovJobRegistry *registry, const char *device_path);
 

@@ -36,6 +36,9 @@ typedef struct TestKnobs {
         /* RDMAD_TEST_GMO_REPLY_MAX: the largest reply in bytes, lowered to
          * reach the bus's message limit with a small host. */
         TestKnob gmo_reply_max;
+        /* RDMAD_TEST_LOSE_NAME_OWNER_CHANGED, any value: every NameOwnerChanged
+         * is ignored, as if the bus had dropped it (a full queue does). */
+        bool lose_name_owner_changed;
 } TestKnobs;
 
 /* Read from the environment on the first call. */

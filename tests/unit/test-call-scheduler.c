@@ -214,6 +214,66 @@ static void test_share_delay(void **state) {
         assert_false(call_scheduler_draining(&f->s));
 }
 
+/* A reply that took minutes to leave pauses the others seconds at most. */
+static void test_share_pause_bounded(void **state) {
+        Fixture *f = *state;
+        CallSchedulerLimits limits = f->s.limits;
+        uint64_t busy = 0;
+
+        limits.share_percent = 10;
+        limits.pause_max_usec = 2 * SEC;
+        call_scheduler_init(&f->s, &limits, fake_clock, f, free_call);
+        enqueue(f, 0, ":1.1", 1000);
+        assert_ptr_equal(call_scheduler_next(&f->s, NULL), &f->calls[0]);
+        call_scheduler_done(&f->s, true);
+        f->now += 60 * SEC;
+        assert_int_equal(call_scheduler_drained(&f->s, &busy), 2 * SEC);
+        assert_int_equal(busy, 60 * SEC);
+}
+
+/* Calls per user over all its connections; root is not counted. */
+static void test_calls_per_user(void **state) {
+        Fixture *f = *state;
+        CallSchedulerLimits limits = f->s.limits;
+
+        limits.uid_calls_max = 3;
+        call_scheduler_init(&f->s, &limits, fake_clock, f, free_call);
+        enqueue(f, 0, ":1.1", 1000);
+        enqueue(f, 1, ":1.1", 1000);
+        enqueue(f, 2, ":1.2", 1000);
+        assert_int_equal(call_scheduler_enqueue(&f->s, &f->calls[3], ":1.3", 1000), -EDQUOT);
+        enqueue(f, 3, ":1.3", 1001);
+        enqueue(f, 4, ":1.4", 0);
+        enqueue(f, 5, ":1.4", 0);
+        enqueue(f, 6, ":1.4", 0);
+        enqueue(f, 7, ":1.4", 0);
+}
+
+/* A user owing more than the burst waits until its debt is paid down; the
+ * other user and root are served meanwhile. */
+static void test_bytes_per_user(void **state) {
+        Fixture *f = *state;
+        CallSchedulerLimits limits = f->s.limits;
+        uint64_t wake = 0;
+
+        limits.uid_bytes_per_sec = 1000;
+        limits.uid_bytes_burst = 500;
+        call_scheduler_init(&f->s, &limits, fake_clock, f, free_call);
+        enqueue(f, 0, ":1.1", 1000);
+        enqueue(f, 1, ":1.1", 1000);
+        assert_int_equal(serve(f), 0);
+        call_scheduler_charge(&f->s, 1000, 1500);
+        call_scheduler_charge(&f->s, 0, 1000000); /* root: not rationed */
+        assert_null(call_scheduler_next(&f->s, &wake));
+        assert_int_equal(wake, f->now + SEC + 1);
+        enqueue(f, 2, ":1.2", 1001);
+        enqueue(f, 3, ":1.3", 0);
+        assert_int_equal(serve(f), 3);
+        assert_int_equal(serve(f), 2);
+        f->now += SEC + 1;
+        assert_int_equal(serve(f), 1);
+}
+
 /* Root's replies do not count against the share; a fixed pause replaces it. */
 static void test_share_root_and_pause(void **state) {
         Fixture *f = *state;
@@ -331,6 +391,9 @@ int main(void) {
                 cmocka_unit_test_setup_teardown(test_unknown_uid_waits, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_share_delay, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_share_root_and_pause, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_share_pause_bounded, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_calls_per_user, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_bytes_per_user, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_wait_bound, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_caps, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_drop_sender_queued, setup, teardown),

@@ -252,6 +252,19 @@ static void test_rxe_finds_its_netdev_through_gid_ndevs(void **state) {
         host_free(h);
 }
 
+/* siw over a plain NIC: its parent is that NIC's PCI function, which has
+ * SR-IOV, but carries no RDMA device: no SR-IOV published for siw. */
+static void test_soft_device_over_a_plain_nic_has_no_sriov(void **state) {
+        Host *h = HOST("siw-over-nic");
+        const Device *d = host_device(h, "siw0");
+
+        assert_string_equal(d->driver, "ixgbe");
+        assert_string_equal(d->pci_address, "0000:07:00.0");
+        assert_false(d->sriov_capable);
+        assert_int_equal(d->total_vfs, 0);
+        host_free(h);
+}
+
 static void test_siw_is_iwarp(void **state) {
         Host *h = HOST("siw");
         const Device *d = host_device(h, "siw0");
@@ -460,6 +473,7 @@ int main(void) {
                 cmocka_unit_test(test_rxe_finds_its_netdev_through_gid_ndevs),
                 cmocka_unit_test(test_siw_is_iwarp),
                 cmocka_unit_test(test_broken_device_loads_with_empty_values),
+                cmocka_unit_test(test_soft_device_over_a_plain_nic_has_no_sriov),
                 cmocka_unit_test(test_whole_host_sorted_and_valid_utf8),
                 cmocka_unit_test(test_refresh_replaces_derived_strings),
                 cmocka_unit_test(test_vanished_device_is_an_error_not_a_crash),

@@ -91,7 +91,7 @@ static void test_job_sets_the_count_and_publishes_before_answering(void **state)
         Fixture *f = *state;
 
         bus_pair_call(&f->pair, "ReturnsNothing", &f->reply);
-        assert_int_equal(sriov_job_start(&f->registry, f->pair.call, "mlx5_0", PF, 4), 0);
+        assert_int_equal(sriov_job_start(&f->registry, f->pair.call, NULL, "mlx5_0", PF, 4), 0);
         assert_true(sriov_job_running(&f->registry, PF));
 
         bus_pair_wait_reply(&f->pair, &f->reply);
@@ -109,10 +109,10 @@ static void test_second_job_on_the_same_pf_is_busy(void **state) {
         BusReply second = {};
 
         bus_pair_call(&f->pair, "ReturnsNothing", &f->reply);
-        assert_int_equal(sriov_job_start(&f->registry, f->pair.call, "mlx5_0", PF, 4), 0);
+        assert_int_equal(sriov_job_start(&f->registry, f->pair.call, NULL, "mlx5_0", PF, 4), 0);
         bus_pair_call(&f->pair, "ReturnsNothing", &second);
         /* Until the event loop has the first job's answer, that PF is taken. */
-        assert_int_equal(sriov_job_start(&f->registry, f->pair.call, "mlx5_1", PF, 1), -EBUSY);
+        assert_int_equal(sriov_job_start(&f->registry, f->pair.call, NULL, "mlx5_1", PF, 1), -EBUSY);
         assert_true(sriov_job_running(&f->registry, PF));
         assert_false(sriov_job_running(&f->registry, "/sys/devices/pci0000:00/0000:00:03.0"));
 
@@ -127,7 +127,7 @@ static void test_failed_write_answers_failed_with_what_the_pf_has(void **state) 
 
         f->pf.fail_write_of = 8;
         bus_pair_call(&f->pair, "ReturnsNothing", &f->reply);
-        assert_int_equal(sriov_job_start(&f->registry, f->pair.call, "mlx5_0", PF, 8), 0);
+        assert_int_equal(sriov_job_start(&f->registry, f->pair.call, NULL, "mlx5_0", PF, 8), 0);
         bus_pair_wait_reply(&f->pair, &f->reply);
 
         assert_string_equal(f->reply.error_name, RDMAD_ERROR_FAILED);
@@ -156,7 +156,7 @@ static void test_abandoned_job_is_answered_and_not_waited_for(void **state) {
         f->registry.io = &io;
 
         bus_pair_call(&f->pair, "ReturnsNothing", &f->reply);
-        assert_int_equal(sriov_job_start(&f->registry, f->pair.call, "mlx5_0", PF, 4), 0);
+        assert_int_equal(sriov_job_start(&f->registry, f->pair.call, NULL, "mlx5_0", PF, 4), 0);
         sriov_job_registry_abandon(&f->registry, "rdmad is stopping; the VF change may still complete in the kernel.");
         assert_null(f->registry.jobs);
         bus_pair_wait_reply(&f->pair, &f->reply);

@@ -1,0 +1,275 @@
+/* SPDX-License-Identifier: MIT */
+#include "bus-ration.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "arg-quote.h"
+#include "log.h"
+#include "rdmad-api.h"
+#include "util.h"
+
+#define PROPERTIES_INTERFACE     "org.freedesktop.DBus.Properties"
+#define INTROSPECTABLE_INTERFACE "org.freedesktop.DBus.Introspectable"
+
+static void call_unref(void *call) {
+        sd_bus_message_unref(call);
+}
+
+/* Is `m` a call this filter rations? */
+static bool rationed(const BusRation *r, sd_bus_message *m) {
+        const char *path = sd_bus_message_get_path(m);
+        size_t n = strlen(r->root);
+
+        if (!path || strncmp(path, r->root, n) != 0 || (path[n] != '\0' && path[n] != '/'))
+                return false;
+        return sd_bus_message_is_method_call(m, PROPERTIES_INTERFACE, "Get") ||
+               sd_bus_message_is_method_call(m, PROPERTIES_INTERFACE, "GetAll") ||
+               sd_bus_message_is_method_call(m, INTROSPECTABLE_INTERFACE, "Introspect") ||
+               sd_bus_message_is_method_call(m, RDMAD_PORT_INTERFACE, "GetCounters") ||
+               sd_bus_message_is_method_call(m, RDMAD_DEVICE_INTERFACE, "GetCounters") ||
+               sd_bus_message_is_method_call(m, RDMAD_MANAGER_INTERFACE, "GetAllCounters");
+}
+
+/* Properties.Get(ss) and GetAll(s): a name longer than any valid one is
+ * refused before any work, and never echoed. 1: refused. */
+static int refuse_long_names(sd_bus_message *m) {
+        const char *names[2] = {};
+        int k;
+
+        if (!sd_bus_message_is_method_call(m, PROPERTIES_INTERFACE, NULL))
+                return 0;
+        if (sd_bus_message_has_signature(m, "ss"))
+                k = sd_bus_message_read(m, "ss", &names[0], &names[1]);
+        else if (sd_bus_message_has_signature(m, "s"))
+                k = sd_bus_message_read(m, "s", &names[0]);
+        else
+                return 0; /* sd-bus answers a wrong signature */
+        (void) sd_bus_message_rewind(m, true);
+        if (k < 0)
+                return 0;
+        for (size_t i = 0; i < ELEMENTSOF(names); i++)
+                if (names[i] && strlen(names[i]) > ARG_NAME_MAX) {
+                        char quoted[ARG_QUOTE_SIZE];
+
+                        (void) sd_bus_reply_method_errorf(m, SD_BUS_ERROR_INVALID_ARGS,
+                                                          "%s name '%s' is %zu bytes long; no valid one is longer "
+                                                          "than %u.",
+                                                          i == 0 ? "Interface" : "Property",
+                                                          arg_quote(names[i], quoted), strlen(names[i]), ARG_NAME_MAX);
+                        return 1;
+                }
+        return 0;
+}
+
+static bool admitted_take(BusRation *r, sd_bus_message *m) {
+        for (size_t i = 0; i < r->n_admitted; i++)
+                if (r->admitted[i] == m) {
+                        sd_bus_message_unref(r->admitted[i]);
+                        r->admitted[i] = r->admitted[--r->n_admitted];
+                        return true;
+                }
+        return false;
+}
+
+static void kick(BusRation *r) {
+        (void) sd_event_source_set_enabled(r->dispatch_event, SD_EVENT_ONESHOT);
+}
+
+static void on_expired(void *call, const char *sender, uint64_t arrived_usec, void *userdata) {
+        BusRation *r = userdata;
+
+        (void) sd_bus_reply_method_errorf(call, RDMAD_ERROR_BUSY,
+                                          "%s waited %g s for its turn: this user's calls are many, or their replies "
+                                          "large (%u bytes per second per user). Try again later.",
+                                          strempty(sd_bus_message_get_member(call)),
+                                          (double) r->scheduler.limits.wait_max_usec / USEC_PER_SEC,
+                                          RATION_BYTES_PER_SEC);
+}
+
+static void wake_at(BusRation *r, uint64_t usec) {
+        uint64_t expire = now_usec(CLOCK_MONOTONIC) + USEC_PER_SEC;
+
+        if (call_scheduler_n_callers(&r->scheduler) == 0)
+                return;
+        (void) sd_event_source_set_time(r->wake_event, usec > 0 && usec < expire ? usec : expire);
+        (void) sd_event_source_set_enabled(r->wake_event, SD_EVENT_ONESHOT);
+}
+
+static int on_dispatch(sd_event_source *s, void *userdata) {
+        BusRation *r = userdata;
+        uint64_t n_read = 0, n_write = 0, wake = 0;
+        sd_bus_message *call;
+        int k;
+
+        (void) call_scheduler_expire(&r->scheduler, on_expired, r);
+        if (call_scheduler_n_callers(&r->scheduler) == 0)
+                return 0;
+
+        /* Whatever else came first (root's calls among it), and what leaves first. */
+        (void) sd_bus_get_n_queued_read(r->bus, &n_read);
+        (void) sd_bus_get_n_queued_write(r->bus, &n_write);
+        if (n_read > 0 || n_write >= RATION_WRITE_QUEUE_MAX) {
+                (void) sd_event_source_set_enabled(r->post_event, SD_EVENT_ON);
+                return 0;
+        }
+        (void) sd_event_source_set_enabled(r->post_event, SD_EVENT_OFF);
+
+        call = call_scheduler_next(&r->scheduler, &wake);
+        if (!call) {
+                wake_at(r, wake);
+                return 0;
+        }
+        if (ARRAY_RESERVE(r->admitted, r->allocated, r->n_admitted + 1) < 0) {
+                (void) sd_bus_reply_method_errno(call, -ENOMEM, NULL);
+                call_scheduler_done(&r->scheduler, false);
+                kick(r);
+                return 0;
+        }
+        k = sd_bus_enqueue_for_read(r->bus, call);
+        if (k < 0)
+                (void) sd_bus_reply_method_errnof(call, k, "Cannot dispatch the call: %m");
+        else {
+                uid_t uid;
+
+                r->admitted[r->n_admitted++] = sd_bus_message_ref(call);
+                if (caller_peek_uid(r->registry, call_scheduler_current_sender(&r->scheduler), &uid) >= 0)
+                        call_scheduler_charge(&r->scheduler, uid, r->cost(call, r->userdata));
+        }
+        call_scheduler_done(&r->scheduler, false);
+        kick(r);
+        return 0;
+}
+
+static int on_post(sd_event_source *s, void *userdata) {
+        kick(userdata);
+        return 0;
+}
+
+static int on_wake(sd_event_source *s, uint64_t usec, void *userdata) {
+        kick(userdata);
+        return 0;
+}
+
+static int on_message(sd_bus_message *m, void *userdata, sd_bus_error *ret_error) {
+        _cleanup_(sd_bus_error_free) sd_bus_error error = SD_BUS_ERROR_NULL;
+        BusRation *r = userdata;
+        const char *sender;
+        uid_t uid;
+        int k;
+
+        if (!rationed(r, m))
+                return 0;
+        if (admitted_take(r, m))
+                return 0; /* its turn came */
+        if (refuse_long_names(m))
+                return 1;
+        sender = sd_bus_message_get_sender(m);
+        if (!sender)
+                return 0; /* a direct connection: nobody else shares it */
+        if (!sd_bus_message_get_expect_reply(m))
+                return 1; /* nobody waits for it: no work */
+
+        k = caller_resolve_uid(r->registry, m, &uid, &error);
+        if (k < 0)
+                return sd_bus_reply_method_error(m, &error);
+        if (k == 0)
+                return 1; /* comes through here again once the caller is known */
+        if (uid == 0)
+                return 0; /* root first: served at once */
+
+        k = call_scheduler_enqueue(&r->scheduler, m, sender, uid);
+        if (k == -EBUSY)
+                return sd_bus_reply_method_errorf(m, RDMAD_ERROR_BUSY,
+                                                  "This connection has %u calls waiting for their turn already.",
+                                                  RATION_CALLS_PER_CONNECTION_MAX);
+        if (k == -EDQUOT)
+                return sd_bus_reply_method_errorf(m, RDMAD_ERROR_BUSY,
+                                                  "This user has %u calls waiting for their turn already.",
+                                                  RATION_CALLS_PER_USER_MAX);
+        if (k == -EUSERS)
+                return sd_bus_reply_method_errorf(m, RDMAD_ERROR_BUSY,
+                                                  "Too many connections have calls waiting; try again later.");
+        if (k < 0)
+                return sd_bus_reply_method_errnof(m, k, "Cannot queue the call: %m");
+        sd_bus_message_ref(m);
+        kick(r);
+        return 1;
+}
+
+int bus_ration_start(BusRation *r, sd_bus *bus, sd_event *event, const char *root, CallerRegistry *registry,
+                     RationCost cost, void *userdata) {
+        const CallSchedulerLimits limits = {
+                .calls_max = RATION_CALLS_PER_CONNECTION_MAX,
+                .callers_max = RATION_CALLERS_MAX,
+                .wait_max_usec = RATION_WAIT_MAX_USEC,
+                .share_percent = 100,
+                .uid_calls_max = RATION_CALLS_PER_USER_MAX,
+                .uid_bytes_per_sec = RATION_BYTES_PER_SEC,
+                .uid_bytes_burst = RATION_BYTES_BURST,
+        };
+        int k;
+
+        assert(r);
+        assert(bus);
+        assert(event);
+        assert(root);
+        assert(registry);
+        assert(cost);
+
+        *r = (BusRation){ .bus = bus, .registry = registry, .root = root, .cost = cost, .userdata = userdata };
+        call_scheduler_init(&r->scheduler, &limits, NULL, NULL, call_unref);
+
+        k = sd_event_add_defer(event, &r->dispatch_event, on_dispatch, r);
+        if (k < 0)
+                return log_error_errno(k, "Failed to add the rationing source: %m");
+        (void) sd_event_source_set_priority(r->dispatch_event, SD_EVENT_PRIORITY_IDLE);
+        (void) sd_event_source_set_enabled(r->dispatch_event, SD_EVENT_OFF);
+        (void) sd_event_source_set_description(r->dispatch_event, "ration-dispatch");
+
+        k = sd_event_add_post(event, &r->post_event, on_post, r);
+        if (k < 0)
+                return log_error_errno(k, "Failed to add the rationing post source: %m");
+        (void) sd_event_source_set_enabled(r->post_event, SD_EVENT_OFF);
+
+        k = sd_event_add_time(event, &r->wake_event, CLOCK_MONOTONIC, 0, 0, on_wake, r);
+        if (k < 0)
+                return log_error_errno(k, "Failed to add the rationing timer: %m");
+        (void) sd_event_source_set_enabled(r->wake_event, SD_EVENT_OFF);
+
+        k = sd_bus_add_filter(bus, &r->filter, on_message, r);
+        if (k < 0)
+                return log_error_errno(k, "Failed to add the rationing filter: %m");
+        return 0;
+}
+
+void bus_ration_drop_sender(BusRation *r, const char *sender) {
+        assert(r);
+        assert(sender);
+        (void) call_scheduler_drop_sender(&r->scheduler, sender, NULL, NULL, NULL);
+}
+
+static void answer_stopping(void *call, const char *sender, uint64_t arrived_usec, void *userdata) {
+        (void) sd_bus_reply_method_errorf(call, RDMAD_ERROR_FAILED, "%s", (const char *) userdata);
+}
+
+void bus_ration_fail_all(BusRation *r, const char *reason) {
+        assert(r);
+        assert(reason);
+        (void) call_scheduler_drop_all(&r->scheduler, answer_stopping, (void *) reason);
+}
+
+void bus_ration_clear(BusRation *r) {
+        assert(r);
+
+        call_scheduler_clear(&r->scheduler);
+        for (size_t i = 0; i < r->n_admitted; i++)
+                sd_bus_message_unref(r->admitted[i]);
+        r->admitted = mfree(r->admitted);
+        r->n_admitted = r->allocated = 0;
+        r->filter = sd_bus_slot_unref(r->filter);
+        r->dispatch_event = sd_event_source_disable_unref(r->dispatch_event);
+        r->post_event = sd_event_source_disable_unref(r->post_event);
+        r->wake_event = sd_event_source_disable_unref(r->wake_event);
+}
