@@ -6,6 +6,8 @@
 #include <systemd/sd-bus.h>
 
 #include "args.h"
+#include "counter-table.h"
+#include "inventory.h"
 
 /* Exit statuses scripts may rely on; documented in rdmactl(1) and --help. */
 enum {
@@ -27,6 +29,9 @@ typedef struct Options {
         uint64_t timeout_usec; /* `wait`: UINT64_MAX for none */
         NameKind list;
         bool exit_on_disconnect; /* `monitor`: exit 3 when rdmad leaves instead of waiting for it */
+        bool all;                /* `counters`: every counter, not the summary */
+        bool watch;              /* `counters`: sample every watch_usec and show rates */
+        uint64_t watch_usec;
 } Options;
 
 /* Prints "rdmactl: ..." for a failed bus call on stderr and returns the
@@ -40,3 +45,11 @@ int verb_status(sd_bus *bus, const Options *o, char **args, size_t n_args);     
 int verb_monitor(sd_bus *bus, const Options *o, char **args, size_t n_args);    /* monitor.c */
 int verb_wait(sd_bus *bus, const Options *o, char **args, size_t n_args);       /* wait.c */
 int verb_set_vfs(sd_bus *bus, const Options *o, char **args, size_t n_args);    /* set-vfs.c */
+int verb_counters(sd_bus *bus, const Options *o, char **args, size_t n_args);   /* counters.c */
+
+/* counters.c, for `status` too: the counters of these ports into t (empty
+ * on entry), in one GetAllCounters when every_port (the whole host is
+ * shown) or one Port.GetCounters each. Returns an exit status; prints the
+ * error unless quiet. */
+int counters_fetch(sd_bus *bus, const Inventory *inv, const RdmaPort *const *ports, size_t n_ports, bool every_port,
+                   bool quiet, CounterTable *t);
