@@ -480,9 +480,39 @@ static int write_sriov(FILE *f, ExpositionFormat format, const Inventory *inv) {
         return 0;
 }
 
+/* Seconds with their fraction, for durations and timestamps. */
+static void write_seconds(FILE *f, uint64_t usec) {
+        write_u64(f, usec / 1000000);
+        fprintf(f, ".%06u\n", (unsigned) (usec % 1000000));
+}
+
+static void write_exporter_series(FILE *f, ExpositionFormat format, const ScrapeResult *s) {
+        Family info = family(f, format, "rdmad_", "exporter_build_info", FAMILY_INFO,
+                             "rdmad-exporter's version and the libmicrohttpd it runs on; the value is always 1.");
+        Family duration = family(f, format, "rdmad_", "exporter_scrape_duration_seconds", FAMILY_GAUGE,
+                                 "How long this scrape took until its exposition was rendered.");
+        Family errors = family(f, format, "rdmad_", "exporter_scrape_errors_total", FAMILY_COUNTER,
+                               "Scrapes in which rdmad did not answer (rdmad_up was 0) since the exporter started.");
+
+        sample_begin(&info);
+        label(&info, true, "version", s->version);
+        label(&info, false, "libmicrohttpd", s->libmicrohttpd_version);
+        sample_end(&info, 1);
+        family_header(&duration);
+        fputs_unlocked("rdmad_exporter_scrape_duration_seconds ", f);
+        write_seconds(f, s->duration_usec);
+        family_header(&errors);
+        fputs_unlocked("rdmad_exporter_scrape_errors_total ", f);
+        write_u64(f, s->scrape_errors_total);
+        fputc_unlocked('\n', f);
+}
+
 int exposition_write(FILE *f, ExpositionFormat format, const ScrapeResult *scrape) {
         Family up = family(f, format, "rdmad_", "up", FAMILY_GAUGE,
                            "1 when rdmad answered this scrape on the system bus, else 0.");
+        Family updated = family(f, format, "rdmad_", "last_update_timestamp_seconds", FAMILY_GAUGE,
+                                "When rdmad last told the exporter anything (a reply or a signal): the age of "
+                                "the model series when rdmad_up is 0.");
         int r = 0;
 
         assert(f);
@@ -491,8 +521,16 @@ int exposition_write(FILE *f, ExpositionFormat format, const ScrapeResult *scrap
 
         family_header(&up);
         fprintf(f, "rdmad_up %d\n", scrape->up ? 1 : 0);
+        if (scrape->last_update_usec > 0) {
+                family_header(&updated);
+                fputs_unlocked("rdmad_last_update_timestamp_seconds ", f);
+                write_seconds(f, scrape->last_update_usec);
+        }
+        if (scrape->version)
+                write_exporter_series(f, format, scrape);
 
-        if (scrape->up && scrape->inventory) {
+        /* The model as last known, also while rdmad does not answer. */
+        if (scrape->inventory) {
                 write_devices(f, format, scrape->inventory);
                 r = write_ports(f, format, scrape->inventory);
                 if (r >= 0)

@@ -22,12 +22,19 @@ typedef enum ExpositionFormat {
 
 const char *exposition_content_type(ExpositionFormat format);
 
-/* What one scrape saw. up: rdmad answered; then inventory and counters are
- * set (either may be empty). */
+/* What one scrape saw. up: rdmad answered this scrape (its counters are
+ * in counters). inventory: the model as last known, shown whether or not
+ * rdmad answered now, with last_update_usec (CLOCK_REALTIME µs, 0: never)
+ * telling how old it is. version set: the exporter's own series too. */
 typedef struct ScrapeResult {
         bool up;
         const Inventory *inventory;
         const CounterTable *counters;
+        uint64_t last_update_usec;
+        const char *version;
+        const char *libmicrohttpd_version;
+        uint64_t duration_usec;
+        uint64_t scrape_errors_total;
 } ScrapeResult;
 
 /* Writes the exposition of `scrape` to f. Returns 0, or -ENOMEM / -EIO. */

@@ -1,38 +1,50 @@
 /* SPDX-License-Identifier: MIT */
 /* rdmad-exporter: Prometheus metrics of rdmad's model and counters over
- * HTTP. Unprivileged; socket-activated or --listen=ADDR:PORT. */
+ * HTTP. Unprivileged; socket-activated or --web.listen-address=ADDR:PORT.
+ * One sd-event loop runs the bus (the model, kept by signals) and HTTP. */
 #include <errno.h>
 #include <getopt.h>
-#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <systemd/sd-daemon.h>
+#include <systemd/sd-event.h>
 
 #include "http-server.h"
 #include "listen.h"
 #include "log.h"
+#include "model.h"
+#include "timespan.h"
 #include "util.h"
 
-#define BUS_TIMEOUT_SEC_DEFAULT 10
+#define BUS_TIMEOUT_USEC_DEFAULT (10 * USEC_PER_SEC)
+#define BUS_TIMEOUT_USEC_MIN     (100 * USEC_PER_MSEC)
+#define BUS_TIMEOUT_USEC_MAX     (3600 * USEC_PER_SEC)
 
 typedef struct Options {
         const char *listen;
-        unsigned bus_timeout_sec;
+        const char *telemetry_path;
+        uint64_t bus_timeout_usec;
 } Options;
 
 static void help(void) {
         printf("%s [OPTIONS...]\n\n"
-               "Answers GET /metrics with Prometheus metrics of the host's RDMA devices,\n"
-               "read from rdmad (org.rdmad1) on the system bus at every scrape.\n\n"
-               "  -h --help                Show this help\n"
-               "     --version            Show package version\n"
-               "     --listen=ADDR:PORT   Listen there (default %s); a socket passed by\n"
-               "                          systemd (rdmad-exporter.socket) is used instead\n"
-               "     --bus-timeout=SEC    Give up on rdmad after SEC seconds (default %u)\n"
-               "     --log-level=LEVEL    Log level: emerg, alert, crit, err, warning,\n"
-               "                          notice, info (default), debug, or 0-7\n",
-               program_invocation_short_name, RDMAD_EXPORTER_DEFAULT_LISTEN, BUS_TIMEOUT_SEC_DEFAULT);
+               "Answers GET /metrics with Prometheus metrics of the host's RDMA devices from rdmad\n"
+               "(org.rdmad1) on the system bus: its model, kept current by its signals, and its\n"
+               "counters, read at every scrape.\n\n"
+               "  -h --help                        Show this help\n"
+               "     --version                    Show package version\n"
+               "     --web.listen-address=ADDR:PORT\n"
+               "                                  Listen there (default %s); a socket passed\n"
+               "                                  by systemd (rdmad-exporter.socket) is used instead\n"
+               "     --listen=ADDR:PORT           The same as --web.listen-address\n"
+               "     --web.telemetry-path=PATH    Serve the metrics there (default /metrics)\n"
+               "     --bus-timeout=SPAN           Give up on rdmad after SPAN (default 10s; 100ms-1h;\n"
+               "                                  a scraper's X-Prometheus-Scrape-Timeout-Seconds\n"
+               "                                  shortens it)\n"
+               "     --log-level=LEVEL            Log level: emerg, alert, crit, err, warning,\n"
+               "                                  notice, info (default), debug, or 0-7\n",
+               program_invocation_short_name, RDMAD_EXPORTER_DEFAULT_LISTEN);
 }
 
 /* 0: go on; 1: done, exit successfully (--help, --version); <0: bad usage. */
@@ -40,18 +52,20 @@ static int parse_argv(int argc, char *argv[], Options *o) {
         enum {
                 ARG_VERSION = 0x100,
                 ARG_LISTEN,
+                ARG_TELEMETRY_PATH,
                 ARG_BUS_TIMEOUT,
                 ARG_LOG_LEVEL,
         };
         static const struct option options[] = {
                 { "help", no_argument, NULL, 'h' },
                 { "version", no_argument, NULL, ARG_VERSION },
+                { "web.listen-address", required_argument, NULL, ARG_LISTEN },
                 { "listen", required_argument, NULL, ARG_LISTEN },
+                { "web.telemetry-path", required_argument, NULL, ARG_TELEMETRY_PATH },
                 { "bus-timeout", required_argument, NULL, ARG_BUS_TIMEOUT },
                 { "log-level", required_argument, NULL, ARG_LOG_LEVEL },
                 {},
         };
-        char *end;
         int c, r;
 
         while ((c = getopt_long(argc, argv, "h", options, NULL)) >= 0)
@@ -65,16 +79,21 @@ static int parse_argv(int argc, char *argv[], Options *o) {
                 case ARG_LISTEN:
                         o->listen = optarg;
                         break;
-                case ARG_BUS_TIMEOUT: {
-                        unsigned long v;
-
-                        errno = 0;
-                        v = strtoul(optarg, &end, 10);
-                        if (errno != 0 || *end != '\0' || optarg[0] < '1' || optarg[0] > '9' || v > 3600)
-                                return log_error_errno(EINVAL, "Invalid bus timeout (1-3600 s): %s", optarg);
-                        o->bus_timeout_sec = (unsigned) v;
+                case ARG_TELEMETRY_PATH:
+                        if (optarg[0] != '/' || strpbrk(optarg, "?# \t\r\n"))
+                                return log_error_errno(EINVAL, "Invalid telemetry path (an absolute URL path): %s",
+                                                       optarg);
+                        o->telemetry_path = optarg;
                         break;
-                }
+                case ARG_BUS_TIMEOUT:
+                        r = parse_timespan(optarg, &o->bus_timeout_usec);
+                        if (r < 0 || o->bus_timeout_usec < BUS_TIMEOUT_USEC_MIN ||
+                            o->bus_timeout_usec > BUS_TIMEOUT_USEC_MAX)
+                                return log_error_errno(EINVAL,
+                                                       "Invalid bus timeout (a time span from 100ms to 1h, e.g. 5s, "
+                                                       "500ms; a bare number is seconds): %s",
+                                                       optarg);
+                        break;
                 case ARG_LOG_LEVEL:
                         r = log_level_from_string(optarg);
                         if (r < 0)
@@ -90,7 +109,7 @@ static int parse_argv(int argc, char *argv[], Options *o) {
         return 0;
 }
 
-/* The socket systemd passed, or one opened for --listen. */
+/* The socket systemd passed, or one opened for --web.listen-address. */
 static int get_listen_socket(const Options *o) {
         int n = sd_listen_fds(true);
 
@@ -103,47 +122,71 @@ static int get_listen_socket(const Options *o) {
                         return log_error_errno(EINVAL,
                                                "The socket passed by systemd is not a listening stream socket.");
                 if (o->listen)
-                        log_notice("Socket-activated: --listen=%s is not used.", o->listen);
+                        log_notice("Socket-activated: --web.listen-address=%s is not used.", o->listen);
                 return SD_LISTEN_FDS_START;
         }
         return listen_socket_open(o->listen ?: RDMAD_EXPORTER_DEFAULT_LISTEN);
 }
 
+static int on_hup(sd_event_source *s, const struct signalfd_siginfo *si, void *userdata) {
+        return 0; /* nothing to reload: the model follows rdmad by itself */
+}
+
 static int run(int argc, char *argv[]) {
-        Options o = { .bus_timeout_sec = BUS_TIMEOUT_SEC_DEFAULT };
+        Options o = { .telemetry_path = "/metrics", .bus_timeout_usec = BUS_TIMEOUT_USEC_DEFAULT };
+        _cleanup_(sd_event_unrefp) sd_event *event = NULL;
+        Model *model = NULL;
         HttpServer *server = NULL;
         sigset_t mask;
-        int fd, sig, r;
+        int fd, r;
 
         r = parse_argv(argc, argv, &o);
         if (r != 0)
                 return r < 0 ? r : 0;
 
-        /* Blocked before the HTTP thread starts, so only sigwait() sees them. */
         sigemptyset(&mask);
         sigaddset(&mask, SIGTERM);
         sigaddset(&mask, SIGINT);
         sigaddset(&mask, SIGHUP);
-        r = -pthread_sigmask(SIG_BLOCK, &mask, NULL);
-        if (r < 0)
-                return log_error_errno(r, "Cannot block signals: %m");
+        if (sigprocmask(SIG_BLOCK, &mask, NULL) < 0)
+                return log_error_errno(errno, "Cannot block signals: %m");
         signal(SIGPIPE, SIG_IGN);
+
+        r = sd_event_default(&event);
+        if (r >= 0)
+                r = sd_event_add_signal(event, NULL, SIGTERM, NULL, NULL);
+        if (r >= 0)
+                r = sd_event_add_signal(event, NULL, SIGINT, NULL, NULL);
+        if (r >= 0)
+                r = sd_event_add_signal(event, NULL, SIGHUP, on_hup, NULL);
+        if (r < 0)
+                return log_error_errno(r, "Cannot set up the event loop: %m");
 
         fd = get_listen_socket(&o);
         if (fd < 0)
                 return fd;
-        r = http_server_start(fd, (uint64_t) o.bus_timeout_sec * 1000000, &server);
-        if (r < 0)
+        model = model_new(event);
+        if (!model)
+                return log_oom();
+        /* Not fatal: rdmad or the bus may come later; a scrape says rdmad_up 0 meanwhile. */
+        (void) model_connect(model);
+        r = http_server_start(event, model,
+                              &(HttpConfig){ .listen_fd = fd,
+                                             .telemetry_path = o.telemetry_path,
+                                             .bus_timeout_usec = o.bus_timeout_usec },
+                              &server);
+        if (r < 0) {
+                model_free(model);
                 return r;
-        (void) sd_notify(false, "READY=1\nSTATUS=Serving /metrics.");
-        log_info("rdmad-exporter %s serving /metrics.", RDMAD_VERSION);
+        }
+        (void) sd_notify(false, "READY=1\nSTATUS=Serving metrics.");
+        log_info("rdmad-exporter %s serving %s.", RDMAD_VERSION, o.telemetry_path);
 
-        do {
-                r = sigwait(&mask, &sig);
-        } while (r == 0 && sig == SIGHUP); /* nothing to reload: every scrape reads everything */
+        r = sd_event_loop(event);
         (void) sd_notify(false, "STOPPING=1");
         http_server_stop(server);
-        return 0;
+        model_free(model);
+        return r < 0 ? log_error_errno(r, "The event loop failed: %m") : 0;
 }
 
 int main(int argc, char *argv[]) {

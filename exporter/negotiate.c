@@ -154,3 +154,29 @@ ExpositionFormat exposition_negotiate(const char *accept) {
                 return EXPOSITION_OPENMETRICS;
         return EXPOSITION_TEXT;
 }
+
+uint64_t scrape_budget_usec(const char *timeout_header, uint64_t bus_timeout_usec) {
+        uint64_t seconds = 0, usec, scale = 1000000, margin, budget;
+        const char *p = timeout_header;
+
+        if (!p || !(*p >= '0' && *p <= '9'))
+                return bus_timeout_usec;
+        for (; *p >= '0' && *p <= '9'; p++) {
+                seconds = seconds * 10 + (uint64_t) (*p - '0');
+                if (seconds > 86400)
+                        return bus_timeout_usec;
+        }
+        usec = seconds * 1000000;
+        if (*p == '.')
+                for (p++; *p >= '0' && *p <= '9'; p++) {
+                        scale /= 10;
+                        usec += (uint64_t) (*p - '0') * scale;
+                }
+        if (*p != '\0' || usec == 0)
+                return bus_timeout_usec;
+        margin = usec / 10 > 250000 ? usec / 10 : 250000;
+        budget = usec > margin ? usec - margin : 0;
+        if (budget < 100000)
+                budget = 100000;
+        return budget < bus_timeout_usec ? budget : bus_timeout_usec;
+}

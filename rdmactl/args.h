@@ -8,30 +8,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define USEC_PER_MSEC   1000ULL
-#define USEC_PER_SEC    1000000ULL
-#define USEC_PER_MINUTE (60ULL * USEC_PER_SEC)
-#define USEC_PER_HOUR   (60ULL * USEC_PER_MINUTE)
-#define USEC_PER_DAY    (24ULL * USEC_PER_HOUR)
-#define USEC_PER_WEEK   (7ULL * USEC_PER_DAY)
-
-/* --timeout: a year is past any sensible wait; "infinity" is for ever. */
-#define TIMESPAN_MAX_USEC (365ULL * USEC_PER_DAY)
-#define TIMESPAN_INFINITY UINT64_MAX
+#include "timespan.h"
 
 /* A decimal number as parse_decimal_u32 reads it (no sign, blanks or
  * leading zeros), and at most `max`. */
 int parse_number_arg(const char *s, uint32_t max, uint32_t *ret);
-
-/* A time span as systemd writes one: "30s", "500ms", "2min", "1h 30min",
- * "1.5s", "infinity"; a bare number is seconds (systemd's parse_sec).
- * Units: us usec, ms msec, s sec second(s), m min minute(s), h hr hour(s),
- * d day(s), w week(s). -ERANGE above TIMESPAN_MAX_USEC. */
-int parse_timespan(const char *s, uint64_t *ret_usec);
-
-/* The other way: "1min 30s", "500ms", "0", "infinity". */
-#define TIMESPAN_STRING_MAX 64
-const char *format_timespan(uint64_t usec, char buf[static TIMESPAN_STRING_MAX]);
 
 /* A port state by name in any case ("active") or by the kernel's number
  * ("4", "4: ACTIVE", as sysfs writes it) → its kernel name ("ACTIVE").

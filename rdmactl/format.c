@@ -185,3 +185,113 @@ char *gid_to_ipv4(const char *gid, char buf[static GID_IPV4_MAX]) {
         snprintf(buf, GID_IPV4_MAX, "%u.%u.%u.%u", group[6] >> 8, group[6] & 0xffu, group[7] >> 8, group[7] & 0xffu);
         return buf;
 }
+
+char *format_bytes(uint64_t bytes, char buf[static BYTES_STRING_MAX]) {
+        static const char *const units[] = { "KiB", "MiB", "GiB", "TiB", "PiB", "EiB" };
+        double v = (double) bytes;
+        size_t u = 0;
+
+        if (bytes < 1024) {
+                snprintf(buf, BYTES_STRING_MAX, "%" PRIu64 " B", bytes);
+                return buf;
+        }
+        for (v /= 1024; v >= 1024 && u + 1 < ELEMENTSOF(units); u++)
+                v /= 1024;
+        snprintf(buf, BYTES_STRING_MAX, "%.1f %s", v, units[u]);
+        return buf;
+}
+
+char *format_rate(double per_sec, bool bytes, char buf[static RATE_STRING_MAX]) {
+        if (bytes) {
+                char b[BYTES_STRING_MAX];
+
+                /* A whole byte count keeps format_bytes' rounding in one place. */
+                snprintf(buf, RATE_STRING_MAX, "%s/s", format_bytes(per_sec > 0 ? (uint64_t) per_sec : 0, b));
+        } else if (per_sec == (double) (uint64_t) per_sec)
+                snprintf(buf, RATE_STRING_MAX, "%" PRIu64 "/s", (uint64_t) per_sec);
+        else
+                snprintf(buf, RATE_STRING_MAX, "%.1f/s", per_sec);
+        return buf;
+}
+
+typedef struct CounterName {
+        const char *name;
+        const char *label; /* NULL: not in the summary */
+        CounterKind kind;
+} CounterName;
+
+/* The summary first, in its order (what ibqueryerrors and `rdma statistic`
+ * users look at), then the other errors. hw_counters keep their file names
+ * as labels: that is how the drivers' documentation names them. */
+static const CounterName counter_names[] = {
+        { "port_rcv_data", "Data received", COUNTER_DATA },
+        { "port_xmit_data", "Data transmitted", COUNTER_DATA },
+        { "port_rcv_packets", "Packets received", COUNTER_PACKETS },
+        { "port_xmit_packets", "Packets transmitted", COUNTER_PACKETS },
+        { "symbol_error", "Symbol errors", COUNTER_ERROR },
+        { "link_downed", "Link downed", COUNTER_ERROR },
+        { "link_error_recovery", "Link error recovery", COUNTER_ERROR },
+        { "port_rcv_errors", "Receive errors", COUNTER_ERROR },
+        { "port_rcv_remote_physical_errors", "Remote phys. errors", COUNTER_ERROR },
+        { "port_xmit_discards", "Transmit discards", COUNTER_ERROR },
+        { "excessive_buffer_overrun_errors", "Buffer overruns", COUNTER_ERROR },
+        { "out_of_buffer", "out_of_buffer", COUNTER_ERROR },
+        { "out_of_sequence", "out_of_sequence", COUNTER_ERROR },
+        { "packet_seq_err", "packet_seq_err", COUNTER_ERROR },
+        { "rnr_nak_retry_err", "rnr_nak_retry_err", COUNTER_ERROR },
+        { "local_ack_timeout_err", "local_ack_timeout_err", COUNTER_ERROR },
+        { "implied_nak_seq_err", "implied_nak_seq_err", COUNTER_ERROR },
+        { "np_cnp_sent", "np_cnp_sent", COUNTER_OTHER },
+        { "np_ecn_marked_roce_packets", "np_ecn_marked_roce_packets", COUNTER_OTHER },
+        { "rp_cnp_handled", "rp_cnp_handled", COUNTER_OTHER },
+        { "rp_cnp_ignored", "rp_cnp_ignored", COUNTER_OTHER },
+        /* Not in the summary. */
+        { "port_rcv_data_64", NULL, COUNTER_DATA },
+        { "port_xmit_data_64", NULL, COUNTER_DATA },
+        { "port_rcv_packets_64", NULL, COUNTER_PACKETS },
+        { "port_xmit_packets_64", NULL, COUNTER_PACKETS },
+        { "local_link_integrity_errors", NULL, COUNTER_ERROR },
+        { "port_rcv_constraint_errors", NULL, COUNTER_ERROR },
+        { "port_xmit_constraint_errors", NULL, COUNTER_ERROR },
+        { "port_rcv_switch_relay_errors", NULL, COUNTER_ERROR },
+        { "VL15_dropped", NULL, COUNTER_ERROR },
+        { "req_cqe_error", NULL, COUNTER_ERROR },
+        { "resp_cqe_error", NULL, COUNTER_ERROR },
+        { "req_remote_access_errors", NULL, COUNTER_ERROR },
+        { "resp_remote_access_errors", NULL, COUNTER_ERROR },
+        { "req_remote_invalid_request", NULL, COUNTER_ERROR },
+        { "resp_local_length_error", NULL, COUNTER_ERROR },
+};
+
+static const CounterName *find_counter_name(const char *name) {
+        for (size_t i = 0; i < ELEMENTSOF(counter_names); i++)
+                if (streq(counter_names[i].name, name))
+                        return &counter_names[i];
+        return NULL;
+}
+
+CounterKind counter_kind(const char *name) {
+        const CounterName *c = find_counter_name(name);
+        return c ? c->kind : COUNTER_OTHER;
+}
+
+const char *counter_summary_name(size_t i) {
+        if (i >= ELEMENTSOF(counter_names) || !counter_names[i].label)
+                return NULL;
+        return counter_names[i].name;
+}
+
+const char *counter_summary_label(const char *name) {
+        const CounterName *c = find_counter_name(name);
+        return c ? c->label : NULL;
+}
+
+uint64_t counter_delta(uint64_t prev, uint64_t cur) {
+        return cur >= prev ? cur - prev : cur;
+}
+
+double counter_rate(uint64_t delta, uint64_t interval_usec) {
+        if (interval_usec == 0)
+                return 0;
+        return (double) delta * 1e6 / (double) interval_usec;
+}

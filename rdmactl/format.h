@@ -64,3 +64,34 @@ int table_add(Table *t, const char *text, const char *color);
 size_t table_rows(const Table *t); /* without the header */
 /* No trailing blanks on any line; colours only if use_color. */
 void table_print(const Table *t, FILE *f, bool header, bool use_color);
+
+/* "113.3 GiB", "512 B": IEC units, one decimal above a KiB. */
+#define BYTES_STRING_MAX 32
+char *format_bytes(uint64_t bytes, char buf[static BYTES_STRING_MAX]);
+
+/* A per-second rate as text: "1.5 MiB/s" for bytes, "1234.5/s" for the rest. */
+#define RATE_STRING_MAX 40
+char *format_rate(double per_sec, bool bytes, char buf[static RATE_STRING_MAX]);
+
+/* What rdmactl knows about a counter file name. */
+typedef enum CounterKind {
+        COUNTER_OTHER,
+        COUNTER_DATA,    /* octets (rdmad gives port_rcv_data and port_xmit_data ×4) */
+        COUNTER_PACKETS, /* packets both ways */
+        COUNTER_ERROR,   /* non-zero means something is wrong: highlighted, listed by `status` */
+} CounterKind;
+
+CounterKind counter_kind(const char *name);
+
+/* The counters `rdmactl counters` shows without --all: the i-th name in the
+ * order shown (NULL past the last), and the label for a name among them
+ * (NULL for one that is not). */
+const char *counter_summary_name(size_t i);
+const char *counter_summary_label(const char *name);
+
+/* What a counter went up by from prev to cur; a counter that went down was
+ * reset (a driver reload, a hot-plug) and counts from 0. */
+uint64_t counter_delta(uint64_t prev, uint64_t cur);
+
+/* delta per second over interval_usec; 0 for an empty interval. */
+double counter_rate(uint64_t delta, uint64_t interval_usec);

@@ -4,7 +4,8 @@
  * wait for a link, change the number of SR-IOV VFs.
  *
  * This file holds the options and the verb table; each verb lives in a
- * file of its own (list.c, status.c, monitor.c, wait.c, set-vfs.c). */
+ * file of its own (list.c, status.c, monitor.c, wait.c, set-vfs.c,
+ * counters.c). */
 #include <errno.h>
 #include <getopt.h>
 #include <locale.h>
@@ -36,6 +37,7 @@ static void help(void) {
                "  wait PORT STATE           Wait until a port that exists is in STATE (ACTIVE, DOWN,\n"
                "                            INIT, ARMED, ..., or the kernel's number: 4 is ACTIVE)\n"
                "  set-vfs DEVICE COUNT      Set the number of SR-IOV virtual functions\n"
+               "  counters [NAME...]        Traffic and error counters of each port\n"
                "\n"
                "A PORT is 'DEVICE PORT' (mlx5_0 1), 'DEVICE/PORT' (mlx5_0/1) or a netdev (ib0);\n"
                "a NAME is a DEVICE or a PORT.\n"
@@ -59,6 +61,9 @@ static void help(void) {
                "     --no-ask-password      set-vfs: never ask for a password\n"
                "     --exit-on-disconnect   monitor: exit (status 3) when rdmad leaves the bus\n"
                "                            instead of waiting for it to return\n"
+               "     --all                  counters: every counter, not only the summary\n"
+               "     --watch[=SPAN]         counters: sample every SPAN (default 1s) and show\n"
+               "                            rates per second until interrupted\n"
                "\n"
                "Exit status:\n"
                "  0 success, 1 failure, 2 invalid arguments, 3 rdmad not running or no system bus,\n"
@@ -79,6 +84,7 @@ static const Verb verbs[] = {
         /* wait checks its own arguments: its two forms take different ones. */
         { "wait", 0, SIZE_MAX, VERB_TIMEOUT, "PORT STATE", verb_wait },
         { "set-vfs", 2, 2, 0, "DEVICE COUNT", verb_set_vfs },
+        { "counters", 0, SIZE_MAX, VERB_JSON, "NAME...", verb_counters },
         { "help", 0, 0, VERB_NO_BUS, NULL, verb_help },
 };
 
@@ -99,6 +105,8 @@ enum {
         ARG_STATE,
         ARG_ANY,
         ARG_IGNORE,
+        ARG_ALL,
+        ARG_WATCH,
 };
 
 static const struct option long_options[] = {
@@ -116,6 +124,8 @@ static const struct option long_options[] = {
         { "any", no_argument, NULL, ARG_ANY },
         { "ignore", required_argument, NULL, ARG_IGNORE },
         { "quiet", no_argument, NULL, 'q' },
+        { "all", no_argument, NULL, ARG_ALL },
+        { "watch", optional_argument, NULL, ARG_WATCH },
         /* Hidden: for the shell completion. */
         { "list-devices", no_argument, NULL, ARG_LIST_DEVICES },
         { "list", required_argument, NULL, ARG_LIST },
@@ -146,7 +156,7 @@ static void options_done(Options *o) {
 
 int main(int argc, char *argv[]) {
         _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
-        _cleanup_(options_done) Options o = { .legend = true, .ask_password = true };
+        _cleanup_(options_done) Options o = { .legend = true, .ask_password = true, .watch_usec = USEC_PER_SEC };
         bool no_color = false, list_names = false;
         const Verb *verb = NULL;
         char **args;
@@ -225,6 +235,20 @@ int main(int argc, char *argv[]) {
                 case 'q':
                         o.quiet = true;
                         break;
+                case ARG_ALL:
+                        o.all = true;
+                        break;
+                case ARG_WATCH:
+                        o.watch = true;
+                        if (!optarg)
+                                break;
+                        r = parse_timespan(optarg, &o.watch_usec);
+                        /* Below 100 ms the samples would be the daemon's reads, not the link's. */
+                        if (r < 0 || o.watch_usec < 100 * USEC_PER_MSEC || o.watch_usec == TIMESPAN_INFINITY)
+                                return usage_error("--watch: '%s' is not a time span from 100ms to a year "
+                                                   "(e.g. 1s, 500ms, 1min).",
+                                                   optarg);
+                        break;
                 case ARG_LIST_DEVICES:
                         list_names = true;
                         o.list = NAMES_DEVICES;
@@ -253,6 +277,8 @@ int main(int argc, char *argv[]) {
                                      &args, &n_args);
                 if (status != EXIT_OK)
                         return status;
+                if ((o.all || o.watch) && verb->run != verb_counters)
+                        return usage_error("%s is for 'counters' only.", o.all ? "--all" : "--watch");
         }
 
         if ((o.wait_state || o.wait_any || o.n_ignore > 0 || o.quiet) && verb->run != verb_wait)

@@ -6,6 +6,8 @@
 #include <systemd/sd-bus.h>
 
 #include "args.h"
+#include "counter-table.h"
+#include "inventory.h"
 
 /* Exit statuses scripts may rely on; documented in rdmactl(1) and --help. */
 enum {
@@ -33,6 +35,9 @@ typedef struct Options {
         char **ignore;          /* --ignore=, fnmatch(3) patterns */
         size_t n_ignore, allocated_ignore;
         bool quiet; /* -q: no progress lines */
+        bool all;   /* `counters`: every counter, not the summary */
+        bool watch; /* `counters`: sample every watch_usec and show rates */
+        uint64_t watch_usec;
 } Options;
 
 /* Prints "rdmactl: ..." for a failed bus call on stderr and returns the
@@ -46,3 +51,11 @@ int verb_status(sd_bus *bus, const Options *o, char **args, size_t n_args);     
 int verb_monitor(sd_bus *bus, const Options *o, char **args, size_t n_args);    /* monitor.c */
 int verb_wait(sd_bus *bus, const Options *o, char **args, size_t n_args);       /* wait.c */
 int verb_set_vfs(sd_bus *bus, const Options *o, char **args, size_t n_args);    /* set-vfs.c */
+int verb_counters(sd_bus *bus, const Options *o, char **args, size_t n_args);   /* counters.c */
+
+/* counters.c, for `status` too: the counters of these ports into t (empty
+ * on entry), in one GetAllCounters when every_port (the whole host is
+ * shown) or one Port.GetCounters each. Returns an exit status; prints the
+ * error unless quiet. */
+int counters_fetch(sd_bus *bus, const Inventory *inv, const RdmaPort *const *ports, size_t n_ports, bool every_port,
+                   bool quiet, CounterTable *t);

@@ -108,7 +108,29 @@ static void add_gid(Field *gids, const RdmaGid *gid) {
 
 /* "Port 1: ACTIVE (LinkUp), 25 Gb/sec (1X EDR), Ethernet (RoCE), netdev ens1f0np0",
  * the LIDs, the last state change and the GIDs on the lines under it. */
-static void add_port(Field *ports, const Inventory *inv, const RdmaPort *p) {
+/* "Errors: link_downed 1, port_rcv_errors 3" in red; in JSON every error
+ * counter that is not zero (the counters rdmactl counters names as errors). */
+static void add_port_errors(Field *f, const PortCounters *c) {
+        Field *errors = field_flags(field_object(f, "errors"), FIELD_JSON_ONLY);
+        char text[512] = "";
+        size_t n = 0;
+
+        for (size_t i = 0; c && i < c->n_counters; i++) {
+                const CounterSample *s = &c->counters[i];
+
+                if (counter_kind(s->name) != COUNTER_ERROR || s->value == 0)
+                        continue;
+                field_uint(errors, s->name, s->value);
+                if (n < sizeof(text))
+                        n += (size_t) snprintf(text + n, sizeof(text) - n, "%s%s %" PRIu64, n > 0 ? ", " : "", s->name,
+                                               s->value);
+        }
+        field_color(field_flags(field_affix(field_string_copy(f, "errors", text), "errors: ", NULL),
+                                FIELD_TEXT_LINE | FIELD_TEXT_ONLY),
+                    ANSI_RED);
+}
+
+static void add_port(Field *ports, const Inventory *inv, const RdmaPort *p, const PortCounters *counters) {
         Field *f = field_labelf(field_object(ports, NULL), "Port %" PRIu32, p->number);
         /* LIDs mean nothing on Ethernet (RoCE, iWARP). */
         FieldFlags lids = streq(p->link_layer, "Ethernet") ? FIELD_JSON_ONLY : 0;
@@ -140,9 +162,10 @@ static void add_port(Field *ports, const Inventory *inv, const RdmaPort *p) {
         gids = field_array(f, "gids");
         for (size_t g = 0; g < p->n_gids; g++)
                 add_gid(gids, &p->gids[g]);
+        add_port_errors(f, counters);
 }
 
-static void add_device(Field *root, const Inventory *inv, const Target *t) {
+static void add_device(Field *root, const Inventory *inv, const Target *t, const CounterTable *counters) {
         const RdmaDevice *d = t->device;
         Field *dev = field_color(field_label(field_object(root, NULL), d->name), device_color(inv, t));
         Field *vfs, *ports;
@@ -175,7 +198,8 @@ static void add_device(Field *root, const Inventory *inv, const Target *t) {
         ports = field_array(dev, "ports");
         for (size_t i = 0; i < inv->n_ports; i++)
                 if (streq(inv->ports[i]->device, d->path) && target_shows_port(t, inv->ports[i]->number))
-                        add_port(ports, inv, inv->ports[i]);
+                        add_port(ports, inv, inv->ports[i],
+                                 counter_table_find(counters, d->name, inv->ports[i]->number));
 }
 
 /* Reads the targets args name (all devices for none); the exit status of
@@ -215,7 +239,9 @@ int verb_status(sd_bus *bus, const Options *o, char **args, size_t n_args) {
         _cleanup_(inventory_freep) Inventory *inv = NULL;
         _cleanup_(field_tree_freep) Field *root = NULL;
         _cleanup_free_ Target *targets = NULL;
-        size_t n_targets = 0;
+        _cleanup_free_ const RdmaPort **shown = NULL;
+        _cleanup_(counter_table_clear) CounterTable counters = {};
+        size_t n_targets = 0, n_shown = 0;
         int status, worst = EXIT_OK;
 
         status = load_inventory(bus, o, &inv);
@@ -225,11 +251,28 @@ int verb_status(sd_bus *bus, const Options *o, char **args, size_t n_args) {
         if (status != EXIT_OK)
                 return status;
 
+        /* The error counters of the ports shown: the whole host in one
+         * call. Without them (an rdmad without counters, or Busy) status
+         * shows the rest. */
+        shown = calloc(inv->n_ports + 1, sizeof(RdmaPort *));
+        if (!shown)
+                return report_bus_error("status", -ENOMEM, NULL);
+        for (size_t i = 0; i < n_targets; i++)
+                for (size_t k = 0; k < inv->n_ports; k++)
+                        if (streq(inv->ports[k]->device, targets[i].device->path) &&
+                            target_shows_port(&targets[i], inv->ports[k]->number) && n_shown < inv->n_ports)
+                                shown[n_shown++] = inv->ports[k];
+        if (counters_fetch(bus, inv, shown, n_shown, n_args == 0, true, &counters) != EXIT_OK)
+                counter_table_clear(&counters);
+        if (!o->json)
+                for (size_t i = 0; i < counters.n_ports; i++)
+                        make_printable(counters.ports[i].device);
+
         root = field_tree_new();
         if (!root)
                 return report_bus_error("status", -ENOMEM, NULL);
         for (size_t i = 0; i < n_targets; i++)
-                add_device(root, inv, &targets[i]);
+                add_device(root, inv, &targets[i], &counters);
         if (field_tree_check(root) < 0)
                 return report_bus_error("status", -ENOMEM, NULL);
 

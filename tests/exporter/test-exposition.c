@@ -10,7 +10,9 @@
 
 #include <cmocka.h>
 
+#include "compress.h"
 #include "exposition.h"
+#include "guard.h"
 #include "listen.h"
 #include "negotiate.h"
 #include "util.h"
@@ -429,6 +431,79 @@ static void test_listen_address_parse(void **state) {
         }
 }
 
+static void test_scrape_budget_from_the_header(void **state) {
+        assert_int_equal(scrape_budget_usec(NULL, 10000000), 10000000);
+        assert_int_equal(scrape_budget_usec("3", 10000000), 2700000);     /* a tenth off */
+        assert_int_equal(scrape_budget_usec("10.000", 5000000), 5000000); /* --bus-timeout is shorter */
+        assert_int_equal(scrape_budget_usec("1.5", 10000000), 1250000);   /* at least 250 ms off */
+        assert_int_equal(scrape_budget_usec("0.2", 10000000), 100000);    /* never below 100 ms */
+        assert_int_equal(scrape_budget_usec("abc", 7000000), 7000000);
+        assert_int_equal(scrape_budget_usec("3s", 7000000), 7000000);
+        assert_int_equal(scrape_budget_usec("0", 7000000), 7000000);
+}
+
+static void test_accept_encoding_gzip(void **state) {
+        assert_true(accepts_gzip("gzip"));
+        assert_true(accepts_gzip("deflate, gzip;q=0.5"));
+        assert_true(accepts_gzip("*"));
+        assert_true(accepts_gzip("GZIP ; q=1"));
+        assert_false(accepts_gzip(NULL));
+        assert_false(accepts_gzip("identity"));
+        assert_false(accepts_gzip("gzip;q=0"));
+        assert_false(accepts_gzip("*, gzip;q=0")); /* named beats the wildcard */
+        assert_false(accepts_gzip("gzipx"));
+}
+
+static void test_gzip_round_trip(void **state) {
+        static const char text[] = "rdmad_up 1\nrdmad_up 1\nrdmad_up 1\n";
+        char *z = NULL;
+        size_t size = 0;
+
+        assert_int_equal(gzip_compress(text, strlen(text), &z, &size), 0);
+        assert_true(size > 18);
+        assert_int_equal((unsigned char) z[0], 0x1f); /* the gzip magic */
+        assert_int_equal((unsigned char) z[1], 0x8b);
+        free(z);
+}
+
+static void test_guard_evicts_the_oldest_unserved(void **state) {
+        GuardEntry e[4] = {};
+        ssize_t v;
+
+        for (int i = 0; i < 3; i++) {
+                strcpy(e[i].address, "192.0.2.1");
+                guard_set_state(&e[i], GUARD_WAITING, 1000 + (uint64_t) i);
+        }
+        strcpy(e[3].address, "192.0.2.9");
+        guard_set_state(&e[3], GUARD_IDLE, 10);
+        /* Room under both limits. */
+        assert_int_equal(guard_pick_victim(e, 4, "192.0.2.1", 4, 8), -1);
+        /* The address at its limit: its own oldest, never another's. */
+        assert_int_equal(guard_pick_victim(e, 4, "192.0.2.1", 3, 8), 0);
+        /* Overall at the limit: the oldest of anyone. */
+        assert_int_equal(guard_pick_victim(e, 4, "198.51.100.7", 3, 4), 3);
+        /* Served connections are never taken; closing ones are not counted. */
+        guard_set_state(&e[0], GUARD_SERVING, 2000);
+        assert_int_equal(guard_pick_victim(e, 4, "192.0.2.1", 3, 8), 1);
+        e[1].closing = e[2].closing = true;
+        assert_int_equal(guard_pick_victim(e, 4, "192.0.2.1", 3, 8), -1);
+        e[1].closing = e[2].closing = false;
+        guard_set_state(&e[1], GUARD_SERVING, 2000);
+        guard_set_state(&e[2], GUARD_SERVING, 2000);
+        v = guard_pick_victim(e, 4, "192.0.2.1", 3, 8);
+        assert_int_equal(v, -2);
+
+        /* Deadlines: a request is due within the request timeout; idle lasts longer. */
+        guard_set_state(&e[0], GUARD_WAITING, 0);
+        assert_false(guard_expired(&e[0], GUARD_REQUEST_TIMEOUT_USEC - 1));
+        assert_true(guard_expired(&e[0], GUARD_REQUEST_TIMEOUT_USEC));
+        guard_set_state(&e[0], GUARD_IDLE, 0);
+        assert_false(guard_expired(&e[0], GUARD_REQUEST_TIMEOUT_USEC));
+        assert_true(guard_expired(&e[0], GUARD_IDLE_TIMEOUT_USEC));
+        guard_set_state(&e[0], GUARD_SERVING, 0);
+        assert_false(guard_expired(&e[0], UINT64_MAX));
+}
+
 int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_text_exposition_of_a_small_host),
@@ -443,6 +518,10 @@ int main(void) {
                 cmocka_unit_test(test_negotiation),
                 cmocka_unit_test(test_qvalues),
                 cmocka_unit_test(test_listen_address_parse),
+                cmocka_unit_test(test_scrape_budget_from_the_header),
+                cmocka_unit_test(test_accept_encoding_gzip),
+                cmocka_unit_test(test_gzip_round_trip),
+                cmocka_unit_test(test_guard_evicts_the_oldest_unserved),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }

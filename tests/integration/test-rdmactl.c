@@ -1071,7 +1071,7 @@ static void assert_completes(Harness *h, const char *words, const char *expected
 static void test_completion_offers_what_each_word_can_be(void **state) {
         Harness *h = *state;
 
-        assert_completes(h, "rdmactl ''", "help list monitor set-vfs status wait ");
+        assert_completes(h, "rdmactl ''", "counters help list monitor set-vfs status wait ");
         /* set-vfs: only the devices with SR-IOV. */
         assert_completes(h, "rdmactl set-vfs ''", "mlx5_0 ");
         assert_completes(h, "rdmactl set-vfs mlx5_0 ''", " ");

@@ -641,6 +641,36 @@ static void test_gid_to_ipv4_only_for_mapped_addresses(void **state) {
         assert_null(gid_to_ipv4("not-a-gid", buf));
 }
 
+static void test_counter_units_and_rates(void **state) {
+        char b[BYTES_STRING_MAX], r[RATE_STRING_MAX];
+
+        assert_string_equal(format_bytes(0, b), "0 B");
+        assert_string_equal(format_bytes(1023, b), "1023 B");
+        assert_string_equal(format_bytes(1024, b), "1.0 KiB");
+        assert_string_equal(format_bytes(121649382712ULL, b), "113.3 GiB");
+        assert_string_equal(format_bytes(UINT64_MAX, b), "16.0 EiB");
+        assert_string_equal(format_rate(1536, true, r), "1.5 KiB/s");
+        assert_string_equal(format_rate(12, false, r), "12/s");
+        assert_string_equal(format_rate(0.5, false, r), "0.5/s");
+
+        assert_int_equal(counter_delta(10, 15), 5);
+        assert_int_equal(counter_delta(15, 4), 4); /* reset: counts from 0 */
+        assert_true(counter_rate(1000, 500000) == 2000.0);
+        assert_true(counter_rate(7, 0) == 0.0);
+
+        assert_int_equal(counter_kind("port_rcv_data"), COUNTER_DATA);
+        assert_int_equal(counter_kind("port_xmit_data_64"), COUNTER_DATA);
+        assert_int_equal(counter_kind("link_downed"), COUNTER_ERROR);
+        assert_int_equal(counter_kind("out_of_buffer"), COUNTER_ERROR);
+        assert_int_equal(counter_kind("port_xmit_wait"), COUNTER_OTHER); /* congestion, not an error */
+        assert_int_equal(counter_kind("np_cnp_sent"), COUNTER_OTHER);
+        assert_string_equal(counter_summary_name(0), "port_rcv_data");
+        assert_string_equal(counter_summary_label("port_rcv_remote_physical_errors"), "Remote phys. errors");
+        assert_null(counter_summary_label("multicast_rcv_packets"));
+        for (size_t i = 0; counter_summary_name(i); i++) /* every summary label fits the text's column */
+                assert_true(strlen(counter_summary_label(counter_summary_name(i))) <= 26);
+}
+
 int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_json_writer_escapes_quotes_backslashes_and_controls),
@@ -654,6 +684,7 @@ int main(void) {
                 cmocka_unit_test(test_colors_only_on_a_real_terminal),
                 cmocka_unit_test(test_timespan_units_and_bare_seconds),
                 cmocka_unit_test(test_timespan_formats_as_it_parses),
+                cmocka_unit_test(test_counter_units_and_rates),
                 cmocka_unit_test(test_number_arg_is_parse_decimal_u32_with_a_maximum),
                 cmocka_unit_test(test_port_states_by_name_and_by_number),
                 cmocka_unit_test(test_device_slash_port),

@@ -65,6 +65,34 @@ int counter_table_add(CounterTable *t, const char *device, uint32_t port, const 
         return 0;
 }
 
+/* One a{st} into p, appended to what it holds. */
+static int port_counters_read_dict(PortCounters *p, sd_bus_message *m) {
+        size_t allocated = p->n_counters;
+        const char *name;
+        uint64_t value;
+        int r;
+
+        r = sd_bus_message_enter_container(m, 'a', "{st}");
+        if (r < 0)
+                return r;
+        while ((r = sd_bus_message_read(m, "{st}", &name, &value)) > 0) {
+                r = port_counters_push(p, &allocated, name, value);
+                if (r < 0)
+                        return r;
+        }
+        if (r < 0)
+                return r;
+        return sd_bus_message_exit_container(m);
+}
+
+int counter_table_read_port(CounterTable *t, const char *device, uint32_t port, sd_bus_message *reply) {
+        PortCounters *p = counter_table_append(t, device, port);
+
+        if (!p)
+                return -ENOMEM;
+        return port_counters_read_dict(p, reply);
+}
+
 int counter_table_read(CounterTable *t, sd_bus_message *reply) {
         int r;
 
@@ -72,29 +100,13 @@ int counter_table_read(CounterTable *t, sd_bus_message *reply) {
         if (r < 0)
                 return r;
         while ((r = sd_bus_message_enter_container(reply, 'r', "sua{st}")) > 0) {
-                const char *device, *name;
+                const char *device;
                 uint32_t port;
-                uint64_t value;
-                size_t allocated = 0;
-                PortCounters *p;
 
                 r = sd_bus_message_read(reply, "su", &device, &port);
                 if (r < 0)
                         return r;
-                p = counter_table_append(t, device, port);
-                if (!p)
-                        return -ENOMEM;
-                r = sd_bus_message_enter_container(reply, 'a', "{st}");
-                if (r < 0)
-                        return r;
-                while ((r = sd_bus_message_read(reply, "{st}", &name, &value)) > 0) {
-                        r = port_counters_push(p, &allocated, name, value);
-                        if (r < 0)
-                                return r;
-                }
-                if (r < 0)
-                        return r;
-                r = sd_bus_message_exit_container(reply);
+                r = counter_table_read_port(t, device, port, reply);
                 if (r < 0)
                         return r;
                 r = sd_bus_message_exit_container(reply);
@@ -104,4 +116,20 @@ int counter_table_read(CounterTable *t, sd_bus_message *reply) {
         if (r < 0)
                 return r;
         return sd_bus_message_exit_container(reply);
+}
+
+const PortCounters *counter_table_find(const CounterTable *t, const char *device, uint32_t port) {
+        for (size_t i = 0; i < t->n_ports; i++)
+                if (t->ports[i].port == port && streq(t->ports[i].device, device))
+                        return &t->ports[i];
+        return NULL;
+}
+
+const CounterSample *port_counters_find(const PortCounters *p, const char *name) {
+        if (!p)
+                return NULL;
+        for (size_t i = 0; i < p->n_counters; i++)
+                if (streq(p->counters[i].name, name))
+                        return &p->counters[i];
+        return NULL;
 }
