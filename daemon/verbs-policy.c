@@ -19,7 +19,7 @@ const char *verbs_skip_reason(const Device *d) {
 }
 
 #define RETRY_FIRST_USEC (1000 * 1000ULL)
-#define RETRY_MAX_USEC (300 * 1000 * 1000ULL)
+#define RETRY_MAX_USEC   (300 * 1000 * 1000ULL)
 
 uint64_t verbs_retry_delay_usec(unsigned failures) {
         uint64_t delay = RETRY_FIRST_USEC;
