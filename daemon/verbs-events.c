@@ -39,6 +39,28 @@ struct VerbsEvents {
         bool said_none; /* "no verbs devices" is said once */
 };
 
+/* For the debug log; ibv_event_type_str() is not among the calls we make. */
+static const char *event_name(enum ibv_event_type type) {
+        switch (type) {
+        case IBV_EVENT_PORT_ACTIVE:
+                return "PORT_ACTIVE";
+        case IBV_EVENT_PORT_ERR:
+                return "PORT_ERR";
+        case IBV_EVENT_LID_CHANGE:
+                return "LID_CHANGE";
+        case IBV_EVENT_PKEY_CHANGE:
+                return "PKEY_CHANGE";
+        case IBV_EVENT_SM_CHANGE:
+                return "SM_CHANGE";
+        case IBV_EVENT_CLIENT_REREGISTER:
+                return "CLIENT_REREGISTER";
+        case IBV_EVENT_GID_CHANGE:
+                return "GID_CHANGE";
+        default:
+                return "event";
+        }
+}
+
 static VerbsDevice *verbs_find(VerbsEvents *v, const char *name) {
         for (size_t i = 0; i < v->n_devices; i++)
                 if (streq(v->devices[i]->name, name))
@@ -53,10 +75,10 @@ static void verbs_say_polling(VerbsDevice *vd, int error, const char *why) {
         snprintf(text, sizeof(text), "%s", why);
         if (streq_ptr(vd->said, text))
                 return;
-        if (error != 0) {
-                errno = error;
-                log_info("%s: no verbs events (%s: %m); polling its link state.", vd->name, text);
-        } else
+        if (error != 0)
+                log_full_errno(LOG_INFO, error, "%s: no verbs events (%s: %m); polling its link state.", vd->name,
+                               text);
+        else
                 log_info("%s: no verbs events (%s); polling its link state.", vd->name, text);
         (void) free_and_strdup(&vd->said, text);
 }
@@ -148,7 +170,7 @@ static int on_async_event(sd_event_source *s, int fd, uint32_t revents, void *us
                 case IBV_EVENT_SM_CHANGE:
                 case IBV_EVENT_CLIENT_REREGISTER:
                 case IBV_EVENT_GID_CHANGE:
-                        log_debug("%s port %u: %s.", vd->name, port, ibv_event_type_str(type));
+                        log_debug("%s port %u: %s.", vd->name, port, event_name(type));
                         verbs_schedule_reread(vd, port);
                         break;
                 case IBV_EVENT_DEVICE_FATAL:
@@ -190,10 +212,11 @@ static int verbs_open(VerbsDevice *vd) {
                 if (list)
                         ibv_free_device_list(list);
                 if (!v->said_none) {
-                        if (error != 0) {
-                                errno = error;
-                                log_info("No verbs devices (libibverbs: %m): polling the link state of every port.");
-                        } else
+                        if (error != 0)
+                                log_full_errno(LOG_INFO, error,
+                                               "No verbs devices (libibverbs: %m): polling the link state of every "
+                                               "port.");
+                        else
                                 log_info("No verbs devices (no uverbs node, or no libibverbs provider): polling the "
                                          "link state of every port.");
                         v->said_none = true;
