@@ -29,10 +29,12 @@ static bool manager_has_ports(Manager *m) {
  * thin (BENCHMARKS.md, "Idle"). */
 #define SWEEP_TICKS 120
 
-/* A verbs port is swept 15 times less often: its events report State, LID,
- * SM, P_Key and GID changes; the sweep is left for a rate change without a
- * state change (BENCHMARKS.md, "Verbs events"). */
-#define VERBS_SWEEP_TICKS (15 * SWEEP_TICKS)
+/* A port an event source covers is swept 15 times less often: verbs events
+ * report State, LID, SM, P_Key and GID changes, rtnetlink a RoCE or iWARP
+ * port's link and speed; the sweep is left for a rate change without a
+ * state change. The sweep's opens are most of the idle CPU (BENCHMARKS.md,
+ * "Verbs events"). */
+#define COVERED_SWEEP_TICKS (15 * SWEEP_TICKS)
 
 /* The slow period of the ports an event source covers: their state is read
  * at least this far apart, to catch what no event reports (DOWN -> INIT). */
@@ -89,7 +91,8 @@ static int on_poll(sd_event_source *s, uint64_t usec, void *userdata) {
 
                 for (size_t j = 0; j < d->n_ports; j++, index++) {
                         Port *p = &d->ports[j];
-                        unsigned sweep_ticks = streq_ptr(p->link_events, "verbs") ? VERBS_SWEEP_TICKS : SWEEP_TICKS;
+                        unsigned sweep_ticks =
+                                p->link_events && !streq(p->link_events, "poll") ? COVERED_SWEEP_TICKS : SWEEP_TICKS;
                         bool sweep = index % sweep_ticks == tick % sweep_ticks;
                         bool watch = poll_port_every_tick(p) || index % slow == tick % slow;
                         int fd;
