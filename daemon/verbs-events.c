@@ -37,6 +37,9 @@ struct VerbsEvents {
         sd_event_source *defer; /* the re-reads the events asked for, once per iteration */
         bool stopped;
         bool said_none; /* "no verbs devices" is said once */
+        /* At start, one list for every device: libibverbs reads sysfs for each list. */
+        struct ibv_device **start_list;
+        int start_n;
 };
 
 /* For the debug log; ibv_event_type_str() is not among the calls we make. */
@@ -205,11 +208,15 @@ static int verbs_open(VerbsDevice *vd) {
         if (!d)
                 return 0;
 
-        list = ibv_get_device_list(&n);
+        if (v->start_list) {
+                list = v->start_list;
+                n = v->start_n;
+        } else
+                list = ibv_get_device_list(&n);
         if (!list || n == 0) {
                 int error = list ? 0 : errno;
 
-                if (list)
+                if (list && list != v->start_list)
                         ibv_free_device_list(list);
                 if (!v->said_none) {
                         if (error != 0)
@@ -227,7 +234,8 @@ static int verbs_open(VerbsDevice *vd) {
                 if (streq(ibv_get_device_name(list[i]), vd->name))
                         dev = list[i];
         if (!dev) {
-                ibv_free_device_list(list);
+                if (list != v->start_list)
+                        ibv_free_device_list(list);
                 verbs_say_polling(vd, 0, "libibverbs does not list it: no uverbs node yet, or no provider");
                 return 0;
         }
@@ -236,11 +244,13 @@ static int verbs_open(VerbsDevice *vd) {
         if (!context) {
                 r = errno ?: EIO;
                 verbs_say_polling(vd, r, "cannot open its uverbs node");
-                ibv_free_device_list(list);
+                if (list != v->start_list)
+                        ibv_free_device_list(list);
                 return 0;
         }
         r = free_and_strdup(&vd->node, dev->dev_name);
-        ibv_free_device_list(list);
+        if (list != v->start_list)
+                ibv_free_device_list(list);
         if (r < 0) {
                 (void) ibv_close_device(context);
                 return log_oom();
@@ -329,8 +339,17 @@ int verbs_events_start(Manager *m) {
         (void) sd_event_source_set_description(v->defer, "verbs-reread");
         m->verbs = v;
 
+        for (size_t i = 0; i < m->n_devices && !v->start_list; i++)
+                if (!verbs_skip_reason(m->devices[i])) {
+                        v->start_list = ibv_get_device_list(&v->start_n);
+                        /* NULL: each open tries again and says why once. */
+                        break;
+                }
         for (size_t i = 0; i < m->n_devices; i++)
                 verbs_device_added(m, m->devices[i]);
+        if (v->start_list)
+                ibv_free_device_list(v->start_list);
+        v->start_list = NULL;
         return 0;
 }
 
