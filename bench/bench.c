@@ -34,7 +34,7 @@
 #include "bench-util.h"
 #include "harness.h"
 
-static bool quick, idle_only, counters_only, get_only, gmo_only, start_only;
+static bool quick, idle_only, counters_only, get_only, gmo_only, start_only, verbs_only;
 
 /* ---------- simulated hosts: bench-util.c, and one virtual device ---------- */
 
@@ -1100,6 +1100,193 @@ static void bench_idle_floor(unsigned seconds) {
         stop_daemon(h);
 }
 
+/* ---------- verbs events against the poll (--verbs) ---------- */
+
+#ifdef VERBS_STUB
+#include <infiniband/verbs.h>
+
+#include "verbs-stub.h"
+
+static char verbs_dir[64];
+
+/* A uverbs node for every InfiniBand device of write_host() (the odd ones). */
+static void write_uverbs_nodes(const char *root, unsigned n) {
+        for (unsigned i = 1; i < n; i += 2) {
+                char path[1024];
+                FILE *f;
+
+                snprintf(path, sizeof(path), "%s/sys/class/infiniband_verbs/uverbs%u", root, i);
+                mkdir_p(path);
+                strcat(path, "/ibdev");
+                f = fopen(path, "we");
+                assert_non_null(f);
+                fprintf(f, "mlx5_%u\n", i);
+                assert_int_equal(fclose(f), 0);
+        }
+}
+
+static unsigned verbs_opens(void) {
+        char path[128], line[256];
+        unsigned n = 0;
+        FILE *f;
+
+        snprintf(path, sizeof(path), "%s/log", verbs_dir);
+        f = fopen(path, "re");
+        while (f && fgets(line, sizeof(line), f))
+                n += strncmp(line, "open ", 5) == 0;
+        if (f)
+                fclose(f);
+        return n;
+}
+
+static void verbs_send(unsigned device, uint32_t type) {
+        StubEvent ev = { type, 1 };
+        char path[128];
+        int fd;
+
+        snprintf(path, sizeof(path), "%s/mlx5_%u.events", verbs_dir, device);
+        fd = open(path, O_RDWR | O_CLOEXEC);
+        assert_true(fd >= 0);
+        assert_int_equal(write(fd, &ev, sizeof(ev)), (ssize_t) sizeof(ev));
+        close(fd);
+}
+
+/* openat() calls of the daemon (all of sysfs when idle, but the test verbs
+ * library's log) over
+ * `seconds`, counted by strace in a window of its own. */
+static double openat_per_second(pid_t pid, unsigned seconds) {
+        char cmd[256], line[512];
+        unsigned long n = 0;
+        FILE *f;
+
+        snprintf(cmd, sizeof(cmd), "timeout -s INT %u strace -f -qq -e trace=openat -p %d 2>&1", seconds, (int) pid);
+        f = popen(cmd, "re");
+        assert_non_null(f);
+        while (fgets(line, sizeof(line), f))
+                /* Not the test verbs library's own log. */
+                n += strstr(line, "openat(") && !strstr(line, verbs_dir);
+        pclose(f);
+        return (double) n / seconds;
+}
+
+typedef struct VerbsFigures {
+        Stats flap;
+        double cpu, wakeups, opens;
+} VerbsFigures;
+
+/* One host of n devices: with the test verbs library (events) or without
+ * it (the real libibverbs, which finds no device here: poll only). */
+static VerbsFigures bench_verbs_mode(unsigned n, bool events, size_t runs, unsigned idle_seconds) {
+        unsigned device = n / 2 | 1;
+        uint64_t *a = calloc(runs, sizeof(uint64_t)), t0, cpu0, cpu1;
+        unsigned long sw0, sw1;
+        VerbsFigures f = {};
+        char devpath[512], pci[256], *root, cmd[128];
+        Harness *h;
+
+        strcpy(verbs_dir, "/tmp/rdmad-bench-verbs-XXXXXX");
+        assert_non_null(mkdtemp(verbs_dir));
+        assert_int_equal(chmod(verbs_dir, 0777), 0);
+        setenv("RDMAD_VERBS_STUB_DIR", verbs_dir, 1);
+        harness_daemon_preload = events ? VERBS_STUB : NULL;
+        h = harness_start(NULL, NULL);
+        root = umockdev_testbed_get_root_dir(h->testbed);
+        write_host(root, n);
+        if (events)
+                write_uverbs_nodes(root, n);
+        g_free(root);
+        harness_restart_daemon(h, NULL);
+        for (unsigned i = 0; events && verbs_opens() < n / 2 && i < 3000; i++)
+                harness_settle(h, 20);
+        if (events && verbs_opens() < n / 2) {
+                fprintf(stderr, "bench: %u verbs contexts of %u opened\n", verbs_opens(), n / 2);
+                exit(EXIT_FAILURE);
+        }
+
+        host_pci_path(device, pci, sizeof(pci));
+        snprintf(devpath, sizeof(devpath), "/sys/%s/infiniband/mlx5_%u", pci, device);
+        srand(1);
+        for (size_t i = 0; i < runs; i++) {
+                bool up = i % 2;
+
+                /* At a random point of the poll period, as a real link would change. */
+                harness_settle(h, rand() % 1000);
+                harness_clear_signals(h);
+                harness_write(h, devpath, "ports/1/state", up ? "4: ACTIVE\n" : "1: DOWN\n");
+                t0 = now_usec();
+                if (events)
+                        verbs_send(device, up ? IBV_EVENT_PORT_ACTIVE : IBV_EVENT_PORT_ERR);
+                if (!harness_wait(h, got_signal, "PropertiesChanged", 15000)) {
+                        fprintf(stderr, "bench: no PropertiesChanged after writing %s/ports/1/state\n", devpath);
+                        exit(EXIT_FAILURE);
+                }
+                a[i] = harness_find_signal(h, NULL, "PropertiesChanged")->usec - t0;
+        }
+        f.flap = stats(a, runs);
+        free(a);
+
+        if (idle_seconds > 0) {
+                harness_settle(h, 1500);
+                cpu0 = proc_cpu_ns(h->daemon_pid);
+                sw0 = proc_status_value(h->daemon_pid, "voluntary_ctxt_switches:") +
+                      proc_status_value(h->daemon_pid, "nonvoluntary_ctxt_switches:");
+                sleep(idle_seconds);
+                cpu1 = proc_cpu_ns(h->daemon_pid);
+                sw1 = proc_status_value(h->daemon_pid, "voluntary_ctxt_switches:") +
+                      proc_status_value(h->daemon_pid, "nonvoluntary_ctxt_switches:");
+                f.cpu = (double) (cpu1 - cpu0) / (idle_seconds * 1e9) * 100;
+                f.wakeups = (double) (sw1 - sw0) / idle_seconds;
+                /* The sweep's turn comes every tick: a window of whole ticks. */
+                f.opens = openat_per_second(h->daemon_pid, 3 * idle_seconds);
+        }
+        stop_daemon(h);
+        snprintf(cmd, sizeof(cmd), "rm -rf '%s'", verbs_dir);
+        (void) !system(cmd);
+        unsetenv("RDMAD_VERBS_STUB_DIR");
+        harness_daemon_preload = NULL;
+        return f;
+}
+
+static void bench_verbs(const unsigned *sizes, unsigned n_sizes) {
+        size_t runs = quick ? 10 : 40;
+        unsigned seconds = quick ? 3 : 10;
+        VerbsFigures idle[2] = {};
+        bool have_idle = false;
+
+        printf("\n### Verbs events against the poll: IB port change → PropertiesChanged at a subscriber\n\n");
+        printf("%zu flaps per row, each at a random point of the 1000 ms poll period. events: the test verbs "
+               "library delivers PORT_ERR/PORT_ACTIVE right after the sysfs write; poll only: no verbs device "
+               "(the real libibverbs).\n\n",
+               runs);
+        printf("| N devices | IB ports | mode | median | p99 | target |\n| --- | --- | --- | --- | --- | --- |\n");
+        for (unsigned i = 0; i < n_sizes; i++)
+                for (int events = 1; events >= 0; events--) {
+                        bool at_2048 = sizes[i] == 2048 || (i == n_sizes - 1 && !have_idle);
+                        VerbsFigures f = bench_verbs_mode(sizes[i], events, runs, at_2048 ? seconds : 0);
+
+                        if (at_2048) {
+                                idle[events] = f;
+                                have_idle = events == 0 ? true : have_idle;
+                        }
+                        printf("| %u | %u | %s | %.2f ms | %.2f ms | %s |\n", sizes[i], 2 * (sizes[i] / 2),
+                               events ? "events" : "poll only", f.flap.median / 1000, f.flap.p99 / 1000,
+                               events ? (f.flap.p99 <= 10000 ? "p99 ≤ 10 ms: met" : "p99 ≤ 10 ms: missed") : "");
+                        fflush(stdout);
+                }
+        if (!have_idle)
+                return;
+        printf("\n### Verbs events against the poll: idle at N = %u (%u s; openat() over %u s, by strace)\n\n",
+               sizes[n_sizes - 1], seconds, 3 * seconds);
+        printf("| mode | CPU of one core | wakeups/s | sysfs opens/s | target |\n| --- | --- | --- | --- | --- |\n");
+        printf("| events | %.3f %% | %.1f | %.1f | CPU ≤ 0.1 %%: %s; opens ≥ 10× fewer: %s (%.1f×) |\n", idle[1].cpu,
+               idle[1].wakeups, idle[1].opens, idle[1].cpu <= 0.1 ? "met" : "missed",
+               idle[1].opens * 10 <= idle[0].opens ? "met" : "missed",
+               idle[1].opens > 0 ? idle[0].opens / idle[1].opens : 0.0);
+        printf("| poll only | %.3f %% | %.1f | %.1f | |\n", idle[0].cpu, idle[0].wakeups, idle[0].opens);
+        fflush(stdout);
+}
+#endif
+
 int main(int argc, char *argv[]) {
         unsigned sizes[8], n_sizes = 0, big_sizes[8], n_big = 0, flood_sizes[8], n_flood = 0;
 
@@ -1120,6 +1307,8 @@ int main(int argc, char *argv[]) {
                         gmo_only = true;
                 else if (strcmp(argv[i], "--start-only") == 0)
                         start_only = true;
+                else if (strcmp(argv[i], "--verbs") == 0)
+                        verbs_only = true;
                 else if (n_sizes < 8)
                         sizes[n_sizes++] = (unsigned) strtoul(argv[i], NULL, 10);
         }
@@ -1159,6 +1348,15 @@ int main(int argc, char *argv[]) {
                 for (unsigned i = 0; i < n_sizes; i++)
                         bench_gmo_only(sizes[i]);
                 return 0;
+        }
+        if (verbs_only) {
+#ifdef VERBS_STUB
+                bench_verbs(sizes, n_sizes);
+                return 0;
+#else
+                fprintf(stderr, "bench: built without libibverbs: no --verbs\n");
+                return 77;
+#endif
         }
         if (counters_only) {
                 for (unsigned i = 0; i < n_sizes; i++)

@@ -85,6 +85,7 @@ static const PropertySpec port_properties[] = {
         OBJECT("NetDev", RdmaPort, netdev),
         UINT64("StateChangedUsec", RdmaPort, state_changed_usec),
         UINT64("StateChanges", RdmaPort, state_changes),
+        STRING("LinkEvents", RdmaPort, link_events),
         {},
 };
 

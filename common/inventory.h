@@ -37,6 +37,7 @@ typedef struct RdmaPort {
         size_t n_gids;
         uint64_t state_changed_usec;
         uint64_t state_changes;
+        char *link_events; /* "verbs", "rtnetlink", "poll" */
 } RdmaPort;
 
 typedef struct RdmaNetDev {

@@ -145,6 +145,7 @@ const sd_bus_vtable port_vtable[] = {
         SD_BUS_PROPERTY("Attributes", "a{ss}", bus_property_get_attr_list, offsetof(Port, attributes), CHANGE),
         SD_BUS_PROPERTY("StateChangedUsec", "t", NULL, offsetof(Port, state_changed_usec), CHANGE),
         SD_BUS_PROPERTY("StateChanges", "t", NULL, offsetof(Port, state_changes), CHANGE),
+        SD_BUS_PROPERTY("LinkEvents", "s", NULL, offsetof(Port, link_events), CHANGE),
         BUS_PORT_GET_COUNTERS_METHOD,
         SD_BUS_METHOD_WITH_NAMES("WaitForState", "su", SD_BUS_PARAM(state) SD_BUS_PARAM(timeout_ms), "s",
                                  SD_BUS_PARAM(state), method_wait_for_state, SD_BUS_VTABLE_UNPRIVILEGED),

@@ -16,6 +16,7 @@
 #include "poll.h"
 #include "sysfs.h"
 #include "util.h"
+#include "verbs-events.h"
 
 static void dump_attrs(const char *indent, const char *what, const AttrList *l) {
         for (size_t i = 0; i < l->n; i++)
@@ -137,6 +138,8 @@ static int on_sigterm(sd_event_source *source, const struct signalfd_siginfo *si
         BusServer *s = userdata;
 
         log_info("%s: stopping.", si->ssi_signo == SIGINT ? "SIGINT" : "SIGTERM");
+        /* First: nothing of ours may hold up a device's removal while we exit. */
+        verbs_events_stop(s->manager);
         return bus_server_stop(s);
 }
 
@@ -216,6 +219,11 @@ static int run(int argc, char *argv[]) {
                 return log_error_errno(r, "Failed to register the error map: %m");
 
         r = bus_server_connect(s);
+        if (r < 0)
+                return r;
+
+        /* After the bus: a context's first events are published. */
+        r = verbs_events_start(m);
         if (r < 0)
                 return r;
 

@@ -15,6 +15,7 @@
 #include "time-util.h"
 #include "udev-monitor.h"
 #include "util.h"
+#include "verbs-events.h"
 
 int manager_new(Manager **ret) {
         _cleanup_(manager_freep) Manager *m = NULL;
@@ -49,6 +50,7 @@ int manager_new(Manager **ret) {
 Manager *manager_free(Manager *m) {
         if (!m)
                 return NULL;
+        verbs_events_free(m);
         sd_event_source_disable_unref(m->poll_event);
         batch_read_free(m->poll_reads);
         sd_event_source_disable_unref(m->monitor_event);
@@ -201,6 +203,7 @@ static int manager_insert_device(Manager *m, Device *d) {
                 m->events.device_added(d, m->events_userdata);
         manager_mark_related(m, d);
         manager_changed(m, MODEL_DEVICE_SET, NULL, 0);
+        verbs_device_added(m, d);
         return 0;
 }
 
@@ -208,6 +211,8 @@ static void manager_remove_device_at(Manager *m, size_t i) {
         Device *d = m->devices[i];
 
         log_info("%s: removed.", d->name);
+        /* First: a context held open would stall the kernel's unregistration. */
+        verbs_device_removing(m, d);
         if (m->events.device_removing)
                 m->events.device_removing(d, m->events_userdata);
         memmove(m->devices + i, m->devices + i + 1, (m->n_devices - i - 1) * sizeof(Device *));
@@ -283,6 +288,22 @@ int manager_refresh_port(Manager *m, Port *p) {
         return 0;
 }
 
+void manager_set_verbs_covered(Manager *m, Device *d, bool covered) {
+        assert(m);
+        assert(d);
+
+        d->verbs_covered = covered;
+        for (size_t i = 0; i < d->n_ports; i++) {
+                Port *p = &d->ports[i];
+                const char *e = port_link_events(p);
+
+                if (!streq_ptr(p->link_events, e)) {
+                        p->link_events = e;
+                        manager_mark(m, MODEL_PORT, p, &p->dirty, PROPERTY_BIT(PORT_PROP_LINK_EVENTS));
+                }
+        }
+}
+
 void manager_netdev_changed(Manager *m, NetDev *n, uint32_t mask) {
         assert(m);
         assert(n);
@@ -340,9 +361,11 @@ static void manager_replace_device_at(Manager *m, size_t index, Device *new) {
         sriov_mask = sriov_changed_mask(old, new);
         new->dirty = old->dirty;
         new->sriov_dirty = old->sriov_dirty;
+        new->verbs_covered = old->verbs_covered;
         for (size_t i = 0; i < new->n_ports; i++) {
                 Port *p = &new->ports[i], *o = &old->ports[i];
 
+                p->link_events = port_link_events(p);
                 p->state_changed_usec = o->state_changed_usec;
                 p->state_changes = o->state_changes;
                 p->dirty = o->dirty;

@@ -39,6 +39,10 @@ struct Manager {
         int rtnl_fd;
         sd_event_source *rtnl_event;
 
+        /* The verbs contexts and their async events (verbs-events.c); NULL
+         * until verbs_events_start(). */
+        struct VerbsEvents *verbs;
+
         /* A read failed for lack of memory or descriptors: a full rescan is owed. */
         bool resync_pending;
 };
@@ -84,6 +88,10 @@ void manager_remove_device(Manager *m, const char *name);
  * for emission; a State or PhysState change also moves StateChangedUsec. A
  * lack of resources defers to a resync (manager_defer_resync). */
 int manager_refresh_port(Manager *m, Port *p);
+
+/* The device's verbs context delivers events, or no longer does: its
+ * ports' LinkEvents change, and with them how often the poll reads them. */
+void manager_set_verbs_covered(Manager *m, Device *d, bool covered);
 
 /* Records changed PROPERTY_BIT(NETDEV_PROP_*)s and schedules their emission. */
 void manager_netdev_changed(Manager *m, NetDev *n, uint32_t mask);

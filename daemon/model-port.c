@@ -195,6 +195,7 @@ static int port_load(int ports_fd, const char *dirname, Port *p) {
         r = object_update(&port_kind, p, &changed);
         if (r < 0)
                 return r;
+        p->link_events = port_link_events(p);
 
         return fd >= 0 ? port_load_gids(fd, p) : 0;
 }
@@ -210,6 +211,14 @@ static const PolledFile port_link_files[] = {
         { "lid_mask_count", .infiniband_addressing = true },
         { "sm_sl", .infiniband_addressing = true },
 };
+
+const char *port_link_events(const Port *p) {
+        assert(p);
+
+        if (streq_ptr(p->link_layer, "Ethernet"))
+                return "rtnetlink";
+        return p->device && p->device->verbs_covered ? "verbs" : "poll";
+}
 
 int port_refresh_link(Port *p, uint32_t *ret_changed) {
         char dir[4096];

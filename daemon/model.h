@@ -40,6 +40,9 @@ struct Port {
         char *link_layer;
         char *transport; /* InfiniBand, RoCE, iWARP, unknown: from link layer and node type */
         uint32_t lid, sm_lid, lid_mask_count, sm_sl, cap_mask;
+        /* What tells us of a link change: "verbs", "rtnetlink" or "poll"
+         * (port_link_events()); a static string, never NULL once loaded. */
+        const char *link_events;
 
         char *netdev;   /* ifname of the associated netdev, "" for none */
         char *gid_ndev; /* first name in gid_attrs/ndevs, "" for none */
@@ -105,6 +108,8 @@ struct Device {
 
         uint32_t dirty;       /* DEVICE_PROP_* bits not yet announced */
         uint32_t sriov_dirty; /* SRIOV_PROP_* bits not yet announced */
+
+        bool verbs_covered; /* a verbs context delivers its async events (verbs-events.c) */
 };
 
 /* Reads everything about the device at syspath (its /sys/devices/... path as
@@ -121,6 +126,11 @@ static inline void device_freep(Device **d) {
 const char *device_transport(const Device *d);
 
 const Port *device_find_port(const Device *d, uint32_t number);
+
+/* Which mechanism reports the port's link changes: "rtnetlink" for an
+ * Ethernet link layer (RoCE, iWARP), "verbs" on a device whose verbs
+ * context is open, "poll" otherwise. */
+const char *port_link_events(const Port *p);
 const NetDev *device_find_netdev(const Device *d, const char *name);
 
 /* Re-reads the port's link files (state, phys_state, rate, LIDs); the mask

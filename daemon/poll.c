@@ -1,10 +1,13 @@
 /* SPDX-License-Identifier: MIT */
-/* The link-state poll: the kernel sends no event when an InfiniBand port
- * changes state, so each tick reads every InfiniBand port's state through a
- * kept descriptor, all of them in a few system calls (batch-read.h), and
- * re-reads a port's phys_state, rate and LIDs when its state changed, or in
- * its turn of the sweep. A tick without changes allocates nothing and emits
- * nothing; with no ports (or --poll-interval=0) there is no timer. */
+/* The link-state poll, the complement of the event sources: each tick reads
+ * the state of the ports no event covers through a kept descriptor, all of
+ * them in a few system calls (batch-read.h), and re-reads a port's
+ * phys_state, rate and LIDs when its state changed, or in its turn of the
+ * sweep. Ports that an event source covers (LinkEvents "verbs" or
+ * "rtnetlink") are read on a slow period instead, except a verbs port
+ * between link-up and ACTIVE: no event tells of INIT and ARMED. A tick
+ * without changes allocates nothing and emits nothing; with no ports (or
+ * --poll-interval=0) there is no timer. */
 #include "poll.h"
 
 #include "batch-read.h"
@@ -26,6 +29,28 @@ static bool manager_has_ports(Manager *m) {
  * thin (BENCHMARKS.md, "Idle"). */
 #define SWEEP_TICKS 120
 
+/* A port an event source covers is swept 15 times less often: verbs events
+ * report State, LID, SM, P_Key and GID changes, rtnetlink a RoCE or iWARP
+ * port's link and speed; the sweep is left for a rate change without a
+ * state change. The sweep's opens are most of the idle CPU (BENCHMARKS.md,
+ * "Verbs events"). */
+#define COVERED_SWEEP_TICKS (15 * SWEEP_TICKS)
+
+/* The slow period of the ports an event source covers: their state is read
+ * at least this far apart, to catch what no event reports (DOWN -> INIT). */
+#define SLOW_PERIOD_MS 10000
+
+bool poll_port_every_tick(const Port *p) {
+        assert(p);
+
+        if (p->poll_boost > 0 || !p->link_events || streq(p->link_events, "poll"))
+                return true;
+        if (streq(p->link_events, "verbs"))
+                /* INIT (2) and ARMED (3): the steps to ACTIVE send no event. */
+                return p->state_num == 2 || p->state_num == 3;
+        return false;
+}
+
 static void refresh_port(Manager *m, Port *p) {
         int r = manager_refresh_port(m, p);
 
@@ -44,14 +69,17 @@ static void check_batch(Manager *m, BatchRead *b, Port **ports) {
 
 static int on_poll(sd_event_source *s, uint64_t usec, void *userdata) {
         Manager *m = userdata;
-        unsigned slice = m->poll_ticks++ % SWEEP_TICKS, index = 0;
+        unsigned tick = m->poll_ticks++, index = 0;
+        unsigned slow = (SLOW_PERIOD_MS + m->poll_interval_ms - 1) / m->poll_interval_ms;
         Port *batch_ports[BATCH_READ_MAX];
         BatchRead *b;
         int r;
 
         /* Out of resources earlier and no event since: the sweep's turn to retry. */
-        if (slice == 0)
+        if (tick % SWEEP_TICKS == 0)
                 manager_retry_resync(m);
+        if (slow == 0)
+                slow = 1;
 
         /* Allocated once; without it (no memory), one pread() per port. */
         if (!m->poll_reads && batch_read_new(&m->poll_reads) < 0)
@@ -63,8 +91,10 @@ static int on_poll(sd_event_source *s, uint64_t usec, void *userdata) {
 
                 for (size_t j = 0; j < d->n_ports; j++, index++) {
                         Port *p = &d->ports[j];
-                        bool sweep = index % SWEEP_TICKS == slice;
-                        bool watch = !streq(p->link_layer, "Ethernet") || p->poll_boost > 0;
+                        unsigned sweep_ticks =
+                                p->link_events && !streq(p->link_events, "poll") ? COVERED_SWEEP_TICKS : SWEEP_TICKS;
+                        bool sweep = index % sweep_ticks == tick % sweep_ticks;
+                        bool watch = poll_port_every_tick(p) || index % slow == tick % slow;
                         int fd;
 
                         if (p->poll_boost > 0)

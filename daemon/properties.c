@@ -150,6 +150,7 @@ static const PropertyField port_properties[] = {
         [PORT_PROP_ATTRIBUTES] = ATTR_LIST("Attributes", Port, attributes),
         [PORT_PROP_STATE_CHANGED_USEC] = U64("StateChangedUsec", Port, state_changed_usec),
         [PORT_PROP_STATE_CHANGES] = U64("StateChanges", Port, state_changes),
+        [PORT_PROP_LINK_EVENTS] = STRING("LinkEvents", Port, link_events),
 
         [_PORT_PROP_MAX] = PARENT("Device"),
         U32("Number", Port, number),

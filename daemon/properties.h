@@ -50,6 +50,7 @@ typedef enum PortProperty {
         PORT_PROP_ATTRIBUTES,
         PORT_PROP_STATE_CHANGED_USEC,
         PORT_PROP_STATE_CHANGES,
+        PORT_PROP_LINK_EVENTS,
         _PORT_PROP_MAX,
 } PortProperty;
 

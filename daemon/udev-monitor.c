@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* udev events: infiniband devices appear, vanish, are renamed or change;
- * netdevs come and go; a PF's sriov_numvfs is changed behind our back. */
+ * netdevs come and go; a PF's sriov_numvfs is changed behind our back; a
+ * uverbs node comes or goes (verbs-events.h). */
 #include "udev-monitor.h"
 
 #include <fcntl.h>
@@ -9,6 +10,7 @@
 #include "manager.h"
 #include "parse.h"
 #include "util.h"
+#include "verbs-events.h"
 
 static const char *basename_of(const char *path) {
         const char *s = strrchr(path, '/');
@@ -130,6 +132,9 @@ static int on_udev_event(sd_event_source *s, int fd, uint32_t revents, void *use
                                 handle_net(m, dev, action);
                         else if (streq(subsystem, "pci"))
                                 handle_pci(m, dev, action);
+                        else if (streq(subsystem, "infiniband_verbs"))
+                                /* Its remove comes before the kernel waits for the node's users. */
+                                verbs_node_event(m, udev_device_get_sysname(dev), action);
                 }
                 udev_device_unref(dev);
         }
@@ -138,7 +143,7 @@ static int on_udev_event(sd_event_source *s, int fd, uint32_t revents, void *use
 }
 
 /* What on_udev_event() dispatches. */
-static const char *const monitored_subsystems[] = { "infiniband", "net", "pci" };
+static const char *const monitored_subsystems[] = { "infiniband", "net", "pci", "infiniband_verbs" };
 
 int udev_monitor_start(Manager *m) {
         int r;

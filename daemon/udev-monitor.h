@@ -3,6 +3,6 @@
 
 #include "forward.h"
 
-/* Subscribes to uevents of infiniband, net and pci devices and feeds them to
+/* Subscribes to uevents of infiniband, infiniband_verbs, net and pci devices and feeds them to
  * the manager (reload, remove, VF counts). */
 int udev_monitor_start(Manager *m);

@@ -13,9 +13,11 @@
 #include <umockdev.h>
 
 #include "enumerate.h"
+#include "poll.h"
 #include "properties.h"
 #include "utf8.h"
 #include "util.h"
+#include "verbs-events.h"
 
 typedef struct Host {
         UMockdevTestbed *testbed;
@@ -465,6 +467,46 @@ static void test_vanished_device_is_an_error_not_a_crash(void **state) {
         host_free(h);
 }
 
+/* Which devices get a verbs context, what LinkEvents says, how often the
+ * poll reads each port, and the back-off of a failing context. */
+static void test_verbs_coverage_and_poll_schedule(void **state) {
+        Host *h = HOST("mlx4-vpi", "hfi1", "rxe", "siw", "mlx5-roce-sriov");
+        Device *mlx4 = (Device *) host_device(h, "mlx4_0");
+        Port *ib = &mlx4->ports[0], *eth = &mlx4->ports[1];
+
+        assert_null(verbs_skip_reason(mlx4));
+        assert_null(verbs_skip_reason(host_device(h, "hfi1_0")));
+        assert_string_equal(verbs_skip_reason(host_device(h, "rxe0")), "a software device");
+        assert_string_equal(verbs_skip_reason(host_device(h, "siw0")), "a software device");
+        assert_string_equal(verbs_skip_reason(host_device(h, "mlx5_0")), "no InfiniBand port");
+
+        assert_string_equal(ib->link_events, "poll");
+        assert_string_equal(eth->link_events, "rtnetlink");
+        assert_true(poll_port_every_tick(ib));
+        assert_false(poll_port_every_tick(eth));
+        eth->poll_boost = 1;
+        assert_true(poll_port_every_tick(eth));
+
+        mlx4->verbs_covered = true;
+        ib->link_events = port_link_events(ib);
+        assert_string_equal(ib->link_events, "verbs");
+        assert_string_equal(port_link_events(eth), "rtnetlink");
+        /* ACTIVE: the events cover it; INIT and ARMED: polled until ACTIVE. */
+        assert_false(poll_port_every_tick(ib));
+        ib->state_num = 2;
+        assert_true(poll_port_every_tick(ib));
+        ib->state_num = 3;
+        assert_true(poll_port_every_tick(ib));
+        ib->state_num = 1;
+        assert_false(poll_port_every_tick(ib));
+
+        assert_int_equal(verbs_retry_delay_usec(1), 1000000);
+        assert_int_equal(verbs_retry_delay_usec(2), 2000000);
+        assert_int_equal(verbs_retry_delay_usec(4), 8000000);
+        assert_int_equal(verbs_retry_delay_usec(40), 300000000);
+        host_free(h);
+}
+
 int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_mlx4_vpi_ib_and_ethernet_ports),
@@ -472,6 +514,7 @@ int main(void) {
                 cmocka_unit_test(test_hfi1_omnipath),
                 cmocka_unit_test(test_rxe_finds_its_netdev_through_gid_ndevs),
                 cmocka_unit_test(test_siw_is_iwarp),
+                cmocka_unit_test(test_verbs_coverage_and_poll_schedule),
                 cmocka_unit_test(test_broken_device_loads_with_empty_values),
                 cmocka_unit_test(test_soft_device_over_a_plain_nic_has_no_sriov),
                 cmocka_unit_test(test_whole_host_sorted_and_valid_utf8),

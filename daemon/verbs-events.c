@@ -1,0 +1,453 @@
+/* SPDX-License-Identifier: MIT */
+/* The verbs event source (verbs-events.h): one context per device that has
+ * an InfiniBand port, its async_fd non-blocking on the loop. Only the verbs
+ * calls that list, open and close a device and read and acknowledge its
+ * async events are used: nothing is allocated on the device. */
+#include "verbs-events.h"
+
+#include <fcntl.h>
+#include <infiniband/verbs.h>
+#include <systemd/sd-event.h>
+
+#include "log.h"
+#include "manager.h"
+#include "util.h"
+
+/* Events read per wakeup: a storm must not hold the bus calls queued behind
+ * it; the descriptor stays readable and we come back. */
+#define VERBS_EVENTS_PER_WAKEUP 256
+
+typedef struct VerbsDevice {
+        VerbsEvents *owner;
+        char *name;
+        char *node; /* "uverbs0", for its remove uevent; "" before the first open */
+        struct ibv_context *context;
+        sd_event_source *io, *retry;
+        unsigned failures; /* failed reads in a row, for the back-off */
+        bool fatal;        /* DEVICE_FATAL: closed until the device or its node comes back */
+        char *said;        /* why it polls, as last logged: each reason is said once */
+        uint64_t pending;  /* PROPERTY_BIT-style bits of ports 1..63 to re-read */
+        bool pending_all;  /* every port (a port number beyond 63, a reopen) */
+} VerbsDevice;
+
+struct VerbsEvents {
+        Manager *manager;
+        VerbsDevice **devices;
+        size_t n_devices, allocated;
+        sd_event_source *defer; /* the re-reads the events asked for, once per iteration */
+        bool stopped;
+        bool said_none; /* "no verbs devices" is said once */
+        /* At start, one list for every device: libibverbs reads sysfs for each list. */
+        struct ibv_device **start_list;
+        int start_n;
+};
+
+/* For the debug log; ibv_event_type_str() is not among the calls we make. */
+static const char *event_name(enum ibv_event_type type) {
+        switch (type) {
+        case IBV_EVENT_PORT_ACTIVE:
+                return "PORT_ACTIVE";
+        case IBV_EVENT_PORT_ERR:
+                return "PORT_ERR";
+        case IBV_EVENT_LID_CHANGE:
+                return "LID_CHANGE";
+        case IBV_EVENT_PKEY_CHANGE:
+                return "PKEY_CHANGE";
+        case IBV_EVENT_SM_CHANGE:
+                return "SM_CHANGE";
+        case IBV_EVENT_CLIENT_REREGISTER:
+                return "CLIENT_REREGISTER";
+        case IBV_EVENT_GID_CHANGE:
+                return "GID_CHANGE";
+        default:
+                return "event";
+        }
+}
+
+static VerbsDevice *verbs_find(VerbsEvents *v, const char *name) {
+        for (size_t i = 0; i < v->n_devices; i++)
+                if (streq(v->devices[i]->name, name))
+                        return v->devices[i];
+        return NULL;
+}
+
+/* Says once, at info, why a device is polled; a new reason is said again. */
+static void verbs_say_polling(VerbsDevice *vd, int error, const char *why) {
+        char text[512];
+
+        snprintf(text, sizeof(text), "%s", why);
+        if (streq_ptr(vd->said, text))
+                return;
+        if (error != 0)
+                log_full_errno(LOG_INFO, error, "%s: no verbs events (%s: %m); polling its link state.", vd->name,
+                               text);
+        else
+                log_info("%s: no verbs events (%s); polling its link state.", vd->name, text);
+        (void) free_and_strdup(&vd->said, text);
+}
+
+static void verbs_schedule_reread(VerbsDevice *vd, uint32_t port) {
+        VerbsEvents *v = vd->owner;
+
+        if (port >= 1 && port < 64)
+                vd->pending |= UINT64_C(1) << port;
+        else
+                vd->pending_all = true;
+        if (sd_event_source_set_enabled(v->defer, SD_EVENT_ONESHOT) < 0) {
+                /* Cannot happen for a defer source; the poll's sweep would catch up. */
+                log_debug("Cannot schedule a verbs re-read.");
+        }
+}
+
+/* report: the ports' LinkEvents go back to "poll"; not while the daemon
+ * stops, when the bus may be gone already. */
+static void verbs_close(VerbsDevice *vd, const char *why, bool report) {
+        Manager *m = vd->owner->manager;
+        Device *d;
+
+        if (!vd->context)
+                return;
+        vd->io = sd_event_source_disable_unref(vd->io);
+        (void) ibv_close_device(vd->context);
+        vd->context = NULL;
+        log_debug("%s: verbs context closed (%s).", vd->name, why);
+        d = report ? manager_find_device(m, vd->name) : NULL;
+        if (d)
+                manager_set_verbs_covered(m, d, false);
+}
+
+static int verbs_open(VerbsDevice *vd);
+
+static int on_retry(sd_event_source *s, uint64_t usec, void *userdata) {
+        VerbsDevice *vd = userdata;
+
+        vd->retry = sd_event_source_disable_unref(vd->retry);
+        (void) verbs_open(vd);
+        return 0;
+}
+
+/* A read failed: closed, and reopened after a back-off, never in a busy loop. */
+static void verbs_fail(VerbsDevice *vd, int error) {
+        Manager *m = vd->owner->manager;
+        uint64_t delay = verbs_retry_delay_usec(++vd->failures), now;
+        int r;
+
+        log_warning_errno(error, "%s: cannot read verbs events: %m. Closing; retrying in %" PRIu64 " s.", vd->name,
+                          delay / 1000000);
+        verbs_close(vd, "read failed", true);
+        /* What happened meanwhile: read now, then polled. */
+        verbs_schedule_reread(vd, 0);
+        if (vd->retry || sd_event_now(m->event, CLOCK_MONOTONIC, &now) < 0)
+                return;
+        r = sd_event_add_time(m->event, &vd->retry, CLOCK_MONOTONIC, now + delay, 100 * 1000, on_retry, vd);
+        if (r < 0)
+                log_warning_errno(r, "%s: cannot schedule the verbs retry: %m", vd->name);
+        else
+                (void) sd_event_source_set_description(vd->retry, "verbs-retry");
+}
+
+static int on_async_event(sd_event_source *s, int fd, uint32_t revents, void *userdata) {
+        VerbsDevice *vd = userdata;
+
+        for (unsigned n = 0; n < VERBS_EVENTS_PER_WAKEUP; n++) {
+                struct ibv_async_event ev;
+                enum ibv_event_type type;
+                uint32_t port;
+
+                if (ibv_get_async_event(vd->context, &ev) < 0) {
+                        if (errno == EAGAIN || errno == EINTR)
+                                return 0;
+                        verbs_fail(vd, errno ?: EIO);
+                        return 0;
+                }
+                type = ev.event_type;
+                port = (uint32_t) ev.element.port_num;
+                ibv_ack_async_event(&ev);
+                vd->failures = 0;
+
+                switch (type) {
+                case IBV_EVENT_PORT_ACTIVE:
+                case IBV_EVENT_PORT_ERR:
+                case IBV_EVENT_LID_CHANGE:
+                case IBV_EVENT_PKEY_CHANGE:
+                case IBV_EVENT_SM_CHANGE:
+                case IBV_EVENT_CLIENT_REREGISTER:
+                case IBV_EVENT_GID_CHANGE:
+                        log_debug("%s port %u: %s.", vd->name, port, event_name(type));
+                        verbs_schedule_reread(vd, port);
+                        break;
+                case IBV_EVENT_DEVICE_FATAL:
+                        /* The device is dead until its driver resets it, which re-registers it. */
+                        log_warning("%s: fatal device error reported; closing its verbs context.", vd->name);
+                        vd->fatal = true;
+                        verbs_close(vd, "DEVICE_FATAL", true);
+                        verbs_schedule_reread(vd, 0);
+                        verbs_say_polling(vd, 0, "after a fatal device error");
+                        return 0;
+                default:
+                        /* Events of QPs, CQs, SRQs: none is ever created. */
+                        break;
+                }
+        }
+        return 0;
+}
+
+/* Opens the device's context unless it is open, given up on, or the source stopped. */
+static int verbs_open(VerbsDevice *vd) {
+        VerbsEvents *v = vd->owner;
+        Manager *m = v->manager;
+        struct ibv_device **list;
+        struct ibv_device *dev = NULL;
+        struct ibv_context *context;
+        Device *d;
+        int n = 0, r, flags;
+
+        if (vd->context || vd->fatal || vd->retry || v->stopped)
+                return 0;
+        d = manager_find_device(m, vd->name);
+        if (!d)
+                return 0;
+
+        if (v->start_list) {
+                list = v->start_list;
+                n = v->start_n;
+        } else
+                list = ibv_get_device_list(&n);
+        if (!list || n == 0) {
+                int error = list ? 0 : errno;
+
+                if (list && list != v->start_list)
+                        ibv_free_device_list(list);
+                if (!v->said_none) {
+                        if (error != 0)
+                                log_full_errno(LOG_INFO, error,
+                                               "No verbs devices (libibverbs: %m): polling the link state of every "
+                                               "port.");
+                        else
+                                log_info("No verbs devices (no uverbs node, or no libibverbs provider): polling the "
+                                         "link state of every port.");
+                        v->said_none = true;
+                }
+                return 0;
+        }
+        for (int i = 0; i < n && !dev; i++)
+                if (streq(ibv_get_device_name(list[i]), vd->name))
+                        dev = list[i];
+        if (!dev) {
+                if (list != v->start_list)
+                        ibv_free_device_list(list);
+                verbs_say_polling(vd, 0, "libibverbs does not list it: no uverbs node yet, or no provider");
+                return 0;
+        }
+
+        context = ibv_open_device(dev);
+        if (!context) {
+                r = errno ?: EIO;
+                verbs_say_polling(vd, r, "cannot open its uverbs node");
+                if (list != v->start_list)
+                        ibv_free_device_list(list);
+                return 0;
+        }
+        r = free_and_strdup(&vd->node, dev->dev_name);
+        if (list != v->start_list)
+                ibv_free_device_list(list);
+        if (r < 0) {
+                (void) ibv_close_device(context);
+                return log_oom();
+        }
+
+        flags = fcntl(context->async_fd, F_GETFL);
+        if (flags < 0 || fcntl(context->async_fd, F_SETFL, flags | O_NONBLOCK) < 0) {
+                r = errno;
+                (void) ibv_close_device(context);
+                verbs_say_polling(vd, r, "cannot make its event descriptor non-blocking");
+                return 0;
+        }
+        r = sd_event_add_io(m->event, &vd->io, context->async_fd, EPOLLIN, on_async_event, vd);
+        if (r < 0) {
+                (void) ibv_close_device(context);
+                verbs_say_polling(vd, -r, "cannot watch its event descriptor");
+                return 0;
+        }
+        (void) sd_event_source_set_description(vd->io, "verbs-events");
+        vd->context = context;
+        vd->said = mfree(vd->said);
+        log_debug("%s: link events from its verbs context (%s).", vd->name, vd->node);
+        manager_set_verbs_covered(m, d, true);
+        /* Events before the open are lost: read the ports once now. */
+        verbs_schedule_reread(vd, 0);
+        return 1;
+}
+
+static int on_reread(sd_event_source *s, void *userdata) {
+        VerbsEvents *v = userdata;
+        Manager *m = v->manager;
+
+        for (size_t i = 0; i < v->n_devices; i++) {
+                VerbsDevice *vd = v->devices[i];
+                uint64_t pending = vd->pending;
+                bool all = vd->pending_all;
+                Device *d;
+
+                if (!pending && !all)
+                        continue;
+                vd->pending = 0;
+                vd->pending_all = false;
+                d = manager_find_device(m, vd->name);
+                for (size_t j = 0; d && j < d->n_ports; j++) {
+                        Port *p = &d->ports[j];
+                        int r;
+
+                        if (!all && !(p->number < 64 && (pending & (UINT64_C(1) << p->number))))
+                                continue;
+                        r = manager_refresh_port(m, p);
+                        if (r < 0 && !errno_is_resource(r))
+                                log_warning_errno(r, "%s port %u: cannot re-read link state: %m", d->name, p->number);
+                }
+        }
+        return 0;
+}
+
+static void verbs_device_free(VerbsDevice *vd, bool report) {
+        if (!vd)
+                return;
+        verbs_close(vd, "device removed", report);
+        sd_event_source_disable_unref(vd->retry);
+        free(vd->name);
+        free(vd->node);
+        free(vd->said);
+        free(vd);
+}
+
+int verbs_events_start(Manager *m) {
+        VerbsEvents *v;
+        int r;
+
+        assert(m);
+        assert(!m->verbs);
+
+        v = calloc(1, sizeof(VerbsEvents));
+        if (!v)
+                return log_oom();
+        v->manager = m;
+        r = sd_event_add_defer(m->event, &v->defer, on_reread, v);
+        if (r < 0) {
+                free(v);
+                return log_error_errno(r, "Failed to add the verbs re-read source: %m");
+        }
+        (void) sd_event_source_set_enabled(v->defer, SD_EVENT_OFF);
+        (void) sd_event_source_set_description(v->defer, "verbs-reread");
+        m->verbs = v;
+
+        for (size_t i = 0; i < m->n_devices && !v->start_list; i++)
+                if (!verbs_skip_reason(m->devices[i])) {
+                        v->start_list = ibv_get_device_list(&v->start_n);
+                        /* NULL: each open tries again and says why once. */
+                        break;
+                }
+        for (size_t i = 0; i < m->n_devices; i++)
+                verbs_device_added(m, m->devices[i]);
+        if (v->start_list)
+                ibv_free_device_list(v->start_list);
+        v->start_list = NULL;
+        return 0;
+}
+
+void verbs_events_stop(Manager *m) {
+        VerbsEvents *v = m ? m->verbs : NULL;
+
+        if (!v)
+                return;
+        v->stopped = true;
+        for (size_t i = 0; i < v->n_devices; i++) {
+                verbs_close(v->devices[i], "stopping", false);
+                v->devices[i]->retry = sd_event_source_disable_unref(v->devices[i]->retry);
+        }
+}
+
+void verbs_events_free(Manager *m) {
+        VerbsEvents *v = m ? m->verbs : NULL;
+
+        if (!v)
+                return;
+        for (size_t i = 0; i < v->n_devices; i++)
+                verbs_device_free(v->devices[i], false);
+        free(v->devices);
+        sd_event_source_disable_unref(v->defer);
+        free(v);
+        m->verbs = NULL;
+}
+
+void verbs_device_added(Manager *m, Device *d) {
+        VerbsEvents *v = m->verbs;
+        VerbsDevice *vd;
+        const char *skip;
+
+        if (!v)
+                return;
+        skip = verbs_skip_reason(d);
+        if (skip) {
+                log_debug("%s: no verbs context (%s).", d->name, skip);
+                return;
+        }
+        vd = verbs_find(v, d->name);
+        if (!vd) {
+                if (ARRAY_RESERVE(v->devices, v->allocated, v->n_devices + 1) < 0) {
+                        log_oom();
+                        return;
+                }
+                vd = calloc(1, sizeof(VerbsDevice));
+                if (!vd || !(vd->name = strdup(d->name)) || !(vd->node = strdup(""))) {
+                        if (vd)
+                                free(vd->name);
+                        free(vd);
+                        log_oom();
+                        return;
+                }
+                vd->owner = v;
+                v->devices[v->n_devices++] = vd;
+        }
+        (void) verbs_open(vd);
+}
+
+void verbs_device_removing(Manager *m, Device *d) {
+        VerbsEvents *v = m->verbs;
+
+        if (!v)
+                return;
+        for (size_t i = 0; i < v->n_devices; i++)
+                if (streq(v->devices[i]->name, d->name)) {
+                        VerbsDevice *vd = v->devices[i];
+
+                        v->devices[i] = v->devices[--v->n_devices];
+                        verbs_device_free(vd, true);
+                        return;
+                }
+}
+
+void verbs_node_event(Manager *m, const char *node, const char *action) {
+        VerbsEvents *v = m->verbs;
+
+        if (!v || !node || !action)
+                return;
+        if (streq(action, "remove")) {
+                /* Before the kernel waits for every open file of the node to close. */
+                for (size_t i = 0; i < v->n_devices; i++)
+                        if (streq(v->devices[i]->node, node)) {
+                                verbs_close(v->devices[i], "its uverbs node is being removed", true);
+                                verbs_schedule_reread(v->devices[i], 0);
+                        }
+                return;
+        }
+        if (streq(action, "add")) {
+                /* A new node: a device registered again, perhaps after its fatal error. */
+                for (size_t i = 0; i < v->n_devices; i++) {
+                        VerbsDevice *vd = v->devices[i];
+
+                        if (vd->context)
+                                continue;
+                        vd->fatal = false;
+                        (void) verbs_open(vd);
+                }
+        }
+}

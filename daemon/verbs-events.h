@@ -1,0 +1,38 @@
+/* SPDX-License-Identifier: MIT */
+#pragma once
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "forward.h"
+
+/* InfiniBand link changes from the kernel's verbs asynchronous events: a
+ * verbs context per device with an InfiniBand link-layer port, its async_fd
+ * on the event loop, each event acknowledged and the port it names re-read
+ * from sysfs (at most once per loop iteration, however many arrive). sysfs
+ * stays the source of every published value: an event is only a hint.
+ *
+ * A context is never held across the device's removal: it is closed on the
+ * uverbs node's remove uevent, on DEVICE_FATAL, when the device is removed
+ * or renamed, and on SIGTERM; reopened after a rename or re-add. Where no
+ * context can be opened the poll covers the device, as it did before. */
+typedef struct VerbsEvents VerbsEvents;
+
+/* After manager_load(): opens what can be opened. Never fatal. */
+int verbs_events_start(Manager *m);
+/* Closes every context and opens no more (SIGTERM). */
+void verbs_events_stop(Manager *m);
+void verbs_events_free(Manager *m);
+
+/* From the manager's table changes; no-ops before verbs_events_start(). */
+void verbs_device_added(Manager *m, Device *d);
+void verbs_device_removing(Manager *m, Device *d);
+
+/* A uevent of the infiniband_verbs subsystem: node is its sysname ("uverbs0"). */
+void verbs_node_event(Manager *m, const char *node, const char *action);
+
+/* Decisions, pure (verbs-policy.c). Why rdmad opens no context for d
+ * (a software device, no InfiniBand port), or NULL when it does. */
+const char *verbs_skip_reason(const Device *d);
+/* The wait before reopening a context after its n-th failure in a row (n ≥ 1). */
+uint64_t verbs_retry_delay_usec(unsigned failures);

@@ -1,0 +1,533 @@
+/* SPDX-License-Identifier: MIT */
+/* InfiniBand link changes from verbs async events, against the real daemon
+ * and bus: the test verbs library (tests/verbs-stub) preloaded into rdmad
+ * lists the testbed's uverbs nodes, hands out contexts whose async_fd is a
+ * FIFO this test writes events into, refuses opens on request and logs every
+ * open, close and port re-read. The last test runs the real libibverbs. */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <infiniband/verbs.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "harness.h"
+#include "verbs-stub.h"
+
+#define MLX4_PCI    "/sys/devices/pci0000:00/0000:00:03.0/0000:03:00.0"
+#define MLX4_SYS    MLX4_PCI "/infiniband/mlx4_0"
+#define MLX4_UVERBS MLX4_PCI "/infiniband_verbs/uverbs0"
+#define MLX4_PORT1  "/org/rdmad1/device/mlx4_5f0/port/1"
+#define MLX4_PORT2  "/org/rdmad1/device/mlx4_5f0/port/2"
+#define HFI1_PCI    "/sys/devices/pci0000:80/0000:80:03.0/0000:81:00.0"
+#define HFI1_SYS    HFI1_PCI "/infiniband/hfi1_0"
+#define HFI1_UVERBS HFI1_PCI "/infiniband_verbs/uverbs1"
+#define HFI1_PORT1  "/org/rdmad1/device/hfi1_5f0/port/1"
+#define OPA0_PORT1  "/org/rdmad1/device/opa0/port/1"
+
+static char stub_dir[64];
+
+static const char *const poll_hourly[] = { "--poll-interval=3600000", NULL };
+
+/* The uverbs nodes of the fixtures, as the kernel names them: what the stub lists. */
+static void add_uverbs_nodes(Harness *h) {
+        static const char *const nodes[][2] = {
+                { MLX4_UVERBS, "mlx4_0" },
+                { HFI1_UVERBS, "hfi1_0" },
+                { "/sys/devices/virtual/infiniband_verbs/uverbs2", "rxe0" },
+                { "/sys/devices/virtual/infiniband_verbs/uverbs3", "siw0" },
+                { "/sys/devices/pci0000:5d/0000:5d:00.0/0000:5e:00.0/infiniband_verbs/uverbs4", "mlx5_0" },
+        };
+
+        for (size_t i = 0; i < sizeof(nodes) / sizeof(nodes[0]); i++) {
+                char parent[256], *record = NULL, *root = umockdev_testbed_get_root_dir(h->testbed);
+                struct stat st;
+                GError *error = NULL;
+
+                /* Only where the fixture has the device. */
+                snprintf(parent, sizeof(parent), "%s%s", root, nodes[i][0]);
+                g_free(root);
+                *strstr(parent, "/infiniband_verbs/") = '\0';
+                if (strstr(nodes[i][0], "virtual")) {
+                        char soft[300];
+                        snprintf(soft, sizeof(soft), "%s/infiniband/%s", parent, nodes[i][1]);
+                        if (stat(soft, &st) < 0)
+                                continue;
+                } else if (stat(parent, &st) < 0)
+                        continue;
+                assert_true(asprintf(&record, "P: %s\nE: SUBSYSTEM=infiniband_verbs\nA: ibdev=%s\\n\n",
+                                     nodes[i][0] + strlen("/sys"), nodes[i][1]) > 0);
+                if (!umockdev_testbed_add_from_string(h->testbed, record, &error))
+                        fail_msg("uverbs node %s: %s", nodes[i][0], error->message);
+                free(record);
+        }
+}
+
+static void stub_file(const char *name, const char *contents) {
+        char path[256];
+        FILE *f;
+
+        snprintf(path, sizeof(path), "%s/%s", stub_dir, name);
+        if (!contents) {
+                (void) unlink(path);
+                return;
+        }
+        f = fopen(path, "we");
+        assert_non_null(f);
+        fputs(contents, f);
+        assert_int_equal(fclose(f), 0);
+        assert_int_equal(chmod(path, 0666), 0);
+}
+
+static char *stub_log(void) {
+        char path[256], *text = NULL;
+        size_t size = 0;
+        FILE *f, *out = open_memstream(&text, &size);
+        int c;
+
+        assert_non_null(out);
+        snprintf(path, sizeof(path), "%s/log", stub_dir);
+        f = fopen(path, "re");
+        while (f && (c = fgetc(f)) != EOF)
+                fputc(c, out);
+        if (f)
+                fclose(f);
+        assert_int_equal(fclose(out), 0);
+        return text;
+}
+
+/* Lines of the stub's log that start with prefix and end the line or a word there. */
+static unsigned count_lines(const char *text, const char *prefix) {
+        unsigned n = 0;
+        size_t l = strlen(prefix);
+
+        for (const char *p = text; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL)
+                if (strncmp(p, prefix, l) == 0 && (p[l] == '\n' || p[l] == ' ' || p[l] == '\0'))
+                        n++;
+        return n;
+}
+
+static unsigned stub_count(const char *prefix) {
+        char *text = stub_log();
+        unsigned n = count_lines(text, prefix);
+
+        free(text);
+        return n;
+}
+
+typedef struct LogWait {
+        const char *prefix;
+        unsigned count;
+} LogWait;
+
+static bool log_reached(Harness *h, const void *data) {
+        const LogWait *w = data;
+        return stub_count(w->prefix) >= w->count;
+}
+
+static void wait_stub(Harness *h, const char *prefix, unsigned count) {
+        LogWait w = { prefix, count };
+
+        if (!harness_wait(h, log_reached, &w, 20000)) {
+                char *text = stub_log();
+                fail_msg("\"%s\" %u times expected in the stub's log:\n%s", prefix, count, text);
+        }
+}
+
+static void send_events(const char *device, uint32_t type, uint32_t port, unsigned n) {
+        char path[256];
+        StubEvent ev = { .type = type, .port = port };
+        int fd;
+
+        snprintf(path, sizeof(path), "%s/%s.events", stub_dir, device);
+        /* O_RDWR: never blocks for want of a reader, never raises SIGPIPE. */
+        fd = open(path, O_RDWR | O_CLOEXEC);
+        assert_true(fd >= 0);
+        for (unsigned i = 0; i < n; i++)
+                assert_int_equal(write(fd, &ev, sizeof(ev)), (ssize_t) sizeof(ev));
+        close(fd);
+}
+
+/* Bytes the daemon has not read yet from the device's FIFO. */
+static int fifo_unread(const char *device) {
+        char path[256];
+        int fd, n = 0;
+
+        snprintf(path, sizeof(path), "%s/%s.events", stub_dir, device);
+        fd = open(path, O_RDWR | O_CLOEXEC);
+        assert_true(fd >= 0);
+        assert_int_equal(ioctl(fd, FIONREAD, &n), 0);
+        close(fd);
+        return n;
+}
+
+static bool fifo_drained(Harness *h, const void *data) {
+        return fifo_unread(data) == 0;
+}
+
+static void prepare(Harness *h) {
+        add_uverbs_nodes(h);
+}
+
+static Harness *start(const char *const *fixtures, const char *const *args) {
+        harness_daemon_preload = VERBS_STUB;
+        harness_prepare = prepare;
+        harness_capture_daemon_log = true;
+        return harness_start(fixtures, args);
+}
+
+static int stub_setup(void **state) {
+        strcpy(stub_dir, "/tmp/rdmad-verbs-XXXXXX");
+        assert_non_null(mkdtemp(stub_dir));
+        /* The daemon may run as its own user: it writes the log and makes the FIFOs. */
+        assert_int_equal(chmod(stub_dir, 0777), 0);
+        setenv("RDMAD_VERBS_STUB_DIR", stub_dir, 1);
+        *state = NULL;
+        return 0;
+}
+
+static int stub_teardown(void **state) {
+        int r = *state ? harness_teardown_clean(state) : 0;
+        char cmd[128];
+
+        snprintf(cmd, sizeof(cmd), "rm -rf '%s'", stub_dir);
+        (void) !system(cmd);
+        unsetenv("RDMAD_VERBS_STUB_DIR");
+        harness_daemon_preload = NULL;
+        harness_prepare = NULL;
+        return r;
+}
+
+static bool port_state_is(Harness *h, const void *data) {
+        const char *const *want = data; /* path, state */
+        char *s = harness_get_property(h, want[0], RDMAD_PORT_INTERFACE, "State", NULL);
+        bool ok = s && strcmp(s, want[1]) == 0;
+
+        free(s);
+        return ok;
+}
+
+/* With the poll an hour apart, a port flapped in sysfs changes on the bus
+ * after the event and not before: the event path, end to end. */
+static void test_event_path(void **state) {
+        Harness *h = *state = start(HARNESS_FIXTURES("mlx4-vpi", "hfi1"), poll_hourly);
+        const char *const down[] = { MLX4_PORT1, "1: DOWN" };
+
+        wait_stub(h, "open mlx4_0", 1);
+        wait_stub(h, "open hfi1_0", 1);
+        harness_assert_property(h, MLX4_PORT1, RDMAD_PORT_INTERFACE, "LinkEvents", "verbs");
+        harness_assert_property(h, MLX4_PORT2, RDMAD_PORT_INTERFACE, "LinkEvents", "rtnetlink");
+        harness_assert_property(h, HFI1_PORT1, RDMAD_PORT_INTERFACE, "LinkEvents", "verbs");
+
+        harness_settle(h, 300);
+        harness_clear_signals(h);
+        harness_write(h, MLX4_SYS, "ports/1/state", "1: DOWN\n");
+        harness_write(h, MLX4_SYS, "ports/1/phys_state", "2: Polling\n");
+        harness_settle(h, 1500);
+        assert_int_equal(harness_count_signals(h, MLX4_PORT1, "PropertiesChanged"), 0);
+        harness_assert_property(h, MLX4_PORT1, RDMAD_PORT_INTERFACE, "State", "4: ACTIVE");
+
+        send_events("mlx4_0", IBV_EVENT_PORT_ERR, 1, 1);
+        harness_wait_signals(h, MLX4_PORT1, "PropertiesChanged", 1);
+        assert_true(harness_wait(h, port_state_is, down, 1000));
+        assert_non_null(strstr(harness_find_signal(h, MLX4_PORT1, "PropertiesChanged")->body, "\"1: DOWN\""));
+
+        harness_clear_signals(h);
+        harness_write(h, MLX4_SYS, "ports/1/state", "4: ACTIVE\n");
+        harness_write(h, MLX4_SYS, "ports/1/phys_state", "5: LinkUp\n");
+        harness_settle(h, 1000);
+        assert_int_equal(harness_count_signals(h, MLX4_PORT1, "PropertiesChanged"), 0);
+        send_events("mlx4_0", IBV_EVENT_PORT_ACTIVE, 1, 1);
+        harness_wait_signals(h, MLX4_PORT1, "PropertiesChanged", 1);
+        harness_assert_property(h, MLX4_PORT1, RDMAD_PORT_INTERFACE, "State", "4: ACTIVE");
+        /* Nothing else was touched. */
+        assert_int_equal(harness_count_signals(h, HFI1_PORT1, "PropertiesChanged"), 0);
+}
+
+/* LID_CHANGE, SM_CHANGE, GID_CHANGE re-read that port and no other;
+ * DEVICE_FATAL closes the context, and the device falls back to the poll. */
+static void test_port_events_and_fatal(void **state) {
+        Harness *h = *state = start(HARNESS_FIXTURES("mlx4-vpi", "hfi1"), poll_hourly);
+        static const uint32_t events[] = { IBV_EVENT_LID_CHANGE, IBV_EVENT_SM_CHANGE, IBV_EVENT_GID_CHANGE };
+        unsigned port1, port2, hfi1;
+        char *log;
+
+        wait_stub(h, "open mlx4_0", 1);
+        wait_stub(h, "open hfi1_0", 1);
+        /* The re-read after each open. */
+        wait_stub(h, "reread mlx4_0 1", 1);
+        wait_stub(h, "reread hfi1_0 1", 1);
+        harness_settle(h, 300);
+
+        harness_clear_signals(h);
+        harness_write(h, MLX4_SYS, "ports/1/lid", "0x9\n");
+        for (size_t i = 0; i < sizeof(events) / sizeof(events[0]); i++) {
+                port1 = stub_count("reread mlx4_0 1");
+                port2 = stub_count("reread mlx4_0 2");
+                hfi1 = stub_count("reread hfi1_0 1");
+                send_events("mlx4_0", events[i], 1, 1);
+                wait_stub(h, "reread mlx4_0 1", port1 + 1);
+                harness_settle(h, 300);
+                assert_int_equal(stub_count("reread mlx4_0 1"), port1 + 1);
+                assert_int_equal(stub_count("reread mlx4_0 2"), port2);
+                assert_int_equal(stub_count("reread hfi1_0 1"), hfi1);
+        }
+        /* The first re-read found the new LID. */
+        harness_assert_property(h, MLX4_PORT1, RDMAD_PORT_INTERFACE, "Lid", "9");
+        assert_int_equal(harness_count_signals(h, MLX4_PORT1, "PropertiesChanged"), 1);
+
+        send_events("mlx4_0", IBV_EVENT_DEVICE_FATAL, 0, 1);
+        wait_stub(h, "close mlx4_0", 1);
+        log = stub_log();
+        assert_non_null(strstr(log, "close mlx4_0 got=4 acked=4\n"));
+        free(log);
+        harness_settle(h, 200);
+        harness_assert_property(h, MLX4_PORT1, RDMAD_PORT_INTERFACE, "LinkEvents", "poll");
+        harness_assert_property(h, HFI1_PORT1, RDMAD_PORT_INTERFACE, "LinkEvents", "verbs");
+        /* Not reopened while the device is dead. */
+        harness_settle(h, 1500);
+        assert_int_equal(stub_count("open mlx4_0"), 1);
+}
+
+static bool has_object(Harness *h, const void *path) {
+        char *name = harness_get_property(h, path, RDMAD_DEVICE_INTERFACE, "Name", NULL);
+        bool ok = name != NULL;
+
+        free(name);
+        return ok;
+}
+
+/* The uverbs node's remove closes the context while the device is still
+ * there; its add, the device's re-add and a rename open it again; SIGTERM
+ * closes every context. */
+static void test_close_and_reopen(void **state) {
+        Harness *h = *state = start(HARNESS_FIXTURES("mlx4-vpi", "hfi1"), poll_hourly);
+        char *log;
+
+        wait_stub(h, "open mlx4_0", 1);
+        wait_stub(h, "open hfi1_0", 1);
+
+        umockdev_testbed_uevent(h->testbed, MLX4_UVERBS, "remove");
+        wait_stub(h, "close mlx4_0", 1);
+        /* Closed before the device's own removal, which has not even begun. */
+        assert_true(has_object(h, "/org/rdmad1/device/mlx4_5f0"));
+        harness_settle(h, 200);
+        harness_assert_property(h, MLX4_PORT1, RDMAD_PORT_INTERFACE, "LinkEvents", "poll");
+        assert_int_equal(stub_count("open mlx4_0"), 1);
+
+        /* ib_uverbs back: the node's add. */
+        umockdev_testbed_uevent(h->testbed, MLX4_UVERBS, "add");
+        wait_stub(h, "open mlx4_0", 2);
+        harness_settle(h, 200);
+        harness_assert_property(h, MLX4_PORT1, RDMAD_PORT_INTERFACE, "LinkEvents", "verbs");
+
+        /* The device removed and added again. */
+        umockdev_testbed_uevent(h->testbed, MLX4_SYS, "remove");
+        wait_stub(h, "close mlx4_0", 2);
+        umockdev_testbed_uevent(h->testbed, MLX4_SYS, "add");
+        wait_stub(h, "open mlx4_0", 3);
+
+        /* "rdma dev set hfi1_0 name opa0": the node names the new name. */
+        harness_write(h, HFI1_UVERBS, "ibdev", "opa0\n");
+        harness_rename_device(h, HFI1_SYS, "opa0");
+        wait_stub(h, "close hfi1_0", 1);
+        wait_stub(h, "open opa0", 1);
+        harness_settle(h, 200);
+        harness_assert_property(h, OPA0_PORT1, RDMAD_PORT_INTERFACE, "LinkEvents", "verbs");
+
+        harness_stop_daemon(h);
+        log = stub_log();
+        assert_int_equal(count_lines(log, "close mlx4_0"), 3);
+        assert_int_equal(count_lines(log, "close opa0"), 1);
+        assert_int_equal(
+                count_lines(log, "open mlx4_0") + count_lines(log, "open hfi1_0") + count_lines(log, "open opa0"),
+                count_lines(log, "close mlx4_0") + count_lines(log, "close hfi1_0") + count_lines(log, "close opa0"));
+        free(log);
+        harness_start_daemon(h, poll_hourly);
+}
+
+static bool signal_on(Harness *h, const void *path) {
+        return harness_count_signals(h, path, "PropertiesChanged") > 0;
+}
+
+/* A refused open: that device is polled at the normal period, the device
+ * whose context is open only on the slow one; RoCE and soft devices are
+ * never opened. */
+static void test_open_refused(void **state) {
+        Harness *h;
+        char *log;
+
+        stub_file("fail-mlx4_0", "EACCES\n");
+        h = *state = start(HARNESS_FIXTURES("mlx4-vpi", "hfi1", "rxe", "siw", "mlx5-roce-sriov"), NULL);
+        wait_stub(h, "open-failed mlx4_0", 1);
+        wait_stub(h, "open hfi1_0", 1);
+        harness_settle(h, 300);
+        harness_assert_property(h, MLX4_PORT1, RDMAD_PORT_INTERFACE, "LinkEvents", "poll");
+        harness_assert_property(h, HFI1_PORT1, RDMAD_PORT_INTERFACE, "LinkEvents", "verbs");
+        harness_assert_property(h, "/org/rdmad1/device/rxe0/port/1", RDMAD_PORT_INTERFACE, "LinkEvents", "rtnetlink");
+        log = stub_log();
+        assert_null(strstr(log, "open rxe0"));
+        assert_null(strstr(log, "open siw0"));
+        assert_null(strstr(log, "open mlx5_0"));
+        assert_null(strstr(log, "open-failed rxe0"));
+        free(log);
+        log = harness_daemon_log(h);
+        assert_non_null(strstr(log, "mlx4_0: no verbs events (cannot open its uverbs node: Permission denied)"));
+        assert_null(strstr(strstr(log, "mlx4_0: no verbs events") + 1, "mlx4_0: no verbs events"));
+        free(log);
+
+        /* The default period is 1 s: the refused device's change shows within 3. */
+        harness_clear_signals(h);
+        harness_write(h, MLX4_SYS, "ports/1/state", "1: DOWN\n");
+        assert_true(harness_wait(h, signal_on, MLX4_PORT1, 3000));
+
+        /* The open one's, with no event, not within 3 s; on the slow period (10 s). */
+        harness_clear_signals(h);
+        harness_write(h, HFI1_SYS, "ports/1/state", "1: DOWN\n");
+        assert_false(harness_wait(h, signal_on, HFI1_PORT1, 3000));
+        assert_true(harness_wait(h, signal_on, HFI1_PORT1, 15000));
+
+        /* ENODEV: the same fallback, said with its reason. */
+        stub_file("fail-mlx4_0", "ENODEV\n");
+        harness_restart_daemon(h, NULL);
+        wait_stub(h, "open-failed mlx4_0", 2);
+        harness_settle(h, 300);
+        harness_assert_property(h, MLX4_PORT1, RDMAD_PORT_INTERFACE, "LinkEvents", "poll");
+        log = harness_daemon_log(h);
+        assert_non_null(strstr(log, "mlx4_0: no verbs events (cannot open its uverbs node: No such device)"));
+        free(log);
+}
+
+/* A context whose event read fails is closed and retried with back-off. */
+static void test_read_failure_backs_off(void **state) {
+        Harness *h;
+        unsigned opens;
+
+        stub_file("broken-hfi1_0", "yes\n");
+        h = *state = start(HARNESS_FIXTURES("hfi1"), poll_hourly);
+        wait_stub(h, "open hfi1_0", 1);
+        wait_stub(h, "close hfi1_0", 1);
+        /* Retries 1 s, then 2 s, 4 s later: 3 opens in 4 s, not a busy loop. */
+        harness_settle(h, 4000);
+        opens = stub_count("open hfi1_0");
+        assert_true(opens >= 2);
+        assert_true(opens <= 4);
+
+        /* Healed: the next retry keeps its context. */
+        stub_file("broken-hfi1_0", NULL);
+        wait_stub(h, "open hfi1_0", opens + 1);
+        harness_settle(h, 500);
+        assert_int_equal(stub_count("close hfi1_0"), opens);
+        harness_assert_property(h, HFI1_PORT1, RDMAD_PORT_INTERFACE, "LinkEvents", "verbs");
+}
+
+#define STORM 10000
+
+/* 10 000 events: each acknowledged, the port re-read far fewer times, the
+ * memory back where it was, calls answered all along. */
+static void test_storm(void **state) {
+        Harness *h = *state = start(HARNESS_FIXTURES("mlx4-vpi", "hfi1"), poll_hourly);
+        uint64_t rss_before, rss_after;
+        unsigned before, rereads, port2;
+        char *log, close_line[64];
+
+        wait_stub(h, "open mlx4_0", 1);
+        wait_stub(h, "reread mlx4_0 1", 1);
+        rss_before = harness_settled_rss_kib(h);
+
+        /* All at once: queued while the daemon is stopped. */
+        before = stub_count("reread mlx4_0 1");
+        port2 = stub_count("reread mlx4_0 2");
+        harness_pause(h);
+        send_events("mlx4_0", IBV_EVENT_LID_CHANGE, 1, STORM);
+        harness_resume(h);
+        assert_true(harness_wait(h, fifo_drained, "mlx4_0", 20000));
+        harness_settle(h, 200);
+        rereads = stub_count("reread mlx4_0 1") - before;
+        print_message("queued storm: %u events, %u re-reads\n", STORM, rereads);
+        assert_true(rereads >= 1);
+        assert_true(rereads <= STORM / 100);
+
+        /* Over a second, with calls in between: every one answered. */
+        before = stub_count("reread mlx4_0 1");
+        for (unsigned i = 0; i < 100; i++) {
+                char *v;
+
+                send_events("mlx4_0", IBV_EVENT_SM_CHANGE, 1, STORM / 100);
+                v = harness_get_property(h, HFI1_PORT1, RDMAD_PORT_INTERFACE, "State", NULL);
+                assert_non_null(v);
+                free(v);
+                usleep(10000);
+        }
+        assert_true(harness_wait(h, fifo_drained, "mlx4_0", 20000));
+        rereads = stub_count("reread mlx4_0 1") - before;
+        print_message("live storm: %u events, %u re-reads\n", STORM, rereads);
+        assert_true(rereads >= 1);
+        assert_true(rereads <= STORM);
+        assert_int_equal(stub_count("reread mlx4_0 2"), port2);
+
+        rss_after = harness_settled_rss_kib(h);
+        print_message("RSS %" PRIu64 " -> %" PRIu64 " KiB\n", rss_before, rss_after);
+        assert_true(rss_after <= rss_before + 1024);
+
+        harness_stop_daemon(h);
+        snprintf(close_line, sizeof(close_line), "close mlx4_0 got=%u acked=%u\n", 2 * STORM, 2 * STORM);
+        log = stub_log();
+        assert_non_null(strstr(log, close_line));
+        free(log);
+        harness_start_daemon(h, poll_hourly);
+}
+
+/* The real libibverbs, linked as shipped: no RDMA hardware here, no uverbs
+ * node in the testbed. rdmad starts, finds no verbs devices, polls, says so once. */
+static void test_real_libibverbs(void **state) {
+        Harness *h;
+        char *log, *first;
+
+        unsetenv("RDMAD_VERBS_STUB_DIR");
+        harness_daemon_preload = NULL;
+        harness_prepare = NULL;
+        harness_capture_daemon_log = true;
+        h = *state = harness_start(HARNESS_FIXTURES("mlx4-vpi"), NULL);
+        harness_assert_property(h, MLX4_PORT1, RDMAD_PORT_INTERFACE, "LinkEvents", "poll");
+
+        harness_clear_signals(h);
+        harness_write(h, MLX4_SYS, "ports/1/state", "1: DOWN\n");
+        harness_wait_signals(h, MLX4_PORT1, "PropertiesChanged", 1);
+
+        /* Another look at the device list: said once, still. */
+        umockdev_testbed_uevent(h->testbed, MLX4_SYS, "remove");
+        umockdev_testbed_uevent(h->testbed, MLX4_SYS, "add");
+        harness_wait_signals(h, RDMAD_ROOT_PATH, "InterfacesAdded", 1);
+        harness_settle(h, 300);
+        log = harness_daemon_log(h);
+        first = strstr(log, "No verbs devices");
+        if (!first)
+                fail_msg("no \"No verbs devices\" in the log:\n%s", log);
+        assert_null(strstr(first + 1, "No verbs devices"));
+        assert_null(strstr(log, "mlx4_0: no verbs events"));
+        free(log);
+}
+
+int main(void) {
+        const struct CMUnitTest tests[] = {
+                cmocka_unit_test_setup_teardown(test_event_path, stub_setup, stub_teardown),
+                cmocka_unit_test_setup_teardown(test_port_events_and_fatal, stub_setup, stub_teardown),
+                cmocka_unit_test_setup_teardown(test_close_and_reopen, stub_setup, stub_teardown),
+                cmocka_unit_test_setup_teardown(test_open_refused, stub_setup, stub_teardown),
+                cmocka_unit_test_setup_teardown(test_read_failure_backs_off, stub_setup, stub_teardown),
+                cmocka_unit_test_setup_teardown(test_storm, stub_setup, stub_teardown),
+                cmocka_unit_test_setup_teardown(test_real_libibverbs, stub_setup, stub_teardown),
+        };
+        return cmocka_run_group_tests(tests, NULL, NULL);
+}
