@@ -162,6 +162,10 @@ static void set_port(Harness *h, const char *syspath, const char *dbus_path, int
         harness_write(h, syspath, state_file, state);
         harness_write(h, syspath, phys_file, phys_state);
         harness_resume(h);
+        /* An Ethernet port (mlx4_0/2) follows its netdev's link events and is
+         * polled only on the slow period: the device's change uevent stands in
+         * for the event the kernel would send. */
+        umockdev_testbed_uevent(h->testbed, syspath, "change");
         harness_wait_signals(h, dbus_path, "PropertiesChanged", before + 1);
 }
 
