@@ -1,7 +1,9 @@
 # Convenience entry points; the build itself is meson's.
-#   make check   install missing packages, build, run every test, then again
-#                built with clang's AddressSanitizer + UndefinedBehaviorSanitizer
-#                (the fuzz targets fuzz for FUZZ_SECONDS=30 there);
+#   make check   install missing packages, build, run every test (on
+#                dbus-daemon), the integration suite again on dbus-broker, then
+#                everything again built with clang's AddressSanitizer +
+#                UndefinedBehaviorSanitizer (the fuzz targets fuzz for
+#                FUZZ_SECONDS=30 there);
 #                VALGRIND=1 adds a pass under valgrind memcheck
 #   make demo    build and run rdmad on a simulated host, show it through busctl
 #   make package-check  build the Debian package (debian/), install, run, purge it
@@ -17,7 +19,7 @@ MESON     ?= meson
 SAN_FLAGS = -Db_sanitize=address,undefined -Db_lundef=false \
             -Dc_args=-fno-sanitize-recover=all -Dc_link_args=-fno-sanitize-recover=all
 
-.PHONY: all deps deps-demo deps-package build build-san check check-gcc check-san valgrind demo bench clean package-check
+.PHONY: all deps deps-demo deps-package build build-san check check-gcc check-broker check-san valgrind demo bench clean package-check
 
 all: build
 
@@ -45,6 +47,12 @@ build-san: deps $(BUILD_SAN)/build.ninja
 check-gcc: build
 	$(MESON) test -C $(BUILD) --print-errorlogs
 
+# The integration suite again on dbus-broker (Fedora's and RHEL's system
+# bus), on the gcc build; its own log, testlog-dbus-broker.json.
+check-broker: build
+	RDMAD_TEST_BUS=dbus-broker $(MESON) test -C $(BUILD) --suite integration --print-errorlogs \
+		--logbase testlog-dbus-broker
+
 check-san: build-san
 	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
 	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
@@ -52,7 +60,7 @@ check-san: build-san
 	$(MESON) test -C $(BUILD_SAN) --print-errorlogs
 
 # make check VALGRIND=1: a third pass, everything under valgrind memcheck (CI does this).
-check: check-gcc check-san $(if $(filter 1,$(VALGRIND)),valgrind)
+check: check-gcc check-broker check-san $(if $(filter 1,$(VALGRIND)),valgrind)
 
 valgrind: build
 	$(MESON) test -C $(BUILD) --print-errorlogs --setup=valgrind
