@@ -447,6 +447,8 @@ static void write_bus_config(Harness *h) {
  * its socket. Where there is none (no journald: a container, CI), a stand-in
  * in the test's private mount namespace, as test-log does it, whose
  * datagrams a child of the test appends to <tmpdir>/bus/journal.log. */
+static bool journal_mounted; /* the stand-in's tmpfs, once per test process */
+
 static void ensure_journal(Harness *h) {
         struct sockaddr_un sa = { .sun_family = AF_UNIX, .sun_path = "/run/systemd/journal/socket" };
         char log_path[192];
@@ -463,7 +465,9 @@ static void ensure_journal(Harness *h) {
         if (!daemon_unprivileged)
                 fail_msg("harness: dbus-broker needs a journal socket (/run/systemd/journal/socket): "
                          "none here, and only root can put a stand-in in a private mount namespace");
-        if (access("/run/systemd/journal", F_OK) == 0)
+        if (journal_mounted)
+                (void) unlink(sa.sun_path); /* the stand-in of an earlier test of this process */
+        else if (access("/run/systemd/journal", F_OK) == 0)
                 assert_int_equal(mount("tmpfs", "/run/systemd/journal", "tmpfs", MS_NOSUID | MS_NODEV, "mode=0755"), 0);
         else {
                 const char *run = access("/run/systemd", F_OK) == 0 ? "/run/systemd" : "/run";
@@ -472,6 +476,7 @@ static void ensure_journal(Harness *h) {
                 (void) mkdir("/run/systemd", 0755);
                 assert_int_equal(mkdir("/run/systemd/journal", 0755), 0);
         }
+        journal_mounted = true;
         fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
         assert_true(fd >= 0);
         assert_int_equal(bind(fd, (struct sockaddr *) &sa, sizeof(sa)), 0);
