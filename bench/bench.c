@@ -579,8 +579,10 @@ static void gmo_rows(const GmoFigures *f, Stats scan, unsigned n) {
         row("GetManagedObjects", f->wall, "fresh sysfs scan", scan, verdict);
         snprintf(verdict, sizeof(verdict), "the bus's CPU alone is a scan / %.1f: no reply this size can be "
                  "faster than that", scan.median / cpu_bus.median);
-        row("GetManagedObjects: rdmad's CPU per call (build, send)", cpu_daemon,
-            "dbus-daemon's CPU per call (read, check, forward)", cpu_bus, verdict);
+        char bus_label[96];
+
+        snprintf(bus_label, sizeof(bus_label), "%s's CPU per call (read, check, forward)", harness_bus_name());
+        row("GetManagedObjects: rdmad's CPU per call (build, send)", cpu_daemon, bus_label, cpu_bus, verdict);
         snprintf(verdict, sizeof(verdict), "reusing a built reply: %.2f× building and sending one",
                  f->copy.median / cpu_daemon.median);
         row("sd_bus_message_copy() of the reply", f->copy, "rdmad's CPU per call", cpu_daemon, verdict);
