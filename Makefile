@@ -1,23 +1,36 @@
 # Convenience entry points; the build itself is meson's.
-#   make check   install missing packages, build, run every test, then again
-#                built with clang's AddressSanitizer + UndefinedBehaviorSanitizer
-#                (the fuzz targets fuzz for FUZZ_SECONDS=30 there);
+#   make check   install missing packages, build, run every test (on
+#                dbus-daemon), the integration suite again on dbus-broker, then
+#                everything again built with clang's AddressSanitizer +
+#                UndefinedBehaviorSanitizer (the fuzz targets fuzz for
+#                FUZZ_SECONDS=30 there);
 #                VALGRIND=1 adds a pass under valgrind memcheck
 #   make demo    build and run rdmad on a simulated host, show it through busctl
+#   make package-check  build the Debian package (debian/), install, run, purge it
+# Each installs only the Debian packages it needs (tools/install-deps TARGET),
+# and leaves no service started or enabled. RDMAD_TEST_BUS=dbus-broker runs
+# the tests, the demo and the benchmark on dbus-broker instead of dbus-daemon.
 
 BUILD     ?= build
 BUILD_SAN ?= build-san
+BUILD_DEMO ?= build-demo
 MESON     ?= meson
 
 SAN_FLAGS = -Db_sanitize=address,undefined -Db_lundef=false \
             -Dc_args=-fno-sanitize-recover=all -Dc_link_args=-fno-sanitize-recover=all
 
-.PHONY: all deps build build-san check check-gcc check-san valgrind demo bench clean
+.PHONY: all deps deps-demo deps-package build build-san check check-gcc check-broker check-san valgrind demo bench clean package-check
 
 all: build
 
+# What the tests need (and the build, the benchmark); the demo and the
+# package need less, each its own list.
 deps:
-	./tools/install-deps
+	./tools/install-deps check
+deps-demo:
+	./tools/install-deps demo
+deps-package:
+	./tools/install-deps package
 
 $(BUILD)/build.ninja:
 	$(MESON) setup $(BUILD) -Dwerror=true -Dexporter=enabled
@@ -34,6 +47,12 @@ build-san: deps $(BUILD_SAN)/build.ninja
 check-gcc: build
 	$(MESON) test -C $(BUILD) --print-errorlogs
 
+# The integration suite again on dbus-broker (Fedora's and RHEL's system
+# bus), on the gcc build; its own log, testlog-dbus-broker.json.
+check-broker: build
+	RDMAD_TEST_BUS=dbus-broker $(MESON) test -C $(BUILD) --suite integration --print-errorlogs \
+		--logbase testlog-dbus-broker
+
 check-san: build-san
 	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
 	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
@@ -41,18 +60,28 @@ check-san: build-san
 	$(MESON) test -C $(BUILD_SAN) --print-errorlogs
 
 # make check VALGRIND=1: a third pass, everything under valgrind memcheck (CI does this).
-check: check-gcc check-san $(if $(filter 1,$(VALGRIND)),valgrind)
+check: check-gcc check-broker check-san $(if $(filter 1,$(VALGRIND)),valgrind)
 
 valgrind: build
 	$(MESON) test -C $(BUILD) --print-errorlogs --setup=valgrind
 
 clean:
-	rm -rf $(BUILD) $(BUILD_SAN)
+	rm -rf $(BUILD) $(BUILD_SAN) $(BUILD_DEMO)
 
-# Only what the demo runs: not the tests, fuzzers or the benchmark.
-demo: deps $(BUILD)/build.ninja
-	$(MESON) compile -C $(BUILD) daemon/rdmad rdmactl/rdmactl
-	./tools/demo $(BUILD)
+# Only what the demo runs: not the tests, fuzzers or the benchmark, so a
+# build directory of its own without them (and without the exporter).
+$(BUILD_DEMO)/build.ninja:
+	$(MESON) setup $(BUILD_DEMO) -Dwerror=true -Dtests=false -Dexporter=disabled
+
+demo: deps-demo $(BUILD_DEMO)/build.ninja
+	$(MESON) compile -C $(BUILD_DEMO) daemon/rdmad rdmactl/rdmactl
+	./tools/demo $(BUILD_DEMO)
+
+# The Debian package: dpkg-buildpackage -us -uc -b, lintian, then installed
+# on this machine, checked, run on a simulated host, removed and purged
+# (tests/service/test-package.sh). Leaves the host as it found it.
+package-check: deps-package
+	./tests/service/test-package.sh $(CURDIR)
 
 # Benchmarks (not tests): N dual-port devices at N = 64, 512, 2048 by default;
 # then rdmad-exporter against node_exporter on the same hosts.

@@ -11,7 +11,9 @@
  * profiler; with BENCH_BASELINE_BINARY=<another rdmad> they also time that
  * one, in turns with this one on the same host.
  *
- * Runs under umockdev's preload like the daemon (make bench does this). */
+ * Runs under umockdev's preload like the daemon (make bench does this), on
+ * the bus RDMAD_TEST_BUS names (dbus-daemon, the default, or dbus-broker),
+ * with the installed policy and the floor service's own (bench-floor.conf). */
 #include <dirent.h>
 #include <fcntl.h>
 #include <grp.h>
@@ -539,12 +541,12 @@ static GmoFigures measure_gmo(Harness *h, size_t runs) {
 
         assert_non_null(a);
         cpu_daemon = proc_cpu_ns(h->daemon_pid);
-        cpu_bus = proc_cpu_ns(h->bus_pid);
+        cpu_bus = proc_cpu_ns(h->bus_router_pid);
         for (size_t i = 0; i < runs; i++)
                 a[i] = call_usec(h, RDMAD_BUS_NAME, RDMAD_ROOT_PATH, "org.freedesktop.DBus.ObjectManager",
                                  "GetManagedObjects", NULL);
         f.cpu_daemon_ms = (double) (proc_cpu_ns(h->daemon_pid) - cpu_daemon) / 1e6 / (double) runs;
-        f.cpu_bus_ms = (double) (proc_cpu_ns(h->bus_pid) - cpu_bus) / 1e6 / (double) runs;
+        f.cpu_bus_ms = (double) (proc_cpu_ns(h->bus_router_pid) - cpu_bus) / 1e6 / (double) runs;
         f.rss_kib = proc_status_value(h->daemon_pid, "VmRSS:");
         f.wall = stats(a, runs);
 
@@ -581,8 +583,10 @@ static void gmo_rows(const GmoFigures *f, Stats scan, unsigned n) {
                  "the bus's CPU alone is a scan / %.1f: no reply this size can be "
                  "faster than that",
                  scan.median / cpu_bus.median);
-        row("GetManagedObjects: rdmad's CPU per call (build, send)", cpu_daemon,
-            "dbus-daemon's CPU per call (read, check, forward)", cpu_bus, verdict);
+        char bus_label[96];
+
+        snprintf(bus_label, sizeof(bus_label), "%s's CPU per call (read, check, forward)", harness_bus_name());
+        row("GetManagedObjects: rdmad's CPU per call (build, send)", cpu_daemon, bus_label, cpu_bus, verdict);
         snprintf(verdict, sizeof(verdict), "reusing a built reply: %.2f× building and sending one",
                  f->copy.median / cpu_daemon.median);
         row("sd_bus_message_copy() of the reply", f->copy, "rdmad's CPU per call", cpu_daemon, verdict);
@@ -1290,6 +1294,9 @@ static void bench_verbs(const unsigned *sizes, unsigned n_sizes) {
 int main(int argc, char *argv[]) {
         unsigned sizes[8], n_sizes = 0, big_sizes[8], n_big = 0, flood_sizes[8], n_flood = 0;
 
+        /* The floor service owns a name of its own on the strict bus. */
+        harness_bus_policy = "bench-floor.conf";
+        printf("Bus: %s (RDMAD_TEST_BUS)\n\n", harness_bus_name());
         for (int i = 1; i < argc; i++) {
                 if (strcmp(argv[i], "--quick") == 0)
                         quick = true;

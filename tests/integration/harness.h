@@ -3,7 +3,8 @@
 
 #include "rdmad-api.h"
 
-/* Integration harness: a private dbus-daemon, a umockdev testbed loaded from
+/* Integration harness: a private system bus (RDMAD_TEST_BUS=dbus-daemon, the
+ * default, or dbus-broker; see "The bus" below), a umockdev testbed loaded from
  * tests/data fixtures, and the real rdmad under umockdev-wrapper, each in its
  * own process group and killed in harness_stop() even after a failed
  * assertion (and by PR_SET_PDEATHSIG if the test itself dies). */
@@ -27,7 +28,10 @@ typedef struct Signal {
 typedef struct Harness {
         UMockdevTestbed *testbed;
         char tmpdir[64];
-        pid_t bus_pid;
+        pid_t bus_pid;        /* dbus-daemon, or dbus-broker-launch (its group holds dbus-broker) */
+        pid_t bus_router_pid; /* the process that routes messages: dbus-daemon, or dbus-broker */
+        pid_t journal_pid;    /* dbus-broker's journal stand-in, where there is no journald */
+        char bus_socket[108]; /* the bus's socket: <tmpdir>/bus/system_bus_socket */
         pid_t daemon_pid;
         bool daemon_paused; /* between harness_pause() and harness_resume() */
         pid_t polkit_pid;
@@ -141,9 +145,25 @@ void harness_fifo_serve_read(const char *fifo, const char *value);
  * FIFO, and checks it is `expected`. */
 void harness_fifo_expect_writes(const char *fifo, const char *expected);
 
-/* When set before harness_start(): the bus is configured like a real system
- * bus (everything denied by default) plus this policy file. */
+/* The bus. Both kinds read one configuration, <tmpdir>/bus/system.conf, of
+ * the shape of Debian's /usr/share/dbus-1/system.conf: everything denied by
+ * default, holes punched by system.d/, which holds what a host has there:
+ * systemd/org.rdmad1.conf (the project's policy, as installed) and polkitd's
+ * org.freedesktop.PolicyKit1.conf. dbus-daemon is started with it directly;
+ * dbus-broker through dbus-broker-launch, as systemd would: the harness binds
+ * the listening socket and passes it (LISTEN_FDS=1, fd 3), and where there is
+ * no journald gives the launcher a stand-in journal socket in the test's
+ * private mount namespace (its lines in <tmpdir>/bus/journal.log).
+ *
+ * When set before harness_start(): one more policy file, a test's own named
+ * minimal policy, installed as system.d/test-<name>: a path, or a bare name
+ * of tests/integration/policies/. Reset by harness_teardown_clean(). */
 extern const char *harness_bus_policy;
+
+/* "dbus-daemon" or "dbus-broker", from RDMAD_TEST_BUS (default dbus-daemon);
+ * fails the test on any other value. */
+const char *harness_bus_name(void);
+bool harness_bus_is_broker(void);
 
 /* Counts sd_notify messages containing `needle` for `ms` milliseconds. */
 unsigned harness_count_notify(Harness *h, const char *needle, int ms);
