@@ -45,6 +45,9 @@ for dep in $(sed -n 's/^Run-time dependency \([^ ]*\) found.*/\1/p' "$tmp/setup-
         bash-completion | systemd | dbus-1 | polkit-gobject-1 | udev)
                 grep -qE "dependency\('$dep', required : false\)" "$src"/*/meson.build ||
                         fail "-Dexporter=disabled requires $dep" ;;
+        libibverbs) # the verbs feature, auto: without it the poll covers every port
+                grep -qE "option\\('verbs', type : 'feature', value : 'auto'" "$src/meson_options.txt" ||
+                        fail "-Dexporter=disabled requires $dep" ;;
         *) fail "-Dexporter=disabled looks up $dep" ;;
         esac
 done
