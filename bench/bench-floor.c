@@ -5,8 +5,15 @@
  * preload. What rdmad costs above this is rdmad's own.
  *
  *   bench-floor              owns org.rdmad1.BenchFloor, object /org/rdmad1/bench/floor,
- *                            interface org.rdmad1.BenchFloor, property State "4: ACTIVE" */
+ *                            interface org.rdmad1.BenchFloor, property State "4: ACTIVE",
+ *                            method Blob(u size) → ay: a reply of that many bytes
+ *
+ * Blob is the bus's own ceiling for a big reply: the service does nothing
+ * but hand the bus a body as large as GetManagedObjects', so what a call of
+ * it takes is the bus's reading, checking and forwarding of that many bytes. */
+#include <errno.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,11 +26,45 @@
 
 typedef struct Floor {
         const char *state;
+        uint8_t *blob; /* the largest body asked for so far, zeroes */
+        size_t blob_size;
 } Floor;
+
+/* The most a reply on dbus-daemon's system bus may be (32 MiB), less its header. */
+#define BLOB_MAX (31u * 1024 * 1024)
+
+static int method_blob(sd_bus_message *m, void *userdata, sd_bus_error *error) {
+        sd_bus_message *reply = NULL;
+        Floor *f = userdata;
+        uint32_t size;
+        int r;
+
+        r = sd_bus_message_read(m, "u", &size);
+        if (r < 0)
+                return r;
+        if (size > BLOB_MAX)
+                return sd_bus_error_setf(error, SD_BUS_ERROR_INVALID_ARGS, "At most %u bytes.", BLOB_MAX);
+        if (size > f->blob_size) {
+                uint8_t *b = realloc(f->blob, size);
+                if (!b)
+                        return -ENOMEM;
+                memset(b + f->blob_size, 0, size - f->blob_size);
+                f->blob = b;
+                f->blob_size = size;
+        }
+        r = sd_bus_message_new_method_return(m, &reply);
+        if (r >= 0)
+                r = sd_bus_message_append_array(reply, 'y', f->blob, size);
+        if (r >= 0)
+                r = sd_bus_send(NULL, reply, NULL);
+        sd_bus_message_unref(reply);
+        return r;
+}
 
 static const sd_bus_vtable floor_vtable[] = {
         SD_BUS_VTABLE_START(0),
         SD_BUS_PROPERTY("State", "s", NULL, offsetof(Floor, state), SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
+        SD_BUS_METHOD("Blob", "u", "ay", method_blob, SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_VTABLE_END,
 };
 
@@ -66,5 +107,6 @@ int main(void) {
         r = sd_event_loop(event);
         sd_bus_flush_close_unref(bus);
         sd_event_unref(event);
+        free(floor.blob);
         return r < 0 ? fail("sd_event_loop", r) : EXIT_SUCCESS;
 }

@@ -528,6 +528,7 @@ static void bench_get_only(unsigned n) {
  * reply, sd_bus_message_copy() into a new message, costs here. */
 typedef struct GmoFigures {
         Stats wall, copy;
+        Stats ceiling; /* the floor service's reply of the same size: the bus's own ceiling */
         double cpu_daemon_ms, cpu_bus_ms;
         size_t size;
         unsigned long rss_kib; /* rdmad's, right after the calls */
@@ -566,6 +567,22 @@ static GmoFigures measure_gmo(Harness *h, size_t runs) {
         }
         f.copy = stats(a, runs_copy);
         sd_bus_message_unref(reply);
+
+        /* The same number of bytes from a service that does nothing else, in turns. */
+        pid_t floor = floor_start(h);
+        for (size_t i = 0; i < runs; i++) {
+                sd_bus_error error = SD_BUS_ERROR_NULL;
+                sd_bus_message *blob = NULL;
+                uint64_t t0 = now_usec();
+
+                if (sd_bus_call_method(h->bus, FLOOR_NAME, FLOOR_PATH, FLOOR_NAME, "Blob", &error, &blob, "u",
+                                       (uint32_t) f.size) < 0)
+                        fail_msg("bench-floor Blob: %s", error.message);
+                a[i] = now_usec() - t0;
+                sd_bus_message_unref(blob);
+        }
+        floor_stop(floor);
+        f.ceiling = stats(a, runs);
         free(a);
         return f;
 }
@@ -587,6 +604,11 @@ static void gmo_rows(const GmoFigures *f, Stats scan, unsigned n) {
 
         snprintf(bus_label, sizeof(bus_label), "%s's CPU per call (read, check, forward)", harness_bus_name());
         row("GetManagedObjects: rdmad's CPU per call (build, send)", cpu_daemon, bus_label, cpu_bus, verdict);
+        snprintf(verdict, sizeof(verdict), "%.2f× the bus's ceiling; ≤ 1.25×: %s", f->wall.median / f->ceiling.median,
+                 f->wall.median <= 1.25 * f->ceiling.median ? "met" : "missed");
+        snprintf(bus_label, sizeof(bus_label), "a do-nothing service's %.1f MiB reply on %s", f->size / 1048576.0,
+                 harness_bus_name());
+        row("GetManagedObjects", f->wall, bus_label, f->ceiling, verdict);
         snprintf(verdict, sizeof(verdict), "reusing a built reply: %.2f× building and sending one",
                  f->copy.median / cpu_daemon.median);
         row("sd_bus_message_copy() of the reply", f->copy, "rdmad's CPU per call", cpu_daemon, verdict);
