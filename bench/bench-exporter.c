@@ -478,7 +478,7 @@ int main(int argc, char *argv[]) {
         setenv("RDMAD_TEST_READY_TIMEOUT_MS", "300000", 0);
         printf("## rdmad-exporter against node_exporter (InfiniBand collector only), native sysfs\n\n"
                "Dual-port devices, 21 IBTA counters per port, 11 hw_counters on RoCE ports, the testbed's sys/ on\n"
-               "/sys in a private mount namespace, no preload anywhere. Scrape: connect to last byte, text format,\n"
+               "/sys in a private mount namespace, no preload anywhere. Scrape: connect to the close, text format,\n"
                "the exporters interleaved. Median (p99).\n");
         for (unsigned i = 0; i < n_sizes; i++) {
                 bench_host(sizes[i], &results[i]);
