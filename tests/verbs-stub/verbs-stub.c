@@ -52,6 +52,7 @@ static const char *stub_dir(void) {
         return getenv("RDMAD_VERBS_STUB_DIR");
 }
 
+static void stub_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 static void stub_log(const char *fmt, ...) {
         const char *dir = stub_dir();
         char path[PATH_MAX], line[512];
