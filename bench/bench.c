@@ -26,6 +26,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -37,6 +38,10 @@
 #include "harness.h"
 
 static bool quick, idle_only, counters_only, get_only, gmo_only, start_only, verbs_only;
+/* --verbs: flaps per row (--flaps N), and --hold S: the idle host waits S s
+ * with its PID on stderr, for a profiler or strace from outside. */
+static size_t verbs_flaps;
+static unsigned verbs_hold;
 
 /* ---------- simulated hosts: bench-util.c, and one virtual device ---------- */
 
@@ -1195,17 +1200,70 @@ static double openat_per_second(pid_t pid, unsigned seconds) {
         return (double) n / seconds;
 }
 
+typedef struct VerbsIdle {
+        double cpu, wakeups, opens;
+} VerbsIdle;
+
 typedef struct VerbsFigures {
         Stats flap;
-        double cpu, wakeups, opens;
+        VerbsIdle idle, native; /* under umockdev's preload; with the testbed's sys/ on /sys */
 } VerbsFigures;
+
+static VerbsIdle verbs_idle(Harness *h, unsigned seconds) {
+        uint64_t cpu0, cpu1;
+        unsigned long sw0, sw1;
+        VerbsIdle f;
+
+        cpu0 = proc_cpu_ns(h->daemon_pid);
+        sw0 = proc_status_value(h->daemon_pid, "voluntary_ctxt_switches:") +
+              proc_status_value(h->daemon_pid, "nonvoluntary_ctxt_switches:");
+        sleep(seconds);
+        cpu1 = proc_cpu_ns(h->daemon_pid);
+        sw1 = proc_status_value(h->daemon_pid, "voluntary_ctxt_switches:") +
+              proc_status_value(h->daemon_pid, "nonvoluntary_ctxt_switches:");
+        f.cpu = (double) (cpu1 - cpu0) / (seconds * 1e9) * 100;
+        f.wakeups = (double) (sw1 - sw0) / seconds;
+        f.opens = openat_per_second(h->daemon_pid, seconds);
+        return f;
+}
+
+/* rdmad at native speed: the testbed's sys/ bind-mounted on /sys in this
+ * (private) mount namespace, rdmad started without umockdev's preload (the
+ * test verbs library stays, in events mode). */
+static void verbs_native_idle(Harness *h, const char *root, unsigned n, bool events, unsigned seconds, VerbsIdle *ret) {
+        char sys[512], wrapper[] = "/tmp/rdmad-bench-native-XXXXXX";
+        int fd = mkstemp(wrapper);
+        FILE *f;
+
+        assert_true(fd >= 0);
+        f = fdopen(fd, "w");
+        assert_non_null(f);
+        fprintf(f, "#!/bin/sh\nLD_PRELOAD=$(echo \"$LD_PRELOAD\" | tr ':' '\\n' | grep -v umockdev | paste -sd:)\n"
+                   "export LD_PRELOAD\nexec \"$@\"\n");
+        assert_int_equal(fclose(f), 0);
+        assert_int_equal(chmod(wrapper, 0755), 0);
+        snprintf(sys, sizeof(sys), "%s/sys", root);
+        harness_stop_daemon(h);
+        assert_int_equal(mount(sys, "/sys", "none", MS_BIND | MS_REC, NULL), 0);
+        setenv("RDMAD_TEST_WRAPPER", wrapper, 1);
+        harness_start_daemon(h, NULL);
+        unsetenv("RDMAD_TEST_WRAPPER");
+        /* The contexts open, then a first slow round opens the kept state descriptors. */
+        for (unsigned i = 0; events && verbs_opens() < n && i < 3000; i++)
+                harness_settle(h, 20);
+        harness_settle(h, 12000);
+        *ret = verbs_idle(h, seconds);
+        harness_stop_daemon(h);
+        assert_int_equal(umount2("/sys", MNT_DETACH), 0);
+        unlink(wrapper);
+        harness_start_daemon(h, NULL);
+}
 
 /* One host of n devices: with the test verbs library (events) or without
  * it (the real libibverbs, which finds no device here: poll only). */
 static VerbsFigures bench_verbs_mode(unsigned n, bool events, size_t runs, unsigned idle_seconds) {
         unsigned device = n / 2 | 1;
-        uint64_t *a = calloc(runs, sizeof(uint64_t)), t0, cpu0, cpu1;
-        unsigned long sw0, sw1;
+        uint64_t *a = calloc(runs, sizeof(uint64_t)), t0;
         VerbsFigures f = {};
         char devpath[512], pci[256], *root, cmd[128];
         Harness *h;
@@ -1252,18 +1310,19 @@ static VerbsFigures bench_verbs_mode(unsigned n, bool events, size_t runs, unsig
         free(a);
 
         if (idle_seconds > 0) {
-                harness_settle(h, 1500);
-                cpu0 = proc_cpu_ns(h->daemon_pid);
-                sw0 = proc_status_value(h->daemon_pid, "voluntary_ctxt_switches:") +
-                      proc_status_value(h->daemon_pid, "nonvoluntary_ctxt_switches:");
-                sleep(idle_seconds);
-                cpu1 = proc_cpu_ns(h->daemon_pid);
-                sw1 = proc_status_value(h->daemon_pid, "voluntary_ctxt_switches:") +
-                      proc_status_value(h->daemon_pid, "nonvoluntary_ctxt_switches:");
-                f.cpu = (double) (cpu1 - cpu0) / (idle_seconds * 1e9) * 100;
-                f.wakeups = (double) (sw1 - sw0) / idle_seconds;
-                /* The sweep's turn comes every tick: a window of whole ticks. */
-                f.opens = openat_per_second(h->daemon_pid, 3 * idle_seconds);
+                char *tb = umockdev_testbed_get_root_dir(h->testbed);
+
+                /* Past the first slow round, whose reads open the kept state descriptors. */
+                harness_settle(h, 12000);
+                if (verbs_hold > 0) {
+                        fprintf(stderr, "bench: %s host of %u devices idle, rdmad PID %d, for %u s\n",
+                                events ? "events" : "poll-only", n, (int) h->daemon_pid, verbs_hold);
+                        harness_settle(h, verbs_hold * 1000);
+                }
+                f.idle = verbs_idle(h, idle_seconds);
+                /* The second run opens as many contexts again. */
+                verbs_native_idle(h, tb, events ? n : 0, events, idle_seconds, &f.native);
+                g_free(tb);
         }
         stop_daemon(h);
         snprintf(cmd, sizeof(cmd), "rm -rf '%s'", verbs_dir);
@@ -1274,8 +1333,9 @@ static VerbsFigures bench_verbs_mode(unsigned n, bool events, size_t runs, unsig
 }
 
 static void bench_verbs(const unsigned *sizes, unsigned n_sizes) {
-        size_t runs = quick ? 10 : 40;
-        unsigned seconds = quick ? 3 : 10;
+        size_t runs = verbs_flaps > 0 ? verbs_flaps : quick ? 10 : 40;
+        /* Whole slow periods (10 s): a covered port is read once per period. */
+        unsigned seconds = quick ? 10 : 20;
         VerbsFigures idle[2] = {};
         bool have_idle = false;
 
@@ -1301,14 +1361,21 @@ static void bench_verbs(const unsigned *sizes, unsigned n_sizes) {
                 }
         if (!have_idle)
                 return;
-        printf("\n### Verbs events against the poll: idle at N = %u (%u s; openat() over %u s, by strace)\n\n",
-               sizes[n_sizes - 1], seconds, 3 * seconds);
-        printf("| mode | CPU of one core | wakeups/s | sysfs opens/s | target |\n| --- | --- | --- | --- | --- |\n");
-        printf("| events | %.3f %% | %.1f | %.1f | CPU ≤ 0.1 %%: %s; opens ≥ 10× fewer: %s (%.1f×) |\n", idle[1].cpu,
-               idle[1].wakeups, idle[1].opens, idle[1].cpu <= 0.1 ? "met" : "missed",
-               idle[1].opens * 10 <= idle[0].opens ? "met" : "missed",
-               idle[1].opens > 0 ? idle[0].opens / idle[1].opens : 0.0);
-        printf("| poll only | %.3f %% | %.1f | %.1f | |\n", idle[0].cpu, idle[0].wakeups, idle[0].opens);
+        printf("\n### Verbs events against the poll: idle at N = %u (%u s each; openat() over %u s, by strace)\n\n",
+               sizes[n_sizes - 1], seconds, seconds);
+        printf("| mode | rdmad | CPU of one core | wakeups/s | sysfs opens/s | target |\n| --- | --- | --- | --- | --- "
+               "| --- |\n");
+        for (int native = 0; native <= 1; native++) {
+                const VerbsIdle *e = native ? &idle[1].native : &idle[1].idle,
+                                *p = native ? &idle[0].native : &idle[0].idle;
+
+                printf("| events | %s | %.3f %% | %.1f | %.1f | CPU ≤ 0.1 %%: %s; opens ≥ 10× fewer: %s (%.1f×) |\n",
+                       native ? "native (sys/ on /sys)" : "umockdev preload", e->cpu, e->wakeups, e->opens,
+                       e->cpu <= 0.1 ? "met" : "missed", e->opens * 10 <= p->opens ? "met" : "missed",
+                       e->opens > 0 ? p->opens / e->opens : 0.0);
+                printf("| poll only | %s | %.3f %% | %.1f | %.1f | |\n",
+                       native ? "native (sys/ on /sys)" : "umockdev preload", p->cpu, p->wakeups, p->opens);
+        }
         fflush(stdout);
 }
 #endif
@@ -1338,6 +1405,10 @@ int main(int argc, char *argv[]) {
                         start_only = true;
                 else if (strcmp(argv[i], "--verbs") == 0)
                         verbs_only = true;
+                else if (strcmp(argv[i], "--flaps") == 0 && i + 1 < argc)
+                        verbs_flaps = strtoul(argv[++i], NULL, 10);
+                else if (strcmp(argv[i], "--hold") == 0 && i + 1 < argc)
+                        verbs_hold = (unsigned) strtoul(argv[++i], NULL, 10);
                 else if (n_sizes < 8)
                         sizes[n_sizes++] = (unsigned) strtoul(argv[i], NULL, 10);
         }

@@ -268,7 +268,7 @@ static uint32_t port_stamp(Port *p, uint32_t mask, const char *old_state_name) {
         return mask;
 }
 
-int manager_refresh_port(Manager *m, Port *p) {
+static int manager_refresh_port_with(Manager *m, Port *p, int (*refresh)(Port *p, uint32_t *ret_changed)) {
         char old_state_name[64];
         uint32_t changed;
         int r;
@@ -278,14 +278,29 @@ int manager_refresh_port(Manager *m, Port *p) {
 
         /* The old name goes with the old string when the port is re-derived. */
         snprintf(old_state_name, sizeof(old_state_name), "%s", p->state_name);
-        r = port_refresh_link(p, &changed);
+        r = refresh(p, &changed);
         if (errno_is_resource(r))
                 manager_defer_resync(m, r, p->device->name);
         if (r < 0)
                 return r;
         if (changed != 0)
                 manager_mark(m, MODEL_PORT, p, &p->dirty, port_stamp(p, changed, old_state_name));
+        /* Left ACTIVE for INIT or ARMED, or boosted: the poll's timer may sleep till its slow round. */
+        if (poll_port_every_tick(p))
+                poll_wake(m);
         return 0;
+}
+
+int manager_refresh_port(Manager *m, Port *p) {
+        return manager_refresh_port_with(m, p, port_refresh_link);
+}
+
+int manager_sweep_port(Manager *m, Port *p) {
+        return manager_refresh_port_with(m, p, port_refresh_unreported);
+}
+
+int manager_refresh_port_gids(Manager *m, Port *p) {
+        return manager_refresh_port_with(m, p, port_refresh_gids);
 }
 
 void manager_set_verbs_covered(Manager *m, Device *d, bool covered) {
@@ -302,6 +317,9 @@ void manager_set_verbs_covered(Manager *m, Device *d, bool covered) {
                         manager_mark(m, MODEL_PORT, p, &p->dirty, PROPERTY_BIT(PORT_PROP_LINK_EVENTS));
                 }
         }
+        /* Polled at the normal period again. */
+        if (!covered)
+                poll_wake(m);
 }
 
 void manager_netdev_changed(Manager *m, NetDev *n, uint32_t mask) {

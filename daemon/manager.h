@@ -31,7 +31,10 @@ struct Manager {
         uint32_t poll_interval_ms;
         sd_event_source *poll_event;
         unsigned poll_ticks;
-        BatchRead *poll_reads; /* the poll's buffers, allocated on its first tick */
+        unsigned poll_slow_rounds;
+        uint64_t poll_slow_next;  /* CLOCK_MONOTONIC µs of the next slow round */
+        uint64_t poll_retry_next; /* ... of the next retry of a deferred resync */
+        BatchRead *poll_reads;    /* the poll's buffers, allocated on its first tick */
 
         struct udev_monitor *monitor;
         sd_event_source *monitor_event;
@@ -88,6 +91,10 @@ void manager_remove_device(Manager *m, const char *name);
  * for emission; a State or PhysState change also moves StateChangedUsec. A
  * lack of resources defers to a resync (manager_defer_resync). */
 int manager_refresh_port(Manager *m, Port *p);
+/* The same for the files no event reports (port_refresh_unreported()). */
+int manager_sweep_port(Manager *m, Port *p);
+/* Re-reads a port's GIDs (port_refresh_gids()) and records a change. */
+int manager_refresh_port_gids(Manager *m, Port *p);
 
 /* The device's verbs context delivers events, or no longer does: its
  * ports' LinkEvents change, and with them how often the poll reads them. */

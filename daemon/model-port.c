@@ -23,16 +23,20 @@ static const size_t port_strings[] = {
         offsetof(Port, gid_ndev),
 };
 
+static void gids_free(Gid *gids, size_t n) {
+        for (size_t i = 0; i < n; i++) {
+                free(gids[i].gid);
+                free(gids[i].type);
+                free(gids[i].ndev);
+        }
+        free(gids);
+}
+
 void port_clear(Port *p) {
         if (p->state_fd >= 0)
                 close(p->state_fd);
         strings_free(port_strings, ELEMENTSOF(port_strings), p);
-        for (size_t i = 0; i < p->n_gids; i++) {
-                free(p->gids[i].gid);
-                free(p->gids[i].type);
-                free(p->gids[i].ndev);
-        }
-        free(p->gids);
+        gids_free(p->gids, p->n_gids);
         attr_list_clear(&p->attributes);
         *p = (Port){ .state_fd = -EBADF };
 }
@@ -237,6 +241,65 @@ int port_refresh_link(Port *p, uint32_t *ret_changed) {
          * was replaced rather than rewritten (not sysfs, but a test tree); reopen it. */
         if ((*ret_changed & PROPERTY_BIT(PORT_PROP_STATE)) && p->state_fd >= 0)
                 p->state_fd = (close(p->state_fd), -EBADF);
+        return 0;
+}
+
+/* No event reports these: a PhysState step while the link is down, a rate
+ * change without a state change. */
+static const PolledFile port_unreported_files[] = {
+        { "phys_state" },
+        { "rate" },
+};
+
+int port_refresh_unreported(Port *p, uint32_t *ret_changed) {
+        char dir[4096];
+
+        assert(p);
+        assert(p->device);
+        assert(ret_changed);
+
+        snprintf(dir, sizeof(dir), "%s/ports/%u", p->device->sysfs_path, p->number);
+        return object_refresh(&port_kind, p, dir, port_unreported_files, ELEMENTSOF(port_unreported_files), false,
+                              ret_changed);
+}
+
+int port_refresh_gids(Port *p, uint32_t *ret_changed) {
+        _cleanup_close_ int fd = -EBADF;
+        char dir[4096];
+        Port fresh;
+        int r;
+
+        assert(p);
+        assert(p->device);
+        assert(ret_changed);
+
+        *ret_changed = 0;
+        snprintf(dir, sizeof(dir), "%s/ports/%u", p->device->sysfs_path, p->number);
+        fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        if (fd < 0)
+                /* Gone: the device's removal or the next sweep says so. */
+                return resource_errno_or_zero();
+
+        /* The same port with the GIDs read afresh: only those can differ. */
+        fresh = *p;
+        fresh.gids = NULL;
+        fresh.n_gids = 0;
+        fresh.gid_ndev = strdup("");
+        if (!fresh.gid_ndev)
+                return -ENOMEM;
+        r = port_load_gids(fd, &fresh);
+        if (r >= 0)
+                *ret_changed = port_changed_mask(p, &fresh);
+        if (r < 0 || *ret_changed == 0) {
+                gids_free(fresh.gids, fresh.n_gids);
+                free(fresh.gid_ndev);
+                return r < 0 ? r : 0;
+        }
+        gids_free(p->gids, p->n_gids);
+        free(p->gid_ndev);
+        p->gids = fresh.gids;
+        p->n_gids = fresh.n_gids;
+        p->gid_ndev = fresh.gid_ndev;
         return 0;
 }
 

@@ -136,6 +136,11 @@ const NetDev *device_find_netdev(const Device *d, const char *name);
 /* Re-reads the port's link files (state, phys_state, rate, LIDs); the mask
  * of changed PORT_PROP_* bits, 0 without allocating if nothing changed. */
 int port_refresh_link(Port *p, uint32_t *ret_changed);
+/* The same for what no event reports of a covered port: phys_state and rate. */
+int port_refresh_unreported(Port *p, uint32_t *ret_changed);
+/* Re-reads the port's GIDs (a GID_CHANGE); the mask of changed PORT_PROP_*
+ * bits. */
+int port_refresh_gids(Port *p, uint32_t *ret_changed);
 
 /* The cheap check of a poll tick: pread() of state through a descriptor
  * kept open. 1 if it differs from the model (then port_refresh_link() reads

@@ -103,9 +103,9 @@ static void on_link_name(const char *ifname, void *userdata) {
 
                         if (!streq(p->netdev, ifname) && !streq(p->gid_ndev, ifname))
                                 continue;
-                        (void) manager_refresh_port(m, p);
                         /* The driver may update the port after the netdev: watch it for a few ticks. */
                         p->poll_boost = 3;
+                        (void) manager_refresh_port(m, p);
                 }
         }
 }

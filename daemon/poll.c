@@ -4,10 +4,12 @@
  * them in a few system calls (batch-read.h), and re-reads a port's
  * phys_state, rate and LIDs when its state changed, or in its turn of the
  * sweep. Ports that an event source covers (LinkEvents "verbs" or
- * "rtnetlink") are read on a slow period instead, except a verbs port
- * between link-up and ACTIVE: no event tells of INIT and ARMED. A tick
- * without changes allocates nothing and emits nothing; with no ports (or
- * --poll-interval=0) there is no timer. */
+ * "rtnetlink") are read together in a round every slow period instead,
+ * except a verbs port between link-up and ACTIVE (no event tells of INIT
+ * and ARMED) and a port an event just boosted. The timer is armed for what
+ * is due next: the next tick while any port wants every tick, else the
+ * next slow round. A tick without changes allocates nothing and emits
+ * nothing; with no ports (or --poll-interval=0) there is no timer. */
 #include "poll.h"
 
 #include "batch-read.h"
@@ -29,16 +31,17 @@ static bool manager_has_ports(Manager *m) {
  * thin (BENCHMARKS.md, "Idle"). */
 #define SWEEP_TICKS 120
 
-/* A port an event source covers is swept 15 times less often: verbs events
- * report State, LID, SM, P_Key and GID changes, rtnetlink a RoCE or iWARP
- * port's link and speed; the sweep is left for a rate change without a
- * state change. The sweep's opens are most of the idle CPU (BENCHMARKS.md,
- * "Verbs events"). */
-#define COVERED_SWEEP_TICKS (15 * SWEEP_TICKS)
-
 /* The slow period of the ports an event source covers: their state is read
- * at least this far apart, to catch what no event reports (DOWN -> INIT). */
+ * at least this far apart, to catch what no event reports (DOWN -> INIT).
+ * All of them in one round, so that a host whose ports are all covered
+ * wakes once per slow period instead of once per tick. */
 #define SLOW_PERIOD_MS 10000
+
+/* A covered port is swept in one slow round of SLOW_SWEEP_ROUNDS (30 min at
+ * the default 10 s), and only of the files no event reports: phys_state
+ * and rate (port_refresh_unreported()). The by-path opens of the sweep are
+ * most of what an idle host costs (BENCHMARKS.md, "Verbs events"). */
+#define SLOW_SWEEP_ROUNDS 180
 
 bool poll_port_every_tick(const Port *p) {
         assert(p);
@@ -51,8 +54,24 @@ bool poll_port_every_tick(const Port *p) {
         return false;
 }
 
-static void refresh_port(Manager *m, Port *p) {
-        int r = manager_refresh_port(m, p);
+static bool port_covered(const Port *p) {
+        return p->link_events && !streq(p->link_events, "poll");
+}
+
+static uint64_t poll_slow_usec(const Manager *m) {
+        return (uint64_t) (m->poll_interval_ms > SLOW_PERIOD_MS ? m->poll_interval_ms : SLOW_PERIOD_MS) * 1000;
+}
+
+static bool manager_wants_ticks(Manager *m) {
+        for (size_t i = 0; i < m->n_devices; i++)
+                for (size_t j = 0; j < m->devices[i]->n_ports; j++)
+                        if (poll_port_every_tick(&m->devices[i]->ports[j]))
+                                return true;
+        return false;
+}
+
+static void refresh_port(Manager *m, Port *p, bool unreported_only) {
+        int r = unreported_only ? manager_sweep_port(m, p) : manager_refresh_port(m, p);
 
         if (r < 0 && !errno_is_resource(r))
                 log_warning_errno(r, "%s port %u: cannot re-read link state: %m", p->device->name, p->number);
@@ -63,23 +82,42 @@ static void check_batch(Manager *m, BatchRead *b, Port **ports) {
         batch_read_run(b);
         for (size_t i = 0; i < b->n; i++)
                 if (port_state_read_changed(ports[i], b->buf[i], b->result[i]))
-                        refresh_port(m, ports[i]);
+                        refresh_port(m, ports[i], false);
         batch_read_clear(b);
+}
+
+/* The next expiry: the next tick while a port wants every tick, else the
+ * next slow round. */
+static void poll_arm(Manager *m, sd_event_source *s, uint64_t usec) {
+        uint64_t next = manager_wants_ticks(m) ? usec + (uint64_t) m->poll_interval_ms * 1000 : m->poll_slow_next;
+        int r;
+
+        r = sd_event_source_set_time(s, next);
+        if (r < 0)
+                log_error_errno(r, "Failed to set the poll timer's next tick: %m");
+        r = sd_event_source_set_enabled(s, SD_EVENT_ON);
+        if (r < 0)
+                log_error_errno(r, "Failed to re-enable the poll timer: %m");
 }
 
 static int on_poll(sd_event_source *s, uint64_t usec, void *userdata) {
         Manager *m = userdata;
-        unsigned tick = m->poll_ticks++, index = 0;
-        unsigned slow = (SLOW_PERIOD_MS + m->poll_interval_ms - 1) / m->poll_interval_ms;
+        unsigned tick = m->poll_ticks++, index = 0, round = m->poll_slow_rounds;
+        /* Within the timer's accuracy of the slow round: that round is due. */
+        bool slow = usec + 1000 >= m->poll_slow_next;
         Port *batch_ports[BATCH_READ_MAX];
         BatchRead *b;
-        int r;
 
+        if (slow) {
+                m->poll_slow_rounds++;
+                /* Fixed rate, from the scheduled time: no drift. */
+                m->poll_slow_next = (usec > m->poll_slow_next ? usec : m->poll_slow_next) + poll_slow_usec(m);
+        }
         /* Out of resources earlier and no event since: the sweep's turn to retry. */
-        if (tick % SWEEP_TICKS == 0)
+        if (usec >= m->poll_retry_next) {
+                m->poll_retry_next = usec + (uint64_t) SWEEP_TICKS * m->poll_interval_ms * 1000;
                 manager_retry_resync(m);
-        if (slow == 0)
-                slow = 1;
+        }
 
         /* Allocated once; without it (no memory), one pread() per port. */
         if (!m->poll_reads && batch_read_new(&m->poll_reads) < 0)
@@ -91,23 +129,25 @@ static int on_poll(sd_event_source *s, uint64_t usec, void *userdata) {
 
                 for (size_t j = 0; j < d->n_ports; j++, index++) {
                         Port *p = &d->ports[j];
-                        unsigned sweep_ticks =
-                                p->link_events && !streq(p->link_events, "poll") ? COVERED_SWEEP_TICKS : SWEEP_TICKS;
-                        bool sweep = index % sweep_ticks == tick % sweep_ticks;
-                        bool watch = poll_port_every_tick(p) || index % slow == tick % slow;
+                        bool covered = port_covered(p), watch = slow || poll_port_every_tick(p), sweep;
                         int fd;
 
                         if (p->poll_boost > 0)
                                 p->poll_boost--;
-                        if (sweep) {
-                                refresh_port(m, p);
+                        /* Ticks come every period while an uncovered port exists. */
+                        sweep = covered ? slow && index % SLOW_SWEEP_ROUNDS == round % SLOW_SWEEP_ROUNDS
+                                        : index % SWEEP_TICKS == tick % SWEEP_TICKS;
+                        if (sweep && !covered) {
+                                refresh_port(m, p, false);
                                 continue;
                         }
+                        if (sweep)
+                                refresh_port(m, p, true);
                         if (!watch)
                                 continue;
                         if (!b) {
                                 if (port_link_changed(p))
-                                        refresh_port(m, p);
+                                        refresh_port(m, p, false);
                                 continue;
                         }
 
@@ -115,7 +155,7 @@ static int on_poll(sd_event_source *s, uint64_t usec, void *userdata) {
                         if (fd < 0) {
                                 /* Unreadable: changed unless the model already has no state. */
                                 if (*p->state)
-                                        refresh_port(m, p);
+                                        refresh_port(m, p, false);
                                 continue;
                         }
                         batch_ports[batch_read_add(b, fd)] = p;
@@ -126,14 +166,21 @@ static int on_poll(sd_event_source *s, uint64_t usec, void *userdata) {
         if (b)
                 check_batch(m, b, batch_ports);
 
-        /* Fixed rate, from the scheduled time: no drift. */
-        r = sd_event_source_set_time(s, usec + (uint64_t) m->poll_interval_ms * 1000);
-        if (r < 0)
-                log_error_errno(r, "Failed to set the poll timer's next tick: %m");
-        r = sd_event_source_set_enabled(s, SD_EVENT_ON);
-        if (r < 0)
-                log_error_errno(r, "Failed to re-enable the poll timer: %m");
+        poll_arm(m, s, usec);
         return 0;
+}
+
+void poll_wake(Manager *m) {
+        uint64_t now, next;
+
+        assert(m);
+
+        if (!m->poll_event || m->poll_interval_ms == 0 || sd_event_now(m->event, CLOCK_MONOTONIC, &now) < 0 ||
+            sd_event_source_get_time(m->poll_event, &next) < 0)
+                return;
+        now += (uint64_t) m->poll_interval_ms * 1000;
+        if (next > now)
+                (void) sd_event_source_set_time(m->poll_event, now);
 }
 
 int poll_update(Manager *m) {
@@ -154,8 +201,12 @@ int poll_update(Manager *m) {
         if (m->poll_event) {
                 int enabled;
 
-                if (sd_event_source_get_enabled(m->poll_event, &enabled) >= 0 && enabled != SD_EVENT_OFF)
+                if (sd_event_source_get_enabled(m->poll_event, &enabled) >= 0 && enabled != SD_EVENT_OFF) {
+                        /* A new device may be one no event covers. */
+                        if (manager_wants_ticks(m))
+                                poll_wake(m);
                         return 0;
+                }
                 r = sd_event_now(m->event, CLOCK_MONOTONIC, &now);
                 if (r < 0)
                         return r;
@@ -168,6 +219,7 @@ int poll_update(Manager *m) {
         r = sd_event_now(m->event, CLOCK_MONOTONIC, &now);
         if (r < 0)
                 return r;
+        m->poll_slow_next = now + poll_slow_usec(m);
         /* 1 ms accuracy: a change must be seen within the interval, not a quarter second later. */
         r = sd_event_add_time(m->event, &m->poll_event, CLOCK_MONOTONIC, now + (uint64_t) m->poll_interval_ms * 1000,
                               1000, on_poll, m);

@@ -13,3 +13,8 @@ int poll_update(Manager *m);
  * or it is between link-up and ACTIVE, or a link event boosted it), or
  * only on the slow period. */
 bool poll_port_every_tick(const Port *p);
+
+/* A port may want every tick now (an event boosted it, it left ACTIVE, its
+ * device lost its events): brings a timer armed for the slow round forward
+ * to the next tick. */
+void poll_wake(Manager *m);

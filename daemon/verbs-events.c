@@ -23,11 +23,13 @@ typedef struct VerbsDevice {
         char *node; /* "uverbs0", for its remove uevent; "" before the first open */
         struct ibv_context *context;
         sd_event_source *io, *retry;
-        unsigned failures; /* failed reads in a row, for the back-off */
-        bool fatal;        /* DEVICE_FATAL: closed until the device or its node comes back */
-        char *said;        /* why it polls, as last logged: each reason is said once */
-        uint64_t pending;  /* PROPERTY_BIT-style bits of ports 1..63 to re-read */
-        bool pending_all;  /* every port (a port number beyond 63, a reopen) */
+        unsigned failures;     /* failed reads in a row, for the back-off */
+        bool fatal;            /* DEVICE_FATAL: closed until the device or its node comes back */
+        char *said;            /* why it polls, as last logged: each reason is said once */
+        uint64_t pending;      /* PROPERTY_BIT-style bits of ports 1..63 to re-read */
+        bool pending_all;      /* every port (a port number beyond 63, a reopen) */
+        uint64_t pending_gids; /* the same for GID tables (GID_CHANGE) */
+        bool pending_gids_all;
 } VerbsDevice;
 
 struct VerbsEvents {
@@ -86,13 +88,18 @@ static void verbs_say_polling(VerbsDevice *vd, int error, const char *why) {
         (void) free_and_strdup(&vd->said, text);
 }
 
-static void verbs_schedule_reread(VerbsDevice *vd, uint32_t port) {
+/* gids: the port's GID table too, which only GID_CHANGE tells of. */
+static void verbs_schedule_reread(VerbsDevice *vd, uint32_t port, bool gids) {
         VerbsEvents *v = vd->owner;
 
-        if (port >= 1 && port < 64)
+        if (port >= 1 && port < 64) {
                 vd->pending |= UINT64_C(1) << port;
-        else
+                if (gids)
+                        vd->pending_gids |= UINT64_C(1) << port;
+        } else {
                 vd->pending_all = true;
+                vd->pending_gids_all = vd->pending_gids_all || gids;
+        }
         if (sd_event_source_set_enabled(v->defer, SD_EVENT_ONESHOT) < 0) {
                 /* Cannot happen for a defer source; the poll's sweep would catch up. */
                 log_debug("Cannot schedule a verbs re-read.");
@@ -136,7 +143,7 @@ static void verbs_fail(VerbsDevice *vd, int error) {
                           delay / 1000000);
         verbs_close(vd, "read failed", true);
         /* What happened meanwhile: read now, then polled. */
-        verbs_schedule_reread(vd, 0);
+        verbs_schedule_reread(vd, 0, false);
         if (vd->retry || sd_event_now(m->event, CLOCK_MONOTONIC, &now) < 0)
                 return;
         r = sd_event_add_time(m->event, &vd->retry, CLOCK_MONOTONIC, now + delay, 100 * 1000, on_retry, vd);
@@ -174,14 +181,14 @@ static int on_async_event(sd_event_source *s, int fd, uint32_t revents, void *us
                 case IBV_EVENT_CLIENT_REREGISTER:
                 case IBV_EVENT_GID_CHANGE:
                         log_debug("%s port %u: %s.", vd->name, port, event_name(type));
-                        verbs_schedule_reread(vd, port);
+                        verbs_schedule_reread(vd, port, type == IBV_EVENT_GID_CHANGE);
                         break;
                 case IBV_EVENT_DEVICE_FATAL:
                         /* The device is dead until its driver resets it, which re-registers it. */
                         log_warning("%s: fatal device error reported; closing its verbs context.", vd->name);
                         vd->fatal = true;
                         verbs_close(vd, "DEVICE_FATAL", true);
-                        verbs_schedule_reread(vd, 0);
+                        verbs_schedule_reread(vd, 0, false);
                         verbs_say_polling(vd, 0, "after a fatal device error");
                         return 0;
                 default:
@@ -275,7 +282,7 @@ static int verbs_open(VerbsDevice *vd) {
         log_debug("%s: link events from its verbs context (%s).", vd->name, vd->node);
         manager_set_verbs_covered(m, d, true);
         /* Events before the open are lost: read the ports once now. */
-        verbs_schedule_reread(vd, 0);
+        verbs_schedule_reread(vd, 0, false);
         return 1;
 }
 
@@ -285,24 +292,30 @@ static int on_reread(sd_event_source *s, void *userdata) {
 
         for (size_t i = 0; i < v->n_devices; i++) {
                 VerbsDevice *vd = v->devices[i];
-                uint64_t pending = vd->pending;
-                bool all = vd->pending_all;
+                uint64_t pending = vd->pending, pending_gids = vd->pending_gids;
+                bool all = vd->pending_all, all_gids = vd->pending_gids_all;
                 Device *d;
 
                 if (!pending && !all)
                         continue;
-                vd->pending = 0;
-                vd->pending_all = false;
+                vd->pending = vd->pending_gids = 0;
+                vd->pending_all = vd->pending_gids_all = false;
                 d = manager_find_device(m, vd->name);
                 for (size_t j = 0; d && j < d->n_ports; j++) {
                         Port *p = &d->ports[j];
+                        uint64_t bit = p->number < 64 ? UINT64_C(1) << p->number : 0;
                         int r;
 
-                        if (!all && !(p->number < 64 && (pending & (UINT64_C(1) << p->number))))
+                        if (!all && !(pending & bit))
                                 continue;
                         r = manager_refresh_port(m, p);
                         if (r < 0 && !errno_is_resource(r))
                                 log_warning_errno(r, "%s port %u: cannot re-read link state: %m", d->name, p->number);
+                        if (!all_gids && !(pending_gids & bit))
+                                continue;
+                        r = manager_refresh_port_gids(m, p);
+                        if (r < 0 && !errno_is_resource(r))
+                                log_warning_errno(r, "%s port %u: cannot re-read GIDs: %m", d->name, p->number);
                 }
         }
         return 0;
@@ -435,7 +448,7 @@ void verbs_node_event(Manager *m, const char *node, const char *action) {
                 for (size_t i = 0; i < v->n_devices; i++)
                         if (streq(v->devices[i]->node, node)) {
                                 verbs_close(v->devices[i], "its uverbs node is being removed", true);
-                                verbs_schedule_reread(v->devices[i], 0);
+                                verbs_schedule_reread(v->devices[i], 0, false);
                         }
                 return;
         }

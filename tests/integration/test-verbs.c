@@ -299,6 +299,40 @@ static void test_port_events_and_fatal(void **state) {
         assert_int_equal(stub_count("open mlx4_0"), 1);
 }
 
+/* GID_CHANGE re-reads the port's GID table as well: with the poll an hour
+ * apart, a new GID shows in Gids after the event, and not before it. */
+static void test_gid_change(void **state) {
+        Harness *h = *state = start(HARNESS_FIXTURES("mlx4-vpi"), poll_hourly);
+        static const char gid[] = "fe80:0000:0000:0000:0002:c903:00a1:b2c2";
+        char *before, *still, *after;
+
+        wait_stub(h, "open mlx4_0", 1);
+        wait_stub(h, "reread mlx4_0 1", 1);
+        harness_settle(h, 300);
+        before = harness_get_property(h, MLX4_PORT1, RDMAD_PORT_INTERFACE, "Gids", NULL);
+        assert_non_null(before);
+        assert_null(strstr(before, gid));
+
+        harness_clear_signals(h);
+        harness_write(h, MLX4_SYS, "ports/1/gids/1", "fe80:0000:0000:0000:0002:c903:00a1:b2c2\n");
+        harness_settle(h, 500);
+        still = harness_get_property(h, MLX4_PORT1, RDMAD_PORT_INTERFACE, "Gids", NULL);
+        assert_string_equal(still, before);
+        assert_int_equal(harness_count_signals(h, MLX4_PORT1, "PropertiesChanged"), 0);
+
+        send_events("mlx4_0", IBV_EVENT_GID_CHANGE, 1, 1);
+        harness_wait_signals(h, MLX4_PORT1, "PropertiesChanged", 1);
+        after = harness_get_property(h, MLX4_PORT1, RDMAD_PORT_INTERFACE, "Gids", NULL);
+        assert_non_null(strstr(after, gid));
+        /* The signal carries the new table. */
+        assert_non_null(strstr(harness_find_signal(h, MLX4_PORT1, "PropertiesChanged")->body, gid));
+        /* Port 2 (Ethernet) was not re-read. */
+        assert_int_equal(harness_count_signals(h, MLX4_PORT2, "PropertiesChanged"), 0);
+        free(before);
+        free(still);
+        free(after);
+}
+
 static bool has_object(Harness *h, const void *path) {
         char *name = harness_get_property(h, path, RDMAD_DEVICE_INTERFACE, "Name", NULL);
         bool ok = name != NULL;
@@ -523,6 +557,7 @@ int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test_setup_teardown(test_event_path, stub_setup, stub_teardown),
                 cmocka_unit_test_setup_teardown(test_port_events_and_fatal, stub_setup, stub_teardown),
+                cmocka_unit_test_setup_teardown(test_gid_change, stub_setup, stub_teardown),
                 cmocka_unit_test_setup_teardown(test_close_and_reopen, stub_setup, stub_teardown),
                 cmocka_unit_test_setup_teardown(test_open_refused, stub_setup, stub_teardown),
                 cmocka_unit_test_setup_teardown(test_read_failure_backs_off, stub_setup, stub_teardown),
