@@ -610,26 +610,31 @@ static void test_share_recovers(void **state) {
 
 /* ---------- waiters whose departure was never told ---------- */
 
-static long last_count(Harness *h, const char *prefix) {
-        char *log = harness_daemon_log(h), *p, *last = NULL;
+/* How many WaitForState calls the daemon said it holds last: "calls held: N"
+ * when one comes or goes, "... dropped, N held." when a caller left. */
+static long held_now(Harness *h) {
+        char *log = harness_daemon_log(h), *line, *save = NULL;
         long n = -1;
 
-        for (p = log; p && (p = strstr(p, prefix)); p++)
-                last = p;
-        if (last)
-                n = strtol(last + strlen(prefix), NULL, 10);
+        for (line = log ? strtok_r(log, "\n", &save) : NULL; line; line = strtok_r(NULL, "\n", &save)) {
+                const char *p;
+
+                if ((p = strstr(line, "WaitForState calls held: ")))
+                        n = strtol(p + strlen("WaitForState calls held: "), NULL, 10);
+                else if (strstr(line, "WaitForState call") && (p = strstr(line, " dropped, ")))
+                        n = strtol(p + strlen(" dropped, "), NULL, 10);
+        }
         free(log);
         return n;
 }
 
 static bool held_is(Harness *h, const void *data) {
-        return last_count(h, "WaitForState calls held: ") == *(const long *) data;
+        return held_now(h) == *(const long *) data;
 }
 
 static void wait_held(Harness *h, long n, int ms) {
         if (!harness_wait(h, held_is, &n, ms))
-                fail_msg("WaitForState calls held: %ld after %d ms, not %ld",
-                         last_count(h, "WaitForState calls held: "), ms, n);
+                fail_msg("WaitForState calls held: %ld after %d ms, not %ld", held_now(h), ms, n);
 }
 
 static int lost_setup(void **state) {
