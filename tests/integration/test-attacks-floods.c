@@ -635,7 +635,14 @@ static bool held_is(Harness *h, const void *data) {
 }
 
 static void wait_held(Harness *h, long n, int ms) {
-        if (!harness_wait(h, held_is, &n, ms))
+        if (!harness_wait(h, held_is, &n, ms)) {
+                char *log = harness_daemon_log(h);
+                size_t len = log ? strlen(log) : 0;
+
+                fprintf(stderr, "the daemon's log ends:\n%s\n", log ? log + (len > 3000 ? len - 3000 : 0) : "");
+                free(log);
+        }
+        if (!held_is(h, &n))
                 fail_msg("WaitForState calls held: %ld after %d ms, not %ld", held_now(h), ms, n);
 }
 
@@ -673,6 +680,110 @@ static void test_leaked_waiters_dropped(void **state) {
         assert_int_equal(errors, 0);
 }
 
+/* The same without a knob: rdmad is stopped, one caller fills the bus's
+ * queue to it with 30 MB calls until the bus refuses more
+ * (LimitsExceeded), and then the 128 waiters' connections close: the bus
+ * drops their NameOwnerChanged, as the issue's attacker made it. */
+#define HUGE_SIZE (30u * 1024 * 1024)
+
+static int on_filler_answer(sd_bus_message *m, void *userdata, sd_bus_error *ret_error) {
+        const sd_bus_error *e = sd_bus_message_get_error(m);
+
+        if (e && strcmp(e->name, SD_BUS_ERROR_LIMITS_EXCEEDED) == 0)
+                *(bool *) userdata = true;
+        return 0;
+}
+
+/* Each connection sends one call (the bus reads at most 127 MiB of a
+ * connection ahead), enough of them to pass the 127 MiB the bus queues
+ * for rdmad; the first refused says the queue is full. */
+#define FILLERS 7
+
+static void fill_queue(int report, int control) {
+        char *huge = malloc(HUGE_SIZE + 1), path[128];
+        sd_bus *buses[FILLERS] = {};
+        struct pollfd fds[FILLERS];
+        uint64_t deadline = now_usec() + 30 * 1000000ULL;
+        bool full = false;
+
+        if (!huge)
+                _exit(4);
+        memset(huge, 'A', HUGE_SIZE);
+        huge[HUGE_SIZE] = '\0';
+        port_path(0, 1, path, sizeof(path));
+        for (unsigned i = 0; i < FILLERS; i++)
+                if (sd_bus_open_system(&buses[i]) < 0 ||
+                    sd_bus_call_method_async(buses[i], NULL, RDMAD_BUS_NAME, path, "org.freedesktop.DBus.Properties",
+                                             "Get", on_filler_answer, &full, "ss", huge, "State") < 0)
+                        _exit(5);
+        free(huge);
+        while (!full && now_usec() < deadline) {
+                for (unsigned i = 0; i < FILLERS; i++) {
+                        while (sd_bus_process(buses[i], NULL) > 0)
+                                ;
+                        fds[i] = (struct pollfd){ .fd = sd_bus_get_fd(buses[i]),
+                                                  .events = (short) sd_bus_get_events(buses[i]) };
+                }
+                (void) poll(fds, FILLERS, 100);
+        }
+        if (write(report, full ? "f" : "n", 1) != 1)
+                _exit(6);
+        while (!parent_gone(control))
+                usleep(10000);
+        for (unsigned i = 0; i < FILLERS; i++)
+                sd_bus_close_unref(buses[i]);
+        _exit(0);
+}
+
+static int overflow_setup(void **state) {
+        *state = start_host(wrapped() ? 8 : 16, (const char *const[]){ "--log-level=debug", NULL });
+        return 0;
+}
+
+static void test_leaked_waiters_after_overflow(void **state) {
+        Harness *h = *state;
+        const Attack held = { ATTACK_WAIT_FOR_STATE, .processes = 1, .connections = 2, .in_flight = 64 };
+        int report[2], control[2], status;
+        Attacker at;
+        uint64_t t;
+        pid_t pid;
+        char c;
+
+        attacker_start(&at, &held, NOBODY);
+        wait_held(h, 128, 20000);
+        harness_pause(h);
+
+        assert_int_equal(pipe2(report, O_CLOEXEC), 0);
+        assert_int_equal(pipe2(control, O_CLOEXEC), 0);
+        pid = fork();
+        assert_true(pid >= 0);
+        if (pid == 0) {
+                (void) prctl(PR_SET_PDEATHSIG, SIGKILL);
+                close(report[0]);
+                close(control[1]);
+                for (unsigned k = 0; k < n_parent_fds; k++)
+                        close(parent_fds[k]);
+                drop_to(NOBODY);
+                fill_queue(report[1], control[0]);
+        }
+        close(report[1]);
+        close(control[0]);
+        assert_int_equal(read(report[0], &c, 1), 1);
+        if (c != 'f') {
+                harness_resume(h);
+                fail_msg("the bus took every 30 MB call: its queue to rdmad never filled");
+        }
+        (void) attacker_stop(&at, NULL); /* their NameOwnerChanged finds the queue full */
+        harness_settle(h, 500);
+        harness_resume(h);
+        t = now_usec();
+        wait_held(h, 0, (int) (bound(12 * 1000000ULL) / 1000));
+        printf("after an overflow: 128 waiters dropped %.1f s after rdmad went on\n", (now_usec() - t) / 1e6);
+        close(control[1]);
+        assert_int_equal(waitpid(pid, &status, 0), pid);
+        close(report[0]);
+}
+
 int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test_setup_teardown(test_all_counters_16_by_16, setup, harness_teardown_clean),
@@ -685,6 +796,8 @@ int main(void) {
                 cmocka_unit_test_setup_teardown(test_loop_keeps_running, watchdog_setup, harness_teardown_clean),
                 cmocka_unit_test_setup_teardown(test_share_recovers, share_setup, harness_teardown_clean),
                 cmocka_unit_test_setup_teardown(test_leaked_waiters_dropped, lost_setup, harness_teardown_clean),
+                cmocka_unit_test_setup_teardown(test_leaked_waiters_after_overflow, overflow_setup,
+                                                harness_teardown_clean),
         };
 
         if (getenv("RDMAD_ATTACK_ONLY"))
