@@ -589,7 +589,8 @@ static int share_setup(void **state) {
 }
 
 /* After each unprivileged reply, another user's call is answered within the
- * share's 2 s (and what its own reply takes), never refused. */
+ * share's 2 s (plus what its own reply takes, and a second for a loaded
+ * machine), never refused. */
 static void test_share_recovers(void **state) {
         sd_bus *nobody = open_bus_as(NOBODY), *other = open_bus_as(OTHER_UID);
         uint64_t first, worst = 0;
@@ -603,7 +604,7 @@ static void test_share_recovers(void **state) {
         }
         printf("share: the first unprivileged reply in %.0f ms, the slowest of the next three %.0f ms\n",
                first / 1000.0, worst / 1000.0);
-        if (worst > bound(2 * 1000000ULL + 2 * first + 500000))
+        if (worst > bound(3 * 1000000ULL + 2 * first))
                 fail_msg("a call waited %.0f ms after an unprivileged reply of %.0f ms", worst / 1000.0,
                          first / 1000.0);
         sd_bus_flush_close_unref(nobody);
