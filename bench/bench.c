@@ -6,6 +6,8 @@
  *
  *   bench [--quick] [--idle-only | --get-only | --gmo-only | --start-only | --counters-only] [N...]
  *                                                            (default N: 64 512 2048)
+ *   bench [--quick] --attacks N    the attack table of one unprivileged user,
+ *                                  20 s per attack (5 with --quick) on N devices
  *
  * --gmo-only, --start-only and --counters-only run one measure alone, for a
  * profiler; with BENCH_BASELINE_BINARY=<another rdmad> they also time that
@@ -1380,8 +1382,39 @@ static void bench_verbs(const unsigned *sizes, unsigned n_sizes) {
 }
 #endif
 
+/* ---------- a hostile local user: the attack table's long versions ---------- */
+
+/* The same attacks as tests/integration/test-attacks-floods.c, which holds
+ * them (one engine, two lengths): run for `seconds` each on `n` devices.
+ * Its lines are the figures; a row over its bound says so and goes on. */
+static void bench_attacks(unsigned n, unsigned seconds) {
+        char self[4096], program[4200], devices[16], duration[16];
+        ssize_t k = readlink("/proc/self/exe", self, sizeof(self) - 1);
+        pid_t pid;
+        int status;
+
+        assert_true(k > 0);
+        self[k] = '\0';
+        *strrchr(self, '/') = '\0';
+        snprintf(program, sizeof(program), "%s/../tests/test-attacks-floods", self);
+        snprintf(devices, sizeof(devices), "%u", n);
+        snprintf(duration, sizeof(duration), "%u", seconds);
+        printf("\n## Hostile local user: %u s per attack, N = %u\n\n", seconds, n);
+        fflush(stdout);
+        pid = fork();
+        assert_true(pid >= 0);
+        if (pid == 0) {
+                setenv("RDMAD_ATTACK_DEVICES", devices, 1);
+                setenv("RDMAD_ATTACK_SECONDS", duration, 1);
+                execl(program, program, NULL);
+                _exit(127);
+        }
+        assert_int_equal(waitpid(pid, &status, 0), pid);
+        printf("\n(the attacks' program exited with %d)\n", WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+}
+
 int main(int argc, char *argv[]) {
-        unsigned sizes[8], n_sizes = 0, big_sizes[8], n_big = 0, flood_sizes[8], n_flood = 0;
+        unsigned sizes[8], n_sizes = 0, big_sizes[8], n_big = 0, flood_sizes[8], n_flood = 0, attacks = 0;
 
         /* The floor service owns a name of its own on the strict bus. */
         harness_bus_policy = "bench-floor.conf";
@@ -1397,6 +1430,8 @@ int main(int argc, char *argv[]) {
                         flood_sizes[n_flood++] = (unsigned) strtoul(argv[++i], NULL, 10);
                 else if (strcmp(argv[i], "--big") == 0 && i + 1 < argc && n_big < 8)
                         big_sizes[n_big++] = (unsigned) strtoul(argv[++i], NULL, 10);
+                else if (strcmp(argv[i], "--attacks") == 0 && i + 1 < argc)
+                        attacks = (unsigned) strtoul(argv[++i], NULL, 10);
                 else if (strcmp(argv[i], "--get-only") == 0)
                         get_only = true;
                 else if (strcmp(argv[i], "--gmo-only") == 0)
@@ -1411,6 +1446,10 @@ int main(int argc, char *argv[]) {
                         verbs_hold = (unsigned) strtoul(argv[++i], NULL, 10);
                 else if (n_sizes < 8)
                         sizes[n_sizes++] = (unsigned) strtoul(argv[i], NULL, 10);
+        }
+        if (attacks > 0) {
+                bench_attacks(attacks, quick ? 5 : 20);
+                return 0;
         }
         for (unsigned i = 0; i < n_flood; i++)
                 bench_flood_host(flood_sizes[i], quick ? 3 : 10);

@@ -23,17 +23,46 @@ static int append_counters(sd_bus_message *reply, const CounterList *l) {
         return sd_bus_message_close_container(reply);
 }
 
+/* The reply to `call` with a copy of the body built for another call. */
+static int send_copy(sd_bus_message *call, sd_bus_message *body) {
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
+        int r;
+
+        r = sd_bus_message_new_method_return(call, &reply);
+        if (r >= 0)
+                r = sd_bus_message_rewind(body, true);
+        if (r >= 0)
+                r = sd_bus_message_copy(reply, body, true);
+        if (r >= 0)
+                r = sd_bus_send(NULL, reply, NULL);
+        return r;
+}
+
+/* A reply just sent becomes the share's body, unless one is there. */
+static void share_keep(CounterShare *share, sd_bus_message *reply) {
+        if (share && !share->body)
+                share->body = sd_bus_message_ref(reply);
+}
+
 /* Port.GetCounters and Device.GetCounters: one target. */
-static int reply_counters(sd_bus_message *call, CounterTarget *targets, CounterSnapshot **snapshots, size_t n) {
+static int reply_counters(sd_bus_message *call, CounterTarget *targets, CounterSnapshot **snapshots, size_t n,
+                          CounterShare *share) {
         _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
         static const CounterList empty = {};
         int r;
 
+        if (share && share->body) {
+                counter_targets_free(targets, n);
+                counter_snapshots_free(snapshots, n);
+                return send_copy(call, share->body);
+        }
         r = sd_bus_message_new_method_return(call, &reply);
         if (r >= 0)
                 r = append_counters(reply, n > 0 ? &snapshots[0]->counters : &empty);
         if (r >= 0)
                 r = sd_bus_send(NULL, reply, NULL);
+        if (r >= 0)
+                share_keep(share, reply);
         counter_targets_free(targets, n);
         counter_snapshots_free(snapshots, n);
         return r;
@@ -49,6 +78,7 @@ typedef struct AllCountersReply {
         CounterTarget *targets;
         CounterSnapshot **snapshots;
         size_t n, next;
+        CounterShare *share;
 } AllCountersReply;
 
 static void all_counters_reply_free(void *userdata) {
@@ -57,6 +87,7 @@ static void all_counters_reply_free(void *userdata) {
         sd_bus_message_unref(a->reply);
         counter_targets_free(a->targets, a->n);
         counter_snapshots_free(a->snapshots, a->n);
+        counter_share_unref(a->share);
         free(a);
 }
 
@@ -90,7 +121,10 @@ static int all_counters_reply_append(AllCountersReply *a) {
         if (r < 0)
                 return r;
         r = sd_bus_send(NULL, a->reply, NULL);
-        return r < 0 ? r : 1;
+        if (r < 0)
+                return r;
+        share_keep(a->share, a->reply);
+        return 1;
 }
 
 static int on_all_counters_chunk(sd_event_source *s, void *userdata) {
@@ -111,18 +145,26 @@ static int on_all_counters_chunk(sd_event_source *s, void *userdata) {
 }
 
 /* Manager.GetAllCounters: every port; port 0 (the device-wide hw_counters) only where it exists. */
-static int reply_all_counters(sd_bus_message *call, CounterTarget *targets, CounterSnapshot **snapshots, size_t n) {
+static int reply_all_counters(sd_bus_message *call, CounterTarget *targets, CounterSnapshot **snapshots, size_t n,
+                              CounterShare *share) {
         sd_event_source *source = NULL;
         AllCountersReply *a;
         int r;
 
+        if (share && share->body) {
+                counter_targets_free(targets, n);
+                counter_snapshots_free(snapshots, n);
+                return send_copy(call, share->body);
+        }
         a = calloc(1, sizeof(AllCountersReply));
         if (!a) {
                 counter_targets_free(targets, n);
                 counter_snapshots_free(snapshots, n);
                 return -ENOMEM;
         }
-        *a = (AllCountersReply){ .targets = targets, .snapshots = snapshots, .n = n };
+        *a = (AllCountersReply){
+                .targets = targets, .snapshots = snapshots, .n = n, .share = counter_share_ref(share)
+        };
         r = sd_bus_message_new_method_return(call, &a->reply);
         if (r >= 0)
                 r = sd_bus_message_open_container(a->reply, 'a', "(sua{st})");

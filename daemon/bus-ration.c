@@ -152,6 +152,100 @@ static int on_wake(sd_event_source *s, uint64_t usec, void *userdata) {
         return 0;
 }
 
+static int refuse(sd_bus_message *m, int error) {
+        if (error == -EBUSY)
+                return sd_bus_reply_method_errorf(m, RDMAD_ERROR_BUSY,
+                                                  "This connection has %u calls waiting for their turn already.",
+                                                  RATION_CALLS_PER_CONNECTION_MAX);
+        if (error == -EDQUOT)
+                return sd_bus_reply_method_errorf(m, RDMAD_ERROR_BUSY,
+                                                  "This user has %u calls waiting for their turn already.",
+                                                  RATION_CALLS_PER_USER_MAX);
+        return sd_bus_reply_method_errorf(m, RDMAD_ERROR_BUSY,
+                                          "Too many connections have calls waiting; try again later.");
+}
+
+static void refused_arm(BusRation *r) {
+        if (r->n_refused == 0) {
+                (void) sd_event_source_set_enabled(r->refuse_event, SD_EVENT_OFF);
+                return;
+        }
+        (void) sd_event_source_set_time(r->refuse_event, r->refused_usec[r->refused_head] + RATION_REFUSE_DELAY_USEC);
+        (void) sd_event_source_set_enabled(r->refuse_event, SD_EVENT_ONESHOT);
+}
+
+/* Takes the oldest refused call off the ring. */
+static sd_bus_message *refused_pop(BusRation *r, int *ret_error, uint64_t *ret_usec) {
+        sd_bus_message *m = r->refused[r->refused_head];
+
+        *ret_error = r->refused_error[r->refused_head];
+        *ret_usec = r->refused_usec[r->refused_head];
+        r->refused_head = (r->refused_head + 1) % RATION_REFUSED_MAX;
+        r->n_refused--;
+        return m;
+}
+
+static int on_refuse_time(sd_event_source *s, uint64_t usec, void *userdata) {
+        BusRation *r = userdata;
+        uint64_t now = now_usec(CLOCK_MONOTONIC);
+
+        while (r->n_refused > 0 && r->refused_usec[r->refused_head] + RATION_REFUSE_DELAY_USEC <= now) {
+                uint64_t arrived;
+                int error;
+                sd_bus_message *m = refused_pop(r, &error, &arrived);
+
+                (void) refuse(m, error);
+                sd_bus_message_unref(m);
+        }
+        refused_arm(r);
+        return 0;
+}
+
+/* Answers `m` Busy in RATION_REFUSE_DELAY_USEC, or now when too many wait. */
+static int refuse_later(BusRation *r, sd_bus_message *m, int error) {
+        size_t i;
+
+        if (r->n_refused >= RATION_REFUSED_MAX || !r->refused) {
+                (void) refuse(m, error);
+                return 1;
+        }
+        i = (r->refused_head + r->n_refused++) % RATION_REFUSED_MAX;
+        r->refused[i] = sd_bus_message_ref(m);
+        r->refused_error[i] = error;
+        r->refused_usec[i] = now_usec(CLOCK_MONOTONIC);
+        if (r->n_refused == 1)
+                refused_arm(r);
+        return 1;
+}
+
+/* Every refused call: answered now (reason set), or dropped unanswered;
+ * those of `sender` only, when given. */
+static void refused_flush(BusRation *r, const char *sender, const char *reason) {
+        size_t n = r->n_refused, kept = 0;
+
+        for (size_t k = 0; k < n; k++) {
+                uint64_t arrived;
+                int error;
+                sd_bus_message *m = refused_pop(r, &error, &arrived);
+
+                if (sender && !streq_ptr(sd_bus_message_get_sender(m), sender)) {
+                        size_t i = (r->refused_head + r->n_refused + kept) % RATION_REFUSED_MAX;
+
+                        /* Put back at the tail: the order of the others is kept. */
+                        r->refused[i] = m;
+                        r->refused_error[i] = error;
+                        r->refused_usec[i] = arrived;
+                        kept++;
+                        continue;
+                }
+                if (reason)
+                        (void) sd_bus_reply_method_errorf(m, RDMAD_ERROR_FAILED, "%s", reason);
+                sd_bus_message_unref(m);
+        }
+        r->n_refused += kept;
+        refused_arm(r);
+}
+
 static int on_message(sd_bus_message *m, void *userdata, sd_bus_error *ret_error) {
         _cleanup_(sd_bus_error_free) sd_bus_error error = SD_BUS_ERROR_NULL;
         BusRation *r = userdata;
@@ -180,17 +274,8 @@ static int on_message(sd_bus_message *m, void *userdata, sd_bus_error *ret_error
                 return 0; /* root first: served at once */
 
         k = call_scheduler_enqueue(&r->scheduler, m, sender, uid);
-        if (k == -EBUSY)
-                return sd_bus_reply_method_errorf(m, RDMAD_ERROR_BUSY,
-                                                  "This connection has %u calls waiting for their turn already.",
-                                                  RATION_CALLS_PER_CONNECTION_MAX);
-        if (k == -EDQUOT)
-                return sd_bus_reply_method_errorf(m, RDMAD_ERROR_BUSY,
-                                                  "This user has %u calls waiting for their turn already.",
-                                                  RATION_CALLS_PER_USER_MAX);
-        if (k == -EUSERS)
-                return sd_bus_reply_method_errorf(m, RDMAD_ERROR_BUSY,
-                                                  "Too many connections have calls waiting; try again later.");
+        if (k == -EBUSY || k == -EDQUOT || k == -EUSERS)
+                return refuse_later(r, m, k);
         if (k < 0)
                 return sd_bus_reply_method_errnof(m, k, "Cannot queue the call: %m");
         sd_bus_message_ref(m);
@@ -238,6 +323,16 @@ int bus_ration_start(BusRation *r, sd_bus *bus, sd_event *event, const char *roo
                 return log_error_errno(k, "Failed to add the rationing timer: %m");
         (void) sd_event_source_set_enabled(r->wake_event, SD_EVENT_OFF);
 
+        r->refused = calloc(RATION_REFUSED_MAX, sizeof(sd_bus_message *));
+        r->refused_error = calloc(RATION_REFUSED_MAX, sizeof(int));
+        r->refused_usec = calloc(RATION_REFUSED_MAX, sizeof(uint64_t));
+        if (!r->refused || !r->refused_error || !r->refused_usec)
+                return log_oom();
+        k = sd_event_add_time(event, &r->refuse_event, CLOCK_MONOTONIC, 0, 0, on_refuse_time, r);
+        if (k < 0)
+                return log_error_errno(k, "Failed to add the refusal timer: %m");
+        (void) sd_event_source_set_enabled(r->refuse_event, SD_EVENT_OFF);
+
         k = sd_bus_add_filter(bus, &r->filter, on_message, r);
         if (k < 0)
                 return log_error_errno(k, "Failed to add the rationing filter: %m");
@@ -248,6 +343,7 @@ void bus_ration_drop_sender(BusRation *r, const char *sender) {
         assert(r);
         assert(sender);
         (void) call_scheduler_drop_sender(&r->scheduler, sender, NULL, NULL, NULL);
+        refused_flush(r, sender, NULL);
 }
 
 static void answer_stopping(void *call, const char *sender, uint64_t arrived_usec, void *userdata) {
@@ -258,12 +354,19 @@ void bus_ration_fail_all(BusRation *r, const char *reason) {
         assert(r);
         assert(reason);
         (void) call_scheduler_drop_all(&r->scheduler, answer_stopping, (void *) reason);
+        refused_flush(r, NULL, reason);
 }
 
 void bus_ration_clear(BusRation *r) {
         assert(r);
 
         call_scheduler_clear(&r->scheduler);
+        if (r->refused)
+                refused_flush(r, NULL, NULL);
+        r->refused = mfree(r->refused);
+        r->refused_error = mfree(r->refused_error);
+        r->refused_usec = mfree(r->refused_usec);
+        r->refuse_event = sd_event_source_disable_unref(r->refuse_event);
         for (size_t i = 0; i < r->n_admitted; i++)
                 sd_bus_message_unref(r->admitted[i]);
         r->admitted = mfree(r->admitted);

@@ -35,6 +35,14 @@
 /* Messages queued for the bus above which nothing more is dispatched. */
 #define RATION_WRITE_QUEUE_MAX 4
 
+/* A call refused by the bounds per connection, per user or of connections
+ * is answered Busy only after this, held meanwhile (at most
+ * RATION_REFUSED_MAX calls; beyond, at once): a caller that calls again for
+ * each refusal would otherwise keep rdmad's incoming queue full of calls to
+ * refuse, and root's calls would wait behind them. */
+#define RATION_REFUSE_DELAY_USEC (1 * USEC_PER_SEC)
+#define RATION_REFUSED_MAX       8192
+
 /* The estimated size of the reply to `call`. */
 typedef uint64_t (*RationCost)(sd_bus_message *call, void *userdata);
 
@@ -50,6 +58,13 @@ typedef struct BusRation {
         sd_event_source *dispatch_event; /* one held call again, when the bus is idle */
         sd_event_source *post_event;     /* ... looked at after each dispatch while held back */
         sd_event_source *wake_event;     /* expiry, and when a user's debt is paid down */
+
+        /* Refused, answered at refused_usec[i] + RATION_REFUSE_DELAY_USEC; a ring in arrival order. */
+        sd_bus_message **refused;
+        int *refused_error;
+        uint64_t *refused_usec;
+        size_t refused_head, n_refused;
+        sd_event_source *refuse_event;
 
         /* Dispatched again: they pass the filter once. */
         sd_bus_message **admitted;

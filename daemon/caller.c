@@ -82,12 +82,16 @@ static CallerLookup *lookup_find(CallerRegistry *registry, const char *sender) {
         return NULL;
 }
 
-static void revalidate_arm(CallerRegistry *registry) {
+static void revalidate_arm_in(CallerRegistry *registry, uint64_t usec) {
         if (!registry->revalidate_timer || registry->n_uids == 0 ||
             sd_event_source_get_enabled(registry->revalidate_timer, NULL) > 0)
                 return;
-        (void) sd_event_source_set_time_relative(registry->revalidate_timer, CALLER_REVALIDATE_USEC);
+        (void) sd_event_source_set_time_relative(registry->revalidate_timer, usec);
         (void) sd_event_source_set_enabled(registry->revalidate_timer, SD_EVENT_ONESHOT);
+}
+
+static void revalidate_arm(CallerRegistry *registry) {
+        revalidate_arm_in(registry, CALLER_REVALIDATE_USEC);
 }
 
 /* The caller's name left: who held something for it drops it. */
@@ -378,7 +382,8 @@ static int on_check_reply(sd_bus_message *reply, void *userdata, sd_bus_error *r
         if (e && sd_bus_error_has_name(e, SD_BUS_ERROR_NAME_HAS_NO_OWNER)) {
                 log_debug("%s left the bus without a word; what it held is dropped.", c->sender);
                 caller_departed(registry, c->sender);
-        }
+        } else if (e)
+                registry->sweep_failed = true; /* the answer was lost too (a full queue): ask again soon */
         check_free(c);
         sweep_continue(registry);
         return 0;
@@ -393,6 +398,7 @@ static void sweep_clear(CallerRegistry *registry) {
 
 static void sweep_continue(CallerRegistry *registry) {
         while (registry->sweep_next < registry->n_sweep && registry->n_checks < CALLER_REVALIDATE_BATCH) {
+                _cleanup_(sd_bus_message_unrefp) sd_bus_message *m = NULL;
                 CallerCheck *c = calloc(1, sizeof(CallerCheck));
                 int r;
 
@@ -401,8 +407,14 @@ static void sweep_continue(CallerRegistry *registry) {
                 c->registry = registry;
                 c->sender = TAKE_PTR(registry->sweep[registry->sweep_next]);
                 registry->sweep_next++;
-                r = sd_bus_call_method_async(registry->bus, &c->slot, DBUS_SERVICE, DBUS_PATH, DBUS_INTERFACE,
-                                             "GetNameOwner", on_check_reply, c, "s", c->sender);
+                /* Not sd-bus's 25 s: an answer the bus dropped must not hold the sweep that long. */
+                r = sd_bus_message_new_method_call(registry->bus, &m, DBUS_SERVICE, DBUS_PATH, DBUS_INTERFACE,
+                                                   "GetNameOwner");
+                if (r >= 0)
+                        r = sd_bus_message_append(m, "s", c->sender);
+                if (r >= 0)
+                        r = sd_bus_call_async(registry->bus, &c->slot, m, on_check_reply, c,
+                                              CALLER_LOOKUP_TIMEOUT_USEC);
                 if (r < 0) {
                         free(c->sender);
                         free(c);
@@ -413,7 +425,9 @@ static void sweep_continue(CallerRegistry *registry) {
         }
         if (registry->sweep_next >= registry->n_sweep && registry->n_checks == 0) {
                 sweep_clear(registry);
-                revalidate_arm(registry);
+                revalidate_arm_in(registry,
+                                  registry->sweep_failed ? CALLER_REVALIDATE_RETRY_USEC : CALLER_REVALIDATE_USEC);
+                registry->sweep_failed = false;
         }
 }
 

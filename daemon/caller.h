@@ -43,6 +43,9 @@
 /* The cached names asked again, at most CALLER_REVALIDATE_BATCH at a time. */
 #define CALLER_REVALIDATE_USEC  (5 * USEC_PER_SEC)
 #define CALLER_REVALIDATE_BATCH 16
+/* ... sooner when an answer was lost (each question waits
+ * CALLER_LOOKUP_TIMEOUT_USEC at most). */
+#define CALLER_REVALIDATE_RETRY_USEC (USEC_PER_SEC / 2)
 
 typedef void (*CallerGone)(const char *sender, void *userdata);
 
@@ -73,6 +76,7 @@ typedef struct CallerRegistry {
         size_t n_sweep, sweep_next;
         CallerCheck *checks;
         unsigned n_checks;
+        bool sweep_failed;              /* a question of this sweep got no answer */
         bool ignore_name_owner_changed; /* tests: every NameOwnerChanged is lost */
 } CallerRegistry;
 

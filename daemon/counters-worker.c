@@ -40,6 +40,14 @@ typedef struct ReadJob {
         PendingCall *calls; /* answered when it is done */
 } ReadJob;
 
+/* A reply kept for the calls that ask for the same snapshots. */
+typedef struct SharedReply {
+        CounterReplyFn reply;
+        CounterSnapshot **snapshots; /* refs: their identity is the content's */
+        size_t n;
+        CounterShare *share;
+} SharedReply;
+
 struct CounterReader {
         sd_event *event;
         ReadJob *running;
@@ -47,7 +55,23 @@ struct CounterReader {
         CacheEntry *cache;                 /* sorted by path; nothing older than COUNTERS_MIN_AGE_USEC */
         size_t n_cache;
         sd_event_source *expire_event; /* drops the cache when it is too old to serve anyone */
+        SharedReply shared[COUNTERS_SHARES_MAX];
+        size_t n_shared;
 };
+
+CounterShare *counter_share_ref(CounterShare *s) {
+        if (s)
+                s->n_ref++;
+        return s;
+}
+
+CounterShare *counter_share_unref(CounterShare *s) {
+        if (!s || --s->n_ref > 0)
+                return NULL;
+        sd_bus_message_unref(s->body);
+        free(s);
+        return NULL;
+}
 
 void counter_targets_free(CounterTarget *t, size_t n) {
         for (size_t i = 0; i < n; i++) {
@@ -130,6 +154,42 @@ static void pending_call_fail(PendingCall *c, int error) {
         pending_call_free(c);
 }
 
+static void shared_clear(CounterReader *reader) {
+        for (size_t i = 0; i < reader->n_shared; i++) {
+                counter_snapshots_free(reader->shared[i].snapshots, reader->shared[i].n);
+                counter_share_unref(reader->shared[i].share);
+        }
+        reader->n_shared = 0;
+}
+
+/* The share of the calls answered by `reply` from exactly these snapshots
+ * (a new one if there is room), or NULL. */
+static CounterShare *shared_find(CounterReader *reader, CounterReplyFn reply, CounterSnapshot **snapshots, size_t n) {
+        SharedReply *e;
+
+        for (size_t i = 0; i < reader->n_shared; i++) {
+                e = &reader->shared[i];
+                if (e->reply == reply && e->n == n && memcmp(e->snapshots, snapshots, n * sizeof(*snapshots)) == 0)
+                        return e->share;
+        }
+        if (reader->n_shared >= COUNTERS_SHARES_MAX)
+                return NULL;
+        e = &reader->shared[reader->n_shared];
+        *e = (SharedReply){ .reply = reply, .n = n };
+        e->snapshots = calloc(n ?: 1, sizeof(CounterSnapshot *));
+        e->share = calloc(1, sizeof(CounterShare));
+        if (!e->snapshots || !e->share) {
+                free(e->snapshots);
+                free(e->share);
+                return NULL;
+        }
+        e->share->n_ref = 1;
+        for (size_t i = 0; i < n; i++)
+                e->snapshots[i] = counter_snapshot_ref(snapshots[i]);
+        reader->n_shared++;
+        return e->share;
+}
+
 /* Answers from the cache, where every target of the call is. */
 static void pending_call_answer(CounterReader *reader, PendingCall *c) {
         CounterSnapshot **snapshots;
@@ -150,7 +210,8 @@ static void pending_call_answer(CounterReader *reader, PendingCall *c) {
                         return;
                 }
         }
-        r = c->reply(c->call, TAKE_PTR(c->targets), snapshots, c->n_targets);
+        r = c->reply(c->call, TAKE_PTR(c->targets), snapshots, c->n_targets,
+                     shared_find(reader, c->reply, snapshots, c->n_targets));
         if (r < 0)
                 log_warning_errno(r, "Cannot answer a counters call: %m");
         c->n_targets = 0;
@@ -232,6 +293,7 @@ static int cache_merge(CounterReader *reader, ReadJob *job, uint64_t now) {
         merged = reallocarray(NULL, reader->n_cache + job->n_entries + 1, sizeof(CacheEntry));
         if (!merged)
                 return -ENOMEM;
+        shared_clear(reader);
         while (i < reader->n_cache || j < job->n_entries) {
                 int c = i == reader->n_cache  ? 1
                         : j == job->n_entries ? -1
@@ -266,6 +328,7 @@ static int on_cache_expire(sd_event_source *s, uint64_t usec, void *userdata) {
         uint64_t now = now_usec(CLOCK_MONOTONIC);
         size_t k = 0;
 
+        shared_clear(reader);
         for (size_t i = 0; i < reader->n_cache; i++) {
                 if (entry_expired(&reader->cache[i], now))
                         cache_entry_clear(&reader->cache[i]);
@@ -428,6 +491,7 @@ CounterReader *counter_reader_free(CounterReader *reader) {
         }
         read_job_free(reader->running);
         pending_calls_free(reader->queued);
+        shared_clear(reader);
         entries_free(reader->cache, reader->n_cache);
         sd_event_source_disable_unref(reader->expire_event);
         sd_event_unref(reader->event);

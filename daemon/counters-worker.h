@@ -31,6 +31,8 @@
 #define COUNTERS_CALLS_PER_USER_MAX   64
 #define COUNTERS_CALLS_MAX            1024
 #define COUNTERS_CALLS_ROOT_MAX       256
+/* Replies kept for sharing: one per distinct request since the cache changed. */
+#define COUNTERS_SHARES_MAX 64
 
 typedef struct CounterReader CounterReader;
 
@@ -55,9 +57,23 @@ CounterSnapshot *counter_snapshot_unref(CounterSnapshot *s);
 /* Unrefs every snapshot and frees the array. */
 void counter_snapshots_free(CounterSnapshot **s, size_t n);
 
-/* Builds and sends the reply to `call`, from snapshots[i] for targets[i];
+/* One reply's body for every call answered from the same snapshots: the
+ * first reply built is kept (sealed, as sent) and the next calls get a
+ * copy of its body instead of marshalling the counters again. Dropped when
+ * the cache changes; only the event loop touches it. */
+typedef struct CounterShare {
+        unsigned n_ref;
+        sd_bus_message *body; /* NULL until the first reply is sent */
+} CounterShare;
+
+CounterShare *counter_share_ref(CounterShare *s);
+CounterShare *counter_share_unref(CounterShare *s);
+
+/* Builds and sends the reply to `call`, from snapshots[i] for targets[i]
+ * (or a copy of share->body when set; sets it once sent, if still unset);
  * takes both arrays (a big reply is built over several loop iterations). */
-typedef int (*CounterReplyFn)(sd_bus_message *call, CounterTarget *targets, CounterSnapshot **snapshots, size_t n);
+typedef int (*CounterReplyFn)(sd_bus_message *call, CounterTarget *targets, CounterSnapshot **snapshots, size_t n,
+                              CounterShare *share);
 
 int counter_reader_new(sd_event *event, CounterReader **ret);
 /* Waits for a running read; pending calls are dropped unanswered (exit). */
