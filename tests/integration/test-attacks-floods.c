@@ -755,6 +755,18 @@ static void test_leaked_waiters_after_overflow(void **state) {
         Attacker at;
         uint64_t t;
         pid_t pid;
+
+        /* Under ASan or valgrind rdmad drains the overflowed queue so slowly
+         * that the bus keeps refusing the answers to its GetNameOwner checks
+         * while the queue stays full: the row runs in the plain builds. */
+        bool slowed = wrapped();
+#ifdef SANITIZED_BUILD
+        slowed = true;
+#endif
+        if (slowed) {
+                printf("leaked waiters after a real overflow: not run under sanitizers or valgrind\n");
+                skip();
+        }
         char c;
 
         attacker_start(&at, &held, NOBODY);
