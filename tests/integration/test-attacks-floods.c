@@ -443,7 +443,9 @@ static void run_attack(Harness *h, const char *name, const Attack *a, bool rss) 
         free(m.gets);
         free(m.controls);
         assert_int_equal(m.failed, 0);
-        if (m.get.p99 >= (double) bound(ROOT_P99_MAX))
+        /* Under valgrind rdmad runs tens of times slower than the attackers:
+         * there the pass is for memory errors, and latency is not judged. */
+        if (!wrapped() && m.get.p99 >= (double) bound(ROOT_P99_MAX))
                 fail_msg("%s: root's Get p99 %.1f ms, not under %.0f ms", name, m.get.p99 / 1000,
                          (double) bound(ROOT_P99_MAX) / 1000);
 #ifndef SANITIZED_BUILD
