@@ -285,6 +285,11 @@ static int manager_refresh_port_with(Manager *m, Port *p, int (*refresh)(Port *p
                 return r;
         if (changed != 0)
                 manager_mark(m, MODEL_PORT, p, &p->dirty, port_stamp(p, changed, old_state_name));
+        /* The port's files are no snapshot: phys_state, rate or the LIDs may
+         * settle a moment after the state. The poll's next tick re-reads the
+         * port once more, instead of leaving them stale until its sweep. */
+        if (changed & PROPERTY_BIT(PORT_PROP_STATE))
+                p->poll_settle = true;
         /* Left ACTIVE for INIT or ARMED, or boosted: the poll's timer may sleep till its slow round. */
         if (poll_port_every_tick(p))
                 poll_wake(m);

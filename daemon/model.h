@@ -59,6 +59,7 @@ struct Port {
         /* The poll's hot path: state kept open, re-read with pread(). */
         int state_fd;
         uint8_t poll_boost; /* ticks to poll an Ethernet port after a link event */
+        bool poll_settle;   /* the state changed: the next tick re-reads the port in full */
 };
 
 struct NetDev {

@@ -6,7 +6,8 @@
  * sweep. Ports that an event source covers (LinkEvents "verbs" or
  * "rtnetlink") are read together in a round every slow period instead,
  * except a verbs port between link-up and ACTIVE (no event tells of INIT
- * and ARMED) and a port an event just boosted. The timer is armed for what
+ * and ARMED), a port an event just boosted and a port whose state just
+ * changed (it is re-read in full once more, see Port.poll_settle). The timer is armed for what
  * is due next: the next tick while any port wants every tick, else the
  * next slow round. A tick without changes allocates nothing and emits
  * nothing; with no ports (or --poll-interval=0) there is no timer. */
@@ -46,7 +47,7 @@ static bool manager_has_ports(Manager *m) {
 bool poll_port_every_tick(const Port *p) {
         assert(p);
 
-        if (p->poll_boost > 0 || !p->link_events || streq(p->link_events, "poll"))
+        if (p->poll_boost > 0 || p->poll_settle || !p->link_events || streq(p->link_events, "poll"))
                 return true;
         if (streq(p->link_events, "verbs"))
                 /* INIT (2) and ARMED (3): the steps to ACTIVE send no event. */
@@ -137,7 +138,9 @@ static int on_poll(sd_event_source *s, uint64_t usec, void *userdata) {
                         /* Ticks come every period while an uncovered port exists. */
                         sweep = covered ? slow && index % SLOW_SWEEP_ROUNDS == round % SLOW_SWEEP_ROUNDS
                                         : index % SWEEP_TICKS == tick % SWEEP_TICKS;
-                        if (sweep && !covered) {
+                        if (p->poll_settle || (sweep && !covered)) {
+                                /* By path, the state too; a new change settles again. */
+                                p->poll_settle = false;
                                 refresh_port(m, p, false);
                                 continue;
                         }

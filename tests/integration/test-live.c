@@ -194,6 +194,44 @@ static void test_port_flap_is_one_signal_with_exactly_the_changes(void **state) 
         harness_assert_property(h, HFI1_0 "/port/1", RDMAD_PORT_INTERFACE, "Lid", "23");
 }
 
+static int slow_poll_setup(void **state) {
+        static const char *const slow_poll[] = { "--poll-interval=1000", NULL };
+
+        *state = harness_start(HARNESS_FIXTURES("hfi1"), slow_poll);
+        return 0;
+}
+
+/* The kernel's port files are no snapshot: phys_state may settle after the
+ * state was read. The tick after a state change re-reads the port in full,
+ * so the late phys_state shows within a tick, not at the 2-minute sweep. */
+static void test_phys_state_settling_after_the_state_is_seen(void **state) {
+        Harness *h = *state;
+        char *names;
+
+        harness_settle(h, 200);
+        harness_clear_signals(h);
+        harness_write(h, HFI1_SYS, "ports/1/state", "1: DOWN\n");
+        harness_wait_signals(h, HFI1_0 "/port/1", "PropertiesChanged", 1);
+        names = changed_names(&h->signals[0]);
+        assert_string_equal(names, "State StateNum StateName Attributes StateChangedUsec StateChanges");
+        free(names);
+
+        /* Within the tick (1 s) that follows the one that saw the state. */
+        harness_clear_signals(h);
+        harness_write(h, HFI1_SYS, "ports/1/phys_state", "3: Disabled\n");
+        harness_wait_signals(h, HFI1_0 "/port/1", "PropertiesChanged", 1);
+        names = changed_names(&h->signals[0]);
+        assert_string_equal(names, "PhysState PhysStateNum PhysStateName Attributes StateChangedUsec");
+        free(names);
+        harness_assert_property(h, HFI1_0 "/port/1", RDMAD_PORT_INTERFACE, "PhysStateName", "Disabled");
+
+        /* Settled: a phys_state change without a state change waits for the sweep. */
+        harness_clear_signals(h);
+        harness_write(h, HFI1_SYS, "ports/1/phys_state", "2: Polling\n");
+        harness_settle(h, 3000);
+        assert_int_equal(harness_count_signals(h, HFI1_0 "/port/1", "PropertiesChanged"), 0);
+}
+
 /* A VF's RDMA device comes and goes on its own (driver probe after SetNumVfs,
  * unbinding): its PF's VirtualFunctions follows, and the VF's
  * PhysicalFunction follows its PF's device. */
@@ -488,6 +526,8 @@ int main(void) {
                 cmocka_unit_test_setup_teardown(test_hot_add_and_remove, live_setup, harness_teardown_clean),
                 cmocka_unit_test_setup_teardown(test_rename_via_move, live_setup, harness_teardown_clean),
                 cmocka_unit_test_setup_teardown(test_port_flap_is_one_signal_with_exactly_the_changes, live_setup,
+                                                harness_teardown_clean),
+                cmocka_unit_test_setup_teardown(test_phys_state_settling_after_the_state_is_seen, slow_poll_setup,
                                                 harness_teardown_clean),
                 cmocka_unit_test_setup_teardown(test_pf_and_vf_publish_each_other_coming_and_going, live_setup,
                                                 harness_teardown_clean),
