@@ -176,8 +176,8 @@ static off_t file_size(const char *path) {
 }
 
 static void bus_ping(Harness *h) {
-        assert_true(sd_bus_call_method(h->bus, RDMAD_BUS_NAME, RDMAD_ROOT_PATH, "org.freedesktop.DBus.Peer", "Ping",
-                                       NULL, NULL, "") >= 0);
+        assert_true(sd_bus_call_method(h->bus, RDMAD_BUS_NAME, RDMAD_ROOT_PATH, DBUS_PEER_INTERFACE, "Ping", NULL, NULL,
+                                       "") >= 0);
 }
 
 static void monitor_start(Harness *h, Monitor *m) {
@@ -331,7 +331,7 @@ static void bench_host(unsigned n, Result *res) {
 
         /* What a scrape waits for: rdmad's replies, one after the other here. */
         for (size_t i = 0; i < runs; i++) {
-                a[i] = call_usec(h, "org.freedesktop.DBus.ObjectManager", "GetManagedObjects");
+                a[i] = call_usec(h, DBUS_OBJECT_MANAGER_INTERFACE, "GetManagedObjects");
                 b[i] = call_usec(h, RDMAD_MANAGER_INTERFACE, "GetAllCounters");
                 c[i] = read_counters_usec(n);
         }

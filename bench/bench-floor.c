@@ -21,8 +21,7 @@
 #include <systemd/sd-bus.h>
 #include <systemd/sd-event.h>
 
-#define FLOOR_NAME "org.rdmad1.BenchFloor"
-#define FLOOR_PATH "/org/rdmad1/bench/floor"
+#include "bench-names.h"
 
 typedef struct Floor {
         const char *state;

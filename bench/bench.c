@@ -36,6 +36,7 @@
 
 #include <cmocka.h>
 
+#include "bench-names.h"
 #include "bench-util.h"
 #include "harness.h"
 
@@ -242,7 +243,7 @@ static size_t gmo_reply_size(Harness *h, char **ret_error) {
         size_t size = 0;
         int r;
 
-        r = sd_bus_call_method(h->bus, RDMAD_BUS_NAME, RDMAD_ROOT_PATH, "org.freedesktop.DBus.ObjectManager",
+        r = sd_bus_call_method(h->bus, RDMAD_BUS_NAME, RDMAD_ROOT_PATH, DBUS_OBJECT_MANAGER_INTERFACE,
                                "GetManagedObjects", &error, &reply, "");
         if (r >= 0)
                 size = message_body_size(reply);
@@ -290,9 +291,8 @@ static size_t bench_get_during_counters(Harness *h, const char *port_path, size_
                                                      "") >= 0);
                 while (!r.done) {
                         if (n_during < max_gets)
-                                during[n_during++] =
-                                        call_usec(h, RDMAD_BUS_NAME, port_path, "org.freedesktop.DBus.Properties",
-                                                  "Get", "ss", RDMAD_PORT_INTERFACE, "State");
+                                during[n_during++] = call_usec(h, RDMAD_BUS_NAME, port_path, DBUS_PROPERTIES_INTERFACE,
+                                                               "Get", "ss", RDMAD_PORT_INTERFACE, "State");
                         while (sd_bus_process(h->bus, NULL) > 0)
                                 ;
                         if (!r.done && n_during >= max_gets)
@@ -399,9 +399,6 @@ static void bench_flood(Harness *h, unsigned n, unsigned seconds);
 
 /* ---------- the floor of a Get: a do-nothing sd-bus service ---------- */
 
-#define FLOOR_NAME "org.rdmad1.BenchFloor"
-#define FLOOR_PATH "/org/rdmad1/bench/floor"
-
 /* bench-floor, next to this binary, started like the daemon: under
  * umockdev-wrapper (the same preload) and RDMAD_TEST_WRAPPER (callgrind). */
 static pid_t floor_start(Harness *h) {
@@ -445,9 +442,8 @@ static pid_t floor_start(Harness *h) {
                 sd_bus_message *reply = NULL;
                 int has = 0;
 
-                assert_true(sd_bus_call_method(h->bus, "org.freedesktop.DBus", "/org/freedesktop/DBus",
-                                               "org.freedesktop.DBus", "NameHasOwner", NULL, &reply, "s",
-                                               FLOOR_NAME) >= 0);
+                assert_true(sd_bus_call_method(h->bus, DBUS_SERVICE_NAME, DBUS_PATH, DBUS_INTERFACE, "NameHasOwner",
+                                               NULL, &reply, "s", FLOOR_NAME) >= 0);
                 assert_true(sd_bus_message_read(reply, "b", &has) >= 0);
                 sd_bus_message_unref(reply);
                 if (has)
@@ -486,12 +482,11 @@ static GetFigures measure_gets(Harness *h, unsigned n, size_t runs) {
         floor = floor_start(h);
         snprintf(path, sizeof(path), "/org/rdmad1/device/mlx5_5f%u/port/1", n / 2);
         for (size_t i = 0; i < runs; i++) {
-                a[i] = call_usec(h, RDMAD_BUS_NAME, path, "org.freedesktop.DBus.Properties", "Get", "ss",
-                                 RDMAD_PORT_INTERFACE, "State");
-                b[i] = call_usec(h, FLOOR_NAME, FLOOR_PATH, "org.freedesktop.DBus.Properties", "Get", "ss", FLOOR_NAME,
+                a[i] = call_usec(h, RDMAD_BUS_NAME, path, DBUS_PROPERTIES_INTERFACE, "Get", "ss", RDMAD_PORT_INTERFACE,
                                  "State");
-                c[i] = call_usec(h, "org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus", "GetId",
-                                 NULL);
+                b[i] = call_usec(h, FLOOR_NAME, FLOOR_PATH, DBUS_PROPERTIES_INTERFACE, "Get", "ss", FLOOR_NAME,
+                                 "State");
+                c[i] = call_usec(h, DBUS_SERVICE_NAME, DBUS_PATH, DBUS_INTERFACE, "GetId", NULL);
         }
         floor_stop(floor);
         f = (GetFigures){ .get = stats(a, runs), .floor = stats(b, runs), .getid = stats(c, runs) };
@@ -551,14 +546,14 @@ static GmoFigures measure_gmo(Harness *h, size_t runs) {
         cpu_daemon = proc_cpu_ns(h->daemon_pid);
         cpu_bus = proc_cpu_ns(h->bus_router_pid);
         for (size_t i = 0; i < runs; i++)
-                a[i] = call_usec(h, RDMAD_BUS_NAME, RDMAD_ROOT_PATH, "org.freedesktop.DBus.ObjectManager",
-                                 "GetManagedObjects", NULL);
+                a[i] = call_usec(h, RDMAD_BUS_NAME, RDMAD_ROOT_PATH, DBUS_OBJECT_MANAGER_INTERFACE, "GetManagedObjects",
+                                 NULL);
         f.cpu_daemon_ms = (double) (proc_cpu_ns(h->daemon_pid) - cpu_daemon) / 1e6 / (double) runs;
         f.cpu_bus_ms = (double) (proc_cpu_ns(h->bus_router_pid) - cpu_bus) / 1e6 / (double) runs;
         f.rss_kib = proc_status_value(h->daemon_pid, "VmRSS:");
         f.wall = stats(a, runs);
 
-        assert_true(sd_bus_call_method(h->bus, RDMAD_BUS_NAME, RDMAD_ROOT_PATH, "org.freedesktop.DBus.ObjectManager",
+        assert_true(sd_bus_call_method(h->bus, RDMAD_BUS_NAME, RDMAD_ROOT_PATH, DBUS_OBJECT_MANAGER_INTERFACE,
                                        "GetManagedObjects", NULL, &reply, "") >= 0);
         f.size = message_body_size(reply);
         for (size_t i = 0; i < runs_copy; i++) {
@@ -566,7 +561,7 @@ static GmoFigures measure_gmo(Harness *h, size_t runs) {
                 uint64_t t0 = now_usec();
 
                 assert_true(sd_bus_message_new_method_call(h->bus, &m, RDMAD_BUS_NAME, RDMAD_ROOT_PATH,
-                                                           "org.rdmad1.Bench", "Copy") >= 0);
+                                                           BENCH_COPY_INTERFACE, "Copy") >= 0);
                 assert_true(sd_bus_message_rewind(reply, true) >= 0);
                 assert_true(sd_bus_message_copy(m, reply, true) >= 0);
                 a[i] = now_usec() - t0;
@@ -864,8 +859,7 @@ static void bench_idle(unsigned n, unsigned seconds) {
         sw1 = proc_status_value(h->daemon_pid, "voluntary_ctxt_switches:") +
               proc_status_value(h->daemon_pid, "nonvoluntary_ctxt_switches:");
         rss_idle = proc_status_value(h->daemon_pid, "VmRSS:");
-        (void) call_usec(h, RDMAD_BUS_NAME, RDMAD_ROOT_PATH, "org.freedesktop.DBus.ObjectManager", "GetManagedObjects",
-                         NULL);
+        (void) call_usec(h, RDMAD_BUS_NAME, RDMAD_ROOT_PATH, DBUS_OBJECT_MANAGER_INTERFACE, "GetManagedObjects", NULL);
         /* The daemon returns freed pages at most every 5 s, after some work. */
         harness_settle(h, n > 0 ? 6500 : 200);
         printf("| %u | %u (%u IB) | %.3f %% | %.1f | %lu | %.1f MiB | %.1f MiB | %s |\n", n, 2 * n, 2 * (n / 2),
@@ -901,7 +895,7 @@ static void flood_client(int fd) {
                 char c;
 
                 if (sd_bus_message_new_method_call(bus, &m, RDMAD_BUS_NAME, RDMAD_ROOT_PATH,
-                                                   "org.freedesktop.DBus.ObjectManager", "GetManagedObjects") < 0)
+                                                   DBUS_OBJECT_MANAGER_INTERFACE, "GetManagedObjects") < 0)
                         _exit(3);
                 c = sd_bus_call(bus, m, 300 * 1000000ULL, NULL, &reply) >= 0 ? 'r' : 'e';
                 if (write(fd, &c, 1) != 1)
@@ -926,7 +920,7 @@ static void flap_subscriber(int fd, const char *path, int ready_fd) {
         sd_bus *bus = NULL;
 
         snprintf(match, sizeof(match),
-                 "type='signal',sender='org.rdmad1',path='%s',interface='org.freedesktop.DBus.Properties',"
+                 "type='signal',sender='" RDMAD_BUS_NAME "',path='%s',interface='" DBUS_PROPERTIES_INTERFACE "',"
                  "member='PropertiesChanged'",
                  path);
         if (sd_bus_open_system(&bus) < 0 || sd_bus_add_match(bus, NULL, match, on_flap_signal, &fd) < 0)
@@ -994,8 +988,8 @@ static void bench_flood(Harness *h, unsigned n, unsigned seconds) {
                 if (n_gets < max_gets && now_usec() < deadline) {
                         /* Not call_usec(): its default timeout of 25 s is what rdmad took without slices. */
                         uint64_t g = now_usec();
-                        if (sd_bus_call_method(h->bus, RDMAD_BUS_NAME, get_path, "org.freedesktop.DBus.Properties",
-                                               "Get", NULL, NULL, "ss", RDMAD_PORT_INTERFACE, "State") < 0)
+                        if (sd_bus_call_method(h->bus, RDMAD_BUS_NAME, get_path, DBUS_PROPERTIES_INTERFACE, "Get", NULL,
+                                               NULL, "ss", RDMAD_PORT_INTERFACE, "State") < 0)
                                 get_errors++;
                         gets[n_gets++] = now_usec() - g;
                 } else

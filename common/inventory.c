@@ -600,8 +600,8 @@ int inventory_load(Inventory *inv, sd_bus *bus, sd_bus_error *error) {
         _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
         int r;
 
-        r = sd_bus_call_method(bus, RDMAD_BUS_NAME, RDMAD_ROOT_PATH, "org.freedesktop.DBus.ObjectManager",
-                               "GetManagedObjects", error, &reply, "");
+        r = sd_bus_call_method(bus, RDMAD_BUS_NAME, RDMAD_ROOT_PATH, DBUS_OBJECT_MANAGER_INTERFACE, "GetManagedObjects",
+                               error, &reply, "");
         if (r < 0)
                 return r;
         r = inventory_read_managed_objects(inv, reply);

@@ -25,3 +25,21 @@
 
 /* The polkit action of SetNumVfs (systemd/org.rdmad1.policy). */
 #define RDMAD_POLKIT_ACTION_SET_NUM_VFS RDMAD_BUS_NAME ".set-num-vfs"
+
+/* The bus's own names that rdmad and its clients use, spelled here too.
+ * sd-bus's SD_BUS_ERROR_* macros spell the standard errors. */
+#define DBUS_SERVICE_NAME             "org.freedesktop.DBus"
+#define DBUS_PATH                     "/org/freedesktop/DBus"
+#define DBUS_INTERFACE                DBUS_SERVICE_NAME
+#define DBUS_LOCAL_PATH               DBUS_PATH "/Local"
+#define DBUS_LOCAL_INTERFACE          DBUS_INTERFACE ".Local"
+#define DBUS_PEER_INTERFACE           DBUS_INTERFACE ".Peer"
+#define DBUS_PROPERTIES_INTERFACE     DBUS_INTERFACE ".Properties"
+#define DBUS_INTROSPECTABLE_INTERFACE DBUS_INTERFACE ".Introspectable"
+#define DBUS_OBJECT_MANAGER_INTERFACE DBUS_INTERFACE ".ObjectManager"
+#define DBUS_ERROR_SPAWN_PREFIX       DBUS_INTERFACE ".Error.Spawn."
+
+/* NameOwnerChanged of org.rdmad1 only (arg0): rdmad's coming and going. */
+#define RDMAD_NAME_OWNER_MATCH                                                                                         \
+        "type='signal',sender='" DBUS_SERVICE_NAME "',path='" DBUS_PATH "',interface='" DBUS_INTERFACE                 \
+        "',member='NameOwnerChanged',arg0='" RDMAD_BUS_NAME "'"

@@ -206,8 +206,8 @@ static bool path_under_prefix(const char *path, const char *prefix) {
  * callback finds it; within each, the type registered last first
  * (bus_objects_register() registers them in table order). */
 static int append_object(ManagedObjectsReply *r, const char *path, sd_bus_error *error) {
-        static const char *const standard[] = { "org.freedesktop.DBus.Peer", "org.freedesktop.DBus.Introspectable",
-                                                "org.freedesktop.DBus.Properties" };
+        static const char *const standard[] = { DBUS_PEER_INTERFACE, DBUS_INTROSPECTABLE_INTERFACE,
+                                                DBUS_PROPERTIES_INTERFACE };
         bool found = false;
         int k;
 

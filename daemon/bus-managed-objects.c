@@ -16,8 +16,6 @@
 #include "time-util.h"
 #include "util.h"
 
-#define OBJECT_MANAGER_INTERFACE "org.freedesktop.DBus.ObjectManager"
-
 static void call_unref(void *call) {
         sd_bus_message_unref(call);
 }
@@ -326,7 +324,7 @@ static int on_message(sd_bus_message *m, void *userdata, sd_bus_error *ret_error
         bool known;
         int r;
 
-        if (!sd_bus_message_is_method_call(m, OBJECT_MANAGER_INTERFACE, "GetManagedObjects") ||
+        if (!sd_bus_message_is_method_call(m, DBUS_OBJECT_MANAGER_INTERFACE, "GetManagedObjects") ||
             !streq_ptr(sd_bus_message_get_path(m), q->root))
                 return 0;
         /* Arguments, or no sender to track (a direct connection): sd-bus answers as it always did. */

@@ -10,9 +10,6 @@
 #include "rdmad-api.h"
 #include "util.h"
 
-#define PROPERTIES_INTERFACE     "org.freedesktop.DBus.Properties"
-#define INTROSPECTABLE_INTERFACE "org.freedesktop.DBus.Introspectable"
-
 static void call_unref(void *call) {
         sd_bus_message_unref(call);
 }
@@ -24,9 +21,9 @@ static bool rationed(const BusRation *r, sd_bus_message *m) {
 
         if (!path || strncmp(path, r->root, n) != 0 || (path[n] != '\0' && path[n] != '/'))
                 return false;
-        return sd_bus_message_is_method_call(m, PROPERTIES_INTERFACE, "Get") ||
-               sd_bus_message_is_method_call(m, PROPERTIES_INTERFACE, "GetAll") ||
-               sd_bus_message_is_method_call(m, INTROSPECTABLE_INTERFACE, "Introspect") ||
+        return sd_bus_message_is_method_call(m, DBUS_PROPERTIES_INTERFACE, "Get") ||
+               sd_bus_message_is_method_call(m, DBUS_PROPERTIES_INTERFACE, "GetAll") ||
+               sd_bus_message_is_method_call(m, DBUS_INTROSPECTABLE_INTERFACE, "Introspect") ||
                sd_bus_message_is_method_call(m, RDMAD_PORT_INTERFACE, "GetCounters") ||
                sd_bus_message_is_method_call(m, RDMAD_DEVICE_INTERFACE, "GetCounters") ||
                sd_bus_message_is_method_call(m, RDMAD_MANAGER_INTERFACE, "GetAllCounters");
@@ -38,7 +35,7 @@ static int refuse_long_names(sd_bus_message *m) {
         const char *names[2] = {};
         int k;
 
-        if (!sd_bus_message_is_method_call(m, PROPERTIES_INTERFACE, NULL))
+        if (!sd_bus_message_is_method_call(m, DBUS_PROPERTIES_INTERFACE, NULL))
                 return 0;
         if (sd_bus_message_has_signature(m, "ss"))
                 k = sd_bus_message_read(m, "ss", &names[0], &names[1]);

@@ -8,12 +8,9 @@
 
 #include "bus-util.h"
 #include "log.h"
+#include "rdmad-api.h"
 #include "test-knobs.h"
 #include "util.h"
-
-#define DBUS_SERVICE   "org.freedesktop.DBus"
-#define DBUS_PATH      "/org/freedesktop/DBus"
-#define DBUS_INTERFACE "org.freedesktop.DBus"
 
 /* GetConnectionCredentials of one unique name, and the calls waiting for it. */
 struct CallerLookup {
@@ -192,7 +189,7 @@ static int lookup_send(CallerRegistry *registry, CallerLookup *l) {
         sd_bus_slot *slot = NULL;
         int r;
 
-        r = sd_bus_message_new_method_call(registry->bus, &m, DBUS_SERVICE, DBUS_PATH, DBUS_INTERFACE,
+        r = sd_bus_message_new_method_call(registry->bus, &m, DBUS_SERVICE_NAME, DBUS_PATH, DBUS_INTERFACE,
                                            "GetConnectionCredentials");
         if (r >= 0)
                 r = sd_bus_message_append(m, "s", l->sender);
@@ -408,7 +405,7 @@ static void sweep_continue(CallerRegistry *registry) {
                 c->sender = TAKE_PTR(registry->sweep[registry->sweep_next]);
                 registry->sweep_next++;
                 /* Not sd-bus's 25 s: an answer the bus dropped must not hold the sweep that long. */
-                r = sd_bus_message_new_method_call(registry->bus, &m, DBUS_SERVICE, DBUS_PATH, DBUS_INTERFACE,
+                r = sd_bus_message_new_method_call(registry->bus, &m, DBUS_SERVICE_NAME, DBUS_PATH, DBUS_INTERFACE,
                                                    "GetNameOwner");
                 if (r >= 0)
                         r = sd_bus_message_append(m, "s", c->sender);
@@ -489,8 +486,8 @@ int caller_registry_start(CallerRegistry *registry, sd_bus *bus, sd_event *event
         (void) sd_event_source_set_description(registry->revalidate_timer, "caller-revalidate");
 
         /* Synchronous: it is in place before anyone can call us. */
-        return sd_bus_match_signal(bus, &registry->match, DBUS_SERVICE, DBUS_PATH, DBUS_INTERFACE, "NameOwnerChanged",
-                                   on_name_owner_changed, registry);
+        return sd_bus_match_signal(bus, &registry->match, DBUS_SERVICE_NAME, DBUS_PATH, DBUS_INTERFACE,
+                                   "NameOwnerChanged", on_name_owner_changed, registry);
 }
 
 void caller_registry_clear(CallerRegistry *registry) {

@@ -75,7 +75,7 @@ static int request_model(Model *m) {
         /* A newer owner's model replaces an answer still in flight. */
         m->gmo_slot = sd_bus_slot_unref(m->gmo_slot);
         r = sd_bus_message_new_method_call(m->bus, &call, RDMAD_BUS_NAME, RDMAD_ROOT_PATH,
-                                           "org.freedesktop.DBus.ObjectManager", "GetManagedObjects");
+                                           DBUS_OBJECT_MANAGER_INTERFACE, "GetManagedObjects");
         if (r < 0)
                 return r;
         /* The exporter reports rdmad's absence; it does not start it. */
@@ -176,20 +176,16 @@ static int subscribe(Model *m) {
         int r;
 
         /* Asynchronous: the exporter's loop never waits for the bus. */
-        r = sd_bus_match_signal_async(m->bus, NULL, RDMAD_BUS_NAME, NULL, "org.freedesktop.DBus.ObjectManager",
+        r = sd_bus_match_signal_async(m->bus, NULL, RDMAD_BUS_NAME, NULL, DBUS_OBJECT_MANAGER_INTERFACE,
                                       "InterfacesAdded", on_interfaces_added, NULL, m);
         if (r >= 0)
-                r = sd_bus_match_signal_async(m->bus, NULL, RDMAD_BUS_NAME, NULL, "org.freedesktop.DBus.ObjectManager",
+                r = sd_bus_match_signal_async(m->bus, NULL, RDMAD_BUS_NAME, NULL, DBUS_OBJECT_MANAGER_INTERFACE,
                                               "InterfacesRemoved", on_interfaces_removed, NULL, m);
         if (r >= 0)
-                r = sd_bus_match_signal_async(m->bus, NULL, RDMAD_BUS_NAME, NULL, "org.freedesktop.DBus.Properties",
+                r = sd_bus_match_signal_async(m->bus, NULL, RDMAD_BUS_NAME, NULL, DBUS_PROPERTIES_INTERFACE,
                                               "PropertiesChanged", on_properties_changed, NULL, m);
         if (r >= 0)
-                r = sd_bus_add_match_async(
-                        m->bus, NULL,
-                        "type='signal',sender='org.freedesktop.DBus',path='/org/freedesktop/DBus',"
-                        "interface='org.freedesktop.DBus',member='NameOwnerChanged',arg0='" RDMAD_BUS_NAME "'",
-                        on_name_owner_changed, NULL, m);
+                r = sd_bus_add_match_async(m->bus, NULL, RDMAD_NAME_OWNER_MATCH, on_name_owner_changed, NULL, m);
         return r;
 }
 

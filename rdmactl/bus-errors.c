@@ -36,7 +36,7 @@ BusFailure classify_bus_error(int r, const sd_bus_error *error) {
         if (!name || startswith(name, "System.Error."))
                 return errno_is_unreachable(r) ? BUS_FAILURE_UNREACHABLE : BUS_FAILURE_OTHER;
         if (streq(name, SD_BUS_ERROR_SERVICE_UNKNOWN) || streq(name, SD_BUS_ERROR_NAME_HAS_NO_OWNER) ||
-            startswith(name, "org.freedesktop.DBus.Error.Spawn.") || startswith(name, "org.freedesktop.systemd1."))
+            startswith(name, DBUS_ERROR_SPAWN_PREFIX) || startswith(name, "org.freedesktop.systemd1."))
                 return BUS_FAILURE_NOT_RUNNING;
         /* NoReply is also sd-bus's word for its own call timeout: then rdmad
          * is there but slow (a driver creating VFs), not gone. */
@@ -49,7 +49,7 @@ BusFailure classify_bus_error(int r, const sd_bus_error *error) {
         if (streq(name, RDMAD_ERROR_TIMEOUT))
                 return BUS_FAILURE_TIMEOUT;
         if (streq(name, SD_BUS_ERROR_ACCESS_DENIED) || streq(name, SD_BUS_ERROR_INTERACTIVE_AUTHORIZATION_REQUIRED) ||
-            streq(name, "org.freedesktop.DBus.Error.AuthFailed"))
+            streq(name, SD_BUS_ERROR_AUTH_FAILED))
                 return BUS_FAILURE_PERMISSION;
         if (streq(name, RDMAD_ERROR_INVALID_ARGUMENT) || streq(name, SD_BUS_ERROR_INVALID_ARGS))
                 return BUS_FAILURE_INVALID_ARGUMENT;

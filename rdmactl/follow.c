@@ -9,25 +9,20 @@
 int follow_subscribe(sd_bus *bus, const FollowHandlers *h, void *userdata) {
         int r;
 
-        r = sd_bus_match_signal(bus, NULL, RDMAD_BUS_NAME, RDMAD_ROOT_PATH, "org.freedesktop.DBus.ObjectManager",
+        r = sd_bus_match_signal(bus, NULL, RDMAD_BUS_NAME, RDMAD_ROOT_PATH, DBUS_OBJECT_MANAGER_INTERFACE,
                                 "InterfacesAdded", h->interfaces_added, userdata);
         if (r >= 0)
-                r = sd_bus_match_signal(bus, NULL, RDMAD_BUS_NAME, RDMAD_ROOT_PATH,
-                                        "org.freedesktop.DBus.ObjectManager", "InterfacesRemoved",
-                                        h->interfaces_removed, userdata);
+                r = sd_bus_match_signal(bus, NULL, RDMAD_BUS_NAME, RDMAD_ROOT_PATH, DBUS_OBJECT_MANAGER_INTERFACE,
+                                        "InterfacesRemoved", h->interfaces_removed, userdata);
         if (r >= 0)
-                r = sd_bus_match_signal(bus, NULL, RDMAD_BUS_NAME, NULL, "org.freedesktop.DBus.Properties",
-                                        "PropertiesChanged", h->properties_changed, userdata);
+                r = sd_bus_match_signal(bus, NULL, RDMAD_BUS_NAME, NULL, DBUS_PROPERTIES_INTERFACE, "PropertiesChanged",
+                                        h->properties_changed, userdata);
         /* arg0 in the match: the bus sends only org.rdmad1's changes, not every client's. */
         if (r >= 0)
-                r = sd_bus_add_match(bus, NULL,
-                                     "type='signal',sender='org.freedesktop.DBus',path='/org/freedesktop/DBus',"
-                                     "interface='org.freedesktop.DBus',member='NameOwnerChanged',arg0='" RDMAD_BUS_NAME
-                                     "'",
-                                     h->name_owner_changed, userdata);
+                r = sd_bus_add_match(bus, NULL, RDMAD_NAME_OWNER_MATCH, h->name_owner_changed, userdata);
         if (r >= 0)
-                r = sd_bus_match_signal(bus, NULL, NULL, "/org/freedesktop/DBus/Local", "org.freedesktop.DBus.Local",
-                                        "Disconnected", h->disconnected, userdata);
+                r = sd_bus_match_signal(bus, NULL, NULL, DBUS_LOCAL_PATH, DBUS_LOCAL_INTERFACE, "Disconnected",
+                                        h->disconnected, userdata);
         return r;
 }
 

@@ -114,7 +114,7 @@ static int load_objects(WaitOnline *w) {
 
         w->load_slot = sd_bus_slot_unref(w->load_slot);
         r = sd_bus_message_new_method_call(w->bus, &call, RDMAD_BUS_NAME, RDMAD_ROOT_PATH,
-                                           "org.freedesktop.DBus.ObjectManager", "GetManagedObjects");
+                                           DBUS_OBJECT_MANAGER_INTERFACE, "GetManagedObjects");
         if (r >= 0)
                 r = sd_bus_message_set_auto_start(call, true);
         if (r >= 0)
