@@ -19,6 +19,7 @@
 
 #include "harness.h"
 #include "util.h"
+#include "prometheus-server.h"
 #include "scrape-client.h"
 
 #define MLX4_PORT1 "/sys/devices/pci0000:00/0000:00:03.0/0000:03:00.0/infiniband/mlx4_0/ports/1"
@@ -326,59 +327,14 @@ static void test_standalone_listen(void **state) {
         free(output);
 }
 
-/* The value of an instant query's single result, from Prometheus's JSON
- * ("value":[<time>,"<value>"]); NULL when the result is empty. */
-static char *prometheus_query(unsigned port, const char *query) {
-        _cleanup_free_ char *encoded = url_encode(query);
-        char target[1024], *value = NULL;
-        const char *p;
-        HttpReply r;
-
-        snprintf(target, sizeof(target), "/api/v1/query?query=%s", encoded);
-        if (http_request(port, "GET", target, NULL, 20000, &r) < 0)
-                return NULL;
-        if (r.status == 200 && strstr(r.body, "\"status\":\"success\"") && (p = strstr(r.body, "\"value\":[")) &&
-            (p = strchr(p, ',')) && p[1] == '"')
-                value = strndup(p + 2, strcspn(p + 2, "\""));
-        http_reply_clear(&r);
-        return value;
-}
-
-static bool prometheus_wait_value(unsigned port, const char *query, const char *expected, int timeout_ms) {
-        for (int waited = 0; waited <= timeout_ms; waited += 250) {
-                _cleanup_free_ char *v = prometheus_query(port, query);
-
-                if (v && streq(v, expected))
-                        return true;
-                usleep(250000);
-        }
-        return false;
-}
-
 static void test_prometheus_scrapes_counters_and_a_flap(void **state) {
         Fixture *f = *state;
-        char config_path[256], storage_arg[300], config_arg[300], listen_arg[64];
-        unsigned port = free_tcp_port();
-        char *argv[] = { "prometheus", config_arg, storage_arg, listen_arg, "--log.level=warn", NULL };
-        FILE *config;
+        unsigned port;
 
-        snprintf(config_path, sizeof(config_path), "%s/prometheus.yml", f->h->tmpdir);
-        config = fopen(config_path, "we");
-        assert_non_null(config);
-        fprintf(config,
-                "global:\n"
-                "  scrape_interval: 1s\n"
-                "  evaluation_interval: 1s\n"
-                "scrape_configs:\n"
-                "  - job_name: rdmad\n"
-                "    static_configs:\n"
-                "      - targets: ['127.0.0.1:%u']\n",
-                f->exporter_port);
-        fclose(config);
-        snprintf(config_arg, sizeof(config_arg), "--config.file=%s", config_path);
-        snprintf(storage_arg, sizeof(storage_arg), "--storage.tsdb.path=%s/prometheus", f->h->tmpdir);
-        snprintf(listen_arg, sizeof(listen_arg), "--web.listen-address=127.0.0.1:%u", port);
-        f->prometheus_pid = harness_spawn(argv);
+        f->prometheus_pid = prometheus_start(f->h->tmpdir, "prometheus",
+                                             "  scrape_interval: 1s\n"
+                                             "  evaluation_interval: 1s\n",
+                                             f->exporter_port, &port);
 
         assert_true(prometheus_wait_value(port, "up{job=\"rdmad\"}", "1", 30000));
         assert_true(prometheus_wait_value(port, "rdmad_up", "1", 5000));
