@@ -1037,7 +1037,11 @@ void harness_wait_signals(Harness *h, const char *path, const char *member, size
                          harness_count_signals(h, path, member));
 }
 
-void harness_rename_device(Harness *h, const char *syspath, const char *new_name) {
+/* A rename as the kernel makes it: the device directory and its link in
+ * /sys/class/<class> renamed, `property` (the name udev reports) set, and
+ * only "move" sent with DEVPATH_OLD, all while the daemon is paused. */
+static void rename_in_class(Harness *h, const char *syspath, const char *class, const char *property,
+                            const char *new_name) {
         char *root = umockdev_testbed_get_root_dir(h->testbed);
         const char *old_name = strrchr(syspath, '/') + 1;
         char from[512], to[512], new_syspath[512], link_target[512], old_devpath[512];
@@ -1050,19 +1054,37 @@ void harness_rename_device(Harness *h, const char *syspath, const char *new_name
         snprintf(from, sizeof(from), "%s%s", root, syspath);
         snprintf(to, sizeof(to), "%s%s", root, new_syspath);
         assert_int_equal(rename(from, to), 0);
-        snprintf(from, sizeof(from), "%s/sys/class/infiniband/%s", root, old_name);
+        snprintf(from, sizeof(from), "%s/sys/class/%s/%s", root, class, old_name);
         n = readlink(from, link_target, sizeof(link_target) - 1);
         assert_true(n > (ssize_t) strlen(old_name));
         snprintf(link_target + n - strlen(old_name), sizeof(link_target) - (size_t) n + strlen(old_name), "%s",
                  new_name);
         assert_int_equal(unlink(from), 0);
-        snprintf(to, sizeof(to), "%s/sys/class/infiniband/%s", root, new_name);
+        snprintf(to, sizeof(to), "%s/sys/class/%s/%s", root, class, new_name);
         assert_int_equal(symlink(link_target, to), 0);
         g_free(root);
-        umockdev_testbed_set_property(h->testbed, new_syspath, "NAME", new_name);
+        umockdev_testbed_set_property(h->testbed, new_syspath, property, new_name);
         umockdev_testbed_set_property(h->testbed, new_syspath, "DEVPATH_OLD", old_devpath);
         umockdev_testbed_uevent(h->testbed, new_syspath, "move");
         harness_resume(h);
+}
+
+void harness_rename_device(Harness *h, const char *syspath, const char *new_name) {
+        rename_in_class(h, syspath, "infiniband", "NAME", new_name);
+}
+
+void harness_rename_netdev(Harness *h, const char *syspath, const char *new_name) {
+        rename_in_class(h, syspath, "net", "INTERFACE", new_name);
+}
+
+void harness_add_rxe5(Harness *h) {
+        harness_add_device(h, "P: /devices/virtual/infiniband/rxe5\n"
+                              "E: SUBSYSTEM=infiniband\n"
+                              "E: NAME=rxe5\n"
+                              "A: node_type=1: CA\\n\n"
+                              "A: ports/1/state=4: ACTIVE\\n\n"
+                              "A: ports/1/phys_state=5: LinkUp\\n\n"
+                              "A: ports/1/link_layer=Ethernet\\n\n");
 }
 
 int harness_on_reply(sd_bus_message *m, void *userdata, sd_bus_error *ret_error) {

@@ -232,6 +232,14 @@ void harness_wait_signals(Harness *h, const char *path, const char *member, size
  * is paused, as the kernel does it in one step. syspath: "/sys/devices/.../OLD". */
 void harness_rename_device(Harness *h, const char *syspath, const char *new_name);
 
+/* "ip link set OLD name NEW": the same for a network interface (its link in
+ * /sys/class/net, INTERFACE). syspath: "/sys/devices/.../net/OLD". */
+void harness_rename_netdev(Harness *h, const char *syspath, const char *new_name);
+
+/* Hot-adds rxe5, a soft-RoCE device as `rdma link add` makes one: port 1
+ * ACTIVE (LinkUp), Ethernet. */
+void harness_add_rxe5(Harness *h);
+
 /* The reply to an asynchronous call: pass harness_on_reply and an
  * AsyncReply to sd_bus_call_method_async(), then harness_wait() with
  * harness_reply_done. A second reply fails the test. */

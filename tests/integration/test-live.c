@@ -80,13 +80,7 @@ static void test_hot_add_and_remove(void **state) {
         Objects *o;
 
         harness_clear_signals(h);
-        harness_add_device(h, "P: /devices/virtual/infiniband/rxe5\n"
-                              "E: SUBSYSTEM=infiniband\n"
-                              "E: NAME=rxe5\n"
-                              "A: node_type=1: CA\\n\n"
-                              "A: ports/1/state=4: ACTIVE\\n\n"
-                              "A: ports/1/phys_state=5: LinkUp\\n\n"
-                              "A: ports/1/link_layer=Ethernet\\n\n");
+        harness_add_rxe5(h);
         /* umockdev_testbed_add_from_string() sends the "add" uevent itself. */
 
         harness_wait_signals(h, RDMAD_ROOT_PATH, "InterfacesAdded", 2);

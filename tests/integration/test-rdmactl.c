@@ -578,16 +578,6 @@ static Child *monitor_start(bool json) {
                                        : (const char *const[]){ "monitor", NULL });
 }
 
-static void hot_add_rxe5(Harness *h) {
-        harness_add_device(h, "P: /devices/virtual/infiniband/rxe5\n"
-                              "E: SUBSYSTEM=infiniband\n"
-                              "E: NAME=rxe5\n"
-                              "A: node_type=1: CA\\n\n"
-                              "A: ports/1/state=4: ACTIVE\\n\n"
-                              "A: ports/1/phys_state=5: LinkUp\\n\n"
-                              "A: ports/1/link_layer=Ethernet\\n\n");
-}
-
 static void flap_hfi1(Harness *h, bool up) {
         /* Both files between two poll ticks: one change, as on a real link. */
         harness_pause(h);
@@ -631,7 +621,7 @@ static void test_monitor_prints_hot_add_flap_rename_and_removal(void **state) {
         Child *c = monitor_start(false);
         char *lines;
 
-        hot_add_rxe5(h);
+        harness_add_rxe5(h);
         child_expect(c, "rxe5 port 1: added, ACTIVE (LinkUp)\n");
 
         flap_hfi1(h, false);
@@ -675,7 +665,7 @@ static void test_monitor_json_lines(void **state) {
         Child *c = monitor_start(true);
         char *summary;
 
-        hot_add_rxe5(h);
+        harness_add_rxe5(h);
         child_expect(c, "\"event\":\"port-added\"");
         flap_hfi1(h, false);
         child_expect(c, "\"event\":\"port-state\"");
@@ -803,7 +793,7 @@ static void test_monitor_follows_a_restart(void **state) {
 
         /* While no rdmad runs: a device goes, another comes, a link drops, one slows down, VFs change. */
         umockdev_testbed_remove_device(h->testbed, RXE0_SYS);
-        hot_add_rxe5(h);
+        harness_add_rxe5(h);
         harness_write(h, HFI1_SYS, "ports/1/phys_state", "3: Disabled\n");
         harness_write(h, HFI1_SYS, "ports/1/state", "1: DOWN\n");
         harness_write(h, MLX4_SYS, "ports/1/rate", "10 Gb/sec (1X QDR)\n");

@@ -169,45 +169,6 @@ static void set_port(Harness *h, const char *syspath, const char *dbus_path, int
         harness_wait_signals(h, dbus_path, "PropertiesChanged", before + 1);
 }
 
-static void hot_add_rxe5(Harness *h) {
-        harness_add_device(h, "P: /devices/virtual/infiniband/rxe5\n"
-                              "E: SUBSYSTEM=infiniband\n"
-                              "E: NAME=rxe5\n"
-                              "A: node_type=1: CA\\n\n"
-                              "A: ports/1/state=4: ACTIVE\\n\n"
-                              "A: ports/1/phys_state=5: LinkUp\\n\n"
-                              "A: ports/1/link_layer=Ethernet\\n\n");
-}
-
-/* "ip link set ens1f0np0 name NEW": the kernel renames the directory and
- * sends "move" with the old path. */
-static void rename_netdev(Harness *h, const char *syspath, const char *new_name) {
-        char *root = umockdev_testbed_get_root_dir(h->testbed);
-        char from[512], to[512], new_syspath[512], old_devpath[512], link[512], target[512];
-        const char *old_name = strrchr(syspath, '/') + 1;
-        ssize_t n;
-
-        snprintf(new_syspath, sizeof(new_syspath), "%.*s%s", (int) (old_name - syspath), syspath, new_name);
-        snprintf(old_devpath, sizeof(old_devpath), "%s", syspath + strlen("/sys"));
-        harness_pause(h);
-        snprintf(from, sizeof(from), "%s%s", root, syspath);
-        snprintf(to, sizeof(to), "%s%s", root, new_syspath);
-        assert_int_equal(rename(from, to), 0);
-        snprintf(link, sizeof(link), "%s/sys/class/net/%s", root, old_name);
-        n = readlink(link, target, sizeof(target) - 1);
-        if (n > (ssize_t) strlen(old_name)) {
-                snprintf(target + n - strlen(old_name), sizeof(target) - (size_t) n + strlen(old_name), "%s", new_name);
-                assert_int_equal(unlink(link), 0);
-                snprintf(link, sizeof(link), "%s/sys/class/net/%s", root, new_name);
-                assert_int_equal(symlink(target, link), 0);
-        }
-        g_free(root);
-        umockdev_testbed_set_property(h->testbed, new_syspath, "INTERFACE", new_name);
-        umockdev_testbed_set_property(h->testbed, new_syspath, "DEVPATH_OLD", old_devpath);
-        umockdev_testbed_uevent(h->testbed, new_syspath, "move");
-        harness_resume(h);
-}
-
 /* ---- no names: every port with a link ---- */
 
 static void test_every_linked_port_already_active_exits_at_once(void **state) {
@@ -267,7 +228,7 @@ static void test_a_named_device_hot_added_later(void **state) {
 
         assert_int_equal(child_wait_exit(h, device, 1000), -1);
         assert_int_equal(child_wait_exit(h, port, 0), -1);
-        hot_add_rxe5(h);
+        harness_add_rxe5(h);
         assert_int_equal(child_wait_exit(h, device, 10000), 0);
         assert_int_equal(child_wait_exit(h, port, 10000), 0);
         child_free(device);
@@ -293,7 +254,7 @@ static void test_a_device_that_goes_away_is_waited_for_again(void **state) {
         harness_wait_signals(h, RDMAD_ROOT_PATH, "InterfacesRemoved", 2);
         assert_int_equal(child_wait_exit(h, c, 500), -1);
         /* ...and found when it is back, up. */
-        hot_add_rxe5(h);
+        harness_add_rxe5(h);
         harness_rename_device(h, "/sys/devices/virtual/infiniband/rxe5", "hfi1_0");
         assert_int_equal(child_wait_exit(h, c, 10000), 0);
         child_free(c);
@@ -304,7 +265,7 @@ static void test_a_netdev_renamed_into_place(void **state) {
         Child *c = child_start("wait rdma-roce0 --state=ACTIVE --timeout=30s");
 
         assert_int_equal(child_wait_exit(h, c, 1000), -1);
-        rename_netdev(h, MLX5_NET_SYS, "rdma-roce0");
+        harness_rename_netdev(h, MLX5_NET_SYS, "rdma-roce0");
         assert_int_equal(child_wait_exit(h, c, 10000), 0);
         child_free(c);
         assert_run(h, "wait rdma-roce0 --state=4 --timeout=5s", 0, NULL);
