@@ -1087,6 +1087,17 @@ void harness_add_rxe5(Harness *h) {
                               "A: ports/1/link_layer=Ethernet\\n\n");
 }
 
+sd_bus *harness_open_bus_as(uid_t uid) {
+        sd_bus *bus = NULL;
+
+        assert_int_equal(setresuid(-1, uid, -1), 0);
+        assert_true(sd_bus_open_system(&bus) >= 0);
+        assert_true(sd_bus_call_method(bus, "org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus",
+                                       "GetId", NULL, NULL, "") >= 0);
+        assert_int_equal(setresuid(-1, 0, -1), 0);
+        return bus;
+}
+
 int harness_on_reply(sd_bus_message *m, void *userdata, sd_bus_error *ret_error) {
         AsyncReply *a = userdata;
         const sd_bus_error *e = sd_bus_message_get_error(m);

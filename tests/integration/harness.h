@@ -240,6 +240,11 @@ void harness_rename_netdev(Harness *h, const char *syspath, const char *new_name
  * ACTIVE (LinkUp), Ethernet. */
 void harness_add_rxe5(Harness *h);
 
+/* A connection the bus attributes to `uid`: the bus takes the peer's
+ * credentials when the socket connects, so the effective uid is switched
+ * for the connect and the handshake only. Needs root. */
+sd_bus *harness_open_bus_as(uid_t uid);
+
 /* The reply to an asynchronous call: pass harness_on_reply and an
  * AsyncReply to sd_bus_call_method_async(), then harness_wait() with
  * harness_reply_done. A second reply fails the test. */

@@ -563,18 +563,6 @@ static void test_loop_keeps_running(void **state) {
 
 /* ---------- the share recovers ---------- */
 
-/* A connection the bus attributes to `uid` (the effective uid at connect). */
-static sd_bus *open_bus_as(uid_t uid) {
-        sd_bus *bus = NULL;
-
-        assert_int_equal(setresuid(-1, uid, -1), 0);
-        assert_true(sd_bus_open_system(&bus) >= 0);
-        assert_true(sd_bus_call_method(bus, "org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus",
-                                       "GetId", NULL, NULL, "") >= 0);
-        assert_int_equal(setresuid(-1, 0, -1), 0);
-        return bus;
-}
-
 static uint64_t timed_gmo(sd_bus *bus, const char *who) {
         sd_bus_error error = SD_BUS_ERROR_NULL;
         uint64_t t = now_usec();
@@ -601,7 +589,7 @@ static int share_setup(void **state) {
  * share's 2 s (plus what its own reply takes, and a second for a loaded
  * machine), never refused. */
 static void test_share_recovers(void **state) {
-        sd_bus *nobody = open_bus_as(NOBODY), *other = open_bus_as(OTHER_UID);
+        sd_bus *nobody = harness_open_bus_as(NOBODY), *other = harness_open_bus_as(OTHER_UID);
         uint64_t first, worst = 0;
 
         (void) state;

@@ -414,20 +414,6 @@ static void test_size_counted(void **state) {
 #define NOBODY     65534
 #define DAEMON_UID 1 /* "daemon" on Debian; any uid other than nobody's and root's */
 
-/* A connection dbus-daemon attributes to `uid`: it takes the peer's
- * credentials when the socket connects, so the effective uid is switched
- * for the connect and the handshake only. */
-static sd_bus *open_bus_as(uid_t uid) {
-        sd_bus *bus = NULL;
-
-        assert_int_equal(setresuid(-1, uid, -1), 0);
-        assert_true(sd_bus_open_system(&bus) >= 0);
-        assert_true(sd_bus_call_method(bus, "org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus",
-                                       "GetId", NULL, NULL, "") >= 0);
-        assert_int_equal(setresuid(-1, 0, -1), 0);
-        return bus;
-}
-
 /* The daemon numbers what it sends (the message serial, which dbus-daemon
  * passes on as it is): the order in which it answered, whatever order the
  * client's connections are read in. */
@@ -514,8 +500,8 @@ static void test_root_served_first(void **state) {
         if (geteuid() != 0)
                 skip(); /* needs root to call as root and as nobody */
         for (unsigned i = 0; i < 4; i++)
-                buses[i] = open_bus_as(NOBODY);
-        buses[4] = open_bus_as(0);
+                buses[i] = harness_open_bus_as(NOBODY);
+        buses[4] = harness_open_bus_as(0);
         call_all_at_once(h, buses, answers, 5);
         printf("order of answers: nobody %u %u %u %u, root %u\n", answers[0].rank, answers[1].rank, answers[2].rank,
                answers[3].rank, answers[4].rank);
@@ -536,8 +522,8 @@ static void test_users_take_turns(void **state) {
         if (geteuid() != 0)
                 skip(); /* needs root to call as two other users */
         for (unsigned i = 0; i < 3; i++)
-                buses[i] = open_bus_as(NOBODY);
-        buses[3] = open_bus_as(DAEMON_UID);
+                buses[i] = harness_open_bus_as(NOBODY);
+        buses[3] = harness_open_bus_as(DAEMON_UID);
         call_all_at_once(h, buses, answers, 4);
         printf("order of answers: nobody %u %u %u, daemon %u\n", answers[0].rank, answers[1].rank, answers[2].rank,
                answers[3].rank);
@@ -571,8 +557,8 @@ static void test_share_spent(void **state) {
         if (geteuid() != 0)
                 skip(); /* needs root to call as root and as others */
         reference = gmo_dump(h->bus, NULL);
-        nobody = open_bus_as(NOBODY);
-        other = open_bus_as(DAEMON_UID);
+        nobody = harness_open_bus_as(NOBODY);
+        other = harness_open_bus_as(DAEMON_UID);
 
         /* The first is answered at once. */
         reply = call_gmo(nobody, &error);
