@@ -1098,6 +1098,22 @@ sd_bus *harness_open_bus_as(uid_t uid) {
         return bus;
 }
 
+uid_t harness_name_owner_uid(Harness *h, const char *name) {
+        sd_bus_message *reply = NULL;
+        uint32_t uid;
+
+        assert_true(sd_bus_call_method(h->bus, "org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus",
+                                       "GetConnectionUnixUser", NULL, &reply, "s", name) >= 0);
+        assert_true(sd_bus_message_read(reply, "u", &uid) > 0);
+        sd_bus_message_unref(reply);
+        return (uid_t) uid;
+}
+
+char *harness_request_name_as(Harness *h, uid_t uid, gid_t gid, const char *name) {
+        return harness_call_as(h, uid, gid, "org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus",
+                               "RequestName", "su", name, 0);
+}
+
 int harness_on_reply(sd_bus_message *m, void *userdata, sd_bus_error *ret_error) {
         AsyncReply *a = userdata;
         const sd_bus_error *e = sd_bus_message_get_error(m);

@@ -245,6 +245,13 @@ void harness_add_rxe5(Harness *h);
  * for the connect and the handshake only. Needs root. */
 sd_bus *harness_open_bus_as(uid_t uid);
 
+/* The uid of the connection that owns the bus name `name`. */
+uid_t harness_name_owner_uid(Harness *h, const char *name);
+
+/* RequestName(name) as uid/gid; the D-Bus error name (caller frees), or NULL
+ * if the bus granted it. */
+char *harness_request_name_as(Harness *h, uid_t uid, gid_t gid, const char *name);
+
 /* The reply to an asynchronous call: pass harness_on_reply and an
  * AsyncReply to sd_bus_call_method_async(), then harness_wait() with
  * harness_reply_done. A second reply fails the test. */

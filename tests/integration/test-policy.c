@@ -96,24 +96,17 @@ static void test_rescan_and_set_num_vfs_without_polkit_are_refused(void **state)
 static void test_only_the_rdmad_user_owns_the_name(void **state) {
         Harness *h = *state;
         struct passwd *rdmad_user = getpwnam("rdmad");
-        sd_bus_message *reply = NULL;
-        uint32_t owner_uid;
         char *err;
 
         require_root();
         assert_non_null(rdmad_user);
-        assert_true(sd_bus_call_method(h->bus, "org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus",
-                                       "GetConnectionUnixUser", NULL, &reply, "s", RDMAD_BUS_NAME) >= 0);
-        assert_true(sd_bus_message_read(reply, "u", &owner_uid) > 0);
-        sd_bus_message_unref(reply);
-        assert_int_equal(owner_uid, rdmad_user->pw_uid);
+        assert_int_equal(harness_name_owner_uid(h, RDMAD_BUS_NAME), rdmad_user->pw_uid);
 
         for (int i = 0; i < 2; i++) {
                 uid_t uid = i == 0 ? nobody.pw_uid : 0;
                 gid_t gid = i == 0 ? nobody.pw_gid : 0;
 
-                err = harness_call_as(h, uid, gid, "org.freedesktop.DBus", "/org/freedesktop/DBus",
-                                      "org.freedesktop.DBus", "RequestName", "su", RDMAD_BUS_NAME, 0);
+                err = harness_request_name_as(h, uid, gid, RDMAD_BUS_NAME);
                 assert_non_null(err);
                 assert_string_equal(err, ACCESS_DENIED);
                 free(err);

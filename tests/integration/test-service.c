@@ -50,8 +50,7 @@ static void test_bus_policy(void **state) {
         assert_null(err);
 
         /* Nobody else may own it. */
-        err = harness_call_as(h, nobody->pw_uid, nobody->pw_gid, "org.freedesktop.DBus", "/org/freedesktop/DBus",
-                              "org.freedesktop.DBus", "RequestName", "su", RDMAD_BUS_NAME, 0);
+        err = harness_request_name_as(h, nobody->pw_uid, nobody->pw_gid, RDMAD_BUS_NAME);
         assert_non_null(err);
         assert_string_equal(err, "org.freedesktop.DBus.Error.AccessDenied");
         free(err);
@@ -69,8 +68,6 @@ static void test_bus_policy(void **state) {
 static void test_name_belongs_to_the_rdmad_user(void **state) {
         Harness *h = *state;
         struct passwd *rdmad_user = getpwnam("rdmad");
-        sd_bus_message *reply = NULL;
-        uint32_t owner_uid;
         char *err;
 
         if (geteuid() != 0) {
@@ -78,14 +75,9 @@ static void test_name_belongs_to_the_rdmad_user(void **state) {
                 skip();
         }
         assert_non_null(rdmad_user);
-        assert_true(sd_bus_call_method(h->bus, "org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus",
-                                       "GetConnectionUnixUser", NULL, &reply, "s", RDMAD_BUS_NAME) >= 0);
-        assert_true(sd_bus_message_read(reply, "u", &owner_uid) > 0);
-        sd_bus_message_unref(reply);
-        assert_int_equal(owner_uid, rdmad_user->pw_uid);
+        assert_int_equal(harness_name_owner_uid(h, RDMAD_BUS_NAME), rdmad_user->pw_uid);
 
-        err = harness_call_as(h, 0, 0, "org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus",
-                              "RequestName", "su", RDMAD_BUS_NAME, 0);
+        err = harness_request_name_as(h, 0, 0, RDMAD_BUS_NAME);
         assert_non_null(err);
         assert_string_equal(err, "org.freedesktop.DBus.Error.AccessDenied");
         free(err);
