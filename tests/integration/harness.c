@@ -1114,6 +1114,21 @@ char *harness_request_name_as(Harness *h, uid_t uid, gid_t gid, const char *name
                                "RequestName", "su", name, 0);
 }
 
+char *harness_python_check(Harness *h, const char *text, const char *script) {
+        char path[128], *command = NULL, *out;
+        int status;
+
+        snprintf(path, sizeof(path), "%s/python-check.json", h->tmpdir);
+        assert_true(g_file_set_contents(path, text, -1, NULL));
+        assert_true(asprintf(&command, "python3 -c '%s' %s", script, path) >= 0);
+        out = harness_run_command(h, command, &status);
+        free(command);
+        if (status != 0)
+                fail_msg("the JSON check failed:\n%s\non:\n%s", out, text);
+        out[strcspn(out, "\n")] = '\0';
+        return out;
+}
+
 int harness_on_reply(sd_bus_message *m, void *userdata, sd_bus_error *ret_error) {
         AsyncReply *a = userdata;
         const sd_bus_error *e = sd_bus_message_get_error(m);

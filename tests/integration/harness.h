@@ -252,6 +252,11 @@ uid_t harness_name_owner_uid(Harness *h, const char *name);
  * if the bus granted it. */
 char *harness_request_name_as(Harness *h, uid_t uid, gid_t gid, const char *name);
 
+/* Runs a Python check (`python3 -c script FILE`) over `text`, written to
+ * FILE in the harness's directory; fails the test if the script fails.
+ * Returns the first line it printed (caller frees). */
+char *harness_python_check(Harness *h, const char *text, const char *script);
+
 /* The reply to an asynchronous call: pass harness_on_reply and an
  * AsyncReply to sd_bus_call_method_async(), then harness_wait() with
  * harness_reply_done. A second reply fails the test. */

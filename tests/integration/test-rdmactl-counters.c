@@ -85,22 +85,6 @@ static void assert_golden(const char *actual, const char *name) {
         g_free(expected);
 }
 
-/* Runs a Python check over the JSON text and returns its first line. */
-static char *python_check(Harness *h, const char *text, const char *script) {
-        char path[128], *command = NULL, *out;
-        int status;
-
-        snprintf(path, sizeof(path), "%s/counters.json", h->tmpdir);
-        assert_true(g_file_set_contents(path, text, -1, NULL));
-        assert_true(asprintf(&command, "python3 -c '%s' %s", script, path) >= 0);
-        out = harness_run_command(h, command, &status);
-        free(command);
-        if (status != 0)
-                fail_msg("the JSON check failed:\n%s\non:\n%s", out, text);
-        out[strcspn(out, "\n")] = '\0';
-        return out;
-}
-
 static void test_summary_values_are_the_files(void **state) {
         Harness *h = *state;
         char *out;
@@ -167,17 +151,17 @@ static void test_json_has_the_values(void **state) {
 
         out = run_ok(h, "counters mlx4_0 1 --json=pretty");
         assert_golden(out, "counters-mlx4_0-json-pretty.txt");
-        check = python_check(h, out,
-                             "import json,sys; d=json.load(open(sys.argv[1])); p=d[0]; c=p[\"counters\"]; "
-                             "print(len(d), p[\"device\"], p[\"port\"], p[\"netdev\"], c[\"port_rcv_data\"], "
-                             "c[\"port_xmit_data\"], c[\"link_downed\"], c[\"port_xmit_discards\"], "
-                             "\"rates\" in p)");
+        check = harness_python_check(h, out,
+                                     "import json,sys; d=json.load(open(sys.argv[1])); p=d[0]; c=p[\"counters\"]; "
+                                     "print(len(d), p[\"device\"], p[\"port\"], p[\"netdev\"], c[\"port_rcv_data\"], "
+                                     "c[\"port_xmit_data\"], c[\"link_downed\"], c[\"port_xmit_discards\"], "
+                                     "\"rates\" in p)");
         assert_string_equal(check, "1 mlx4_0 1 ib0 121649382712 115024488016 1 17 False");
         free(check);
         free(out);
 
         out = run_ok(h, "counters mlx4_0/2 --all --json");
-        check = python_check(
+        check = harness_python_check(
                 h, out,
                 "import json,sys; d=json.load(open(sys.argv[1])); "
                 "print(len(d), d[0][\"port\"], len(d[0][\"counters\"]), sum(d[0][\"counters\"].values()))");
@@ -214,9 +198,9 @@ static void test_status_lists_non_zero_errors(void **state) {
         assert_null(strstr(out, "errors:"));
         free(out);
         out = run_ok(h, "status mlx5_0 --json");
-        check = python_check(h, out,
-                             "import json,sys; e=json.load(open(sys.argv[1]))[0][\"ports\"][0][\"errors\"]; "
-                             "print(\" \".join(\"%s=%d\" % kv for kv in sorted(e.items())))");
+        check = harness_python_check(h, out,
+                                     "import json,sys; e=json.load(open(sys.argv[1]))[0][\"ports\"][0][\"errors\"]; "
+                                     "print(\" \".join(\"%s=%d\" % kv for kv in sorted(e.items())))");
         assert_string_equal(check, "local_ack_timeout_err=3 out_of_buffer=1903 out_of_sequence=41 packet_seq_err=7 "
                                    "rnr_nak_retry_err=2");
         free(check);
@@ -284,13 +268,14 @@ static void test_watch_rates_from_two_samples(void **state) {
         watch_stop(&w);
 
         assert_true(asprintf(&both, "[%s,%s]", first, second) > 0);
-        check = python_check(h, both,
-                             "import json,sys; a,b=json.load(open(sys.argv[1])); a=a[0]; b=b[0]; "
-                             "u=b[\"interval_usec\"]; d=b[\"deltas\"]; r=b[\"rates\"]; "
-                             "ok=all(r[k]==int(d[k]*1000000/u) for k in d); "
-                             "print(\"rates\" in a, d[\"port_rcv_packets\"], d[\"port_rcv_data\"], "
-                             "d[\"port_rcv_errors\"], d[\"port_xmit_packets\"], b[\"counters\"][\"port_rcv_errors\"], "
-                             "ok, u >= 400000)");
+        check = harness_python_check(
+                h, both,
+                "import json,sys; a,b=json.load(open(sys.argv[1])); a=a[0]; b=b[0]; "
+                "u=b[\"interval_usec\"]; d=b[\"deltas\"]; r=b[\"rates\"]; "
+                "ok=all(r[k]==int(d[k]*1000000/u) for k in d); "
+                "print(\"rates\" in a, d[\"port_rcv_packets\"], d[\"port_rcv_data\"], "
+                "d[\"port_rcv_errors\"], d[\"port_xmit_packets\"], b[\"counters\"][\"port_rcv_errors\"], "
+                "ok, u >= 400000)");
         assert_string_equal(check, "False 1000 1000 2 0 5 True True");
         free(check);
         free(both);

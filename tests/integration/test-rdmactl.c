@@ -133,22 +133,6 @@ static void assert_golden(const char *actual, const char *name) {
         g_free(expected);
 }
 
-/* Runs a Python check over `text` (a file argument) and returns what it printed. */
-static char *python_check(Harness *h, const char *text, const char *script) {
-        char path[128], *command = NULL, *out;
-        int status;
-
-        snprintf(path, sizeof(path), "%s/rdmactl-output.json", h->tmpdir);
-        assert_true(g_file_set_contents(path, text, -1, NULL));
-        assert_true(asprintf(&command, "python3 -c '%s' %s", script, path) >= 0);
-        out = harness_run_command(h, command, &status);
-        free(command);
-        if (status != 0)
-                fail_msg("the JSON check failed:\n%s\non:\n%s", out, text);
-        out[strcspn(out, "\n")] = '\0';
-        return out;
-}
-
 static void test_list_is_the_golden_table(void **state) {
         Harness *h = *state;
         char *out, *again;
@@ -264,11 +248,11 @@ static void test_status_of_a_port_named_three_ways(void **state) {
         /* JSON: the device object with the one port. */
         out = run(h, &status, "status --json mlx4_0 2");
         assert_int_equal(status, 0);
-        free(python_check(h, out,
-                          "import json, sys\n"
-                          "d, = json.load(open(sys.argv[1]))\n"
-                          "assert [p[\"port\"] for p in d[\"ports\"]] == [2], d\n"
-                          "assert [n[\"name\"] for n in d[\"netdevs\"]] == [\"ens1d1\"], d\n"));
+        free(harness_python_check(h, out,
+                                  "import json, sys\n"
+                                  "d, = json.load(open(sys.argv[1]))\n"
+                                  "assert [p[\"port\"] for p in d[\"ports\"]] == [2], d\n"
+                                  "assert [n[\"name\"] for n in d[\"netdevs\"]] == [\"ens1d1\"], d\n"));
         free(out);
 
         /* What a script must be able to tell apart. */
@@ -300,14 +284,15 @@ static void test_list_json_has_the_stable_keys_and_values(void **state) {
 
         out = run(h, &status, "list --json");
         assert_int_equal(status, 0);
-        summary = python_check(h, out,
-                               "import json, sys\n"
-                               "ports = json.load(open(sys.argv[1]))\n"
-                               "keys = [\"device\", \"port\", \"state\", \"state_num\", \"phys_state\",\n"
-                               "        \"phys_state_num\", \"rate\", \"link_layer\", \"netdev\", \"transport\"]\n"
-                               "assert all(list(p) == keys for p in ports), ports\n"
-                               "print(\" \".join(\"%s/%d:%s:%d:%s:%d:%s:%s:%s:%s\" % tuple(p[k] for k in keys)\n"
-                               "                for p in ports))\n");
+        summary = harness_python_check(
+                h, out,
+                "import json, sys\n"
+                "ports = json.load(open(sys.argv[1]))\n"
+                "keys = [\"device\", \"port\", \"state\", \"state_num\", \"phys_state\",\n"
+                "        \"phys_state_num\", \"rate\", \"link_layer\", \"netdev\", \"transport\"]\n"
+                "assert all(list(p) == keys for p in ports), ports\n"
+                "print(\" \".join(\"%s/%d:%s:%d:%s:%d:%s:%s:%s:%s\" % tuple(p[k] for k in keys)\n"
+                "                for p in ports))\n");
         assert_string_equal(summary, "hfi1_0/1:ACTIVE:4:LinkUp:5:100 Gb/sec (4X EDR):InfiniBand:None:InfiniBand "
                                      "mlx4_0/1:ACTIVE:4:LinkUp:5:40 Gb/sec (4X QDR):InfiniBand:ib0:InfiniBand "
                                      "mlx4_0/2:DOWN:1:Disabled:3:40 Gb/sec (4X QDR):Ethernet:ens1d1:RoCE "
@@ -365,7 +350,7 @@ static void test_status_json_describes_the_device(void **state) {
 
         out = run(h, &status, "status --json mlx5_0 mlx4_0");
         assert_int_equal(status, 0);
-        summary = python_check(
+        summary = harness_python_check(
                 h, out,
                 "import json, sys\n"
                 "devs = json.load(open(sys.argv[1]))\n"
@@ -420,12 +405,13 @@ static void test_json_escapes_what_needs_escaping(void **state) {
         assert_int_equal(status, 0);
         assert_non_null(
                 strstr(out, "\"node_description\":\"say \\\"hi\\\" \\\\ tab\\there \\u001b[31m red \xc3\xa9\""));
-        summary = python_check(h, out,
-                               "import json, sys\n"
-                               "d = json.load(open(sys.argv[1]))[0]\n"
-                               "assert d[\"node_description\"] == \"say \\\"hi\\\" \\\\ tab\\there \\x1b[31m red "
-                               "\\u00e9\", repr(d)\n"
-                               "print(\"ok\")\n");
+        summary =
+                harness_python_check(h, out,
+                                     "import json, sys\n"
+                                     "d = json.load(open(sys.argv[1]))[0]\n"
+                                     "assert d[\"node_description\"] == \"say \\\"hi\\\" \\\\ tab\\there \\x1b[31m red "
+                                     "\\u00e9\", repr(d)\n"
+                                     "print(\"ok\")\n");
         assert_string_equal(summary, "ok");
         free(summary);
         free(out);
@@ -675,22 +661,23 @@ static void test_monitor_json_lines(void **state) {
 
         /* Nothing but JSON on stdout, one object a line; the greeting went to stderr. */
         assert_non_null(strstr(c->err->str, "Monitoring org.rdmad1"));
-        summary = python_check(h, c->out->str,
-                               "import json, sys\n"
-                               "out = []\n"
-                               "for line in open(sys.argv[1]):\n"
-                               "    e = json.loads(line)\n"
-                               "    assert e[\"time\"].endswith(\"+00:00\") and e[\"usec\"] > 1700000000000000, e\n"
-                               "    if e[\"event\"] == \"port-state\":\n"
-                               "        out.append(\"%s/%d:%s>%s:%s>%s\" % (e[\"device\"], e[\"port\"], "
-                               "e[\"old_state\"], e[\"state\"], e[\"old_phys_state\"], "
-                               "e[\"phys_state\"]))\n"
-                               "    elif e[\"event\"] == \"device-added\":\n"
-                               "        out.append(\"+%s:%s:%s\" % (e[\"device\"], e[\"transport\"], e[\"ports\"]))\n"
-                               "    else:\n"
-                               "        out.append(\"%s:%s/%d:%s/%d\" % (e[\"event\"], e[\"device\"], e[\"port\"], "
-                               "e[\"state\"], e[\"state_num\"]))\n"
-                               "print(\" \".join(out))\n");
+        summary = harness_python_check(
+                h, c->out->str,
+                "import json, sys\n"
+                "out = []\n"
+                "for line in open(sys.argv[1]):\n"
+                "    e = json.loads(line)\n"
+                "    assert e[\"time\"].endswith(\"+00:00\") and e[\"usec\"] > 1700000000000000, e\n"
+                "    if e[\"event\"] == \"port-state\":\n"
+                "        out.append(\"%s/%d:%s>%s:%s>%s\" % (e[\"device\"], e[\"port\"], "
+                "e[\"old_state\"], e[\"state\"], e[\"old_phys_state\"], "
+                "e[\"phys_state\"]))\n"
+                "    elif e[\"event\"] == \"device-added\":\n"
+                "        out.append(\"+%s:%s:%s\" % (e[\"device\"], e[\"transport\"], e[\"ports\"]))\n"
+                "    else:\n"
+                "        out.append(\"%s:%s/%d:%s/%d\" % (e[\"event\"], e[\"device\"], e[\"port\"], "
+                "e[\"state\"], e[\"state_num\"]))\n"
+                "print(\" \".join(out))\n");
         assert_string_equal(summary, "+rxe5:RoCE:[1] port-added:rxe5/1:ACTIVE/4 hfi1_0/1:ACTIVE>DOWN:LinkUp>Disabled "
                                      "hfi1_0/1:DOWN>ACTIVE:Disabled>LinkUp");
         free(summary);
@@ -752,17 +739,17 @@ static void test_monitor_prints_link_property_changes(void **state) {
                                    "hfi1_0 port 1: ACTIVE -> DOWN (Disabled)\n"
                                    "hfi1_0 port 1: rate 25 Gb/sec (1X EDR) -> 100 Gb/sec (4X EDR)\n");
         g_free(lines);
-        summary = python_check(h, json->out->str,
-                               "import json, sys\n"
-                               "out = []\n"
-                               "for line in open(sys.argv[1]):\n"
-                               "    e = json.loads(line)\n"
-                               "    if e[\"event\"] == \"port-changed\":\n"
-                               "        out.append(\"%s/%d:%s:%r>%r\" % (e[\"device\"], e[\"port\"], "
-                               "e[\"property\"], e[\"old\"], e[\"new\"]))\n"
-                               "    else:\n"
-                               "        out.append(e[\"event\"])\n"
-                               "print(\" \".join(out))\n");
+        summary = harness_python_check(h, json->out->str,
+                                       "import json, sys\n"
+                                       "out = []\n"
+                                       "for line in open(sys.argv[1]):\n"
+                                       "    e = json.loads(line)\n"
+                                       "    if e[\"event\"] == \"port-changed\":\n"
+                                       "        out.append(\"%s/%d:%s:%r>%r\" % (e[\"device\"], e[\"port\"], "
+                                       "e[\"property\"], e[\"old\"], e[\"new\"]))\n"
+                                       "    else:\n"
+                                       "        out.append(e[\"event\"])\n"
+                                       "print(\" \".join(out))\n");
         assert_string_equal(summary, "hfi1_0/1:rate:'100 Gb/sec (4X EDR)'>'25 Gb/sec (1X EDR)' hfi1_0/1:lid:1>7 "
                                      "hfi1_0/1:sm_lid:1>2 port-state "
                                      "hfi1_0/1:rate:'25 Gb/sec (1X EDR)'>'100 Gb/sec (4X EDR)'");
@@ -827,20 +814,20 @@ static void test_monitor_follows_a_restart(void **state) {
         assert_true(g_str_has_prefix(text->err->str, "Monitoring org.rdmad1"));
         assert_null(strstr(text->err->str, "rdmactl:"));
 
-        summary = python_check(h, json->out->str,
-                               "import json, sys\n"
-                               "out = []\n"
-                               "for line in open(sys.argv[1]):\n"
-                               "    e = json.loads(line)\n"
-                               "    ev = e[\"event\"]\n"
-                               "    if ev == \"daemon-restarted\":\n"
-                               "        ev += \":%d/%d\" % (e[\"devices\"], e[\"ports\"])\n"
-                               "    elif ev == \"port-changed\":\n"
-                               "        ev += \":\" + e[\"property\"]\n"
-                               "    elif \"device\" in e:\n"
-                               "        ev += \":\" + e[\"device\"]\n"
-                               "    out.append(ev)\n"
-                               "print(\" \".join(out))\n");
+        summary = harness_python_check(h, json->out->str,
+                                       "import json, sys\n"
+                                       "out = []\n"
+                                       "for line in open(sys.argv[1]):\n"
+                                       "    e = json.loads(line)\n"
+                                       "    ev = e[\"event\"]\n"
+                                       "    if ev == \"daemon-restarted\":\n"
+                                       "        ev += \":%d/%d\" % (e[\"devices\"], e[\"ports\"])\n"
+                                       "    elif ev == \"port-changed\":\n"
+                                       "        ev += \":\" + e[\"property\"]\n"
+                                       "    elif \"device\" in e:\n"
+                                       "        ev += \":\" + e[\"device\"]\n"
+                                       "    out.append(ev)\n"
+                                       "print(\" \".join(out))\n");
         assert_string_equal(summary, "daemon-left daemon-restarted:6/7 device-removed:rxe0 device-added:rxe5 "
                                      "port-added:rxe5 port-state:hfi1_0 port-changed:rate port-changed:lid "
                                      "num-vfs:mlx5_0 port-state:hfi1_0");
