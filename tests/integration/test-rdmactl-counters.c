@@ -6,10 +6,10 @@
  * between which the test changes counter files. Set
  * RDMACTL_UPDATE_GOLDEN=1 to rewrite the golden files. */
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <setjmp.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -21,46 +21,13 @@
 #include <cmocka.h>
 
 #include "harness.h"
+#include "rdmactl-run.h"
 
 #define MLX4_SYS "/sys/devices/pci0000:00/0000:00:03.0/0000:03:00.0/infiniband/mlx4_0"
-
-#define RDMACTL_ENV "env LC_ALL=C.UTF-8 TZ=UTC "
-
-static const char *rdmactl(void) {
-        const char *p = getenv("RDMACTL_BINARY");
-
-        if (!p)
-                fail_msg("RDMACTL_BINARY is not set");
-        return p;
-}
 
 static int host_setup(void **state) {
         *state = harness_start(HARNESS_FIXTURES("mlx4-vpi", "mlx5-roce-sriov", "hfi1", "rxe", "siw"), NULL);
         return 0;
-}
-
-static char *run(Harness *h, int *ret_status, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static char *run(Harness *h, int *ret_status, const char *fmt, ...) {
-        char *args = NULL, *command = NULL, *out;
-        va_list ap;
-
-        va_start(ap, fmt);
-        assert_true(vasprintf(&args, fmt, ap) >= 0);
-        va_end(ap);
-        assert_true(asprintf(&command, RDMACTL_ENV "%s %s", rdmactl(), args) >= 0);
-        out = harness_run_command(h, command, ret_status);
-        free(command);
-        free(args);
-        return out;
-}
-
-static char *run_ok(Harness *h, const char *args) {
-        int status;
-        char *out = run(h, &status, "%s", args);
-
-        if (status != 0)
-                fail_msg("rdmactl %s: exit %d, output:\n%s", args, status, out);
-        return out;
 }
 
 static void assert_contains(const char *haystack, const char *needle) {
@@ -68,28 +35,11 @@ static void assert_contains(const char *haystack, const char *needle) {
                 fail_msg("expected to find:\n%s\nin:\n%s", needle, haystack);
 }
 
-static void assert_golden(const char *actual, const char *name) {
-        char path[512];
-        char *expected = NULL;
-
-        snprintf(path, sizeof(path), "%s/%s", GOLDEN_DIR, name);
-        if (getenv("RDMACTL_UPDATE_GOLDEN")) {
-                assert_true(g_file_set_contents(path, actual, -1, NULL));
-                fprintf(stderr, "updated %s\n", path);
-                return;
-        }
-        if (!g_file_get_contents(path, &expected, NULL, NULL))
-                fail_msg("cannot read %s", path);
-        if (strcmp(expected, actual) != 0)
-                fail_msg("output differs from %s:\n--- expected\n%s--- actual\n%s---", path, expected, actual);
-        g_free(expected);
-}
-
 static void test_summary_values_are_the_files(void **state) {
         Harness *h = *state;
         char *out;
 
-        out = run_ok(h, "counters mlx4_0/1");
+        out = rdmactl_run_ok(h, "counters mlx4_0/1");
         /* port_rcv_data 30412345678 words, port_xmit_data 28756122004. */
         assert_contains(out, "● mlx4_0/1 (ib0)\n");
         assert_contains(out, "      Data received: 113.3 GiB (121649382712 bytes)\n");
@@ -102,11 +52,11 @@ static void test_summary_values_are_the_files(void **state) {
         assert_contains(out, "      Symbol errors: 0\n");
         /* Not in the summary. */
         assert_null(strstr(out, "multicast"));
-        assert_golden(out, "counters-mlx4_0-port1.txt");
+        rdmactl_assert_golden(out, "counters-mlx4_0-port1.txt");
         free(out);
 
         /* RoCE: the hw_counters operators look at, CNP and ECN included. */
-        out = run_ok(h, "counters ens1f0np0");
+        out = rdmactl_run_ok(h, "counters ens1f0np0");
         assert_contains(out, "● mlx5_0/1 (ens1f0np0)\n");
         assert_contains(out, "      out_of_buffer: 1903\n");
         assert_contains(out, "    out_of_sequence: 41\n");
@@ -120,8 +70,8 @@ static void test_summary_values_are_the_files(void **state) {
         free(out);
 
         /* Every port of the host, in one call. */
-        out = run_ok(h, "counters");
-        assert_golden(out, "counters.txt");
+        out = rdmactl_run_ok(h, "counters");
+        rdmactl_assert_golden(out, "counters.txt");
         free(out);
 }
 
@@ -129,17 +79,17 @@ static void test_all_shows_every_counter(void **state) {
         Harness *h = *state;
         char *out;
 
-        out = run_ok(h, "counters mlx5_0 --all");
+        out = rdmactl_run_ok(h, "counters mlx5_0 --all");
         assert_contains(out, "rx_write_requests: 4410032\n");
         assert_contains(out, "duplicate_request: 12\n");
         assert_contains(out, "multicast_rcv_packets: 5120\n");
         assert_contains(out, "port_rcv_data: 6.0 GiB (6491644192 bytes)\n");
         assert_null(strstr(out, "lifespan")); /* a setting, not a counter */
-        assert_golden(out, "counters-mlx5_0-all.txt");
+        rdmactl_assert_golden(out, "counters-mlx5_0-all.txt");
         free(out);
 
         /* hfi1's device-wide hw_counters under their own heading. */
-        out = run_ok(h, "counters hfi1_0 --all");
+        out = rdmactl_run_ok(h, "counters hfi1_0 --all");
         assert_contains(out, "● hfi1_0 (device-wide)\n");
         assert_contains(out, "RcvOverflow: 14\n");
         free(out);
@@ -149,8 +99,8 @@ static void test_json_has_the_values(void **state) {
         Harness *h = *state;
         char *out, *check;
 
-        out = run_ok(h, "counters mlx4_0 1 --json=pretty");
-        assert_golden(out, "counters-mlx4_0-json-pretty.txt");
+        out = rdmactl_run_ok(h, "counters mlx4_0 1 --json=pretty");
+        rdmactl_assert_golden(out, "counters-mlx4_0-json-pretty.txt");
         check = harness_python_check(h, out,
                                      "import json,sys; d=json.load(open(sys.argv[1])); p=d[0]; c=p[\"counters\"]; "
                                      "print(len(d), p[\"device\"], p[\"port\"], p[\"netdev\"], c[\"port_rcv_data\"], "
@@ -160,7 +110,7 @@ static void test_json_has_the_values(void **state) {
         free(check);
         free(out);
 
-        out = run_ok(h, "counters mlx4_0/2 --all --json");
+        out = rdmactl_run_ok(h, "counters mlx4_0/2 --all --json");
         check = harness_python_check(
                 h, out,
                 "import json,sys; d=json.load(open(sys.argv[1])); "
@@ -177,7 +127,7 @@ static void test_non_zero_errors_are_highlighted(void **state) {
 
         assert_true(asprintf(&command,
                              "script -qec \"env LC_ALL=C.UTF-8 TERM=xterm %s counters mlx4_0/1\" /dev/null </dev/null",
-                             rdmactl()) > 0);
+                             rdmactl_binary()) > 0);
         out = harness_run_command(h, command, &status);
         free(command);
         assert_int_equal(status, 0);
@@ -191,13 +141,13 @@ static void test_status_lists_non_zero_errors(void **state) {
         Harness *h = *state;
         char *out, *check;
 
-        out = run_ok(h, "status mlx4_0");
+        out = rdmactl_run_ok(h, "status mlx4_0");
         assert_contains(out, "                     errors: link_downed 1, port_rcv_errors 3, port_xmit_discards 17\n");
         free(out);
-        out = run_ok(h, "status mlx4_0/2"); /* all zero: no line */
+        out = rdmactl_run_ok(h, "status mlx4_0/2"); /* all zero: no line */
         assert_null(strstr(out, "errors:"));
         free(out);
-        out = run_ok(h, "status mlx5_0 --json");
+        out = rdmactl_run_ok(h, "status mlx5_0 --json");
         check = harness_python_check(h, out,
                                      "import json,sys; e=json.load(open(sys.argv[1]))[0][\"ports\"][0][\"errors\"]; "
                                      "print(\" \".join(\"%s=%d\" % kv for kv in sorted(e.items())))");
@@ -217,20 +167,8 @@ static Watcher watch_start(const char *args) {
         int fds[2];
         Watcher w;
 
-        assert_int_equal(pipe(fds), 0);
-        w.pid = fork();
-        assert_true(w.pid >= 0);
-        if (w.pid == 0) {
-                char *command = NULL;
-
-                dup2(fds[1], STDOUT_FILENO);
-                close(fds[0]);
-                close(fds[1]);
-                if (asprintf(&command, "exec env -u LD_PRELOAD LC_ALL=C.UTF-8 TZ=UTC %s %s", rdmactl(), args) < 0)
-                        _exit(127);
-                execl("/bin/sh", "sh", "-c", command, (char *) NULL);
-                _exit(127);
-        }
+        assert_int_equal(pipe2(fds, O_CLOEXEC), 0);
+        w.pid = rdmactl_spawn(args, fds[1], STDERR_FILENO);
         close(fds[1]);
         w.out = fdopen(fds[0], "r");
         assert_non_null(w.out);
@@ -300,21 +238,21 @@ static void test_usage_errors(void **state) {
         char *out;
         int status;
 
-        out = run(h, &status, "list --all");
+        out = rdmactl_run(h, &status, "list --all");
         assert_int_equal(status, 2);
         assert_contains(out, "rdmactl: --all is for 'counters' only.\n");
         free(out);
-        out = run(h, &status, "status --watch");
+        out = rdmactl_run(h, &status, "status --watch");
         assert_int_equal(status, 2);
         assert_contains(out, "rdmactl: --watch is for 'counters' only.\n");
         free(out);
-        out = run(h, &status, "counters --watch=10ms");
+        out = rdmactl_run(h, &status, "counters --watch=10ms");
         assert_int_equal(status, 2);
         free(out);
-        out = run(h, &status, "counters no_such_dev");
+        out = rdmactl_run(h, &status, "counters no_such_dev");
         assert_int_equal(status, 4);
         free(out);
-        out = run(h, &status, "help");
+        out = rdmactl_run(h, &status, "help");
         assert_contains(out, "counters [NAME...]");
         free(out);
 }

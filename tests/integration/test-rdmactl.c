@@ -10,51 +10,26 @@
 #include <pwd.h>
 #include <setjmp.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <cmocka.h>
 
 #include "harness.h"
+#include "rdmactl-run.h"
 
 #define HFI1_SYS    "/sys/devices/pci0000:80/0000:80:03.0/0000:81:00.0/infiniband/hfi1_0"
 #define MLX5_PF_SYS "/sys/devices/pci0000:5d/0000:5d:00.0/0000:5e:00.0"
 #define MLX4_SYS    "/sys/devices/pci0000:00/0000:00:03.0/0000:03:00.0/infiniband/mlx4_0"
 #define RXE0_SYS    "/sys/devices/virtual/infiniband/rxe0"
 
-/* The same environment for every run: UTF-8 output, UTC timestamps. */
-#define RDMACTL_ENV "env LC_ALL=C.UTF-8 TZ=UTC "
-
 static const char *const fast_poll[] = { "--poll-interval=50", NULL };
 static bool have_polkit = true;
-
-static const char *rdmactl_binary(void) {
-        const char *p = getenv("RDMACTL_BINARY");
-
-        if (!p)
-                fail_msg("RDMACTL_BINARY is not set");
-        return p;
-}
-
-/* "RDMACTL_TEST_WRAPPER=valgrind --error-exitcode=99 -q" runs every rdmactl under it. */
-static const char *rdmactl_at(const char *binary) {
-        static char command[1024];
-        const char *wrapper = getenv("RDMACTL_TEST_WRAPPER");
-
-        snprintf(command, sizeof(command), "%s%s%s", wrapper ?: "", wrapper ? " " : "", binary);
-        return command;
-}
-
-static const char *rdmactl(void) {
-        return rdmactl_at(rdmactl_binary());
-}
 
 static int host_setup(void **state) {
         *state = harness_start(HARNESS_FIXTURES("mlx4-vpi", "mlx5-roce-sriov", "hfi1", "rxe", "siw"), fast_poll);
@@ -70,36 +45,10 @@ static int polkit_setup(void **state) {
         return 0;
 }
 
-/* Runs "rdmactl ARGS" (stderr included); *ret_status is its exit status. */
-static char *run(Harness *h, int *ret_status, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static char *run(Harness *h, int *ret_status, const char *fmt, ...) {
-        char *args = NULL, *command = NULL, *out;
-        va_list ap;
-
-        va_start(ap, fmt);
-        assert_true(vasprintf(&args, fmt, ap) >= 0);
-        va_end(ap);
-        assert_true(asprintf(&command, RDMACTL_ENV "%s %s", rdmactl(), args) >= 0);
-        out = harness_run_command(h, command, ret_status);
-        free(command);
-        free(args);
-        return out;
-}
-
-static void assert_run(Harness *h, const char *args, int expected_status, const char *expected_output) {
-        int status;
-        char *out = run(h, &status, "%s", args);
-
-        if (status != expected_status || (expected_output && !strstr(out, expected_output)))
-                fail_msg("rdmactl %s: exit %d (expected %d), output:\n%s\n(expected to contain: %s)", args, status,
-                         expected_status, out, expected_output ?: "anything");
-        free(out);
-}
-
 /* The whole output, to the byte, and the exit status. */
 static void assert_output_is(Harness *h, const char *args, int expected_status, const char *expected_output) {
         int status;
-        char *out = run(h, &status, "%s", args);
+        char *out = rdmactl_run(h, &status, "%s", args);
 
         if (status != expected_status || strcmp(out, expected_output) != 0)
                 fail_msg("rdmactl %s: exit %d (expected %d), output:\n%s\n(expected:\n%s)", args, status,
@@ -107,51 +56,25 @@ static void assert_output_is(Harness *h, const char *args, int expected_status, 
         free(out);
 }
 
-static char *read_text(const char *path) {
-        char *text = NULL;
-
-        if (!g_file_get_contents(path, &text, NULL, NULL))
-                return NULL;
-        return text;
-}
-
-static void assert_golden(const char *actual, const char *name) {
-        char path[512];
-        char *expected;
-
-        snprintf(path, sizeof(path), "%s/%s", GOLDEN_DIR, name);
-        if (getenv("RDMACTL_UPDATE_GOLDEN")) {
-                assert_true(g_file_set_contents(path, actual, -1, NULL));
-                fprintf(stderr, "updated %s\n", path);
-                return;
-        }
-        expected = read_text(path);
-        if (!expected)
-                fail_msg("cannot read %s", path);
-        if (strcmp(expected, actual) != 0)
-                fail_msg("output differs from %s:\n--- expected\n%s--- actual\n%s---", path, expected, actual);
-        g_free(expected);
-}
-
 static void test_list_is_the_golden_table(void **state) {
         Harness *h = *state;
         char *out, *again;
         int status;
 
-        out = run(h, &status, "list --no-color");
+        out = rdmactl_run(h, &status, "list --no-color");
         assert_int_equal(status, 0);
-        assert_golden(out, "list.txt");
+        rdmactl_assert_golden(out, "list.txt");
 
         /* No command is `list`; without a terminal there is no colour either. */
-        again = run(h, &status, "%s", "");
+        again = rdmactl_run(h, &status, "%s", "");
         assert_int_equal(status, 0);
         assert_string_equal(again, out);
         free(again);
         free(out);
 
-        out = run(h, &status, "list --no-legend");
+        out = rdmactl_run(h, &status, "list --no-legend");
         assert_int_equal(status, 0);
-        assert_golden(out, "list-no-legend.txt");
+        rdmactl_assert_golden(out, "list-no-legend.txt");
         free(out);
 }
 
@@ -161,7 +84,7 @@ static char *run_on_terminal(Harness *h, const char *env, const char *args) {
         int status;
 
         assert_true(asprintf(&command, "script -qec \"env LC_ALL=C.UTF-8 %s %s %s\" /dev/null </dev/null", env,
-                             rdmactl(), args) > 0);
+                             rdmactl_command(), args) > 0);
         out = harness_run_command(h, command, &status);
         free(command);
         assert_int_equal(status, 0);
@@ -200,18 +123,18 @@ static void test_status_is_the_golden_text(void **state) {
         char *out;
         int status;
 
-        out = run(h, &status, "status --no-color");
+        out = rdmactl_run(h, &status, "status --no-color");
         assert_int_equal(status, 0);
-        assert_golden(out, "status.txt");
+        rdmactl_assert_golden(out, "status.txt");
         free(out);
 
-        out = run(h, &status, "status mlx5_0 --no-color");
+        out = rdmactl_run(h, &status, "status mlx5_0 --no-color");
         assert_int_equal(status, 0);
-        assert_golden(out, "status-mlx5_0.txt");
+        rdmactl_assert_golden(out, "status-mlx5_0.txt");
         free(out);
 
         /* An unknown name among known ones: the known are shown, the exit says 4. */
-        out = run(h, &status, "status hfi1_0 nosuch0");
+        out = rdmactl_run(h, &status, "status hfi1_0 nosuch0");
         assert_int_equal(status, 4);
         assert_non_null(strstr(out, "rdmactl: No RDMA device or network interface 'nosuch0'.\n"));
         assert_non_null(strstr(out, "● hfi1_0\n"));
@@ -228,15 +151,15 @@ static void test_status_of_a_port_named_three_ways(void **state) {
         int status;
 
         for (size_t i = 0; i < sizeof(same) / sizeof(same[0]); i++) {
-                out = run(h, &status, "%s", same[i]);
+                out = rdmactl_run(h, &status, "%s", same[i]);
                 if (status != 0)
                         fail_msg("rdmactl %s: exit %d: %s", same[i], status, out);
-                assert_golden(out, "status-mlx4_0-port1.txt");
+                rdmactl_assert_golden(out, "status-mlx4_0-port1.txt");
                 free(out);
         }
 
         /* A device and a port of another, in one call; a RoCE netdev. */
-        out = run(h, &status, "status --no-color hfi1_0 mlx4_0/2 ens1f0np0");
+        out = rdmactl_run(h, &status, "status --no-color hfi1_0 mlx4_0/2 ens1f0np0");
         assert_int_equal(status, 0);
         assert_non_null(strstr(out, "● hfi1_0\n"));
         assert_non_null(strstr(out, "             Port 2: DOWN (Disabled)"));
@@ -246,7 +169,7 @@ static void test_status_of_a_port_named_three_ways(void **state) {
         free(out);
 
         /* JSON: the device object with the one port. */
-        out = run(h, &status, "status --json mlx4_0 2");
+        out = rdmactl_run(h, &status, "status --json mlx4_0 2");
         assert_int_equal(status, 0);
         free(harness_python_check(h, out,
                                   "import json, sys\n"
@@ -256,14 +179,14 @@ static void test_status_of_a_port_named_three_ways(void **state) {
         free(out);
 
         /* What a script must be able to tell apart. */
-        assert_run(h, "status mlx4_0 3", 4, "rdmactl: mlx4_0 has no port 3.\n");
-        assert_run(h, "status mlx4_0/3", 4, "rdmactl: mlx4_0 has no port 3.\n");
-        assert_run(h, "status nosuch0/1", 4, "rdmactl: No RDMA device 'nosuch0'.\n");
-        assert_run(h, "status mlx4_0/x", 2, "rdmactl: 'x' is not a port number.\n");
-        assert_run(h, "status mlx4_0/0", 2, "rdmactl: '0' is not a port number; ports count from 1.\n");
-        assert_run(h, "status /1", 2, "rdmactl: '/1' names no device before the '/'.\n");
-        assert_run(h, "status mlx4_0 99999999999", 2,
-                   "rdmactl: port '99999999999' is out of range; the maximum is 4294967295.\n");
+        rdmactl_assert_run(h, "status mlx4_0 3", 4, "rdmactl: mlx4_0 has no port 3.\n");
+        rdmactl_assert_run(h, "status mlx4_0/3", 4, "rdmactl: mlx4_0 has no port 3.\n");
+        rdmactl_assert_run(h, "status nosuch0/1", 4, "rdmactl: No RDMA device 'nosuch0'.\n");
+        rdmactl_assert_run(h, "status mlx4_0/x", 2, "rdmactl: 'x' is not a port number.\n");
+        rdmactl_assert_run(h, "status mlx4_0/0", 2, "rdmactl: '0' is not a port number; ports count from 1.\n");
+        rdmactl_assert_run(h, "status /1", 2, "rdmactl: '/1' names no device before the '/'.\n");
+        rdmactl_assert_run(h, "status mlx4_0 99999999999", 2,
+                           "rdmactl: port '99999999999' is out of range; the maximum is 4294967295.\n");
 }
 
 /* A host without RDMA devices: said, not silence. */
@@ -282,7 +205,7 @@ static void test_list_json_has_the_stable_keys_and_values(void **state) {
         char *out, *summary;
         int status;
 
-        out = run(h, &status, "list --json");
+        out = rdmactl_run(h, &status, "list --json");
         assert_int_equal(status, 0);
         summary = harness_python_check(
                 h, out,
@@ -310,9 +233,9 @@ static void test_json_modes_short_pretty_off(void **state) {
         char *out, *plain, *table;
         int status;
 
-        plain = run(h, &status, "list --json");
+        plain = rdmactl_run(h, &status, "list --json");
         assert_int_equal(status, 0);
-        out = run(h, &status, "list --json=short");
+        out = rdmactl_run(h, &status, "list --json=short");
         assert_int_equal(status, 0);
         assert_string_equal(out, plain);
         assert_int_equal(out[0], '[');
@@ -320,22 +243,22 @@ static void test_json_modes_short_pretty_off(void **state) {
         free(out);
         free(plain);
 
-        out = run(h, &status, "status --json=pretty hfi1_0");
+        out = rdmactl_run(h, &status, "status --json=pretty hfi1_0");
         assert_int_equal(status, 0);
-        assert_golden(out, "status-hfi1_0-json-pretty.txt");
+        rdmactl_assert_golden(out, "status-hfi1_0-json-pretty.txt");
         free(out);
 
-        out = run(h, &status, "list --json=off --no-color");
-        table = run(h, &status, "list --no-color");
+        out = rdmactl_run(h, &status, "list --json=off --no-color");
+        table = rdmactl_run(h, &status, "list --no-color");
         assert_int_equal(status, 0);
         assert_string_equal(out, table);
         free(out);
         free(table);
 
-        assert_run(h, "list --json=prety", 2, "rdmactl: --json: 'prety' is not one of pretty, short, off.\n");
-        assert_run(h, "wait mlx5_0 1 ACTIVE --json=pretty", 2, "rdmactl: 'wait' has no JSON output.\n");
+        rdmactl_assert_run(h, "list --json=prety", 2, "rdmactl: --json: 'prety' is not one of pretty, short, off.\n");
+        rdmactl_assert_run(h, "wait mlx5_0 1 ACTIVE --json=pretty", 2, "rdmactl: 'wait' has no JSON output.\n");
         /* An InfiniBand GID has no type: null, not "". */
-        out = run(h, &status, "status --json hfi1_0");
+        out = rdmactl_run(h, &status, "status --json hfi1_0");
         assert_int_equal(status, 0);
         assert_non_null(strstr(
                 out,
@@ -348,7 +271,7 @@ static void test_status_json_describes_the_device(void **state) {
         char *out, *summary;
         int status;
 
-        out = run(h, &status, "status --json mlx5_0 mlx4_0");
+        out = rdmactl_run(h, &status, "status --json mlx5_0 mlx4_0");
         assert_int_equal(status, 0);
         summary = harness_python_check(
                 h, out,
@@ -380,7 +303,7 @@ static void test_status_json_describes_the_device(void **state) {
         free(out);
 
         /* The VF names its PF. */
-        out = run(h, &status, "status --json mlx5_1");
+        out = rdmactl_run(h, &status, "status --json mlx5_1");
         assert_int_equal(status, 0);
         assert_non_null(strstr(out, "\"pci_address\":\"0000:5e:00.2\",\"numa_node\":0,\"physical_function\":\"mlx5_0\","
                                     "\"virtual_functions\":[]"));
@@ -400,8 +323,8 @@ static void test_json_escapes_what_needs_escaping(void **state) {
                               "A: node_desc=say \\\"hi\\\" \\\\ tab\\there \\033[31m red \xc3\xa9\\n\n"
                               "A: ports/1/state=4: ACTIVE\\n\n"
                               "A: ports/1/link_layer=Ethernet\\n\n");
-        assert_run(h, "wait odd0 1 ACTIVE --timeout=10", 0, NULL);
-        out = run(h, &status, "status --json odd0");
+        rdmactl_assert_run(h, "wait odd0 1 ACTIVE --timeout=10", 0, NULL);
+        out = rdmactl_run(h, &status, "status --json odd0");
         assert_int_equal(status, 0);
         assert_non_null(
                 strstr(out, "\"node_description\":\"say \\\"hi\\\" \\\\ tab\\there \\u001b[31m red \xc3\xa9\""));
@@ -417,7 +340,7 @@ static void test_json_escapes_what_needs_escaping(void **state) {
         free(out);
 
         /* On a terminal-bound text output the escape cannot set colours. */
-        text = run(h, &status, "status odd0");
+        text = rdmactl_run(h, &status, "status odd0");
         assert_int_equal(status, 0);
         assert_non_null(strstr(text, "Node description: say \"hi\" \\ tab?here ?[31m red \xc3\xa9\n"));
         free(text);
@@ -434,38 +357,16 @@ typedef struct Child {
 /* Starts rdmactl with the given arguments, stdout and stderr on pipes. */
 static Child *child_start(const char *const *args) {
         Child *c = calloc(1, sizeof(Child));
+        GString *quoted = g_string_new(NULL);
         int out[2], err[2];
-        pid_t parent = getpid();
 
         assert_non_null(c);
+        for (size_t i = 0; args[i]; i++)
+                g_string_append_printf(quoted, "%s'%s'", i > 0 ? " " : "", args[i]);
         assert_int_equal(pipe2(out, O_CLOEXEC), 0);
         assert_int_equal(pipe2(err, O_CLOEXEC), 0);
-        c->pid = fork();
-        assert_true(c->pid >= 0);
-        if (c->pid == 0) {
-                char *command = NULL;
-
-                prctl(PR_SET_PDEATHSIG, SIGKILL);
-                if (getppid() != parent)
-                        _exit(127);
-                unsetenv("LD_PRELOAD");
-                setenv("LC_ALL", "C.UTF-8", 1);
-                setenv("TZ", "UTC", 1);
-                dup2(out[1], STDOUT_FILENO);
-                dup2(err[1], STDERR_FILENO);
-                /* Through the shell, for the wrapper; exec keeps the pid rdmactl's (or the wrapper's). */
-                if (asprintf(&command, "exec %s", rdmactl()) < 0)
-                        _exit(127);
-                for (size_t i = 0; args[i]; i++) {
-                        char *longer = NULL;
-                        if (asprintf(&longer, "%s '%s'", command, args[i]) < 0)
-                                _exit(127);
-                        free(command);
-                        command = longer;
-                }
-                execl("/bin/sh", "sh", "-c", command, (char *) NULL);
-                _exit(127);
-        }
+        c->pid = rdmactl_spawn(quoted->str, out[1], err[1]);
+        g_string_free(quoted, TRUE);
         close(out[1]);
         close(err[1]);
         c->out_fd = out[0];
@@ -848,21 +749,21 @@ static void test_wait_at_once_after_a_change_and_on_timeout(void **state) {
 
         /* Already there: at once, silently. */
         start = now_usec();
-        out = run(h, &status, "wait hfi1_0 1 ACTIVE --timeout=10");
+        out = rdmactl_run(h, &status, "wait hfi1_0 1 ACTIVE --timeout=10");
         assert_int_equal(status, 0);
         assert_string_equal(out, "");
         assert_true(now_usec() - start < 5000000);
         free(out);
-        assert_run(h, "wait mlx4_0 2 down --timeout=0", 0, NULL);
+        rdmactl_assert_run(h, "wait mlx4_0 2 down --timeout=0", 0, NULL);
 
         /* Not there: a timeout, exit 5, the daemon's sentence. */
         start = now_usec();
-        out = run(h, &status, "wait hfi1_0 1 DOWN --timeout=1");
+        out = rdmactl_run(h, &status, "wait hfi1_0 1 DOWN --timeout=1");
         assert_int_equal(status, 5);
         assert_string_equal(out, "rdmactl: Port 1 of hfi1_0 did not reach DOWN within 1s; it is ACTIVE.\n");
         assert_true(now_usec() - start >= 1000000);
         free(out);
-        assert_run(h, "wait hfi1_0 1 DOWN --timeout=0", 5, "rdmactl: Port 1 of hfi1_0 is ACTIVE, not DOWN.\n");
+        rdmactl_assert_run(h, "wait hfi1_0 1 DOWN --timeout=0", 5, "rdmactl: Port 1 of hfi1_0 is ACTIVE, not DOWN.\n");
 
         /* Reached after a change: still waiting before it, done after it. */
         c = child_start(wait_down);
@@ -874,7 +775,7 @@ static void test_wait_at_once_after_a_change_and_on_timeout(void **state) {
         child_free(c);
 
         /* status now tells when the state changed. */
-        out = run(h, &status, "status hfi1_0");
+        out = rdmactl_run(h, &status, "status hfi1_0");
         assert_int_equal(status, 0);
         assert_non_null(strstr(out, "             Port 1: DOWN (Disabled), 100 Gb/sec (4X EDR), InfiniBand\n"));
         assert_non_null(strstr(out, "\n                     state changed 20"));
@@ -882,43 +783,46 @@ static void test_wait_at_once_after_a_change_and_on_timeout(void **state) {
         free(out);
 
         /* What a script must be able to tell apart. */
-        assert_run(h, "wait hfi1_0 7 ACTIVE", 4, "rdmactl: hfi1_0 has no port 7.\n");
-        assert_run(h, "wait nosuch0 1 ACTIVE", 4, "rdmactl: No RDMA device or network interface 'nosuch0'.\n");
-        assert_run(h, "wait hfi1_0 1 UPPISH", 2,
-                   "rdmactl: 'UPPISH' is not a port state (ACTIVE, DOWN, INIT, ARMED, ACTIVE_DEFER, NOP, or their "
-                   "numbers 0-5).\n");
-        assert_run(h, "wait hfi1_0 1 7", 2,
-                   "rdmactl: port state 7 is out of range; the states are 0 (NOP) to 5 (ACTIVE_DEFER).\n");
-        assert_run(h, "wait hfi1_0 ACTIVE", 2,
-                   "rdmactl: 'wait' needs a port: DEVICE PORT, DEVICE/PORT or the network interface of a port, "
-                   "then the STATE.\n");
-        assert_run(h, "wait ib0 1 ACTIVE", 2, "rdmactl: 'ib0' names a port already; 'wait' takes it and a STATE.\n");
-        assert_run(h, "wait hfi1_0 x ACTIVE", 2, "rdmactl: 'x' is not a port number.\n");
-        assert_run(h, "wait hfi1_0 1 ACTIVE --timeout=soon", 2,
-                   "rdmactl: --timeout: 'soon' is not a time span (e.g. 30s, 500ms, 2min; a bare number is "
-                   "seconds).\n");
-        assert_run(h, "wait hfi1_0 1 ACTIVE --timeout=400d", 2,
-                   "rdmactl: --timeout: '400d' is too long; the maximum is 365d ('infinity' waits for ever).\n");
-        assert_run(h, "wait hfi1_0 1 ACTIVE --timeout", 2,
-                   "rdmactl: option '--timeout' needs a value, as in '--timeout=VALUE'.\n");
+        rdmactl_assert_run(h, "wait hfi1_0 7 ACTIVE", 4, "rdmactl: hfi1_0 has no port 7.\n");
+        rdmactl_assert_run(h, "wait nosuch0 1 ACTIVE", 4, "rdmactl: No RDMA device or network interface 'nosuch0'.\n");
+        rdmactl_assert_run(
+                h, "wait hfi1_0 1 UPPISH", 2,
+                "rdmactl: 'UPPISH' is not a port state (ACTIVE, DOWN, INIT, ARMED, ACTIVE_DEFER, NOP, or their "
+                "numbers 0-5).\n");
+        rdmactl_assert_run(h, "wait hfi1_0 1 7", 2,
+                           "rdmactl: port state 7 is out of range; the states are 0 (NOP) to 5 (ACTIVE_DEFER).\n");
+        rdmactl_assert_run(h, "wait hfi1_0 ACTIVE", 2,
+                           "rdmactl: 'wait' needs a port: DEVICE PORT, DEVICE/PORT or the network interface of a port, "
+                           "then the STATE.\n");
+        rdmactl_assert_run(h, "wait ib0 1 ACTIVE", 2,
+                           "rdmactl: 'ib0' names a port already; 'wait' takes it and a STATE.\n");
+        rdmactl_assert_run(h, "wait hfi1_0 x ACTIVE", 2, "rdmactl: 'x' is not a port number.\n");
+        rdmactl_assert_run(h, "wait hfi1_0 1 ACTIVE --timeout=soon", 2,
+                           "rdmactl: --timeout: 'soon' is not a time span (e.g. 30s, 500ms, 2min; a bare number is "
+                           "seconds).\n");
+        rdmactl_assert_run(
+                h, "wait hfi1_0 1 ACTIVE --timeout=400d", 2,
+                "rdmactl: --timeout: '400d' is too long; the maximum is 365d ('infinity' waits for ever).\n");
+        rdmactl_assert_run(h, "wait hfi1_0 1 ACTIVE --timeout", 2,
+                           "rdmactl: option '--timeout' needs a value, as in '--timeout=VALUE'.\n");
 }
 
 /* A port named as people name it, a state by its number, a time span with its unit. */
 static void test_wait_names_ports_states_and_spans_the_usual_ways(void **state) {
         Harness *h = *state;
 
-        assert_run(h, "wait mlx4_0/1 ACTIVE --timeout=0", 0, NULL);
-        assert_run(h, "wait ib0 ACTIVE --timeout=0", 0, NULL);
-        assert_run(h, "wait ens1d1 DOWN --timeout=0", 0, NULL);    /* mlx4_0 port 2 */
-        assert_run(h, "wait mlx4_0 1 4 --timeout=1s", 0, NULL);    /* 4 is ACTIVE, as sysfs says "4: ACTIVE" */
-        assert_run(h, "wait mlx4_0/2 1 --timeout=500ms", 0, NULL); /* 1 is DOWN */
-        assert_run(h, "wait ens1f0np0 '4: ACTIVE' --timeout=2min", 0, NULL);
-        assert_run(h, "wait mlx4_0/3 ACTIVE", 4, "rdmactl: mlx4_0 has no port 3.\n");
+        rdmactl_assert_run(h, "wait mlx4_0/1 ACTIVE --timeout=0", 0, NULL);
+        rdmactl_assert_run(h, "wait ib0 ACTIVE --timeout=0", 0, NULL);
+        rdmactl_assert_run(h, "wait ens1d1 DOWN --timeout=0", 0, NULL);    /* mlx4_0 port 2 */
+        rdmactl_assert_run(h, "wait mlx4_0 1 4 --timeout=1s", 0, NULL);    /* 4 is ACTIVE, as sysfs says "4: ACTIVE" */
+        rdmactl_assert_run(h, "wait mlx4_0/2 1 --timeout=500ms", 0, NULL); /* 1 is DOWN */
+        rdmactl_assert_run(h, "wait ens1f0np0 '4: ACTIVE' --timeout=2min", 0, NULL);
+        rdmactl_assert_run(h, "wait mlx4_0/3 ACTIVE", 4, "rdmactl: mlx4_0 has no port 3.\n");
 
         /* The span comes back as it was meant. */
         assert_output_is(h, "wait hfi1_0/1 1 --timeout=300ms", 5,
                          "rdmactl: Port 1 of hfi1_0 did not reach DOWN within 300ms; it is ACTIVE.\n");
-        assert_run(h, "wait ib0 INIT --timeout=0", 5, "rdmactl: Port 1 of mlx4_0 is ACTIVE, not INIT.\n");
+        rdmactl_assert_run(h, "wait ib0 INIT --timeout=0", 5, "rdmactl: Port 1 of mlx4_0 is ACTIVE, not INIT.\n");
 }
 
 /* rdmactl ARGS as user nobody; its output (caller frees). */
@@ -927,7 +831,7 @@ static char *run_as_nobody(Harness *h, const char *args, int *ret_status) {
         char *command = NULL, *out, *binary = harness_copy_for_all_users(h, rdmactl_binary());
 
         assert_true(asprintf(&command, "setpriv --reuid=nobody --regid=nogroup --clear-groups " RDMACTL_ENV "%s %s",
-                             rdmactl_at(binary), args) > 0);
+                             rdmactl_wrapped(binary), args) > 0);
         out = harness_run_command(h, command, ret_status);
         free(command);
         free(binary);
@@ -986,14 +890,14 @@ static void test_set_vfs_refusals(void **state) {
         free(out);
 
         /* Checked before polkit: above TotalVfs, not a PF, not a device, not a number. */
-        assert_run(h, "set-vfs mlx5_0 9", 2, "rdmactl: mlx5_0 supports at most 8 VFs; 9 requested.\n");
-        assert_run(h, "set-vfs mlx5_1 1", 1,
-                   "rdmactl: mlx5_1 has no SR-IOV controls (its PCI function is not an SR-IOV PF).\n");
-        assert_run(h, "set-vfs nosuch0 1", 4, "rdmactl: No RDMA device or network interface 'nosuch0'.\n");
-        assert_run(h, "set-vfs mlx5_0 99999999999", 2,
-                   "rdmactl: 99999999999 VFs are out of range; mlx5_0 supports at most 8.\n");
-        assert_run(h, "set-vfs mlx5_0 -1", 2, NULL);
-        assert_run(h, "set-vfs mlx5_0 many", 2, "rdmactl: 'many' is not a number of VFs.\n");
+        rdmactl_assert_run(h, "set-vfs mlx5_0 9", 2, "rdmactl: mlx5_0 supports at most 8 VFs; 9 requested.\n");
+        rdmactl_assert_run(h, "set-vfs mlx5_1 1", 1,
+                           "rdmactl: mlx5_1 has no SR-IOV controls (its PCI function is not an SR-IOV PF).\n");
+        rdmactl_assert_run(h, "set-vfs nosuch0 1", 4, "rdmactl: No RDMA device or network interface 'nosuch0'.\n");
+        rdmactl_assert_run(h, "set-vfs mlx5_0 99999999999", 2,
+                           "rdmactl: 99999999999 VFs are out of range; mlx5_0 supports at most 8.\n");
+        rdmactl_assert_run(h, "set-vfs mlx5_0 -1", 2, NULL);
+        rdmactl_assert_run(h, "set-vfs mlx5_0 many", 2, "rdmactl: 'many' is not a number of VFs.\n");
 
         content = numvfs_file(h);
         assert_string_equal(content, "1\n"); /* untouched */
@@ -1095,7 +999,7 @@ static void test_clear_message_when_rdmad_is_not_running(void **state) {
                 "monitor", "wait mlx5_0 1 ACTIVE", "set-vfs mlx5_0 1", "--list-devices"
         };
         for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++) {
-                char *out = run(h, &status, "%s", commands[i]);
+                char *out = rdmactl_run(h, &status, "%s", commands[i]);
 
                 if (status != 3 || strcmp(out, "rdmactl: rdmad is not running (org.rdmad1 is not on the system "
                                                "bus).\n") != 0)
@@ -1109,29 +1013,30 @@ static void test_usage_help_and_version(void **state) {
         char *out, *command = NULL;
         int status;
 
-        assert_run(h, "--help", 0, "  0 success, 1 failure, 2 invalid arguments, 3 rdmad not running");
-        assert_run(h, "help", 0, "wait PORT STATE");
-        assert_run(h, "--version", 0, "rdmactl " RDMAD_VERSION "\n");
-        assert_run(h, "frobnicate", 2, "rdmactl: unknown command 'frobnicate'.\n");
+        rdmactl_assert_run(h, "--help", 0, "  0 success, 1 failure, 2 invalid arguments, 3 rdmad not running");
+        rdmactl_assert_run(h, "help", 0, "wait PORT STATE");
+        rdmactl_assert_run(h, "--version", 0, "rdmactl " RDMAD_VERSION "\n");
+        rdmactl_assert_run(h, "frobnicate", 2, "rdmactl: unknown command 'frobnicate'.\n");
         /* Unknown, lacking its value, or given one it does not take: three different mistakes. */
-        assert_run(h, "--frobnicate", 2, "rdmactl: unknown option '--frobnicate'.\n");
-        assert_run(h, "--frobnicate=3", 2, "rdmactl: unknown option '--frobnicate'.\n");
-        assert_run(h, "-z", 2, "rdmactl: unknown option '-z'.\n");
-        assert_run(h, "list --timeout", 2, "rdmactl: option '--timeout' needs a value, as in '--timeout=VALUE'.\n");
-        assert_run(h, "list --no-legend=yes", 2, "rdmactl: option '--no-legend' takes no value.\n");
-        assert_run(h, "list --no-pager --no-legend", 0, "\nmlx5_0 1 ACTIVE LinkUp");
-        assert_run(h, "list extra", 2, "rdmactl: 'list' takes no arguments.\n");
-        assert_run(h, "wait mlx5_0", 2, "rdmactl: 'wait' needs PORT STATE.\n");
-        assert_run(h, "wait mlx5_0 1 ACTIVE extra", 2, "rdmactl: 'wait' takes only PORT STATE.\n");
-        assert_run(h, "set-vfs mlx5_0", 2, "rdmactl: 'set-vfs' needs DEVICE COUNT.\n");
-        assert_run(h, "wait mlx5_0 1 ACTIVE --json", 2, "rdmactl: 'wait' has no JSON output.\n");
-        assert_run(h, "list --timeout=3", 2, "rdmactl: --timeout is for 'wait' only.\n");
-        assert_run(h, "list --exit-on-disconnect", 2, "rdmactl: --exit-on-disconnect is for 'monitor' only.\n");
+        rdmactl_assert_run(h, "--frobnicate", 2, "rdmactl: unknown option '--frobnicate'.\n");
+        rdmactl_assert_run(h, "--frobnicate=3", 2, "rdmactl: unknown option '--frobnicate'.\n");
+        rdmactl_assert_run(h, "-z", 2, "rdmactl: unknown option '-z'.\n");
+        rdmactl_assert_run(h, "list --timeout", 2,
+                           "rdmactl: option '--timeout' needs a value, as in '--timeout=VALUE'.\n");
+        rdmactl_assert_run(h, "list --no-legend=yes", 2, "rdmactl: option '--no-legend' takes no value.\n");
+        rdmactl_assert_run(h, "list --no-pager --no-legend", 0, "\nmlx5_0 1 ACTIVE LinkUp");
+        rdmactl_assert_run(h, "list extra", 2, "rdmactl: 'list' takes no arguments.\n");
+        rdmactl_assert_run(h, "wait mlx5_0", 2, "rdmactl: 'wait' needs PORT STATE.\n");
+        rdmactl_assert_run(h, "wait mlx5_0 1 ACTIVE extra", 2, "rdmactl: 'wait' takes only PORT STATE.\n");
+        rdmactl_assert_run(h, "set-vfs mlx5_0", 2, "rdmactl: 'set-vfs' needs DEVICE COUNT.\n");
+        rdmactl_assert_run(h, "wait mlx5_0 1 ACTIVE --json", 2, "rdmactl: 'wait' has no JSON output.\n");
+        rdmactl_assert_run(h, "list --timeout=3", 2, "rdmactl: --timeout is for 'wait' only.\n");
+        rdmactl_assert_run(h, "list --exit-on-disconnect", 2, "rdmactl: --exit-on-disconnect is for 'monitor' only.\n");
 
         /* The completion's source of device names. */
         assert_output_is(h, "--list-devices", 0, "hfi1_0\nmlx4_0\nmlx5_0\nmlx5_1\nrxe0\nsiw0\n");
         assert_output_is(h, "--list=devices", 0, "hfi1_0\nmlx4_0\nmlx5_0\nmlx5_1\nrxe0\nsiw0\n");
-        out = run(h, &status, "--list=sriov-devices"); /* what set-vfs can change */
+        out = rdmactl_run(h, &status, "--list=sriov-devices"); /* what set-vfs can change */
         assert_int_equal(status, 0);
         assert_string_equal(out, "mlx5_0\n");
         free(out);
@@ -1140,7 +1045,7 @@ static void test_usage_help_and_version(void **state) {
 
         /* No system bus at all: exit 3 too. */
         assert_true(asprintf(&command, "env DBUS_SYSTEM_BUS_ADDRESS=unix:path=%s/no-such-socket " RDMACTL_ENV "%s list",
-                             h->tmpdir, rdmactl()) > 0);
+                             h->tmpdir, rdmactl_command()) > 0);
         out = harness_run_command(h, command, &status);
         free(command);
         assert_int_equal(status, 3);

@@ -9,19 +9,18 @@
 #include <poll.h>
 #include <setjmp.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <cmocka.h>
 
 #include "harness.h"
+#include "rdmactl-run.h"
 
 #define HFI1_SYS     "/sys/devices/pci0000:80/0000:80:03.0/0000:81:00.0/infiniband/hfi1_0"
 #define MLX4_SYS     "/sys/devices/pci0000:00/0000:00:03.0/0000:03:00.0/infiniband/mlx4_0"
@@ -37,34 +36,6 @@ static int host_setup(void **state) {
         return 0;
 }
 
-static const char *rdmactl(void) {
-        const char *p = getenv("RDMACTL_BINARY");
-
-        if (!p)
-                fail_msg("RDMACTL_BINARY is not set");
-        return p;
-}
-
-/* "rdmactl ARGS" to its end, stdout and stderr together; *ret_status its exit status. */
-static char *run(Harness *h, int *ret_status, const char *args) {
-        char *command = NULL, *out;
-
-        assert_true(asprintf(&command, "env LC_ALL=C.UTF-8 %s %s", rdmactl(), args) >= 0);
-        out = harness_run_command(h, command, ret_status);
-        free(command);
-        return out;
-}
-
-static void assert_run(Harness *h, const char *args, int expected_status, const char *expected_output) {
-        int status;
-        char *out = run(h, &status, args);
-
-        if (status != expected_status || (expected_output && !strstr(out, expected_output)))
-                fail_msg("rdmactl %s: exit %d (expected %d), output:\n%s\n(expected to contain: %s)", args, status,
-                         expected_status, out, expected_output ?: "anything");
-        free(out);
-}
-
 /* rdmactl in the background, its stderr collected. */
 typedef struct Child {
         pid_t pid;
@@ -76,29 +47,12 @@ typedef struct Child {
 
 static Child *child_start(const char *args) {
         Child *c = calloc(1, sizeof(Child));
-        pid_t parent = getpid();
         int err[2];
 
         assert_non_null(c);
         assert_int_equal(pipe2(err, O_CLOEXEC), 0);
         c->start_usec = now_usec();
-        c->pid = fork();
-        assert_true(c->pid >= 0);
-        if (c->pid == 0) {
-                char *command = NULL;
-
-                prctl(PR_SET_PDEATHSIG, SIGKILL);
-                if (getppid() != parent)
-                        _exit(127);
-                unsetenv("LD_PRELOAD");
-                dup2(err[1], STDERR_FILENO);
-                dup2(err[1], STDOUT_FILENO);
-                if (asprintf(&command, "exec %s%s%s %s", getenv("RDMACTL_TEST_WRAPPER") ?: "",
-                             getenv("RDMACTL_TEST_WRAPPER") ? " " : "", rdmactl(), args) < 0)
-                        _exit(127);
-                execl("/bin/sh", "sh", "-c", command, (char *) NULL);
-                _exit(127);
-        }
+        c->pid = rdmactl_spawn(args, err[1], err[1]);
         close(err[1]);
         c->err_fd = err[0];
         return c;
@@ -178,7 +132,7 @@ static void test_every_linked_port_already_active_exits_at_once(void **state) {
         char *out;
 
         /* mlx4_0 port 2 is DOWN (Disabled): no cable, not waited for. */
-        out = run(h, &status, "wait --timeout=20s");
+        out = rdmactl_run(h, &status, "wait --timeout=20s");
         assert_int_equal(status, 0);
         assert_string_equal(out, "");
         free(out);
@@ -186,15 +140,15 @@ static void test_every_linked_port_already_active_exits_at_once(void **state) {
 
         /* Polling is no cable either; named, though, it is waited for. */
         set_port(h, MLX4_SYS, MLX4_PORT2, 2, "1: DOWN\n", "2: Polling\n");
-        assert_run(h, "wait --timeout=20s", 0, NULL);
-        assert_run(h, "wait mlx4_0/2 --state=ACTIVE --timeout=300ms", 5,
-                   "rdmactl: mlx4_0/2: DOWN (Polling), waiting for ACTIVE\n");
+        rdmactl_assert_run(h, "wait --timeout=20s", 0, NULL);
+        rdmactl_assert_run(h, "wait mlx4_0/2 --state=ACTIVE --timeout=300ms", 5,
+                           "rdmactl: mlx4_0/2: DOWN (Polling), waiting for ACTIVE\n");
 
         /* A cable (LinkUp) makes it one of those waited for. */
         set_port(h, MLX4_SYS, MLX4_PORT2, 2, "2: INIT\n", "5: LinkUp\n");
-        assert_run(h, "wait --timeout=300ms", 5, "rdmactl: mlx4_0/2: INIT (LinkUp), waiting for ACTIVE\n");
+        rdmactl_assert_run(h, "wait --timeout=300ms", 5, "rdmactl: mlx4_0/2: INIT (LinkUp), waiting for ACTIVE\n");
         /* Another state than ACTIVE: every linked port must be in it. */
-        assert_run(h, "wait --state=INIT --timeout=300ms", 5, "mlx5_0/1: ACTIVE (LinkUp), waiting for INIT\n");
+        rdmactl_assert_run(h, "wait --state=INIT --timeout=300ms", 5, "mlx5_0/1: ACTIVE (LinkUp), waiting for INIT\n");
 }
 
 static void test_a_port_that_comes_up_later(void **state) {
@@ -205,7 +159,7 @@ static void test_a_port_that_comes_up_later(void **state) {
         set_port(h, HFI1_SYS, HFI1_PORT, 1, "2: INIT\n", "5: LinkUp\n");
 
         /* Not in time: exit 5 and the line that names it, with its state and physical state. */
-        assert_run(h, "wait --timeout=500ms", 5, "rdmactl: hfi1_0/1: INIT (LinkUp), waiting for ACTIVE\n");
+        rdmactl_assert_run(h, "wait --timeout=500ms", 5, "rdmactl: hfi1_0/1: INIT (LinkUp), waiting for ACTIVE\n");
 
         c = child_start("wait --timeout=30s");
         start = now_usec();
@@ -235,10 +189,10 @@ static void test_a_named_device_hot_added_later(void **state) {
         child_free(port);
 
         /* Not there at the end: said so. */
-        assert_run(h, "wait rxe9/1 --state=ACTIVE --timeout=300ms", 5,
-                   "rdmactl: rxe9/1: no such device yet, waiting for ACTIVE\n");
-        assert_run(h, "wait nosuch0 --state=ACTIVE --timeout=300ms", 5,
-                   "rdmactl: nosuch0: no such device or network interface yet, waiting for ACTIVE\n");
+        rdmactl_assert_run(h, "wait rxe9/1 --state=ACTIVE --timeout=300ms", 5,
+                           "rdmactl: rxe9/1: no such device yet, waiting for ACTIVE\n");
+        rdmactl_assert_run(h, "wait nosuch0 --state=ACTIVE --timeout=300ms", 5,
+                           "rdmactl: nosuch0: no such device or network interface yet, waiting for ACTIVE\n");
 }
 
 static void test_a_device_that_goes_away_is_waited_for_again(void **state) {
@@ -268,7 +222,7 @@ static void test_a_netdev_renamed_into_place(void **state) {
         harness_rename_netdev(h, MLX5_NET_SYS, "rdma-roce0");
         assert_int_equal(child_wait_exit(h, c, 10000), 0);
         child_free(c);
-        assert_run(h, "wait rdma-roce0 --state=4 --timeout=5s", 0, NULL);
+        rdmactl_assert_run(h, "wait rdma-roce0 --state=4 --timeout=5s", 0, NULL);
 }
 
 /* ---- rdmad not there, or restarting ---- */
@@ -286,8 +240,8 @@ static void test_rdmad_started_after_wait(void **state) {
 
         /* Not back in time: the line says rdmad is not there. */
         harness_stop_daemon(h);
-        assert_run(h, "wait mlx5_0/1 --state=ACTIVE --timeout=300ms", 5,
-                   "rdmactl: rdmad (org.rdmad1) is not on the system bus\n");
+        rdmactl_assert_run(h, "wait mlx5_0/1 --state=ACTIVE --timeout=300ms", 5,
+                           "rdmactl: rdmad (org.rdmad1) is not on the system bus\n");
         harness_start_daemon(h, fast_poll);
 }
 
@@ -319,7 +273,7 @@ static void test_no_bus_at_all_is_exit_3(void **state) {
         int status;
 
         assert_true(asprintf(&command, "env DBUS_SYSTEM_BUS_ADDRESS=unix:path=%s/no-such-socket %s wait --timeout=5s",
-                             h->tmpdir, rdmactl()) > 0);
+                             h->tmpdir, rdmactl_binary()) > 0);
         out = harness_run_command(h, command, &status);
         free(command);
         assert_int_equal(status, 3);
@@ -333,22 +287,22 @@ static void test_any_and_ignore(void **state) {
         Harness *h = *state;
 
         /* mlx4_0: port 1 ACTIVE, port 2 DOWN. */
-        assert_run(h, "wait mlx4_0/1 mlx4_0/2 --any --timeout=5s", 0, NULL);
-        assert_run(h, "wait mlx4_0/1 mlx4_0/2 --state=ACTIVE --timeout=300ms", 5,
-                   "rdmactl: mlx4_0/2: DOWN (Disabled), waiting for ACTIVE\n");
-        assert_run(h, "wait mlx4_0 --state=ACTIVE --timeout=300ms", 5, "mlx4_0/2: DOWN (Disabled)");
-        assert_run(h, "wait mlx4_0 --ignore=mlx4_0/2 --timeout=5s", 0, NULL);
-        assert_run(h, "wait mlx4_0 --ignore='ens1d*' --timeout=5s", 0, NULL); /* its netdev */
+        rdmactl_assert_run(h, "wait mlx4_0/1 mlx4_0/2 --any --timeout=5s", 0, NULL);
+        rdmactl_assert_run(h, "wait mlx4_0/1 mlx4_0/2 --state=ACTIVE --timeout=300ms", 5,
+                           "rdmactl: mlx4_0/2: DOWN (Disabled), waiting for ACTIVE\n");
+        rdmactl_assert_run(h, "wait mlx4_0 --state=ACTIVE --timeout=300ms", 5, "mlx4_0/2: DOWN (Disabled)");
+        rdmactl_assert_run(h, "wait mlx4_0 --ignore=mlx4_0/2 --timeout=5s", 0, NULL);
+        rdmactl_assert_run(h, "wait mlx4_0 --ignore='ens1d*' --timeout=5s", 0, NULL); /* its netdev */
 
         /* With a cable, but DOWN: ignored by pattern in the no-name form too. */
         set_port(h, MLX4_SYS, MLX4_PORT2, 2, "1: DOWN\n", "5: LinkUp\n");
-        assert_run(h, "wait --timeout=300ms", 5, "rdmactl: mlx4_0/2: DOWN (LinkUp), waiting for ACTIVE\n");
-        assert_run(h, "wait --ignore='mlx4_0/*' --timeout=5s", 0, NULL);
-        assert_run(h, "wait --ignore=mlx4_0 --timeout=5s", 0, NULL);
-        assert_run(h, "wait --any --timeout=5s", 0, NULL);
+        rdmactl_assert_run(h, "wait --timeout=300ms", 5, "rdmactl: mlx4_0/2: DOWN (LinkUp), waiting for ACTIVE\n");
+        rdmactl_assert_run(h, "wait --ignore='mlx4_0/*' --timeout=5s", 0, NULL);
+        rdmactl_assert_run(h, "wait --ignore=mlx4_0 --timeout=5s", 0, NULL);
+        rdmactl_assert_run(h, "wait --any --timeout=5s", 0, NULL);
         /* Everything ignored: nothing to wait for is not success. */
-        assert_run(h, "wait --ignore='*' --timeout=300ms", 5,
-                   "rdmactl: no port with a physical link yet, waiting for ACTIVE\n");
+        rdmactl_assert_run(h, "wait --ignore='*' --timeout=300ms", 5,
+                           "rdmactl: no port with a physical link yet, waiting for ACTIVE\n");
 }
 
 /* ---- what it says while it waits ---- */
@@ -373,12 +327,12 @@ static void test_progress_lines_unless_quiet(void **state) {
 static void test_usage(void **state) {
         Harness *h = *state;
 
-        assert_run(h, "wait --state=UPPISH", 2, "rdmactl: --state: 'UPPISH' is not a port state");
-        assert_run(h, "wait 1 --state=ACTIVE", 2,
-                   "rdmactl: '1' is not a device, a port (DEVICE PORT, DEVICE/PORT) or a network interface.\n");
-        assert_run(h, "wait mlx5_0 1 ACTIVE --state=ACTIVE", 2, "rdmactl: 'ACTIVE' is a state");
-        assert_run(h, "list --any", 2, "rdmactl: --state, --any, --ignore and --quiet are for 'wait' only.\n");
-        assert_run(h, "wait mlx5_0", 2, "--state=STATE");
+        rdmactl_assert_run(h, "wait --state=UPPISH", 2, "rdmactl: --state: 'UPPISH' is not a port state");
+        rdmactl_assert_run(h, "wait 1 --state=ACTIVE", 2,
+                           "rdmactl: '1' is not a device, a port (DEVICE PORT, DEVICE/PORT) or a network interface.\n");
+        rdmactl_assert_run(h, "wait mlx5_0 1 ACTIVE --state=ACTIVE", 2, "rdmactl: 'ACTIVE' is a state");
+        rdmactl_assert_run(h, "list --any", 2, "rdmactl: --state, --any, --ignore and --quiet are for 'wait' only.\n");
+        rdmactl_assert_run(h, "wait mlx5_0", 2, "--state=STATE");
 }
 
 int main(void) {
