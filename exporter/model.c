@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <stdlib.h>
 
+#include "inventory-follow.h"
 #include "log.h"
 #include "time-util.h"
 #include "util.h"
@@ -12,10 +13,8 @@
 struct Model {
         sd_event *event;
         sd_bus *bus;
-        sd_bus_slot *gmo_slot;
-        Inventory *inv;
+        InventoryFollow *follow;
         uint64_t last_update_usec;
-        uint64_t gmo_calls;
         bool failing; /* log the next failure at debug level only */
 };
 
@@ -29,171 +28,83 @@ static void touched(Model *m) {
         m->last_update_usec = now_usec(CLOCK_REALTIME);
 }
 
-static bool rdmad_absent(const sd_bus_error *e) {
-        return sd_bus_error_has_names(e, SD_BUS_ERROR_SERVICE_UNKNOWN, SD_BUS_ERROR_NAME_HAS_NO_OWNER);
+static void on_load_failed(InventoryFollow *f, int r, const sd_bus_error *e, void *userdata) {
+        Model *m = userdata;
+
+        if (!e) {
+                log_warning_errno(r, "Cannot read the GetManagedObjects reply: %m");
+                return;
+        }
+        if (sd_bus_error_has_names(e, SD_BUS_ERROR_SERVICE_UNKNOWN, SD_BUS_ERROR_NAME_HAS_NO_OWNER))
+                log_full_errno(m->failing ? LOG_DEBUG : LOG_NOTICE, 0, "rdmad is not on the bus (%s).", e->name);
+        else
+                log_full_errno(m->failing ? LOG_DEBUG : LOG_WARNING, 0, "GetManagedObjects failed: %s: %s", e->name,
+                               strempty(e->message));
+        m->failing = true;
 }
 
-static int on_managed_objects(sd_bus_message *reply, void *userdata, sd_bus_error *ret_error) {
+static void on_loaded(InventoryFollow *f, void *userdata) {
         Model *m = userdata;
-        const sd_bus_error *e = sd_bus_message_get_error(reply);
-        _cleanup_(inventory_freep) Inventory *inv = NULL;
-        int r;
+        const Inventory *inv = inventory_follow_inventory(f);
 
-        m->gmo_slot = sd_bus_slot_unref(m->gmo_slot);
-        if (e) {
-                if (rdmad_absent(e))
-                        log_full_errno(m->failing ? LOG_DEBUG : LOG_NOTICE, 0, "rdmad is not on the bus (%s).",
-                                       e->name);
-                else
-                        log_full_errno(m->failing ? LOG_DEBUG : LOG_WARNING, 0, "GetManagedObjects failed: %s: %s",
-                                       e->name, strempty(e->message));
-                m->failing = true;
-                return 0;
-        }
-        inv = inventory_new();
-        if (!inv)
-                return log_oom();
-        r = inventory_read_managed_objects(inv, reply);
-        if (r < 0) {
-                log_warning_errno(r, "Cannot read the GetManagedObjects reply: %m");
-                return 0;
-        }
-        inventory_free(m->inv);
-        m->inv = TAKE_PTR(inv);
         touched(m);
         if (m->failing)
                 log_notice("rdmad answers again.");
         m->failing = false;
-        log_debug("Model read: %zu devices, %zu ports.", m->inv->n_devices, m->inv->n_ports);
-        return 0;
+        log_debug("Model read: %zu devices, %zu ports.", inv->n_devices, inv->n_ports);
 }
 
-static int request_model(Model *m) {
-        _cleanup_(sd_bus_message_unrefp) sd_bus_message *call = NULL;
-        int r;
-
-        /* A newer owner's model replaces an answer still in flight. */
-        m->gmo_slot = sd_bus_slot_unref(m->gmo_slot);
-        r = sd_bus_message_new_method_call(m->bus, &call, RDMAD_BUS_NAME, RDMAD_ROOT_PATH,
-                                           DBUS_OBJECT_MANAGER_INTERFACE, "GetManagedObjects");
-        if (r < 0)
-                return r;
-        /* The exporter reports rdmad's absence; it does not start it. */
-        r = sd_bus_message_set_auto_start(call, false);
-        if (r < 0)
-                return r;
-        /* A model is big: its reply may take longer than a scrape. */
-        r = sd_bus_call_async(m->bus, &m->gmo_slot, call, on_managed_objects, m, 60 * USEC_PER_SEC);
-        if (r < 0)
-                return r;
-        m->gmo_calls++;
-        return 0;
-}
-
-static int on_interfaces_added(sd_bus_message *message, void *userdata, sd_bus_error *ret_error) {
+static void on_changed(InventoryFollow *f, InventoryChange change, const char *path, int r, void *userdata) {
         Model *m = userdata;
-        const char *path;
-        int r;
 
-        if (!m->inv)
-                return 0; /* the GetManagedObjects reply will have it */
-        r = sd_bus_message_read(message, "o", &path);
-        if (r >= 0)
-                r = inventory_add_object(m->inv, path, message);
         if (r < 0)
-                log_warning_errno(r, "Cannot read InterfacesAdded: %m");
+                switch (change) {
+                case INVENTORY_CHANGE_ADDED:
+                        log_warning_errno(r, "Cannot read InterfacesAdded: %m");
+                        break;
+                case INVENTORY_CHANGE_REMOVED:
+                        log_warning_errno(r, "Cannot read InterfacesRemoved: %m");
+                        return; /* nothing was removed */
+                case INVENTORY_CHANGE_PROPERTIES:
+                        log_warning_errno(r, "Cannot read PropertiesChanged of %s: %m", path);
+                        break;
+                }
         touched(m);
-        return 0;
 }
 
-static int on_interfaces_removed(sd_bus_message *message, void *userdata, sd_bus_error *ret_error) {
-        Model *m = userdata;
-        _cleanup_strv_free_ char **interfaces = NULL;
-        const char *path;
-        int r;
-
-        if (!m->inv)
-                return 0;
-        r = sd_bus_message_read(message, "o", &path);
-        if (r >= 0)
-                r = sd_bus_message_read_strv(message, &interfaces);
-        if (r < 0) {
-                log_warning_errno(r, "Cannot read InterfacesRemoved: %m");
-                return 0;
-        }
-        inventory_remove_object(m->inv, path, interfaces);
-        touched(m);
-        return 0;
+static void on_gone(InventoryFollow *f, void *userdata) {
+        log_notice("rdmad left the bus: the last known model is kept.");
 }
 
-static int on_properties_changed(sd_bus_message *message, void *userdata, sd_bus_error *ret_error) {
-        Model *m = userdata;
-        const char *interface, *path = sd_bus_message_get_path(message);
-        int r = 0;
-
-        if (!m->inv || !path)
-                return 0;
-        if (sd_bus_message_read(message, "s", &interface) < 0)
-                return 0;
-        if (streq(interface, RDMAD_PORT_INTERFACE)) {
-                RdmaPort *p = inventory_find_port(m->inv, path);
-                if (p)
-                        r = port_read_properties(p, message);
-        } else if (streq(interface, RDMAD_DEVICE_INTERFACE)) {
-                RdmaDevice *d = inventory_find_device(m->inv, path);
-                if (d)
-                        r = device_read_properties(d, message);
-        } else if (streq(interface, RDMAD_SRIOV_INTERFACE)) {
-                RdmaSriov *s = inventory_find_sriov(m->inv, path);
-                if (s)
-                        r = sriov_read_properties(s, message);
-        }
-        if (r < 0)
-                log_warning_errno(r, "Cannot read PropertiesChanged of %s: %m", path);
-        touched(m);
-        return 0;
-}
-
-static int on_name_owner_changed(sd_bus_message *message, void *userdata, sd_bus_error *ret_error) {
-        Model *m = userdata;
-        const char *name, *old_owner, *new_owner;
-        int r;
-
-        if (sd_bus_message_read(message, "sss", &name, &old_owner, &new_owner) < 0 || !streq(name, RDMAD_BUS_NAME))
-                return 0;
-        if (!new_owner || !*new_owner) {
-                log_notice("rdmad left the bus: the last known model is kept.");
-                return 0;
-        }
-        log_info("rdmad is on the bus (%s): reading its model.", new_owner);
-        r = request_model(m);
+static void on_appeared(InventoryFollow *f, const char *owner, int r, void *userdata) {
+        log_info("rdmad is on the bus (%s): reading its model.", owner);
         if (r < 0)
                 log_warning_errno(r, "Cannot ask rdmad for its model: %m");
-        return 0;
-}
-
-static int subscribe(Model *m) {
-        int r;
-
-        /* Asynchronous: the exporter's loop never waits for the bus. */
-        r = sd_bus_match_signal_async(m->bus, NULL, RDMAD_BUS_NAME, NULL, DBUS_OBJECT_MANAGER_INTERFACE,
-                                      "InterfacesAdded", on_interfaces_added, NULL, m);
-        if (r >= 0)
-                r = sd_bus_match_signal_async(m->bus, NULL, RDMAD_BUS_NAME, NULL, DBUS_OBJECT_MANAGER_INTERFACE,
-                                              "InterfacesRemoved", on_interfaces_removed, NULL, m);
-        if (r >= 0)
-                r = sd_bus_match_signal_async(m->bus, NULL, RDMAD_BUS_NAME, NULL, DBUS_PROPERTIES_INTERFACE,
-                                              "PropertiesChanged", on_properties_changed, NULL, m);
-        if (r >= 0)
-                r = sd_bus_add_match_async(m->bus, NULL, RDMAD_NAME_OWNER_MATCH, on_name_owner_changed, NULL, m);
-        return r;
 }
 
 Model *model_new(sd_event *event) {
+        static const InventoryFollowOptions options = {
+                /* The exporter reports rdmad's absence; it does not start it. */
+                .auto_start = false,
+                /* The exporter's loop never waits for the bus. */
+                .async_matches = true,
+                /* A model is big: its reply may take longer than a scrape. */
+                .load_timeout_usec = 60 * USEC_PER_SEC,
+        };
+        static const InventoryFollowCallbacks callbacks = {
+                .loaded = on_loaded,
+                .load_failed = on_load_failed,
+                .changed = on_changed,
+                .gone = on_gone,
+                .appeared = on_appeared,
+        };
         Model *m = calloc(1, sizeof(Model));
 
         if (!m)
                 return NULL;
+        m->follow = inventory_follow_new(&options, &callbacks, m);
+        if (!m->follow)
+                return mfree(m);
         m->event = sd_event_ref(event);
         return m;
 }
@@ -201,9 +112,8 @@ Model *model_new(sd_event *event) {
 Model *model_free(Model *m) {
         if (!m)
                 return NULL;
-        sd_bus_slot_unref(m->gmo_slot);
+        inventory_follow_free(m->follow);
         sd_bus_flush_close_unref(m->bus);
-        inventory_free(m->inv);
         sd_event_unref(m->event);
         free(m);
         return NULL;
@@ -214,7 +124,7 @@ int model_connect(Model *m) {
 
         if (m->bus && sd_bus_is_open(m->bus) > 0)
                 return 0;
-        m->gmo_slot = sd_bus_slot_unref(m->gmo_slot);
+        inventory_follow_stop(m->follow);
         m->bus = sd_bus_flush_close_unref(m->bus);
         r = sd_bus_open_system(&m->bus);
         if (r < 0)
@@ -224,11 +134,9 @@ int model_connect(Model *m) {
         r = sd_bus_set_exit_on_disconnect(m->bus, false);
         if (r >= 0)
                 r = sd_bus_attach_event(m->bus, m->event, SD_EVENT_PRIORITY_NORMAL);
+        /* The last known model stays until the new connection's replaces it. */
         if (r >= 0)
-                r = subscribe(m);
-        /* The matches are sent first: a change after the answer is not missed. */
-        if (r >= 0)
-                r = request_model(m);
+                r = inventory_follow_start(m->follow, m->bus);
         if (r >= 0)
                 return 0;
 fail:
@@ -237,7 +145,7 @@ fail:
 }
 
 const Inventory *model_inventory(const Model *m) {
-        return m->inv;
+        return inventory_follow_inventory(m->follow);
 }
 
 uint64_t model_last_update_usec(const Model *m) {
@@ -245,7 +153,7 @@ uint64_t model_last_update_usec(const Model *m) {
 }
 
 uint64_t model_gmo_calls(const Model *m) {
-        return m->gmo_calls;
+        return inventory_follow_load_calls(m->follow);
 }
 
 static int on_counters(sd_bus_message *reply, void *userdata, sd_bus_error *ret_error) {

@@ -20,10 +20,10 @@
 
 #include <systemd/sd-event.h>
 
-#include "follow.h"
 #include "inventory.h"
 #include "monitor.h"
 #include "rdmactl.h"
+#include "rdmad-signals.h"
 #include "time-util.h"
 #include "util.h"
 
@@ -374,13 +374,13 @@ static void daemon_returned(Monitor *m) {
 
 static int on_name_owner_changed(sd_bus_message *message, void *userdata, sd_bus_error *ret_error) {
         Monitor *m = userdata;
-        FollowOwner owner;
+        RdmadOwner owner;
 
-        if (follow_read_owner_change(message, &owner) < 0)
+        if (rdmad_read_owner_change(message, &owner, NULL) < 0)
                 return 0;
-        if (owner != FOLLOW_OWNER_LEFT) {
+        if (owner != RDMAD_OWNER_LEFT) {
                 /* Back, or replaced without a gap. */
-                if (m->away || owner == FOLLOW_OWNER_REPLACED)
+                if (m->away || owner == RDMAD_OWNER_REPLACED)
                         daemon_returned(m);
                 return 0;
         }
@@ -410,7 +410,7 @@ static int on_exit_signal(sd_event_source *s, const struct signalfd_siginfo *si,
 }
 
 static int subscribe(Monitor *m) {
-        static const FollowHandlers handlers = {
+        static const RdmadSignalHandlers handlers = {
                 .interfaces_added = on_interfaces_added,
                 .interfaces_removed = on_interfaces_removed,
                 .properties_changed = on_properties_changed,
@@ -418,7 +418,7 @@ static int subscribe(Monitor *m) {
                 .disconnected = on_disconnected,
         };
 
-        return follow_subscribe(m->bus, &handlers, m);
+        return rdmad_signals_subscribe(m->bus, false, &handlers, m, NULL);
 }
 
 int verb_monitor(sd_bus *bus, const Options *options, char **args, size_t n_args) {

@@ -15,8 +15,7 @@
 #include <systemd/sd-event.h>
 
 #include "args.h"
-#include "follow.h"
-#include "inventory.h"
+#include "inventory-follow.h"
 #include "time-util.h"
 #include "util.h"
 
@@ -28,13 +27,11 @@
 #define LOAD_CALL_USEC (90 * USEC_PER_SEC)
 
 typedef struct WaitOnline {
-        sd_bus *bus;
         sd_event *event;
         const Options *options;
         const WaitSpec *spec;
-        Inventory *inv;         /* NULL while rdmad is away or being read */
-        sd_bus_slot *load_slot; /* the GetManagedObjects in flight */
-        char *load_error;       /* why the last read failed, for the final lines */
+        InventoryFollow *follow; /* its inventory: NULL while rdmad is away or being read */
+        char *load_error;        /* why the last read failed, for the final lines */
         uint64_t start_usec;
         sd_event_source *progress;
 } WaitOnline;
@@ -42,16 +39,17 @@ typedef struct WaitOnline {
 /* The lines that say what is not there yet; *ret_done when nothing. */
 static int check(WaitOnline *w, bool *ret_done, WaitCheck *ret) {
         static const Inventory empty = {};
-        int r = wait_check(w->spec, w->inv ?: &empty, ret);
+        const Inventory *inv = inventory_follow_inventory(w->follow);
+        int r = wait_check(w->spec, inv ?: &empty, ret);
 
         if (r < 0)
                 return r;
-        *ret_done = w->inv && ret->done;
+        *ret_done = inv && ret->done;
         return 0;
 }
 
 static void print_reasons(WaitOnline *w, const char *prefix, const WaitCheck *c) {
-        if (!w->inv)
+        if (!inventory_follow_inventory(w->follow))
                 fprintf(stderr, "%srdmad (" RDMAD_BUS_NAME ") is not on the system bus%s%s\n", prefix,
                         w->load_error ? ": " : "", strempty(w->load_error));
         for (size_t i = 0; i < c->n_pending; i++)
@@ -72,115 +70,55 @@ static void decide(WaitOnline *w) {
         wait_check_done(&c);
 }
 
-static void forget_objects(WaitOnline *w) {
-        w->inv = inventory_free(w->inv);
-        w->load_slot = sd_bus_slot_unref(w->load_slot);
+static void on_load_failed(InventoryFollow *f, int r, const sd_bus_error *e, void *userdata) {
+        WaitOnline *w = userdata;
+
+        if (!e) {
+                if (r == -ENOMEM)
+                        (void) sd_event_exit(w->event, EXIT_FAILURE_GENERIC);
+                else
+                        (void) free_and_strdup(&w->load_error, strerror(-r));
+                return;
+        }
+        /* Not there (no activation here, or it failed): its arrival on the bus moves us on. */
+        if (!sd_bus_error_has_names(e, SD_BUS_ERROR_SERVICE_UNKNOWN, SD_BUS_ERROR_NAME_HAS_NO_OWNER))
+                (void) free_and_strdup(&w->load_error, e->message ?: e->name);
 }
 
-static int on_loaded(sd_bus_message *reply, void *userdata, sd_bus_error *ret_error) {
+static void on_loaded(InventoryFollow *f, void *userdata) {
         WaitOnline *w = userdata;
-        const sd_bus_error *e = sd_bus_message_get_error(reply);
-        _cleanup_(inventory_freep) Inventory *inv = NULL;
-        int r;
 
-        w->load_slot = sd_bus_slot_unref(w->load_slot);
-        if (e) {
-                /* Not there (no activation here, or it failed): its arrival on the bus moves us on. */
-                if (!sd_bus_error_has_names(e, SD_BUS_ERROR_SERVICE_UNKNOWN, SD_BUS_ERROR_NAME_HAS_NO_OWNER))
-                        (void) free_and_strdup(&w->load_error, e->message ?: e->name);
-                return 0;
-        }
-        inv = inventory_new();
-        if (!inv)
-                return sd_event_exit(w->event, EXIT_FAILURE_GENERIC);
-        r = inventory_read_managed_objects(inv, reply);
-        if (r < 0) {
-                (void) free_and_strdup(&w->load_error, strerror(-r));
-                return 0;
-        }
-        inventory_make_printable(inv);
+        inventory_make_printable(inventory_follow_inventory(f));
         w->load_error = mfree(w->load_error);
-        inventory_free(w->inv);
-        w->inv = TAKE_PTR(inv);
         decide(w);
-        return 0;
 }
 
-/* GetManagedObjects with auto-start: where rdmad is D-Bus activatable, the
- * bus starts it and answers once it is there. */
-static int load_objects(WaitOnline *w) {
-        _cleanup_(sd_bus_message_unrefp) sd_bus_message *call = NULL;
-        int r;
-
-        w->load_slot = sd_bus_slot_unref(w->load_slot);
-        r = sd_bus_message_new_method_call(w->bus, &call, RDMAD_BUS_NAME, RDMAD_ROOT_PATH,
-                                           DBUS_OBJECT_MANAGER_INTERFACE, "GetManagedObjects");
-        if (r >= 0)
-                r = sd_bus_message_set_auto_start(call, true);
-        if (r >= 0)
-                r = sd_bus_call_async(w->bus, &w->load_slot, call, on_loaded, w, LOAD_CALL_USEC);
-        return r;
-}
-
-static int on_interfaces_added(sd_bus_message *message, void *userdata, sd_bus_error *ret_error) {
+static void on_changed(InventoryFollow *f, InventoryChange change, const char *path, int r, void *userdata) {
         WaitOnline *w = userdata;
-        const char *path;
 
-        if (!w->inv || sd_bus_message_read(message, "o", &path) < 0)
-                return 0;
-        if (inventory_add_object(w->inv, path, message) >= 0) {
-                inventory_make_printable(w->inv);
-                decide(w);
-        }
-        return 0;
-}
-
-static int on_interfaces_removed(sd_bus_message *message, void *userdata, sd_bus_error *ret_error) {
-        WaitOnline *w = userdata;
-        _cleanup_strv_free_ char **interfaces = NULL;
-        const char *path;
-
-        if (!w->inv || sd_bus_message_read(message, "o", &path) < 0 ||
-            sd_bus_message_read_strv(message, &interfaces) < 0)
-                return 0;
-        inventory_remove_object(w->inv, path, interfaces);
+        if (r < 0)
+                return;
+        /* A removal brings no new strings. */
+        if (change != INVENTORY_CHANGE_REMOVED)
+                inventory_make_printable(inventory_follow_inventory(f));
         decide(w);
-        return 0;
 }
 
-static int on_properties_changed(sd_bus_message *message, void *userdata, sd_bus_error *ret_error) {
+/* The inventory is forgotten at once (forget_on_owner_change); a new owner's is read in full. */
+static void on_appeared(InventoryFollow *f, const char *owner, int r, void *userdata) {
         WaitOnline *w = userdata;
 
-        if (w->inv && inventory_apply_properties_changed(w->inv, message) >= 0) {
-                inventory_make_printable(w->inv);
-                decide(w);
-        }
-        return 0;
-}
-
-static int on_name_owner_changed(sd_bus_message *message, void *userdata, sd_bus_error *ret_error) {
-        WaitOnline *w = userdata;
-        FollowOwner owner;
-        int r;
-
-        if (follow_read_owner_change(message, &owner) < 0)
-                return 0;
-        forget_objects(w);
-        if (owner == FOLLOW_OWNER_LEFT)
-                return 0;
-        r = load_objects(w);
         if (r < 0) {
                 fprintf(stderr, "rdmactl: cannot read rdmad's objects: %s\n", strerror(-r));
-                return sd_event_exit(w->event, EXIT_FAILURE_GENERIC);
+                (void) sd_event_exit(w->event, EXIT_FAILURE_GENERIC);
         }
-        return 0;
 }
 
-static int on_disconnected(sd_bus_message *message, void *userdata, sd_bus_error *ret_error) {
+static void on_disconnected(InventoryFollow *f, void *userdata) {
         WaitOnline *w = userdata;
 
         fprintf(stderr, "rdmactl: lost the connection to the system bus.\n");
-        return sd_event_exit(w->event, EXIT_NOT_RUNNING);
+        (void) sd_event_exit(w->event, EXIT_NOT_RUNNING);
 }
 
 static int on_timeout(sd_event_source *s, uint64_t usec, void *userdata) {
@@ -216,15 +154,21 @@ static int on_progress(sd_event_source *s, uint64_t usec, void *userdata) {
 }
 
 int wait_online(sd_bus *bus, const Options *o, const WaitSpec *spec, uint64_t timeout_usec) {
-        static const FollowHandlers handlers = {
-                .interfaces_added = on_interfaces_added,
-                .interfaces_removed = on_interfaces_removed,
-                .properties_changed = on_properties_changed,
-                .name_owner_changed = on_name_owner_changed,
+        static const InventoryFollowOptions options = {
+                /* Where rdmad is D-Bus activatable, the bus starts it and answers once it is there. */
+                .auto_start = true,
+                .forget_on_owner_change = true,
+                .load_timeout_usec = LOAD_CALL_USEC,
+        };
+        static const InventoryFollowCallbacks callbacks = {
+                .loaded = on_loaded,
+                .load_failed = on_load_failed,
+                .changed = on_changed,
+                .appeared = on_appeared,
                 .disconnected = on_disconnected,
         };
         _cleanup_(sd_event_unrefp) sd_event *event = NULL;
-        WaitOnline w = { .bus = bus, .options = o, .spec = spec };
+        WaitOnline w = { .options = o, .spec = spec };
         int r, status;
 
         r = sd_event_default(&event);
@@ -240,11 +184,14 @@ int wait_online(sd_bus *bus, const Options *o, const WaitSpec *spec, uint64_t ti
         if (r >= 0 && !o->quiet)
                 r = sd_event_add_time(event, &w.progress, CLOCK_MONOTONIC, w.start_usec + PROGRESS_FIRST_USEC, 0,
                                       on_progress, &w);
-        /* Subscribe first, then read: nothing falls between the two. */
+        if (r >= 0) {
+                w.follow = inventory_follow_new(&options, &callbacks, &w);
+                if (!w.follow)
+                        r = -ENOMEM;
+        }
+        /* Subscribes first, then reads: nothing falls between the two. */
         if (r >= 0)
-                r = follow_subscribe(bus, &handlers, &w);
-        if (r >= 0)
-                r = load_objects(&w);
+                r = inventory_follow_start(w.follow, bus);
         if (r < 0) {
                 status = report_bus_error("subscribing", r, NULL);
                 goto finish;
@@ -254,7 +201,7 @@ int wait_online(sd_bus *bus, const Options *o, const WaitSpec *spec, uint64_t ti
         status = r < 0 ? report_bus_error("wait", r, NULL) : r;
 
 finish:
-        forget_objects(&w);
+        inventory_follow_free(w.follow);
         free(w.load_error);
         sd_event_source_unref(w.progress);
         (void) sd_bus_detach_event(bus);

@@ -1,0 +1,307 @@
+/* SPDX-License-Identifier: MIT */
+/* common/inventory-follow.c against a made-up rdmad on a socketpair: the
+ * read, each signal into the inventory, org.rdmad1 leaving and coming back
+ * with and without forgetting, a failed read, the lost connection. */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "bus-pair.h"
+#include "inventory-follow.h"
+#include "rdmad-api.h"
+#include "time-util.h"
+#include "util.h"
+
+#define DEVICE_PATH RDMAD_DEVICE_PREFIX "/mlx5_0"
+
+typedef struct Fixture {
+        BusPair pair;
+        sd_bus_message *gmo; /* the last GetManagedObjects the made-up rdmad received */
+        InventoryFollow *follow;
+        unsigned loaded, failed, gone, appeared, disconnected;
+        unsigned changes[3];
+        int last_r;
+        char *last_error, *last_owner;
+        bool inventory_at_appeared;
+} Fixture;
+
+static int on_server_message(sd_bus_message *m, void *userdata, sd_bus_error *ret_error) {
+        Fixture *f = userdata;
+
+        if (!sd_bus_message_is_method_call(m, DBUS_OBJECT_MANAGER_INTERFACE, "GetManagedObjects"))
+                return 0;
+        assert_string_equal(sd_bus_message_get_path(m), RDMAD_ROOT_PATH);
+        assert_string_equal(sd_bus_message_get_destination(m), RDMAD_BUS_NAME);
+        sd_bus_message_unref(f->gmo);
+        f->gmo = sd_bus_message_ref(m);
+        return 1;
+}
+
+static void on_loaded(InventoryFollow *follow, void *userdata) {
+        Fixture *f = userdata;
+
+        assert_non_null(inventory_follow_inventory(follow));
+        f->loaded++;
+}
+
+static void on_load_failed(InventoryFollow *follow, int r, const sd_bus_error *e, void *userdata) {
+        Fixture *f = userdata;
+
+        f->failed++;
+        f->last_r = r;
+        free(f->last_error);
+        f->last_error = e ? strdup(e->name) : NULL;
+}
+
+static void on_changed(InventoryFollow *follow, InventoryChange change, const char *path, int r, void *userdata) {
+        Fixture *f = userdata;
+
+        assert_true(change <= INVENTORY_CHANGE_PROPERTIES);
+        assert_string_equal(path, DEVICE_PATH);
+        f->changes[change]++;
+        f->last_r = r;
+}
+
+static void on_gone(InventoryFollow *follow, void *userdata) {
+        ((Fixture *) userdata)->gone++;
+}
+
+static void on_appeared(InventoryFollow *follow, const char *owner, int r, void *userdata) {
+        Fixture *f = userdata;
+
+        f->appeared++;
+        f->last_r = r;
+        free(f->last_owner);
+        f->last_owner = strdup(owner);
+        f->inventory_at_appeared = inventory_follow_inventory(follow) != NULL;
+}
+
+static void on_disconnected(InventoryFollow *follow, void *userdata) {
+        ((Fixture *) userdata)->disconnected++;
+}
+
+static const InventoryFollowCallbacks callbacks = {
+        .loaded = on_loaded,
+        .load_failed = on_load_failed,
+        .changed = on_changed,
+        .gone = on_gone,
+        .appeared = on_appeared,
+        .disconnected = on_disconnected,
+};
+
+static void fixture_start(Fixture *f, const InventoryFollowOptions *o) {
+        *f = (Fixture){};
+        bus_pair_new(&f->pair);
+        /* What a bus daemon would write into each of rdmad's messages. */
+        assert_true(sd_bus_set_sender(f->pair.server, RDMAD_BUS_NAME) >= 0);
+        assert_true(sd_bus_add_filter(f->pair.server, NULL, on_server_message, f) >= 0);
+        f->follow = inventory_follow_new(o, &callbacks, f);
+        assert_non_null(f->follow);
+        assert_true(inventory_follow_start(f->follow, f->pair.client) >= 0);
+}
+
+static void fixture_stop(Fixture *f) {
+        inventory_follow_free(f->follow);
+        sd_bus_message_unref(f->gmo);
+        bus_pair_free(&f->pair);
+        free(f->last_error);
+        free(f->last_owner);
+}
+
+/* Runs the loop until the made-up rdmad holds a GetManagedObjects (each
+ * answer lets go of it). */
+static sd_bus_message *wait_gmo(Fixture *f) {
+        for (unsigned i = 0; !f->gmo && i < 1000; i++)
+                assert_true(sd_event_run(f->pair.event, UINT64_MAX) >= 0);
+        assert_non_null(f->gmo);
+        return f->gmo;
+}
+
+/* Dispatches what is queued on both sides, without waiting. */
+static void settle(Fixture *f) {
+        for (unsigned i = 0; i < 100; i++)
+                if (sd_event_run(f->pair.event, 0) == 0 && sd_event_run(f->pair.event, 0) == 0)
+                        return;
+}
+
+static void append_device(sd_bus_message *m, const char *firmware) {
+        assert_true(sd_bus_message_open_container(m, 'a', "{sa{sv}}") >= 0);
+        assert_true(sd_bus_message_open_container(m, 'e', "sa{sv}") >= 0);
+        assert_true(sd_bus_message_append(m, "s", RDMAD_DEVICE_INTERFACE) >= 0);
+        assert_true(sd_bus_message_append(m, "a{sv}", 2, "Name", "s", "mlx5_0", "FirmwareVersion", "s", firmware) >= 0);
+        assert_true(sd_bus_message_close_container(m) >= 0);
+        assert_true(sd_bus_message_close_container(m) >= 0);
+}
+
+static void reply_one_device(Fixture *f) {
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
+
+        assert_true(sd_bus_message_new_method_return(f->gmo, &reply) >= 0);
+        assert_true(sd_bus_message_open_container(reply, 'a', "{oa{sa{sv}}}") >= 0);
+        assert_true(sd_bus_message_open_container(reply, 'e', "oa{sa{sv}}") >= 0);
+        assert_true(sd_bus_message_append(reply, "o", DEVICE_PATH) >= 0);
+        append_device(reply, "1.0");
+        assert_true(sd_bus_message_close_container(reply) >= 0);
+        assert_true(sd_bus_message_close_container(reply) >= 0);
+        assert_true(sd_bus_send(f->pair.server, reply, NULL) >= 0);
+        f->gmo = sd_bus_message_unref(f->gmo);
+        settle(f);
+}
+
+static void emit_owner_change(Fixture *f, const char *name, const char *old_owner, const char *new_owner) {
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *m = NULL;
+
+        assert_true(sd_bus_message_new_signal(f->pair.server, &m, DBUS_PATH, DBUS_INTERFACE, "NameOwnerChanged") >= 0);
+        assert_true(sd_bus_message_set_sender(m, DBUS_SERVICE_NAME) >= 0);
+        assert_true(sd_bus_message_append(m, "sss", name, old_owner, new_owner) >= 0);
+        assert_true(sd_bus_send(f->pair.server, m, NULL) >= 0);
+        settle(f);
+}
+
+static void emit_firmware(Fixture *f, const char *firmware) {
+        assert_true(sd_bus_emit_signal(f->pair.server, DEVICE_PATH, DBUS_PROPERTIES_INTERFACE, "PropertiesChanged",
+                                       "sa{sv}as", RDMAD_DEVICE_INTERFACE, 1, "FirmwareVersion", "s", firmware,
+                                       0) >= 0);
+        settle(f);
+}
+
+static void test_follows_signals_and_keeps_the_model(void **state) {
+        static const InventoryFollowOptions o = { .async_matches = true, .load_timeout_usec = 5 * USEC_PER_SEC };
+        Fixture f;
+        sd_bus_message *gmo;
+        Inventory *inv;
+
+        fixture_start(&f, &o);
+        gmo = wait_gmo(&f);
+        assert_int_equal(sd_bus_message_get_auto_start(gmo), 0);
+        assert_int_equal(inventory_follow_load_calls(f.follow), 1);
+
+        /* Before the answer: nothing to apply a change to, the read will have it. */
+        emit_firmware(&f, "0.9");
+        assert_int_equal(f.changes[INVENTORY_CHANGE_PROPERTIES], 0);
+        assert_null(inventory_follow_inventory(f.follow));
+
+        reply_one_device(&f);
+        assert_int_equal(f.loaded, 1);
+        inv = inventory_follow_inventory(f.follow);
+        assert_int_equal(inv->n_devices, 1);
+        assert_string_equal(inv->devices[0]->firmware_version, "1.0");
+
+        emit_firmware(&f, "2.0");
+        assert_int_equal(f.changes[INVENTORY_CHANGE_PROPERTIES], 1);
+        assert_true(f.last_r >= 0);
+        assert_string_equal(inventory_follow_inventory(f.follow)->devices[0]->firmware_version, "2.0");
+
+        assert_true(sd_bus_emit_signal(f.pair.server, RDMAD_ROOT_PATH, DBUS_OBJECT_MANAGER_INTERFACE,
+                                       "InterfacesRemoved", "oas", DEVICE_PATH, 1, RDMAD_DEVICE_INTERFACE) >= 0);
+        settle(&f);
+        assert_int_equal(f.changes[INVENTORY_CHANGE_REMOVED], 1);
+        assert_int_equal(inventory_follow_inventory(f.follow)->n_devices, 0);
+
+        {
+                _cleanup_(sd_bus_message_unrefp) sd_bus_message *m = NULL;
+
+                assert_true(sd_bus_message_new_signal(f.pair.server, &m, RDMAD_ROOT_PATH, DBUS_OBJECT_MANAGER_INTERFACE,
+                                                      "InterfacesAdded") >= 0);
+                assert_true(sd_bus_message_append(m, "o", DEVICE_PATH) >= 0);
+                append_device(m, "3.0");
+                assert_true(sd_bus_send(f.pair.server, m, NULL) >= 0);
+                settle(&f);
+        }
+        assert_int_equal(f.changes[INVENTORY_CHANGE_ADDED], 1);
+        assert_true(f.last_r >= 0);
+        assert_string_equal(inventory_follow_inventory(f.follow)->devices[0]->firmware_version, "3.0");
+
+        /* Someone else's name: not followed. */
+        emit_owner_change(&f, "org.example.Other", ":1.7", "");
+        assert_int_equal(f.gone, 0);
+
+        /* Left: the last known model stays. */
+        emit_owner_change(&f, RDMAD_BUS_NAME, ":1.7", "");
+        assert_int_equal(f.gone, 1);
+        assert_non_null(inventory_follow_inventory(f.follow));
+
+        /* Back: read again, the old model kept until the answer replaces it. */
+        emit_owner_change(&f, RDMAD_BUS_NAME, "", ":1.8");
+        assert_int_equal(f.appeared, 1);
+        assert_int_equal(f.last_r, 0);
+        assert_string_equal(f.last_owner, ":1.8");
+        assert_true(f.inventory_at_appeared);
+        wait_gmo(&f);
+        assert_int_equal(inventory_follow_load_calls(f.follow), 2);
+        assert_true(sd_bus_reply_method_errorf(f.gmo, SD_BUS_ERROR_SERVICE_UNKNOWN, "gone again") >= 0);
+        f.gmo = sd_bus_message_unref(f.gmo);
+        settle(&f);
+        assert_int_equal(f.failed, 1);
+        assert_string_equal(f.last_error, SD_BUS_ERROR_SERVICE_UNKNOWN);
+        assert_true(f.last_r < 0);
+        assert_int_equal(inventory_follow_inventory(f.follow)->n_devices, 1);
+        assert_int_equal(f.loaded, 1);
+        assert_int_equal(f.disconnected, 0);
+
+        fixture_stop(&f);
+}
+
+static void test_forgets_on_owner_change(void **state) {
+        static const InventoryFollowOptions o = {
+                .auto_start = true,
+                .forget_on_owner_change = true,
+                .load_timeout_usec = 5 * USEC_PER_SEC,
+        };
+        Fixture f;
+
+        fixture_start(&f, &o);
+        assert_int_equal(sd_bus_message_get_auto_start(wait_gmo(&f)), 1);
+        reply_one_device(&f);
+        assert_int_equal(f.loaded, 1);
+
+        /* Replaced without a gap: forgotten at once, read in full again. */
+        emit_owner_change(&f, RDMAD_BUS_NAME, ":1.7", ":1.9");
+        assert_int_equal(f.appeared, 1);
+        assert_false(f.inventory_at_appeared);
+        assert_null(inventory_follow_inventory(f.follow));
+        assert_int_equal(sd_bus_message_get_auto_start(wait_gmo(&f)), 1);
+        reply_one_device(&f);
+        assert_int_equal(f.loaded, 2);
+        assert_int_equal(inventory_follow_load_calls(f.follow), 2);
+
+        /* Left: forgotten; its changes are not applied to anything. */
+        emit_owner_change(&f, RDMAD_BUS_NAME, ":1.9", "");
+        assert_int_equal(f.gone, 1);
+        assert_null(inventory_follow_inventory(f.follow));
+        emit_firmware(&f, "4.0");
+        assert_int_equal(f.changes[INVENTORY_CHANGE_PROPERTIES], 0);
+
+        /* A reply that is not an a{oa{sa{sv}}}: the read failed, no bus error. */
+        emit_owner_change(&f, RDMAD_BUS_NAME, "", ":1.10");
+        wait_gmo(&f);
+        assert_true(sd_bus_reply_method_return(f.gmo, "s", "not objects") >= 0);
+        f.gmo = sd_bus_message_unref(f.gmo);
+        settle(&f);
+        assert_int_equal(f.failed, 1);
+        assert_null(f.last_error);
+        assert_true(f.last_r < 0);
+        assert_null(inventory_follow_inventory(f.follow));
+
+        /* The connection goes. */
+        f.pair.server = sd_bus_flush_close_unref(f.pair.server);
+        for (unsigned i = 0; !f.disconnected && i < 1000; i++)
+                assert_true(sd_event_run(f.pair.event, UINT64_MAX) >= 0);
+        assert_int_equal(f.disconnected, 1);
+
+        fixture_stop(&f);
+}
+
+int main(void) {
+        const struct CMUnitTest tests[] = {
+                cmocka_unit_test(test_follows_signals_and_keeps_the_model),
+                cmocka_unit_test(test_forgets_on_owner_change),
+        };
+
+        return cmocka_run_group_tests(tests, NULL, NULL);
+}
