@@ -9,13 +9,16 @@
  * and ARMED), a port an event just boosted and a port whose state just
  * changed (it is re-read in full once more, see Port.poll_settle). The timer is armed for what
  * is due next: the next tick while any port wants every tick, else the
- * next slow round. A tick without changes allocates nothing and emits
- * nothing; with no ports (or --poll-interval=0) there is no timer. */
+ * next slow round. A pass reads at most a batch of states per dispatch and
+ * then yields to the loop, so that events wait for a batch, not a round.
+ * A tick without changes allocates nothing and emits nothing; with no
+ * ports (or --poll-interval=0) there is no timer. */
 #include "poll.h"
 
 #include "batch-read.h"
 #include "log.h"
 #include "manager.h"
+#include "test-knobs.h"
 #include "util.h"
 
 static bool manager_has_ports(Manager *m) {
@@ -101,15 +104,21 @@ static void poll_arm(Manager *m, sd_event_source *s, uint64_t usec) {
                 log_error_errno(r, "Failed to re-enable the poll timer: %m");
 }
 
-static int on_poll(sd_event_source *s, uint64_t usec, void *userdata) {
-        Manager *m = userdata;
-        unsigned tick = m->poll_ticks++, index = 0, round = m->poll_slow_rounds;
-        /* Within the timer's accuracy of the slow round: that round is due. */
-        bool slow = usec + 1000 >= m->poll_slow_next;
-        Port *batch_ports[BATCH_READ_MAX];
-        BatchRead *b;
+/* The state of this many ports is read per dispatch at most: a pass over
+ * thousands of ports yields to the loop between batches, so that an event
+ * (a verbs PORT_ERR, a bus call) waits for one batch, not for the round. */
+#define POLL_PORTS_PER_DISPATCH BATCH_READ_MAX
 
-        if (slow) {
+static void poll_pass_begin(Manager *m, uint64_t usec) {
+        m->poll_pass.active = true;
+        m->poll_pass.usec = usec;
+        m->poll_pass.tick = m->poll_ticks++;
+        m->poll_pass.round = m->poll_slow_rounds;
+        m->poll_pass.index = 0;
+        m->poll_pass.device = m->poll_pass.port = 0;
+        /* Within the timer's accuracy of the slow round: that round is due. */
+        m->poll_pass.slow = usec + 1000 >= m->poll_slow_next;
+        if (m->poll_pass.slow) {
                 m->poll_slow_rounds++;
                 /* Fixed rate, from the scheduled time: no drift. */
                 m->poll_slow_next = (usec > m->poll_slow_next ? usec : m->poll_slow_next) + poll_slow_usec(m);
@@ -119,25 +128,68 @@ static int on_poll(sd_event_source *s, uint64_t usec, void *userdata) {
                 m->poll_retry_next = usec + (uint64_t) SWEEP_TICKS * m->poll_interval_ms * 1000;
                 manager_retry_resync(m);
         }
+}
+
+/* Goes on with the pass at the next loop iteration, after what is pending. */
+static void poll_pass_yield(Manager *m, sd_event_source *s, size_t device, size_t port, unsigned index) {
+        uint64_t now;
+        int r;
+
+        m->poll_pass.device = device;
+        m->poll_pass.port = port;
+        m->poll_pass.index = index;
+        r = sd_event_now(m->event, CLOCK_MONOTONIC, &now);
+        if (r >= 0)
+                r = sd_event_source_set_time(s, now);
+        if (r >= 0)
+                r = sd_event_source_set_enabled(s, SD_EVENT_ON);
+        if (r < 0)
+                log_error_errno(r, "Failed to resume the poll's pass: %m");
+}
+
+static int on_poll(sd_event_source *s, uint64_t usec, void *userdata) {
+        Manager *m = userdata;
+        Port *batch_ports[BATCH_READ_MAX];
+        unsigned long long per_dispatch = test_knob_or(test_knobs()->poll_ports_per_dispatch, POLL_PORTS_PER_DISPATCH);
+        unsigned index, tick, round, read = 0;
+        bool slow;
+        BatchRead *b;
+
+        if (!m->poll_pass.active)
+                poll_pass_begin(m, usec);
+        tick = m->poll_pass.tick;
+        round = m->poll_pass.round;
+        slow = m->poll_pass.slow;
+        index = m->poll_pass.index;
 
         /* Allocated once; without it (no memory), one pread() per port. */
         if (!m->poll_reads && batch_read_new(&m->poll_reads) < 0)
                 log_oom();
         b = m->poll_reads;
 
-        for (size_t i = 0; i < m->n_devices; i++) {
+        for (size_t i = m->poll_pass.device; i < m->n_devices; i++) {
                 Device *d = m->devices[i];
 
-                for (size_t j = 0; j < d->n_ports; j++, index++) {
+                for (size_t j = i == m->poll_pass.device ? m->poll_pass.port : 0; j < d->n_ports; j++, index++) {
                         Port *p = &d->ports[j];
-                        bool covered = port_covered(p), watch = slow || poll_port_every_tick(p), sweep;
+                        bool covered, watch, sweep;
                         int fd;
 
+                        if (read > 0 && read >= per_dispatch) {
+                                if (b)
+                                        check_batch(m, b, batch_ports);
+                                poll_pass_yield(m, s, i, j, index);
+                                return 0;
+                        }
+                        covered = port_covered(p);
+                        watch = slow || poll_port_every_tick(p);
                         if (p->poll_boost > 0)
                                 p->poll_boost--;
                         /* Ticks come every period while an uncovered port exists. */
                         sweep = covered ? slow && index % SLOW_SWEEP_ROUNDS == round % SLOW_SWEEP_ROUNDS
                                         : index % SWEEP_TICKS == tick % SWEEP_TICKS;
+                        if (sweep || watch || p->poll_settle)
+                                read++;
                         if (p->poll_settle || (sweep && !covered)) {
                                 /* By path, the state too; a new change settles again. */
                                 p->poll_settle = false;
@@ -169,7 +221,8 @@ static int on_poll(sd_event_source *s, uint64_t usec, void *userdata) {
         if (b)
                 check_batch(m, b, batch_ports);
 
-        poll_arm(m, s, usec);
+        m->poll_pass.active = false;
+        poll_arm(m, s, m->poll_pass.usec);
         return 0;
 }
 
@@ -198,6 +251,7 @@ int poll_update(Manager *m) {
         if (!want) {
                 if (m->poll_event)
                         (void) sd_event_source_set_enabled(m->poll_event, SD_EVENT_OFF);
+                m->poll_pass.active = false;
                 return 0;
         }
 

@@ -31,6 +31,7 @@ const TestKnobs *test_knobs(void) {
                         .gmo_wait_max_msec = knob_read("RDMAD_TEST_GMO_WAIT_MAX_MSEC"),
                         .gmo_reply_max = knob_read("RDMAD_TEST_GMO_REPLY_MAX"),
                         .lose_name_owner_changed = getenv("RDMAD_TEST_LOSE_NAME_OWNER_CHANGED"),
+                        .poll_ports_per_dispatch = knob_read("RDMAD_TEST_POLL_PORTS_PER_DISPATCH"),
                 };
                 done = true;
         }

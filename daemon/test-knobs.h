@@ -39,6 +39,10 @@ typedef struct TestKnobs {
         /* RDMAD_TEST_LOSE_NAME_OWNER_CHANGED, any value: every NameOwnerChanged
          * is ignored, as if the bus had dropped it (a full queue does). */
         bool lose_name_owner_changed;
+        /* RDMAD_TEST_POLL_PORTS_PER_DISPATCH: the poll yields to the loop
+         * after this many ports instead of a batch, so that a fixture's
+         * handful of ports spans several dispatches. */
+        TestKnob poll_ports_per_dispatch;
 } TestKnobs;
 
 /* Read from the environment on the first call. */

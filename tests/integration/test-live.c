@@ -226,6 +226,47 @@ static void test_phys_state_settling_after_the_state_is_seen(void **state) {
         assert_int_equal(harness_count_signals(h, HFI1_0 "/port/1", "PropertiesChanged"), 0);
 }
 
+#define MLX4_SYS "/sys/devices/pci0000:00/0000:00:03.0/0000:03:00.0/infiniband/mlx4_0"
+#define MLX4_0   "/org/rdmad1/device/mlx4_5f0"
+
+static int one_port_per_dispatch_setup(void **state) {
+        /* Read by rdmad when it starts: a pass over the polled ports yields
+         * to the loop after each one, as a big host's does after each batch. */
+        setenv("RDMAD_TEST_POLL_PORTS_PER_DISPATCH", "1", 1);
+        *state = harness_start(HARNESS_FIXTURES("hfi1", "mlx4-vpi"), fast_poll);
+        unsetenv("RDMAD_TEST_POLL_PORTS_PER_DISPATCH");
+        return 0;
+}
+
+/* A pass that yields goes on where it stopped: the port read after the
+ * yield is polled as the first one is, each flap is one signal, and the
+ * next passes have nothing more to say. */
+static void test_a_yielding_poll_pass_reaches_every_port(void **state) {
+        Harness *h = *state;
+        char *names;
+
+        harness_settle(h, 200);
+        harness_clear_signals(h);
+        harness_pause(h);
+        harness_write(h, HFI1_SYS, "ports/1/state", "1: DOWN\n");
+        harness_write(h, HFI1_SYS, "ports/1/phys_state", "3: Disabled\n");
+        harness_write(h, MLX4_SYS, "ports/1/state", "1: DOWN\n");
+        harness_write(h, MLX4_SYS, "ports/1/phys_state", "3: Disabled\n");
+        harness_resume(h);
+        harness_wait_signals(h, HFI1_0 "/port/1", "PropertiesChanged", 1);
+        harness_wait_signals(h, MLX4_0 "/port/1", "PropertiesChanged", 1);
+        harness_settle(h, 500); /* ten passes at 50 ms */
+        assert_int_equal(h->n_signals, 2);
+        for (size_t i = 0; i < h->n_signals; i++) {
+                names = changed_names(&h->signals[i]);
+                assert_string_equal(names, "State StateNum StateName PhysState PhysStateNum PhysStateName Attributes "
+                                           "StateChangedUsec StateChanges");
+                free(names);
+        }
+        harness_assert_property(h, MLX4_0 "/port/1", RDMAD_PORT_INTERFACE, "StateName", "DOWN");
+        harness_assert_property(h, HFI1_0 "/port/1", RDMAD_PORT_INTERFACE, "StateName", "DOWN");
+}
+
 /* A VF's RDMA device comes and goes on its own (driver probe after SetNumVfs,
  * unbinding): its PF's VirtualFunctions follows, and the VF's
  * PhysicalFunction follows its PF's device. */
@@ -523,6 +564,8 @@ int main(void) {
                                                 harness_teardown_clean),
                 cmocka_unit_test_setup_teardown(test_phys_state_settling_after_the_state_is_seen, slow_poll_setup,
                                                 harness_teardown_clean),
+                cmocka_unit_test_setup_teardown(test_a_yielding_poll_pass_reaches_every_port,
+                                                one_port_per_dispatch_setup, harness_teardown_clean),
                 cmocka_unit_test_setup_teardown(test_pf_and_vf_publish_each_other_coming_and_going, live_setup,
                                                 harness_teardown_clean),
                 cmocka_unit_test_setup_teardown(test_quiet_ticks_say_nothing, live_setup, harness_teardown_clean),
