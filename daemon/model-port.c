@@ -251,6 +251,82 @@ static const PolledFile port_unreported_files[] = {
         { "rate" },
 };
 
+_Static_assert(ELEMENTSOF(port_link_files) == PORT_LINK_FILES, "PORT_LINK_FILES");
+_Static_assert(ELEMENTSOF(port_unreported_files) == PORT_UNREPORTED_FILES, "PORT_UNREPORTED_FILES");
+
+int port_read_link(const char *device_path, uint32_t number, bool ethernet, FileValue *values) {
+        char dir[4096];
+
+        snprintf(dir, sizeof(dir), "%s/ports/%u", device_path, number);
+        return object_read_files(dir, port_link_files, PORT_LINK_FILES, ethernet, values);
+}
+
+int port_apply_link(Port *p, const FileValue *values, uint32_t *ret_changed) {
+        int r;
+
+        r = object_apply_files(&port_kind, p, port_link_files, PORT_LINK_FILES, values, ret_changed);
+        if (r >= 0 && (*ret_changed & PROPERTY_BIT(PORT_PROP_STATE)) && p->state_fd >= 0)
+                p->state_fd = (close(p->state_fd), -EBADF);
+        return r;
+}
+
+int port_read_unreported(const char *device_path, uint32_t number, FileValue *values) {
+        char dir[4096];
+
+        snprintf(dir, sizeof(dir), "%s/ports/%u", device_path, number);
+        return object_read_files(dir, port_unreported_files, PORT_UNREPORTED_FILES, false, values);
+}
+
+int port_apply_unreported(Port *p, const FileValue *values, uint32_t *ret_changed) {
+        return object_apply_files(&port_kind, p, port_unreported_files, PORT_UNREPORTED_FILES, values, ret_changed);
+}
+
+void gid_set_clear(GidSet *s) {
+        gids_free(s->gids, s->n_gids);
+        free(s->gid_ndev);
+        *s = (GidSet){};
+}
+
+int port_read_gids(const char *device_path, uint32_t number, bool infiniband, GidSet *ret) {
+        _cleanup_close_ int fd = -EBADF;
+        char dir[4096];
+        Port fresh = { .state_fd = -EBADF };
+        int r;
+
+        *ret = (GidSet){};
+        snprintf(dir, sizeof(dir), "%s/ports/%u", device_path, number);
+        fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        if (fd < 0)
+                return resource_errno_or_zero() ?: -ENOENT;
+        fresh.link_layer = (char *) (infiniband ? "InfiniBand" : "Ethernet");
+        fresh.gid_ndev = strdup("");
+        if (!fresh.gid_ndev)
+                return -ENOMEM;
+        r = port_load_gids(fd, &fresh);
+        *ret = (GidSet){ .gids = fresh.gids, .n_gids = fresh.n_gids, .gid_ndev = fresh.gid_ndev };
+        if (r < 0)
+                gid_set_clear(ret);
+        return r;
+}
+
+int port_apply_gids(Port *p, GidSet *s, uint32_t *ret_changed) {
+        Port fresh = *p;
+
+        fresh.gids = s->gids;
+        fresh.n_gids = s->n_gids;
+        fresh.gid_ndev = s->gid_ndev;
+        *ret_changed = port_changed_mask(p, &fresh);
+        if (*ret_changed == 0)
+                return 0;
+        gids_free(p->gids, p->n_gids);
+        free(p->gid_ndev);
+        p->gids = TAKE_PTR(s->gids);
+        p->n_gids = s->n_gids;
+        s->n_gids = 0;
+        p->gid_ndev = TAKE_PTR(s->gid_ndev);
+        return 0;
+}
+
 int port_refresh_unreported(Port *p, uint32_t *ret_changed) {
         char dir[4096];
 

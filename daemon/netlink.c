@@ -67,14 +67,10 @@ int rtnl_parse_link_names(const void *buf, size_t len, void (*cb)(const char *if
 }
 
 static void refresh_netdev(Manager *m, NetDev *n) {
-        uint32_t changed;
-        int r;
+        int r = manager_refresh_netdev(m, n);
 
-        r = netdev_refresh(n, &changed);
         if (errno_is_resource(r))
                 manager_defer_resync(m, r, n->name);
-        else if (r >= 0)
-                manager_netdev_changed(m, n, changed);
 }
 
 static void refresh_all_links(Manager *m) {

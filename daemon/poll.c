@@ -16,6 +16,7 @@
 #include "poll.h"
 
 #include "batch-read.h"
+#include "device-reads.h"
 #include "log.h"
 #include "manager.h"
 #include "test-knobs.h"
@@ -72,22 +73,6 @@ static bool manager_wants_ticks(Manager *m) {
                         if (poll_port_every_tick(&m->devices[i]->ports[j]))
                                 return true;
         return false;
-}
-
-static void refresh_port(Manager *m, Port *p, bool unreported_only) {
-        int r = unreported_only ? manager_sweep_port(m, p) : manager_refresh_port(m, p);
-
-        if (r < 0 && !errno_is_resource(r))
-                log_warning_errno(r, "%s port %u: cannot re-read link state: %m", p->device->name, p->number);
-}
-
-/* Reads the queued ports' state files and re-reads the ports that changed. */
-static void check_batch(Manager *m, BatchRead *b, Port **ports) {
-        batch_read_run(b);
-        for (size_t i = 0; i < b->n; i++)
-                if (port_state_read_changed(ports[i], b->buf[i], b->result[i]))
-                        refresh_port(m, ports[i], false);
-        batch_read_clear(b);
 }
 
 /* The next expiry: the next tick while a port wants every tick, else the
@@ -147,13 +132,24 @@ static void poll_pass_yield(Manager *m, sd_event_source *s, size_t device, size_
                 log_error_errno(r, "Failed to resume the poll's pass: %m");
 }
 
+/* A device's ports are read in one job on its lane; at most this many. */
+#define POLL_TURNS_MAX 64
+
+static void poll_submit(Manager *m, Device *d, PollTurn *turns, size_t n) {
+        int r = manager_poll_device(m, d, turns, n);
+
+        if (errno_is_resource(r))
+                manager_defer_resync(m, r, d->name);
+        else if (r < 0)
+                log_warning_errno(r, "%s: cannot queue the poll's read: %m", d->name);
+}
+
 static int on_poll(sd_event_source *s, uint64_t usec, void *userdata) {
         Manager *m = userdata;
-        Port *batch_ports[BATCH_READ_MAX];
         unsigned long long per_dispatch = test_knob_or(test_knobs()->poll_ports_per_dispatch, POLL_PORTS_PER_DISPATCH);
         unsigned index, tick, round, read = 0;
+        PollTurn turns[POLL_TURNS_MAX];
         bool slow;
-        BatchRead *b;
 
         if (!m->poll_pass.active)
                 poll_pass_begin(m, usec);
@@ -162,64 +158,54 @@ static int on_poll(sd_event_source *s, uint64_t usec, void *userdata) {
         slow = m->poll_pass.slow;
         index = m->poll_pass.index;
 
-        /* Allocated once; without it (no memory), one pread() per port. */
-        if (!m->poll_reads && batch_read_new(&m->poll_reads) < 0)
-                log_oom();
-        b = m->poll_reads;
-
         for (size_t i = m->poll_pass.device; i < m->n_devices; i++) {
                 Device *d = m->devices[i];
+                /* An unresponsive device's turns are skipped: nothing more
+                 * queues behind its stuck read. So is one whose last turn is
+                 * still being read (a slow device). */
+                bool readable = manager_device_readable(m, d, true);
+                size_t n = 0;
 
+                if (read > 0 && read >= per_dispatch) {
+                        poll_pass_yield(m, s, i, 0, index);
+                        return 0;
+                }
                 for (size_t j = i == m->poll_pass.device ? m->poll_pass.port : 0; j < d->n_ports; j++, index++) {
                         Port *p = &d->ports[j];
                         bool covered, watch, sweep;
-                        int fd;
+                        unsigned what = 0;
 
-                        if (read > 0 && read >= per_dispatch) {
-                                if (b)
-                                        check_batch(m, b, batch_ports);
-                                poll_pass_yield(m, s, i, j, index);
-                                return 0;
-                        }
                         covered = port_covered(p);
                         watch = slow || poll_port_every_tick(p);
                         if (p->poll_boost > 0)
                                 p->poll_boost--;
+                        if (!readable)
+                                continue;
                         /* Ticks come every period while an uncovered port exists. */
                         sweep = covered ? slow && index % SLOW_SWEEP_ROUNDS == round % SLOW_SWEEP_ROUNDS
                                         : index % SWEEP_TICKS == tick % SWEEP_TICKS;
-                        if (sweep || watch || p->poll_settle)
-                                read++;
                         if (p->poll_settle || (sweep && !covered)) {
                                 /* By path, the state too; a new change settles again. */
                                 p->poll_settle = false;
-                                refresh_port(m, p, false);
-                                continue;
+                                what = PORT_READ_LINK;
+                        } else {
+                                if (sweep)
+                                        what |= PORT_READ_UNREPORTED;
+                                if (watch)
+                                        what |= PORT_READ_STATE;
                         }
-                        if (sweep)
-                                refresh_port(m, p, true);
-                        if (!watch)
+                        if (what == 0)
                                 continue;
-                        if (!b) {
-                                if (port_link_changed(p))
-                                        refresh_port(m, p, false);
-                                continue;
+                        read++;
+                        turns[n++] = (PollTurn){ p, what };
+                        if (n == ELEMENTSOF(turns)) {
+                                poll_submit(m, d, turns, n);
+                                n = 0;
                         }
-
-                        fd = port_state_fd(p);
-                        if (fd < 0) {
-                                /* Unreadable: changed unless the model already has no state. */
-                                if (*p->state)
-                                        refresh_port(m, p, false);
-                                continue;
-                        }
-                        batch_ports[batch_read_add(b, fd)] = p;
-                        if (batch_read_full(b))
-                                check_batch(m, b, batch_ports);
                 }
+                if (n > 0)
+                        poll_submit(m, d, turns, n);
         }
-        if (b)
-                check_batch(m, b, batch_ports);
 
         m->poll_pass.active = false;
         poll_arm(m, s, m->poll_pass.usec);
