@@ -12,3 +12,7 @@ typedef struct NetDev NetDev;
 typedef struct CounterReader CounterReader;
 typedef struct BatchRead BatchRead;
 typedef struct BusServer BusServer;
+typedef struct ReaderPool ReaderPool;
+typedef struct ReaderLane ReaderLane;
+typedef struct ReaderJob ReaderJob;
+typedef struct ReaderResult ReaderResult;

@@ -658,6 +658,13 @@ static void manager_read_health(Manager *m, Device *d, const ReaderResult *res, 
                 manager_set_health(m, d, DEVICE_HEALTH_OK, NULL);
 }
 
+void manager_read_result(Manager *m, const char *name, const ReaderResult *res) {
+        Device *d = manager_find_device(m, name);
+
+        if (d)
+                manager_read_health(m, d, res, false);
+}
+
 /* A full read's result: the device as read, or gone. */
 static void manager_apply_load(Manager *m, DeviceRead *r, const ReaderResult *res) {
         Device *d;
