@@ -165,6 +165,9 @@ static int run(int argc, char *argv[]) {
         int r;
 
         log_open();
+        /* One arena, before any reader thread: their allocations are freed
+         * on the loop, and per-thread arenas would keep what a burst left. */
+        (void) mallopt(M_ARENA_MAX, 1);
         r = parse_argv(argc, argv, &o);
         if (r != 0)
                 return r < 0 ? r : 0;
@@ -211,6 +214,7 @@ static int run(int argc, char *argv[]) {
         /* Large buffers (a GetManagedObjects reply on a big host is megabytes) go
          * back to the kernel when freed, instead of staying in the heap. */
         (void) mallopt(M_MMAP_THRESHOLD, 128 * 1024);
+
         (void) mallopt(M_TRIM_THRESHOLD, 256 * 1024);
 
         /* A write to a closed pipe or socket is an error to handle, not a reason to die. */

@@ -924,7 +924,7 @@ int manager_rescan(Manager *m) {
 
         if (m->resync_pending) {
                 m->resync_pending = false;
-                log_info("Resynchronising with sysfs.");
+                log_info("Resynchronised with sysfs.");
         }
         for (size_t i = 0; i < n; i++)
                 (void) manager_reload_device(m, paths[2 * i], paths[2 * i + 1]);
