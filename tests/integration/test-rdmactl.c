@@ -348,101 +348,27 @@ static void test_json_escapes_what_needs_escaping(void **state) {
 
 /* ---- monitor ---- */
 
-typedef struct Child {
-        pid_t pid;
-        int out_fd, err_fd;
-        GString *out, *err;
-} Child;
+typedef RdmactlChild Child;
 
 /* Starts rdmactl with the given arguments, stdout and stderr on pipes. */
 static Child *child_start(const char *const *args) {
-        Child *c = calloc(1, sizeof(Child));
         GString *quoted = g_string_new(NULL);
-        int out[2], err[2];
+        Child *c;
 
-        assert_non_null(c);
         for (size_t i = 0; args[i]; i++)
                 g_string_append_printf(quoted, "%s'%s'", i > 0 ? " " : "", args[i]);
-        assert_int_equal(pipe2(out, O_CLOEXEC), 0);
-        assert_int_equal(pipe2(err, O_CLOEXEC), 0);
-        c->pid = rdmactl_spawn(quoted->str, out[1], err[1]);
+        c = rdmactl_child_start(quoted->str);
         g_string_free(quoted, TRUE);
-        close(out[1]);
-        close(err[1]);
-        c->out_fd = out[0];
-        c->err_fd = err[0];
-        c->out = g_string_new(NULL);
-        c->err = g_string_new(NULL);
         return c;
 }
 
-/* Reads what the child wrote until `needle` is in stdout (or stderr if
- * in_stderr), the child closes both, or timeout_ms passes. */
-static bool child_wait_for(Child *c, const char *needle, bool in_stderr, int timeout_ms) {
-        uint64_t deadline = now_usec() + (uint64_t) timeout_ms * 1000;
-
-        for (;;) {
-                struct pollfd p[2] = { { .fd = c->out_fd, .events = POLLIN }, { .fd = c->err_fd, .events = POLLIN } };
-                uint64_t now = now_usec();
-                char buf[4096];
-
-                if (strstr((in_stderr ? c->err : c->out)->str, needle))
-                        return true;
-                if (now >= deadline || (c->out_fd < 0 && c->err_fd < 0))
-                        return false;
-                if (poll(p, 2, (int) ((deadline - now) / 1000) + 1) <= 0)
-                        continue;
-                for (size_t i = 0; i < 2; i++) {
-                        int *fd = i == 0 ? &c->out_fd : &c->err_fd;
-                        ssize_t n;
-
-                        if (*fd < 0 || !(p[i].revents & (POLLIN | POLLHUP)))
-                                continue;
-                        n = read(*fd, buf, sizeof(buf));
-                        if (n > 0)
-                                g_string_append_len(i == 0 ? c->out : c->err, buf, n);
-                        else {
-                                close(*fd);
-                                *fd = -1;
-                        }
-                }
-        }
-}
+#define child_wait_for  rdmactl_child_wait_for
+#define child_wait_exit rdmactl_child_wait_exit
+#define child_free      rdmactl_child_free
 
 static void child_expect(Child *c, const char *needle) {
         if (!child_wait_for(c, needle, false, 10000))
                 fail_msg("rdmactl did not print \"%s\"; stdout:\n%s\nstderr:\n%s", needle, c->out->str, c->err->str);
-}
-
-/* Waits for the child to exit by itself; its exit status, or -1 after timeout_ms. */
-static int child_wait_exit(Child *c, int timeout_ms) {
-        uint64_t deadline = now_usec() + (uint64_t) timeout_ms * 1000;
-        int status;
-
-        for (;;) {
-                if (waitpid(c->pid, &status, WNOHANG) == c->pid) {
-                        c->pid = 0;
-                        (void) child_wait_for(c, "\x01never", false, 1000); /* the rest of its output */
-                        return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-                }
-                if (now_usec() > deadline)
-                        return -1;
-                usleep(10000);
-        }
-}
-
-static void child_free(Child *c) {
-        if (c->pid > 0) {
-                kill(c->pid, SIGKILL);
-                waitpid(c->pid, NULL, 0);
-        }
-        if (c->out_fd >= 0)
-                close(c->out_fd);
-        if (c->err_fd >= 0)
-                close(c->err_fd);
-        g_string_free(c->out, TRUE);
-        g_string_free(c->err, TRUE);
-        free(c);
 }
 
 /* SIGTERM: monitor must stop with status 0. */
