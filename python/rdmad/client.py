@@ -119,7 +119,7 @@ class Device(_Object):
     ``pci_address``, ``numa_node``, ``node_guid``, ``sys_image_guid``,
     ``firmware_version``, ``hca_type``, ``hw_rev``, ``board_id``,
     ``node_description``, ``port_numbers``, ``sriov_capable``, ``attributes``,
-    ``power_attributes``, ``health``, ``health_reason``; ``physical_function``
+    ``power_attributes`` (and any property rdmad adds, by its PEP 8 name); ``physical_function``
     and ``virtual_functions`` as device names."""
 
     _interface = IFACE + "Device"
