@@ -396,6 +396,136 @@ def _changes(sig) -> list:
 PortRef = Union[Port, str, tuple]
 
 
+class _Model:
+    """rdmad's objects as this client last heard of them: filled by GetAll
+    (one device and its ports, netdevs and SR-IOV at a time) or one
+    GetManagedObjects, then kept current by rdmad's signals (believed by
+    the rule of _bus.Connection), as rdmad-exporter keeps its model.
+
+    ``sync()`` is the barrier of a question: a Peer.Ping to rdmad, whose
+    reply comes after every signal rdmad sent before it, so an answer from
+    the model is as current as a Get would have been. Property dicts are
+    replaced, never changed in place: objects made from them stay snapshots.
+    """
+
+    def __init__(self, client: "Client"):
+        self._client = client
+        self.objs: dict = {}        # path → {interface: {property: value}}
+        self.loaded: set = set()    # device paths whose subtree is complete here
+        self.complete = False       # every object of rdmad is here
+        self._pending = None        # signals received while a fetch was in flight
+        client._conn.subscribe(self._on_signal)
+
+    def _on_signal(self, sig):
+        if self._pending is not None:
+            self._pending.append(sig)
+        self._apply(sig)
+
+    def clear(self):
+        self.objs, self.loaded, self.complete = {}, set(), False
+
+    def _apply(self, sig):
+        m = sig.member
+        if m == "NameOwnerChanged":
+            self.clear()  # rdmad restarted or left: nothing we know holds
+        elif m == "PropertiesChanged":
+            iface, changed, invalidated = sig.body
+            ifaces = self.objs.get(sig.path)
+            if ifaces is None or iface not in ifaces:
+                return
+            if invalidated:  # no value given: fetch the device again when asked
+                dev = _bus.device_path(split_path(sig.path)[0] or "")
+                self.loaded.discard(dev)
+                self.complete = False
+            new = dict(ifaces[iface])
+            new.update(_bus.unwrap_props(changed))
+            self.objs[sig.path] = {**ifaces, iface: new}
+        elif m == "InterfacesAdded":
+            path, ifaces = sig.body
+            self.objs[path] = {**self.objs.get(path, {}),
+                               **{i: _bus.unwrap_props(p) for i, p in ifaces.items()}}
+            if Device._interface in ifaces:
+                # rdmad announces a device's objects together, before it
+                # answers a later Ping: after sync() the subtree is whole.
+                self.loaded.add(path)
+        elif m == "InterfacesRemoved":
+            path, ifaces = sig.body
+            left = {i: p for i, p in self.objs.get(path, {}).items() if i not in ifaces}
+            if left:
+                self.objs[path] = left
+            else:
+                self.objs.pop(path, None)
+            if Device._interface in ifaces:
+                self.loaded.discard(path)
+
+    def sync(self):
+        self._client._conn.call(ROOT_PATH, "org.freedesktop.DBus.Peer", "Ping", timeout=self._client.timeout)
+
+    def _fetching(self, fetch):
+        """Runs fetch() (which returns {path: {interface: props}}), then
+        replays the signals that came meanwhile over its answer, in order:
+        a change signalled after rdmad answered is not lost, and replaying
+        one signalled before only sets the values that later ones set again."""
+        self._pending = []
+        try:
+            fetched = fetch()
+        finally:
+            pending, self._pending = self._pending, None
+        self.objs.update(fetched)
+        for sig in pending:
+            self._apply(sig)
+        return fetched
+
+    def device(self, path: str) -> dict:
+        """The device's subtree {path: interfaces}; NoSuchDevice if rdmad has none."""
+        if path not in self.loaded or path not in self.objs:
+            def fetch():
+                props = self._client._get_all(path, Device._interface)
+                kids = [(p, Port._interface) for p in props.get("Ports", [])]
+                kids += [(p, NetDev._interface) for p in props.get("NetDevs", [])]
+                if props.get("Sriov", "/") != "/":
+                    kids.append((props["Sriov"], Sriov._interface))
+                msgs = [self._client._conn.message(p, PROPERTIES, "GetAll", "s", (i,)) for p, i in kids]
+                out = {path: {Device._interface: props}}
+                for (p, i), r in zip(kids, self._client._conn.call_many(msgs, timeout=self._client.timeout)):
+                    if isinstance(r, NoSuchDevice):
+                        continue  # gone meanwhile; its signal is in the replay
+                    if isinstance(r, BaseException):
+                        raise r
+                    out.setdefault(p, {})[i] = _bus.unwrap_props(r[0])
+                return out
+            self._fetching(fetch)
+            self.loaded.add(path)
+        return self._subtree(path)
+
+    def _subtree(self, path: str) -> dict:
+        ifaces = self.objs.get(path)
+        if ifaces is None or Device._interface not in ifaces:
+            raise NoSuchDevice(f"no device at {path}")
+        props = ifaces[Device._interface]
+        tree = {path: ifaces}
+        kids = list(props.get("Ports", [])) + list(props.get("NetDevs", []))
+        if props.get("Sriov", "/") != "/":
+            kids.append(props["Sriov"])
+        for k in kids:
+            if k in self.objs:
+                tree[k] = self.objs[k]
+        return tree
+
+    def everything(self) -> dict:
+        if not self.complete:
+            def fetch():
+                reply = self._client._conn.call(ROOT_PATH, OBJECT_MANAGER, "GetManagedObjects",
+                                                timeout=self._client.timeout)[0]
+                self.objs = {}
+                return {p: {i: _bus.unwrap_props(props) for i, props in ifaces.items()}
+                        for p, ifaces in reply.items()}
+            self._fetching(fetch)
+            self.loaded = {p for p, i in self.objs.items() if Device._interface in i}
+            self.complete = True
+        return dict(self.objs)
+
+
 class Client:
     """A connection to rdmad.
 
@@ -404,12 +534,20 @@ class Client:
     ``timeout``: seconds a call may take (25, as sd-bus). Raises
     RdmadUnavailable, saying how to start rdmad, when the bus cannot be
     reached or rdmad is neither running nor D-Bus activatable.
+
+    ``follow=True`` (or ``follow()``): the client keeps a model of what it
+    has asked, current by rdmad's signals; each lookup is then one round
+    trip (a Ping to rdmad that orders it after every signal rdmad sent
+    before) whatever its size, and ``devices()`` is always current with
+    one GetManagedObjects in the client's life (rdmad.sts works this way).
     """
 
-    def __init__(self, address: str | None = None, *, timeout: float = _bus.DEFAULT_TIMEOUT):
+    def __init__(self, address: str | None = None, *, timeout: float = _bus.DEFAULT_TIMEOUT,
+                 follow: bool = False):
         self._conn = Connection(address)
         self.timeout = timeout
         self._gmo = None
+        self._model = None
         # D-Bus activation starts rdmad where it is installed; the error says
         # what to do where it is not.
         try:
@@ -417,6 +555,29 @@ class Client:
         except BaseException:
             self._conn.close()
             raise
+        if follow:
+            self.follow()
+
+    def follow(self) -> "Client":
+        """Keeps a model by signals from now on (see the class); idempotent."""
+        if self._model is None:
+            self._model = _Model(self)
+        return self
+
+    def _device_from_model(self, name: str, sync: bool = True) -> Device:
+        m = self._model
+        if sync:
+            m.sync()
+        else:
+            self._conn.pump(0)  # what has arrived already
+        path = _bus.device_path(name)
+        try:
+            tree = m.device(path)
+        except NoSuchDevice:
+            # Not where its name says (or not there): rdmad's own answer.
+            path = self._manager("GetDeviceByName", "s", (name,))[0]
+            tree = m.device(path)
+        return Device(self, path, tree[path][Device._interface], tree)
 
     def close(self):
         self._conn.close()
@@ -473,6 +634,8 @@ class Client:
 
     def device(self, name: str) -> Device:
         """The device ``name`` now; NoSuchDevice if rdmad has none."""
+        if self._model is not None:
+            return self._device_from_model(name)
         path = _bus.device_path(name)
         try:
             return Device(self, path, self._get_all(path, Device._interface))
@@ -486,6 +649,12 @@ class Client:
         """Every device, sorted by name, from one GetManagedObjects call kept
         until ``refresh=True``; their ports, netdevs and SR-IOV objects come
         from the same answer."""
+        if self._model is not None:
+            self._model.sync()
+            objs = self._model.everything()
+            devs = [Device(self, p, i[Device._interface], objs) for p, i in objs.items()
+                    if Device._interface in i]
+            return sorted(devs, key=lambda d: d.name)
         if self._gmo is None or refresh:
             reply = self._conn.call(ROOT_PATH, OBJECT_MANAGER, "GetManagedObjects", timeout=self.timeout)[0]
             self._gmo = {p: {i: _bus.unwrap_props(props) for i, props in ifaces.items()}
@@ -512,6 +681,9 @@ class Client:
     def port(self, port: PortRef) -> Port:
         """A port by 'mlx5_0/1' or ('mlx5_0', 1)."""
         path = self._port_path(port)
+        if self._model is not None:
+            dev, num, _, _ = split_path(path)
+            return self._device_from_model(dev).port(num)
         try:
             return Port(self, path, self._get_all(path, Port._interface))
         except NoSuchDevice:

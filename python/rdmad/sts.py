@@ -10,6 +10,13 @@ pydantic one (``RdmaDevice(ibdev=...).discover()``, ``sysfs_attrs``,
 ``model_dump()``), without pydantic. Construction reads, ``discover()``
 re-reads and returns the object.
 
+Answers come from one connection's model of rdmad's objects, filled on
+first use of each device and kept current by rdmad's signals: each
+construction, ``discover()``, ``exists_device()`` and ``read_numvfs()`` is
+one round trip (a Ping that orders it after every signal rdmad sent
+before), ``get_ports()``, ``get_netdevs()`` and the other getters apply what
+has arrived meanwhile without a round trip.
+
 Nothing here reads sysfs: every value is rdmad's (its ``Attributes`` maps,
 with white space stripped as sts strips it; paths from ``SysfsPath`` and
 ``DevicePath``), and ``set_numvfs`` goes through rdmad's ``SetNumVfs``, so
@@ -71,15 +78,16 @@ _client: Client | None = None
 
 
 def use_client(client: Client | None) -> None:
-    """Answers from this Client (None: a new one on the system bus at the next question)."""
+    """Answers from this Client (None: a new one on the system bus at the
+    next question). The client is made to follow rdmad's signals."""
     global _client
-    _client = client
+    _client = client.follow() if client is not None else None
 
 
 def _c() -> Client:
     global _client
     if _client is None:
-        _client = Client()
+        _client = Client(follow=True)
     return _client
 
 
@@ -101,9 +109,12 @@ def exists_device(ibdev: str) -> bool:
     return True
 
 
-def _device(name: str) -> _Device:
+def _device(name: str, sync: bool = True) -> _Device:
+    """The device from the client's model: after a barrier (a question of
+    its own: construction, discover(), exists_device()), or with what has
+    arrived already (get_ports() and the others, as sts re-reads)."""
     try:
-        return _c().device(name)
+        return _c()._device_from_model(name, sync=sync)
     except NoSuchDevice:
         raise DeviceNotFound(f"No such RDMA device: {RDMA_SYSFS_BASE}{name}") from None
 
@@ -406,9 +417,10 @@ class RdmaDevice(_SysfsModel):
 
     def get_netdevs(self) -> list:
         """Every network interface of the device's PCI function, by name."""
-        if not self._dev.device_path:
+        dev = _device(self.ibdev, sync=False)
+        if not dev.device_path:
             return []
-        netdevs = sorted(self._dev.netdevs, key=lambda n: n.name)
+        netdevs = sorted(dev.netdevs, key=lambda n: n.name)
         return [NetDev(self.net_path / n.name, _attrs=n.attributes) for n in netdevs]
 
     def get_netdev(self, port_id: str):
@@ -422,7 +434,7 @@ class RdmaDevice(_SysfsModel):
         """Every port, or None when there is none."""
         if not self.ports:
             return None
-        ports = self._dev.ports
+        ports = _device(self.ibdev, sync=False).ports
         by_number = {str(p.number): p for p in ports}
         return [Port(self.ports_path / n, _attrs=by_number[n].attributes)
                 for n in self.port_numbers if n in by_number]
@@ -432,20 +444,22 @@ class RdmaDevice(_SysfsModel):
         if str(port) not in self.port_numbers:
             return None
         try:
-            p = self._dev.port(int(port))
+            p = _device(self.ibdev, sync=False).port(int(port))
+        except DeviceNotFound:
+            raise
         except NoSuchDevice:
             return None
         return Port(self.ports_path / str(port), _attrs=p.attributes)
 
     def get_power(self) -> Power:
         """The device's power/ files."""
-        return Power(self.path, _attrs=self._dev.power_attributes)
+        return Power(self.path, _attrs=_device(self.ibdev, sync=False).power_attributes)
 
     def get_sriov(self):
         """The SR-IOV control, or None when the device has none."""
         if not self.is_sriov_capable:
             return None
-        s = self._dev.sriov
+        s = _device(self.ibdev, sync=False).sriov
         if s is None:
             return None
         return Sriov(self.device_path, _device_name=self.ibdev, _props=s)

@@ -360,3 +360,84 @@ def test_rdmad_absent(host, tmp_path):
     finally:
         host.start_rdmad()
     assert Client(host.address).device("mlx5_0").name == "mlx5_0"
+
+
+def _count_calls(client):
+    calls = []
+    real = client._conn.call_many
+
+    def counting(msgs, **kw):
+        msgs = list(msgs)
+        calls.extend(m.header.fields.get(3) for m in msgs)  # member
+        return real(msgs, **kw)
+
+    client._conn.call_many = counting
+    return calls
+
+
+def test_follow_keeps_the_model_by_signals(host):
+    """follow=True: every lookup is one Ping; what changes comes by signals."""
+    c = Client(host.address, follow=True)
+    try:
+        calls = _count_calls(c)
+        assert c.device("mlx4_0").port(1).state_name == "ACTIVE"
+        assert "GetManagedObjects" not in calls  # one device: its subtree only
+        first = len(calls)
+        assert c.device("mlx4_0").netdev("ib0").mtu == 2044
+        assert calls[first:] == ["Ping"]  # known: one round trip
+        set_port(host, "1: DOWN", "3: Disabled")
+        Client(host.address).wait_for_state("mlx4_0/1", "DOWN", timeout=10)
+        del calls[:]
+        p = c.port("mlx4_0/1")
+        assert (p.state_name, p.phys_state_name, p.attributes["state"]) == ("DOWN", "Disabled", "1: DOWN")
+        assert calls == ["Ping"]
+        set_port(host, "4: ACTIVE", "5: LinkUp")
+        Client(host.address).wait_for_state("mlx4_0/1", "ACTIVE", timeout=10)
+        assert p.state_name == "DOWN"  # an object already made is a snapshot
+        assert c.port("mlx4_0/1").state_name == "ACTIVE"
+
+        assert len(c.devices()) == 8
+        host.add(RXE1_RECORD)
+        w = Client(host.address)
+        w.wait_for_state("rxe1/1", "ACTIVE", timeout=10)
+        del calls[:]
+        names = [d.name for d in c.devices()]
+        assert "rxe1" in names and [d for d in c.devices() if d.name == "rxe1"][0].port(1).rate_speed == 10.0
+        assert "GetManagedObjects" not in calls and set(calls) == {"Ping"}  # no second fetch
+        host.remove(RXE1)
+        for _ in range(100):
+            if "rxe1" not in w.device_names():
+                break
+            time.sleep(0.05)
+        assert "rxe1" not in [d.name for d in c.devices()]
+        with pytest.raises(rdmad.NoSuchDevice):
+            c.device("rxe1")
+
+        # A restart empties the model; the new rdmad's answers fill it again.
+        host.stop_rdmad()
+        host.start_rdmad()
+        del calls[:]
+        assert c.device("mlx4_0").port(1).state_name == "ACTIVE"
+        assert "GetAll" in calls
+    finally:
+        c.close()
+
+
+def test_follow_ignores_forged_signals(host):
+    c = Client(host.address, follow=True)
+    try:
+        c._conn.call("/org/freedesktop/DBus", "org.freedesktop.DBus", "AddMatch", "s", ("type='signal'",),
+                     destination="org.freedesktop.DBus")
+        assert c.port("mlx4_0/1").state_name == "ACTIVE"
+        script = host.dir / "forger.py"
+        script.write_text(FORGER)
+        out = subprocess.run(_as_other_user() + [sys.executable, str(script), host.address, c.unique_name,
+                                                 "/org/rdmad1/device/mlx4_5f0/port/1"],
+                             capture_output=True, text=True, timeout=30, cwd="/")
+        assert out.returncode == 0, out.stderr
+        assert c.port("mlx4_0/1").state_name == "ACTIVE"   # the forged DOWN did nothing
+        assert c.device("mlx5_0").name == "mlx5_0"          # the forged removal neither
+        assert "evil0" not in [d.name for d in c.devices()]  # nor the forged device
+        assert c._conn.dropped >= 10
+    finally:
+        c.close()
