@@ -459,7 +459,7 @@ class _Model:
                 self.loaded.discard(path)
 
     def sync(self):
-        self._client._conn.call(ROOT_PATH, "org.freedesktop.DBus.Peer", "Ping", timeout=self._client.timeout)
+        self._client._conn.ping(timeout=self._client.timeout)
 
     def _fetching(self, fetch):
         """Runs fetch() (which returns {path: {interface: props}}), then
@@ -734,6 +734,12 @@ class Client:
         timeout = max(self.timeout, 120.0) if interactive else self.timeout
         self._conn.call(path, IFACE + "Sriov", "SetNumVfs", "u", (int(count),), timeout=timeout,
                         interactive=interactive)
+        m = self._model
+        if m is not None and Sriov._interface in m.objs.get(path, {}):
+            # Success means rdmad re-read the count; its NumVfs signal
+            # comes after the reply, so the model takes it from here.
+            ifaces = m.objs[path]
+            m.objs[path] = {**ifaces, Sriov._interface: {**ifaces[Sriov._interface], "NumVfs": int(count)}}
 
 
 def _describe(port) -> str:

@@ -125,7 +125,9 @@ def _text(value: str) -> str:
 
 
 def _stem(name: str) -> str:
-    return Path(name).stem
+    """Path(name).stem, without making a Path: the name without its last suffix."""
+    i = name.rfind(".")
+    return name[:i] if 0 < i < len(name) - 1 else name
 
 
 def _split_rate(rate: str):
@@ -333,10 +335,13 @@ class Sriov(_SysfsModel):
         return self._device_name
 
     def _sriov(self):
-        s = _device(self._name()).sriov
+        # Asked afresh, not from the model: rdmad announces NumVfs after it
+        # answers SetNumVfs, and read_numvfs() right after set_numvfs() must
+        # see the new count (a Get does, a Ping barrier may not).
+        s = _device(self._name(), sync=False).sriov
         if s is None:
             raise FileNotFoundError(f"{self._name()} has no SR-IOV control")
-        return s
+        return s.refresh()
 
     def discover(self):
         if self._given is not None:
@@ -462,4 +467,4 @@ class RdmaDevice(_SysfsModel):
         s = _device(self.ibdev, sync=False).sriov
         if s is None:
             return None
-        return Sriov(self.device_path, _device_name=self.ibdev, _props=s)
+        return Sriov(self.device_path, _device_name=self.ibdev)

@@ -372,6 +372,13 @@ def _count_calls(client):
         return real(msgs, **kw)
 
     client._conn.call_many = counting
+    real_ping = client._conn.ping
+
+    def ping(**kw):
+        calls.append("Ping")
+        return real_ping(**kw)
+
+    client._conn.ping = ping
     return calls
 
 
@@ -440,4 +447,17 @@ def test_follow_ignores_forged_signals(host):
         assert "evil0" not in [d.name for d in c.devices()]  # nor the forged device
         assert c._conn.dropped >= 10
     finally:
+        c.close()
+
+
+def test_follow_set_num_vfs(host):
+    if os.getuid() != 0:
+        pytest.skip("needs root: rdmad authorizes uid 0 without polkit")
+    c = Client(host.address, follow=True)
+    try:
+        for n in (4, 2, 3):
+            c.set_num_vfs("mlx5_0", n)
+            assert c.device("mlx5_0").sriov.num_vfs == n  # at once, not after the signal
+    finally:
+        c.set_num_vfs("mlx5_0", 1)
         c.close()
