@@ -11,10 +11,13 @@ preload. rdmad runs on a private dbus-daemon. Measured, interleaved round
 by round, median and p99:
 
   * exists_rdma();
-  * RdmaDevice("mlx5_7") + get_ports() + get_netdevs();
+  * RdmaDevice("mlx5_7") + get_ports() + get_netdevs(), and the same
+    cold (a new connection each time);
   * every device's ports' state, the devices listed from
     /sys/class/infiniband as an sts user's loop does.
 
+rdmad.sts and the rdmad.client column share one followed Client (a model
+kept by signals, one Ping per question); the cold row opens a new one.
 The walk reads what sts.rdma reads, the way it reads it (written from its
 documented behaviour, shared/reference/sts-rdma.txt and design.md): every
 regular file of the directory with Path.read_text().strip(), resolve() of
@@ -170,6 +173,20 @@ def main():
         assert sorted(vars(x)["dev_port"] for x in w.get_netdevs()) == [x.dev_port for x in d.get_netdevs()]
         assert d.device_path == w.device_path and d.port_numbers == sorted(w.port_numbers)
 
+        def cold_sts(name):
+            c = Client(follow=True)
+            sts.use_client(c)
+            x = sts.RdmaDevice(name)
+            r = (x.get_ports(), x.get_netdevs())
+            sts.use_client(client)
+            c.close()
+            return r
+
+        def cold_client(name):
+            with Client() as c:
+                x = c.device(name)
+                return (x.ports, x.netdevs)
+
         def listing():
             return os.listdir("/sys/class/infiniband")
 
@@ -179,6 +196,10 @@ def main():
              lambda: (lambda x: (x.get_ports(), x.get_netdevs()))(WalkDevice(dev)),
              lambda: (lambda x: (x.get_ports(), x.get_netdevs()))(sts.RdmaDevice(dev)),
              lambda: (lambda x: (x.ports, x.netdevs))(client.device(dev))),
+            (f"the same, cold: a new connection each time (`rdmad.sts`: its model empty; `rdmad.client`: `Client()`, no model)",
+             lambda: (lambda x: (x.get_ports(), x.get_netdevs()))(WalkDevice(dev)),
+             lambda: cold_sts(dev),
+             lambda: cold_client(dev)),
             (f"every device's ports' `state` ({n} devices, {2 * n} ports)",
              lambda: [p.state for name in listing() for p in WalkDevice(name).get_ports()],
              lambda: [p.state for name in listing() for p in sts.RdmaDevice(name).get_ports()],

@@ -97,7 +97,14 @@ class DeviceNotFound(NoSuchDevice, FileNotFoundError):
 
 def exists_rdma() -> bool:
     """Whether the system has RDMA devices (rdmad publishes at least one)."""
-    return bool(_c().device_names())
+    c = _c()
+    m = c._model
+    m.sync()
+    # A device the model holds after the barrier is there (its removal
+    # would have come first); else rdmad's list.
+    if any(_Device._interface in i for i in m.objs.values()):
+        return True
+    return bool(c.device_names())
 
 
 def exists_device(ibdev: str) -> bool:

@@ -2,6 +2,7 @@
 (sts_expect.py derives it from the fixture records), on every fixture."""
 
 import os
+import time
 from pathlib import Path
 
 import pytest
@@ -251,3 +252,30 @@ def test_unavailable(tmp_path, monkeypatch):
         rdma.RdmaDevice("mlx5_0")
     assert "systemctl start rdmad" in str(e.value)
     assert isinstance(e.value, ConnectionError)
+
+
+def test_exists_rdma_follows_the_host():
+    """No device, a hot-plug, its removal: exists_rdma() and exists_device() follow."""
+    from test_client import RXE1, RXE1_RECORD
+    skip_unless_bus_possible()
+    h = Host([])
+    try:
+        c = Client(h.address)
+        rdma.use_client(c)
+        assert rdma.exists_rdma() is False and rdma.exists_device("rxe1") is False
+        h.add(RXE1_RECORD)
+        Client(h.address).wait_for_state("rxe1/1", "ACTIVE", timeout=10)
+        assert rdma.exists_rdma() is True and rdma.exists_device("rxe1") is True
+        assert rdma.RdmaDevice("rxe1").get_port("1").state == "4: ACTIVE"
+        h.remove(RXE1)
+        for _ in range(100):
+            if not Client(h.address).device_names():
+                break
+            time.sleep(0.05)
+        assert rdma.exists_rdma() is False and rdma.exists_device("rxe1") is False
+        with pytest.raises(FileNotFoundError):
+            rdma.RdmaDevice("rxe1")
+        c.close()
+    finally:
+        rdma.use_client(None)
+        h.stop()
