@@ -414,6 +414,7 @@ class _Model:
         self.loaded: set = set()    # device paths whose subtree is complete here
         self.complete = False       # every object of rdmad is here
         self._pending = None        # signals received while a fetch was in flight
+        self.generation = 0         # bumped by every change applied
         client._conn.subscribe(self._on_signal)
 
     def _on_signal(self, sig):
@@ -425,6 +426,7 @@ class _Model:
         self.objs, self.loaded, self.complete = {}, set(), False
 
     def _apply(self, sig):
+        self.generation += 1
         m = sig.member
         if m == "NameOwnerChanged":
             self.clear()  # rdmad restarted or left: nothing we know holds

@@ -126,6 +126,17 @@ def _device(name: str, sync: bool = True) -> _Device:
         raise DeviceNotFound(f"No such RDMA device: {RDMA_SYSFS_BASE}{name}") from None
 
 
+def _current(obj: "RdmaDevice") -> _Device:
+    """The device of an RdmaDevice as the model has it now, without a round
+    trip: what discover() got, unless a signal has changed the model since."""
+    c = _c()
+    c._conn.pump(0)
+    if obj._gen != c._model.generation:
+        obj._dev = _device(obj.ibdev, sync=False)
+        obj._gen = c._model.generation
+    return obj._dev
+
+
 def _text(value: str) -> str:
     # sts: read_text().strip(); rdmad removed the trailing white space only.
     return value.strip()
@@ -176,14 +187,14 @@ class _SysfsModel:
 
     def _set_attrs(self, attrs: dict):
         """Files as sts reads them: every one stripped, in sysfs_attrs and as an attribute."""
-        self.sysfs_attrs = {}
+        reserved = _reserved(type(self))
+        out = self.sysfs_attrs = {}
+        d = self.__dict__
         for name, value in attrs.items():
-            text = _text(value)
-            self.sysfs_attrs[name] = text
+            text = out[name] = value.strip()
             stem = _stem(name)
-            if not callable(getattr(type(self), stem, None)) and not isinstance(
-                    getattr(type(self), stem, None), property):
-                setattr(self, stem, text)
+            if stem not in reserved:
+                d[stem] = text
 
     def discover(self):
         return self
@@ -204,6 +215,18 @@ class _SysfsModel:
         return type(self) is type(other) and self.model_dump() == other.model_dump()
 
     __hash__ = None
+
+
+_RESERVED: dict = {}
+
+
+def _reserved(cls) -> frozenset:
+    """The names a file must not replace: the class's methods and properties."""
+    r = _RESERVED.get(cls)
+    if r is None:
+        r = _RESERVED[cls] = frozenset(n for n in dir(cls) if callable(getattr(cls, n, None))
+                                       or isinstance(getattr(cls, n, None), property))
+    return r
 
 
 def _copy(v):
@@ -400,6 +423,7 @@ class RdmaDevice(_SysfsModel):
             raise TypeError("RdmaDevice() needs ibdev, the device's name ('mlx5_0')")
         self.ibdev = ibdev
         self._dev = None
+        self._gen = -1
         self.path = Path(f"{RDMA_SYSFS_BASE}{ibdev}")
         self.name = ibdev
         self.ports_path = self.device_path = self.net_path = None
@@ -416,6 +440,7 @@ class RdmaDevice(_SysfsModel):
     def discover(self):
         """Loads the device from rdmad (paths, ports, SR-IOV capability)."""
         d = self._dev = _device(self.ibdev)
+        self._gen = _c()._model.generation
         self._set_attrs(d.attributes)
         self.ports_path = self.path / "ports"
         # sts resolves <dev>/device: the PCI function; a virtual device has
@@ -429,7 +454,7 @@ class RdmaDevice(_SysfsModel):
 
     def get_netdevs(self) -> list:
         """Every network interface of the device's PCI function, by name."""
-        dev = _device(self.ibdev, sync=False)
+        dev = _current(self)
         if not dev.device_path:
             return []
         netdevs = sorted(dev.netdevs, key=lambda n: n.name)
@@ -446,7 +471,7 @@ class RdmaDevice(_SysfsModel):
         """Every port, or None when there is none."""
         if not self.ports:
             return None
-        ports = _device(self.ibdev, sync=False).ports
+        ports = _current(self).ports
         by_number = {str(p.number): p for p in ports}
         return [Port(self.ports_path / n, _attrs=by_number[n].attributes)
                 for n in self.port_numbers if n in by_number]
@@ -456,7 +481,7 @@ class RdmaDevice(_SysfsModel):
         if str(port) not in self.port_numbers:
             return None
         try:
-            p = _device(self.ibdev, sync=False).port(int(port))
+            p = _current(self).port(int(port))
         except DeviceNotFound:
             raise
         except NoSuchDevice:
@@ -465,13 +490,13 @@ class RdmaDevice(_SysfsModel):
 
     def get_power(self) -> Power:
         """The device's power/ files."""
-        return Power(self.path, _attrs=_device(self.ibdev, sync=False).power_attributes)
+        return Power(self.path, _attrs=_current(self).power_attributes)
 
     def get_sriov(self):
         """The SR-IOV control, or None when the device has none."""
         if not self.is_sriov_capable:
             return None
-        s = _device(self.ibdev, sync=False).sriov
+        s = _current(self).sriov
         if s is None:
             return None
         return Sriov(self.device_path, _device_name=self.ibdev)
