@@ -166,10 +166,14 @@ class Host:
         self._wait(self._has_owner, "rdmad did not take org.rdmad1: " + str(self.dir / "rdmad.log"))
 
     def stop_rdmad(self):
+        """SIGTERM; rdmad must exit with 0 (a sanitizer's report makes it fail)."""
         if self.rdmad is not None:
-            _terminate(self.rdmad)
-            self.procs.remove(self.rdmad)
-            self.rdmad = None
+            p, self.rdmad = self.rdmad, None
+            _terminate(p)
+            self.procs.remove(p)
+            if p.returncode != 0:
+                log = (self.dir / "rdmad.log").read_text(errors="replace")[-3000:]
+                raise RuntimeError(f"rdmad exited with {p.returncode} on SIGTERM:\n{log}")
             self._wait(lambda: not self._has_owner(), "org.rdmad1 still owned")
 
     def _has_owner(self):
@@ -187,6 +191,12 @@ class Host:
         raise RuntimeError(what)
 
     def stop(self):
+        try:
+            self.stop_rdmad()
+        finally:
+            self._stop_rest()
+
+    def _stop_rest(self):
         for p in reversed(self.procs):
             _terminate(p)
         self.procs = []
