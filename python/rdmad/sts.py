@@ -199,12 +199,18 @@ class _SysfsModel:
     def discover(self):
         return self
 
-    def model_dump(self) -> dict:
+    def model_dump(self, *, mode: str = "python", include=None, exclude=None) -> dict:
         """What the pydantic model's model_dump() returns: the declared
-        fields, then the computed ones (Paths stay Path objects)."""
-        out = {f: _copy(getattr(self, f, None)) for f in self._fields}
-        for f in self._computed:
-            out[f] = getattr(self, f)
+        fields, then the computed ones; Paths stay Path objects, or become
+        strings with ``mode="json"`` (pydantic's two modes); ``include``
+        and ``exclude``: sets of top-level field names."""
+        names = [f for f in self._fields + self._computed
+                 if (include is None or f in include) and (exclude is None or f not in exclude)]
+        out = {f: _copy(getattr(self, f, None)) for f in names}
+        if mode == "json":
+            out = {k: _jsonable(v) for k, v in out.items()}
+        elif mode != "python":
+            raise ValueError(f"mode must be 'python' or 'json', not {mode!r}")
         return out
 
     def __repr__(self):
@@ -227,6 +233,16 @@ def _reserved(cls) -> frozenset:
         r = _RESERVED[cls] = frozenset(n for n in dir(cls) if callable(getattr(cls, n, None))
                                        or isinstance(getattr(cls, n, None), property))
     return r
+
+
+def _jsonable(v):
+    if isinstance(v, Path):
+        return str(v)
+    if isinstance(v, list):
+        return [_jsonable(x) for x in v]
+    if isinstance(v, dict):
+        return {k: _jsonable(x) for k, x in v.items()}
+    return v
 
 
 def _copy(v):

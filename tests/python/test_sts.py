@@ -55,6 +55,12 @@ def test_device(sts_client, name):
     assert list(dev.model_dump()) == ["path", "name", "ibdev", "ports_path", "device_path", "net_path", "ports",
                                       "port_numbers", "is_sriov_capable", "sysfs_attrs"]
     assert dev.model_dump() == {k: v for k, v in exp.items() if not k.startswith("_")}
+    import json
+    dumped = dev.model_dump(mode="json")
+    assert json.loads(json.dumps(dumped))["path"] == f"/sys/class/infiniband/{name}"
+    assert dumped["ports"] == [str(p) for p in exp["ports"]]
+    assert list(dev.model_dump(include={"name", "ports"})) == ["name", "ports"]
+    assert "sysfs_attrs" not in dev.model_dump(exclude={"sysfs_attrs"})
     # The newer form: keyword construction, discover() returns the object.
     again = rdma.RdmaDevice(ibdev=name)
     assert again.discover() is again
