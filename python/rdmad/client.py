@@ -28,10 +28,10 @@ from __future__ import annotations
 import re
 import time
 from collections import deque
-from typing import Iterator, NamedTuple, Union
+from typing import NamedTuple, Union
 
-from . import _bus, errors
-from ._bus import BUS_NAME, OBJECT_MANAGER, PROPERTIES, ROOT_PATH, Connection, path_encode, split_path
+from . import _bus
+from ._bus import OBJECT_MANAGER, PROPERTIES, ROOT_PATH, Connection, split_path
 from .errors import (  # noqa: F401  (re-exported: `from rdmad.client import NoSuchDevice`)
     AccessDenied, Busy, Failed, InteractiveAuthorizationRequired, InvalidArgument, NoSuchDevice,
     NotSupported, RdmadError, RdmadUnavailable, Timeout, Unresponsive)

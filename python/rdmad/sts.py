@@ -64,7 +64,6 @@ from __future__ import annotations
 from pathlib import Path
 from typing import ClassVar
 
-from . import _bus
 from .client import Client, Device as _Device
 from .errors import InvalidArgument, NoSuchDevice, RdmadError  # noqa: F401
 

@@ -11,7 +11,6 @@ non-UTF-8 file) and where a sysfs file can only be one page.
 
 from __future__ import annotations
 
-import codecs
 import os
 import posixpath
 from pathlib import Path

@@ -8,7 +8,7 @@ import time
 from pathlib import Path
 
 import rdmad
-from test_client import MLX4, RXE1, RXE1_RECORD, set_port
+from test_client import RXE1, RXE1_RECORD, set_port
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "rdma-link-service.py"
 
