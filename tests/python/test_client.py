@@ -461,3 +461,39 @@ def test_follow_set_num_vfs(host):
     finally:
         c.set_num_vfs("mlx5_0", 1)
         c.close()
+
+
+def test_rescan(client, host):
+    before = client.device("mlx5_0").port(1)
+    client.rescan()  # every caller may (the installed policy allows Manager)
+    assert client.device("mlx5_0").port(1) == before  # nothing changed: the same model
+
+
+def test_interactive_flag(client):
+    from jeepney import MessageFlag
+    m = client._conn.message("/org/rdmad1", "org.rdmad1.Manager", "Rescan", interactive=True)
+    assert m.header.flags & MessageFlag.allow_interactive_authorization
+    m = client._conn.message("/org/rdmad1", "org.rdmad1.Manager", "Rescan")
+    assert not m.header.flags & MessageFlag.allow_interactive_authorization
+
+
+def test_error_names_map_to_exceptions():
+    from rdmad import errors
+    table = {
+        "org.rdmad1.Error.InvalidArgument": (rdmad.InvalidArgument, ValueError),
+        "org.rdmad1.Error.NoSuchDevice": (rdmad.NoSuchDevice, LookupError),
+        "org.rdmad1.Error.Busy": (rdmad.Busy, rdmad.RdmadError),
+        "org.rdmad1.Error.Failed": (rdmad.Failed, OSError),
+        "org.rdmad1.Error.NotSupported": (rdmad.NotSupported, rdmad.RdmadError),
+        "org.rdmad1.Error.Timeout": (rdmad.Timeout, TimeoutError),
+        "org.rdmad1.Error.Unresponsive": (rdmad.Unresponsive, TimeoutError),
+        "org.freedesktop.DBus.Error.AccessDenied": (rdmad.AccessDenied, PermissionError),
+        "org.freedesktop.DBus.Error.InteractiveAuthorizationRequired":
+            (rdmad.InteractiveAuthorizationRequired, PermissionError),
+        "org.freedesktop.DBus.Error.ServiceUnknown": (rdmad.RdmadUnavailable, ConnectionError),
+        "org.freedesktop.DBus.Error.Spawn.ChildExited": (rdmad.RdmadUnavailable, ConnectionError),
+        "org.example.Other": (rdmad.RdmadError, Exception),
+    }
+    for name, (cls, base) in table.items():
+        e = errors.from_dbus(name, "text")
+        assert type(e) is cls and isinstance(e, base) and e.dbus_name == name, name
