@@ -99,7 +99,8 @@ package-check: deps-package
 	./tests/service/test-package.sh $(CURDIR)
 
 # Benchmarks (not tests): N dual-port devices at N = 64, 512, 2048 by default;
-# then rdmad-exporter against node_exporter on the same hosts.
+# then rdmad-exporter against node_exporter on the same hosts; then the
+# Python clients against an sts.rdma-style walk on 512 devices.
 BENCH_ARGS ?=
 bench: build
 	cd $(BUILD) && RDMAD_BINARY=$(CURDIR)/$(BUILD)/daemon/rdmad SYSTEMD_DEVICE_VERIFY_SYSFS=0 \
@@ -107,3 +108,4 @@ bench: build
 	cd $(BUILD) && RDMAD_BINARY=$(CURDIR)/$(BUILD)/daemon/rdmad SYSTEMD_DEVICE_VERIFY_SYSFS=0 \
 		RDMAD_EXPORTER_BINARY=$(CURDIR)/$(BUILD)/exporter/rdmad-exporter \
 		./bench/bench-exporter $(BENCH_ARGS)
+	/usr/bin/python3 bench/bench-python.py $(BUILD) 512
