@@ -888,9 +888,10 @@ static void test_completion_offers_what_each_word_can_be(void **state) {
          * netdev), then one state. */
         assert_completes(h, "rdmactl wait mlx4", "mlx4_0 mlx4_0/1 mlx4_0/2 ");
         assert_completes(h, "rdmactl wait e", "ens1d1 ens1f0np0 ens1f0v0 ");
-        assert_completes(h, "rdmactl wait mlx4_0 ''",
-                         "1 2 ACTIVE ACTIVE_DEFER ARMED DOWN INIT NOP dummy-siw0 ens1d1 ens1f0np0 ens1f0v0 hfi1_0 hfi1_0/1 ib0 "
-                         "mlx4_0 mlx4_0/1 mlx4_0/2 mlx5_0 mlx5_0/1 mlx5_1 mlx5_1/1 rxe0 rxe0/1 siw0 siw0/1 veth-rdma0 ");
+        assert_completes(
+                h, "rdmactl wait mlx4_0 ''",
+                "1 2 ACTIVE ACTIVE_DEFER ARMED DOWN INIT NOP dummy-siw0 ens1d1 ens1f0np0 ens1f0v0 hfi1_0 hfi1_0/1 ib0 "
+                "mlx4_0 mlx4_0/1 mlx4_0/2 mlx5_0 mlx5_0/1 mlx5_1 mlx5_1/1 rxe0 rxe0/1 siw0 siw0/1 veth-rdma0 ");
         assert_completes(h, "rdmactl wait mlx4_0 2 A", "ACTIVE ACTIVE_DEFER ARMED ");
         assert_completes(h, "rdmactl wait mlx4_0/2 D", "DOWN ");
         assert_completes(h, "rdmactl wait ib0 I", "INIT ");
