@@ -42,7 +42,7 @@ build_debs() {
         work=$(mktemp -d /tmp/rdmad-debs-XXXXXX) || return 1
         mkdir -p "$out" "$work/src"
         git -C "$src" ls-files -z | (cd "$src" && tar --null -T - -c) | tar -x -C "$work/src"
-        if ! (cd "$work/src" && nice dpkg-buildpackage -us -uc -b) >"$work/build.log" 2>&1; then
+        if ! (cd "$work/src" && PATH=/usr/sbin:/usr/bin:/sbin:/bin nice dpkg-buildpackage -us -uc -b) >"$work/build.log" 2>&1; then
                 tail -30 "$work/build.log" | sed 's/^/# /'
                 rm -rf "$work"
                 return 1
