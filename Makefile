@@ -1,6 +1,7 @@
 # Convenience entry points; the build itself is meson's.
 #   make check   install missing packages, build, run every test (on
-#                dbus-daemon), the integration suite again on dbus-broker, then
+#                dbus-daemon), the integration suite again on dbus-broker,
+#                the units under a real systemd in a container (both buses), then
 #                everything again built with clang's AddressSanitizer +
 #                UndefinedBehaviorSanitizer (the fuzz targets fuzz for
 #                FUZZ_SECONDS=30 there);
@@ -19,7 +20,7 @@ MESON     ?= meson
 SAN_FLAGS = -Db_sanitize=address,undefined -Db_lundef=false \
             -Dc_args=-fno-sanitize-recover=all -Dc_link_args=-fno-sanitize-recover=all
 
-.PHONY: all deps deps-demo deps-package build build-san check check-gcc check-broker check-san valgrind demo bench clean package-check
+.PHONY: all deps deps-demo deps-package build build-san check check-gcc check-broker check-systemd check-san valgrind demo bench clean package-check
 
 all: build
 
@@ -53,6 +54,17 @@ check-broker: build
 	RDMAD_TEST_BUS=dbus-broker $(MESON) test -C $(BUILD) --suite integration --print-errorlogs \
 		--logbase testlog-dbus-broker
 
+# The units under Debian's real systemd, booted as PID 1 of a throwaway
+# container on each bus (tests/systemd): the Debian package built once for
+# both; its own log, testlog-systemd.json (meson adds the setup's name).
+# Needs root, cgroup2, overlayfs.
+SYSTEMD_DEBS = $(CURDIR)/$(BUILD)/systemd-debs
+check-systemd: build deps-package
+	rm -rf $(SYSTEMD_DEBS)
+	./tests/systemd/test-systemd.sh --build-debs $(SYSTEMD_DEBS)
+	RDMAD_DEBS=$(SYSTEMD_DEBS) $(MESON) test -C $(BUILD) --setup=systemd --suite systemd --print-errorlogs \
+		--logbase testlog
+
 check-san: build-san
 	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
 	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
@@ -63,7 +75,7 @@ check-san: build-san
 # (CI does this) but test-attacks-floods (suite floods): its eleven floods
 # take three minutes there, and what they check under a slow rdmad is
 # memory, which the ASan + UBSan pass checks on the same rows.
-check: check-gcc check-broker check-san $(if $(filter 1,$(VALGRIND)),valgrind)
+check: check-gcc check-broker check-systemd check-san $(if $(filter 1,$(VALGRIND)),valgrind)
 
 valgrind: build
 	$(MESON) test -C $(BUILD) --print-errorlogs --setup=valgrind --no-suite floods
@@ -87,7 +99,8 @@ package-check: deps-package
 	./tests/service/test-package.sh $(CURDIR)
 
 # Benchmarks (not tests): N dual-port devices at N = 64, 512, 2048 by default;
-# then rdmad-exporter against node_exporter on the same hosts.
+# then rdmad-exporter against node_exporter on the same hosts; then the
+# Python clients against an sts.rdma-style walk on 512 devices.
 BENCH_ARGS ?=
 bench: build
 	cd $(BUILD) && RDMAD_BINARY=$(CURDIR)/$(BUILD)/daemon/rdmad SYSTEMD_DEVICE_VERIFY_SYSFS=0 \
@@ -95,3 +108,4 @@ bench: build
 	cd $(BUILD) && RDMAD_BINARY=$(CURDIR)/$(BUILD)/daemon/rdmad SYSTEMD_DEVICE_VERIFY_SYSFS=0 \
 		RDMAD_EXPORTER_BINARY=$(CURDIR)/$(BUILD)/exporter/rdmad-exporter \
 		./bench/bench-exporter $(BENCH_ARGS)
+	/usr/bin/python3 bench/bench-python.py $(BUILD) 512

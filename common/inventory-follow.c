@@ -13,7 +13,7 @@ struct InventoryFollow {
         InventoryFollowCallbacks callbacks;
         void *userdata;
         sd_bus *bus;
-        sd_bus_slot *matches[RDMAD_SIGNAL_MATCHES];
+        RdmadSignals *signals;  /* the matches, and whose signals are believed */
         sd_bus_slot *load_slot; /* the GetManagedObjects in flight */
         Inventory *inv;
         uint64_t load_calls;
@@ -155,8 +155,7 @@ InventoryFollow *inventory_follow_new(const InventoryFollowOptions *options, con
 }
 
 void inventory_follow_stop(InventoryFollow *f) {
-        for (size_t i = 0; i < RDMAD_SIGNAL_MATCHES; i++)
-                f->matches[i] = sd_bus_slot_unref(f->matches[i]);
+        f->signals = rdmad_signals_free(f->signals);
         f->load_slot = sd_bus_slot_unref(f->load_slot);
         f->bus = sd_bus_unref(f->bus);
 }
@@ -183,7 +182,7 @@ int inventory_follow_start(InventoryFollow *f, sd_bus *bus) {
         inventory_follow_stop(f);
         f->bus = sd_bus_ref(bus);
         /* The matches first: a change after the answer is not missed. */
-        r = rdmad_signals_subscribe(bus, f->options.async_matches, &handlers, f, f->matches);
+        r = rdmad_signals_new(bus, f->options.async_matches, &handlers, f, &f->signals);
         if (r >= 0)
                 r = load(f);
         if (r < 0)
@@ -193,6 +192,16 @@ int inventory_follow_start(InventoryFollow *f, sd_bus *bus) {
 
 Inventory *inventory_follow_inventory(const InventoryFollow *f) {
         return f->inv;
+}
+
+int inventory_follow_reload(InventoryFollow *f) {
+        if (!f->bus)
+                return -ENOTCONN;
+        return load(f);
+}
+
+const char *inventory_follow_owner(const InventoryFollow *f) {
+        return rdmad_signals_owner(f->signals);
 }
 
 uint64_t inventory_follow_load_calls(const InventoryFollow *f) {

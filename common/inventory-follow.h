@@ -5,6 +5,8 @@
  * signals, read GetManagedObjects once, apply InterfacesAdded,
  * InterfacesRemoved and PropertiesChanged to the Inventory, and read all of
  * it again whenever org.rdmad1 gets an owner (rdmad started or restarted).
+ * Only signals broadcast by the current owner of org.rdmad1 are applied,
+ * and only the bus driver's NameOwnerChanged (rdmad-signals.h).
  * rdmad-exporter and `rdmactl wait` follow it this way; what they do with
  * each step is theirs, through the callbacks. */
 
@@ -69,6 +71,13 @@ void inventory_follow_stop(InventoryFollow *f);
 
 /* NULL until a GetManagedObjects was answered (and after a forgetting owner change). */
 Inventory *inventory_follow_inventory(const InventoryFollow *f);
+
+/* Asks for the objects again (the loaded or load_failed callback answers);
+ * a read already in flight is replaced. -ENOTCONN when not started. */
+int inventory_follow_reload(InventoryFollow *f);
+
+/* The unique name of org.rdmad1 whose signals are believed; NULL: none yet. */
+const char *inventory_follow_owner(const InventoryFollow *f);
 
 /* GetManagedObjects calls made so far, over all buses. */
 uint64_t inventory_follow_load_calls(const InventoryFollow *f);

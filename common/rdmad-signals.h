@@ -4,7 +4,12 @@
 /* The signals a client follows rdmad by (rdmactl monitor and wait,
  * rdmad-exporter): the ones that keep an inventory current, and org.rdmad1
  * coming and going on the bus (a restart, an activation). Subscribe first,
- * then read the objects: nothing falls between the two. */
+ * then read the objects: nothing falls between the two.
+ *
+ * Only believed signals reach the handlers (bus-signal.h): rdmad's from the
+ * current unique owner of org.rdmad1, broadcast; NameOwnerChanged from the
+ * bus driver, broadcast. The owner is asked for (GetNameOwner) when the
+ * matches are in place and followed by the driver's NameOwnerChanged. */
 
 #include <stdbool.h>
 #include <systemd/sd-bus.h>
@@ -17,14 +22,21 @@ typedef struct RdmadSignalHandlers {
         sd_bus_message_handler_t disconnected;       /* the connection is gone; NULL: not followed */
 } RdmadSignalHandlers;
 
-#define RDMAD_SIGNAL_MATCHES 5
+typedef struct RdmadSignals RdmadSignals;
 
-/* Adds the matches, each with userdata. async: the bus is not waited for
- * (sd_bus_match_signal_async), for a loop that must never block. slots:
- * NULL for matches that last as long as the connection, or an array of
- * RDMAD_SIGNAL_MATCHES that the caller unrefs (unused entries stay NULL). */
-int rdmad_signals_subscribe(sd_bus *bus, bool async, const RdmadSignalHandlers *handlers, void *userdata,
-                            sd_bus_slot **slots);
+/* Adds the matches, each with userdata, then asks who owns org.rdmad1.
+ * async: the bus is not waited for (sd_bus_match_signal_async, an
+ * asynchronous GetNameOwner), for a loop that must never block; until that
+ * answer, rdmad's signals are dropped (the objects read next cover them). */
+int rdmad_signals_new(sd_bus *bus, bool async, const RdmadSignalHandlers *handlers, void *userdata, RdmadSignals **ret);
+RdmadSignals *rdmad_signals_free(RdmadSignals *s);
+static inline void rdmad_signals_freep(RdmadSignals **s) {
+        rdmad_signals_free(*s);
+}
+
+/* The unique name whose signals are believed; NULL: none (rdmad is not on
+ * the bus, or the bus has not said yet). */
+const char *rdmad_signals_owner(const RdmadSignals *s);
 
 typedef enum RdmadOwner {
         RDMAD_OWNER_LEFT,     /* org.rdmad1 has no owner any more */

@@ -87,6 +87,10 @@ static inline const char *strempty(const char *s) {
         return s ?: "";
 }
 
+static inline const char *strna(const char *s) {
+        return s ?: "n/a";
+}
+
 /* Replace *p with a copy of s; -ENOMEM on failure, *p untouched. */
 static inline int free_and_strdup(char **p, const char *s) {
         char *t = NULL;

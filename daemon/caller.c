@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bus-signal.h"
 #include "bus-util.h"
 #include "log.h"
 #include "rdmad-api.h"
@@ -460,6 +461,10 @@ static int on_name_owner_changed(sd_bus_message *message, void *userdata, sd_bus
         const char *name, *old_owner, *new_owner;
 
         if (registry->ignore_name_owner_changed)
+                return 0;
+        /* Anyone may send a NameOwnerChanged to us by name: only the bus
+         * driver's broadcast says that a caller left. */
+        if (!bus_signal_is_from(message, DBUS_SERVICE_NAME))
                 return 0;
         if (sd_bus_message_read(message, "sss", &name, &old_owner, &new_owner) < 0)
                 return 0;

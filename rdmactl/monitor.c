@@ -418,7 +418,7 @@ static int subscribe(Monitor *m) {
                 .disconnected = on_disconnected,
         };
 
-        return rdmad_signals_subscribe(m->bus, false, &handlers, m, NULL);
+        return rdmad_signals_new(m->bus, false, &handlers, m, &m->signals);
 }
 
 int verb_monitor(sd_bus *bus, const Options *options, char **args, size_t n_args) {
@@ -476,6 +476,7 @@ int verb_monitor(sd_bus *bus, const Options *options, char **args, size_t n_args
         status = r < 0 ? report_bus_error("monitor", r, NULL) : r;
 
 finish:
+        rdmad_signals_free(m.signals);
         inventory_free(m.inv);
         for (size_t i = 0; i < m.n_removed; i++)
                 removed_device_free(&m.removed[i]);

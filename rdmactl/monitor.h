@@ -10,6 +10,7 @@
 #include <systemd/sd-event.h>
 
 #include "inventory.h"
+#include "rdmad-signals.h"
 #include "json-writer.h"
 #include "rdmactl.h"
 
@@ -21,6 +22,7 @@ typedef struct RemovedDevice {
 typedef struct Monitor {
         sd_bus *bus;
         sd_event *event;
+        RdmadSignals *signals; /* only the believed ones reach the handlers */
         Inventory *inv;
         const Options *options;
         RemovedDevice *removed; /* not yet announced */

@@ -30,12 +30,11 @@ static void help(void) {
                "  status [NAME...]          Everything known about devices, their ports and netdevs\n"
                "  monitor                   Print device, port and SR-IOV changes until interrupted,\n"
                "                            across restarts of rdmad\n"
-               "  wait [NAME...] [--state=STATE]\n"
-               "                            Wait until the ports named (every port with a link when\n"
-               "                            none is) are in STATE (default ACTIVE), also for names\n"
-               "                            not there yet and across restarts of rdmad\n"
-               "  wait PORT STATE           Wait until a port that exists is in STATE (ACTIVE, DOWN,\n"
-               "                            INIT, ARMED, ..., or the kernel's number: 4 is ACTIVE)\n"
+               "  wait [NAME...] [STATE]    Wait until the ports named (every port with a link when\n"
+               "                            none is) are in STATE (ACTIVE, DOWN, INIT, ARMED, ...,\n"
+               "                            or the kernel's number after a port: 4 is ACTIVE;\n"
+               "                            default ACTIVE), also for names not there yet and\n"
+               "                            across restarts of rdmad\n"
                "  set-vfs DEVICE COUNT      Set the number of SR-IOV virtual functions\n"
                "  counters [NAME...]        Traffic and error counters of each port\n"
                "\n"
@@ -51,8 +50,7 @@ static void help(void) {
                "     --no-color             No colours, even on a terminal\n"
                "     --no-pager             Accepted; rdmactl never pages\n"
                "     --timeout=SPAN         wait: give up after SPAN (30s, 500ms, 2min; a bare number\n"
-               "                            is seconds); wait NAME... --state: default 2min, 0 or\n"
-               "                            infinity: never; wait PORT STATE: default never, 0: check\n"
+               "                            is seconds); default 2min, 0 or infinity: never\n"
                "     --state=STATE          wait: the state to wait for (default ACTIVE)\n"
                "     --any                  wait: one of the ports in STATE suffices\n"
                "     --ignore=GLOB          wait: leave out the devices, ports (DEV/PORT), netdevs\n"
@@ -81,8 +79,8 @@ static const Verb verbs[] = {
         { "list", 0, 0, VERB_DEFAULT | VERB_JSON, NULL, verb_list },
         { "status", 0, SIZE_MAX, VERB_JSON, "DEVICE...", verb_status },
         { "monitor", 0, 0, VERB_JSON | VERB_FOLLOWS, NULL, verb_monitor },
-        /* wait checks its own arguments: its two forms take different ones. */
-        { "wait", 0, SIZE_MAX, VERB_TIMEOUT, "PORT STATE", verb_wait },
+        /* wait checks its own arguments: names, then a state. */
+        { "wait", 0, SIZE_MAX, VERB_TIMEOUT, "[NAME...] [STATE]", verb_wait },
         { "set-vfs", 2, 2, 0, "DEVICE COUNT", verb_set_vfs },
         { "counters", 0, SIZE_MAX, VERB_JSON, "NAME...", verb_counters },
         { "help", 0, 0, VERB_NO_BUS, NULL, verb_help },

@@ -158,8 +158,8 @@ static int check_name(const WaitSpec *s, const Inventory *inv, const char *name,
                 p = d ? inventory_find_port_by_number(inv, d->path, number) : NULL;
                 if (!p) {
                         t->incomplete = true;
-                        return pending_line(c, "%s: %s, waiting for %s", name,
-                                            d ? "no such port yet" : "no such device yet", s->state);
+                        return pending_line(c, "%s: not present%s, waiting for %s", name,
+                                            d ? " (the device has no such port yet)" : "", s->state);
                 }
                 r = check_port(s, inv, p, NULL, c, &ok);
                 t->total++;
@@ -177,8 +177,7 @@ static int check_name(const WaitSpec *s, const Inventory *inv, const char *name,
         if (!p) {
                 t->incomplete = true;
                 return pending_line(c, "%s: %s, waiting for %s", name,
-                                    n ? "a network interface of no port" : "no such device or network interface yet",
-                                    s->state);
+                                    n ? "a network interface of no port" : "not present", s->state);
         }
         r = check_port(s, inv, p, name, c, &ok);
         t->total++;

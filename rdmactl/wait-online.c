@@ -1,10 +1,12 @@
 /* SPDX-License-Identifier: MIT */
-/* The waiting of `rdmactl wait` in its boot-time form: subscribe to rdmad's
- * signals, read its objects once (a call that asks for D-Bus activation),
- * keep them current from the signals, and decide after each change. When
- * rdmad leaves, what it published is forgotten; when it is back, all of it
- * is read again. rdmad is never asked twice for the same thing: only the
- * signals (and NameOwnerChanged) move the wait on. */
+/* The waiting of `rdmactl wait`: subscribe to rdmad's signals, read its
+ * objects once (a call that asks for D-Bus activation), keep them current
+ * from the signals, and decide after each change. When rdmad leaves, what
+ * it published is forgotten; when it is back, all of it is read again.
+ * Signals only move the wait on: when they say it is over, rdmad is asked
+ * once more (GetManagedObjects, answered by the owner of org.rdmad1), and
+ * that answer decides. A forged signal can delay a boot, never end a wait
+ * early. */
 #include "wait-online.h"
 
 #include <errno.h>
@@ -34,6 +36,7 @@ typedef struct WaitOnline {
         char *load_error;        /* why the last read failed, for the final lines */
         uint64_t start_usec;
         sd_event_source *progress;
+        bool confirming; /* the signals say done: the objects are read again to be sure */
 } WaitOnline;
 
 /* The lines that say what is not there yet; *ret_done when nothing. */
@@ -56,23 +59,39 @@ static void print_reasons(WaitOnline *w, const char *prefix, const WaitCheck *c)
                 fprintf(stderr, "%s%s\n", prefix, c->pending[i]);
 }
 
-static void decide(WaitOnline *w) {
+/* from_rdmad: the inventory is a GetManagedObjects answer, not yet changed by a signal. */
+static void decide(WaitOnline *w, bool from_rdmad) {
         WaitCheck c;
         bool done;
+        int r;
 
         if (check(w, &done, &c) < 0) {
                 fprintf(stderr, "rdmactl: out of memory.\n");
                 (void) sd_event_exit(w->event, EXIT_FAILURE_GENERIC);
                 return;
         }
-        if (done)
-                (void) sd_event_exit(w->event, EXIT_OK);
         wait_check_done(&c);
+        if (!done)
+                return;
+        if (from_rdmad) {
+                (void) sd_event_exit(w->event, EXIT_OK);
+                return;
+        }
+        if (w->confirming)
+                return; /* the answer to that read decides */
+        r = inventory_follow_reload(w->follow);
+        if (r < 0) {
+                fprintf(stderr, "rdmactl: cannot read rdmad's objects: %s\n", strerror(-r));
+                (void) sd_event_exit(w->event, EXIT_FAILURE_GENERIC);
+                return;
+        }
+        w->confirming = true;
 }
 
 static void on_load_failed(InventoryFollow *f, int r, const sd_bus_error *e, void *userdata) {
         WaitOnline *w = userdata;
 
+        w->confirming = false;
         if (!e) {
                 if (r == -ENOMEM)
                         (void) sd_event_exit(w->event, EXIT_FAILURE_GENERIC);
@@ -90,7 +109,8 @@ static void on_loaded(InventoryFollow *f, void *userdata) {
 
         inventory_make_printable(inventory_follow_inventory(f));
         w->load_error = mfree(w->load_error);
-        decide(w);
+        w->confirming = false;
+        decide(w, true);
 }
 
 static void on_changed(InventoryFollow *f, InventoryChange change, const char *path, int r, void *userdata) {
@@ -101,7 +121,7 @@ static void on_changed(InventoryFollow *f, InventoryChange change, const char *p
         /* A removal brings no new strings. */
         if (change != INVENTORY_CHANGE_REMOVED)
                 inventory_make_printable(inventory_follow_inventory(f));
-        decide(w);
+        decide(w, false);
 }
 
 /* The inventory is forgotten at once (forget_on_owner_change); a new owner's is read in full. */

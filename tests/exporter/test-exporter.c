@@ -16,13 +16,16 @@
 #include <unistd.h>
 
 #include <cmocka.h>
+#include <glib.h>
 
+#include "forge.h"
 #include "harness.h"
 #include "util.h"
 #include "prometheus-server.h"
 #include "scrape-client.h"
 
 #define MLX4_PORT1 "/sys/devices/pci0000:00/0000:00:03.0/0000:03:00.0/infiniband/mlx4_0/ports/1"
+#define MLX4_PORT2 "/sys/devices/pci0000:00/0000:00:03.0/0000:03:00.0/infiniband/mlx4_0/ports/2"
 
 typedef struct Fixture {
         Harness *h;
@@ -365,8 +368,91 @@ static void test_prometheus_scrapes_counters_and_a_flap(void **state) {
         f->prometheus_pid = 0;
 }
 
+/* The lines of a scrape that come from the exporter's model (what signals
+ * change), without counters (read per scrape, left out when a read is slow)
+ * or the exporter's own series (durations, timestamps). */
+static char *model_lines(unsigned port) {
+        static const char *const model_series[] = {
+                "rdma_device_info{",
+                "rdma_port_info{",
+                "rdma_state_id{",
+                "rdma_physical_state_id{",
+                "rdma_rate_bytes_per_second{",
+                "rdma_port_state_changes_total{",
+                "rdma_sriov_",
+        };
+        char *text = scrape_text(port, NULL), *save = NULL;
+        GString *lines = g_string_new(NULL);
+
+        for (char *l = strtok_r(text, "\n", &save); l; l = strtok_r(NULL, "\n", &save))
+                for (size_t i = 0; i < sizeof(model_series) / sizeof(model_series[0]); i++)
+                        if (strncmp(l, model_series[i], strlen(model_series[i])) == 0) {
+                                g_string_append_printf(lines, "%s\n", l);
+                                break;
+                        }
+        free(text);
+        return g_string_free(lines, FALSE);
+}
+
+static bool exporter_shows(unsigned port, const char *line) {
+        for (int i = 0; i < 200; i++) {
+                char *text = scrape_text(port, NULL);
+                bool found = strstr(text, line) != NULL;
+
+                free(text);
+                if (found)
+                        return true;
+                usleep(50000);
+        }
+        return false;
+}
+
+/* Another user's InterfacesAdded (a fake device), InterfacesRemoved (a real
+ * one), PropertiesChanged (a DOWN port ACTIVE, its state changes) and
+ * NameOwnerChanged (rdmad gone, back as the forger), each broadcast and
+ * sent to every connection: /metrics stays as it was. */
+static void test_forgeries_leave_the_metrics_unchanged(void **state) {
+        Fixture *f = *state;
+        sd_bus *forger = forger_open(f->h, FORGER_UID);
+        char *before, *after, *owner = bus_name_owner(f->h, RDMAD_BUS_NAME);
+        const char *self = NULL;
+
+        assert_true(sd_bus_get_unique_name(forger, &self) >= 0);
+        before = model_lines(f->exporter_port);
+        assert_contains(before, "rdma_state_id{device=\"mlx4_0\",port=\"2\"} 1\n");
+
+        /* First the owner change (a believed one would make it read the
+         * real model again), then the rest as from the new "owner". */
+        forge_owner_change(forger, RDMAD_BUS_NAME, owner, self);
+        usleep(500 * 1000);
+        forge_evil_device(forger);
+        forge_device_removed(forger, RDMAD_DEVICE_PREFIX "/hfi1_5f0");
+        forge_port_active(forger, RDMAD_DEVICE_PREFIX "/mlx4_5f0/port/2");
+        usleep(1000 * 1000);
+
+        after = model_lines(f->exporter_port);
+        if (!streq(before, after)) {
+                fprintf(stderr, "before:\n%s\nafter:\n%s", before, after);
+                fail_msg("the forgeries changed /metrics");
+        }
+        assert_null(strstr(after, "evil0"));
+        assert_true(exporter_sees_rdmad(f->exporter_port, true));
+
+        /* rdmad's own change still goes through, and back. */
+        harness_write(f->h, MLX4_PORT2, "state", "3: ARMED\n");
+        assert_true(exporter_shows(f->exporter_port, "rdma_state_id{device=\"mlx4_0\",port=\"2\"} 3\n"));
+        harness_write(f->h, MLX4_PORT2, "state", "1: DOWN\n");
+        assert_true(exporter_shows(f->exporter_port, "rdma_state_id{device=\"mlx4_0\",port=\"2\"} 1\n"));
+
+        free(before);
+        free(after);
+        free(owner);
+        sd_bus_flush_close_unref(forger);
+}
+
 int main(void) {
         const struct CMUnitTest tests[] = {
+                cmocka_unit_test(test_forgeries_leave_the_metrics_unchanged),
                 cmocka_unit_test(test_every_node_exporter_port_series_has_its_twin),
                 cmocka_unit_test(test_promtool_accepts_the_exposition),
                 cmocka_unit_test(test_http_negotiation_and_errors),

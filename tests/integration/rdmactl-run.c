@@ -6,7 +6,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <poll.h>
 #include <sys/prctl.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -106,4 +109,82 @@ pid_t rdmactl_spawn(const char *args, int stdout_fd, int stderr_fd) {
         }
         free(command);
         return pid;
+}
+
+RdmactlChild *rdmactl_child_start(const char *args) {
+        RdmactlChild *c = calloc(1, sizeof(RdmactlChild));
+        int out[2], err[2];
+
+        assert_non_null(c);
+        assert_int_equal(pipe2(out, O_CLOEXEC), 0);
+        assert_int_equal(pipe2(err, O_CLOEXEC), 0);
+        c->pid = rdmactl_spawn(args, out[1], err[1]);
+        close(out[1]);
+        close(err[1]);
+        c->out_fd = out[0];
+        c->err_fd = err[0];
+        c->out = g_string_new(NULL);
+        c->err = g_string_new(NULL);
+        return c;
+}
+
+bool rdmactl_child_wait_for(RdmactlChild *c, const char *needle, bool in_stderr, int timeout_ms) {
+        uint64_t deadline = now_usec() + (uint64_t) timeout_ms * 1000;
+
+        for (;;) {
+                struct pollfd p[2] = { { .fd = c->out_fd, .events = POLLIN }, { .fd = c->err_fd, .events = POLLIN } };
+                uint64_t now = now_usec();
+                char buf[4096];
+
+                if (strstr((in_stderr ? c->err : c->out)->str, needle))
+                        return true;
+                if (now >= deadline || (c->out_fd < 0 && c->err_fd < 0))
+                        return false;
+                if (poll(p, 2, (int) ((deadline - now) / 1000) + 1) <= 0)
+                        continue;
+                for (size_t i = 0; i < 2; i++) {
+                        int *fd = i == 0 ? &c->out_fd : &c->err_fd;
+                        ssize_t n;
+
+                        if (*fd < 0 || !(p[i].revents & (POLLIN | POLLHUP)))
+                                continue;
+                        n = read(*fd, buf, sizeof(buf));
+                        if (n > 0)
+                                g_string_append_len(i == 0 ? c->out : c->err, buf, n);
+                        else {
+                                close(*fd);
+                                *fd = -1;
+                        }
+                }
+        }
+}
+
+int rdmactl_child_wait_exit(RdmactlChild *c, int timeout_ms) {
+        uint64_t deadline = now_usec() + (uint64_t) timeout_ms * 1000;
+        int status;
+
+        for (;;) {
+                if (waitpid(c->pid, &status, WNOHANG) == c->pid) {
+                        c->pid = 0;
+                        (void) rdmactl_child_wait_for(c, "\x01never", false, 1000); /* the rest of its output */
+                        return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+                }
+                if (now_usec() > deadline)
+                        return -1;
+                usleep(10000);
+        }
+}
+
+void rdmactl_child_free(RdmactlChild *c) {
+        if (c->pid > 0) {
+                kill(c->pid, SIGKILL);
+                waitpid(c->pid, NULL, 0);
+        }
+        if (c->out_fd >= 0)
+                close(c->out_fd);
+        if (c->err_fd >= 0)
+                close(c->err_fd);
+        g_string_free(c->out, TRUE);
+        g_string_free(c->err, TRUE);
+        free(c);
 }

@@ -7,7 +7,10 @@
  * UTC timestamps, and $RDMACTL_TEST_WRAPPER ("valgrind --error-exitcode=99
  * -q") in front of rdmactl when set. */
 
+#include <stdbool.h>
 #include <sys/types.h>
+
+#include <glib.h>
 
 #include "harness.h"
 
@@ -42,3 +45,19 @@ void rdmactl_assert_golden(const char *actual, const char *name);
  * killed if the test dies, and runs without umockdev's preload. Returns its
  * pid: the shell execs rdmactl (or the wrapper), so that is rdmactl's. */
 pid_t rdmactl_spawn(const char *args, int stdout_fd, int stderr_fd);
+
+/* rdmactl_spawn() with stdout and stderr on pipes, collected as it runs. */
+typedef struct RdmactlChild {
+        pid_t pid; /* 0 once it exited */
+        int out_fd, err_fd;
+        GString *out, *err;
+} RdmactlChild;
+
+RdmactlChild *rdmactl_child_start(const char *args);
+/* Reads what the child wrote until needle is in stdout (stderr if
+ * in_stderr), the child closes both, or timeout_ms passes. */
+bool rdmactl_child_wait_for(RdmactlChild *c, const char *needle, bool in_stderr, int timeout_ms);
+/* Waits for the child to exit by itself; its exit status, or -1 after timeout_ms. */
+int rdmactl_child_wait_exit(RdmactlChild *c, int timeout_ms);
+/* Kills it if it still runs. */
+void rdmactl_child_free(RdmactlChild *c);

@@ -348,101 +348,27 @@ static void test_json_escapes_what_needs_escaping(void **state) {
 
 /* ---- monitor ---- */
 
-typedef struct Child {
-        pid_t pid;
-        int out_fd, err_fd;
-        GString *out, *err;
-} Child;
+typedef RdmactlChild Child;
 
 /* Starts rdmactl with the given arguments, stdout and stderr on pipes. */
 static Child *child_start(const char *const *args) {
-        Child *c = calloc(1, sizeof(Child));
         GString *quoted = g_string_new(NULL);
-        int out[2], err[2];
+        Child *c;
 
-        assert_non_null(c);
         for (size_t i = 0; args[i]; i++)
                 g_string_append_printf(quoted, "%s'%s'", i > 0 ? " " : "", args[i]);
-        assert_int_equal(pipe2(out, O_CLOEXEC), 0);
-        assert_int_equal(pipe2(err, O_CLOEXEC), 0);
-        c->pid = rdmactl_spawn(quoted->str, out[1], err[1]);
+        c = rdmactl_child_start(quoted->str);
         g_string_free(quoted, TRUE);
-        close(out[1]);
-        close(err[1]);
-        c->out_fd = out[0];
-        c->err_fd = err[0];
-        c->out = g_string_new(NULL);
-        c->err = g_string_new(NULL);
         return c;
 }
 
-/* Reads what the child wrote until `needle` is in stdout (or stderr if
- * in_stderr), the child closes both, or timeout_ms passes. */
-static bool child_wait_for(Child *c, const char *needle, bool in_stderr, int timeout_ms) {
-        uint64_t deadline = now_usec() + (uint64_t) timeout_ms * 1000;
-
-        for (;;) {
-                struct pollfd p[2] = { { .fd = c->out_fd, .events = POLLIN }, { .fd = c->err_fd, .events = POLLIN } };
-                uint64_t now = now_usec();
-                char buf[4096];
-
-                if (strstr((in_stderr ? c->err : c->out)->str, needle))
-                        return true;
-                if (now >= deadline || (c->out_fd < 0 && c->err_fd < 0))
-                        return false;
-                if (poll(p, 2, (int) ((deadline - now) / 1000) + 1) <= 0)
-                        continue;
-                for (size_t i = 0; i < 2; i++) {
-                        int *fd = i == 0 ? &c->out_fd : &c->err_fd;
-                        ssize_t n;
-
-                        if (*fd < 0 || !(p[i].revents & (POLLIN | POLLHUP)))
-                                continue;
-                        n = read(*fd, buf, sizeof(buf));
-                        if (n > 0)
-                                g_string_append_len(i == 0 ? c->out : c->err, buf, n);
-                        else {
-                                close(*fd);
-                                *fd = -1;
-                        }
-                }
-        }
-}
+#define child_wait_for  rdmactl_child_wait_for
+#define child_wait_exit rdmactl_child_wait_exit
+#define child_free      rdmactl_child_free
 
 static void child_expect(Child *c, const char *needle) {
         if (!child_wait_for(c, needle, false, 10000))
                 fail_msg("rdmactl did not print \"%s\"; stdout:\n%s\nstderr:\n%s", needle, c->out->str, c->err->str);
-}
-
-/* Waits for the child to exit by itself; its exit status, or -1 after timeout_ms. */
-static int child_wait_exit(Child *c, int timeout_ms) {
-        uint64_t deadline = now_usec() + (uint64_t) timeout_ms * 1000;
-        int status;
-
-        for (;;) {
-                if (waitpid(c->pid, &status, WNOHANG) == c->pid) {
-                        c->pid = 0;
-                        (void) child_wait_for(c, "\x01never", false, 1000); /* the rest of its output */
-                        return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-                }
-                if (now_usec() > deadline)
-                        return -1;
-                usleep(10000);
-        }
-}
-
-static void child_free(Child *c) {
-        if (c->pid > 0) {
-                kill(c->pid, SIGKILL);
-                waitpid(c->pid, NULL, 0);
-        }
-        if (c->out_fd >= 0)
-                close(c->out_fd);
-        if (c->err_fd >= 0)
-                close(c->err_fd);
-        g_string_free(c->out, TRUE);
-        g_string_free(c->err, TRUE);
-        free(c);
 }
 
 /* SIGTERM: monitor must stop with status 0. */
@@ -756,14 +682,14 @@ static void test_wait_at_once_after_a_change_and_on_timeout(void **state) {
         free(out);
         rdmactl_assert_run(h, "wait mlx4_0 2 down --timeout=0", 0, NULL);
 
-        /* Not there: a timeout, exit 5, the daemon's sentence. */
+        /* Not there: a timeout, exit 5, what is missing. */
         start = now_usec();
         out = rdmactl_run(h, &status, "wait hfi1_0 1 DOWN --timeout=1");
         assert_int_equal(status, 5);
-        assert_string_equal(out, "rdmactl: Port 1 of hfi1_0 did not reach DOWN within 1s; it is ACTIVE.\n");
+        assert_string_equal(out, "rdmactl: timed out after 1s.\n"
+                                 "rdmactl: hfi1_0/1: ACTIVE (LinkUp), waiting for DOWN\n");
         assert_true(now_usec() - start >= 1000000);
         free(out);
-        rdmactl_assert_run(h, "wait hfi1_0 1 DOWN --timeout=0", 5, "rdmactl: Port 1 of hfi1_0 is ACTIVE, not DOWN.\n");
 
         /* Reached after a change: still waiting before it, done after it. */
         c = child_start(wait_down);
@@ -782,21 +708,20 @@ static void test_wait_at_once_after_a_change_and_on_timeout(void **state) {
         assert_non_null(strstr(out, "+00:00\n                     GID 0: "));
         free(out);
 
-        /* What a script must be able to tell apart. */
-        rdmactl_assert_run(h, "wait hfi1_0 7 ACTIVE", 4, "rdmactl: hfi1_0 has no port 7.\n");
-        rdmactl_assert_run(h, "wait nosuch0 1 ACTIVE", 4, "rdmactl: No RDMA device or network interface 'nosuch0'.\n");
-        rdmactl_assert_run(
-                h, "wait hfi1_0 1 UPPISH", 2,
-                "rdmactl: 'UPPISH' is not a port state (ACTIVE, DOWN, INIT, ARMED, ACTIVE_DEFER, NOP, or their "
-                "numbers 0-5).\n");
+        /* What a script must be able to tell apart: what is not there yet is
+         * waited for (exit 5 at the timeout), a mistake is exit 2 at once. */
+        rdmactl_assert_run(h, "wait hfi1_0 7 ACTIVE --timeout=300ms", 5,
+                           "rdmactl: hfi1_0/7: not present (the device has no such port yet), waiting for ACTIVE\n");
+        rdmactl_assert_run(h, "wait nosuch0 1 ACTIVE --timeout=300ms", 5,
+                           "rdmactl: nosuch0/1: not present, waiting for ACTIVE\n");
         rdmactl_assert_run(h, "wait hfi1_0 1 7", 2,
                            "rdmactl: port state 7 is out of range; the states are 0 (NOP) to 5 (ACTIVE_DEFER).\n");
-        rdmactl_assert_run(h, "wait hfi1_0 ACTIVE", 2,
-                           "rdmactl: 'wait' needs a port: DEVICE PORT, DEVICE/PORT or the network interface of a port, "
-                           "then the STATE.\n");
-        rdmactl_assert_run(h, "wait ib0 1 ACTIVE", 2,
-                           "rdmactl: 'ib0' names a port already; 'wait' takes it and a STATE.\n");
-        rdmactl_assert_run(h, "wait hfi1_0 x ACTIVE", 2, "rdmactl: 'x' is not a port number.\n");
+        rdmactl_assert_run(h, "wait hfi1_0 DOWN --timeout=10", 0, NULL); /* every port of it */
+        rdmactl_assert_run(h, "wait ACTIVE hfi1_0", 2, "rdmactl: 'ACTIVE' is a state: name the devices");
+        rdmactl_assert_run(h, "wait hfi1_0 1 ACTIVE --state=DOWN", 2,
+                           "rdmactl: 'ACTIVE' and --state=DOWN: give the state once.\n");
+        rdmactl_assert_run(h, "wait 1 ACTIVE", 2,
+                           "rdmactl: '1' is not a device, a port (DEVICE PORT, DEVICE/PORT) or a network interface.\n");
         rdmactl_assert_run(h, "wait hfi1_0 1 ACTIVE --timeout=soon", 2,
                            "rdmactl: --timeout: 'soon' is not a time span (e.g. 30s, 500ms, 2min; a bare number is "
                            "seconds).\n");
@@ -817,12 +742,15 @@ static void test_wait_names_ports_states_and_spans_the_usual_ways(void **state) 
         rdmactl_assert_run(h, "wait mlx4_0 1 4 --timeout=1s", 0, NULL);    /* 4 is ACTIVE, as sysfs says "4: ACTIVE" */
         rdmactl_assert_run(h, "wait mlx4_0/2 1 --timeout=500ms", 0, NULL); /* 1 is DOWN */
         rdmactl_assert_run(h, "wait ens1f0np0 '4: ACTIVE' --timeout=2min", 0, NULL);
-        rdmactl_assert_run(h, "wait mlx4_0/3 ACTIVE", 4, "rdmactl: mlx4_0 has no port 3.\n");
+        rdmactl_assert_run(h, "wait mlx4_0/1 --timeout=1s", 0, NULL); /* ACTIVE by default */
+        rdmactl_assert_run(h, "wait mlx4_0 1 --timeout=1s", 0, NULL);
 
         /* The span comes back as it was meant. */
         assert_output_is(h, "wait hfi1_0/1 1 --timeout=300ms", 5,
-                         "rdmactl: Port 1 of hfi1_0 did not reach DOWN within 300ms; it is ACTIVE.\n");
-        rdmactl_assert_run(h, "wait ib0 INIT --timeout=0", 5, "rdmactl: Port 1 of mlx4_0 is ACTIVE, not INIT.\n");
+                         "rdmactl: timed out after 300ms.\nrdmactl: hfi1_0/1: ACTIVE (LinkUp), waiting for DOWN\n");
+        assert_output_is(h, "wait ib0 INIT --timeout=300ms", 5,
+                         "rdmactl: timed out after 300ms.\nrdmactl: mlx4_0/1 (ib0): ACTIVE (LinkUp), waiting for "
+                         "INIT\n");
 }
 
 /* rdmactl ARGS as user nobody; its output (caller frees). */
@@ -956,13 +884,18 @@ static void test_completion_offers_what_each_word_can_be(void **state) {
         /* set-vfs: only the devices with SR-IOV. */
         assert_completes(h, "rdmactl set-vfs ''", "mlx5_0 ");
         assert_completes(h, "rdmactl set-vfs mlx5_0 ''", " ");
-        /* wait: a device, a netdev or DEVICE/PORT; then a port number if a device; then a state. */
+        /* wait: names (a device, then maybe its port number; DEVICE/PORT; a
+         * netdev), then one state. */
         assert_completes(h, "rdmactl wait mlx4", "mlx4_0 mlx4_0/1 mlx4_0/2 ");
         assert_completes(h, "rdmactl wait e", "ens1d1 ens1f0np0 ens1f0v0 ");
-        assert_completes(h, "rdmactl wait mlx4_0 ''", "1 2 ");
+        assert_completes(
+                h, "rdmactl wait mlx4_0 ''",
+                "1 2 ACTIVE ACTIVE_DEFER ARMED DOWN INIT NOP dummy-siw0 ens1d1 ens1f0np0 ens1f0v0 hfi1_0 hfi1_0/1 ib0 "
+                "mlx4_0 mlx4_0/1 mlx4_0/2 mlx5_0 mlx5_0/1 mlx5_1 mlx5_1/1 rxe0 rxe0/1 siw0 siw0/1 veth-rdma0 ");
         assert_completes(h, "rdmactl wait mlx4_0 2 A", "ACTIVE ACTIVE_DEFER ARMED ");
         assert_completes(h, "rdmactl wait mlx4_0/2 D", "DOWN ");
-        assert_completes(h, "rdmactl wait ib0 ''", "ACTIVE ACTIVE_DEFER ARMED DOWN INIT NOP ");
+        assert_completes(h, "rdmactl wait ib0 I", "INIT ");
+        assert_completes(h, "rdmactl wait ib0 h", "hfi1_0 hfi1_0/1 ");
         assert_completes(h, "rdmactl wait ib0 DOWN ''", " ");
         assert_completes(h, "rdmactl --timeout = 5 wait ib0 I", "INIT ");
         /* status: names, and after a device its ports. */
@@ -993,11 +926,20 @@ static void test_clear_message_when_rdmad_is_not_running(void **state) {
         assert_non_null(strstr(monitor->err->str, "rdmactl: rdmad left the system bus.\n"));
         child_free(monitor);
 
-        /* Every command: exit 3, one clear line. */
-        static const char *const commands[] = {
-                "list",    "list --json",          "status",           "status mlx5_0",
-                "monitor", "wait mlx5_0 1 ACTIVE", "set-vfs mlx5_0 1", "--list-devices"
-        };
+        /* wait waits for rdmad too, and says at the timeout that it was away. */
+        {
+                char *out = rdmactl_run(h, &status, "wait mlx5_0 1 ACTIVE --timeout=500ms");
+
+                assert_int_equal(status, 5);
+                assert_string_equal(out, "rdmactl: timed out after 500ms.\n"
+                                         "rdmactl: rdmad (org.rdmad1) is not on the system bus\n"
+                                         "rdmactl: mlx5_0/1: not present, waiting for ACTIVE\n");
+                free(out);
+        }
+
+        /* Every other command: exit 3, one clear line. */
+        static const char *const commands[] = { "list",    "list --json",      "status",        "status mlx5_0",
+                                                "monitor", "set-vfs mlx5_0 1", "--list-devices" };
         for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++) {
                 char *out = rdmactl_run(h, &status, "%s", commands[i]);
 
@@ -1014,7 +956,7 @@ static void test_usage_help_and_version(void **state) {
         int status;
 
         rdmactl_assert_run(h, "--help", 0, "  0 success, 1 failure, 2 invalid arguments, 3 rdmad not running");
-        rdmactl_assert_run(h, "help", 0, "wait PORT STATE");
+        rdmactl_assert_run(h, "help", 0, "wait [NAME...] [STATE]");
         rdmactl_assert_run(h, "--version", 0, "rdmactl " RDMAD_VERSION "\n");
         rdmactl_assert_run(h, "frobnicate", 2, "rdmactl: unknown command 'frobnicate'.\n");
         /* Unknown, lacking its value, or given one it does not take: three different mistakes. */
@@ -1026,8 +968,9 @@ static void test_usage_help_and_version(void **state) {
         rdmactl_assert_run(h, "list --no-legend=yes", 2, "rdmactl: option '--no-legend' takes no value.\n");
         rdmactl_assert_run(h, "list --no-pager --no-legend", 0, "\nmlx5_0 1 ACTIVE LinkUp");
         rdmactl_assert_run(h, "list extra", 2, "rdmactl: 'list' takes no arguments.\n");
-        rdmactl_assert_run(h, "wait mlx5_0", 2, "rdmactl: 'wait' needs PORT STATE.\n");
-        rdmactl_assert_run(h, "wait mlx5_0 1 ACTIVE extra", 2, "rdmactl: 'wait' takes only PORT STATE.\n");
+        rdmactl_assert_run(h, "wait mlx5_0 1 ACTIVE extra", 2,
+                           "rdmactl: 'ACTIVE' is a state: name the devices, ports and network interfaces first, then "
+                           "one STATE.\n");
         rdmactl_assert_run(h, "set-vfs mlx5_0", 2, "rdmactl: 'set-vfs' needs DEVICE COUNT.\n");
         rdmactl_assert_run(h, "wait mlx5_0 1 ACTIVE --json", 2, "rdmactl: 'wait' has no JSON output.\n");
         rdmactl_assert_run(h, "list --timeout=3", 2, "rdmactl: --timeout is for 'wait' only.\n");

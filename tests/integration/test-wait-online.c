@@ -188,11 +188,16 @@ static void test_a_named_device_hot_added_later(void **state) {
         child_free(device);
         child_free(port);
 
-        /* Not there at the end: said so. */
+        /* Not there at the end: said so, in every form of the grammar. */
         rdmactl_assert_run(h, "wait rxe9/1 --state=ACTIVE --timeout=300ms", 5,
-                           "rdmactl: rxe9/1: no such device yet, waiting for ACTIVE\n");
+                           "rdmactl: rxe9/1: not present, waiting for ACTIVE\n");
+        rdmactl_assert_run(h, "wait rxe9/1 --timeout=300ms", 5, "rdmactl: rxe9/1: not present, waiting for ACTIVE\n");
+        rdmactl_assert_run(h, "wait rxe9 1 ACTIVE --timeout=300ms", 5,
+                           "rdmactl: rxe9/1: not present, waiting for ACTIVE\n");
         rdmactl_assert_run(h, "wait nosuch0 --state=ACTIVE --timeout=300ms", 5,
-                           "rdmactl: nosuch0: no such device or network interface yet, waiting for ACTIVE\n");
+                           "rdmactl: nosuch0: not present, waiting for ACTIVE\n");
+        rdmactl_assert_run(h, "wait mlx4_0/3 ACTIVE --timeout=300ms", 5,
+                           "rdmactl: mlx4_0/3: not present (the device has no such port yet), waiting for ACTIVE\n");
 }
 
 static void test_a_device_that_goes_away_is_waited_for_again(void **state) {
@@ -330,9 +335,11 @@ static void test_usage(void **state) {
         rdmactl_assert_run(h, "wait --state=UPPISH", 2, "rdmactl: --state: 'UPPISH' is not a port state");
         rdmactl_assert_run(h, "wait 1 --state=ACTIVE", 2,
                            "rdmactl: '1' is not a device, a port (DEVICE PORT, DEVICE/PORT) or a network interface.\n");
-        rdmactl_assert_run(h, "wait mlx5_0 1 ACTIVE --state=ACTIVE", 2, "rdmactl: 'ACTIVE' is a state");
+        rdmactl_assert_run(h, "wait mlx5_0 1 ACTIVE --state=DOWN", 2,
+                           "rdmactl: 'ACTIVE' and --state=DOWN: give the state once.\n");
+        rdmactl_assert_run(h, "wait mlx5_0 ACTIVE 1", 2, "rdmactl: 'ACTIVE' is a state: name the devices");
         rdmactl_assert_run(h, "list --any", 2, "rdmactl: --state, --any, --ignore and --quiet are for 'wait' only.\n");
-        rdmactl_assert_run(h, "wait mlx5_0", 2, "--state=STATE");
+        rdmactl_assert_run(h, "wait mlx5_0 1 9", 2, "rdmactl: port state 9 is out of range");
 }
 
 int main(void) {

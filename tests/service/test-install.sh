@@ -21,6 +21,7 @@ $prefix/lib/systemd/system/rdmad-exporter.socket
 $prefix/lib/systemd/system/rdmad-wait-online.service
 $prefix/lib/systemd/system/rdmad-wait-online@.service
 $prefix/lib/systemd/system/rdmad.service
+$prefix/lib/sysusers.d/rdmad-exporter.conf
 $prefix/lib/sysusers.d/rdmad.conf
 $prefix/lib/udev/rules.d/90-rdmad.rules
 $prefix/sbin/rdmad

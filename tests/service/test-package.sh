@@ -10,7 +10,8 @@
 #   3. The installed /usr/sbin/rdmad runs as the installed user on a
 #      simulated host (umockdev, tools/testbed.py), on a private dbus-daemon
 #      that reads the host's own system.conf and system.d, where the
-#      package's policy is: nobody reads it through the installed rdmactl.
+#      package's policy is: nobody reads it through the installed rdmactl
+#      and the installed python3-rdmad (rdmad.client and rdmad.sts).
 #   4. apt-get remove, then purge: no file of the packages is left, no unit
 #      symlink, no deb-systemd-helper state, no dpkg record; the user stays
 #      (Debian: a system user may still own files elsewhere).
@@ -19,7 +20,7 @@ set -euo pipefail
 src=$(cd "${1:-$(dirname "$0")/../..}" && pwd)
 fail() { echo "FAIL: $*" >&2; exit 1; }
 [ "$(id -u)" = 0 ] || fail "needs root (it installs and purges the packages)"
-for p in rdmad rdmad-exporter; do
+for p in rdmad rdmad-exporter python3-rdmad; do
         st=$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null || true)
         case $st in *" not-installed" | "") ;; *) fail "$p is on this machine already ($st): not touching it" ;; esac
 done
@@ -34,20 +35,22 @@ cleanup() {
         wait 2>/dev/null || true
         if [ -n "$installed" ]; then
                 echo "cleanup: purging the packages after a failure" >&2
-                DEBIAN_FRONTEND=noninteractive apt-get purge -y -q rdmad-exporter rdmad >/dev/null 2>&1 || true
+                DEBIAN_FRONTEND=noninteractive apt-get purge -y -q python3-rdmad rdmad-exporter rdmad >/dev/null 2>&1 ||
+                        DEBIAN_FRONTEND=noninteractive apt-get purge -y -q rdmad-exporter rdmad >/dev/null 2>&1 || true
         fi
         rm -rf "$tmp"
 }
 trap cleanup EXIT
 
-# 1. Build, from the tracked files only (no build directory, no .git).
+# 1. Build, from the tracked files only (no build directory, no .git), with
+# the system's tools only (pybuild runs "python3": Debian's, not a pyenv's).
 mkdir "$tmp/rdmad"
 git -C "$src" ls-files -z | (cd "$src" && tar --null -T - -c) | tar -x -C "$tmp/rdmad"
 echo "dpkg-buildpackage -us -uc -b (log: build.log)"
-(cd "$tmp/rdmad" && nice dpkg-buildpackage -us -uc -b) >"$tmp/build.log" 2>&1 ||
+(cd "$tmp/rdmad" && PATH=/usr/sbin:/usr/bin:/sbin:/bin nice dpkg-buildpackage -us -uc -b) >"$tmp/build.log" 2>&1 ||
         { tail -40 "$tmp/build.log" >&2; fail "dpkg-buildpackage"; }
-debs=$(cd "$tmp" && ls rdmad_*.deb rdmad-exporter_*.deb)
-[ "$(echo "$debs" | wc -l)" = 2 ] || fail "expected two binary packages, got: $debs"
+debs=$(cd "$tmp" && ls rdmad_*.deb rdmad-exporter_*.deb python3-rdmad_*.deb)
+[ "$(echo "$debs" | wc -l)" = 3 ] || fail "expected three binary packages, got: $debs"
 lintian --allow-root --fail-on error "$tmp"/rdmad_*.changes >"$tmp/lintian.log" 2>&1 ||
         { cat "$tmp/lintian.log" >&2; fail "lintian reports errors"; }
 echo "lintian: no error ($(grep -c '^W:' "$tmp/lintian.log" || true) warnings, $(grep -c '^I:' "$tmp/lintian.log" || true) info)"
@@ -60,8 +63,8 @@ units_enabled >"$tmp/units.before"
 user_before=$(getent passwd rdmad || true)
 installed=1
 DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "$tmp"/rdmad_*.deb \
-        "$tmp"/rdmad-exporter_*.deb >"$tmp/install.log" 2>&1 || { tail -30 "$tmp/install.log" >&2; fail "apt-get install"; }
-dpkg -L rdmad rdmad-exporter | sort -u >"$tmp/files"
+        "$tmp"/rdmad-exporter_*.deb "$tmp"/python3-rdmad_*.deb >"$tmp/install.log" 2>&1 || { tail -30 "$tmp/install.log" >&2; fail "apt-get install"; }
+dpkg -L rdmad rdmad-exporter python3-rdmad | sort -u >"$tmp/files"
 getent passwd rdmad >/dev/null || fail "no user rdmad after installation (systemd-sysusers)"
 getent group rdmad >/dev/null || fail "no group rdmad after installation"
 [ -z "$user_before" ] || [ "$(getent passwd rdmad)" = "$user_before" ] || fail "the user rdmad changed"
@@ -81,7 +84,8 @@ in_list() {
         return 1
 }
 n=0
-need="unit policy service action rule sysusers man completion exporter-socket"
+need="unit policy service action rule sysusers man completion exporter-socket python"
+python_path=$(/usr/bin/python3 -c 'import sys; print(" ".join(p for p in sys.path if p))')
 while read -r f; do
         [ -f "$f" ] || continue # directories
         dir=$(dirname "$f")
@@ -114,7 +118,12 @@ while read -r f; do
         */bash-completion/completions/*)
                 [ "$dir" = "$completions_dir" ] || fail "$f: bash-completion reads $completions_dir"
                 need=${need/completion/} ;;
-        /usr/share/doc/rdmad/* | /usr/share/doc/rdmad-exporter/*) ;;
+        /usr/lib/python3/dist-packages/rdmad/*.py)
+                in_list "$dir" $(for d in $python_path; do echo "$d/rdmad"; done) ||
+                        fail "$f: python3 does not import from $(dirname "$dir")"
+                need=${need/python/} ;;
+        /usr/lib/python3/dist-packages/rdmad-*.dist-info/*) ;;
+        /usr/share/doc/rdmad/* | /usr/share/doc/rdmad-exporter/* | /usr/share/doc/python3-rdmad/*) ;;
         *) fail "$f: not a place this test knows to check" ;;
         esac
         n=$((n + 1))
@@ -123,7 +132,7 @@ done <"$tmp/files"
 for m in rdmad.8 org.rdmad1.5 rdmactl.1 rdmad-exporter.8; do
         man -w "${m%.*}" >/dev/null 2>&1 || fail "man does not find $m"
 done
-echo "$n files, each where dbus-daemon, polkitd, systemd, udev, man and bash-completion read it: ok"
+echo "$n files, each where dbus-daemon, polkitd, systemd, udev, man, bash-completion and python3 read it: ok"
 
 alias=/etc/systemd/system/dbus-org.rdmad1.service
 [ -L "$alias" ] || fail "rdmad.service is not enabled: no $alias for D-Bus activation"
@@ -192,6 +201,23 @@ if out=$(cd / && as_nobody /usr/bin/rdmactl set-vfs mlx5_0 2 2>&1); then
         fail "rdmactl set-vfs as nobody succeeded: $out"
 fi
 echo "rdmactl set-vfs as nobody: refused ($out)"
+# python3-rdmad, installed, as nobody: both APIs against the installed rdmad.
+py=$(cd / && as_nobody /usr/bin/python3 -c '
+import rdmad, rdmad.client
+from rdmad import sts as rdma
+assert rdmad.__file__.startswith("/usr/lib/python3/dist-packages/"), rdmad.__file__
+c = rdmad.client.Client()
+port = rdma.RdmaDevice("mlx5_0").get_port("1")
+print(rdmad.__file__, c.device_names(), c.port("hfi1_0/1").rate_speed, port.state, port.rate_info)
+try:
+    c.set_num_vfs("mlx5_0", 2)
+    print("set_num_vfs allowed")
+except rdmad.AccessDenied:
+    print("set_num_vfs refused")
+' 2>&1) || { echo "$py" >&2; fail "python3-rdmad as nobody"; }
+[ "$py" = "/usr/lib/python3/dist-packages/rdmad/__init__.py ['hfi1_0', 'mlx5_0', 'mlx5_1'] 100.0 4: ACTIVE 1X EDR
+set_num_vfs refused" ] || { echo "$py" >&2; fail "python3-rdmad's answers"; }
+echo "python3-rdmad as nobody: $py" | tr '\n' ' '; echo
 kill "$rdmad_pid"
 wait "$rdmad_pid" || fail "rdmad did not exit 0 on SIGTERM"
 exec {tb_in}>&- {tb_out}<&-
@@ -201,8 +227,9 @@ pids=()
 unset DBUS_SYSTEM_BUS_ADDRESS
 
 # 4. Remove, then purge.
-DEBIAN_FRONTEND=noninteractive apt-get remove -y -q rdmad-exporter rdmad >"$tmp/remove.log" 2>&1 ||
+DEBIAN_FRONTEND=noninteractive apt-get remove -y -q python3-rdmad rdmad-exporter rdmad >"$tmp/remove.log" 2>&1 ||
         { tail -20 "$tmp/remove.log" >&2; fail "apt-get remove"; }
+# (python3-rdmad has no conffiles: removed, dpkg has forgotten it.)
 DEBIAN_FRONTEND=noninteractive apt-get purge -y -q rdmad-exporter rdmad >"$tmp/purge.log" 2>&1 ||
         { tail -20 "$tmp/purge.log" >&2; fail "apt-get purge"; }
 installed=""
@@ -214,7 +241,7 @@ units_enabled >"$tmp/units.purged"
 cmp -s "$tmp/units.before" "$tmp/units.purged" || fail "unit symlinks left: $(comm -13 "$tmp/units.before" "$tmp/units.purged")"
 ! ls /var/lib/systemd/deb-systemd-helper-enabled 2>/dev/null | grep -q rdmad ||
         fail "deb-systemd-helper still records rdmad: $(find /var/lib/systemd/deb-systemd-helper-enabled -name '*rdmad*')"
-for p in rdmad rdmad-exporter; do
+for p in rdmad rdmad-exporter python3-rdmad; do
         st=$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null || true)
         case $st in "" | *" not-installed") ;; *) fail "dpkg still records $p: $st" ;; esac
 done

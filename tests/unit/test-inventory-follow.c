@@ -1,11 +1,14 @@
 /* SPDX-License-Identifier: MIT */
-/* common/inventory-follow.c against a made-up rdmad on a socketpair: the
- * read, each signal into the inventory, org.rdmad1 leaving and coming back
- * with and without forgetting, a failed read, the lost connection. */
+/* common/inventory-follow.c against a made-up bus and rdmad on a
+ * socketpair: the read, each signal into the inventory, org.rdmad1 leaving
+ * and coming back with and without forgetting, a failed read, the lost
+ * connection, and forged signals (another sender, a destination, a
+ * NameOwnerChanged not from the bus driver) that change nothing. */
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -28,11 +31,26 @@ typedef struct Fixture {
         int last_r;
         char *last_error, *last_owner;
         bool inventory_at_appeared;
+        char owner[32]; /* the made-up rdmad's unique name; "" while it has none */
 } Fixture;
+
+/* The made-up rdmad takes a unique name: the bus writes it into each of its
+ * messages. */
+static void set_owner(Fixture *f, const char *owner) {
+        snprintf(f->owner, sizeof(f->owner), "%s", owner);
+        assert_true(sd_bus_set_sender(f->pair.server, *owner ? owner : ":1.1") >= 0);
+}
 
 static int on_server_message(sd_bus_message *m, void *userdata, sd_bus_error *ret_error) {
         Fixture *f = userdata;
 
+        /* What the bus driver answers. */
+        if (sd_bus_message_is_method_call(m, DBUS_INTERFACE, "GetNameOwner")) {
+                assert_string_equal(sd_bus_message_get_destination(m), DBUS_SERVICE_NAME);
+                if (!*f->owner)
+                        return sd_bus_reply_method_errorf(m, SD_BUS_ERROR_NAME_HAS_NO_OWNER, "none");
+                return sd_bus_reply_method_return(m, "s", f->owner);
+        }
         if (!sd_bus_message_is_method_call(m, DBUS_OBJECT_MANAGER_INTERFACE, "GetManagedObjects"))
                 return 0;
         assert_string_equal(sd_bus_message_get_path(m), RDMAD_ROOT_PATH);
@@ -97,8 +115,7 @@ static const InventoryFollowCallbacks callbacks = {
 static void fixture_start(Fixture *f, const InventoryFollowOptions *o) {
         *f = (Fixture){};
         bus_pair_new(&f->pair);
-        /* What a bus daemon would write into each of rdmad's messages. */
-        assert_true(sd_bus_set_sender(f->pair.server, RDMAD_BUS_NAME) >= 0);
+        set_owner(f, ":1.7");
         assert_true(sd_bus_add_filter(f->pair.server, NULL, on_server_message, f) >= 0);
         f->follow = inventory_follow_new(o, &callbacks, f);
         assert_non_null(f->follow);
@@ -153,21 +170,47 @@ static void reply_one_device(Fixture *f) {
         settle(f);
 }
 
-static void emit_owner_change(Fixture *f, const char *name, const char *old_owner, const char *new_owner) {
+/* A NameOwnerChanged from sender (the bus driver, or a forger), to
+ * destination (NULL: broadcast). */
+static void send_owner_change(Fixture *f, const char *sender, const char *destination, const char *name,
+                              const char *old_owner, const char *new_owner) {
         _cleanup_(sd_bus_message_unrefp) sd_bus_message *m = NULL;
 
         assert_true(sd_bus_message_new_signal(f->pair.server, &m, DBUS_PATH, DBUS_INTERFACE, "NameOwnerChanged") >= 0);
-        assert_true(sd_bus_message_set_sender(m, DBUS_SERVICE_NAME) >= 0);
+        assert_true(sd_bus_message_set_sender(m, sender) >= 0);
+        if (destination)
+                assert_true(sd_bus_message_set_destination(m, destination) >= 0);
         assert_true(sd_bus_message_append(m, "sss", name, old_owner, new_owner) >= 0);
         assert_true(sd_bus_send(f->pair.server, m, NULL) >= 0);
         settle(f);
 }
 
-static void emit_firmware(Fixture *f, const char *firmware) {
-        assert_true(sd_bus_emit_signal(f->pair.server, DEVICE_PATH, DBUS_PROPERTIES_INTERFACE, "PropertiesChanged",
-                                       "sa{sv}as", RDMAD_DEVICE_INTERFACE, 1, "FirmwareVersion", "s", firmware,
-                                       0) >= 0);
+/* The bus driver's broadcast; org.rdmad1's new owner speaks from now on. */
+static void emit_owner_change(Fixture *f, const char *name, const char *old_owner, const char *new_owner) {
+        send_owner_change(f, DBUS_SERVICE_NAME, NULL, name, old_owner, new_owner);
+        if (streq(name, RDMAD_BUS_NAME))
+                set_owner(f, new_owner);
+}
+
+/* A FirmwareVersion change from sender (NULL: the made-up rdmad) to
+ * destination (NULL: broadcast). */
+static void send_firmware(Fixture *f, const char *sender, const char *destination, const char *firmware) {
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *m = NULL;
+
+        assert_true(sd_bus_message_new_signal(f->pair.server, &m, DEVICE_PATH, DBUS_PROPERTIES_INTERFACE,
+                                              "PropertiesChanged") >= 0);
+        if (sender)
+                assert_true(sd_bus_message_set_sender(m, sender) >= 0);
+        if (destination)
+                assert_true(sd_bus_message_set_destination(m, destination) >= 0);
+        assert_true(sd_bus_message_append(m, "sa{sv}as", RDMAD_DEVICE_INTERFACE, 1, "FirmwareVersion", "s", firmware,
+                                          0) >= 0);
+        assert_true(sd_bus_send(f->pair.server, m, NULL) >= 0);
         settle(f);
+}
+
+static void emit_firmware(Fixture *f, const char *firmware) {
+        send_firmware(f, NULL, NULL, firmware);
 }
 
 static void test_follows_signals_and_keeps_the_model(void **state) {
@@ -248,8 +291,11 @@ static void test_follows_signals_and_keeps_the_model(void **state) {
 }
 
 static void test_forgets_on_owner_change(void **state) {
+        /* async: a synchronous GetNameOwner would wait for the made-up bus
+         * that this thread serves. */
         static const InventoryFollowOptions o = {
                 .auto_start = true,
+                .async_matches = true,
                 .forget_on_owner_change = true,
                 .load_timeout_usec = 5 * USEC_PER_SEC,
         };
@@ -297,8 +343,62 @@ static void test_forgets_on_owner_change(void **state) {
         fixture_stop(&f);
 }
 
+static const char *firmware_now(Fixture *f) {
+        return inventory_follow_inventory(f->follow)->devices[0]->firmware_version;
+}
+
+static void test_forged_signals_change_nothing(void **state) {
+        static const InventoryFollowOptions o = { .async_matches = true, .load_timeout_usec = 5 * USEC_PER_SEC };
+        Fixture f;
+
+        fixture_start(&f, &o);
+        wait_gmo(&f);
+        reply_one_device(&f);
+        assert_int_equal(f.loaded, 1);
+        assert_string_equal(inventory_follow_owner(f.follow), ":1.7");
+
+        /* Another connection's broadcast, and a signal sent to us by name
+         * (what sender= in a match rule does not keep out). */
+        send_firmware(&f, ":1.66", NULL, "6.6.6 evil");
+        send_firmware(&f, ":1.66", ":1.2", "6.6.6 evil");
+        send_firmware(&f, ":1.7", ":1.2", "6.6.6 evil");
+        assert_int_equal(f.changes[INVENTORY_CHANGE_PROPERTIES], 0);
+        assert_string_equal(firmware_now(&f), "1.0");
+
+        /* A NameOwnerChanged not broadcast by the bus driver: rdmad neither
+         * leaves nor gets a new owner. */
+        send_owner_change(&f, ":1.66", NULL, RDMAD_BUS_NAME, ":1.7", "");
+        send_owner_change(&f, ":1.66", ":1.2", RDMAD_BUS_NAME, ":1.7", ":1.66");
+        send_owner_change(&f, DBUS_SERVICE_NAME, ":1.2", RDMAD_BUS_NAME, ":1.7", ":1.66");
+        assert_int_equal(f.gone, 0);
+        assert_int_equal(f.appeared, 0);
+        assert_int_equal(inventory_follow_load_calls(f.follow), 1);
+        assert_string_equal(inventory_follow_owner(f.follow), ":1.7");
+        send_firmware(&f, ":1.66", NULL, "6.6.6 evil");
+        assert_string_equal(firmware_now(&f), "1.0");
+
+        /* The real owner is still believed. */
+        emit_firmware(&f, "2.0");
+        assert_int_equal(f.changes[INVENTORY_CHANGE_PROPERTIES], 1);
+        assert_string_equal(firmware_now(&f), "2.0");
+
+        /* A real owner change: the old owner is not believed any more. */
+        emit_owner_change(&f, RDMAD_BUS_NAME, ":1.7", ":1.9");
+        assert_int_equal(f.appeared, 1);
+        assert_string_equal(inventory_follow_owner(f.follow), ":1.9");
+        wait_gmo(&f);
+        reply_one_device(&f);
+        send_firmware(&f, ":1.7", NULL, "old owner");
+        assert_string_equal(firmware_now(&f), "1.0");
+        emit_firmware(&f, "3.0");
+        assert_string_equal(firmware_now(&f), "3.0");
+
+        fixture_stop(&f);
+}
+
 int main(void) {
         const struct CMUnitTest tests[] = {
+                cmocka_unit_test(test_forged_signals_change_nothing),
                 cmocka_unit_test(test_follows_signals_and_keeps_the_model),
                 cmocka_unit_test(test_forgets_on_owner_change),
         };
