@@ -22,7 +22,7 @@
  * never grows whatever number of devices hang. The loop hears of finished
  * jobs through an eventfd and applies their results in order. */
 
-#define READER_POOL_THREADS_MAX  8
+#define READER_POOL_THREADS_MAX   8
 #define READ_TIMEOUT_USEC_DEFAULT (5 * USEC_PER_SEC)
 
 typedef struct ReaderPool ReaderPool;

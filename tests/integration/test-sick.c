@@ -24,10 +24,10 @@
 #include "harness.h"
 #include "rdmactl-run.h"
 
-#define N_DEVICES    16
-#define READ_TIMEOUT "2s"
+#define N_DEVICES       16
+#define READ_TIMEOUT    "2s"
 #define READ_TIMEOUT_MS 2000
-#define MAX_SICK     12
+#define MAX_SICK        12
 
 /* What the daemon had before the reader pool: its main thread. */
 #define THREADS_BEFORE 1
@@ -169,8 +169,8 @@ static bool has_change(Harness *h, const void *data) {
         const Expect *e = data;
 
         for (size_t i = 0; i < h->n_signals; i++)
-                if (strcmp(h->signals[i].member, "PropertiesChanged") == 0 && strcmp(h->signals[i].path, e->path) == 0 &&
-                    strstr(h->signals[i].body, e->needle))
+                if (strcmp(h->signals[i].member, "PropertiesChanged") == 0 &&
+                    strcmp(h->signals[i].path, e->path) == 0 && strstr(h->signals[i].body, e->needle))
                         return true;
         return false;
 }
@@ -636,7 +636,8 @@ static void test_set_num_vfs_unresponsive(void **state) {
         umockdev_testbed_uevent(h->testbed, "/sys/devices/pci0000:5d/0000:5d:00.0/0000:5e:00.0/infiniband/mlx5_0",
                                 "change");
         wait_health(h, "mlx5_5f0", "unresponsive", (int) (bound((READ_TIMEOUT_MS + 3000) * 1000ULL) / 1000));
-        error_name = harness_call_error(h, "/org/rdmad1/device/mlx5_5f0/sriov", RDMAD_SRIOV_INTERFACE, "SetNumVfs", "u", 2);
+        error_name =
+                harness_call_error(h, "/org/rdmad1/device/mlx5_5f0/sriov", RDMAD_SRIOV_INTERFACE, "SetNumVfs", "u", 2);
         assert_non_null(error_name);
         assert_string_equal(error_name, RDMAD_ERROR_UNRESPONSIVE);
         free(error_name);
