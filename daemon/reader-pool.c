@@ -551,16 +551,18 @@ void reader_lane_cancel_all(ReaderLane *l) {
 
         pthread_mutex_lock(&p->mutex);
         LIST_FOREACH_SAFE(queue, j, next, l->queue) {
+                if (!j->apply)
+                        continue;
                 LIST_REMOVE_TAIL(queue, l->queue, l->queue_tail, j);
                 l->n_pending--;
                 job_free_locked(j);
         }
-        if (l->running && !l->running->cancelled) {
+        if (l->running && l->running->apply && !l->running->cancelled) {
                 l->running->cancelled = true;
                 l->n_pending--;
         }
         LIST_FOREACH(queue, j, p->done)
-        if (j->lane == l && !j->cancelled) {
+        if (j->lane == l && j->apply && !j->cancelled) {
                 j->cancelled = true;
                 l->n_pending--;
         }
