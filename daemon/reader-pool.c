@@ -485,8 +485,10 @@ ReaderPool *reader_pool_free(ReaderPool *p) {
 
         pthread_mutex_lock(&p->mutex);
         p->shutdown = true;
-        /* Queued and done work is dropped; running jobs are freed by their threads. */
-        LIST_FOREACH(lanes, l, p->lanes)
+        /* Queued and done work is dropped; running jobs are freed by their
+         * threads. A lane's last job takes the lane with it: the next lane
+         * is taken first. */
+        LIST_FOREACH_SAFE(lanes, l, next_lane, p->lanes)
         LIST_FOREACH_SAFE(queue, j, next, l->queue) {
                 LIST_REMOVE_TAIL(queue, l->queue, l->queue_tail, j);
                 job_free_locked(j);
