@@ -550,6 +550,17 @@ static void test_clients_show_a_hung_device(void **state) {
         assert_null(strstr(out, "Health:"));
         free(out);
 
+        /* counters: every port's in one call, the sick one's block says why it is empty; asked for, an error. */
+        out = rdmactl_run_ok(h, "counters");
+        snprintf(expected, sizeof(expected), " sick3/1\n             Health: unresponsive (%s), no counters\n\n",
+                 reason);
+        assert_contains(out, expected);
+        assert_contains(out, " sick7/1\n      Data received: 3.9 KiB (4000 bytes)\n");
+        free(out);
+        snprintf(expected, sizeof(expected), "rdmactl: GetCounters failed: sick3 does not answer: %s. %s\n", reason,
+                 RDMAD_ERROR_UNRESPONSIVE);
+        rdmactl_assert_run(h, "counters sick3", 1, expected);
+
         /* wait: its last known ACTIVE does not count, named or not; the others do. */
         snprintf(expected, sizeof(expected),
                  "rdmactl: timed out after 1s.\n"
