@@ -44,6 +44,7 @@ static int list_json(const Inventory *inv, const Options *o) {
         for (size_t i = 0; i < inv->n_ports; i++) {
                 const RdmaPort *p = inv->ports[i];
                 const RdmaDevice *d = inventory_find_device(inv, p->device);
+                const char *health = port_health(inv, p);
 
                 json_writer_begin_object(&w);
                 json_writer_field_string(&w, "device", port_device_name(inv, p));
@@ -58,8 +59,8 @@ static int list_json(const Inventory *inv, const Options *o) {
                 json_writer_field_string(&w, "netdev", inventory_netdev_name(inv, p->netdev));
                 json_writer_field_string(&w, "transport", port_transport(inv, p));
                 /* The device's: null from an rdmad without Health. */
-                json_writer_field_string(&w, "health", port_health(inv, p));
-                json_writer_field_string(&w, "health_reason", d ? d->health_reason : NULL);
+                json_writer_field_string(&w, "health", health);
+                json_writer_field_string(&w, "health_reason", health ? d->health_reason : NULL);
                 json_writer_end_object(&w);
         }
         json_writer_end_array(&w);
