@@ -48,6 +48,7 @@ static void on_device_removing(Device *d, void *userdata) {
         BusServer *s = userdata;
 
         port_wait_fail_device(&s->port_waits, d->name);
+        pending_changes_drop_device(&s->pending, d->name);
         bus_objects_send_device_removed(s, d);
 }
 
@@ -56,7 +57,10 @@ static void on_netdev_added(NetDev *n, void *userdata) {
 }
 
 static void on_netdev_removing(NetDev *n, void *userdata) {
-        bus_objects_send_netdev_removed(userdata, n);
+        BusServer *s = userdata;
+
+        pending_changes_drop_netdev(&s->pending, n->device->name, n->name);
+        bus_objects_send_netdev_removed(s, n);
 }
 
 static void on_model_changed(ModelObjectKind kind, void *object, uint32_t mask, void *userdata) {
@@ -64,6 +68,8 @@ static void on_model_changed(ModelObjectKind kind, void *object, uint32_t mask, 
 
         if (kind == MODEL_DEVICE_SET)
                 s->devices_changed = true;
+        else
+                pending_changes_add(&s->pending, kind, object, mask);
         bus_objects_schedule_emit(s);
 }
 
@@ -110,6 +116,7 @@ BusServer *bus_server_free(BusServer *s) {
         bus_managed_objects_clear(&s->managed_objects);
         bus_ration_clear(&s->ration);
         sd_event_source_disable_unref(s->emit_event);
+        pending_changes_done(&s->pending);
         sd_event_source_disable_unref(s->trim_post);
         if (s->bus) {
                 sd_bus_flush(s->bus);

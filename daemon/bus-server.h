@@ -6,6 +6,7 @@
 #include <systemd/sd-bus.h>
 #include <systemd/sd-event.h>
 
+#include "bus-changes.h"
 #include "bus-managed-objects.h"
 #include "bus-ration.h"
 #include "caller.h"
@@ -23,8 +24,9 @@ struct BusServer {
         sd_event *event;  /* the manager's */
         sd_bus *bus;
 
-        /* Property changes are collected on the objects and emitted from here, once per iteration. */
+        /* Property changes the model reported, emitted from here once per iteration. */
         sd_event_source *emit_event;
+        PendingChanges pending;
         bool devices_changed;
 
         PortWaitRegistry port_waits;

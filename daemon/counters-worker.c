@@ -44,7 +44,7 @@ typedef struct PieceArg {
 /* The loop's side of a piece: enough to answer without it. */
 typedef struct Piece {
         char *device;
-        ReaderJob *handle; /* until applied or cancelled */
+        ReaderJob *handle;   /* until applied or cancelled */
         CacheEntry *entries; /* the paths (snapshots marked unresponsive if it never answers) */
         size_t n_entries;
         bool done;
@@ -60,7 +60,7 @@ struct ReadJob {
         Piece *pieces;
         size_t n_pieces, n_done;
         sd_event_source *deadline; /* the read timeout: what has not answered is left out */
-        PendingCall *calls; /* answered when it is done */
+        PendingCall *calls;        /* answered when it is done */
 };
 
 /* A reply kept for the calls that ask for the same snapshots. */

@@ -78,7 +78,7 @@ typedef struct StateFds {
         struct {
                 uint32_t number;
                 int fd;
-        } *items;
+        } * items;
 } StateFds;
 
 static void state_fds_free(void *p) {

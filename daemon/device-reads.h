@@ -46,8 +46,8 @@ typedef struct DeviceRead {
         char *sysfs_path;
         int error; /* a lack of resources stopped the read; -errno of a LOAD */
 
-        Device *device;  /* LOAD */
-        char *old_name;  /* LOAD of a renamed device: the name it replaces */
+        Device *device; /* LOAD */
+        char *old_name; /* LOAD of a renamed device: the name it replaces */
         bool from_poll; /* PORTS: the poll's turn */
         PortRead *ports;
         size_t n_ports;
@@ -58,8 +58,7 @@ typedef struct DeviceRead {
         struct RescanOp *rescan; /* LOAD of a rescan: told when applied */
 } DeviceRead;
 
-DeviceRead *device_read_new(Manager *m, DeviceReadKind kind, const Device *d, const char *name,
-                            const char *sysfs_path);
+DeviceRead *device_read_new(Manager *m, DeviceReadKind kind, const Device *d, const char *name, const char *sysfs_path);
 void device_read_free(void *arg);
 /* Adds a port to read; NULL without memory. */
 PortRead *device_read_add_port(DeviceRead *r, const Port *p, unsigned what);

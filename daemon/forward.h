@@ -10,7 +10,6 @@ typedef struct Device Device;
 typedef struct Port Port;
 typedef struct NetDev NetDev;
 typedef struct CounterReader CounterReader;
-typedef struct BatchRead BatchRead;
 typedef struct BusServer BusServer;
 typedef struct ReaderPool ReaderPool;
 typedef struct ReaderLane ReaderLane;

@@ -249,7 +249,7 @@ static int run(int argc, char *argv[]) {
         if (r < 0)
                 return r;
 
-        r = poll_update(m);
+        r = poll_update(m->poll);
         if (r < 0)
                 return log_error_errno(r, "Failed to start polling: %m");
 

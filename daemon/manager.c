@@ -6,7 +6,6 @@
 #include <malloc.h>
 #include <time.h>
 
-#include "batch-read.h"
 #include "device-reads.h"
 #include "enumerate.h"
 #include "log.h"
@@ -29,6 +28,9 @@ int manager_new(Manager **ret) {
         m->poll_interval_ms = POLL_INTERVAL_MS_DEFAULT;
         m->read_timeout_usec = READ_TIMEOUT_USEC_DEFAULT;
         m->rtnl_fd = -EBADF;
+        r = poll_new(m, &m->poll);
+        if (r < 0)
+                return r;
 
         r = sd_event_default(&m->event);
         if (r < 0)
@@ -54,8 +56,7 @@ Manager *manager_free(Manager *m) {
         if (!m)
                 return NULL;
         verbs_events_free(m);
-        sd_event_source_disable_unref(m->poll_event);
-        batch_read_free(m->poll_reads);
+        poll_free(m->poll);
         sd_event_source_disable_unref(m->monitor_event);
         sd_event_source_disable_unref(m->rtnl_event);
         if (m->rtnl_fd >= 0)
@@ -80,17 +81,15 @@ void manager_set_events(Manager *m, const ModelEvents *events, void *userdata) {
 }
 
 /* The one way out of the model: every change of what is published goes
- * through here, after the object's pending mask took it. */
+ * through here, with its mask; who publishes keeps what is pending. */
 static void manager_changed(Manager *m, ModelObjectKind kind, void *object, uint32_t mask) {
         if (m->events.changed)
                 m->events.changed(kind, object, mask, m->events_userdata);
 }
 
-static void manager_mark(Manager *m, ModelObjectKind kind, void *object, uint32_t *dirty, uint32_t mask) {
-        if (mask == 0)
-                return;
-        *dirty |= mask;
-        manager_changed(m, kind, object, mask);
+static void manager_mark(Manager *m, ModelObjectKind kind, void *object, uint32_t mask) {
+        if (mask != 0)
+                manager_changed(m, kind, object, mask);
 }
 
 static void manager_on_stuck(const char *name, const char *reason, void *userdata);
@@ -167,7 +166,8 @@ static int manager_load_on_readers(Manager *m) {
                                 reason = m->start_stuck[j + 1];
                 if (!reason) {
                         /* Queued behind stuck reads: no thread took it yet. */
-                        snprintf(buf, sizeof(buf), "no answer for %.1f s", (double) m->read_timeout_usec / USEC_PER_SEC);
+                        snprintf(buf, sizeof(buf), "no answer for %.1f s",
+                                 (double) m->read_timeout_usec / USEC_PER_SEC);
                         reason = buf;
                 }
                 r = device_new_placeholder(paths[2 * i], name, &d);
@@ -288,9 +288,9 @@ static void manager_mark_related(Manager *m, const Device *d) {
                 if (o == d)
                         continue;
                 if (*d->physfn_path && streq(o->device_path, d->physfn_path))
-                        manager_mark(m, MODEL_DEVICE, o, &o->dirty, PROPERTY_BIT(DEVICE_PROP_VIRTUAL_FUNCTIONS));
+                        manager_mark(m, MODEL_DEVICE, o, PROPERTY_BIT(DEVICE_PROP_VIRTUAL_FUNCTIONS));
                 if (*d->device_path && streq(o->physfn_path, d->device_path))
-                        manager_mark(m, MODEL_DEVICE, o, &o->dirty, PROPERTY_BIT(DEVICE_PROP_PHYSICAL_FUNCTION));
+                        manager_mark(m, MODEL_DEVICE, o, PROPERTY_BIT(DEVICE_PROP_PHYSICAL_FUNCTION));
         }
 }
 
@@ -358,7 +358,7 @@ void manager_remove_device(Manager *m, const char *name) {
         i = devices_index(m->devices, m->n_devices, name);
         if (i < m->n_devices) {
                 manager_remove_device_at(m, i);
-                (void) poll_update(m);
+                (void) poll_update(m->poll);
         }
 }
 
@@ -398,15 +398,8 @@ static uint32_t port_stamp(Port *p, uint32_t mask, const char *old_state_name) {
 /* What a port's re-read changed, applied: marked for emission, stamped. */
 static void manager_port_changed(Manager *m, Port *p, uint32_t changed, const char *old_state_name) {
         if (changed != 0)
-                manager_mark(m, MODEL_PORT, p, &p->dirty, port_stamp(p, changed, old_state_name));
-        /* The port's files are no snapshot: phys_state, rate or the LIDs may
-         * settle a moment after the state. The poll's next tick re-reads the
-         * port once more, instead of leaving them stale until its sweep. */
-        if (changed & PROPERTY_BIT(PORT_PROP_STATE))
-                p->poll_settle = true;
-        /* Left ACTIVE for INIT or ARMED, or boosted: the poll's timer may sleep till its slow round. */
-        if (poll_port_every_tick(p))
-                poll_wake(m);
+                manager_mark(m, MODEL_PORT, p, port_stamp(p, changed, old_state_name));
+        poll_port_changed(m->poll, p, changed);
 }
 
 bool manager_device_readable(Manager *m, const Device *d, bool for_poll) {
@@ -414,7 +407,8 @@ bool manager_device_readable(Manager *m, const Device *d, bool for_poll) {
                 return false;
         if (d->lane && reader_lane_stuck(d->lane))
                 return false;
-        return !for_poll || !d->poll_pending;
+        /* The poll adds nothing behind reads still under way (a slow device). */
+        return !for_poll || !d->lane || reader_lane_pending(d->lane) == 0;
 }
 
 static int manager_read_ports(Manager *m, Device *d, const PollTurn *turns, size_t n, bool from_poll) {
@@ -431,8 +425,6 @@ static int manager_read_ports(Manager *m, Device *d, const PollTurn *turns, size
                         device_read_free(r);
                         return -ENOMEM;
                 }
-        if (from_poll)
-                d->poll_pending = true;
         return manager_submit(m, d->lane, r);
 }
 
@@ -503,19 +495,19 @@ void manager_set_verbs_covered(Manager *m, Device *d, bool covered) {
 
                 if (!streq_ptr(p->link_events, e)) {
                         p->link_events = e;
-                        manager_mark(m, MODEL_PORT, p, &p->dirty, PROPERTY_BIT(PORT_PROP_LINK_EVENTS));
+                        manager_mark(m, MODEL_PORT, p, PROPERTY_BIT(PORT_PROP_LINK_EVENTS));
                 }
         }
         /* Polled at the normal period again. */
         if (!covered)
-                poll_wake(m);
+                poll_wake(m->poll);
 }
 
 void manager_netdev_changed(Manager *m, NetDev *n, uint32_t mask) {
         assert(m);
         assert(n);
 
-        manager_mark(m, MODEL_NETDEV, n, &n->dirty, mask);
+        manager_mark(m, MODEL_NETDEV, n, mask);
 }
 
 void manager_set_num_vfs(Manager *m, const char *pci_path, uint32_t num_vfs) {
@@ -529,7 +521,7 @@ void manager_set_num_vfs(Manager *m, const char *pci_path, uint32_t num_vfs) {
                         continue;
                 log_info("%s: %u VFs (was %u).", d->name, num_vfs, d->num_vfs);
                 d->num_vfs = num_vfs;
-                manager_mark(m, MODEL_SRIOV, d, &d->sriov_dirty, PROPERTY_BIT(SRIOV_PROP_NUM_VFS));
+                manager_mark(m, MODEL_SRIOV, d, PROPERTY_BIT(SRIOV_PROP_NUM_VFS));
         }
 }
 
@@ -566,30 +558,24 @@ static void manager_replace_device_at(Manager *m, size_t index, Device *new) {
 
         device_mask = device_changed_mask(old, new);
         sriov_mask = sriov_changed_mask(old, new);
-        new->dirty = old->dirty;
-        new->sriov_dirty = old->sriov_dirty;
         new->verbs_covered = old->verbs_covered;
         /* The health is the manager's, set by the caller from how the read went. */
         new->health = old->health;
         free(new->health_reason);
         new->health_reason = TAKE_PTR(old->health_reason);
         new->lane = TAKE_PTR(old->lane);
-        new->poll_pending = old->poll_pending;
         for (size_t i = 0; i < new->n_ports; i++) {
                 Port *p = &new->ports[i], *o = &old->ports[i];
 
                 p->link_events = port_link_events(p);
                 p->state_changed_usec = o->state_changed_usec;
                 p->state_changes = o->state_changes;
-                p->dirty = o->dirty;
                 port_masks[i] = port_stamp(p, port_changed_mask(o, p), o->state_name);
         }
         for (size_t i = 0; i < new->n_netdevs; i++) {
                 const NetDev *o = device_find_netdev(old, new->netdevs[i].name);
-                if (o) {
-                        new->netdevs[i].dirty = o->dirty;
+                if (o)
                         netdev_masks[i] = netdev_changed_mask(o, &new->netdevs[i]);
-                }
         }
 
         new->manager = m;
@@ -601,12 +587,12 @@ static void manager_replace_device_at(Manager *m, size_t index, Device *new) {
                         m->events.netdev_added(&new->netdevs[i], m->events_userdata);
         device_free(old);
 
-        manager_mark(m, MODEL_DEVICE, new, &new->dirty, device_mask);
-        manager_mark(m, MODEL_SRIOV, new, &new->sriov_dirty, sriov_mask);
+        manager_mark(m, MODEL_DEVICE, new, device_mask);
+        manager_mark(m, MODEL_SRIOV, new, sriov_mask);
         for (size_t i = 0; i < new->n_ports; i++)
-                manager_mark(m, MODEL_PORT, &new->ports[i], &new->ports[i].dirty, port_masks[i]);
+                manager_mark(m, MODEL_PORT, &new->ports[i], port_masks[i]);
         for (size_t i = 0; i < new->n_netdevs; i++)
-                manager_mark(m, MODEL_NETDEV, &new->netdevs[i], &new->netdevs[i].dirty, netdev_masks[i]);
+                manager_mark(m, MODEL_NETDEV, &new->netdevs[i], netdev_masks[i]);
 }
 
 /* "journalctl MESSAGE_ID=..." finds every health transition of every device. */
@@ -641,7 +627,7 @@ static void manager_set_health(Manager *m, Device *d, DeviceHealth health, const
                                    "%s: %s: %s.", d->name, device_health_to_string(health), reason);
         }
         if (!m->starting)
-                manager_mark(m, MODEL_DEVICE, d, &d->dirty, mask);
+                manager_mark(m, MODEL_DEVICE, d, mask);
 }
 
 /* How a read went, for its device's health: an I/O error sets errors, a
@@ -722,7 +708,7 @@ static void manager_apply_load(Manager *m, DeviceRead *r, const ReaderResult *re
         d = manager_find_device(m, r->name);
         if (d)
                 manager_read_health(m, d, res, true);
-        (void) poll_update(m);
+        (void) poll_update(m->poll);
 }
 
 static void manager_apply_ports(Manager *m, Device *d, DeviceRead *r, const ReaderResult *res) {
@@ -783,8 +769,6 @@ static void manager_apply(void *arg, const ReaderResult *res, void *userdata) {
         d = manager_find_device(m, r->name);
         if (!d)
                 return;
-        if (r->from_poll)
-                d->poll_pending = false;
         if (res->stuck)
                 return;
         switch (r->kind) {
@@ -929,7 +913,7 @@ int manager_rescan(Manager *m) {
         for (size_t i = 0; i < n; i++)
                 (void) manager_reload_device(m, paths[2 * i], paths[2 * i + 1]);
         (void) malloc_trim(0);
-        return poll_update(m);
+        return poll_update(m->poll);
 }
 
 void manager_defer_resync(Manager *m, int error, const char *what) {

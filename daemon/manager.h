@@ -29,20 +29,7 @@ struct Manager {
         void *events_userdata;
 
         uint32_t poll_interval_ms;
-        sd_event_source *poll_event;
-        unsigned poll_ticks;
-        unsigned poll_slow_rounds;
-        uint64_t poll_slow_next;  /* CLOCK_MONOTONIC µs of the next slow round */
-        uint64_t poll_retry_next; /* ... of the next retry of a deferred resync */
-        BatchRead *poll_reads;    /* the poll's buffers, allocated on its first tick */
-        /* A pass over the ports in progress (poll.c): it yields to the loop
-         * after each batch and goes on from here. */
-        struct {
-                bool active, slow;
-                uint64_t usec; /* when the pass was due */
-                unsigned tick, round, index;
-                size_t device, port;
-        } poll_pass;
+        struct Poll *poll; /* the link-state poll's own state (poll.c) */
 
         struct udev_monitor *monitor;
         sd_event_source *monitor_event;

@@ -59,16 +59,6 @@ static const PolledFile netdev_files[] = {
         { "operstate" }, { "mtu" }, { "address" }, { "carrier" }, { "dev_port" },
 };
 
-int netdev_refresh(NetDev *n, uint32_t *ret_changed) {
-        char dir[4096];
-
-        assert(n);
-        assert(ret_changed);
-
-        snprintf(dir, sizeof(dir), "/sys/class/net/%s", n->name);
-        return object_refresh(&netdev_kind, n, dir, netdev_files, ELEMENTSOF(netdev_files), false, ret_changed);
-}
-
 int netdev_read(const char *name, FileValue *values) {
         char dir[4096];
 

@@ -71,12 +71,6 @@ struct Port {
 
         uint64_t state_changed_usec;
         uint64_t state_changes; /* State changes observed since the daemon started */
-        uint32_t dirty;         /* PROPERTY_BIT(PORT_PROP_*)s not yet announced */
-
-        /* The poll's hot path: state kept open, re-read with pread(). */
-        int state_fd;
-        uint8_t poll_boost; /* ticks to poll an Ethernet port after a link event */
-        bool poll_settle;   /* the state changed: the next tick re-reads the port in full */
 };
 
 struct NetDev {
@@ -88,7 +82,6 @@ struct NetDev {
         char *address;
         uint32_t mtu;
         AttrList attributes;
-        uint32_t dirty; /* NETDEV_PROP_* bits not yet announced */
 };
 
 struct Device {
@@ -124,9 +117,6 @@ struct Device {
         AttrList attributes;
         AttrList power_attributes;
 
-        uint32_t dirty;       /* DEVICE_PROP_* bits not yet announced */
-        uint32_t sriov_dirty; /* SRIOV_PROP_* bits not yet announced */
-
         bool verbs_covered; /* a verbs context delivers its async events (verbs-events.c) */
 
         /* Whether its files answer (shared/design.md, "Sick adapters"). */
@@ -135,7 +125,6 @@ struct Device {
         /* The device's lane of the reader pool (NULL without one), and
          * whether the poll's last turn of it is still being read. */
         struct ReaderLane *lane;
-        bool poll_pending; /* a poll turn of it is being read */
         bool placeholder; /* published before its first read returned (start-up) */
 };
 
@@ -160,28 +149,7 @@ const Port *device_find_port(const Device *d, uint32_t number);
 const char *port_link_events(const Port *p);
 const NetDev *device_find_netdev(const Device *d, const char *name);
 
-/* Re-reads the port's link files (state, phys_state, rate, LIDs); the mask
- * of changed PORT_PROP_* bits, 0 without allocating if nothing changed. */
-int port_refresh_link(Port *p, uint32_t *ret_changed);
-/* The same for what no event reports of a covered port: phys_state and rate. */
-int port_refresh_unreported(Port *p, uint32_t *ret_changed);
-/* Re-reads the port's GIDs (a GID_CHANGE); the mask of changed PORT_PROP_*
- * bits. */
-int port_refresh_gids(Port *p, uint32_t *ret_changed);
-
-/* The cheap check of a poll tick: pread() of state through a descriptor
- * kept open. 1 if it differs from the model (then port_refresh_link() reads
- * phys_state, rate and LIDs too), 0 if not; never allocates. */
-int port_link_changed(Port *p);
-
-/* The same in two halves, for reading many ports in one system call: the
- * kept descriptor of state (opened on first use, -errno if it cannot be),
- * and whether what a read of it returned (n bytes of buf, or -errno)
- * differs from the model. A failed read closes the descriptor. */
-int port_state_fd(Port *p);
-int port_state_read_changed(Port *p, const char *buf, ssize_t n);
-
-/* The halves of the re-reads above, for the reader pool: the reads on a
+/* A port's and a netdev's re-reads in two halves, for the reader pool: the reads on a
  * reader thread into values (no model touched), and their application on
  * the loop. PORT_LINK_FILES values for the link, PORT_UNREPORTED_FILES for
  * the unreported files, NETDEV_FILES for a netdev. */
@@ -206,6 +174,3 @@ int netdev_apply(NetDev *n, const FileValue *values, uint32_t *ret_changed);
 /* A published stand-in for a device whose first read has not returned:
  * its name and path. */
 int device_new_placeholder(const char *syspath, const char *name, Device **ret);
-
-/* Re-reads a netdev's operstate, MTU, address; mask of NETDEV_PROP_* changes. */
-int netdev_refresh(NetDev *n, uint32_t *ret_changed);

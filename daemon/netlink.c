@@ -13,6 +13,7 @@
 
 #include "log.h"
 #include "manager.h"
+#include "poll.h"
 #include "util.h"
 
 #define RTNL_RCVBUF_SIZE (8 * 1024 * 1024)
@@ -100,7 +101,7 @@ static void on_link_name(const char *ifname, void *userdata) {
                         if (!streq(p->netdev, ifname) && !streq(p->gid_ndev, ifname))
                                 continue;
                         /* The driver may update the port after the netdev: watch it for a few ticks. */
-                        p->poll_boost = 3;
+                        poll_port_boost(m->poll, p, 3);
                         (void) manager_refresh_port(m, p);
                 }
         }

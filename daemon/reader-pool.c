@@ -340,8 +340,8 @@ static uint64_t pool_check(ReaderPool *p, uint64_t now) {
                         if (n < ELEMENTSOF(reports)) {
                                 resolve_note(j, j->note_fd, j->note_name, file, sizeof(file));
                                 copy_str(reports[n].lane, sizeof(reports[n].lane), j->lane->name);
-                                snprintf(reports[n].reason, sizeof(reports[n].reason), "%s: no answer for %.1f s",
-                                         file, (double) (now - j->start_usec) / USEC_PER_SEC);
+                                snprintf(reports[n].reason, sizeof(reports[n].reason), "%s: no answer for %.1f s", file,
+                                         (double) (now - j->start_usec) / USEC_PER_SEC);
                                 n++;
                         }
                 } else if (j->start_usec + p->timeout_usec < next)
@@ -488,11 +488,11 @@ ReaderLane *reader_pool_lane(ReaderPool *p, const char *name) {
 
         pthread_mutex_lock(&p->mutex);
         LIST_FOREACH(lanes, i, p->lanes)
-                if (streq(i->name, name)) {
-                        i->n_ref++;
-                        pthread_mutex_unlock(&p->mutex);
-                        return i;
-                }
+        if (streq(i->name, name)) {
+                i->n_ref++;
+                pthread_mutex_unlock(&p->mutex);
+                return i;
+        }
         l = calloc(1, sizeof(ReaderLane));
         if (l)
                 l->name = strdup(name);
@@ -551,19 +551,21 @@ void reader_lane_cancel_all(ReaderLane *l) {
 
         pthread_mutex_lock(&p->mutex);
         LIST_FOREACH_SAFE(queue, j, next, l->queue) {
+                if (!j->apply)
+                        continue;
                 LIST_REMOVE_TAIL(queue, l->queue, l->queue_tail, j);
                 l->n_pending--;
                 job_free_locked(j);
         }
-        if (l->running && !l->running->cancelled) {
+        if (l->running && l->running->apply && !l->running->cancelled) {
                 l->running->cancelled = true;
                 l->n_pending--;
         }
         LIST_FOREACH(queue, j, p->done)
-                if (j->lane == l && !j->cancelled) {
-                        j->cancelled = true;
-                        l->n_pending--;
-                }
+        if (j->lane == l && j->apply && !j->cancelled) {
+                j->cancelled = true;
+                l->n_pending--;
+        }
         if (l->ready && !l->queue) {
                 LIST_REMOVE_TAIL(ready, p->ready, p->ready_tail, l);
                 l->ready = false;
@@ -592,8 +594,9 @@ int reader_pool_submit(ReaderPool *p, ReaderLane *lane, ReaderRun run, ReaderApp
         j = calloc(1, sizeof(ReaderJob));
         if (!j)
                 return -ENOMEM;
-        *j = (ReaderJob){ .pool = p, .lane = lane, .run = run, .apply = apply, .free_arg = free_arg, .arg = arg,
-                          .note_fd = -EBADF };
+        *j = (ReaderJob){
+                .pool = p, .lane = lane, .run = run, .apply = apply, .free_arg = free_arg, .arg = arg, .note_fd = -EBADF
+        };
 
         pthread_mutex_lock(&p->mutex);
         lane->n_ref++;

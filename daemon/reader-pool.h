@@ -22,7 +22,7 @@
  * never grows whatever number of devices hang. The loop hears of finished
  * jobs through an eventfd and applies their results in order. */
 
-#define READER_POOL_THREADS_MAX  8
+#define READER_POOL_THREADS_MAX   8
 #define READ_TIMEOUT_USEC_DEFAULT (5 * USEC_PER_SEC)
 
 typedef struct ReaderPool ReaderPool;
@@ -70,7 +70,9 @@ const char *reader_lane_name(const ReaderLane *l);
 bool reader_lane_stuck(ReaderLane *l);
 /* Jobs of the lane queued or running, not yet applied. */
 unsigned reader_lane_pending(ReaderLane *l);
-/* Every job of the lane not yet applied is cancelled (its device is gone). */
+/* Every job of the lane not yet applied is cancelled (its device is gone),
+ * except those without apply(): nothing of theirs comes back to the model,
+ * and what they do must be done (closing a verbs context). */
 void reader_lane_cancel_all(ReaderLane *l);
 
 /* The lane's context, for run() only: what a device's reads keep between
