@@ -525,7 +525,8 @@ static void test_clients_show_a_hung_device(void **state) {
         fault_fs_set(f, "*", FAULT_BLOCK, 0);
         wait_health(h, "sick3", "unresponsive", (int) (bound((READ_TIMEOUT_MS + 3000) * 1000ULL) / 1000));
         reason = device_property(h, "sick3", "HealthReason");
-        if (!reason || !strstr(reason, ": no answer for 2.0 s"))
+        /* The file and how long it has hung when rdmad gave up on it. */
+        if (!reason || strncmp(reason, "ports/1/", 8) != 0 || !strstr(reason, ": no answer for "))
                 fail_msg("HealthReason %s", reason);
 
         /* list: the column, the row, the line under the table; JSON on every port. */
