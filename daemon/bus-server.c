@@ -36,6 +36,7 @@ static void on_caller_gone(const char *sender, void *userdata) {
         polkit_drop_sender(&s->polkit, sender);
         bus_managed_objects_drop_sender(&s->managed_objects, sender);
         bus_ration_drop_sender(&s->ration, sender);
+        rescan_calls_drop_sender(&s->rescans, sender);
 }
 
 /* ---------- the model's events ---------- */
@@ -73,12 +74,17 @@ static void on_model_changed(ModelObjectKind kind, void *object, uint32_t mask, 
         bus_objects_schedule_emit(s);
 }
 
+static void on_rescanned(void *userdata) {
+        bus_manager_rescanned(userdata);
+}
+
 static const ModelEvents model_events = {
         .device_added = on_device_added,
         .device_removing = on_device_removing,
         .netdev_added = on_netdev_added,
         .netdev_removing = on_netdev_removing,
         .changed = on_model_changed,
+        .rescanned = on_rescanned,
 };
 
 int bus_server_new(Manager *m, BusServer **ret) {
@@ -117,6 +123,7 @@ BusServer *bus_server_free(BusServer *s) {
         bus_ration_clear(&s->ration);
         sd_event_source_disable_unref(s->emit_event);
         pending_changes_done(&s->pending);
+        rescan_calls_clear(&s->rescans);
         sd_event_source_disable_unref(s->trim_post);
         if (s->bus) {
                 sd_bus_flush(s->bus);
@@ -218,6 +225,8 @@ int bus_server_stop(BusServer *s) {
         port_wait_fail_all(&s->port_waits, STOPPING_MESSAGE);
         polkit_fail_all(&s->polkit, STOPPING_MESSAGE);
         bus_ration_fail_all(&s->ration, STOPPING_MESSAGE);
+        /* What they asked for was read, or is being read: nothing more to wait for. */
+        bus_manager_rescanned(s);
         if (!s->sriov_jobs.jobs)
                 return sd_event_exit(s->event, 0);
 

@@ -7,6 +7,7 @@
 #include <systemd/sd-event.h>
 
 #include "bus-changes.h"
+#include "bus-manager.h"
 #include "bus-managed-objects.h"
 #include "bus-ration.h"
 #include "caller.h"
@@ -45,6 +46,7 @@ struct BusServer {
         CallerRegistry callers;
         PolkitRegistry polkit;
         SriovJobRegistry sriov_jobs;
+        RescanCalls rescans;           /* Rescan() calls waiting for their reads */
         CounterReader *counter_reader; /* GetCounters: created by the first call */
 
         /* SIGTERM: held calls are answered, new ones refused; running VF

@@ -55,7 +55,7 @@ typedef struct DeviceRead {
         FileValue netdev_values[NETDEV_FILES];
         char *pci_path; /* NUM_VFS */
         uint32_t num_vfs;
-        struct RescanOp *rescan; /* LOAD of a rescan: told when applied */
+        unsigned rescan; /* LOAD of a rescan: its Manager.rescan_epoch; 0 for none */
 } DeviceRead;
 
 DeviceRead *device_read_new(Manager *m, DeviceReadKind kind, const Device *d, const char *name, const char *sysfs_path);

@@ -763,6 +763,9 @@ static void manager_apply(void *arg, const ReaderResult *res, void *userdata) {
                 /* A full read that hung: its values are old; the recovery reads again. */
                 if (!res->stuck)
                         manager_apply_load(m, r, res);
+                if (r->rescan != 0 && r->rescan == m->rescan_epoch && m->rescan_loads > 0 && --m->rescan_loads == 0 &&
+                    m->events.rescanned)
+                        m->events.rescanned(m->events_userdata);
                 return;
         }
 
@@ -834,11 +837,19 @@ static void manager_on_unstuck(const char *name, void *userdata) {
                 manager_defer_resync(m, -ENOMEM, name);
 }
 
+static int manager_read_device(Manager *m, const char *old_name, const char *syspath, const char *name,
+                               bool from_rescan);
+
 int manager_reload_device(Manager *m, const char *syspath, const char *name) {
-        return manager_rename_device(m, NULL, syspath, name);
+        return manager_read_device(m, NULL, syspath, name, false);
 }
 
 int manager_rename_device(Manager *m, const char *old_name, const char *syspath, const char *name) {
+        return manager_read_device(m, old_name, syspath, name, false);
+}
+
+static int manager_read_device(Manager *m, const char *old_name, const char *syspath, const char *name,
+                               bool from_rescan) {
         Device *d;
         DeviceRead *r;
         ReaderLane *lane;
@@ -865,10 +876,17 @@ int manager_rename_device(Manager *m, const char *old_name, const char *syspath,
                 manager_defer_resync(m, -ENOMEM, name);
                 return -ENOMEM;
         }
+        if (from_rescan && m->readers) {
+                r->rescan = m->rescan_epoch;
+                m->rescan_loads++;
+        }
         k = manager_submit(m, lane, r);
         reader_lane_unref(lane);
-        if (k < 0)
+        if (k < 0) {
+                if (from_rescan && m->readers)
+                        m->rescan_loads--;
                 manager_defer_resync(m, k, name);
+        }
         return k;
 }
 
@@ -910,9 +928,15 @@ int manager_rescan(Manager *m) {
                 m->resync_pending = false;
                 log_info("Resynchronised with sysfs.");
         }
+        /* 0 is no rescan's. */
+        m->rescan_epoch = m->rescan_epoch + 1 ?: 1;
+        m->rescan_loads = 0;
         for (size_t i = 0; i < n; i++)
-                (void) manager_reload_device(m, paths[2 * i], paths[2 * i + 1]);
+                (void) manager_read_device(m, NULL, paths[2 * i], paths[2 * i + 1], true);
         (void) malloc_trim(0);
+        /* Read in line, or nothing to read: done already. */
+        if (m->rescan_loads == 0 && m->events.rescanned)
+                m->events.rescanned(m->events_userdata);
         return poll_update(m->poll);
 }
 

@@ -41,6 +41,11 @@ struct Manager {
          * until verbs_events_start(). */
         struct VerbsEvents *verbs;
 
+        /* The reads of the latest rescan not yet applied; ModelEvents.rescanned
+         * when none is left. A new rescan starts a new epoch: it reads
+         * everything again, so it also answers for the ones before. */
+        unsigned rescan_epoch, rescan_loads;
+
         /* A read failed for lack of memory or descriptors: a full rescan is owed. */
         bool resync_pending;
 

@@ -54,7 +54,8 @@ struct ReaderLane {
 struct ReaderPool {
         pthread_mutex_t mutex;
         pthread_cond_t work;
-        unsigned n_ref; /* the loop's, and one per thread */
+        pthread_cond_t gone; /* a thread ended (reader_pool_free() waits for them) */
+        unsigned n_ref;      /* the loop's, and one per thread */
         bool shutdown;
 
         ReaderLane *lanes; /* every lane with a reference */
@@ -243,6 +244,7 @@ static void *reader_thread(void *userdata) {
         }
 out:
         p->n_threads--;
+        pthread_cond_broadcast(&p->gone);
         pool_unref_locked_last(p);
         return NULL;
 }
@@ -291,6 +293,7 @@ static void pool_free_shared(ReaderPool *p) {
         if (p->fd >= 0)
                 close(p->fd);
         pthread_cond_destroy(&p->work);
+        pthread_cond_destroy(&p->gone);
         pthread_mutex_unlock(&p->mutex);
         pthread_mutex_destroy(&p->mutex);
         free(p);
@@ -417,6 +420,7 @@ int reader_pool_new(sd_event *event, uint64_t timeout_usec, const ReaderPoolEven
                 pthread_condattr_init(&ca);
                 pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
                 pthread_cond_init(&p->work, &ca);
+                pthread_cond_init(&p->gone, &ca);
                 pthread_condattr_destroy(&ca);
         }
         p->n_ref = 1;
@@ -444,6 +448,35 @@ fail:
         return r;
 }
 
+/* Threads that are stuck in a read: their lane says so. */
+static unsigned pool_stuck_locked(ReaderPool *p) {
+        unsigned n = 0;
+
+        LIST_FOREACH(running, j, p->running)
+        n += j->lane->stuck;
+        return n;
+}
+
+/* Under the mutex, at the end: rdmad is about to exit, and a thread still
+ * running a read in user space (in libudev, in a preloaded library) while
+ * exit() runs the libraries' destructors may crash the exit. The threads
+ * that are not stuck end within a read's time; they are waited for, at
+ * most READER_EXIT_WAIT_USEC. A stuck one sits in the kernel and runs
+ * nothing until the process is gone: it is not waited for. */
+#define READER_EXIT_WAIT_USEC (500 * USEC_PER_MSEC)
+
+static void reader_pool_wait_threads_locked(ReaderPool *p) {
+        uint64_t until = now_usec(CLOCK_MONOTONIC) + READER_EXIT_WAIT_USEC;
+
+        while (p->n_threads > pool_stuck_locked(p)) {
+                struct timespec ts = { .tv_sec = (time_t) (until / USEC_PER_SEC),
+                                       .tv_nsec = (long) (until % USEC_PER_SEC) * 1000 };
+
+                if (now_usec(CLOCK_MONOTONIC) >= until || pthread_cond_timedwait(&p->gone, &p->mutex, &ts) == ETIMEDOUT)
+                        break;
+        }
+}
+
 ReaderPool *reader_pool_free(ReaderPool *p) {
         if (!p)
                 return NULL;
@@ -463,6 +496,7 @@ ReaderPool *reader_pool_free(ReaderPool *p) {
                 job_free_locked(j);
         }
         pthread_cond_broadcast(&p->work);
+        reader_pool_wait_threads_locked(p);
         pool_unref_locked_last(p);
         return NULL;
 }
