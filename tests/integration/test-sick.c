@@ -36,6 +36,11 @@
 static FaultFs *mounts[MAX_SICK];
 static unsigned n_mounts;
 
+/* rdmactl monitor and wait in the background, killed in teardown. */
+#define MAX_CHILDREN 4
+static RdmactlChild *children[MAX_CHILDREN];
+static unsigned n_children;
+
 static bool wrapped(void) {
         const char *w = getenv("RDMAD_TEST_WRAPPER");
         return w && *w;
@@ -144,6 +149,9 @@ static int teardown(void **state) {
         Harness *h = *state;
         int status = 0;
 
+        for (unsigned i = 0; i < n_children; i++)
+                rdmactl_child_free(children[i]);
+        n_children = 0;
         for (unsigned i = 0; i < n_mounts; i++)
                 fault_fs_release(mounts[i]);
         if (h && h->daemon_pid > 0) {
@@ -382,6 +390,280 @@ static void test_one_device_hangs(void **state) {
         }
         error_name = harness_call_error(h, "/org/rdmad1/device/sick3/port/1", RDMAD_PORT_INTERFACE, "GetCounters", "");
         assert_null(error_name);
+}
+
+/* ---------- what the clients show of a sick device ---------- */
+
+static RdmactlChild *child_start(const char *args) {
+        RdmactlChild *c = rdmactl_child_start(args);
+
+        assert_true(n_children < MAX_CHILDREN);
+        children[n_children++] = c;
+        return c;
+}
+
+static void child_expect(RdmactlChild *c, const char *needle, bool in_stderr, int timeout_ms) {
+        if (!rdmactl_child_wait_for(c, needle, in_stderr, timeout_ms))
+                fail_msg("rdmactl did not print \"%s\" within %d ms; stdout:\n%s\nstderr:\n%s", needle, timeout_ms,
+                         c->out->str, c->err->str);
+}
+
+/* rdmactl monitor, text and JSON, subscribed and with the objects read. */
+static void monitors_start(RdmactlChild **text, RdmactlChild **json) {
+        *text = child_start("monitor");
+        *json = child_start("monitor --json");
+        child_expect(*text, "Monitoring org.rdmad1", true, 10000);
+        child_expect(*json, "Monitoring org.rdmad1", true, 10000);
+}
+
+/* The line of text that starts with prefix, without its newline (caller frees). */
+static char *line_starting(const char *text, const char *prefix) {
+        for (const char *l = text; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL)
+                if (strncmp(l, prefix, strlen(prefix)) == 0)
+                        return strndup(l, strcspn(l, "\n"));
+        fail_msg("no line starting with \"%s\" in:\n%s", prefix, text);
+        return NULL;
+}
+
+static void assert_ends_with(const char *s, const char *suffix) {
+        size_t n = strlen(s), k = strlen(suffix);
+
+        if (n < k || strcmp(s + n - k, suffix) != 0)
+                fail_msg("\"%s\" does not end with \"%s\"", s, suffix);
+}
+
+static void assert_contains(const char *text, const char *needle) {
+        if (!strstr(text, needle))
+                fail_msg("not found:\n%s\nin:\n%s", needle, text);
+}
+
+/* `rdmactl list`: the HEALTH column (only while a device is not ok), the
+ * sick one's row and its line under the table. note NULL: a healthy host. */
+static void assert_list_health(Harness *h, const char *sick, const char *health, const char *note) {
+        char *out = rdmactl_run_ok(h, "list"), *line;
+        char prefix[64];
+
+        line = line_starting(out, "DEVICE ");
+        if (!note) {
+                assert_ends_with(line, " TRANSPORT");
+                assert_null(strstr(out, "HEALTH"));
+        } else {
+                assert_ends_with(line, " TRANSPORT  HEALTH");
+                free(line);
+                snprintf(prefix, sizeof(prefix), "%s ", sick);
+                line = line_starting(out, prefix);
+                assert_ends_with(line, health);
+                free(line);
+                line = line_starting(out, "sick7 ");
+                assert_ends_with(line, " InfiniBand ok");
+                assert_contains(out, note);
+        }
+        free(line);
+        assert_contains(out, "16 ports listed.\n");
+        free(out);
+}
+
+typedef struct HealthJson {
+        char *list, *status; /* "device:health:reason" of every port, of the device */
+} HealthJson;
+
+static void health_json(Harness *h, const char *device, HealthJson *ret) {
+        char *out;
+
+        out = rdmactl_run_ok(h, "list --json");
+        ret->list =
+                harness_python_check(h, out,
+                                     "import json, sys\n"
+                                     "ports = json.load(open(sys.argv[1]))\n"
+                                     "assert len(ports) == 16, ports\n"
+                                     "sick = [p for p in ports if p[\"health\"] != \"ok\"]\n"
+                                     "assert all(p[\"health_reason\"] == \"\" for p in ports if p not in sick)\n"
+                                     "print(\" \".join(\"%s/%d:%s:%s\" % (p[\"device\"], p[\"port\"], p[\"health\"],\n"
+                                     "                p[\"health_reason\"]) for p in sick))\n");
+        free(out);
+        out = rdmactl_run(h, &(int){ 0 }, "status --json %s", device);
+        ret->status =
+                harness_python_check(h, out,
+                                     "import json, sys\n"
+                                     "d, = json.load(open(sys.argv[1]))\n"
+                                     "print(\"%s:%s:%s\" % (d[\"device\"], d[\"health\"], d[\"health_reason\"]))\n");
+        free(out);
+}
+
+static void health_json_clear(HealthJson *j) {
+        free(j->list);
+        free(j->status);
+}
+
+/* The monitor's JSON lines of device-health events, "device:old>new:reason" joined by spaces. */
+static char *json_health_events(Harness *h, const char *lines) {
+        return harness_python_check(h, lines,
+                                    "import json, sys\n"
+                                    "out = []\n"
+                                    "for line in open(sys.argv[1]):\n"
+                                    "    e = json.loads(line)\n"
+                                    "    if e[\"event\"] == \"device-health\":\n"
+                                    "        out.append(\"%s:%s>%s:%s\" % (e[\"device\"], e[\"old_health\"], "
+                                    "e[\"health\"], e[\"health_reason\"]))\n"
+                                    "print(\" \".join(out))\n");
+}
+
+/* One device hangs: list marks its ports, status says why, wait does not
+ * take its last known ACTIVE for the truth until it answers again, monitor
+ * tells both transitions. */
+static void test_clients_show_a_hung_device(void **state) {
+        Harness *h = *state;
+        FaultFs *f = mount_over(h, "sick3");
+        RdmactlChild *text, *json, *waiter;
+        char *reason, expected[1024], *out, *events;
+        HealthJson j;
+        int status;
+
+        monitors_start(&text, &json);
+        assert_list_health(h, NULL, NULL, NULL);
+        harness_clear_signals(h);
+        fault_fs_set(f, "*", FAULT_BLOCK, 0);
+        wait_health(h, "sick3", "unresponsive", (int) (bound((READ_TIMEOUT_MS + 3000) * 1000ULL) / 1000));
+        reason = device_property(h, "sick3", "HealthReason");
+        /* The file and how long it has hung when rdmad gave up on it. */
+        if (!reason || strncmp(reason, "ports/1/", 8) != 0 || !strstr(reason, ": no answer for "))
+                fail_msg("HealthReason %s", reason);
+
+        /* list: the column, the row, the line under the table; JSON on every port. */
+        snprintf(expected, sizeof(expected), "\nsick3: unresponsive (%s); its ports show their last known state.\n",
+                 reason);
+        assert_list_health(h, "sick3", " InfiniBand unresponsive", expected);
+        health_json(h, "sick3", &j);
+        snprintf(expected, sizeof(expected), "sick3/1:unresponsive:%s", reason);
+        assert_string_equal(j.list, expected);
+        snprintf(expected, sizeof(expected), "sick3:unresponsive:%s", reason);
+        assert_string_equal(j.status, expected);
+        health_json_clear(&j);
+
+        /* status: the Health line first, why, and that the rest is old; none for a healthy device. */
+        out = rdmactl_run_ok(h, "status sick3");
+        snprintf(expected, sizeof(expected),
+                 "● sick3\n             Health: unresponsive (%s), last known values shown\n", reason);
+        assert_contains(out, expected);
+        assert_contains(out, "             Port 1: ACTIVE (LinkUp), 100 Gb/sec (4X EDR), InfiniBand\n");
+        free(out);
+        out = rdmactl_run_ok(h, "status sick7");
+        assert_null(strstr(out, "Health:"));
+        free(out);
+
+        /* counters: every port's in one call, the sick one's block says why it is empty; asked for, an error. */
+        out = rdmactl_run_ok(h, "counters");
+        snprintf(expected, sizeof(expected), " sick3/1\n             Health: unresponsive (%s), no counters\n\n",
+                 reason);
+        assert_contains(out, expected);
+        assert_contains(out, " sick7/1\n      Data received: 3.9 KiB (4000 bytes)\n");
+        free(out);
+        snprintf(expected, sizeof(expected), "rdmactl: GetCounters failed: sick3 does not answer: %s. %s\n", reason,
+                 RDMAD_ERROR_UNRESPONSIVE);
+        rdmactl_assert_run(h, "counters sick3", 1, expected);
+
+        /* wait: its last known ACTIVE does not count, named or not; the others do. */
+        snprintf(expected, sizeof(expected),
+                 "rdmactl: timed out after 1s.\n"
+                 "rdmactl: sick3/1: unresponsive (%s), last known ACTIVE (LinkUp), waiting for ACTIVE\n",
+                 reason);
+        out = rdmactl_run(h, &status, "wait sick3/1 --timeout=1s");
+        assert_int_equal(status, 5);
+        assert_string_equal(out, expected);
+        free(out);
+        out = rdmactl_run(h, &status, "wait --timeout=1s");
+        assert_int_equal(status, 5);
+        assert_string_equal(out, expected);
+        free(out);
+        rdmactl_assert_run(h, "wait sick7/1 --timeout=10s", 0, NULL);
+        rdmactl_assert_run(h, "wait --ignore=sick3 --timeout=10s", 0, NULL);
+        rdmactl_assert_run(h, "wait sick3 sick7 --any --timeout=10s", 0, NULL);
+
+        /* A wait that started during the hang ends when the device answers again. */
+        waiter = child_start("wait sick3/1 --timeout=60s");
+        snprintf(expected, sizeof(expected), "rdmactl:   sick3/1: unresponsive (%s), last known ACTIVE (LinkUp)",
+                 reason);
+        child_expect(waiter, expected, true, (int) (bound(15000000) / 1000)); /* its first progress report */
+        assert_int_equal(rdmactl_child_wait_exit(waiter, 0), -1);
+
+        /* monitor: the transition, with its reason. */
+        snprintf(expected, sizeof(expected), "sick3: health ok -> unresponsive (%s)\n", reason);
+        child_expect(text, expected, false, 10000);
+        child_expect(json, "\"event\":\"device-health\"", false, 10000);
+
+        harness_clear_signals(h);
+        fault_fs_release(f);
+        wait_health(h, "sick3", "ok", (int) (bound(5000000) / 1000));
+        assert_int_equal(rdmactl_child_wait_exit(waiter, (int) (bound(10000000) / 1000)), 0);
+        child_expect(text, "sick3: health unresponsive -> ok\n", false, 10000);
+        child_expect(json, "\"old_health\":\"unresponsive\"", false, 10000);
+        assert_list_health(h, NULL, NULL, NULL);
+        rdmactl_assert_run(h, "wait sick3/1 --timeout=10s", 0, NULL);
+
+        /* Only the two transitions, nothing else about sick3 (its values did not change). */
+        assert_int_equal(kill(text->pid, SIGTERM), 0);
+        assert_int_equal(rdmactl_child_wait_exit(text, 10000), 0);
+        assert_int_equal(kill(json->pid, SIGTERM), 0);
+        assert_int_equal(rdmactl_child_wait_exit(json, 10000), 0);
+        out = g_strdup(text->out->str);
+        for (char *l = out; *l; l = strchr(l, '\n') + 1)
+                if (strlen(l) > 33 && strncmp(l + 33, "sick3", 5) == 0 && !strstr(l, ": health "))
+                        fail_msg("monitor: %.*s", (int) strcspn(l, "\n"), l);
+        g_free(out);
+        events = json_health_events(h, json->out->str);
+        snprintf(expected, sizeof(expected), "sick3:ok>unresponsive:%s sick3:unresponsive>ok:", reason);
+        assert_string_equal(events, expected);
+        free(events);
+        free(reason);
+}
+
+/* An I/O error: errors with the file, in list, status, wait and monitor; a clean read clears it. */
+static void test_clients_show_io_errors(void **state) {
+        Harness *h = *state;
+        FaultFs *f = mount_over(h, "sick5");
+        const char *reason = "ports/1/state: Input/output error";
+        RdmactlChild *text, *json;
+        char expected[512], *out, *events;
+        HealthJson j;
+
+        monitors_start(&text, &json);
+        fault_fs_set(f, "ports/1/state", FAULT_EIO, 0);
+        wait_health(h, "sick5", "errors", (int) (bound(5000000) / 1000));
+        harness_assert_property(h, "/org/rdmad1/device/sick5", RDMAD_DEVICE_INTERFACE, "HealthReason", reason);
+
+        assert_list_health(h, "sick5", " InfiniBand errors", "\nsick5: errors (ports/1/state: Input/output error).\n");
+        health_json(h, "sick5", &j);
+        assert_string_equal(j.list, "sick5/1:errors:ports/1/state: Input/output error");
+        assert_string_equal(j.status, "sick5:errors:ports/1/state: Input/output error");
+        health_json_clear(&j);
+        out = rdmactl_run_ok(h, "status sick5");
+        assert_contains(out, "● sick5\n             Health: errors (ports/1/state: Input/output error)\n");
+        free(out);
+        /* The state could not be read: wait says so, and why. */
+        rdmactl_assert_run(h, "wait sick5/1 --timeout=500ms", 5,
+                           "rdmactl: sick5/1: unknown (LinkUp), errors (ports/1/state: Input/output error), waiting "
+                           "for ACTIVE\n");
+        snprintf(expected, sizeof(expected), "sick5: health ok -> errors (%s)\n", reason);
+        child_expect(text, expected, false, 10000);
+
+        /* A clean full read clears it. */
+        fault_fs_set(f, "ports/1/state", FAULT_NONE, 0);
+        harness_clear_signals(h);
+        assert_true(sd_bus_call_method(h->bus, RDMAD_BUS_NAME, RDMAD_ROOT_PATH, RDMAD_MANAGER_INTERFACE, "Rescan", NULL,
+                                       NULL, "") >= 0);
+        wait_health(h, "sick5", "ok", (int) (bound(5000000) / 1000));
+        child_expect(text, "sick5: health errors -> ok\n", false, 10000);
+        assert_list_health(h, NULL, NULL, NULL);
+        rdmactl_assert_run(h, "wait sick5/1 --timeout=10s", 0, NULL);
+        out = rdmactl_run_ok(h, "status sick5");
+        assert_null(strstr(out, "Health:"));
+        free(out);
+
+        assert_int_equal(kill(json->pid, SIGTERM), 0);
+        assert_int_equal(rdmactl_child_wait_exit(json, 10000), 0);
+        events = json_health_events(h, json->out->str);
+        assert_string_equal(events, "sick5:ok>errors:ports/1/state: Input/output error sick5:errors>ok:");
+        free(events);
 }
 
 /* ---------- 12 of 16 devices hang: the pool's bound ---------- */
@@ -648,6 +930,8 @@ int main(void) {
                 cmocka_unit_test_setup_teardown(test_one_device_hangs, setup_watchdog, teardown),
                 cmocka_unit_test_setup_teardown(test_twelve_devices_hang, setup_watchdog, teardown),
                 cmocka_unit_test_setup_teardown(test_eio, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_clients_show_a_hung_device, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_clients_show_io_errors, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_slow_device, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_startup_with_a_hung_device, setup_startup, teardown),
                 cmocka_unit_test_setup_teardown(test_sigterm_with_a_stuck_read, setup, teardown),
