@@ -33,6 +33,7 @@ typedef struct PollMark {
         uint32_t port;
         uint8_t boost; /* ticks left to read it every tick, after a link event */
         bool settle;   /* its state changed: the next tick re-reads it in full */
+        unsigned owed; /* PORT_READ_* its turn wanted while its device was busy */
 } PollMark;
 
 struct Poll {
@@ -167,7 +168,7 @@ static void poll_prune_marks(Poll *p) {
                 PollMark *mk = &p->marks[i];
                 Device *d = p->manager ? manager_find_device(p->manager, mk->device) : NULL;
 
-                if ((mk->boost == 0 && !mk->settle) || !d || !device_find_port(d, mk->port)) {
+                if ((mk->boost == 0 && !mk->settle && mk->owed == 0) || !d || !device_find_port(d, mk->port)) {
                         free(mk->device);
                         continue;
                 }
@@ -294,8 +295,12 @@ static int on_poll(sd_event_source *s, uint64_t usec, void *userdata) {
                 Device *d = m->devices[i];
                 /* An unresponsive device's turns are skipped: nothing more
                  * queues behind its stuck read. So is one whose reads are
-                 * still under way (a slow device). */
-                bool readable = manager_device_readable(m, d, true);
+                 * still under way (a slow device); what its turn would have
+                 * read is owed, and read at its next turn (a slow round's
+                 * read of a covered port would otherwise wait for the next
+                 * slow round). */
+                bool readable = manager_device_readable(m, d, true),
+                     busy = !readable && manager_device_readable(m, d, false);
                 size_t n = 0;
 
                 if (read > 0 && read >= per_dispatch) {
@@ -312,15 +317,13 @@ static int on_poll(sd_event_source *s, uint64_t usec, void *userdata) {
                         watch = slow || poll_port_every_tick(p, port);
                         if (mk && mk->boost > 0)
                                 mk->boost--;
-                        if (!readable)
+                        if (!readable && !busy)
                                 continue;
                         /* Ticks come every period while an uncovered port exists. */
                         sweep = covered ? slow && index % SLOW_SWEEP_ROUNDS == round % SLOW_SWEEP_ROUNDS
                                         : index % SWEEP_TICKS == tick % SWEEP_TICKS;
                         if ((mk && mk->settle) || (sweep && !covered)) {
                                 /* By path, the state too; a new change settles again. */
-                                if (mk)
-                                        mk->settle = false;
                                 what = PORT_READ_LINK;
                         } else {
                                 if (sweep)
@@ -328,6 +331,23 @@ static int on_poll(sd_event_source *s, uint64_t usec, void *userdata) {
                                 if (watch)
                                         what |= PORT_READ_STATE;
                         }
+                        if (!readable) {
+                                /* Busy: a port read every tick is read at the next one anyway. */
+                                if (what != 0 && (covered || what != PORT_READ_STATE)) {
+                                        mk = mk ?: poll_add_mark(p, port);
+                                        if (mk)
+                                                mk->owed |= what;
+                                }
+                                continue;
+                        }
+                        if (mk) {
+                                what |= mk->owed;
+                                mk->owed = 0;
+                                mk->settle = false;
+                        }
+                        if (what & PORT_READ_LINK)
+                                /* By path: the state and everything unreported too. */
+                                what = PORT_READ_LINK | (what & PORT_READ_GIDS);
                         if (what == 0)
                                 continue;
                         read++;
