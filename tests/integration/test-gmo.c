@@ -19,7 +19,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -230,44 +229,6 @@ static void test_flood_answered(void **state) {
         free(reference);
 }
 
-/* Whether the stopped daemon's main thread is waiting in epoll (the
- * loop's rest), not in the middle of a poll tick: /proc/PID/syscall starts
- * with the number of the system call it is blocked in. */
-static bool daemon_at_rest(pid_t pid) {
-        char path[64], buf[64] = "";
-        FILE *f;
-        long nr;
-
-        snprintf(path, sizeof(path), "/proc/%d/syscall", (int) pid);
-        f = fopen(path, "re");
-        if (!f)
-                return true; /* cannot tell: as before */
-        if (!fgets(buf, sizeof(buf), f))
-                buf[0] = '\0';
-        fclose(f);
-        if (sscanf(buf, "%ld", &nr) != 1)
-                return true;
-        return nr == SYS_epoll_wait || nr == SYS_epoll_pwait
-#ifdef SYS_epoll_pwait2
-               || nr == SYS_epoll_pwait2
-#endif
-                ;
-}
-
-/* Stopped between two loop iterations: a SIGSTOP that lands inside a poll
- * tick, after one port's state was read and before the other's, would let
- * the two writes below be seen a tick apart, which is not what this test
- * is about. */
-static void pause_at_rest(Harness *h) {
-        for (unsigned tries = 0;; tries++) {
-                harness_pause(h);
-                if (tries >= 200 || daemon_at_rest(h->daemon_pid))
-                        return;
-                harness_resume(h);
-                usleep(2000);
-        }
-}
-
 /* Each port's state and phys_state flap together (written while the daemon
  * is stopped at rest), so one tick reads both and the model takes them in
  * one step: a reply with one changed and not the other was built across
@@ -278,7 +239,7 @@ static void flap_both(Harness *h, unsigned round) {
         const char *state = round % 2 ? "4: ACTIVE\n" : "1: DOWN\n",
                    *phys = round % 2 ? "5: LinkUp\n" : "3: Disabled\n";
 
-        pause_at_rest(h);
+        harness_pause(h); /* at rest: no read under way */
         harness_write(h, HFI1_SYS, "ports/1/state", state);
         harness_write(h, HFI1_SYS, "ports/1/phys_state", phys);
         harness_write(h, MLX4_SYS, "ports/1/state", state);
