@@ -820,8 +820,11 @@ static void test_slow_device(void **state) {
         fault_fs_set(f, "*", FAULT_DELAY, 300);
         measure(h, "sick1", 3000, &l, NULL, NULL);
         printf("one device slow (300 ms a read): root's Get p99 %.2f ms\n", l.p99 / 1000.0);
-        if (l.p99 >= bound(50000))
-                fail_msg("root's Get p99 %.2f ms with a slow device", l.p99 / 1000.0);
+        /* Not a speed figure (BENCHMARKS.md has those): a loop that waited
+         * for the slow reads would answer after 300 ms, half of which is
+         * far above any load's noise. */
+        if (l.p99 >= bound(150000))
+                fail_msg("root's Get p99 %.2f ms with a slow device: the calls waited for its reads", l.p99 / 1000.0);
         s = device_property(h, "sick9", "Health");
         assert_string_equal(s, "ok");
         free(s);
