@@ -703,6 +703,15 @@ static void test_twelve_devices_hang(void **state) {
         char name[32];
         Load l;
 
+        if (wrapped()) {
+                /* Under valgrind the test's own FUSE server and rdmad's eight
+                 * blocked readers crawl past every bound; memory is checked on
+                 * the same paths by test_one_device_hangs here and by the
+                 * ASan pass, which runs this test. */
+                fprintf(stderr, "Skipping under valgrind: twelve hung devices take it past any bound.\n");
+                skip();
+        }
+
         for (unsigned i = 0; i < 12; i++) {
                 snprintf(name, sizeof(name), "sick%u", i + 4);
                 fault_fs_set(mount_over(h, name), "*", FAULT_BLOCK, 0);
@@ -897,11 +906,20 @@ static char proc_state(pid_t pid) {
 
 static void test_sigterm_with_a_stuck_read(void **state) {
         Harness *h = *state;
-        FaultFs *f = mount_over(h, "sick11");
+        FaultFs *f;
         uint64_t start;
         int status;
         char st;
 
+        if (wrapped()) {
+                /* valgrind ends a process by ending each of its threads, and a
+                 * thread stuck in the kernel never ends: it would wait for good,
+                 * as LeakSanitizer would (setup_sigterm). The gcc and ASan
+                 * passes run this test. */
+                fprintf(stderr, "Skipping under valgrind: it cannot exit with a thread stuck in the kernel.\n");
+                skip();
+        }
+        f = mount_over(h, "sick11");
         fault_fs_set(f, "*", FAULT_BLOCK, 0);
         assert_true(fault_fs_wait_blocked(f, 1, (int) (bound(3000000) / 1000)));
         start = now_usec();
