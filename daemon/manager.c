@@ -402,19 +402,16 @@ static void manager_port_changed(Manager *m, Port *p, uint32_t changed, const ch
         poll_port_changed(m->poll, p, changed);
 }
 
-bool manager_device_readable(Manager *m, const Device *d, bool for_poll) {
+bool manager_device_readable(Manager *m, const Device *d) {
         if (d->placeholder || d->health == DEVICE_HEALTH_UNRESPONSIVE)
                 return false;
-        if (d->lane && reader_lane_stuck(d->lane))
-                return false;
-        /* The poll adds nothing behind reads still under way (a slow device). */
-        return !for_poll || !d->lane || reader_lane_pending(d->lane) == 0;
+        return !d->lane || !reader_lane_stuck(d->lane);
 }
 
 static int manager_read_ports(Manager *m, Device *d, const PollTurn *turns, size_t n, bool from_poll) {
         DeviceRead *r;
 
-        if (!manager_device_readable(m, d, from_poll))
+        if (!manager_device_readable(m, d))
                 return 0;
         r = device_read_new(m, DEVICE_READ_PORTS, d, NULL, NULL);
         if (!r)
@@ -429,9 +426,15 @@ static int manager_read_ports(Manager *m, Device *d, const PollTurn *turns, size
 }
 
 int manager_poll_device(Manager *m, Device *d, const PollTurn *turns, size_t n) {
+        int r;
+
         assert(m);
         assert(d);
-        return n > 0 ? manager_read_ports(m, d, turns, n, true) : 0;
+        if (n == 0 || !manager_device_readable(m, d))
+                return 0;
+        r = manager_read_ports(m, d, turns, n, true);
+        /* Queued on its lane: the poll hears of it again in manager_apply(). */
+        return r < 0 ? r : m->readers && d->lane ? 1 : 0;
 }
 
 int manager_refresh_port(Manager *m, Port *p) {
@@ -451,7 +454,7 @@ int manager_refresh_netdev(Manager *m, NetDev *n) {
 
         assert(m);
         assert(n);
-        if (!manager_device_readable(m, n->device, false))
+        if (!manager_device_readable(m, n->device))
                 return 0;
         r = device_read_new(m, DEVICE_READ_NETDEV, n->device, NULL, NULL);
         if (!r || !(r->netdev = strdup(n->name))) {
@@ -472,7 +475,7 @@ int manager_read_num_vfs(Manager *m, const char *pci_path) {
 
                 if (!d->sriov_capable || !streq(d->device_path, pci_path))
                         continue;
-                if (!manager_device_readable(m, d, false))
+                if (!manager_device_readable(m, d))
                         return 0;
                 r = device_read_new(m, DEVICE_READ_NUM_VFS, d, NULL, NULL);
                 if (!r || !(r->pci_path = strdup(pci_path))) {
@@ -769,6 +772,8 @@ static void manager_apply(void *arg, const ReaderResult *res, void *userdata) {
                 return;
         }
 
+        if (r->from_poll)
+                poll_turn_done(m->poll, r->name);
         d = manager_find_device(m, r->name);
         if (!d)
                 return;

@@ -128,8 +128,8 @@ typedef struct PollTurn {
 } PollTurn;
 int manager_poll_device(Manager *m, Device *d, const PollTurn *turns, size_t n);
 /* Whether a device may be read now: not unresponsive, not waiting for its
- * first read, no poll turn of it outstanding (for the poll). */
-bool manager_device_readable(Manager *m, const Device *d, bool for_poll);
+ * first read, no read of it stuck. */
+bool manager_device_readable(Manager *m, const Device *d);
 /* How a read of the device's files made elsewhere went (counters). */
 void manager_read_result(Manager *m, const char *name, const struct ReaderResult *res);
 

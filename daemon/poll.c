@@ -24,13 +24,16 @@
 #include "log.h"
 #include "manager.h"
 #include "properties.h"
+#include "reader-pool.h"
 #include "test-knobs.h"
 #include "util.h"
 
-/* A port the poll watches every tick for a while. */
+/* A port the poll watches every tick for a while; port 0: its device,
+ * whose last turn is still being read. */
 typedef struct PollMark {
         char *device;
         uint32_t port;
+        bool busy;     /* port 0: a turn of the device is queued or being read */
         uint8_t boost; /* ticks left to read it every tick, after a link event */
         bool settle;   /* its state changed: the next tick re-reads it in full */
         unsigned owed; /* PORT_READ_* its turn wanted while its device was busy */
@@ -133,31 +136,38 @@ static size_t marks_lower_bound(const Poll *p, const char *device, uint32_t port
         return lo;
 }
 
-static PollMark *poll_find_mark(const Poll *p, const Port *port) {
+static PollMark *poll_find(const Poll *p, const char *device, uint32_t port) {
         size_t i;
 
         if (p->n_marks == 0)
                 return NULL;
-        i = marks_lower_bound(p, port->device->name, port->number);
-        return i < p->n_marks && mark_compare(&p->marks[i], port->device->name, port->number) == 0 ? &p->marks[i]
-                                                                                                   : NULL;
+        i = marks_lower_bound(p, device, port);
+        return i < p->n_marks && mark_compare(&p->marks[i], device, port) == 0 ? &p->marks[i] : NULL;
 }
 
-static PollMark *poll_add_mark(Poll *p, const Port *port) {
-        size_t i = marks_lower_bound(p, port->device->name, port->number);
+static PollMark *poll_find_mark(const Poll *p, const Port *port) {
+        return poll_find(p, port->device->name, port->number);
+}
+
+static PollMark *poll_add(Poll *p, const char *name, uint32_t port) {
+        size_t i = marks_lower_bound(p, name, port);
         char *device;
 
-        if (i < p->n_marks && mark_compare(&p->marks[i], port->device->name, port->number) == 0)
+        if (i < p->n_marks && mark_compare(&p->marks[i], name, port) == 0)
                 return &p->marks[i];
-        device = strdup(port->device->name);
+        device = strdup(name);
         if (!device || ARRAY_RESERVE(p->marks, p->allocated_marks, p->n_marks + 1) < 0) {
                 free(device);
                 return NULL;
         }
         memmove(p->marks + i + 1, p->marks + i, (p->n_marks - i) * sizeof(*p->marks));
-        p->marks[i] = (PollMark){ .device = device, .port = port->number };
+        p->marks[i] = (PollMark){ .device = device, .port = port };
         p->n_marks++;
         return &p->marks[i];
+}
+
+static PollMark *poll_add_mark(Poll *p, const Port *port) {
+        return poll_add(p, port->device->name, port->number);
 }
 
 /* Marks with nothing left to say go, with those of ports that are gone. */
@@ -168,7 +178,8 @@ static void poll_prune_marks(Poll *p) {
                 PollMark *mk = &p->marks[i];
                 Device *d = p->manager ? manager_find_device(p->manager, mk->device) : NULL;
 
-                if ((mk->boost == 0 && !mk->settle && mk->owed == 0) || !d || !device_find_port(d, mk->port)) {
+                if ((mk->boost == 0 && !mk->settle && mk->owed == 0 && !mk->busy) || !d ||
+                    (mk->port != 0 && !device_find_port(d, mk->port))) {
                         free(mk->device);
                         continue;
                 }
@@ -267,10 +278,19 @@ static void poll_pass_yield(Poll *p, size_t device, size_t port, unsigned index)
                 log_error_errno(r, "Failed to resume the poll's pass: %m");
 }
 
-static void poll_submit(Manager *m, Device *d, PollTurn *turns, size_t n) {
+static void poll_submit(Poll *p, Device *d, PollTurn *turns, size_t n) {
+        Manager *m = p->manager;
         int r = manager_poll_device(m, d, turns, n);
 
-        if (errno_is_resource(r))
+        if (r > 0) {
+                /* Queued: no more turns of it until this one is read. */
+                PollMark *mk = poll_add(p, d->name, 0);
+
+                if (mk)
+                        mk->busy = true;
+                else
+                        log_oom();
+        } else if (errno_is_resource(r))
                 manager_defer_resync(m, r, d->name);
         else if (r < 0)
                 log_warning_errno(r, "%s: cannot queue the poll's read: %m", d->name);
@@ -299,9 +319,17 @@ static int on_poll(sd_event_source *s, uint64_t usec, void *userdata) {
                  * read is owed, and read at its next turn (a slow round's
                  * read of a covered port would otherwise wait for the next
                  * slow round). */
-                bool readable = manager_device_readable(m, d, true),
-                     busy = !readable && manager_device_readable(m, d, false);
+                PollMark *dm = poll_find(p, d->name, 0);
+                bool busy, readable;
                 size_t n = 0;
+
+                /* A turn cancelled with its device (removed, then added
+                 * again) never comes back: a lane with nothing pending has
+                 * no turn outstanding. */
+                if (dm && dm->busy && (!d->lane || reader_lane_pending(d->lane) == 0))
+                        dm->busy = false;
+                busy = manager_device_readable(m, d) && dm && dm->busy;
+                readable = manager_device_readable(m, d) && !busy;
 
                 if (read > 0 && read >= per_dispatch) {
                         poll_pass_yield(p, i, 0, index);
@@ -353,12 +381,12 @@ static int on_poll(sd_event_source *s, uint64_t usec, void *userdata) {
                         read++;
                         turns[n++] = (PollTurn){ port, what };
                         if (n == ELEMENTSOF(turns)) {
-                                poll_submit(m, d, turns, n);
+                                poll_submit(p, d, turns, n);
                                 n = 0;
                         }
                 }
                 if (n > 0)
-                        poll_submit(m, d, turns, n);
+                        poll_submit(p, d, turns, n);
         }
 
         p->pass.active = false;
@@ -376,6 +404,16 @@ void poll_wake(Poll *p) {
         now += (uint64_t) p->manager->poll_interval_ms * 1000;
         if (next > now)
                 (void) sd_event_source_set_time(p->timer, now);
+}
+
+void poll_turn_done(Poll *p, const char *device) {
+        PollMark *mk;
+
+        assert(device);
+
+        mk = p ? poll_find(p, device, 0) : NULL;
+        if (mk)
+                mk->busy = false;
 }
 
 void poll_port_changed(Poll *p, const Port *port, uint32_t changed) {

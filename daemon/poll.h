@@ -31,6 +31,10 @@ void poll_wake(Poll *p);
  * change marks it to be re-read in full once more at the next tick. */
 void poll_port_changed(Poll *p, const Port *port, uint32_t changed);
 
+/* The poll's turn of the device has been read (or will never be): its next
+ * turn may be queued. */
+void poll_turn_done(Poll *p, const char *device);
+
 /* A link event of its netdev: the port is read every tick for ticks ticks
  * (the driver may update the port after the netdev). */
 void poll_port_boost(Poll *p, const Port *port, unsigned ticks);

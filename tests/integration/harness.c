@@ -968,7 +968,9 @@ static bool daemon_at_rest(Harness *h) {
                 if (de->d_name[0] == '.')
                         continue;
                 nr = task_syscall(h->daemon_pid, de->d_name);
-                rest = atoi(de->d_name) == h->daemon_pid ? is_epoll_wait(nr) : nr == SYS_futex;
+                /* A timed futex wait that a stop interrupted goes on as restart_syscall. */
+                rest = atoi(de->d_name) == h->daemon_pid ? is_epoll_wait(nr)
+                                                         : nr == SYS_futex || nr == SYS_restart_syscall;
         }
         closedir(d);
         return rest;
