@@ -58,6 +58,8 @@ static const PropertySpec device_properties[] = {
         STRING("HwRev", RdmaDevice, hw_rev),
         STRING("BoardId", RdmaDevice, board_id),
         STRING("NodeDescription", RdmaDevice, node_description),
+        STRING("Health", RdmaDevice, health),
+        STRING("HealthReason", RdmaDevice, health_reason),
         BOOL("SriovCapable", RdmaDevice, sriov_capable),
         OBJECT("Sriov", RdmaDevice, sriov),
         {},
@@ -424,6 +426,14 @@ Inventory *inventory_free(Inventory *inv) {
                         }                                                                                              \
                 _found;                                                                                                \
         })
+
+bool device_health_ok(const RdmaDevice *d) {
+        return !d || !d->health || !*d->health || streq(d->health, "ok");
+}
+
+bool device_unresponsive(const RdmaDevice *d) {
+        return d && streq_ptr(d->health, "unresponsive");
+}
 
 RdmaDevice *inventory_find_device(const Inventory *inv, const char *path) {
         return FIND_BY_PATH(inv->devices, inv->n_devices, path);

@@ -64,11 +64,19 @@ typedef struct RdmaDevice {
         char *physical_function;  /* object path, "/" for none */
         char **virtual_functions; /* object paths */
         char *node_guid, *sys_image_guid, *firmware_version, *hca_type, *hw_rev, *board_id, *node_description;
+        char *health;        /* "ok", "errors", "unresponsive"; "" from an rdmad that does not say */
+        char *health_reason; /* "" when ok: "ports/1/state: no answer for 5.0 s" */
         bool sriov_capable;
         char *sriov; /* object path, "/" for none */
         uint32_t *port_numbers;
         size_t n_port_numbers;
 } RdmaDevice;
+
+/* Whether a device's files answer as they should: Health "ok", or none
+ * at all (an rdmad older than Health). */
+bool device_health_ok(const RdmaDevice *d);
+/* Its reads hang: its objects carry the last values read, not the present. */
+bool device_unresponsive(const RdmaDevice *d);
 
 /* Arrays of pointers, so that an entry keeps its address when others come and go. */
 typedef struct Inventory {

@@ -22,6 +22,7 @@
 #define RDMAD_ERROR_FAILED           RDMAD_BUS_NAME ".Error.Failed"
 #define RDMAD_ERROR_NOT_SUPPORTED    RDMAD_BUS_NAME ".Error.NotSupported"
 #define RDMAD_ERROR_TIMEOUT          RDMAD_BUS_NAME ".Error.Timeout"
+#define RDMAD_ERROR_UNRESPONSIVE     RDMAD_BUS_NAME ".Error.Unresponsive"
 
 /* The polkit action of SetNumVfs (systemd/org.rdmad1.policy). */
 #define RDMAD_POLKIT_ACTION_SET_NUM_VFS RDMAD_BUS_NAME ".set-num-vfs"

@@ -7,6 +7,7 @@
 #include "counters-worker.h"
 #include "log.h"
 #include "manager.h"
+#include "reader-pool.h"
 #include "util.h"
 
 static int append_counters(sd_bus_message *reply, const CounterList *l) {
@@ -56,6 +57,15 @@ static int reply_counters(sd_bus_message *call, CounterTarget *targets, CounterS
                 counter_snapshots_free(snapshots, n);
                 return send_copy(call, share->body);
         }
+        if (n > 0 && snapshots[0]->unresponsive) {
+                r = sd_bus_reply_method_errorf(call, RDMAD_ERROR_UNRESPONSIVE,
+                                               "%s does not answer: its counters could not be read within the "
+                                               "read timeout.",
+                                               targets[0].device);
+                counter_targets_free(targets, n);
+                counter_snapshots_free(snapshots, n);
+                return r;
+        }
         r = sd_bus_message_new_method_return(call, &reply);
         if (r >= 0)
                 r = append_counters(reply, n > 0 ? &snapshots[0]->counters : &empty);
@@ -99,8 +109,9 @@ static int all_counters_reply_append(AllCountersReply *a) {
                 const CounterTarget *t = &a->targets[a->next];
                 const CounterSnapshot *s = a->snapshots[a->next];
 
-                /* Port 0: only devices that have device-wide counters. */
-                if (t->port == 0 && !s->present)
+                /* Port 0: only devices that have device-wide counters; a
+                 * device that did not answer is left out. */
+                if ((t->port == 0 && !s->present) || s->unresponsive)
                         continue;
                 r = sd_bus_message_open_container(a->reply, 'r', "sua{st}");
                 if (r < 0)
@@ -210,6 +221,26 @@ static int device_targets(const Device *d, bool with_ports, CounterTarget *t, si
         return r;
 }
 
+static ReaderLane *counters_lane(const char *device, void *userdata) {
+        Device *d = manager_find_device(userdata, device);
+        return d ? d->lane : NULL;
+}
+
+static bool counters_unresponsive(const char *device, void *userdata) {
+        Device *d = manager_find_device(userdata, device);
+        return d && !manager_device_readable(userdata, d);
+}
+
+static void counters_read_result(const char *device, const ReaderResult *result, void *userdata) {
+        manager_read_result(userdata, device, result);
+}
+
+/* A device whose reads hang: the call fails now rather than wait for it. */
+static int unresponsive_error(const Device *d, sd_bus_error *error) {
+        return sd_bus_error_setf(error, RDMAD_ERROR_UNRESPONSIVE, "%s does not answer: %s.", d->name,
+                                 *strempty(d->health_reason) ? d->health_reason : "its first read has not returned");
+}
+
 static int submit(BusServer *s, sd_bus_message *message, CounterTarget *targets, size_t n, CounterReplyFn reply,
                   sd_bus_error *error) {
         uid_t uid;
@@ -222,7 +253,14 @@ static int submit(BusServer *s, sd_bus_message *message, CounterTarget *targets,
                 return r < 0 ? r : 1; /* 0: runs again once the caller is known */
         }
         if (!s->counter_reader) {
-                r = counter_reader_new(s->event, &s->counter_reader);
+                const CounterReaderHost host = {
+                        .lane = counters_lane,
+                        .unresponsive = counters_unresponsive,
+                        .read_result = counters_read_result,
+                        .userdata = s->manager,
+                };
+
+                r = counter_reader_new(s->event, s->manager->readers, &host, &s->counter_reader);
                 if (r < 0) {
                         counter_targets_free(targets, n);
                         return r;
@@ -248,6 +286,8 @@ int bus_port_get_counters(sd_bus_message *message, void *userdata, sd_bus_error 
         CounterTarget *t;
         int r;
 
+        if (!manager_device_readable(p->device->manager, p->device))
+                return unresponsive_error(p->device, error);
         t = calloc(1, sizeof(CounterTarget));
         if (!t)
                 return -ENOMEM;
@@ -265,6 +305,8 @@ int bus_device_get_counters(sd_bus_message *message, void *userdata, sd_bus_erro
         size_t n = 0;
         int r;
 
+        if (!manager_device_readable(d->manager, d))
+                return unresponsive_error(d, error);
         t = calloc(1, sizeof(CounterTarget));
         if (!t)
                 return -ENOMEM;
@@ -288,8 +330,10 @@ int bus_manager_get_all_counters(sd_bus_message *message, void *userdata, sd_bus
         t = calloc(total ?: 1, sizeof(CounterTarget));
         if (!t)
                 return -ENOMEM;
+        /* The devices that do not answer are left out; the others are read. */
         for (size_t i = 0; i < m->n_devices && r >= 0; i++)
-                r = device_targets(m->devices[i], true, t, &n);
+                if (manager_device_readable(m, m->devices[i]))
+                        r = device_targets(m->devices[i], true, t, &n);
         if (r < 0) {
                 counter_targets_free(t, n);
                 return r;

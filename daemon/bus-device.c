@@ -152,6 +152,13 @@ static int property_get_virtual_functions(sd_bus *bus, const char *path, const c
 #define CONST  SD_BUS_VTABLE_PROPERTY_CONST
 #define CHANGE SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE
 
+static int property_get_health(sd_bus *bus, const char *path, const char *interface, const char *property,
+                               sd_bus_message *reply, void *userdata, sd_bus_error *error) {
+        const Device *d = userdata;
+
+        return sd_bus_message_append(reply, "s", device_health_to_string(d->health));
+}
+
 const sd_bus_vtable device_vtable[] = {
         SD_BUS_VTABLE_START(0),
         SD_BUS_PROPERTY("Name", "s", NULL, offsetof(Device, name), CONST),
@@ -171,6 +178,8 @@ const sd_bus_vtable device_vtable[] = {
         SD_BUS_PROPERTY("HwRev", "s", NULL, offsetof(Device, hw_rev), CONST),
         SD_BUS_PROPERTY("BoardId", "s", NULL, offsetof(Device, board_id), CONST),
         SD_BUS_PROPERTY("NodeDescription", "s", NULL, offsetof(Device, node_desc), CHANGE),
+        SD_BUS_PROPERTY("Health", "s", property_get_health, 0, CHANGE),
+        SD_BUS_PROPERTY("HealthReason", "s", NULL, offsetof(Device, health_reason), CHANGE),
         SD_BUS_PROPERTY("Ports", "ao", property_get_ports, 0, CONST),
         SD_BUS_PROPERTY("PortNumbers", "au", property_get_port_numbers, 0, CONST),
         SD_BUS_PROPERTY("NetDevs", "ao", property_get_netdevs, 0, CHANGE),

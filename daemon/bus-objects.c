@@ -218,14 +218,15 @@ static const ChangeEmitter change_emitters[] = {
         [MODEL_SRIOV] = { RDMAD_SRIOV_INTERFACE, sriov_path_of, sriov_property_names },
 };
 
-static int send_changed(sd_bus *bus, ModelObjectKind kind, const void *object, uint32_t *dirty) {
+static int send_changed(sd_bus *bus, ModelObjectKind kind, const void *object, uint32_t mask) {
         const ChangeEmitter *e = &change_emitters[kind];
         _cleanup_free_ char *path = NULL;
         PropertyNames names;
         int r;
 
-        e->names(*dirty, &names);
-        *dirty = 0;
+        if (!object || mask == 0)
+                return 0;
+        e->names(mask, &names);
         if (names.n == 0)
                 return 0;
         r = e->path(object, &path);
@@ -234,26 +235,53 @@ static int send_changed(sd_bus *bus, ModelObjectKind kind, const void *object, u
         return bus_emit_properties_changed(bus, path, e->interface, &names);
 }
 
+/* A device's pending changes, as the model has it now: its objects in order. */
+static void send_device_changes(BusServer *s, const PendingDevice *pending) {
+        const Device *d = manager_find_device(s->manager, pending->name);
+
+        if (!d)
+                return;
+        (void) send_changed(s->bus, MODEL_DEVICE, d, pending->device);
+        for (size_t j = 0; j < pending->n_ports; j++)
+                (void) send_changed(s->bus, MODEL_PORT, device_find_port(d, pending->ports[j].number),
+                                    pending->ports[j].mask);
+        for (size_t j = 0; j < pending->n_netdevs; j++)
+                (void) send_changed(s->bus, MODEL_NETDEV, device_find_netdev(d, pending->netdevs[j].name),
+                                    pending->netdevs[j].mask);
+        (void) send_changed(s->bus, MODEL_SRIOV, d, pending->sriov);
+}
+
+/* Every object announced as changed: a change that could not be recorded. */
+static void send_everything_changed(BusServer *s) {
+        Manager *m = s->manager;
+
+        for (size_t i = 0; i < m->n_devices; i++) {
+                const Device *d = m->devices[i];
+
+                (void) send_changed(s->bus, MODEL_DEVICE, d, UINT32_MAX);
+                for (size_t j = 0; j < d->n_ports; j++)
+                        (void) send_changed(s->bus, MODEL_PORT, &d->ports[j], UINT32_MAX);
+                for (size_t j = 0; j < d->n_netdevs; j++)
+                        (void) send_changed(s->bus, MODEL_NETDEV, &d->netdevs[j], UINT32_MAX);
+                (void) send_changed(s->bus, MODEL_SRIOV, d, UINT32_MAX);
+        }
+}
+
 /* One PropertiesChanged per changed object; runs once per loop iteration. */
 static int on_emit(sd_event_source *source, void *userdata) {
         BusServer *s = userdata;
-        Manager *m = s->manager;
 
         if (s->devices_changed) {
                 s->devices_changed = false;
                 (void) bus_manager_send_changed(s);
         }
 
-        for (size_t i = 0; i < m->n_devices; i++) {
-                Device *d = m->devices[i];
-
-                (void) send_changed(s->bus, MODEL_DEVICE, d, &d->dirty);
-                for (size_t j = 0; j < d->n_ports; j++)
-                        (void) send_changed(s->bus, MODEL_PORT, &d->ports[j], &d->ports[j].dirty);
-                for (size_t j = 0; j < d->n_netdevs; j++)
-                        (void) send_changed(s->bus, MODEL_NETDEV, &d->netdevs[j], &d->netdevs[j].dirty);
-                (void) send_changed(s->bus, MODEL_SRIOV, d, &d->sriov_dirty);
-        }
+        if (s->pending.everything)
+                send_everything_changed(s);
+        else
+                for (size_t i = 0; i < s->pending.n_devices; i++)
+                        send_device_changes(s, &s->pending.devices[i]);
+        pending_changes_clear(&s->pending);
 
         /* The states are published: now the waiters may be answered. */
         port_wait_check(&s->port_waits);

@@ -36,6 +36,7 @@ static void on_caller_gone(const char *sender, void *userdata) {
         polkit_drop_sender(&s->polkit, sender);
         bus_managed_objects_drop_sender(&s->managed_objects, sender);
         bus_ration_drop_sender(&s->ration, sender);
+        rescan_calls_drop_sender(&s->rescans, sender);
 }
 
 /* ---------- the model's events ---------- */
@@ -48,6 +49,7 @@ static void on_device_removing(Device *d, void *userdata) {
         BusServer *s = userdata;
 
         port_wait_fail_device(&s->port_waits, d->name);
+        pending_changes_drop_device(&s->pending, d->name);
         bus_objects_send_device_removed(s, d);
 }
 
@@ -56,7 +58,10 @@ static void on_netdev_added(NetDev *n, void *userdata) {
 }
 
 static void on_netdev_removing(NetDev *n, void *userdata) {
-        bus_objects_send_netdev_removed(userdata, n);
+        BusServer *s = userdata;
+
+        pending_changes_drop_netdev(&s->pending, n->device->name, n->name);
+        bus_objects_send_netdev_removed(s, n);
 }
 
 static void on_model_changed(ModelObjectKind kind, void *object, uint32_t mask, void *userdata) {
@@ -64,7 +69,13 @@ static void on_model_changed(ModelObjectKind kind, void *object, uint32_t mask, 
 
         if (kind == MODEL_DEVICE_SET)
                 s->devices_changed = true;
+        else
+                pending_changes_add(&s->pending, kind, object, mask);
         bus_objects_schedule_emit(s);
+}
+
+static void on_rescanned(void *userdata) {
+        bus_manager_rescanned(userdata);
 }
 
 static const ModelEvents model_events = {
@@ -73,6 +84,7 @@ static const ModelEvents model_events = {
         .netdev_added = on_netdev_added,
         .netdev_removing = on_netdev_removing,
         .changed = on_model_changed,
+        .rescanned = on_rescanned,
 };
 
 int bus_server_new(Manager *m, BusServer **ret) {
@@ -110,6 +122,8 @@ BusServer *bus_server_free(BusServer *s) {
         bus_managed_objects_clear(&s->managed_objects);
         bus_ration_clear(&s->ration);
         sd_event_source_disable_unref(s->emit_event);
+        pending_changes_done(&s->pending);
+        rescan_calls_clear(&s->rescans);
         sd_event_source_disable_unref(s->trim_post);
         if (s->bus) {
                 sd_bus_flush(s->bus);
@@ -211,6 +225,8 @@ int bus_server_stop(BusServer *s) {
         port_wait_fail_all(&s->port_waits, STOPPING_MESSAGE);
         polkit_fail_all(&s->polkit, STOPPING_MESSAGE);
         bus_ration_fail_all(&s->ration, STOPPING_MESSAGE);
+        /* What they asked for was read, or is being read: nothing more to wait for. */
+        bus_manager_rescanned(s);
         if (!s->sriov_jobs.jobs)
                 return sd_event_exit(s->event, 0);
 

@@ -6,6 +6,8 @@
 #include <systemd/sd-bus.h>
 #include <systemd/sd-event.h>
 
+#include "bus-changes.h"
+#include "bus-manager.h"
 #include "bus-managed-objects.h"
 #include "bus-ration.h"
 #include "caller.h"
@@ -23,8 +25,9 @@ struct BusServer {
         sd_event *event;  /* the manager's */
         sd_bus *bus;
 
-        /* Property changes are collected on the objects and emitted from here, once per iteration. */
+        /* Property changes the model reported, emitted from here once per iteration. */
         sd_event_source *emit_event;
+        PendingChanges pending;
         bool devices_changed;
 
         PortWaitRegistry port_waits;
@@ -43,6 +46,7 @@ struct BusServer {
         CallerRegistry callers;
         PolkitRegistry polkit;
         SriovJobRegistry sriov_jobs;
+        RescanCalls rescans;           /* Rescan() calls waiting for their reads */
         CounterReader *counter_reader; /* GetCounters: created by the first call */
 
         /* SIGTERM: held calls are answered, new ones refused; running VF

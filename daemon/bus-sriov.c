@@ -62,6 +62,12 @@ static int method_set_num_vfs(sd_bus_message *message, void *userdata, sd_bus_er
                                          "%s supports at most %u VFs; %u requested.", d->name, d->total_vfs, count);
         if (sriov_job_running(&s->sriov_jobs, d->device_path))
                 return sd_bus_error_setf(error, RDMAD_ERROR_BUSY, "A VF change on %s is already running.", d->name);
+        /* A write behind a stuck read would hang too: refused, also after
+         * polkit (this handler runs again then). Health is public anyway. */
+        if (!manager_device_readable(d->manager, d))
+                return sd_bus_error_setf(error, RDMAD_ERROR_UNRESPONSIVE, "%s does not answer: %s.", d->name,
+                                         *strempty(d->health_reason) ? d->health_reason
+                                                                     : "its first read has not returned");
 
         if (s->stopping)
                 return sd_bus_error_set(error, RDMAD_ERROR_FAILED, "rdmad is stopping.");

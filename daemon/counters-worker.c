@@ -7,12 +7,13 @@
 #include "list.h"
 #include "log.h"
 #include "time-util.h"
+#include "reader-pool.h"
 #include "util.h"
-#include "worker.h"
 
 /* The counters of one directory, as a read left them. */
 typedef struct CacheEntry {
         char *path;
+        char *device;
         bool port_dir;
         CounterSnapshot *snapshot;
         uint64_t read_usec; /* CLOCK_MONOTONIC when the read that filled it started */
@@ -28,17 +29,39 @@ struct PendingCall {
         uid_t uid; /* bus-verified */
 };
 
-/* One read in the worker thread: its entries (sorted by path) are the
- * thread's alone until run() returns. */
-typedef struct ReadJob {
+typedef struct ReadJob ReadJob;
+
+/* A device's part of a read, on its lane of the reader pool: the entries
+ * are the thread's alone until run() returns. */
+typedef struct PieceArg {
+        ReadJob *job; /* the loop's: apply() only */
+        size_t index; /* in job->pieces */
+        CacheEntry *entries;
+        size_t n_entries;
+        int error;
+} PieceArg;
+
+/* The loop's side of a piece: enough to answer without it. */
+typedef struct Piece {
+        char *device;
+        ReaderJob *handle;   /* until applied or cancelled */
+        CacheEntry *entries; /* the paths (snapshots marked unresponsive if it never answers) */
+        size_t n_entries;
+        bool done;
+} Piece;
+
+/* One read: its entries (sorted by path) once every piece is done. */
+struct ReadJob {
         CounterReader *reader;
         CacheEntry *entries;
         size_t n_entries;
         int error; /* a lack of memory or descriptors stopped the read */
         uint64_t start_usec;
-        Worker *worker;
-        PendingCall *calls; /* answered when it is done */
-} ReadJob;
+        Piece *pieces;
+        size_t n_pieces, n_done;
+        sd_event_source *deadline; /* the read timeout: what has not answered is left out */
+        PendingCall *calls;        /* answered when it is done */
+};
 
 /* A reply kept for the calls that ask for the same snapshots. */
 typedef struct SharedReply {
@@ -50,6 +73,8 @@ typedef struct SharedReply {
 
 struct CounterReader {
         sd_event *event;
+        ReaderPool *pool;
+        CounterReaderHost host;
         ReadJob *running;
         PendingCall *queued, *queued_tail; /* for the next read, in arrival order */
         CacheEntry *cache;                 /* sorted by path; nothing older than COUNTERS_MIN_AGE_USEC */
@@ -110,6 +135,7 @@ void counter_snapshots_free(CounterSnapshot **s, size_t n) {
 
 static void cache_entry_clear(CacheEntry *e) {
         free(e->path);
+        free(e->device);
         counter_snapshot_unref(e->snapshot);
 }
 
@@ -229,9 +255,15 @@ static bool call_cached(const CounterReader *reader, const PendingCall *c, uint6
 }
 
 static bool call_covered_by(const ReadJob *job, const PendingCall *c) {
-        for (size_t i = 0; i < c->n_targets; i++)
-                if (!entries_find(job->entries, job->n_entries, c->targets[i].path))
+        for (size_t i = 0; i < c->n_targets; i++) {
+                bool found = false;
+
+                for (size_t j = 0; j < job->n_pieces && !found; j++)
+                        found = streq(job->pieces[j].device, c->targets[i].device) &&
+                                entries_find(job->pieces[j].entries, job->pieces[j].n_entries, c->targets[i].path);
+                if (!found)
                         return false;
+        }
         return true;
 }
 
@@ -247,37 +279,43 @@ static void count_calls_of(const PendingCall *c, const char *sender, uid_t uid, 
         }
 }
 
-static void read_run(void *userdata) {
-        ReadJob *job = userdata;
+static void piece_run(ReaderLane *lane, void *userdata) {
+        PieceArg *a = userdata;
 
-        for (size_t i = 0; i < job->n_entries; i++) {
-                CacheEntry *e = &job->entries[i];
+        for (size_t i = 0; i < a->n_entries; i++) {
+                CacheEntry *e = &a->entries[i];
                 int r;
 
                 r = counters_read_path(e->path, e->port_dir, &e->snapshot->counters, &e->snapshot->present);
                 if (r < 0) {
-                        job->error = r;
+                        a->error = r;
                         break;
                 }
         }
 }
 
+static void piece_arg_free(void *userdata) {
+        PieceArg *a = userdata;
+
+        entries_free(a->entries, a->n_entries);
+        free(a);
+}
+
 static ReadJob *read_job_free(ReadJob *job) {
         if (!job)
                 return NULL;
-        worker_free(job->worker); /* waits for a read in progress */
+        /* A piece still running is left to its thread, which frees it. */
+        for (size_t i = 0; i < job->n_pieces; i++) {
+                reader_job_cancel(job->pieces[i].handle);
+                free(job->pieces[i].device);
+                entries_free(job->pieces[i].entries, job->pieces[i].n_entries);
+        }
+        free(job->pieces);
+        sd_event_source_disable_unref(job->deadline);
         entries_free(job->entries, job->n_entries);
         pending_calls_free(job->calls);
         free(job);
         return NULL;
-}
-
-/* The thread's side of an abandoned read: the entries it fills, the job. */
-static void read_job_release(void *userdata) {
-        ReadJob *job = userdata;
-
-        entries_free(job->entries, job->n_entries);
-        free(job);
 }
 
 static bool entry_expired(const CacheEntry *e, uint64_t now) {
@@ -358,8 +396,29 @@ static void arm_cache_expiry(CounterReader *reader) {
                 log_warning_errno(r, "Cannot arm the expiry of the counters cache: %m");
 }
 
-static void on_read_done(Worker *w, void *userdata) {
-        ReadJob *job = userdata;
+/* Every piece answered or was given up: the entries in path order. */
+static int read_job_gather(ReadJob *job) {
+        size_t n = 0;
+
+        for (size_t i = 0; i < job->n_pieces; i++)
+                n += job->pieces[i].n_entries;
+        job->entries = calloc(n + 1, sizeof(CacheEntry));
+        if (!job->entries)
+                return -ENOMEM;
+        for (size_t i = 0; i < job->n_pieces; i++) {
+                Piece *p = &job->pieces[i];
+
+                memcpy(job->entries + job->n_entries, p->entries, p->n_entries * sizeof(CacheEntry));
+                job->n_entries += p->n_entries;
+                p->entries = mfree(p->entries);
+                p->n_entries = 0;
+        }
+        if (job->n_entries > 1)
+                qsort(job->entries, job->n_entries, sizeof(CacheEntry), entry_compare);
+        return 0;
+}
+
+static void on_read_done(ReadJob *job) {
         CounterReader *reader = job->reader;
         uint64_t now = now_usec(CLOCK_MONOTONIC);
         PendingCall *calls, *queued;
@@ -367,7 +426,9 @@ static void on_read_done(Worker *w, void *userdata) {
 
         reader->running = NULL;
 
-        r = job->error < 0 ? job->error : cache_merge(reader, job, now);
+        r = job->error < 0 ? job->error : read_job_gather(job);
+        if (r >= 0)
+                r = cache_merge(reader, job, now);
         if (r < 0)
                 log_warning_errno(r, "Cannot read the counters: %m");
         else
@@ -404,10 +465,11 @@ static int collect_entries(const PendingCall *calls, CacheEntry **ret, size_t *r
                 if (ARRAY_RESERVE(e, allocated, n + 1) < 0)
                         goto oom;
                 e[n] = (CacheEntry){ .path = strdup(c->targets[i].path),
+                                     .device = strdup(c->targets[i].device),
                                      .port_dir = c->targets[i].port > 0,
                                      .snapshot = counter_snapshot_new() };
                 n++;
-                if (!e[n - 1].path || !e[n - 1].snapshot)
+                if (!e[n - 1].path || !e[n - 1].device || !e[n - 1].snapshot)
                         goto oom;
         }
         if (n > 1)
@@ -425,6 +487,175 @@ static int collect_entries(const PendingCall *calls, CacheEntry **ret, size_t *r
 oom:
         entries_free(e, n);
         return -ENOMEM;
+}
+
+static void piece_finish(ReadJob *job, Piece *p) {
+        p->done = true;
+        p->handle = NULL;
+        if (++job->n_done == job->n_pieces) {
+                job->deadline = sd_event_source_disable_unref(job->deadline);
+                on_read_done(job);
+        }
+}
+
+/* A device that does not answer: its entries say so, and are left out of
+ * GetAllCounters; GetCounters about it fails with Unresponsive. */
+static void piece_give_up(Piece *p) {
+        for (size_t i = 0; i < p->n_entries; i++)
+                p->entries[i].snapshot->unresponsive = true;
+}
+
+static void piece_apply(void *userdata, const ReaderResult *result, void *host_userdata) {
+        PieceArg *a = userdata;
+        ReadJob *job = a->job;
+        Piece *p = &job->pieces[a->index];
+
+        if (job->reader->host.read_result)
+                job->reader->host.read_result(p->device, result, job->reader->host.userdata);
+        if (a->error < 0 && job->error == 0)
+                job->error = a->error;
+        /* The thread's entries, read, replace the stand-ins. */
+        entries_free(p->entries, p->n_entries);
+        p->entries = TAKE_PTR(a->entries);
+        p->n_entries = a->n_entries;
+        a->n_entries = 0;
+        piece_finish(job, p);
+}
+
+static int on_read_deadline(sd_event_source *s, uint64_t usec, void *userdata) {
+        ReadJob *job = userdata;
+        size_t n = job->n_pieces;
+
+        for (size_t i = 0; i < n; i++) {
+                Piece *p = &job->pieces[i];
+
+                if (p->done)
+                        continue;
+                log_warning("%s: no counters within the read timeout; answering without them.", p->device);
+                reader_job_cancel(TAKE_PTR(p->handle));
+                piece_give_up(p);
+                /* The last one ends the job, which may free it: nothing after. */
+                if (job->n_done + 1 == job->n_pieces) {
+                        piece_finish(job, p);
+                        return 0;
+                }
+                piece_finish(job, p);
+        }
+        return 0;
+}
+
+/* Copies of the entries for the loop's side, and the thread's. */
+static int entries_copy(const CacheEntry *e, size_t n, CacheEntry **ret) {
+        CacheEntry *c = calloc(n + 1, sizeof(CacheEntry));
+
+        if (!c)
+                return -ENOMEM;
+        for (size_t i = 0; i < n; i++) {
+                c[i] = (CacheEntry){ .path = strdup(e[i].path),
+                                     .device = strdup(e[i].device),
+                                     .port_dir = e[i].port_dir,
+                                     .snapshot = counter_snapshot_new(),
+                                     .read_usec = e[i].read_usec };
+                if (!c[i].path || !c[i].device || !c[i].snapshot) {
+                        entries_free(c, i + 1);
+                        return -ENOMEM;
+                }
+        }
+        *ret = c;
+        return 0;
+}
+
+/* The job's entries split by device, a piece each. */
+static int read_job_split(ReadJob *job) {
+        size_t allocated = 0;
+
+        for (size_t i = 0; i < job->n_entries; i++) {
+                CacheEntry *e = &job->entries[i];
+                Piece *p = NULL;
+
+                if (job->n_pieces > 0 && streq(job->pieces[job->n_pieces - 1].device, e->device))
+                        p = &job->pieces[job->n_pieces - 1];
+                for (size_t j = 0; !p && j < job->n_pieces; j++)
+                        if (streq(job->pieces[j].device, e->device))
+                                p = &job->pieces[j];
+                if (!p) {
+                        if (ARRAY_RESERVE(job->pieces, allocated, job->n_pieces + 1) < 0)
+                                return -ENOMEM;
+                        p = &job->pieces[job->n_pieces++];
+                        *p = (Piece){ .device = strdup(e->device) };
+                        if (!p->device)
+                                return -ENOMEM;
+                }
+                {
+                        CacheEntry *entries = reallocarray(p->entries, p->n_entries + 1, sizeof(CacheEntry));
+                        if (!entries)
+                                return -ENOMEM;
+                        p->entries = entries;
+                        p->entries[p->n_entries++] = *e;
+                        *e = (CacheEntry){};
+                }
+        }
+        job->entries = mfree(job->entries);
+        job->n_entries = 0;
+        return 0;
+}
+
+static int read_job_submit(CounterReader *reader, ReadJob *job) {
+        uint64_t timeout = reader->pool ? reader_pool_timeout(reader->pool) : 0;
+        size_t n = job->n_pieces;
+        int r;
+
+        for (size_t i = 0; i < n; i++) {
+                Piece *p = &job->pieces[i];
+                ReaderLane *lane = NULL;
+                PieceArg *a;
+
+                if (reader->host.unresponsive && reader->host.unresponsive(p->device, reader->host.userdata)) {
+                        piece_give_up(p);
+                        p->done = true;
+                        job->n_done++;
+                        continue;
+                }
+                a = calloc(1, sizeof(PieceArg));
+                if (!a)
+                        return -ENOMEM;
+                a->job = job;
+                a->index = i;
+                r = entries_copy(p->entries, p->n_entries, &a->entries);
+                if (r < 0) {
+                        free(a);
+                        return r;
+                }
+                a->n_entries = p->n_entries;
+                if (reader->pool && reader->host.lane)
+                        lane = reader->host.lane(p->device, reader->host.userdata);
+                if (!lane) {
+                        /* No pool (tests) or a device gone meanwhile: read here. */
+                        piece_run(NULL, a);
+                        entries_free(p->entries, p->n_entries);
+                        p->entries = TAKE_PTR(a->entries);
+                        p->n_entries = a->n_entries;
+                        if (a->error < 0 && job->error == 0)
+                                job->error = a->error;
+                        a->n_entries = 0;
+                        piece_arg_free(a);
+                        p->done = true;
+                        job->n_done++;
+                        continue;
+                }
+                r = reader_pool_submit(reader->pool, lane, piece_run, piece_apply, piece_arg_free, a, &p->handle);
+                if (r < 0) {
+                        piece_arg_free(a);
+                        return r;
+                }
+        }
+        if (job->n_done < job->n_pieces && timeout > 0) {
+                r = sd_event_add_time_relative(reader->event, &job->deadline, CLOCK_MONOTONIC, timeout, 0,
+                                               on_read_deadline, job);
+                if (r < 0)
+                        return r;
+        }
+        return 0;
 }
 
 /* Starts a read for every queued call, unless one runs. */
@@ -447,13 +678,28 @@ static void start_next_read(CounterReader *reader) {
                 goto fail;
         for (size_t i = 0; i < job->n_entries; i++)
                 job->entries[i].read_usec = job->start_usec;
-        r = worker_start(reader->event, read_run, on_read_done, job, &job->worker);
+        r = read_job_split(job);
         if (r < 0)
                 goto fail;
         job->calls = TAKE_PTR(reader->queued);
         reader->queued_tail = NULL;
         reader->running = job;
-        log_debug("Reading the counters of %zu directories.", job->n_entries);
+        log_debug("Reading the counters of %zu devices.", job->n_pieces);
+        r = read_job_submit(reader, job);
+        if (r < 0) {
+                /* What was submitted is cancelled with the job. */
+                PendingCall *calls = TAKE_PTR(job->calls);
+
+                reader->running = NULL;
+                read_job_free(job);
+                LIST_FOREACH_SAFE(calls, c, next, calls) {
+                        LIST_REMOVE(calls, calls, c);
+                        pending_call_fail(c, r);
+                }
+                return;
+        }
+        if (job->n_done == job->n_pieces)
+                on_read_done(job);
         return;
 
 fail:
@@ -465,7 +711,7 @@ fail:
         }
 }
 
-int counter_reader_new(sd_event *event, CounterReader **ret) {
+int counter_reader_new(sd_event *event, ReaderPool *pool, const CounterReaderHost *host, CounterReader **ret) {
         CounterReader *reader;
 
         assert(event);
@@ -473,6 +719,9 @@ int counter_reader_new(sd_event *event, CounterReader **ret) {
         if (!reader)
                 return -ENOMEM;
         reader->event = sd_event_ref(event);
+        reader->pool = pool;
+        if (host)
+                reader->host = *host;
         *ret = reader;
         return 0;
 }
@@ -480,15 +729,8 @@ int counter_reader_new(sd_event *event, CounterReader **ret) {
 CounterReader *counter_reader_free(CounterReader *reader) {
         if (!reader)
                 return NULL;
-        if (reader->running && reader->running->worker) {
-                /* At exit a read stuck in a driver must not hold the daemon:
-                 * the calls are dropped now, the thread finishes on its own. */
-                ReadJob *job = TAKE_PTR(reader->running);
-
-                pending_calls_free(TAKE_PTR(job->calls));
-                job->reader = NULL;
-                worker_abandon(TAKE_PTR(job->worker), read_job_release);
-        }
+        /* At exit a read stuck in a driver must not hold the daemon: the
+         * calls are dropped, the pieces left to their threads. */
         read_job_free(reader->running);
         pending_calls_free(reader->queued);
         shared_clear(reader);

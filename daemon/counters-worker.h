@@ -8,12 +8,15 @@
 #include <systemd/sd-event.h>
 
 #include "counters.h"
+#include "forward.h"
 #include "time-util.h"
 
-/* GetCounters and GetAllCounters: the sysfs reads run in a worker thread,
- * so that the event loop answers other calls while a big host is read.
- * The thread gets a snapshot of the directories to read (paths, never the
- * live model); the loop hears when it is done (worker.h).
+/* GetCounters and GetAllCounters: the sysfs reads run on the reader pool,
+ * each device's on its lane, so that the event loop answers other calls
+ * while a big host is read and a sick device holds up only itself. A
+ * piece gets a snapshot of the directories to read (paths, never the live
+ * model); the loop hears when it is done. A device that has not answered
+ * within the read timeout is given up for this read.
  *
  * Calls that arrive while a read runs and ask for nothing more than it
  * reads share it; the others are queued and share the next read. One read
@@ -49,7 +52,8 @@ typedef struct CounterTarget {
  * reference count. */
 typedef struct CounterSnapshot {
         unsigned n_ref;
-        bool present; /* a counter directory exists there */
+        bool present;      /* a counter directory exists there */
+        bool unresponsive; /* its device did not answer within the read timeout */
         CounterList counters;
 } CounterSnapshot;
 
@@ -75,7 +79,18 @@ CounterShare *counter_share_unref(CounterShare *s);
 typedef int (*CounterReplyFn)(sd_bus_message *call, CounterTarget *targets, CounterSnapshot **snapshots, size_t n,
                               CounterShare *share);
 
-int counter_reader_new(sd_event *event, CounterReader **ret);
+/* Where the reads run: a device's counters on its lane of the pool. */
+typedef struct CounterReaderHost {
+        struct ReaderLane *(*lane)(const char *device, void *userdata);
+        /* A device whose reads hang: nothing is queued for it. */
+        bool (*unresponsive)(const char *device, void *userdata);
+        /* How a device's read went (an I/O error sets its health). */
+        void (*read_result)(const char *device, const struct ReaderResult *result, void *userdata);
+        void *userdata;
+} CounterReaderHost;
+
+/* pool NULL: the reads run on the loop (tests). */
+int counter_reader_new(sd_event *event, struct ReaderPool *pool, const CounterReaderHost *host, CounterReader **ret);
 /* Waits for a running read; pending calls are dropped unanswered (exit). */
 CounterReader *counter_reader_free(CounterReader *r);
 

@@ -68,3 +68,39 @@ int enumerate_devices(struct udev *udev, Device ***ret, size_t *ret_n) {
         *ret_n = n;
         return 0;
 }
+
+int enumerate_device_paths(struct udev *udev, char ***ret, size_t *ret_n) {
+        _cleanup_(udev_enumerate_unrefp) struct udev_enumerate *e = NULL;
+        _cleanup_strv_free_ char **l = NULL;
+        struct udev_list_entry *entry;
+        size_t n = 0, allocated = 0;
+        int r;
+
+        /* A listing of directories and symlinks: nothing here reads a
+         * device's attribute (libudev reads the "uevent" files, which the
+         * driver core renders without asking the driver). */
+        e = udev_enumerate_new(udev);
+        if (!e)
+                return -ENOMEM;
+        r = udev_enumerate_add_match_subsystem(e, "infiniband");
+        if (r < 0)
+                return r;
+        r = udev_enumerate_scan_devices(e);
+        if (errno_is_resource(r))
+                return r;
+        if (r < 0)
+                return log_error_errno(r, "Failed to enumerate infiniband devices: %m");
+
+        udev_list_entry_foreach(entry, udev_enumerate_get_list_entry(e)) {
+                const char *syspath = udev_list_entry_get_name(entry);
+                const char *name = strrchr(syspath, '/');
+
+                name = name ? name + 1 : syspath;
+                if (strv_push_take(&l, &n, &allocated, strdup(syspath)) < 0 ||
+                    strv_push_take(&l, &n, &allocated, strdup(name)) < 0)
+                        return -ENOMEM;
+        }
+        *ret = TAKE_PTR(l);
+        *ret_n = n / 2;
+        return 0;
+}

@@ -11,5 +11,9 @@
  * stops the others from loading. */
 int enumerate_devices(struct udev *udev, Device ***ret, size_t *ret_n);
 
+/* The same without reading them: syspath, name, syspath, name, ...
+ * (*ret_n pairs, NULL-terminated), for reads on the reader pool. */
+int enumerate_device_paths(struct udev *udev, char ***ret, size_t *ret_n);
+
 void device_array_free(Device **devices, size_t n);
 int device_compare_by_name(const void *a, const void *b);

@@ -14,7 +14,9 @@
 #include "manager.h"
 #include "parse.h"
 #include "poll.h"
+#include "reader-pool.h"
 #include "sysfs.h"
+#include "timespan.h"
 #include "util.h"
 #include "verbs-events.h"
 
@@ -64,6 +66,8 @@ static void help(void) {
                "                          notice, info (default), debug, or 0-7\n"
                "     --poll-interval=MS   Re-read port link state every MS milliseconds\n"
                "                          (default %u, 0 = off)\n"
+               "     --read-timeout=SPAN  A device whose sysfs read has not returned after\n"
+               "                          SPAN is unresponsive (default 5s, 0 = never)\n"
                "     --dump               Print the model read from sysfs and exit\n",
                program_invocation_short_name, POLL_INTERVAL_MS_DEFAULT);
 }
@@ -71,6 +75,7 @@ static void help(void) {
 typedef struct Options {
         bool dump;
         uint32_t poll_interval_ms;
+        uint64_t read_timeout_usec;
 } Options;
 
 /* 0: go on; 1: done, exit successfully (--help, --version); <0: bad usage. */
@@ -79,6 +84,7 @@ static int parse_argv(int argc, char *argv[], Options *o) {
                 ARG_VERSION = 0x100,
                 ARG_LOG_LEVEL,
                 ARG_POLL_INTERVAL,
+                ARG_READ_TIMEOUT,
                 ARG_DUMP,
         };
         static const struct option options[] = {
@@ -86,6 +92,7 @@ static int parse_argv(int argc, char *argv[], Options *o) {
                 { "version", no_argument, NULL, ARG_VERSION },
                 { "log-level", required_argument, NULL, ARG_LOG_LEVEL },
                 { "poll-interval", required_argument, NULL, ARG_POLL_INTERVAL },
+                { "read-timeout", required_argument, NULL, ARG_READ_TIMEOUT },
                 { "dump", no_argument, NULL, ARG_DUMP },
                 {},
         };
@@ -108,6 +115,13 @@ static int parse_argv(int argc, char *argv[], Options *o) {
                 case ARG_POLL_INTERVAL:
                         if (parse_u32(optarg, &o->poll_interval_ms) < 0)
                                 return log_error_errno(EINVAL, "Invalid poll interval: %s", optarg);
+                        break;
+                case ARG_READ_TIMEOUT:
+                        /* A span as systemd writes one; "infinity" is 0, never. */
+                        if (parse_timespan(optarg, &o->read_timeout_usec) < 0)
+                                return log_error_errno(EINVAL, "Invalid read timeout: %s", optarg);
+                        if (o->read_timeout_usec == TIMESPAN_INFINITY)
+                                o->read_timeout_usec = 0;
                         break;
                 case ARG_DUMP:
                         o->dump = true;
@@ -146,11 +160,14 @@ static int on_sigterm(sd_event_source *source, const struct signalfd_siginfo *si
 static int run(int argc, char *argv[]) {
         _cleanup_(manager_freep) Manager *m = NULL;
         _cleanup_(bus_server_freep) BusServer *s = NULL;
-        Options o = { .poll_interval_ms = POLL_INTERVAL_MS_DEFAULT };
+        Options o = { .poll_interval_ms = POLL_INTERVAL_MS_DEFAULT, .read_timeout_usec = READ_TIMEOUT_USEC_DEFAULT };
         sigset_t mask;
         int r;
 
         log_open();
+        /* One arena, before any reader thread: their allocations are freed
+         * on the loop, and per-thread arenas would keep what a burst left. */
+        (void) mallopt(M_ARENA_MAX, 1);
         r = parse_argv(argc, argv, &o);
         if (r != 0)
                 return r < 0 ? r : 0;
@@ -170,6 +187,10 @@ static int run(int argc, char *argv[]) {
                 r = manager_start_event_sources(m);
                 if (r < 0)
                         return r;
+                /* From here on no read of a device's files runs on the loop. */
+                r = manager_start_readers(m, o.read_timeout_usec);
+                if (r < 0)
+                        return log_error_errno(r, "Failed to start the readers: %m");
         }
 
         r = manager_load(m);
@@ -193,6 +214,7 @@ static int run(int argc, char *argv[]) {
         /* Large buffers (a GetManagedObjects reply on a big host is megabytes) go
          * back to the kernel when freed, instead of staying in the heap. */
         (void) mallopt(M_MMAP_THRESHOLD, 128 * 1024);
+
         (void) mallopt(M_TRIM_THRESHOLD, 256 * 1024);
 
         /* A write to a closed pipe or socket is an error to handle, not a reason to die. */
@@ -227,7 +249,7 @@ static int run(int argc, char *argv[]) {
         if (r < 0)
                 return r;
 
-        r = poll_update(m);
+        r = poll_update(m->poll);
         if (r < 0)
                 return log_error_errno(r, "Failed to start polling: %m");
 

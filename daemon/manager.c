@@ -6,12 +6,13 @@
 #include <malloc.h>
 #include <time.h>
 
-#include "batch-read.h"
+#include "device-reads.h"
 #include "enumerate.h"
 #include "log.h"
 #include "netlink.h"
 #include "poll.h"
 #include "properties.h"
+#include "reader-pool.h"
 #include "time-util.h"
 #include "udev-monitor.h"
 #include "util.h"
@@ -25,7 +26,11 @@ int manager_new(Manager **ret) {
         if (!m)
                 return -ENOMEM;
         m->poll_interval_ms = POLL_INTERVAL_MS_DEFAULT;
+        m->read_timeout_usec = READ_TIMEOUT_USEC_DEFAULT;
         m->rtnl_fd = -EBADF;
+        r = poll_new(m, &m->poll);
+        if (r < 0)
+                return r;
 
         r = sd_event_default(&m->event);
         if (r < 0)
@@ -51,13 +56,17 @@ Manager *manager_free(Manager *m) {
         if (!m)
                 return NULL;
         verbs_events_free(m);
-        sd_event_source_disable_unref(m->poll_event);
-        batch_read_free(m->poll_reads);
+        poll_free(m->poll);
         sd_event_source_disable_unref(m->monitor_event);
         sd_event_source_disable_unref(m->rtnl_event);
         if (m->rtnl_fd >= 0)
                 close(m->rtnl_fd);
         udev_monitor_unref(m->monitor);
+        for (size_t i = 0; i < m->n_devices; i++)
+                m->devices[i]->lane = reader_lane_unref(m->devices[i]->lane);
+        /* Reads still running are left to their threads. */
+        reader_pool_free(m->readers);
+        strv_free(m->start_stuck);
         device_array_free(m->devices, m->n_devices);
         udev_unref(m->udev);
         sd_event_unref(m->event);
@@ -72,17 +81,121 @@ void manager_set_events(Manager *m, const ModelEvents *events, void *userdata) {
 }
 
 /* The one way out of the model: every change of what is published goes
- * through here, after the object's pending mask took it. */
+ * through here, with its mask; who publishes keeps what is pending. */
 static void manager_changed(Manager *m, ModelObjectKind kind, void *object, uint32_t mask) {
         if (m->events.changed)
                 m->events.changed(kind, object, mask, m->events_userdata);
 }
 
-static void manager_mark(Manager *m, ModelObjectKind kind, void *object, uint32_t *dirty, uint32_t mask) {
-        if (mask == 0)
-                return;
-        *dirty |= mask;
-        manager_changed(m, kind, object, mask);
+static void manager_mark(Manager *m, ModelObjectKind kind, void *object, uint32_t mask) {
+        if (mask != 0)
+                manager_changed(m, kind, object, mask);
+}
+
+static void manager_on_stuck(const char *name, const char *reason, void *userdata);
+static void manager_on_unstuck(const char *name, void *userdata);
+
+int manager_start_readers(Manager *m, uint64_t read_timeout_usec) {
+        static const ReaderPoolEvents events = {
+                .stuck = manager_on_stuck,
+                .unstuck = manager_on_unstuck,
+        };
+
+        assert(m);
+        assert(!m->readers);
+        m->read_timeout_usec = read_timeout_usec;
+        return reader_pool_new(m->event, read_timeout_usec, &events, m, &m->readers);
+}
+
+static int manager_submit(Manager *m, ReaderLane *lane, DeviceRead *r);
+static size_t devices_lower_bound_public(Manager *m, const char *name);
+
+/* With readers: every device read on its lane, at most the read timeout
+ * waited for; what has not answered by then is published as a stand-in. */
+static int manager_load_on_readers(Manager *m) {
+        _cleanup_strv_free_ char **paths = NULL;
+        uint64_t until;
+        size_t n;
+        int r;
+
+        r = enumerate_device_paths(m->udev, &paths, &n);
+        if (r < 0)
+                return r;
+
+        m->starting = true;
+        for (size_t i = 0; i < n; i++) {
+                DeviceRead *dr = device_read_new(m, DEVICE_READ_LOAD, NULL, paths[2 * i + 1], paths[2 * i]);
+                ReaderLane *lane = reader_pool_lane(m->readers, paths[2 * i + 1]);
+
+                r = dr && lane ? manager_submit(m, lane, dr) : -ENOMEM;
+                reader_lane_unref(lane);
+                if (r < 0) {
+                        m->starting = false;
+                        return r;
+                }
+                m->start_pending++;
+        }
+
+        until = m->read_timeout_usec > 0 ? now_usec(CLOCK_MONOTONIC) + m->read_timeout_usec : UINT64_MAX;
+        while (m->start_pending > 0)
+                if (reader_pool_wait(m->readers, until) == -ETIME)
+                        break;
+        m->starting = false;
+
+        /* Sick devices delay READY=1 by the read timeout at most: published
+         * with what is known, their name and path, and read again once the
+         * stuck read returns. */
+        for (size_t i = 0; i < n; i++) {
+                const char *name = paths[2 * i + 1], *reason = NULL;
+                _cleanup_(device_freep) Device *d = NULL;
+                ReaderLane *lane;
+                char buf[512];
+                size_t j;
+
+                if (manager_find_device(m, name))
+                        continue;
+                lane = reader_pool_lane(m->readers, name);
+                if (!lane)
+                        return -ENOMEM;
+                if (reader_lane_pending(lane) == 0) {
+                        reader_lane_unref(lane); /* gone meanwhile */
+                        continue;
+                }
+                for (j = 0; j + 1 < m->n_start_stuck; j += 2)
+                        if (streq(m->start_stuck[j], name))
+                                reason = m->start_stuck[j + 1];
+                if (!reason) {
+                        /* Queued behind stuck reads: no thread took it yet. */
+                        snprintf(buf, sizeof(buf), "no answer for %.1f s",
+                                 (double) m->read_timeout_usec / USEC_PER_SEC);
+                        reason = buf;
+                }
+                r = device_new_placeholder(paths[2 * i], name, &d);
+                if (r >= 0)
+                        r = free_and_strdup(&d->health_reason, reason);
+                if (r < 0) {
+                        reader_lane_unref(lane);
+                        return r;
+                }
+                d->health = DEVICE_HEALTH_UNRESPONSIVE;
+                d->lane = lane;
+                d->manager = m;
+                log_struct(LOG_WARNING, (const char *const[]){ "RDMA_HEALTH=unresponsive", NULL },
+                           "%s: unresponsive: %s. Publishing its name and path for now.", name, reason);
+                {
+                        size_t k = devices_lower_bound_public(m, name);
+                        Device **devices = reallocarray(m->devices, m->n_devices + 1, sizeof(Device *));
+                        if (!devices)
+                                return -ENOMEM;
+                        m->devices = devices;
+                        memmove(m->devices + k + 1, m->devices + k, (m->n_devices - k) * sizeof(Device *));
+                        m->devices[k] = TAKE_PTR(d);
+                        m->n_devices++;
+                }
+        }
+        m->start_stuck = strv_free(m->start_stuck);
+        m->n_start_stuck = 0;
+        return 0;
 }
 
 int manager_load(Manager *m) {
@@ -91,7 +204,10 @@ int manager_load(Manager *m) {
         assert(m);
         assert(m->n_devices == 0);
 
-        r = enumerate_devices(m->udev, &m->devices, &m->n_devices);
+        if (m->readers)
+                r = manager_load_on_readers(m);
+        else
+                r = enumerate_devices(m->udev, &m->devices, &m->n_devices);
         if (r < 0)
                 return r;
         for (size_t i = 0; i < m->n_devices; i++) {
@@ -116,6 +232,10 @@ static size_t devices_lower_bound(Device *const *devices, size_t n, const char *
                         hi = mid;
         }
         return lo;
+}
+
+static size_t devices_lower_bound_public(Manager *m, const char *name) {
+        return devices_lower_bound(m->devices, m->n_devices, name);
 }
 
 /* The index of the device called name in a sorted array, or n. */
@@ -168,9 +288,9 @@ static void manager_mark_related(Manager *m, const Device *d) {
                 if (o == d)
                         continue;
                 if (*d->physfn_path && streq(o->device_path, d->physfn_path))
-                        manager_mark(m, MODEL_DEVICE, o, &o->dirty, PROPERTY_BIT(DEVICE_PROP_VIRTUAL_FUNCTIONS));
+                        manager_mark(m, MODEL_DEVICE, o, PROPERTY_BIT(DEVICE_PROP_VIRTUAL_FUNCTIONS));
                 if (*d->device_path && streq(o->physfn_path, d->device_path))
-                        manager_mark(m, MODEL_DEVICE, o, &o->dirty, PROPERTY_BIT(DEVICE_PROP_PHYSICAL_FUNCTION));
+                        manager_mark(m, MODEL_DEVICE, o, PROPERTY_BIT(DEVICE_PROP_PHYSICAL_FUNCTION));
         }
 }
 
@@ -197,6 +317,8 @@ static int manager_insert_device(Manager *m, Device *d) {
         m->n_devices++;
         m->n_virtual_functions += !!*d->physfn_path;
         d->manager = m;
+        if (m->readers && !d->lane)
+                d->lane = reader_pool_lane(m->readers, d->name);
 
         log_info("%s: added (%zu port%s, %s).", d->name, d->n_ports, d->n_ports == 1 ? "" : "s", d->transport);
         if (m->events.device_added)
@@ -219,6 +341,11 @@ static void manager_remove_device_at(Manager *m, size_t i) {
         m->n_devices--;
         m->n_virtual_functions -= !!*d->physfn_path;
         manager_mark_related(m, d);
+        if (d->lane) {
+                /* What is still being read of it would bring it back. */
+                reader_lane_cancel_all(d->lane);
+                d->lane = reader_lane_unref(d->lane);
+        }
         device_free(d);
         manager_changed(m, MODEL_DEVICE_SET, NULL, 0);
 }
@@ -231,7 +358,7 @@ void manager_remove_device(Manager *m, const char *name) {
         i = devices_index(m->devices, m->n_devices, name);
         if (i < m->n_devices) {
                 manager_remove_device_at(m, i);
-                (void) poll_update(m);
+                (void) poll_update(m->poll);
         }
 }
 
@@ -268,44 +395,96 @@ static uint32_t port_stamp(Port *p, uint32_t mask, const char *old_state_name) {
         return mask;
 }
 
-static int manager_refresh_port_with(Manager *m, Port *p, int (*refresh)(Port *p, uint32_t *ret_changed)) {
-        char old_state_name[64];
-        uint32_t changed;
+/* What a port's re-read changed, applied: marked for emission, stamped. */
+static void manager_port_changed(Manager *m, Port *p, uint32_t changed, const char *old_state_name) {
+        if (changed != 0)
+                manager_mark(m, MODEL_PORT, p, port_stamp(p, changed, old_state_name));
+        poll_port_changed(m->poll, p, changed);
+}
+
+bool manager_device_readable(Manager *m, const Device *d) {
+        if (d->placeholder || d->health == DEVICE_HEALTH_UNRESPONSIVE)
+                return false;
+        return !d->lane || !reader_lane_stuck(d->lane);
+}
+
+static int manager_read_ports(Manager *m, Device *d, const PollTurn *turns, size_t n, bool from_poll) {
+        DeviceRead *r;
+
+        if (!manager_device_readable(m, d))
+                return 0;
+        r = device_read_new(m, DEVICE_READ_PORTS, d, NULL, NULL);
+        if (!r)
+                return -ENOMEM;
+        r->from_poll = from_poll;
+        for (size_t i = 0; i < n; i++)
+                if (!device_read_add_port(r, turns[i].port, turns[i].what)) {
+                        device_read_free(r);
+                        return -ENOMEM;
+                }
+        return manager_submit(m, d->lane, r);
+}
+
+int manager_poll_device(Manager *m, Device *d, const PollTurn *turns, size_t n) {
         int r;
 
         assert(m);
-        assert(p);
-
-        /* The old name goes with the old string when the port is re-derived. */
-        snprintf(old_state_name, sizeof(old_state_name), "%s", p->state_name);
-        r = refresh(p, &changed);
-        if (errno_is_resource(r))
-                manager_defer_resync(m, r, p->device->name);
-        if (r < 0)
-                return r;
-        if (changed != 0)
-                manager_mark(m, MODEL_PORT, p, &p->dirty, port_stamp(p, changed, old_state_name));
-        /* The port's files are no snapshot: phys_state, rate or the LIDs may
-         * settle a moment after the state. The poll's next tick re-reads the
-         * port once more, instead of leaving them stale until its sweep. */
-        if (changed & PROPERTY_BIT(PORT_PROP_STATE))
-                p->poll_settle = true;
-        /* Left ACTIVE for INIT or ARMED, or boosted: the poll's timer may sleep till its slow round. */
-        if (poll_port_every_tick(p))
-                poll_wake(m);
-        return 0;
+        assert(d);
+        if (n == 0 || !manager_device_readable(m, d))
+                return 0;
+        r = manager_read_ports(m, d, turns, n, true);
+        /* Queued on its lane: the poll hears of it again in manager_apply(). */
+        return r < 0 ? r : m->readers && d->lane ? 1 : 0;
 }
 
 int manager_refresh_port(Manager *m, Port *p) {
-        return manager_refresh_port_with(m, p, port_refresh_link);
-}
-
-int manager_sweep_port(Manager *m, Port *p) {
-        return manager_refresh_port_with(m, p, port_refresh_unreported);
+        assert(m);
+        assert(p);
+        return manager_read_ports(m, p->device, &(PollTurn){ p, PORT_READ_LINK }, 1, false);
 }
 
 int manager_refresh_port_gids(Manager *m, Port *p) {
-        return manager_refresh_port_with(m, p, port_refresh_gids);
+        assert(m);
+        assert(p);
+        return manager_read_ports(m, p->device, &(PollTurn){ p, PORT_READ_GIDS }, 1, false);
+}
+
+int manager_refresh_netdev(Manager *m, NetDev *n) {
+        DeviceRead *r;
+
+        assert(m);
+        assert(n);
+        if (!manager_device_readable(m, n->device))
+                return 0;
+        r = device_read_new(m, DEVICE_READ_NETDEV, n->device, NULL, NULL);
+        if (!r || !(r->netdev = strdup(n->name))) {
+                device_read_free(r);
+                return -ENOMEM;
+        }
+        return manager_submit(m, n->device->lane, r);
+}
+
+int manager_read_num_vfs(Manager *m, const char *pci_path) {
+        DeviceRead *r;
+
+        assert(m);
+        assert(pci_path);
+        /* On the lane of the first device of that PCI function. */
+        for (size_t i = 0; i < m->n_devices; i++) {
+                Device *d = m->devices[i];
+
+                if (!d->sriov_capable || !streq(d->device_path, pci_path))
+                        continue;
+                if (!manager_device_readable(m, d))
+                        return 0;
+                r = device_read_new(m, DEVICE_READ_NUM_VFS, d, NULL, NULL);
+                if (!r || !(r->pci_path = strdup(pci_path))) {
+                        device_read_free(r);
+                        return -ENOMEM;
+                }
+                return manager_submit(m, d->lane, r);
+        }
+        return 0;
 }
 
 void manager_set_verbs_covered(Manager *m, Device *d, bool covered) {
@@ -319,19 +498,19 @@ void manager_set_verbs_covered(Manager *m, Device *d, bool covered) {
 
                 if (!streq_ptr(p->link_events, e)) {
                         p->link_events = e;
-                        manager_mark(m, MODEL_PORT, p, &p->dirty, PROPERTY_BIT(PORT_PROP_LINK_EVENTS));
+                        manager_mark(m, MODEL_PORT, p, PROPERTY_BIT(PORT_PROP_LINK_EVENTS));
                 }
         }
         /* Polled at the normal period again. */
         if (!covered)
-                poll_wake(m);
+                poll_wake(m->poll);
 }
 
 void manager_netdev_changed(Manager *m, NetDev *n, uint32_t mask) {
         assert(m);
         assert(n);
 
-        manager_mark(m, MODEL_NETDEV, n, &n->dirty, mask);
+        manager_mark(m, MODEL_NETDEV, n, mask);
 }
 
 void manager_set_num_vfs(Manager *m, const char *pci_path, uint32_t num_vfs) {
@@ -345,7 +524,7 @@ void manager_set_num_vfs(Manager *m, const char *pci_path, uint32_t num_vfs) {
                         continue;
                 log_info("%s: %u VFs (was %u).", d->name, num_vfs, d->num_vfs);
                 d->num_vfs = num_vfs;
-                manager_mark(m, MODEL_SRIOV, d, &d->sriov_dirty, PROPERTY_BIT(SRIOV_PROP_NUM_VFS));
+                manager_mark(m, MODEL_SRIOV, d, PROPERTY_BIT(SRIOV_PROP_NUM_VFS));
         }
 }
 
@@ -382,24 +561,24 @@ static void manager_replace_device_at(Manager *m, size_t index, Device *new) {
 
         device_mask = device_changed_mask(old, new);
         sriov_mask = sriov_changed_mask(old, new);
-        new->dirty = old->dirty;
-        new->sriov_dirty = old->sriov_dirty;
         new->verbs_covered = old->verbs_covered;
+        /* The health is the manager's, set by the caller from how the read went. */
+        new->health = old->health;
+        free(new->health_reason);
+        new->health_reason = TAKE_PTR(old->health_reason);
+        new->lane = TAKE_PTR(old->lane);
         for (size_t i = 0; i < new->n_ports; i++) {
                 Port *p = &new->ports[i], *o = &old->ports[i];
 
                 p->link_events = port_link_events(p);
                 p->state_changed_usec = o->state_changed_usec;
                 p->state_changes = o->state_changes;
-                p->dirty = o->dirty;
                 port_masks[i] = port_stamp(p, port_changed_mask(o, p), o->state_name);
         }
         for (size_t i = 0; i < new->n_netdevs; i++) {
                 const NetDev *o = device_find_netdev(old, new->netdevs[i].name);
-                if (o) {
-                        new->netdevs[i].dirty = o->dirty;
+                if (o)
                         netdev_masks[i] = netdev_changed_mask(o, &new->netdevs[i]);
-                }
         }
 
         new->manager = m;
@@ -411,90 +590,359 @@ static void manager_replace_device_at(Manager *m, size_t index, Device *new) {
                         m->events.netdev_added(&new->netdevs[i], m->events_userdata);
         device_free(old);
 
-        manager_mark(m, MODEL_DEVICE, new, &new->dirty, device_mask);
-        manager_mark(m, MODEL_SRIOV, new, &new->sriov_dirty, sriov_mask);
+        manager_mark(m, MODEL_DEVICE, new, device_mask);
+        manager_mark(m, MODEL_SRIOV, new, sriov_mask);
         for (size_t i = 0; i < new->n_ports; i++)
-                manager_mark(m, MODEL_PORT, &new->ports[i], &new->ports[i].dirty, port_masks[i]);
+                manager_mark(m, MODEL_PORT, &new->ports[i], port_masks[i]);
         for (size_t i = 0; i < new->n_netdevs; i++)
-                manager_mark(m, MODEL_NETDEV, &new->netdevs[i], &new->netdevs[i].dirty, netdev_masks[i]);
+                manager_mark(m, MODEL_NETDEV, &new->netdevs[i], netdev_masks[i]);
 }
 
-int manager_reload_device(Manager *m, const char *syspath, const char *name) {
-        Device *d = NULL;
+/* "journalctl MESSAGE_ID=..." finds every health transition of every device. */
+#define RDMAD_MESSAGE_HEALTH "MESSAGE_ID=0b5c3e1f8d2a4f6b9e7c1d3a5b7f9e21"
+
+/* One journal entry per transition, with fields to select by. */
+static void manager_set_health(Manager *m, Device *d, DeviceHealth health, const char *reason) {
+        char device[256], field[64];
+        uint32_t mask = 0;
+
+        reason = health == DEVICE_HEALTH_OK ? "" : strempty(reason);
+        if (d->health != health)
+                mask |= PROPERTY_BIT(DEVICE_PROP_HEALTH);
+        if (!streq_ptr(d->health_reason, reason)) {
+                if (free_and_strdup(&d->health_reason, reason) < 0) {
+                        log_oom();
+                        return;
+                }
+                mask |= PROPERTY_BIT(DEVICE_PROP_HEALTH_REASON);
+        }
+        if (mask & PROPERTY_BIT(DEVICE_PROP_HEALTH)) {
+                DeviceHealth was = d->health;
+
+                d->health = health;
+                snprintf(device, sizeof(device), "RDMA_DEVICE=%s", d->name);
+                snprintf(field, sizeof(field), "RDMA_HEALTH=%s", device_health_to_string(health));
+                if (health == DEVICE_HEALTH_OK)
+                        log_struct(LOG_NOTICE, (const char *const[]){ RDMAD_MESSAGE_HEALTH, device, field, NULL },
+                                   "%s: answers again (was %s).", d->name, device_health_to_string(was));
+                else
+                        log_struct(LOG_WARNING, (const char *const[]){ RDMAD_MESSAGE_HEALTH, device, field, NULL },
+                                   "%s: %s: %s.", d->name, device_health_to_string(health), reason);
+        }
+        if (!m->starting)
+                manager_mark(m, MODEL_DEVICE, d, mask);
+}
+
+/* How a read went, for its device's health: an I/O error sets errors, a
+ * clean full read clears them. Unresponsive ends only by a full read. */
+static void manager_read_health(Manager *m, Device *d, const ReaderResult *res, bool full) {
+        char reason[512];
+
+        if (res->io_error < 0) {
+                if (d->health == DEVICE_HEALTH_UNRESPONSIVE && !full)
+                        return;
+                snprintf(reason, sizeof(reason), "%s: %s", res->io_file, strerror(-res->io_error));
+                manager_set_health(m, d, DEVICE_HEALTH_ERRORS, reason);
+        } else if (full)
+                manager_set_health(m, d, DEVICE_HEALTH_OK, NULL);
+}
+
+void manager_read_result(Manager *m, const char *name, const ReaderResult *res) {
+        Device *d = manager_find_device(m, name);
+
+        if (d)
+                manager_read_health(m, d, res, false);
+}
+
+/* A full read's result: the device as read, or gone. */
+static void manager_apply_load(Manager *m, DeviceRead *r, const ReaderResult *res) {
+        Device *d;
         size_t i;
-        int r;
+
+        /* A rename: the old name's objects go right before the new ones come. */
+        if (r->old_name && !m->starting)
+                manager_remove_device(m, r->old_name);
+        if (errno_is_resource(r->error)) {
+                manager_defer_resync(m, r->error, r->name);
+                return;
+        }
+        if (r->error < 0) {
+                /* Gone again before we could read it: the remove event follows, or it never existed. */
+                log_debug_errno(r->error, "%s: cannot load %s: %m", r->name, r->sysfs_path);
+                if (!m->starting)
+                        manager_remove_device(m, r->name);
+                return;
+        }
+
+        d = TAKE_PTR(r->device);
+        d->manager = m;
+        if (m->starting) {
+                /* Into the table without events: the bus publishes the table when it starts. */
+                Device **devices;
+
+                i = devices_lower_bound(m->devices, m->n_devices, d->name);
+                if (i < m->n_devices && streq(m->devices[i]->name, d->name)) {
+                        device_free(d);
+                        return;
+                }
+                devices = reallocarray(m->devices, m->n_devices + 1, sizeof(Device *));
+                if (!devices) {
+                        device_free(d);
+                        log_oom();
+                        return;
+                }
+                m->devices = devices;
+                memmove(m->devices + i + 1, m->devices + i, (m->n_devices - i) * sizeof(Device *));
+                m->devices[i] = d;
+                m->n_devices++;
+                d->lane = m->readers ? reader_pool_lane(m->readers, d->name) : NULL;
+                manager_read_health(m, d, res, true);
+                return;
+        }
+
+        i = devices_index(m->devices, m->n_devices, d->name);
+        if (i < m->n_devices)
+                manager_replace_device_at(m, i, d);
+        else if (manager_insert_device(m, d) < 0) {
+                device_free(d);
+                log_oom();
+                return;
+        }
+        d = manager_find_device(m, r->name);
+        if (d)
+                manager_read_health(m, d, res, true);
+        (void) poll_update(m->poll);
+}
+
+static void manager_apply_ports(Manager *m, Device *d, DeviceRead *r, const ReaderResult *res) {
+        if (errno_is_resource(r->error))
+                manager_defer_resync(m, r->error, d->name);
+        for (size_t i = 0; i < r->n_ports; i++) {
+                PortRead *pr = &r->ports[i];
+                Port *p = (Port *) device_find_port(d, pr->number);
+                char old_state_name[64];
+                uint32_t changed = 0, more = 0;
+                int k = 0;
+
+                if (!p || pr->done == 0)
+                        continue;
+                /* The old name goes with the old string when the port is re-derived. */
+                snprintf(old_state_name, sizeof(old_state_name), "%s", p->state_name);
+                if (pr->done & PORT_READ_LINK)
+                        k = port_apply_link(p, pr->link, &changed);
+                else if (pr->done & PORT_READ_UNREPORTED)
+                        k = port_apply_unreported(p, pr->unreported, &changed);
+                if (k >= 0 && (pr->done & PORT_READ_GIDS))
+                        k = port_apply_gids(p, &pr->gids, &more);
+                if (errno_is_resource(k))
+                        manager_defer_resync(m, k, d->name);
+                manager_port_changed(m, p, changed | more, old_state_name);
+        }
+        manager_read_health(m, d, res, false);
+}
+
+static void manager_apply_netdev(Manager *m, Device *d, DeviceRead *r, const ReaderResult *res) {
+        NetDev *n = (NetDev *) device_find_netdev(d, r->netdev);
+        uint32_t changed = 0;
+        int k = r->error;
+
+        if (n && k >= 0)
+                k = netdev_apply(n, r->netdev_values, &changed);
+        if (errno_is_resource(k))
+                manager_defer_resync(m, k, r->netdev);
+        else if (n && k >= 0)
+                manager_netdev_changed(m, n, changed);
+        manager_read_health(m, d, res, false);
+}
+
+static void manager_apply(void *arg, const ReaderResult *res, void *userdata) {
+        DeviceRead *r = arg;
+        Manager *m = r->manager;
+        Device *d;
+
+        if (r->kind == DEVICE_READ_LOAD) {
+                if (m->starting && m->start_pending > 0)
+                        m->start_pending--;
+                /* A full read that hung: its values are old; the recovery reads again. */
+                if (!res->stuck)
+                        manager_apply_load(m, r, res);
+                if (r->rescan != 0 && r->rescan == m->rescan_epoch && m->rescan_loads > 0 && --m->rescan_loads == 0 &&
+                    m->events.rescanned)
+                        m->events.rescanned(m->events_userdata);
+                return;
+        }
+
+        if (r->from_poll)
+                poll_turn_done(m->poll, r->name);
+        d = manager_find_device(m, r->name);
+        if (!d)
+                return;
+        if (res->stuck)
+                return;
+        switch (r->kind) {
+        case DEVICE_READ_PORTS:
+                manager_apply_ports(m, d, r, res);
+                break;
+        case DEVICE_READ_NETDEV:
+                manager_apply_netdev(m, d, r, res);
+                break;
+        case DEVICE_READ_NUM_VFS:
+                if (errno_is_resource(r->error))
+                        manager_defer_resync(m, r->error, r->pci_path);
+                else if (r->error >= 0)
+                        manager_set_num_vfs(m, r->pci_path, r->num_vfs);
+                manager_read_health(m, d, res, false);
+                break;
+        default:
+                break;
+        }
+}
+
+/* On the device's lane; without readers (tests, --dump) at once, in line. */
+static int manager_submit(Manager *m, ReaderLane *lane, DeviceRead *r) {
+        int k;
+
+        if (!m->readers || !lane) {
+                device_read_run(NULL, r);
+                manager_apply(r, &(ReaderResult){}, m);
+                device_read_free(r);
+                return 0;
+        }
+        k = reader_pool_submit(m->readers, lane, device_read_run, manager_apply, device_read_free, r, NULL);
+        if (k < 0)
+                device_read_free(r);
+        return k;
+}
+
+static void manager_on_stuck(const char *name, const char *reason, void *userdata) {
+        Manager *m = userdata;
+        Device *d = manager_find_device(m, name);
+
+        if (m->starting) {
+                (void) strv_push_take(&m->start_stuck, &m->n_start_stuck, &(size_t){ m->n_start_stuck }, strdup(name));
+                (void) strv_push_take(&m->start_stuck, &m->n_start_stuck, &(size_t){ m->n_start_stuck },
+                                      strdup(reason));
+        }
+        if (d)
+                manager_set_health(m, d, DEVICE_HEALTH_UNRESPONSIVE, reason);
+}
+
+/* The stuck read returned: the device is read again in full, which sets
+ * its health back and publishes what changed meanwhile. */
+static void manager_on_unstuck(const char *name, void *userdata) {
+        Manager *m = userdata;
+        Device *d = manager_find_device(m, name);
+        DeviceRead *r;
+
+        log_info("%s: the stuck read returned; reading the device again.", name);
+        if (!d)
+                return;
+        r = device_read_new(m, DEVICE_READ_LOAD, d, NULL, NULL);
+        if (!r || manager_submit(m, d->lane, r) < 0)
+                manager_defer_resync(m, -ENOMEM, name);
+}
+
+static int manager_read_device(Manager *m, const char *old_name, const char *syspath, const char *name,
+                               bool from_rescan);
+
+int manager_reload_device(Manager *m, const char *syspath, const char *name) {
+        return manager_read_device(m, NULL, syspath, name, false);
+}
+
+int manager_rename_device(Manager *m, const char *old_name, const char *syspath, const char *name) {
+        return manager_read_device(m, old_name, syspath, name, false);
+}
+
+static int manager_read_device(Manager *m, const char *old_name, const char *syspath, const char *name,
+                               bool from_rescan) {
+        Device *d;
+        DeviceRead *r;
+        ReaderLane *lane;
+        int k;
 
         assert(m);
         assert(syspath);
         assert(name);
 
-        r = device_load(syspath, name, &d);
-        if (errno_is_resource(r)) {
-                manager_defer_resync(m, r, name);
-                return r;
-        }
-        if (r < 0) {
-                /* Gone again before we could read it: the remove event follows, or it never existed. */
-                log_debug_errno(r, "%s: cannot load %s: %m", name, syspath);
-                manager_remove_device(m, name);
+        d = manager_find_device(m, name);
+        /* Stuck: the recovery reads it in full anyway. */
+        if (!old_name && d && d->lane && reader_lane_stuck(d->lane))
                 return 0;
+        r = device_read_new(m, DEVICE_READ_LOAD, NULL, name, syspath);
+        if (r && old_name && !(r->old_name = strdup(old_name)))
+                r = (device_read_free(r), NULL);
+        if (!r) {
+                manager_defer_resync(m, -ENOMEM, name);
+                return -ENOMEM;
         }
-
-        i = devices_index(m->devices, m->n_devices, name);
-        if (i < m->n_devices)
-                manager_replace_device_at(m, i, d);
-        else if (manager_insert_device(m, d) < 0) {
-                device_free(d);
-                return log_oom();
+        lane = m->readers ? reader_pool_lane(m->readers, name) : NULL;
+        if (m->readers && !lane) {
+                device_read_free(r);
+                manager_defer_resync(m, -ENOMEM, name);
+                return -ENOMEM;
         }
-        return poll_update(m);
+        if (from_rescan && m->readers) {
+                r->rescan = m->rescan_epoch;
+                m->rescan_loads++;
+        }
+        k = manager_submit(m, lane, r);
+        reader_lane_unref(lane);
+        if (k < 0) {
+                if (from_rescan && m->readers)
+                        m->rescan_loads--;
+                manager_defer_resync(m, k, name);
+        }
+        return k;
 }
 
 int manager_rescan(Manager *m) {
-        Device **new = NULL, **old = NULL;
-        size_t n_new = 0, n_old;
+        _cleanup_strv_free_ char **paths = NULL;
+        _cleanup_free_ char **gone = NULL;
+        size_t n, n_gone = 0;
         int r;
 
         assert(m);
-        n_old = m->n_devices;
 
-        r = enumerate_devices(m->udev, &new, &n_new);
+        r = enumerate_device_paths(m->udev, &paths, &n);
         if (errno_is_resource(r))
                 manager_defer_resync(m, r, "Rescan");
         if (r < 0)
                 return r;
 
-        /* Removals first, while the old objects can be found; then
-         * replacements and additions. */
-        old = calloc(n_old + 1, sizeof(Device *));
-        if (!old) {
-                device_array_free(new, n_new);
+        /* Removals first, while the old objects can be found; then the
+         * re-reads, whose results replace or add devices as they come. */
+        gone = calloc(m->n_devices + 1, sizeof(char *));
+        if (!gone)
                 return -ENOMEM;
-        }
-        for (size_t i = 0; i < n_old; i++)
-                old[i] = m->devices[i];
-        for (size_t i = 0; i < n_old; i++)
-                if (devices_index(new, n_new, old[i]->name) == n_new)
-                        manager_remove_device(m, old[i]->name);
-        free(old);
+        for (size_t i = 0; i < m->n_devices; i++) {
+                bool found = false;
 
-        for (size_t i = 0; i < n_new; i++) {
-                size_t j = devices_index(m->devices, m->n_devices, new[i]->name);
-
-                if (j < m->n_devices)
-                        manager_replace_device_at(m, j, new[i]);
-                else if (manager_insert_device(m, new[i]) < 0) {
-                        log_oom();
-                        device_free(new[i]);
-                }
+                for (size_t j = 0; j < n && !found; j++)
+                        found = streq(paths[2 * j + 1], m->devices[i]->name);
+                if (!found)
+                        gone[n_gone++] = m->devices[i]->name;
         }
-        free(new);
-        (void) malloc_trim(0);
+        for (size_t i = 0; i < n_gone; i++) {
+                _cleanup_free_ char *name = strdup(gone[i]);
+                if (!name)
+                        return -ENOMEM;
+                manager_remove_device(m, name);
+        }
+
         if (m->resync_pending) {
                 m->resync_pending = false;
                 log_info("Resynchronised with sysfs.");
         }
-        return poll_update(m);
+        /* 0 is no rescan's. */
+        m->rescan_epoch = m->rescan_epoch + 1 ?: 1;
+        m->rescan_loads = 0;
+        for (size_t i = 0; i < n; i++)
+                (void) manager_read_device(m, NULL, paths[2 * i], paths[2 * i + 1], true);
+        (void) malloc_trim(0);
+        /* Read in line, or nothing to read: done already. */
+        if (m->rescan_loads == 0 && m->events.rescanned)
+                m->events.rescanned(m->events_userdata);
+        return poll_update(m->poll);
 }
 
 void manager_defer_resync(Manager *m, int error, const char *what) {

@@ -29,20 +29,7 @@ struct Manager {
         void *events_userdata;
 
         uint32_t poll_interval_ms;
-        sd_event_source *poll_event;
-        unsigned poll_ticks;
-        unsigned poll_slow_rounds;
-        uint64_t poll_slow_next;  /* CLOCK_MONOTONIC µs of the next slow round */
-        uint64_t poll_retry_next; /* ... of the next retry of a deferred resync */
-        BatchRead *poll_reads;    /* the poll's buffers, allocated on its first tick */
-        /* A pass over the ports in progress (poll.c): it yields to the loop
-         * after each batch and goes on from here. */
-        struct {
-                bool active, slow;
-                uint64_t usec; /* when the pass was due */
-                unsigned tick, round, index;
-                size_t device, port;
-        } poll_pass;
+        struct Poll *poll; /* the link-state poll's own state (poll.c) */
 
         struct udev_monitor *monitor;
         sd_event_source *monitor_event;
@@ -54,8 +41,24 @@ struct Manager {
          * until verbs_events_start(). */
         struct VerbsEvents *verbs;
 
+        /* The reads of the latest rescan not yet applied; ModelEvents.rescanned
+         * when none is left. A new rescan starts a new epoch: it reads
+         * everything again, so it also answers for the ones before. */
+        unsigned rescan_epoch, rescan_loads;
+
         /* A read failed for lack of memory or descriptors: a full rescan is owed. */
         bool resync_pending;
+
+        /* Where every read of a device's files runs (reader-pool.h); NULL
+         * until manager_start_readers(): then reads run in line (tests, --dump). */
+        struct ReaderPool *readers;
+        uint64_t read_timeout_usec;
+        /* manager_load() waits for the first reads: their results go into
+         * the table without events, the bus does not know the objects yet. */
+        bool starting;
+        unsigned start_pending;
+        char **start_stuck; /* name, reason, name, reason, ... reported stuck meanwhile */
+        size_t n_start_stuck;
 };
 
 int manager_new(Manager **ret);
@@ -64,7 +67,13 @@ static inline void manager_freep(Manager **m) {
         manager_free(*m);
 }
 
-/* Reads the whole model from sysfs; before the bus name is taken. */
+/* Every read of a device's files from now on runs on a reader pool with
+ * this read timeout (0: none); before manager_load(). */
+int manager_start_readers(Manager *m, uint64_t read_timeout_usec);
+
+/* Reads the whole model from sysfs; before the bus name is taken. With
+ * readers, waits at most the read timeout: a device whose reads hang is
+ * published with its name and path, unresponsive. */
 int manager_load(Manager *m);
 
 /* Who hears of the model's changes (before manager_load()). */
@@ -93,16 +102,36 @@ void manager_retry_resync(Manager *m);
 /* Re-reads one device (after an add/change uevent); a device that is gone
  * from sysfs is removed. */
 int manager_reload_device(Manager *m, const char *syspath, const char *name);
+/* The same for a device renamed from old_name: the old objects go when the
+ * new ones are read, so that a client sees the removal right before the add. */
+int manager_rename_device(Manager *m, const char *old_name, const char *syspath, const char *name);
 void manager_remove_device(Manager *m, const char *name);
 
-/* Re-reads a port's link (port_refresh_link()) and records what changed
- * for emission; a State or PhysState change also moves StateChangedUsec. A
- * lack of resources defers to a resync (manager_defer_resync). */
+/* Re-reads a port's link (port_read_link()) and records what changed for
+ * emission when the result is applied; a State or PhysState change also
+ * moves StateChangedUsec. A lack of resources defers to a resync
+ * (manager_defer_resync). Nothing is read of an unresponsive device: its
+ * recovery reads it in full. */
 int manager_refresh_port(Manager *m, Port *p);
-/* The same for the files no event reports (port_refresh_unreported()). */
-int manager_sweep_port(Manager *m, Port *p);
-/* Re-reads a port's GIDs (port_refresh_gids()) and records a change. */
+/* Re-reads a port's GIDs (port_read_gids()) and records a change. */
 int manager_refresh_port_gids(Manager *m, Port *p);
+/* Re-reads a netdev's files (netdev_read()). */
+int manager_refresh_netdev(Manager *m, NetDev *n);
+/* Re-reads sriov_numvfs of the PCI function at pci_path, if a device is on it. */
+int manager_read_num_vfs(Manager *m, const char *pci_path);
+
+/* The poll's turn of a device: the ports and what to read of each (PORT_READ_*
+ * of device-reads.h); the results are applied when they come. */
+typedef struct PollTurn {
+        Port *port;
+        unsigned what;
+} PollTurn;
+int manager_poll_device(Manager *m, Device *d, const PollTurn *turns, size_t n);
+/* Whether a device may be read now: not unresponsive, not waiting for its
+ * first read, no read of it stuck. */
+bool manager_device_readable(Manager *m, const Device *d);
+/* How a read of the device's files made elsewhere went (counters). */
+void manager_read_result(Manager *m, const char *name, const struct ReaderResult *res);
 
 /* The device's verbs context delivers events, or no longer does: its
  * ports' LinkEvents change, and with them how often the poll reads them. */

@@ -8,10 +8,10 @@
 /* How the model tells whoever publishes it (the bus layer; a test's
  * recorder) what happened, without knowing who listens. Objects are
  * findable in the Manager's table during each call: an added object is in
- * it already, a removing one still. A change is also ORed into the
- * object's pending mask (dirty, sriov_dirty) before the call, so that
- * changes noticed in one iteration are published together. Every member
- * may be NULL. */
+ * it already, a removing one still. The mask of changed() is the whole
+ * news: the model keeps no record of what is unannounced, so a listener
+ * that publishes later (the bus, once per iteration: bus-changes.h) keeps
+ * its own. Every member may be NULL. */
 
 typedef enum ModelObjectKind {
         MODEL_DEVICE,     /* object: Device; mask: DEVICE_PROP_* bits */
@@ -28,4 +28,6 @@ typedef struct ModelEvents {
         void (*netdev_added)(NetDev *n, void *userdata);
         void (*netdev_removing)(NetDev *n, void *userdata);
         void (*changed)(ModelObjectKind kind, void *object, uint32_t mask, void *userdata);
+        /* Every read a rescan asked for is applied: what it found is in the model. */
+        void (*rescanned)(void *userdata);
 } ModelEvents;

@@ -59,14 +59,15 @@ static const PolledFile netdev_files[] = {
         { "operstate" }, { "mtu" }, { "address" }, { "carrier" }, { "dev_port" },
 };
 
-int netdev_refresh(NetDev *n, uint32_t *ret_changed) {
+int netdev_read(const char *name, FileValue *values) {
         char dir[4096];
 
-        assert(n);
-        assert(ret_changed);
+        snprintf(dir, sizeof(dir), "/sys/class/net/%s", name);
+        return object_read_files(dir, netdev_files, NETDEV_FILES, false, values);
+}
 
-        snprintf(dir, sizeof(dir), "/sys/class/net/%s", n->name);
-        return object_refresh(&netdev_kind, n, dir, netdev_files, ELEMENTSOF(netdev_files), false, ret_changed);
+int netdev_apply(NetDev *n, const FileValue *values, uint32_t *ret_changed) {
+        return object_apply_files(&netdev_kind, n, netdev_files, NETDEV_FILES, values, ret_changed);
 }
 
 static int netdev_load(int net_fd, const char *name, NetDev *n) {

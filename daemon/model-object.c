@@ -123,26 +123,69 @@ int attr_list_refresh(AttrList *l, const char *name, int read_result, const char
         return r < 0 ? r : 1;
 }
 
-/* Re-reads dir/<file> into the object's attribute map for each of files (but
- * the InfiniBand addressing if skip_ib_addressing) and, if any differed,
- * re-derives the object: *ret_changed is what changed, with Attributes. */
-int object_refresh(const ObjectKind *k, void *object, const char *dir, const PolledFile *files, size_t n_files,
-                   bool skip_ib_addressing, uint32_t *ret_changed) {
-        AttrList *attributes = (AttrList *) ((uint8_t *) object + k->attributes_offset);
+static char *memdup_nul(const char *buf, size_t len) {
+        char *s = malloc(len + 1);
+
+        if (s) {
+                memcpy(s, buf, len);
+                s[len] = '\0';
+        }
+        return s;
+}
+
+void file_values_clear(FileValue *v, size_t n) {
+        for (size_t i = 0; i < n; i++) {
+                free(v[i].value);
+                v[i] = (FileValue){};
+        }
+}
+
+/* The reading half of object_refresh(), for a reader thread: dir/<file> for
+ * each of files into values[i], touching no model. */
+int object_read_files(const char *dir, const PolledFile *files, size_t n_files, bool skip_ib_addressing,
+                      FileValue *values) {
         char path[4096], buf[SYSFS_ATTR_MAX + 1];
+
+        for (size_t i = 0; i < n_files; i++) {
+                size_t len = 0;
+                int r;
+
+                values[i] = (FileValue){ .result = -ENOENT };
+                if (skip_ib_addressing && files[i].infiniband_addressing) {
+                        values[i].skipped = true;
+                        continue;
+                }
+                snprintf(path, sizeof(path), "%s/%s", dir, files[i].name);
+                r = sysfs_read_buf_at(AT_FDCWD, path, buf, sizeof(buf), &len);
+                if (errno_is_resource(r))
+                        return r;
+                values[i].result = r;
+                if (r >= 0) {
+                        values[i].value = memdup_nul(buf, len);
+                        if (!values[i].value)
+                                return -ENOMEM;
+                        values[i].len = len;
+                }
+        }
+        return 0;
+}
+
+/* The applying half, on the loop: the values into the object's attribute
+ * map and, if any differed, the object re-derived: *ret_changed is what
+ * changed, with Attributes. */
+int object_apply_files(const ObjectKind *k, void *object, const PolledFile *files, size_t n_files,
+                       const FileValue *values, uint32_t *ret_changed) {
+        AttrList *attributes = (AttrList *) ((uint8_t *) object + k->attributes_offset);
         bool any = false;
         uint32_t changed;
         int r;
 
         *ret_changed = 0;
         for (size_t i = 0; i < n_files; i++) {
-                size_t len = 0;
-
-                if (skip_ib_addressing && files[i].infiniband_addressing)
+                if (values[i].skipped)
                         continue;
-                snprintf(path, sizeof(path), "%s/%s", dir, files[i].name);
-                r = sysfs_read_buf_at(AT_FDCWD, path, buf, sizeof(buf), &len);
-                r = attr_list_refresh(attributes, files[i].name, r, buf, len);
+                r = attr_list_refresh(attributes, files[i].name, values[i].result, values[i].value ?: "",
+                                      values[i].len);
                 if (r < 0)
                         return r;
                 any = any || r > 0;
@@ -155,4 +198,21 @@ int object_refresh(const ObjectKind *k, void *object, const char *dir, const Pol
                 return r;
         *ret_changed = changed | k->attributes_bit;
         return 0;
+}
+
+/* Re-reads dir/<file> into the object's attribute map for each of files (but
+ * the InfiniBand addressing if skip_ib_addressing) and, if any differed,
+ * re-derives the object: *ret_changed is what changed, with Attributes. */
+int object_refresh(const ObjectKind *k, void *object, const char *dir, const PolledFile *files, size_t n_files,
+                   bool skip_ib_addressing, uint32_t *ret_changed) {
+        FileValue values[16];
+        int r;
+
+        assert(n_files <= ELEMENTSOF(values));
+        *ret_changed = 0;
+        r = object_read_files(dir, files, n_files, skip_ib_addressing, values);
+        if (r >= 0)
+                r = object_apply_files(k, object, files, n_files, values, ret_changed);
+        file_values_clear(values, n_files);
+        return r;
 }

@@ -65,6 +65,13 @@ typedef struct PolledFile {
 /* Stores a freshly read raw value in an attribute map; 1 if it differed. */
 int attr_list_refresh(AttrList *l, const char *name, int read_result, const char *buf, size_t len);
 
+/* The two halves of object_refresh(): the reads (a reader thread) and
+ * their application to the object (the loop). */
+int object_read_files(const char *dir, const PolledFile *files, size_t n_files, bool skip_ib_addressing,
+                      FileValue *values);
+int object_apply_files(const ObjectKind *k, void *object, const PolledFile *files, size_t n_files,
+                       const FileValue *values, uint32_t *ret_changed);
+
 /* Re-reads dir/<file> for each of files (but the InfiniBand addressing if
  * skip_ib_addressing) and, if any differed, re-derives the object. */
 int object_refresh(const ObjectKind *k, void *object, const char *dir, const PolledFile *files, size_t n_files,

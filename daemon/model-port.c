@@ -33,12 +33,10 @@ static void gids_free(Gid *gids, size_t n) {
 }
 
 void port_clear(Port *p) {
-        if (p->state_fd >= 0)
-                close(p->state_fd);
         strings_free(port_strings, ELEMENTSOF(port_strings), p);
         gids_free(p->gids, p->n_gids);
         attr_list_clear(&p->attributes);
-        *p = (Port){ .state_fd = -EBADF };
+        *p = (Port){};
 }
 
 static int gid_compare(const void *a, const void *b) {
@@ -224,26 +222,6 @@ const char *port_link_events(const Port *p) {
         return p->device && p->device->verbs_covered ? "verbs" : "poll";
 }
 
-int port_refresh_link(Port *p, uint32_t *ret_changed) {
-        char dir[4096];
-        int r;
-
-        assert(p);
-        assert(p->device);
-        assert(ret_changed);
-
-        snprintf(dir, sizeof(dir), "%s/ports/%u", p->device->sysfs_path, p->number);
-        r = object_refresh(&port_kind, p, dir, port_link_files, ELEMENTSOF(port_link_files),
-                           streq_ptr(p->link_layer, "Ethernet"), ret_changed);
-        if (r < 0)
-                return r;
-        /* A state change seen by path: the kept descriptor may be of a file that
-         * was replaced rather than rewritten (not sysfs, but a test tree); reopen it. */
-        if ((*ret_changed & PROPERTY_BIT(PORT_PROP_STATE)) && p->state_fd >= 0)
-                p->state_fd = (close(p->state_fd), -EBADF);
-        return 0;
-}
-
 /* No event reports these: a PhysState step while the link is down, a rate
  * change without a state change. */
 static const PolledFile port_unreported_files[] = {
@@ -251,98 +229,75 @@ static const PolledFile port_unreported_files[] = {
         { "rate" },
 };
 
-int port_refresh_unreported(Port *p, uint32_t *ret_changed) {
+_Static_assert(ELEMENTSOF(port_link_files) == PORT_LINK_FILES, "PORT_LINK_FILES");
+_Static_assert(ELEMENTSOF(port_unreported_files) == PORT_UNREPORTED_FILES, "PORT_UNREPORTED_FILES");
+
+int port_read_link(const char *device_path, uint32_t number, bool ethernet, FileValue *values) {
         char dir[4096];
 
-        assert(p);
-        assert(p->device);
-        assert(ret_changed);
-
-        snprintf(dir, sizeof(dir), "%s/ports/%u", p->device->sysfs_path, p->number);
-        return object_refresh(&port_kind, p, dir, port_unreported_files, ELEMENTSOF(port_unreported_files), false,
-                              ret_changed);
+        snprintf(dir, sizeof(dir), "%s/ports/%u", device_path, number);
+        return object_read_files(dir, port_link_files, PORT_LINK_FILES, ethernet, values);
 }
 
-int port_refresh_gids(Port *p, uint32_t *ret_changed) {
+int port_apply_link(Port *p, const FileValue *values, uint32_t *ret_changed) {
+        return object_apply_files(&port_kind, p, port_link_files, PORT_LINK_FILES, values, ret_changed);
+}
+
+int port_read_unreported(const char *device_path, uint32_t number, FileValue *values) {
+        char dir[4096];
+
+        snprintf(dir, sizeof(dir), "%s/ports/%u", device_path, number);
+        return object_read_files(dir, port_unreported_files, PORT_UNREPORTED_FILES, false, values);
+}
+
+int port_apply_unreported(Port *p, const FileValue *values, uint32_t *ret_changed) {
+        return object_apply_files(&port_kind, p, port_unreported_files, PORT_UNREPORTED_FILES, values, ret_changed);
+}
+
+void gid_set_clear(GidSet *s) {
+        gids_free(s->gids, s->n_gids);
+        free(s->gid_ndev);
+        *s = (GidSet){};
+}
+
+int port_read_gids(const char *device_path, uint32_t number, bool infiniband, GidSet *ret) {
         _cleanup_close_ int fd = -EBADF;
         char dir[4096];
-        Port fresh;
+        Port fresh = {};
         int r;
 
-        assert(p);
-        assert(p->device);
-        assert(ret_changed);
-
-        *ret_changed = 0;
-        snprintf(dir, sizeof(dir), "%s/ports/%u", p->device->sysfs_path, p->number);
+        *ret = (GidSet){};
+        snprintf(dir, sizeof(dir), "%s/ports/%u", device_path, number);
         fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
         if (fd < 0)
-                /* Gone: the device's removal or the next sweep says so. */
-                return resource_errno_or_zero();
-
-        /* The same port with the GIDs read afresh: only those can differ. */
-        fresh = *p;
-        fresh.gids = NULL;
-        fresh.n_gids = 0;
+                return resource_errno_or_zero() ?: -ENOENT;
+        fresh.link_layer = (char *) (infiniband ? "InfiniBand" : "Ethernet");
         fresh.gid_ndev = strdup("");
         if (!fresh.gid_ndev)
                 return -ENOMEM;
         r = port_load_gids(fd, &fresh);
-        if (r >= 0)
-                *ret_changed = port_changed_mask(p, &fresh);
-        if (r < 0 || *ret_changed == 0) {
-                gids_free(fresh.gids, fresh.n_gids);
-                free(fresh.gid_ndev);
-                return r < 0 ? r : 0;
-        }
+        *ret = (GidSet){ .gids = fresh.gids, .n_gids = fresh.n_gids, .gid_ndev = fresh.gid_ndev };
+        if (r < 0)
+                gid_set_clear(ret);
+        return r;
+}
+
+int port_apply_gids(Port *p, GidSet *s, uint32_t *ret_changed) {
+        Port fresh = *p;
+
+        fresh.gids = s->gids;
+        fresh.n_gids = s->n_gids;
+        fresh.gid_ndev = s->gid_ndev;
+        *ret_changed = port_changed_mask(p, &fresh);
+        if (*ret_changed == 0)
+                return 0;
         gids_free(p->gids, p->n_gids);
         free(p->gid_ndev);
-        p->gids = fresh.gids;
-        p->n_gids = fresh.n_gids;
-        p->gid_ndev = fresh.gid_ndev;
+        p->gids = TAKE_PTR(s->gids);
+        p->n_gids = s->n_gids;
+        s->n_gids = 0;
+        p->gid_ndev = TAKE_PTR(s->gid_ndev);
         return 0;
-}
-
-int port_state_fd(Port *p) {
-        assert(p);
-
-        if (p->state_fd < 0) {
-                char path[4096];
-
-                snprintf(path, sizeof(path), "%s/ports/%u/state", p->device->sysfs_path, p->number);
-                p->state_fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
-                if (p->state_fd < 0)
-                        return -errno;
-        }
-        return p->state_fd;
-}
-
-int port_state_read_changed(Port *p, const char *buf, ssize_t n) {
-        assert(p);
-
-        if (n < 0) {
-                /* Gone or refused: let the path-based re-read decide, and reopen next time. */
-                if (p->state_fd >= 0)
-                        p->state_fd = (close(p->state_fd), -EBADF);
-                return 1;
-        }
-        n = (ssize_t) sysfs_trim_trailing_space(buf, (size_t) n);
-        return (size_t) n != strlen(p->state) || memcmp(buf, p->state, (size_t) n) != 0;
-}
-
-int port_link_changed(Port *p) {
-        char buf[128];
-        ssize_t n;
-        int fd;
-
-        assert(p);
-
-        fd = port_state_fd(p);
-        if (fd < 0)
-                /* Unreadable: changed unless the model already has no state. */
-                return *p->state != '\0';
-        n = pread(fd, buf, sizeof(buf) - 1, 0);
-        return port_state_read_changed(p, buf, n < 0 ? -errno : n);
 }
 
 static int port_compare(const void *a, const void *b) {
@@ -370,7 +325,7 @@ int device_load_ports(int dev_fd, Device *d) {
                         continue;
                 if (ARRAY_RESERVE(d->ports, allocated, d->n_ports + 1) < 0)
                         return -ENOMEM;
-                d->ports[d->n_ports] = (Port){ .device = d, .state_fd = -EBADF };
+                d->ports[d->n_ports] = (Port){ .device = d };
                 r = port_load(fd, de->d_name, &d->ports[d->n_ports]);
                 d->n_ports++;
                 if (r < 0)

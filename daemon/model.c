@@ -20,7 +20,43 @@ static const size_t device_strings[] = {
         offsetof(Device, pci_address),    offsetof(Device, physfn_path), offsetof(Device, node_guid),
         offsetof(Device, sys_image_guid), offsetof(Device, fw_ver),      offsetof(Device, hca_type),
         offsetof(Device, hw_rev),         offsetof(Device, board_id),    offsetof(Device, node_desc),
+        offsetof(Device, health_reason),
 };
+
+const char *device_health_to_string(DeviceHealth h) {
+        static const char *const table[_DEVICE_HEALTH_MAX] = {
+                [DEVICE_HEALTH_OK] = "ok",
+                [DEVICE_HEALTH_ERRORS] = "errors",
+                [DEVICE_HEALTH_UNRESPONSIVE] = "unresponsive",
+        };
+        return h >= 0 && h < _DEVICE_HEALTH_MAX ? table[h] : NULL;
+}
+
+/* Every string of a device that was not set: "" (published as such). */
+static int device_fill_strings(Device *d) {
+        for (size_t i = 0; i < ELEMENTSOF(device_strings); i++) {
+                char **s = &STRING_AT(d, device_strings[i]);
+                if (!*s && !(*s = strdup("")))
+                        return -ENOMEM;
+        }
+        return 0;
+}
+
+int device_new_placeholder(const char *syspath, const char *name, Device **ret) {
+        _cleanup_(device_freep) Device *d = NULL;
+
+        d = calloc(1, sizeof(Device));
+        if (!d)
+                return -ENOMEM;
+        d->numa_node = -1;
+        d->name = utf8_sanitize(name, strlen(name));
+        d->sysfs_path = utf8_sanitize(syspath, strlen(syspath));
+        if (!d->name || !d->sysfs_path || device_fill_strings(d) < 0 || str_set(&d->transport, "unknown") < 0)
+                return -ENOMEM;
+        d->placeholder = true;
+        *ret = TAKE_PTR(d);
+        return 0;
+}
 
 /* The symlink dir_fd/name, relative to dir_path, as a normalised absolute
  * path in *ret (valid UTF-8). 0 and *ret untouched if there is no such link. */
@@ -200,7 +236,7 @@ int device_load(const char *syspath, const char *name, Device **ret) {
         if (r < 0)
                 return r;
 
-        if (str_set(&d->transport, device_transport(d)) < 0)
+        if (str_set(&d->transport, device_transport(d)) < 0 || device_fill_strings(d) < 0)
                 return -ENOMEM;
 
         *ret = TAKE_PTR(d);

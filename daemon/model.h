@@ -19,6 +19,23 @@ typedef struct Gid {
         char *ndev; /* gid_attrs/ndevs/<i>, "" on InfiniBand or when unreadable */
 } Gid;
 
+/* One file as a reader thread found it: its contents (trimmed) or -errno. */
+typedef struct FileValue {
+        int result;
+        bool skipped;
+        char *value;
+        size_t len;
+} FileValue;
+void file_values_clear(FileValue *v, size_t n);
+
+typedef enum DeviceHealth {
+        DEVICE_HEALTH_OK,
+        DEVICE_HEALTH_ERRORS,
+        DEVICE_HEALTH_UNRESPONSIVE,
+        _DEVICE_HEALTH_MAX,
+} DeviceHealth;
+const char *device_health_to_string(DeviceHealth h);
+
 struct Port {
         Device *device;
         uint32_t number;
@@ -54,12 +71,6 @@ struct Port {
 
         uint64_t state_changed_usec;
         uint64_t state_changes; /* State changes observed since the daemon started */
-        uint32_t dirty;         /* PROPERTY_BIT(PORT_PROP_*)s not yet announced */
-
-        /* The poll's hot path: state kept open, re-read with pread(). */
-        int state_fd;
-        uint8_t poll_boost; /* ticks to poll an Ethernet port after a link event */
-        bool poll_settle;   /* the state changed: the next tick re-reads the port in full */
 };
 
 struct NetDev {
@@ -71,7 +82,6 @@ struct NetDev {
         char *address;
         uint32_t mtu;
         AttrList attributes;
-        uint32_t dirty; /* NETDEV_PROP_* bits not yet announced */
 };
 
 struct Device {
@@ -107,10 +117,15 @@ struct Device {
         AttrList attributes;
         AttrList power_attributes;
 
-        uint32_t dirty;       /* DEVICE_PROP_* bits not yet announced */
-        uint32_t sriov_dirty; /* SRIOV_PROP_* bits not yet announced */
-
         bool verbs_covered; /* a verbs context delivers its async events (verbs-events.c) */
+
+        /* Whether its files answer (shared/design.md, "Sick adapters"). */
+        DeviceHealth health;
+        char *health_reason; /* "" when ok */
+        /* The device's lane of the reader pool (NULL without one), and
+         * whether the poll's last turn of it is still being read. */
+        struct ReaderLane *lane;
+        bool placeholder; /* published before its first read returned (start-up) */
 };
 
 /* Reads everything about the device at syspath (its /sys/devices/... path as
@@ -134,26 +149,28 @@ const Port *device_find_port(const Device *d, uint32_t number);
 const char *port_link_events(const Port *p);
 const NetDev *device_find_netdev(const Device *d, const char *name);
 
-/* Re-reads the port's link files (state, phys_state, rate, LIDs); the mask
- * of changed PORT_PROP_* bits, 0 without allocating if nothing changed. */
-int port_refresh_link(Port *p, uint32_t *ret_changed);
-/* The same for what no event reports of a covered port: phys_state and rate. */
-int port_refresh_unreported(Port *p, uint32_t *ret_changed);
-/* Re-reads the port's GIDs (a GID_CHANGE); the mask of changed PORT_PROP_*
- * bits. */
-int port_refresh_gids(Port *p, uint32_t *ret_changed);
-
-/* The cheap check of a poll tick: pread() of state through a descriptor
- * kept open. 1 if it differs from the model (then port_refresh_link() reads
- * phys_state, rate and LIDs too), 0 if not; never allocates. */
-int port_link_changed(Port *p);
-
-/* The same in two halves, for reading many ports in one system call: the
- * kept descriptor of state (opened on first use, -errno if it cannot be),
- * and whether what a read of it returned (n bytes of buf, or -errno)
- * differs from the model. A failed read closes the descriptor. */
-int port_state_fd(Port *p);
-int port_state_read_changed(Port *p, const char *buf, ssize_t n);
-
-/* Re-reads a netdev's operstate, MTU, address; mask of NETDEV_PROP_* changes. */
-int netdev_refresh(NetDev *n, uint32_t *ret_changed);
+/* A port's and a netdev's re-reads in two halves, for the reader pool: the reads on a
+ * reader thread into values (no model touched), and their application on
+ * the loop. PORT_LINK_FILES values for the link, PORT_UNREPORTED_FILES for
+ * the unreported files, NETDEV_FILES for a netdev. */
+#define PORT_LINK_FILES       7
+#define PORT_UNREPORTED_FILES 2
+#define NETDEV_FILES          5
+int port_read_link(const char *device_path, uint32_t number, bool ethernet, FileValue *values);
+int port_apply_link(Port *p, const FileValue *values, uint32_t *ret_changed);
+int port_read_unreported(const char *device_path, uint32_t number, FileValue *values);
+int port_apply_unreported(Port *p, const FileValue *values, uint32_t *ret_changed);
+/* GIDs: read into a set of their own, which the apply takes. */
+typedef struct GidSet {
+        Gid *gids;
+        size_t n_gids;
+        char *gid_ndev;
+} GidSet;
+void gid_set_clear(GidSet *s);
+int port_read_gids(const char *device_path, uint32_t number, bool infiniband, GidSet *ret);
+int port_apply_gids(Port *p, GidSet *s, uint32_t *ret_changed);
+int netdev_read(const char *name, FileValue *values);
+int netdev_apply(NetDev *n, const FileValue *values, uint32_t *ret_changed);
+/* A published stand-in for a device whose first read has not returned:
+ * its name and path. */
+int device_new_placeholder(const char *syspath, const char *name, Device **ret);

@@ -13,6 +13,7 @@
 
 #include "log.h"
 #include "manager.h"
+#include "poll.h"
 #include "util.h"
 
 #define RTNL_RCVBUF_SIZE (8 * 1024 * 1024)
@@ -67,14 +68,10 @@ int rtnl_parse_link_names(const void *buf, size_t len, void (*cb)(const char *if
 }
 
 static void refresh_netdev(Manager *m, NetDev *n) {
-        uint32_t changed;
-        int r;
+        int r = manager_refresh_netdev(m, n);
 
-        r = netdev_refresh(n, &changed);
         if (errno_is_resource(r))
                 manager_defer_resync(m, r, n->name);
-        else if (r >= 0)
-                manager_netdev_changed(m, n, changed);
 }
 
 static void refresh_all_links(Manager *m) {
@@ -104,7 +101,7 @@ static void on_link_name(const char *ifname, void *userdata) {
                         if (!streq(p->netdev, ifname) && !streq(p->gid_ndev, ifname))
                                 continue;
                         /* The driver may update the port after the netdev: watch it for a few ticks. */
-                        p->poll_boost = 3;
+                        poll_port_boost(m->poll, p, 3);
                         (void) manager_refresh_port(m, p);
                 }
         }

@@ -7,19 +7,56 @@
  * "rtnetlink") are read together in a round every slow period instead,
  * except a verbs port between link-up and ACTIVE (no event tells of INIT
  * and ARMED), a port an event just boosted and a port whose state just
- * changed (it is re-read in full once more, see Port.poll_settle). The timer is armed for what
+ * changed (it is re-read in full once more: its settle mark). The timer is armed for what
  * is due next: the next tick while any port wants every tick, else the
  * next slow round. A pass reads at most a batch of states per dispatch and
  * then yields to the loop, so that events wait for a batch, not a round.
  * A tick without changes allocates nothing and emits nothing; with no
- * ports (or --poll-interval=0) there is no timer. */
+ * ports (or --poll-interval=0) there is no timer.
+ *
+ * Everything the poll keeps (its schedule, where a pass stopped, the marks
+ * of the ports it watches more closely for a while) is its own, in Poll:
+ * the model knows nothing of it. Marks go by device name and port number,
+ * since a re-read device is a new snapshot. */
 #include "poll.h"
 
-#include "batch-read.h"
+#include "device-reads.h"
 #include "log.h"
 #include "manager.h"
+#include "properties.h"
+#include "reader-pool.h"
 #include "test-knobs.h"
 #include "util.h"
+
+/* A port the poll watches every tick for a while; port 0: its device,
+ * whose last turn is still being read. */
+typedef struct PollMark {
+        char *device;
+        uint32_t port;
+        bool busy;     /* port 0: a turn of the device is queued or being read */
+        uint8_t boost; /* ticks left to read it every tick, after a link event */
+        bool settle;   /* its state changed: the next tick re-reads it in full */
+        unsigned owed; /* PORT_READ_* its turn wanted while its device was busy */
+} PollMark;
+
+struct Poll {
+        Manager *manager;
+        sd_event_source *timer;
+        unsigned ticks;
+        unsigned slow_rounds;
+        uint64_t slow_next;  /* CLOCK_MONOTONIC µs of the next slow round */
+        uint64_t retry_next; /* ... of the next retry of a deferred resync */
+        /* A pass over the ports in progress: it yields to the loop after
+         * each batch and goes on from here. */
+        struct {
+                bool active, slow;
+                uint64_t usec; /* when the pass was due */
+                unsigned tick, round, index;
+                size_t device, port;
+        } pass;
+        PollMark *marks; /* sorted by device and port */
+        size_t n_marks, allocated_marks;
+};
 
 static bool manager_has_ports(Manager *m) {
         for (size_t i = 0; i < m->n_devices; i++)
@@ -43,18 +80,129 @@ static bool manager_has_ports(Manager *m) {
 
 /* A covered port is swept in one slow round of SLOW_SWEEP_ROUNDS (30 min at
  * the default 10 s), and only of the files no event reports: phys_state
- * and rate (port_refresh_unreported()). The by-path opens of the sweep are
+ * and rate (PORT_READ_UNREPORTED). The by-path opens of the sweep are
  * most of what an idle host costs (BENCHMARKS.md, "Verbs events"). */
 #define SLOW_SWEEP_ROUNDS 180
 
-bool poll_port_every_tick(const Port *p) {
-        assert(p);
+/* The state of this many ports is read per dispatch at most: a pass over
+ * thousands of ports yields to the loop between batches, so that an event
+ * (a verbs PORT_ERR, a bus call) waits for one batch, not for the round. */
+#define POLL_PORTS_PER_DISPATCH 256
 
-        if (p->poll_boost > 0 || p->poll_settle || !p->link_events || streq(p->link_events, "poll"))
+/* A device's ports are read in one job on its lane; at most this many. */
+#define POLL_TURNS_MAX 64
+
+int poll_new(Manager *m, Poll **ret) {
+        Poll *p;
+
+        assert(ret);
+
+        p = calloc(1, sizeof(Poll));
+        if (!p)
+                return -ENOMEM;
+        p->manager = m;
+        *ret = p;
+        return 0;
+}
+
+Poll *poll_free(Poll *p) {
+        if (!p)
+                return NULL;
+        sd_event_source_disable_unref(p->timer);
+        for (size_t i = 0; i < p->n_marks; i++)
+                free(p->marks[i].device);
+        free(p->marks);
+        free(p);
+        return NULL;
+}
+
+static int mark_compare(const PollMark *a, const char *device, uint32_t port) {
+        int c = strcmp(a->device, device);
+
+        return c != 0 ? c : a->port < port ? -1 : a->port > port;
+}
+
+static size_t marks_lower_bound(const Poll *p, const char *device, uint32_t port) {
+        size_t lo = 0, hi = p->n_marks;
+
+        while (lo < hi) {
+                size_t mid = lo + (hi - lo) / 2;
+
+                if (mark_compare(&p->marks[mid], device, port) < 0)
+                        lo = mid + 1;
+                else
+                        hi = mid;
+        }
+        return lo;
+}
+
+static PollMark *poll_find(const Poll *p, const char *device, uint32_t port) {
+        size_t i;
+
+        if (p->n_marks == 0)
+                return NULL;
+        i = marks_lower_bound(p, device, port);
+        return i < p->n_marks && mark_compare(&p->marks[i], device, port) == 0 ? &p->marks[i] : NULL;
+}
+
+static PollMark *poll_find_mark(const Poll *p, const Port *port) {
+        return poll_find(p, port->device->name, port->number);
+}
+
+static PollMark *poll_add(Poll *p, const char *name, uint32_t port) {
+        size_t i = marks_lower_bound(p, name, port);
+        char *device;
+
+        if (i < p->n_marks && mark_compare(&p->marks[i], name, port) == 0)
+                return &p->marks[i];
+        device = strdup(name);
+        if (!device || ARRAY_RESERVE(p->marks, p->allocated_marks, p->n_marks + 1) < 0) {
+                free(device);
+                return NULL;
+        }
+        memmove(p->marks + i + 1, p->marks + i, (p->n_marks - i) * sizeof(*p->marks));
+        p->marks[i] = (PollMark){ .device = device, .port = port };
+        p->n_marks++;
+        return &p->marks[i];
+}
+
+static PollMark *poll_add_mark(Poll *p, const Port *port) {
+        return poll_add(p, port->device->name, port->number);
+}
+
+/* Marks with nothing left to say go, with those of ports that are gone. */
+static void poll_prune_marks(Poll *p) {
+        size_t k = 0;
+
+        for (size_t i = 0; i < p->n_marks; i++) {
+                PollMark *mk = &p->marks[i];
+                Device *d = p->manager ? manager_find_device(p->manager, mk->device) : NULL;
+
+                if ((mk->boost == 0 && !mk->settle && mk->owed == 0 && !mk->busy) || !d ||
+                    (mk->port != 0 && !device_find_port(d, mk->port))) {
+                        free(mk->device);
+                        continue;
+                }
+                p->marks[k++] = *mk;
+        }
+        p->n_marks = k;
+        if (k == 0 && p->allocated_marks > 64) {
+                p->marks = mfree(p->marks);
+                p->allocated_marks = 0;
+        }
+}
+
+bool poll_port_every_tick(const Poll *p, const Port *port) {
+        const PollMark *mk;
+
+        assert(port);
+
+        mk = p ? poll_find_mark(p, port) : NULL;
+        if ((mk && (mk->boost > 0 || mk->settle)) || !port->link_events || streq(port->link_events, "poll"))
                 return true;
-        if (streq(p->link_events, "verbs"))
+        if (streq(port->link_events, "verbs"))
                 /* INIT (2) and ARMED (3): the steps to ACTIVE send no event. */
-                return p->state_num == 2 || p->state_num == 3;
+                return port->state_num == 2 || port->state_num == 3;
         return false;
 }
 
@@ -62,226 +210,294 @@ static bool port_covered(const Port *p) {
         return p->link_events && !streq(p->link_events, "poll");
 }
 
-static uint64_t poll_slow_usec(const Manager *m) {
-        return (uint64_t) (m->poll_interval_ms > SLOW_PERIOD_MS ? m->poll_interval_ms : SLOW_PERIOD_MS) * 1000;
+static uint64_t poll_slow_usec(const Poll *p) {
+        uint32_t ms = p->manager->poll_interval_ms;
+
+        return (uint64_t) (ms > SLOW_PERIOD_MS ? ms : SLOW_PERIOD_MS) * 1000;
 }
 
-static bool manager_wants_ticks(Manager *m) {
+static bool poll_wants_ticks(Poll *p) {
+        Manager *m = p->manager;
+
         for (size_t i = 0; i < m->n_devices; i++)
                 for (size_t j = 0; j < m->devices[i]->n_ports; j++)
-                        if (poll_port_every_tick(&m->devices[i]->ports[j]))
+                        if (poll_port_every_tick(p, &m->devices[i]->ports[j]))
                                 return true;
         return false;
 }
 
-static void refresh_port(Manager *m, Port *p, bool unreported_only) {
-        int r = unreported_only ? manager_sweep_port(m, p) : manager_refresh_port(m, p);
-
-        if (r < 0 && !errno_is_resource(r))
-                log_warning_errno(r, "%s port %u: cannot re-read link state: %m", p->device->name, p->number);
-}
-
-/* Reads the queued ports' state files and re-reads the ports that changed. */
-static void check_batch(Manager *m, BatchRead *b, Port **ports) {
-        batch_read_run(b);
-        for (size_t i = 0; i < b->n; i++)
-                if (port_state_read_changed(ports[i], b->buf[i], b->result[i]))
-                        refresh_port(m, ports[i], false);
-        batch_read_clear(b);
-}
-
 /* The next expiry: the next tick while a port wants every tick, else the
  * next slow round. */
-static void poll_arm(Manager *m, sd_event_source *s, uint64_t usec) {
-        uint64_t next = manager_wants_ticks(m) ? usec + (uint64_t) m->poll_interval_ms * 1000 : m->poll_slow_next;
+static void poll_arm(Poll *p, uint64_t usec) {
+        uint64_t next = poll_wants_ticks(p) ? usec + (uint64_t) p->manager->poll_interval_ms * 1000 : p->slow_next;
         int r;
 
-        r = sd_event_source_set_time(s, next);
+        r = sd_event_source_set_time(p->timer, next);
         if (r < 0)
                 log_error_errno(r, "Failed to set the poll timer's next tick: %m");
-        r = sd_event_source_set_enabled(s, SD_EVENT_ON);
+        r = sd_event_source_set_enabled(p->timer, SD_EVENT_ON);
         if (r < 0)
                 log_error_errno(r, "Failed to re-enable the poll timer: %m");
 }
 
-/* The state of this many ports is read per dispatch at most: a pass over
- * thousands of ports yields to the loop between batches, so that an event
- * (a verbs PORT_ERR, a bus call) waits for one batch, not for the round. */
-#define POLL_PORTS_PER_DISPATCH BATCH_READ_MAX
-
-static void poll_pass_begin(Manager *m, uint64_t usec) {
-        m->poll_pass.active = true;
-        m->poll_pass.usec = usec;
-        m->poll_pass.tick = m->poll_ticks++;
-        m->poll_pass.round = m->poll_slow_rounds;
-        m->poll_pass.index = 0;
-        m->poll_pass.device = m->poll_pass.port = 0;
+static void poll_pass_begin(Poll *p, uint64_t usec) {
+        p->pass.active = true;
+        p->pass.usec = usec;
+        p->pass.tick = p->ticks++;
+        p->pass.round = p->slow_rounds;
+        p->pass.index = 0;
+        p->pass.device = p->pass.port = 0;
         /* Within the timer's accuracy of the slow round: that round is due. */
-        m->poll_pass.slow = usec + 1000 >= m->poll_slow_next;
-        if (m->poll_pass.slow) {
-                m->poll_slow_rounds++;
+        p->pass.slow = usec + 1000 >= p->slow_next;
+        if (p->pass.slow) {
+                p->slow_rounds++;
                 /* Fixed rate, from the scheduled time: no drift. */
-                m->poll_slow_next = (usec > m->poll_slow_next ? usec : m->poll_slow_next) + poll_slow_usec(m);
+                p->slow_next = (usec > p->slow_next ? usec : p->slow_next) + poll_slow_usec(p);
         }
         /* Out of resources earlier and no event since: the sweep's turn to retry. */
-        if (usec >= m->poll_retry_next) {
-                m->poll_retry_next = usec + (uint64_t) SWEEP_TICKS * m->poll_interval_ms * 1000;
-                manager_retry_resync(m);
+        if (usec >= p->retry_next) {
+                p->retry_next = usec + (uint64_t) SWEEP_TICKS * p->manager->poll_interval_ms * 1000;
+                manager_retry_resync(p->manager);
         }
 }
 
 /* Goes on with the pass at the next loop iteration, after what is pending. */
-static void poll_pass_yield(Manager *m, sd_event_source *s, size_t device, size_t port, unsigned index) {
+static void poll_pass_yield(Poll *p, size_t device, size_t port, unsigned index) {
         uint64_t now;
         int r;
 
-        m->poll_pass.device = device;
-        m->poll_pass.port = port;
-        m->poll_pass.index = index;
-        r = sd_event_now(m->event, CLOCK_MONOTONIC, &now);
+        p->pass.device = device;
+        p->pass.port = port;
+        p->pass.index = index;
+        r = sd_event_now(p->manager->event, CLOCK_MONOTONIC, &now);
         if (r >= 0)
-                r = sd_event_source_set_time(s, now);
+                r = sd_event_source_set_time(p->timer, now);
         if (r >= 0)
-                r = sd_event_source_set_enabled(s, SD_EVENT_ON);
+                r = sd_event_source_set_enabled(p->timer, SD_EVENT_ON);
         if (r < 0)
                 log_error_errno(r, "Failed to resume the poll's pass: %m");
 }
 
+static void poll_submit(Poll *p, Device *d, PollTurn *turns, size_t n) {
+        Manager *m = p->manager;
+        int r = manager_poll_device(m, d, turns, n);
+
+        if (r > 0) {
+                /* Queued: no more turns of it until this one is read. */
+                PollMark *mk = poll_add(p, d->name, 0);
+
+                if (mk)
+                        mk->busy = true;
+                else
+                        log_oom();
+        } else if (errno_is_resource(r))
+                manager_defer_resync(m, r, d->name);
+        else if (r < 0)
+                log_warning_errno(r, "%s: cannot queue the poll's read: %m", d->name);
+}
+
 static int on_poll(sd_event_source *s, uint64_t usec, void *userdata) {
-        Manager *m = userdata;
-        Port *batch_ports[BATCH_READ_MAX];
+        Poll *p = userdata;
+        Manager *m = p->manager;
         unsigned long long per_dispatch = test_knob_or(test_knobs()->poll_ports_per_dispatch, POLL_PORTS_PER_DISPATCH);
         unsigned index, tick, round, read = 0;
+        PollTurn turns[POLL_TURNS_MAX];
         bool slow;
-        BatchRead *b;
 
-        if (!m->poll_pass.active)
-                poll_pass_begin(m, usec);
-        tick = m->poll_pass.tick;
-        round = m->poll_pass.round;
-        slow = m->poll_pass.slow;
-        index = m->poll_pass.index;
+        if (!p->pass.active)
+                poll_pass_begin(p, usec);
+        tick = p->pass.tick;
+        round = p->pass.round;
+        slow = p->pass.slow;
+        index = p->pass.index;
 
-        /* Allocated once; without it (no memory), one pread() per port. */
-        if (!m->poll_reads && batch_read_new(&m->poll_reads) < 0)
-                log_oom();
-        b = m->poll_reads;
-
-        for (size_t i = m->poll_pass.device; i < m->n_devices; i++) {
+        for (size_t i = p->pass.device; i < m->n_devices; i++) {
                 Device *d = m->devices[i];
+                /* An unresponsive device's turns are skipped: nothing more
+                 * queues behind its stuck read. So is one whose reads are
+                 * still under way (a slow device); what its turn would have
+                 * read is owed, and read at its next turn (a slow round's
+                 * read of a covered port would otherwise wait for the next
+                 * slow round). */
+                PollMark *dm = poll_find(p, d->name, 0);
+                bool busy, readable;
+                size_t n = 0;
 
-                for (size_t j = i == m->poll_pass.device ? m->poll_pass.port : 0; j < d->n_ports; j++, index++) {
-                        Port *p = &d->ports[j];
+                /* A turn cancelled with its device (removed, then added
+                 * again) never comes back: a lane with nothing pending has
+                 * no turn outstanding. */
+                if (dm && dm->busy && (!d->lane || reader_lane_pending(d->lane) == 0))
+                        dm->busy = false;
+                busy = manager_device_readable(m, d) && dm && dm->busy;
+                readable = manager_device_readable(m, d) && !busy;
+
+                if (read > 0 && read >= per_dispatch) {
+                        poll_pass_yield(p, i, 0, index);
+                        return 0;
+                }
+                for (size_t j = i == p->pass.device ? p->pass.port : 0; j < d->n_ports; j++, index++) {
+                        Port *port = &d->ports[j];
+                        PollMark *mk = poll_find_mark(p, port);
                         bool covered, watch, sweep;
-                        int fd;
+                        unsigned what = 0;
 
-                        if (read > 0 && read >= per_dispatch) {
-                                if (b)
-                                        check_batch(m, b, batch_ports);
-                                poll_pass_yield(m, s, i, j, index);
-                                return 0;
-                        }
-                        covered = port_covered(p);
-                        watch = slow || poll_port_every_tick(p);
-                        if (p->poll_boost > 0)
-                                p->poll_boost--;
+                        covered = port_covered(port);
+                        watch = slow || poll_port_every_tick(p, port);
+                        if (mk && mk->boost > 0)
+                                mk->boost--;
+                        if (!readable && !busy)
+                                continue;
                         /* Ticks come every period while an uncovered port exists. */
                         sweep = covered ? slow && index % SLOW_SWEEP_ROUNDS == round % SLOW_SWEEP_ROUNDS
                                         : index % SWEEP_TICKS == tick % SWEEP_TICKS;
-                        if (sweep || watch || p->poll_settle)
-                                read++;
-                        if (p->poll_settle || (sweep && !covered)) {
+                        if ((mk && mk->settle) || (sweep && !covered)) {
                                 /* By path, the state too; a new change settles again. */
-                                p->poll_settle = false;
-                                refresh_port(m, p, false);
+                                what = PORT_READ_LINK;
+                        } else {
+                                if (sweep)
+                                        what |= PORT_READ_UNREPORTED;
+                                if (watch)
+                                        what |= PORT_READ_STATE;
+                        }
+                        if (!readable) {
+                                /* Busy: a port read every tick is read at the next one anyway. */
+                                if (what != 0 && (covered || what != PORT_READ_STATE)) {
+                                        mk = mk ?: poll_add_mark(p, port);
+                                        if (mk)
+                                                mk->owed |= what;
+                                }
                                 continue;
                         }
-                        if (sweep)
-                                refresh_port(m, p, true);
-                        if (!watch)
-                                continue;
-                        if (!b) {
-                                if (port_link_changed(p))
-                                        refresh_port(m, p, false);
-                                continue;
+                        if (mk) {
+                                what |= mk->owed;
+                                mk->owed = 0;
+                                mk->settle = false;
                         }
-
-                        fd = port_state_fd(p);
-                        if (fd < 0) {
-                                /* Unreadable: changed unless the model already has no state. */
-                                if (*p->state)
-                                        refresh_port(m, p, false);
+                        if (what & PORT_READ_LINK)
+                                /* By path: the state and everything unreported too. */
+                                what = PORT_READ_LINK | (what & PORT_READ_GIDS);
+                        if (what == 0)
                                 continue;
+                        read++;
+                        turns[n++] = (PollTurn){ port, what };
+                        if (n == ELEMENTSOF(turns)) {
+                                poll_submit(p, d, turns, n);
+                                n = 0;
                         }
-                        batch_ports[batch_read_add(b, fd)] = p;
-                        if (batch_read_full(b))
-                                check_batch(m, b, batch_ports);
                 }
+                if (n > 0)
+                        poll_submit(p, d, turns, n);
         }
-        if (b)
-                check_batch(m, b, batch_ports);
 
-        m->poll_pass.active = false;
-        poll_arm(m, s, m->poll_pass.usec);
+        p->pass.active = false;
+        poll_prune_marks(p);
+        poll_arm(p, p->pass.usec);
         return 0;
 }
 
-void poll_wake(Manager *m) {
+void poll_wake(Poll *p) {
         uint64_t now, next;
 
-        assert(m);
-
-        if (!m->poll_event || m->poll_interval_ms == 0 || sd_event_now(m->event, CLOCK_MONOTONIC, &now) < 0 ||
-            sd_event_source_get_time(m->poll_event, &next) < 0)
+        if (!p || !p->timer || p->manager->poll_interval_ms == 0 ||
+            sd_event_now(p->manager->event, CLOCK_MONOTONIC, &now) < 0 || sd_event_source_get_time(p->timer, &next) < 0)
                 return;
-        now += (uint64_t) m->poll_interval_ms * 1000;
+        now += (uint64_t) p->manager->poll_interval_ms * 1000;
         if (next > now)
-                (void) sd_event_source_set_time(m->poll_event, now);
+                (void) sd_event_source_set_time(p->timer, now);
 }
 
-int poll_update(Manager *m) {
+void poll_turn_done(Poll *p, const char *device) {
+        PollMark *mk;
+
+        assert(device);
+
+        mk = p ? poll_find(p, device, 0) : NULL;
+        if (mk)
+                mk->busy = false;
+}
+
+void poll_port_changed(Poll *p, const Port *port, uint32_t changed) {
+        assert(port);
+
+        if (!p)
+                return;
+        /* The port's files are no snapshot: phys_state, rate or the LIDs may
+         * settle a moment after the state. The next tick re-reads the port
+         * once more, instead of leaving them stale until its sweep. */
+        if (changed & PROPERTY_BIT(PORT_PROP_STATE)) {
+                PollMark *mk = poll_add_mark(p, port);
+
+                if (mk)
+                        mk->settle = true;
+                else
+                        log_oom();
+        }
+        /* Left ACTIVE for INIT or ARMED, or settling: the timer may sleep till its slow round. */
+        if (poll_port_every_tick(p, port))
+                poll_wake(p);
+}
+
+void poll_port_boost(Poll *p, const Port *port, unsigned ticks) {
+        PollMark *mk;
+
+        assert(port);
+
+        if (!p)
+                return;
+        mk = poll_add_mark(p, port);
+        if (!mk) {
+                log_oom();
+                return;
+        }
+        mk->boost = ticks > UINT8_MAX ? UINT8_MAX : ticks;
+        poll_wake(p);
+}
+
+int poll_update(Poll *p) {
+        Manager *m;
         uint64_t now;
         bool want;
         int r;
 
-        assert(m);
+        assert(p);
+        m = p->manager;
         assert(m->event);
 
         want = m->poll_interval_ms > 0 && manager_has_ports(m);
         if (!want) {
-                if (m->poll_event)
-                        (void) sd_event_source_set_enabled(m->poll_event, SD_EVENT_OFF);
-                m->poll_pass.active = false;
+                if (p->timer)
+                        (void) sd_event_source_set_enabled(p->timer, SD_EVENT_OFF);
+                p->pass.active = false;
                 return 0;
         }
 
-        if (m->poll_event) {
+        if (p->timer) {
                 int enabled;
 
-                if (sd_event_source_get_enabled(m->poll_event, &enabled) >= 0 && enabled != SD_EVENT_OFF) {
+                if (sd_event_source_get_enabled(p->timer, &enabled) >= 0 && enabled != SD_EVENT_OFF) {
                         /* A new device may be one no event covers. */
-                        if (manager_wants_ticks(m))
-                                poll_wake(m);
+                        if (poll_wants_ticks(p))
+                                poll_wake(p);
                         return 0;
                 }
                 r = sd_event_now(m->event, CLOCK_MONOTONIC, &now);
                 if (r < 0)
                         return r;
-                r = sd_event_source_set_time(m->poll_event, now + (uint64_t) m->poll_interval_ms * 1000);
+                r = sd_event_source_set_time(p->timer, now + (uint64_t) m->poll_interval_ms * 1000);
                 if (r < 0)
                         return r;
-                return sd_event_source_set_enabled(m->poll_event, SD_EVENT_ON);
+                return sd_event_source_set_enabled(p->timer, SD_EVENT_ON);
         }
 
         r = sd_event_now(m->event, CLOCK_MONOTONIC, &now);
         if (r < 0)
                 return r;
-        m->poll_slow_next = now + poll_slow_usec(m);
+        p->slow_next = now + poll_slow_usec(p);
         /* 1 ms accuracy: a change must be seen within the interval, not a quarter second later. */
-        r = sd_event_add_time(m->event, &m->poll_event, CLOCK_MONOTONIC, now + (uint64_t) m->poll_interval_ms * 1000,
-                              1000, on_poll, m);
+        r = sd_event_add_time(m->event, &p->timer, CLOCK_MONOTONIC, now + (uint64_t) m->poll_interval_ms * 1000, 1000,
+                              on_poll, p);
         if (r < 0)
                 return log_error_errno(r, "Failed to add the poll timer: %m");
-        (void) sd_event_source_set_description(m->poll_event, "link-poll");
-        return sd_event_source_set_enabled(m->poll_event, SD_EVENT_ON);
+        (void) sd_event_source_set_description(p->timer, "link-poll");
+        return sd_event_source_set_enabled(p->timer, SD_EVENT_ON);
 }

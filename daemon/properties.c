@@ -103,6 +103,9 @@ static const PropertyField device_properties[] = {
         [DEVICE_PROP_POWER_ATTRIBUTES] = ATTR_LIST("PowerAttributes", Device, power_attributes),
         [DEVICE_PROP_PHYSICAL_FUNCTION] = RELATED("PhysicalFunction"),
         [DEVICE_PROP_VIRTUAL_FUNCTIONS] = RELATED("VirtualFunctions"),
+        /* Not from sysfs but from how its reads went: marked by the manager too. */
+        [DEVICE_PROP_HEALTH] = RELATED("Health"),
+        [DEVICE_PROP_HEALTH_REASON] = RELATED("HealthReason"),
 
         [_DEVICE_PROP_MAX] = STRING("Name", Device, name),
         STRING("SysfsPath", Device, sysfs_path),

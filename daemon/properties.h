@@ -22,6 +22,8 @@ typedef enum DeviceProperty {
         DEVICE_PROP_POWER_ATTRIBUTES,
         DEVICE_PROP_PHYSICAL_FUNCTION, /* set by the manager when the PF comes or goes */
         DEVICE_PROP_VIRTUAL_FUNCTIONS, /* ... when a VF's RDMA device comes or goes */
+        DEVICE_PROP_HEALTH,            /* ... when its reads hang, fail or answer again */
+        DEVICE_PROP_HEALTH_REASON,
         _DEVICE_PROP_MAX,
 } DeviceProperty;
 

@@ -2,8 +2,10 @@
 #include "sysfs.h"
 
 #include <fcntl.h>
+#include <pthread.h>
 #include <sys/stat.h>
 
+#include "reader-pool.h"
 #include "utf8.h"
 #include "util.h"
 
@@ -14,7 +16,10 @@ static struct {
         size_t n, allocated;
 } name_pool;
 
-const char *attr_name_intern(const char *name) {
+/* The reader threads load devices at once: the pool is shared. */
+static pthread_mutex_t name_pool_mutex = PTHREAD_MUTEX_INITIALIZER;
+
+static const char *attr_name_intern_locked(const char *name) {
         size_t lo = 0, hi = name_pool.n;
         char *copy;
 
@@ -37,6 +42,15 @@ const char *attr_name_intern(const char *name) {
         name_pool.names[lo] = copy;
         name_pool.n++;
         return copy;
+}
+
+const char *attr_name_intern(const char *name) {
+        const char *s;
+
+        pthread_mutex_lock(&name_pool_mutex);
+        s = attr_name_intern_locked(name);
+        pthread_mutex_unlock(&name_pool_mutex);
+        return s;
 }
 
 void attr_names_free(void) {
@@ -172,10 +186,15 @@ static int read_attribute_fd(int fd, char *buf, size_t size, size_t *ret_len) {
 int sysfs_read_buf_at(int dirfd, const char *path, char *buf, size_t size, size_t *ret_len) {
         _cleanup_close_ int fd = -EBADF;
 
+        int r;
+
         fd = openat(dirfd, path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
         if (fd < 0)
                 return negative_errno();
-        return read_attribute_fd(fd, buf, size, ret_len);
+        reader_read_begin(dirfd, path);
+        r = read_attribute_fd(fd, buf, size, ret_len);
+        reader_read_end(dirfd, path, r);
+        return r;
 }
 
 /* The checks are made on the open descriptor: fstat() walks no path, where
@@ -184,6 +203,7 @@ int sysfs_read_buf_at(int dirfd, const char *path, char *buf, size_t size, size_
 int sysfs_read_entry_at(int dirfd, const struct dirent *de, char *buf, size_t size, size_t *ret_len) {
         _cleanup_close_ int fd = -EBADF;
         struct stat st;
+        int r;
 
         if (de->d_name[0] == '.')
                 return -ENOENT;
@@ -202,7 +222,10 @@ int sysfs_read_entry_at(int dirfd, const struct dirent *de, char *buf, size_t si
          * refuse to read anyway). */
         if (!(st.st_mode & S_IROTH))
                 return -EACCES;
-        return read_attribute_fd(fd, buf, size, ret_len);
+        reader_read_begin(dirfd, de->d_name);
+        r = read_attribute_fd(fd, buf, size, ret_len);
+        reader_read_end(dirfd, de->d_name, r);
+        return r;
 }
 
 int sysfs_read_at(int dirfd, const char *path, char **ret) {

@@ -31,8 +31,10 @@ static void handle_infiniband(Manager *m, struct udev_device *dev, const char *a
         if (streq(action, "move")) {
                 /* A rename (also a netns move): the old name's objects go, the new ones come. */
                 const char *old = udev_device_get_property_value(dev, "DEVPATH_OLD");
-                if (old && !streq(basename_of(old), name))
-                        manager_remove_device(m, basename_of(old));
+                if (old && !streq(basename_of(old), name)) {
+                        (void) manager_rename_device(m, basename_of(old), syspath, name);
+                        return;
+                }
         }
         (void) manager_reload_device(m, syspath, name);
 }
@@ -82,22 +84,15 @@ static void handle_net(Manager *m, struct udev_device *dev, const char *action) 
 /* The kernel sends "change" on the PF when sriov_numvfs is written. */
 static void handle_pci(Manager *m, struct udev_device *dev, const char *action) {
         const char *syspath = udev_device_get_syspath(dev);
-        char path[4096], buf[64];
-        uint32_t num;
-        size_t len;
         int r;
 
         if (!syspath || !streq(action, "change"))
                 return;
 
-        /* Not a PF (no such file), or not ours: manager_set_num_vfs() finds no device. */
-        snprintf(path, sizeof(path), "%s/sriov_numvfs", syspath);
-        r = sysfs_read_buf_at(AT_FDCWD, path, buf, sizeof(buf), &len);
+        /* Read on the lane of a device of that PF; not a PF of ours: nothing is read. */
+        r = manager_read_num_vfs(m, syspath);
         if (errno_is_resource(r))
                 manager_defer_resync(m, r, syspath);
-        if (r < 0 || parse_u32(buf, &num) < 0)
-                return;
-        manager_set_num_vfs(m, syspath, num);
 }
 
 /* Events handled per wakeup: a storm of thousands must not hold the bus

@@ -318,6 +318,40 @@ static void write_devices(FILE *f, ExpositionFormat format, const Inventory *inv
         }
 }
 
+/* A state set, as node_exporter's systemd unit states: a sample per
+ * state, 1 for the device's Health and 0 for the others. A state this
+ * exporter does not know (a newer rdmad's) gets its own sample, so that
+ * one is always 1; a device without Health (an rdmad older than it) none. */
+static void write_device_health(FILE *f, ExpositionFormat format, const Inventory *inv) {
+        static const char *const states[] = { "ok", "errors", "unresponsive" };
+        Family health = family(f, format, "rdma_", "device_health", FAMILY_GAUGE,
+                               "Whether the RDMA device's files answer (rdmad's Health): 1 for its state of ok, errors "
+                               "(an I/O error), unresponsive (a read hangs), 0 for the others.");
+
+        for (size_t i = 0; i < inv->n_devices; i++) {
+                const RdmaDevice *d = inv->devices[i];
+                bool known = false;
+
+                if (isempty(d->health))
+                        continue;
+                for (size_t k = 0; k < ELEMENTSOF(states); k++) {
+                        bool current = streq(d->health, states[k]);
+
+                        known = known || current;
+                        sample_begin(&health);
+                        label(&health, true, "device", d->name);
+                        label(&health, false, "state", states[k]);
+                        sample_end(&health, current);
+                }
+                if (!known) {
+                        sample_begin(&health);
+                        label(&health, true, "device", d->name);
+                        label(&health, false, "state", d->health);
+                        sample_end(&health, 1);
+                }
+        }
+}
+
 typedef enum PortGauge {
         PORT_INFO,
         PORT_STATE_ID,
@@ -532,6 +566,7 @@ int exposition_write(FILE *f, ExpositionFormat format, const ScrapeResult *scrap
         /* The model as last known, also while rdmad does not answer. */
         if (scrape->inventory) {
                 write_devices(f, format, scrape->inventory);
+                write_device_health(f, format, scrape->inventory);
                 r = write_ports(f, format, scrape->inventory);
                 if (r >= 0)
                         r = write_sriov(f, format, scrape->inventory);

@@ -239,6 +239,16 @@ static void add_block(Field *root, const View *v, const Shown *s, const PortCoun
                 }
                 errors = errors || bad;
         }
+        /* rdmad leaves out the counters of a device whose reads hang: say why the block is empty. */
+        if (n == 0 && !device_health_ok(s->device)) {
+                Field *h = field_label(field_flags(field_object(f, NULL), FIELD_TEXT_ONLY), "Health");
+
+                field_color(field_string(h, NULL, s->device->health), health_color(s->device->health));
+                field_affix(field_string(h, NULL, *s->device->health_reason ? s->device->health_reason : NULL), " (",
+                            ")");
+                field_string(h, NULL, ", no counters");
+                errors = true;
+        }
         field_color(f, errors ? ANSI_RED : ANSI_GREEN);
 }
 

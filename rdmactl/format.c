@@ -45,6 +45,18 @@ const char *phys_state_color(const char *phys_state_name) {
         return NULL;
 }
 
+const char *health_color(const char *health) {
+        if (!health)
+                return NULL;
+        if (streq(health, "ok"))
+                return ANSI_GREEN;
+        if (streq(health, "errors"))
+                return ANSI_YELLOW;
+        if (streq(health, "unresponsive"))
+                return ANSI_RED;
+        return NULL;
+}
+
 size_t utf8_width(const char *s) {
         size_t n = 0;
 

@@ -23,6 +23,9 @@ bool colors_wanted(int fd);
 /* The colour of a port state name ("ACTIVE" green, "DOWN" red, ...), NULL for none. */
 const char *state_color(const char *state_name);
 
+/* The colour of a device's Health: "ok" green, "errors" yellow, "unresponsive" red; NULL for none. */
+const char *health_color(const char *health);
+
 /* text to stdout, in `color` (an ANSI_* sequence, or NULL) when colour is on. */
 void print_colored(bool color_on, const char *text, const char *color);
 const char *phys_state_color(const char *phys_state_name);

@@ -43,6 +43,8 @@ static int list_json(const Inventory *inv, const Options *o) {
         json_writer_begin_array(&w);
         for (size_t i = 0; i < inv->n_ports; i++) {
                 const RdmaPort *p = inv->ports[i];
+                const RdmaDevice *d = inventory_find_device(inv, p->device);
+                const char *health = port_health(inv, p);
 
                 json_writer_begin_object(&w);
                 json_writer_field_string(&w, "device", port_device_name(inv, p));
@@ -56,6 +58,9 @@ static int list_json(const Inventory *inv, const Options *o) {
                 json_writer_field_string(&w, "link_layer", p->link_layer);
                 json_writer_field_string(&w, "netdev", inventory_netdev_name(inv, p->netdev));
                 json_writer_field_string(&w, "transport", port_transport(inv, p));
+                /* The device's: null from an rdmad without Health. */
+                json_writer_field_string(&w, "health", health);
+                json_writer_field_string(&w, "health_reason", health ? d->health_reason : NULL);
                 json_writer_end_object(&w);
         }
         json_writer_end_array(&w);
@@ -64,11 +69,38 @@ static int list_json(const Inventory *inv, const Options *o) {
         return EXIT_OK;
 }
 
+/* Whether any device is not "ok": only then has the table a HEALTH column,
+ * so that a healthy host's table stays as it always was. */
+static bool any_unhealthy(const Inventory *inv) {
+        for (size_t i = 0; i < inv->n_devices; i++)
+                if (!device_health_ok(inv->devices[i]))
+                        return true;
+        return false;
+}
+
+/* Under the table with --legend: why a device is not "ok", and what its ports show meanwhile. */
+static void print_health_notes(const Inventory *inv, bool color) {
+        for (size_t i = 0; i < inv->n_devices; i++) {
+                const RdmaDevice *d = inv->devices[i];
+
+                if (device_health_ok(d))
+                        continue;
+                printf("%s: ", d->name);
+                print_colored(color, d->health, health_color(d->health));
+                if (*d->health_reason)
+                        printf(" (%s)", d->health_reason);
+                if (device_unresponsive(d))
+                        fputs("; its ports show their last known state", stdout);
+                fputs(".\n", stdout);
+        }
+}
+
 int verb_list(sd_bus *bus, const Options *o, char **args, size_t n_args) {
-        static const char *const headers[] = { "DEVICE", "PORT",       "STATE",  "PHYS STATE",
-                                               "RATE",   "LINK LAYER", "NETDEV", "TRANSPORT" };
+        static const char *const headers[] = { "DEVICE",     "PORT",   "STATE",     "PHYS STATE", "RATE",
+                                               "LINK LAYER", "NETDEV", "TRANSPORT", "HEALTH" };
         _cleanup_(inventory_freep) Inventory *inv = NULL;
         _cleanup_(table_freep) Table *t = NULL;
+        bool with_health;
         int status = load_inventory(bus, o, &inv);
 
         if (status != EXIT_OK)
@@ -76,26 +108,36 @@ int verb_list(sd_bus *bus, const Options *o, char **args, size_t n_args) {
         if (o->json)
                 return finish_output(list_json(inv, o));
 
-        t = table_new(ELEMENTSOF(headers), headers);
+        with_health = any_unhealthy(inv);
+        t = table_new(ELEMENTSOF(headers) - !with_health, headers);
         if (!t)
                 return report_bus_error("list", -ENOMEM, NULL);
         for (size_t i = 0; i < inv->n_ports; i++) {
                 const RdmaPort *p = inv->ports[i];
+                const RdmaDevice *d = inventory_find_device(inv, p->device);
+                /* The last known state of a device that does not answer: grey, not green. */
+                bool stale = device_unresponsive(d);
+                const char *health = port_health(inv, p);
                 char number[16];
                 int r;
 
                 snprintf(number, sizeof(number), "%" PRIu32, p->number);
                 if ((r = table_add(t, port_device_name(inv, p), NULL)) < 0 || (r = table_add(t, number, NULL)) < 0 ||
-                    (r = table_add(t, p->state_name, state_color(p->state_name))) < 0 ||
-                    (r = table_add(t, p->phys_state_name, phys_state_color(p->phys_state_name))) < 0 ||
+                    (r = table_add(t, p->state_name, stale ? ANSI_GREY : state_color(p->state_name))) < 0 ||
+                    (r = table_add(t, p->phys_state_name, stale ? ANSI_GREY : phys_state_color(p->phys_state_name))) <
+                            0 ||
                     (r = table_add(t, p->rate, NULL)) < 0 || (r = table_add(t, p->link_layer, NULL)) < 0 ||
                     (r = table_add(t, inventory_netdev_name(inv, p->netdev), NULL)) < 0 ||
-                    (r = table_add(t, port_transport(inv, p), NULL)) < 0)
+                    (r = table_add(t, port_transport(inv, p), NULL)) < 0 ||
+                    (with_health && (r = table_add(t, health, health_color(health))) < 0))
                         return report_bus_error("list", r, NULL);
         }
         if (table_rows(t) > 0 || o->legend)
                 table_print(t, stdout, o->legend, o->color);
-        if (o->legend)
-                printf("\n%zu port%s listed.\n", table_rows(t), table_rows(t) == 1 ? "" : "s");
+        if (o->legend) {
+                fputc('\n', stdout);
+                print_health_notes(inv, o->color);
+                printf("%zu port%s listed.\n", table_rows(t), table_rows(t) == 1 ? "" : "s");
+        }
         return finish_output(EXIT_OK);
 }

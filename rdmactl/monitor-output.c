@@ -58,9 +58,19 @@ void announce_device_added(Monitor *m, const RdmaDevice *d) {
                 for (size_t i = 0; i < d->n_port_numbers; i++)
                         json_writer_uint(&m->json, d->port_numbers[i]);
                 json_writer_end_array(&m->json);
-        } else
+                json_writer_field_string(&m->json, "health", *d->health ? d->health : NULL);
+                json_writer_field_string(&m->json, "health_reason", *d->health ? d->health_reason : NULL);
+        } else {
                 printf("%s: added, %s, %zu port%s", d->name, *d->transport ? d->transport : "unknown transport",
                        d->n_port_numbers, d->n_port_numbers == 1 ? "" : "s");
+                /* "mlx5_3: added, RoCE, 1 port, unresponsive (ports/1/state: no answer for 5.0 s)" */
+                if (!device_health_ok(d)) {
+                        fputs(", ", stdout);
+                        print_colored(m->options->color, d->health, health_color(d->health));
+                        if (*d->health_reason)
+                                printf(" (%s)", d->health_reason);
+                }
+        }
         line_end(m);
 }
 
@@ -214,6 +224,28 @@ void announce_num_vfs(Monitor *m, const RdmaSriov *s, uint32_t old) {
                 json_writer_field_uint(&m->json, "num_vfs", s->num_vfs);
         } else
                 printf("%s: SR-IOV %" PRIu32 " -> %" PRIu32 " VFs", device, old, s->num_vfs);
+        line_end(m);
+}
+
+/* "mlx5_3: health ok -> unresponsive (ports/1/state: no answer for 5.0 s)", "mlx5_3: health unresponsive -> ok" */
+void announce_health(Monitor *m, const RdmaDevice *d, const char *old_health, const char *old_reason) {
+        const char *was = old_health && *old_health ? old_health : "ok", *is = *d->health ? d->health : "ok";
+
+        line_begin(m, now_usec(CLOCK_REALTIME), "device-health");
+        if (m->options->json) {
+                json_writer_field_string(&m->json, "device", d->name);
+                json_writer_field_string(&m->json, "old_health", was);
+                json_writer_field_string(&m->json, "health", is);
+                json_writer_field_string(&m->json, "old_health_reason", strempty(old_reason));
+                json_writer_field_string(&m->json, "health_reason", d->health_reason);
+        } else {
+                printf("%s: health ", d->name);
+                print_colored(m->options->color, was, health_color(was));
+                fputs(" -> ", stdout);
+                print_colored(m->options->color, is, health_color(is));
+                if (*d->health_reason)
+                        printf(" (%s)", d->health_reason);
+        }
         line_end(m);
 }
 

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* rdmactl monitor: one line per device added, removed or renamed, per port
  * state change, per change of a port's other link properties (rate, link
- * layer, netdev, LIDs) and per SR-IOV count change, as rdmad announces them.
+ * layer, netdev, LIDs), per SR-IOV count change and per change of a
+ * device's health (ok, errors, unresponsive), as rdmad announces them.
  *
  * When rdmad leaves the bus (a restart by the watchdog, an upgrade), the
  * monitor waits for it; when it is back, one GetManagedObjects is compared
@@ -261,6 +262,28 @@ static void sriov_changed(Monitor *m, RdmaSriov *s, sd_bus_message *message) {
                 announce_num_vfs(m, s, old);
 }
 
+/* Whether a device's health is news: another Health, or another reason for
+ * the same one. None (an rdmad older than Health) is as good as "ok". */
+static bool health_changed(const char *old_health, const char *old_reason, const RdmaDevice *d) {
+        const char *was = old_health && *old_health ? old_health : "ok";
+        const char *is = d->health && *d->health ? d->health : "ok";
+
+        return !streq(was, is) || !streq(strempty(old_reason), strempty(d->health_reason));
+}
+
+static void device_changed(Monitor *m, RdmaDevice *d, sd_bus_message *message) {
+        _cleanup_free_ char *old_health = strdup(strempty(d->health)), *old_reason = strdup(strempty(d->health_reason));
+
+        if (!old_health || !old_reason || device_read_properties(d, message) < 0)
+                return;
+        if (!m->options->json) {
+                make_printable(d->health);
+                make_printable(d->health_reason);
+        }
+        if (health_changed(old_health, old_reason, d))
+                announce_health(m, d, old_health, old_reason);
+}
+
 static int on_properties_changed(sd_bus_message *message, void *userdata, sd_bus_error *ret_error) {
         Monitor *m = userdata;
         const char *path = sd_bus_message_get_path(message), *interface;
@@ -278,7 +301,7 @@ static int on_properties_changed(sd_bus_message *message, void *userdata, sd_bus
         else if (streq(interface, RDMAD_SRIOV_INTERFACE) && (s = inventory_find_sriov(m->inv, path)))
                 sriov_changed(m, s, message);
         else if (streq(interface, RDMAD_DEVICE_INTERFACE) && (d = inventory_find_device(m->inv, path)))
-                (void) device_read_properties(d, message);
+                device_changed(m, d, message);
         return 0;
 }
 
@@ -317,6 +340,14 @@ static void announce_differences(Monitor *m, const Inventory *old) {
                 for (size_t j = 0; j < now->n_ports; j++)
                         if (streq(now->ports[j]->device, d->path))
                                 announce_port_added(m, now->ports[j]);
+        }
+
+        /* A device that stayed, and whose health changed meanwhile: before its ports' news. */
+        for (size_t i = 0; i < now->n_devices; i++) {
+                const RdmaDevice *d = now->devices[i], *before = inventory_find_device(old, d->path);
+
+                if (before && health_changed(before->health, before->health_reason, d))
+                        announce_health(m, d, before->health, before->health_reason);
         }
 
         for (size_t i = 0; i < now->n_ports; i++) {

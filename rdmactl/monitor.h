@@ -50,5 +50,7 @@ void announce_port_added(Monitor *m, const RdmaPort *p);
 /* A line for a state or physical state change, then one per other property that changed. */
 void announce_port_changes(Monitor *m, const RdmaPort *p, const PortLink *old, const PortLink *new);
 void announce_num_vfs(Monitor *m, const RdmaSriov *s, uint32_t old);
+/* A device's Health or its reason changed from old_health (old_reason). */
+void announce_health(Monitor *m, const RdmaDevice *d, const char *old_health, const char *old_reason);
 void announce_daemon_left(Monitor *m);
 void announce_daemon_restarted(Monitor *m);

@@ -37,16 +37,39 @@ static Field *device_string(Field *dev, const char *key, const char *label, cons
         return field_label(field_string(dev, key, value), label);
 }
 
-/* The bullet tells at a glance: all ports up, some, none. */
+/* The bullet tells at a glance: all ports up, some, none; red for a
+ * device that does not answer (its ports' states are old), never green for
+ * one with errors. */
 static const char *device_color(const Inventory *inv, const Target *t) {
         size_t n_ports = 0, n_active = 0;
 
+        if (device_unresponsive(t->device))
+                return ANSI_RED;
         for (size_t i = 0; i < inv->n_ports; i++)
                 if (streq(inv->ports[i]->device, t->device->path) && target_shows_port(t, inv->ports[i]->number)) {
                         n_ports++;
                         n_active += streq(inv->ports[i]->state_name, "ACTIVE");
                 }
-        return n_ports == 0 ? NULL : n_active == n_ports ? ANSI_GREEN : n_active > 0 ? ANSI_YELLOW : ANSI_RED;
+        if (n_ports > 0 && n_active == 0)
+                return ANSI_RED;
+        if (!device_health_ok(t->device) || n_active < n_ports)
+                return ANSI_YELLOW;
+        return n_ports == 0 ? NULL : ANSI_GREEN;
+}
+
+/* "Health: unresponsive (ports/1/state: no answer for 5.0 s), last known values shown",
+ * a line only when not ok; in JSON always, null from an rdmad without Health. */
+static void add_health(Field *dev, const RdmaDevice *d) {
+        bool ok = device_health_ok(d);
+        const char *health = *d->health ? d->health : NULL;
+        Field *f;
+
+        f = field_label(field_flags(field_object(dev, NULL), FIELD_TEXT_ONLY), "Health");
+        field_color(field_string(f, NULL, ok ? NULL : health), health_color(health));
+        field_affix(field_string(f, NULL, ok || !*d->health_reason ? NULL : d->health_reason), " (", ")");
+        field_string(f, NULL, !ok && device_unresponsive(d) ? ", last known values shown" : NULL);
+        field_flags(field_string(dev, "health", health), FIELD_JSON_ONLY);
+        field_flags(field_string(dev, "health_reason", health ? d->health_reason : NULL), FIELD_JSON_ONLY);
 }
 
 static void add_sriov(Field *dev, const RdmaSriov *s) {
@@ -171,6 +194,7 @@ static void add_device(Field *root, const Inventory *inv, const Target *t, const
         Field *vfs, *ports;
 
         field_flags(field_string(dev, "device", d->name), FIELD_JSON_ONLY); /* the heading in text */
+        add_health(dev, d);
         device_string(dev, "transport", "Transport", d->transport);
         device_string(dev, "node_type", "Node type", d->node_type);
         device_string(dev, "driver", "Driver", d->driver);

@@ -44,3 +44,9 @@ const char *port_transport(const Inventory *inv, const RdmaPort *p) {
                 return p->transport;
         return d ? d->transport : "";
 }
+
+const char *port_health(const Inventory *inv, const RdmaPort *p) {
+        const RdmaDevice *d = inventory_find_device(inv, p->device);
+
+        return d && d->health && *d->health ? d->health : NULL;
+}

@@ -21,3 +21,6 @@ const char *port_device_name(const Inventory *inv, const RdmaPort *p);
 /* The port's own transport (a VPI card's ports differ); a daemon from
  * before Port.Transport gives only the device's. */
 const char *port_transport(const Inventory *inv, const RdmaPort *p);
+
+/* The Health of the port's device; NULL from an rdmad without it. */
+const char *port_health(const Inventory *inv, const RdmaPort *p);

@@ -15,6 +15,8 @@
 /* The kernel's phys_state numbers (IBTA): 4 PortConfigurationTraining,
  * 5 LinkUp, 6 LinkErrorRecovery; 1 Sleep, 2 Polling, 3 Disabled have no
  * partner on the wire. */
+#define PHYS_STATE_SLEEP          1
+#define PHYS_STATE_DISABLED       3
 #define PHYS_STATE_TRAINING       4
 #define PHYS_STATE_LINK_UP        5
 #define PHYS_STATE_ERROR_RECOVERY 6
@@ -96,16 +98,48 @@ static int pending_line(WaitCheck *c, const char *fmt, ...) {
         return strv_push_take(&c->pending, &c->n_pending, &c->allocated_pending, line);
 }
 
-/* One port against the state: true when it is there; a line when not. */
+/* " (ports/1/state: no answer for 5.0 s)", or nothing for no reason. */
+static void format_reason(char *buf, size_t size, const char *reason) {
+        snprintf(buf, size, "%s%s%s", *strempty(reason) ? " (" : "", strempty(reason), *strempty(reason) ? ")" : "");
+}
+
+/* One port against the state: true when it is there; a line when not. The
+ * state of a device that does not answer is its last known one, not its
+ * state now: such a port is not there yet, whatever it last said. */
 static int check_port(const WaitSpec *s, const Inventory *inv, const RdmaPort *p, const char *as, WaitCheck *c,
                       bool *ret_ok) {
-        const char *device = inventory_device_name(inv, p->device);
+        const RdmaDevice *d = inventory_find_device(inv, p->device);
+        char name[512], link[256], reason[512] = "";
 
-        *ret_ok = streq(p->state_name, s->state);
+        *ret_ok = !device_unresponsive(d) && streq(p->state_name, s->state);
         if (*ret_ok)
                 return 0;
-        return pending_line(c, "%s/%" PRIu32 "%s%s%s: %s (%s), waiting for %s", strempty(device), p->number,
-                            as ? " (" : "", strempty(as), as ? ")" : "", p->state_name, p->phys_state_name, s->state);
+        snprintf(name, sizeof(name), "%s/%" PRIu32 "%s%s%s", d ? d->name : "", p->number, as ? " (" : "", strempty(as),
+                 as ? ")" : "");
+        /* "INIT (LinkUp)"; what could not be read is "unknown". */
+        snprintf(link, sizeof(link), "%s%s%s%s", *p->state_name ? p->state_name : "unknown",
+                 *p->phys_state_name ? " (" : "", p->phys_state_name, *p->phys_state_name ? ")" : "");
+        if (!device_health_ok(d))
+                format_reason(reason, sizeof(reason), d->health_reason);
+        /* "mlx5_3/1: unresponsive (ports/1/state: no answer for 5.0 s), last known ACTIVE (LinkUp), waiting for ACTIVE"
+         */
+        if (device_unresponsive(d))
+                return pending_line(c, "%s: unresponsive%s, last known %s, waiting for %s", name, reason, link,
+                                    s->state);
+        /* "mlx5_3/1: unknown (LinkUp), errors (ports/1/state: Input/output error), waiting for ACTIVE" */
+        if (!device_health_ok(d))
+                return pending_line(c, "%s: %s, %s%s, waiting for %s", name, link, d->health, reason, s->state);
+        return pending_line(c, "%s: %s, waiting for %s", name, link, s->state);
+}
+
+/* Waited for without being named: a port with a link on the wire, or one
+ * of a device that does not answer, unless it was last known to have no
+ * cable (what it says now cannot be known). */
+static bool port_waited_for(const Inventory *inv, const RdmaPort *p) {
+        if (port_has_physical_link(p))
+                return true;
+        return device_unresponsive(inventory_find_device(inv, p->device)) &&
+               !(p->phys_state_num >= PHYS_STATE_SLEEP && p->phys_state_num <= PHYS_STATE_DISABLED);
 }
 
 typedef struct Tally {
@@ -196,7 +230,7 @@ static int check_linked(const WaitSpec *s, const Inventory *inv, WaitCheck *c, T
 
                 snprintf(port_name, sizeof(port_name), "%s/%" PRIu32, strempty(inventory_device_name(inv, p->device)),
                          p->number);
-                if (!port_has_physical_link(p) || port_ignored(s, inv, p, port_name))
+                if (!port_waited_for(inv, p) || port_ignored(s, inv, p, port_name))
                         continue;
                 r = check_port(s, inv, p, NULL, c, &ok);
                 if (r < 0)

@@ -37,6 +37,18 @@ static int connect_local(unsigned port, int timeout_ms) {
 
 int http_request(unsigned port, const char *method, const char *target, const char *accept, int connect_timeout_ms,
                  HttpReply *ret) {
+        char *headers = NULL;
+        int r;
+
+        if (accept && asprintf(&headers, "Accept: %s\r\n", accept) < 0)
+                return -ENOMEM;
+        r = http_request_with(port, method, target, headers, connect_timeout_ms, ret);
+        free(headers);
+        return r;
+}
+
+int http_request_with(unsigned port, const char *method, const char *target, const char *headers,
+                      int connect_timeout_ms, HttpReply *ret) {
         char *request = NULL, *data = NULL, *split;
         size_t size = 0;
         FILE *out;
@@ -48,8 +60,8 @@ int http_request(unsigned port, const char *method, const char *target, const ch
         fd = connect_local(port, connect_timeout_ms);
         if (fd < 0)
                 return fd;
-        len = asprintf(&request, "%s %s HTTP/1.0\r\nHost: 127.0.0.1:%u\r\n%s%s%sConnection: close\r\n\r\n", method,
-                       target, port, accept ? "Accept: " : "", accept ?: "", accept ? "\r\n" : "");
+        len = asprintf(&request, "%s %s HTTP/1.0\r\nHost: 127.0.0.1:%u\r\n%sConnection: close\r\n\r\n", method, target,
+                       port, headers ?: "");
         if (len < 0 || write(fd, request, (size_t) len) != len) {
                 free(request);
                 close(fd);

@@ -19,6 +19,9 @@ typedef struct HttpReply {
  * to connect_timeout_ms (a server still starting). 0 or -errno. */
 int http_request(unsigned port, const char *method, const char *target, const char *accept, int connect_timeout_ms,
                  HttpReply *ret);
+/* The same with more header lines ("Name: value\r\n" each, NULL for none). */
+int http_request_with(unsigned port, const char *method, const char *target, const char *headers,
+                      int connect_timeout_ms, HttpReply *ret);
 void http_reply_clear(HttpReply *r);
 
 /* The value of a header (case-insensitive name), malloc'd; NULL if absent. */

@@ -18,6 +18,9 @@
 #include <cmocka.h>
 #include <glib.h>
 
+#ifdef HAVE_FAULT_FS
+#include "fault-fs.h"
+#endif
 #include "forge.h"
 #include "harness.h"
 #include "util.h"
@@ -26,6 +29,7 @@
 
 #define MLX4_PORT1 "/sys/devices/pci0000:00/0000:00:03.0/0000:03:00.0/infiniband/mlx4_0/ports/1"
 #define MLX4_PORT2 "/sys/devices/pci0000:00/0000:00:03.0/0000:03:00.0/infiniband/mlx4_0/ports/2"
+#define HFI1_DIR   "/sys/devices/pci0000:80/0000:80:03.0/0000:81:00.0/infiniband/hfi1_0"
 
 typedef struct Fixture {
         Harness *h;
@@ -35,7 +39,8 @@ typedef struct Fixture {
 
 static Fixture fx;
 
-static const char *const daemon_args[] = { "--poll-interval=100", NULL };
+/* A read that hangs makes its device unresponsive after 2 s, within the scrape timeout. */
+static const char *const daemon_args[] = { "--poll-interval=100", "--read-timeout=2s", NULL };
 
 /* argv += the words of $RDMAD_TEST_WRAPPER (valgrind in `make valgrind`). */
 static size_t add_wrapper(char **argv, size_t n, char **ret_copy) {
@@ -450,6 +455,144 @@ static void test_forgeries_leave_the_metrics_unchanged(void **state) {
         sd_bus_flush_close_unref(forger);
 }
 
+/* A scrape with the timeout Prometheus announces: the body, and how long it took. */
+static char *scrape_with_timeout(unsigned port, const char *seconds, uint64_t *ret_usec) {
+        char headers[128];
+        uint64_t start = now_usec();
+        HttpReply r;
+        char *body;
+
+        snprintf(headers, sizeof(headers), "X-Prometheus-Scrape-Timeout-Seconds: %s\r\n", seconds);
+        assert_int_equal(http_request_with(port, "GET", "/metrics", headers, 20000, &r), 0);
+        *ret_usec = now_usec() - start;
+        assert_int_equal(r.status, 200);
+        body = TAKE_PTR(r.body);
+        http_reply_clear(&r);
+        return body;
+}
+
+#ifdef HAVE_FAULT_FS
+static FaultFs *hung;
+
+/* Every blocked read let go and the mount gone, also after a failure. */
+static int hang_teardown(void **state) {
+        Fixture *f = *state;
+
+        harness_stop_process(f->prometheus_pid, 10000);
+        f->prometheus_pid = 0;
+        fault_fs_unmount(hung);
+        hung = NULL;
+        return 0;
+}
+
+/* The health series of hfi1_0 in state (1), the other two 0. */
+static void assert_hfi1_health(const char *text, const char *state) {
+        static const char *const states[] = { "ok", "errors", "unresponsive" };
+        char line[128];
+
+        for (size_t i = 0; i < ELEMENTSOF(states); i++) {
+                snprintf(line, sizeof(line), "\nrdma_device_health{device=\"hfi1_0\",state=\"%s\"} %d\n", states[i],
+                         streq(states[i], state));
+                assert_contains(text, line);
+        }
+        assert_contains(text, "\nrdma_device_health{device=\"mlx4_0\",state=\"ok\"} 1\n");
+}
+
+/* What a scrape must have while hfi1_0 hangs: rdmad answered, the healthy
+ * devices' counters, hfi1_0's last known link and none of its counters. */
+static void assert_scrape_without_hfi1_counters(const char *text) {
+        assert_contains(text, "\nrdmad_up 1\n");
+        assert_contains(text, "\nrdma_port_data_received_bytes_total{device=\"mlx4_0\",port=\"1\"} ");
+        assert_contains(text, "\nrdma_symbol_error_total{device=\"mlx5_0\",port=\"1\"} ");
+        assert_contains(text, "\nrdma_state_id{device=\"hfi1_0\",port=\"1\"} 4\n");
+        for (const char *l = text; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL) {
+                size_t name = strcspn(l, "{\n");
+
+                /* A counter is a series named *_total; the state changes are rdmad's own count, not read. */
+                if (name > 6 && strncmp(l + name - 6, "_total", 6) == 0 &&
+                    strncmp(l + name, "{device=\"hfi1_0\"", 16) == 0 &&
+                    strncmp(l, "rdma_port_state_changes_total{", 30) != 0)
+                        fail_msg("a counter of the hung device: %.*s", (int) strcspn(l, "\n"), l);
+        }
+}
+#endif
+
+/* Every read of hfi1_0's files hangs (a FUSE file system over its sysfs
+ * directory): each scrape still answers within the scrape timeout, with
+ * rdma_device_health, the other devices' counters and none of hfi1_0's;
+ * a real Prometheus sees every scrape succeed; the release brings it back. */
+static void test_scrape_during_a_hung_read(void **state) {
+#ifndef HAVE_FAULT_FS
+        fprintf(stderr, "Skipping: built without libfuse3 (the FUSE fault file system of test-sick).\n");
+        skip();
+#else
+        Fixture *f = *state;
+        char *root, dir[4096], *text;
+        unsigned port;
+        uint64_t usec;
+
+        if (!fault_fs_available()) {
+                fprintf(stderr, "Skipping: a hung read needs FUSE (/dev/fuse, fusermount3).\n");
+                skip();
+        }
+        root = umockdev_testbed_get_root_dir(f->h->testbed);
+        snprintf(dir, sizeof(dir), "%s%s", root, HFI1_DIR);
+        g_free(root);
+        hung = fault_fs_mount(dir);
+        assert_non_null(hung);
+
+        text = scrape_text(f->exporter_port, NULL);
+        assert_hfi1_health(text, "ok");
+        assert_contains(text, "\nrdma_port_data_received_bytes_total{device=\"hfi1_0\",port=\"1\"} ");
+        free(text);
+        /* 4 s: what the header says is 3.6 s for rdmad (negotiate.c), above its read timeout. */
+        f->prometheus_pid = prometheus_start(f->h->tmpdir, "prometheus-hang",
+                                             "  scrape_interval: 4s\n"
+                                             "  scrape_timeout: 4s\n",
+                                             f->exporter_port, &port);
+        assert_true(prometheus_wait_value(port, "rdma_device_health{device=\"hfi1_0\",state=\"ok\"}", "1", 30000));
+
+        /* The poll's next read of its port hangs. At once, before rdmad calls it unresponsive:
+         * GetAllCounters waits for it at most the read timeout, the scrape is in time. */
+        fault_fs_set(hung, "*", FAULT_BLOCK, 0);
+        assert_true(fault_fs_wait_blocked(hung, 1, 10000));
+        text = scrape_with_timeout(f->exporter_port, "4", &usec);
+        fprintf(stderr, "a scrape as hfi1_0 hangs: %.2f s\n", usec / 1e6);
+        assert_true(usec < 4000000);
+        assert_scrape_without_hfi1_counters(text);
+        free(text);
+
+        /* Unresponsive: followed through PropertiesChanged, the scrape in time again. */
+        assert_true(
+                exporter_shows(f->exporter_port, "\nrdma_device_health{device=\"hfi1_0\",state=\"unresponsive\"} 1\n"));
+        text = scrape_with_timeout(f->exporter_port, "4", &usec);
+        fprintf(stderr, "a scrape while hfi1_0 is unresponsive: %.2f s\n", usec / 1e6);
+        assert_true(usec < 4000000);
+        assert_hfi1_health(text, "unresponsive");
+        assert_scrape_without_hfi1_counters(text);
+        free(text);
+
+        /* Prometheus: the state set, the healthy counters, the sick ones gone, no scrape failed. */
+        assert_true(prometheus_wait_value(port, "rdma_device_health{device=\"hfi1_0\",state=\"unresponsive\"}", "1",
+                                          20000));
+        assert_true(prometheus_wait_value(port, "absent(rdma_port_data_received_bytes_total{device=\"hfi1_0\"})", "1",
+                                          20000));
+        assert_true(prometheus_wait_value(port, "count(rdma_port_data_received_bytes_total{device=\"mlx4_0\"})", "2",
+                                          5000));
+        assert_true(prometheus_wait_value(port, "min_over_time(up{job=\"rdmad\"}[30s])", "1", 5000));
+        assert_true(prometheus_wait_value(port, "min_over_time(rdmad_up[30s])", "1", 5000));
+
+        /* Released: rdmad reads it again, the exporter follows. */
+        fault_fs_release(hung);
+        assert_true(exporter_shows(f->exporter_port, "\nrdma_device_health{device=\"hfi1_0\",state=\"ok\"} 1\n"));
+        text = scrape_text(f->exporter_port, NULL);
+        assert_hfi1_health(text, "ok");
+        assert_contains(text, "\nrdma_port_data_received_bytes_total{device=\"hfi1_0\",port=\"1\"} ");
+        free(text);
+        assert_true(prometheus_wait_value(port, "rdma_device_health{device=\"hfi1_0\",state=\"ok\"}", "1", 20000));
+#endif
+}
+
 int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_forgeries_leave_the_metrics_unchanged),
@@ -459,6 +602,11 @@ int main(void) {
                 cmocka_unit_test(test_prometheus_scrapes_counters_and_a_flap),
                 cmocka_unit_test(test_standalone_listen),
                 cmocka_unit_test(test_rdmad_away_is_up_0_and_recovers),
+#ifdef HAVE_FAULT_FS
+                cmocka_unit_test_teardown(test_scrape_during_a_hung_read, hang_teardown),
+#else
+                cmocka_unit_test(test_scrape_during_a_hung_read),
+#endif
         };
         return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }

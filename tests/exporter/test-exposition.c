@@ -42,6 +42,7 @@ static RdmaDevice dev_mlx4 = {
         .board_id = "MT \"quoted\" back\\slash\nnewline",
         .node_guid = "0002:c903:00a1:b2c0",
         .pci_address = "0000:03:00.0",
+        .health = "ok",
 };
 static RdmaDevice dev_mlx5 = {
         .path = "/org/rdmad1/device/mlx5_5f0",
@@ -54,6 +55,8 @@ static RdmaDevice dev_mlx5 = {
         .board_id = "MT_0000000008",
         .node_guid = "9803:9b03:00aa:bbc0",
         .pci_address = "0000:5e:00.0",
+        .health = "errors",
+        .health_reason = "ports/1/counters/symbol_error: Input/output error",
 };
 static RdmaNetDev netdev_ens = {
         .path = "/org/rdmad1/device/mlx5_5f0/netdev/ens1f0np0",
@@ -133,6 +136,15 @@ static const char expected_text[] =
         "rdma_device_info{device=\"mlx5_0\",driver=\"mlx5_core\",transport=\"RoCE\",node_type=\"CA\","
         "firmware_version=\"14.28.2006\",hca_type=\"MT4119\",board_id=\"MT_0000000008\","
         "node_guid=\"9803:9b03:00aa:bbc0\",pci_address=\"0000:5e:00.0\"} 1\n"
+        "# HELP rdma_device_health Whether the RDMA device's files answer (rdmad's Health): 1 for its state of ok, "
+        "errors (an I/O error), unresponsive (a read hangs), 0 for the others.\n"
+        "# TYPE rdma_device_health gauge\n"
+        "rdma_device_health{device=\"mlx4_0\",state=\"ok\"} 1\n"
+        "rdma_device_health{device=\"mlx4_0\",state=\"errors\"} 0\n"
+        "rdma_device_health{device=\"mlx4_0\",state=\"unresponsive\"} 0\n"
+        "rdma_device_health{device=\"mlx5_0\",state=\"ok\"} 0\n"
+        "rdma_device_health{device=\"mlx5_0\",state=\"errors\"} 1\n"
+        "rdma_device_health{device=\"mlx5_0\",state=\"unresponsive\"} 0\n"
         "# HELP rdma_port_info RDMA port identity from rdmad; the value is always 1.\n"
         "# TYPE rdma_port_info gauge\n"
         "rdma_port_info{device=\"mlx4_0\",port=\"1\",transport=\"InfiniBand\",link_layer=\"InfiniBand\","
@@ -300,6 +312,31 @@ static void test_labels_derived_for_an_older_rdmad(void **state) {
                                      "link_layer=\"InfiniBand\",netdev=\"\",link_width=\"4X\",link_speed=\"\"} 1\n"));
         assert_non_null(strstr(text, "rdma_port_info{device=\"mlx4_0\",port=\"2\",transport=\"RoCE\","
                                      "link_layer=\"Ethernet\",netdev=\"\",link_width=\"4X\",link_speed=\"QDR\"} 1\n"));
+}
+
+/* A state set: one sample per state, the current one 1; a state from a
+ * newer rdmad gets a sample of its own; no Health (an older rdmad), none. */
+static void test_device_health_is_a_state_set(void **state) {
+        RdmaDevice sick = { .path = "/org/rdmad1/device/mlx5_5f3", .name = "mlx5_3", .health = "unresponsive" };
+        RdmaDevice newer = { .path = "/org/rdmad1/device/mlx5_5f4", .name = "mlx5_4", .health = "degraded" };
+        RdmaDevice older = { .path = "/org/rdmad1/device/mlx5_5f5", .name = "mlx5_5", .health = "" };
+        RdmaDevice *devs[] = { &sick, &newer, &older };
+        Inventory inv = { .devices = devs, .n_devices = 3 };
+        ScrapeResult s = { .up = true, .inventory = &inv };
+        _cleanup_free_ char *text = render(EXPOSITION_TEXT, &s), *om = render(EXPOSITION_OPENMETRICS, &s);
+
+        assert_non_null(strstr(text, "# TYPE rdma_device_health gauge\n"
+                                     "rdma_device_health{device=\"mlx5_3\",state=\"ok\"} 0\n"
+                                     "rdma_device_health{device=\"mlx5_3\",state=\"errors\"} 0\n"
+                                     "rdma_device_health{device=\"mlx5_3\",state=\"unresponsive\"} 1\n"
+                                     "rdma_device_health{device=\"mlx5_4\",state=\"ok\"} 0\n"
+                                     "rdma_device_health{device=\"mlx5_4\",state=\"errors\"} 0\n"
+                                     "rdma_device_health{device=\"mlx5_4\",state=\"unresponsive\"} 0\n"
+                                     "rdma_device_health{device=\"mlx5_4\",state=\"degraded\"} 1\n"));
+        assert_null(strstr(text, "rdma_device_health{device=\"mlx5_5\""));
+        /* A gauge in OpenMetrics too: a stateset's label would have to be named after the metric. */
+        assert_non_null(
+                strstr(om, "# TYPE rdma_device_health gauge\nrdma_device_health{device=\"mlx5_3\",state=\"ok\"} 0\n"));
 }
 
 static void test_rate_bytes_as_node_exporter(void **state) {
@@ -512,6 +549,7 @@ int main(void) {
                 cmocka_unit_test(test_down_is_only_rdmad_up_0),
                 cmocka_unit_test(test_empty_host_has_no_empty_families),
                 cmocka_unit_test(test_labels_derived_for_an_older_rdmad),
+                cmocka_unit_test(test_device_health_is_a_state_set),
                 cmocka_unit_test(test_rate_bytes_as_node_exporter),
                 cmocka_unit_test(test_counter_names_as_node_exporter),
                 cmocka_unit_test(test_content_types),

@@ -346,7 +346,7 @@ static void test_get_and_getall_agree_with_managed_objects(void **state) {
                 n++;
         }
         sd_bus_message_unref(reply);
-        assert_int_equal(n, 24); /* every Device property */
+        assert_int_equal(n, 26); /* every Device property */
         objects_free(o);
 }
 

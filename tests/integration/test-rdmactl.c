@@ -213,7 +213,8 @@ static void test_list_json_has_the_stable_keys_and_values(void **state) {
                 "ports = json.load(open(sys.argv[1]))\n"
                 "keys = [\"device\", \"port\", \"state\", \"state_num\", \"phys_state\",\n"
                 "        \"phys_state_num\", \"rate\", \"link_layer\", \"netdev\", \"transport\"]\n"
-                "assert all(list(p) == keys for p in ports), ports\n"
+                "assert all(list(p) == keys + [\"health\", \"health_reason\"] for p in ports), ports\n"
+                "assert all(p[\"health\"] == \"ok\" and p[\"health_reason\"] == \"\" for p in ports), ports\n"
                 "print(\" \".join(\"%s/%d:%s:%d:%s:%d:%s:%s:%s:%s\" % tuple(p[k] for k in keys)\n"
                 "                for p in ports))\n");
         assert_string_equal(summary, "hfi1_0/1:ACTIVE:4:LinkUp:5:100 Gb/sec (4X EDR):InfiniBand:None:InfiniBand "

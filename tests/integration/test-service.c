@@ -191,6 +191,8 @@ static void test_help_version_and_bad_options(void **state) {
                                  "                          notice, info (default), debug, or 0-7\n"
                                  "     --poll-interval=MS   Re-read port link state every MS milliseconds\n"
                                  "                          (default 1000, 0 = off)\n"
+                                 "     --read-timeout=SPAN  A device whose sysfs read has not returned after\n"
+                                 "                          SPAN is unresponsive (default 5s, 0 = never)\n"
                                  "     --dump               Print the model read from sysfs and exit\n");
         free(out);
 

@@ -413,6 +413,11 @@ def test_follow_keeps_the_model_by_signals(host):
         assert len(c.devices()) == 8
         host.add(RXE1_RECORD)
         w = Client(host.address)
+        # The uevent is read on rdmad's reader thread: the device appears a moment later.
+        for _ in range(200):
+            if "rxe1" in w.device_names():
+                break
+            time.sleep(0.05)
         w.wait_for_state("rxe1/1", "ACTIVE", timeout=10)
         del calls[:]
         names = [d.name for d in c.devices()]

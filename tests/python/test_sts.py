@@ -277,6 +277,11 @@ def test_exists_rdma_follows_the_host():
         rdma.use_client(c)
         assert rdma.exists_rdma() is False and rdma.exists_device("rxe1") is False
         h.add(RXE1_RECORD)
+        # The uevent is read on rdmad's reader thread: the device appears a moment later.
+        for _ in range(200):
+            if "rxe1" in Client(h.address).device_names():
+                break
+            time.sleep(0.05)
         Client(h.address).wait_for_state("rxe1/1", "ACTIVE", timeout=10)
         assert rdma.exists_rdma() is True and rdma.exists_device("rxe1") is True
         assert rdma.RdmaDevice("rxe1").get_port("1").state == "4: ACTIVE"

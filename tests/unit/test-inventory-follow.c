@@ -240,6 +240,18 @@ static void test_follows_signals_and_keeps_the_model(void **state) {
         assert_true(f.last_r >= 0);
         assert_string_equal(inventory_follow_inventory(f.follow)->devices[0]->firmware_version, "2.0");
 
+        /* Health and its reason, as rdmad signals them, without reading the objects again. */
+        assert_string_equal(inventory_follow_inventory(f.follow)->devices[0]->health, "");
+        assert_true(sd_bus_emit_signal(f.pair.server, DEVICE_PATH, DBUS_PROPERTIES_INTERFACE, "PropertiesChanged",
+                                       "sa{sv}as", RDMAD_DEVICE_INTERFACE, 2, "Health", "s", "unresponsive",
+                                       "HealthReason", "s", "ports/1/state: no answer for 5.0 s", 0) >= 0);
+        settle(&f);
+        assert_int_equal(f.changes[INVENTORY_CHANGE_PROPERTIES], 2);
+        assert_string_equal(inventory_follow_inventory(f.follow)->devices[0]->health, "unresponsive");
+        assert_string_equal(inventory_follow_inventory(f.follow)->devices[0]->health_reason,
+                            "ports/1/state: no answer for 5.0 s");
+        assert_int_equal(inventory_follow_load_calls(f.follow), 1);
+
         assert_true(sd_bus_emit_signal(f.pair.server, RDMAD_ROOT_PATH, DBUS_OBJECT_MANAGER_INTERFACE,
                                        "InterfacesRemoved", "oas", DEVICE_PATH, 1, RDMAD_DEVICE_INTERFACE) >= 0);
         settle(&f);

@@ -403,6 +403,30 @@ static void test_whole_host_sorted_and_valid_utf8(void **state) {
 /* The poll's re-derivation replaces every derived string of a port and a
  * netdev, there and back: under valgrind, a replaced string that nothing
  * frees (one without a row in the change table, say) is a leak here. */
+/* A re-read as rdmad makes it: the reads (a reader thread's half), then
+ * their application to the model (the loop's). */
+static int refresh_link(Port *p, uint32_t *ret_changed) {
+        FileValue values[PORT_LINK_FILES] = {};
+        int r;
+
+        r = port_read_link(p->device->sysfs_path, p->number, strcmp(p->link_layer, "Ethernet") == 0, values);
+        if (r >= 0)
+                r = port_apply_link(p, values, ret_changed);
+        file_values_clear(values, PORT_LINK_FILES);
+        return r;
+}
+
+static int refresh_netdev(NetDev *n, uint32_t *ret_changed) {
+        FileValue values[NETDEV_FILES] = {};
+        int r;
+
+        r = netdev_read(n->name, values);
+        if (r >= 0)
+                r = netdev_apply(n, values, ret_changed);
+        file_values_clear(values, NETDEV_FILES);
+        return r;
+}
+
 static void test_refresh_replaces_derived_strings(void **state) {
         Host *h = HOST("mlx4-vpi");
         Device *d = (Device *) host_device(h, "mlx4_0");
@@ -419,7 +443,7 @@ static void test_refresh_replaces_derived_strings(void **state) {
                 umockdev_testbed_set_attribute(h->testbed, MLX4_0, "ports/1/rate",
                                                down ? "10 Mb/sec (1X SDR)\n" : "40 Gb/sec (4X QDR)\n");
                 umockdev_testbed_set_attribute(h->testbed, MLX4_0, "ports/1/lid", down ? "0x6\n" : "0x5\n");
-                assert_int_equal(port_refresh_link(p, &changed), 0);
+                assert_int_equal(refresh_link(p, &changed), 0);
                 assert_int_equal(changed,
                                  PORT_STATE_MASK | PROPERTY_BIT(PORT_PROP_RATE) | PROPERTY_BIT(PORT_PROP_RATE_SPEED) |
                                          PROPERTY_BIT(PORT_PROP_RATE_UNIT) | PROPERTY_BIT(PORT_PROP_RATE_INFO) |
@@ -433,12 +457,12 @@ static void test_refresh_replaces_derived_strings(void **state) {
                 assert_int_equal(p->lid, down ? 6 : 5);
 
                 /* Nothing new: nothing re-derived. */
-                assert_int_equal(port_refresh_link(p, &changed), 0);
+                assert_int_equal(refresh_link(p, &changed), 0);
                 assert_int_equal(changed, 0);
 
                 umockdev_testbed_set_attribute(h->testbed, MLX4_IB0, "operstate", down ? "down\n" : "up\n");
                 umockdev_testbed_set_attribute(h->testbed, MLX4_IB0, "address", down ? "00:11\n" : "00:22\n");
-                assert_int_equal(netdev_refresh(n, &changed), 0);
+                assert_int_equal(refresh_netdev(n, &changed), 0);
                 assert_int_equal(changed, PROPERTY_BIT(NETDEV_PROP_OPER_STATE) | PROPERTY_BIT(NETDEV_PROP_ADDRESS) |
                                                   PROPERTY_BIT(NETDEV_PROP_ATTRIBUTES));
                 assert_string_equal(n->operstate, down ? "down" : "up");
@@ -447,10 +471,10 @@ static void test_refresh_replaces_derived_strings(void **state) {
 
         /* An Ethernet port's InfiniBand addressing is not re-read; its state is. */
         umockdev_testbed_set_attribute(h->testbed, MLX4_0, "ports/2/lid", "0x9\n");
-        assert_int_equal(port_refresh_link(eth, &changed), 0);
+        assert_int_equal(refresh_link(eth, &changed), 0);
         assert_int_equal(changed, 0);
         umockdev_testbed_set_attribute(h->testbed, MLX4_0, "ports/2/state", "4: ACTIVE\n");
-        assert_int_equal(port_refresh_link(eth, &changed), 0);
+        assert_int_equal(refresh_link(eth, &changed), 0);
         assert_true(changed & PROPERTY_BIT(PORT_PROP_STATE));
         assert_int_equal(eth->lid, 0);
         assert_string_equal(attr_list_get(&eth->attributes, "lid"), "0x0");
@@ -472,7 +496,11 @@ static void test_vanished_device_is_an_error_not_a_crash(void **state) {
 static void test_verbs_coverage_and_poll_schedule(void **state) {
         Host *h = HOST("mlx4-vpi", "hfi1", "rxe", "siw", "mlx5-roce-sriov");
         Device *mlx4 = (Device *) host_device(h, "mlx4_0");
+        Device *mlx5 = (Device *) host_device(h, "mlx5_0");
         Port *ib = &mlx4->ports[0], *eth = &mlx4->ports[1];
+        Poll *poll = NULL;
+
+        assert_int_equal(poll_new(NULL, &poll), 0);
 
         assert_null(verbs_skip_reason(mlx4));
         assert_null(verbs_skip_reason(host_device(h, "hfi1_0")));
@@ -482,28 +510,35 @@ static void test_verbs_coverage_and_poll_schedule(void **state) {
 
         assert_string_equal(ib->link_events, "poll");
         assert_string_equal(eth->link_events, "rtnetlink");
-        assert_true(poll_port_every_tick(ib));
-        assert_false(poll_port_every_tick(eth));
-        eth->poll_boost = 1;
-        assert_true(poll_port_every_tick(eth));
+        assert_true(poll_port_every_tick(poll, ib));
+        assert_false(poll_port_every_tick(poll, eth));
+        poll_port_boost(poll, eth, 1);
+        assert_true(poll_port_every_tick(poll, eth));
+        /* A state change: read every tick until the next tick re-read it in full. */
+        assert_false(poll_port_every_tick(poll, &mlx5->ports[0]));
+        poll_port_changed(poll, &mlx5->ports[0], PROPERTY_BIT(PORT_PROP_LID));
+        assert_false(poll_port_every_tick(poll, &mlx5->ports[0]));
+        poll_port_changed(poll, &mlx5->ports[0], PROPERTY_BIT(PORT_PROP_STATE));
+        assert_true(poll_port_every_tick(poll, &mlx5->ports[0]));
 
         mlx4->verbs_covered = true;
         ib->link_events = port_link_events(ib);
         assert_string_equal(ib->link_events, "verbs");
         assert_string_equal(port_link_events(eth), "rtnetlink");
         /* ACTIVE: the events cover it; INIT and ARMED: polled until ACTIVE. */
-        assert_false(poll_port_every_tick(ib));
+        assert_false(poll_port_every_tick(poll, ib));
         ib->state_num = 2;
-        assert_true(poll_port_every_tick(ib));
+        assert_true(poll_port_every_tick(poll, ib));
         ib->state_num = 3;
-        assert_true(poll_port_every_tick(ib));
+        assert_true(poll_port_every_tick(poll, ib));
         ib->state_num = 1;
-        assert_false(poll_port_every_tick(ib));
+        assert_false(poll_port_every_tick(poll, ib));
 
         assert_int_equal(verbs_retry_delay_usec(1), 1000000);
         assert_int_equal(verbs_retry_delay_usec(2), 2000000);
         assert_int_equal(verbs_retry_delay_usec(4), 8000000);
         assert_int_equal(verbs_retry_delay_usec(40), 300000000);
+        poll_free(poll);
         host_free(h);
 }
 

@@ -189,6 +189,93 @@ static void test_named_but_absent_is_pending(void **state) {
         wait_check_done(&c);
 }
 
+static void set_health(RdmaDevice *d, const char *health, const char *reason) {
+        d->health = (char *) health;
+        d->health_reason = (char *) reason;
+}
+
+/* A device whose reads hang publishes its last known state: its ports are
+ * not there yet, named or not, until it answers again. */
+static void test_unresponsive_device_is_not_there_yet(void **state) {
+        Host h;
+        char *named[] = { (char *) "hfi1_0/1" };
+        WaitSpec spec = { .state = "ACTIVE" };
+
+        host_init(&h);
+        h.ports[2].state_name = (char *) "ACTIVE";
+        check(&h, &spec, true, "");
+        set_health(&hfi1, "unresponsive", "ports/1/state: no answer for 5.0 s");
+        check(&h, &spec, false,
+              "hfi1_0/1: unresponsive (ports/1/state: no answer for 5.0 s), last known ACTIVE (LinkUp), waiting for "
+              "ACTIVE");
+        spec.names = named;
+        spec.n_names = 1;
+        check(&h, &spec, false,
+              "hfi1_0/1: unresponsive (ports/1/state: no answer for 5.0 s), last known ACTIVE (LinkUp), waiting for "
+              "ACTIVE");
+        /* Whatever the state waited for: DOWN is not known either. */
+        spec.state = "DOWN";
+        h.ports[2].state_name = (char *) "DOWN";
+        check(&h, &spec, false, NULL);
+
+        /* --any: a healthy port in the state suffices. */
+        spec = (WaitSpec){ .state = "ACTIVE", .any = true };
+        check(&h, &spec, true, NULL);
+
+        /* Back: the state it reads now decides. */
+        set_health(&hfi1, "ok", "");
+        spec = (WaitSpec){ .state = "DOWN", .names = named, .n_names = 1 };
+        check(&h, &spec, true, "");
+        set_health(&hfi1, NULL, NULL);
+}
+
+/* Without names, a sick device's port is waited for unless it was last
+ * known to have no cable; one never read (at start-up) is. */
+static void test_unresponsive_ports_waited_for_without_names(void **state) {
+        Host h;
+        WaitSpec spec = { .state = "ACTIVE" };
+
+        host_init(&h);
+        h.ports[2].state_name = (char *) "ACTIVE";
+        set_health(&mlx5, "unresponsive", "");
+        /* mlx5_0/2 was Polling: left out; mlx5_0/1 was ACTIVE, and no reason is given. */
+        check(&h, &spec, false, "mlx5_0/1: unresponsive, last known ACTIVE (LinkUp), waiting for ACTIVE");
+
+        /* Published after the read timeout at start-up: nothing read but the name. */
+        h.ports[0].state_name = (char *) "";
+        h.ports[0].phys_state_name = (char *) "";
+        h.ports[0].phys_state_num = 0;
+        check(&h, &spec, false, "mlx5_0/1: unresponsive, last known unknown, waiting for ACTIVE");
+
+        /* --ignore leaves it out like any other. */
+        {
+                char *ignore[] = { (char *) "mlx5_0" };
+
+                spec.ignore = ignore;
+                spec.n_ignore = 1;
+                check(&h, &spec, true, "");
+        }
+        set_health(&mlx5, NULL, NULL);
+}
+
+/* An I/O error: the values read still count; a state that could not be read says why. */
+static void test_errors_explain_an_unknown_state(void **state) {
+        Host h;
+        char *named[] = { (char *) "hfi1_0/1", (char *) "mlx5_0/1" };
+        WaitSpec spec = { .state = "ACTIVE", .names = named, .n_names = 2 };
+
+        host_init(&h);
+        set_health(&hfi1, "errors", "ports/1/state: Input/output error");
+        set_health(&mlx5, "errors", "ports/1/counters/symbol_error: Input/output error");
+        h.ports[2].state_name = (char *) "";
+        check(&h, &spec, false,
+              "hfi1_0/1: unknown (LinkUp), errors (ports/1/state: Input/output error), waiting for ACTIVE");
+        h.ports[2].state_name = (char *) "ACTIVE";
+        check(&h, &spec, true, "");
+        set_health(&hfi1, NULL, NULL);
+        set_health(&mlx5, NULL, NULL);
+}
+
 static void test_names_from_args(void **state) {
         char *args[] = { (char *) "mlx5_0", (char *) "1", (char *) "hfi1_0", (char *) "ens1" };
         char *bad_args[] = { (char *) "7" };
@@ -231,6 +318,9 @@ int main(void) {
                 cmocka_unit_test(test_ignore_leaves_out_device_port_or_netdev),
                 cmocka_unit_test(test_named_port_device_and_netdev),
                 cmocka_unit_test(test_named_but_absent_is_pending),
+                cmocka_unit_test(test_unresponsive_device_is_not_there_yet),
+                cmocka_unit_test(test_unresponsive_ports_waited_for_without_names),
+                cmocka_unit_test(test_errors_explain_an_unknown_state),
                 cmocka_unit_test(test_names_from_args),
                 cmocka_unit_test(test_physical_link_states),
         };

@@ -13,7 +13,8 @@
  *                  STUB_EVENT_READ_ERROR makes that read fail with EIO.
  *
  * The device list is the testbed's /sys/class/infiniband_verbs/<node>, each
- * named by its ibdev file, as libibverbs lists them. */
+ * named by its ibdev file, as libibverbs lists them; like libibverbs, the
+ * listing also opens each device's node_type. */
 #undef _FILE_OFFSET_BITS
 #include <dirent.h>
 #include <dlfcn.h>
@@ -151,6 +152,17 @@ struct ibv_device **ibv_get_device_list(int *num_devices) {
                 snprintf(d->device.dev_path, sizeof(d->device.dev_path), "/sys/class/infiniband_verbs/%.32s",
                          de->d_name);
                 snprintf(d->device.ibdev_path, sizeof(d->device.ibdev_path), "/sys/class/infiniband/%.63s", name);
+                /* As libibverbs does for each device it lists: a read of
+                 * the device's own sysfs (a sick device's can hang). */
+                snprintf(path, sizeof(path), "%s/node_type", d->device.ibdev_path);
+                f = fopen(path, "re");
+                if (f) {
+                        char type[64];
+
+                        if (!fgets(type, sizeof(type), f))
+                                type[0] = '\0';
+                        fclose(f);
+                }
                 list[n++] = &d->device;
                 list[n] = NULL;
         }

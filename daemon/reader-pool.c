@@ -1,0 +1,697 @@
+/* SPDX-License-Identifier: MIT */
+#include "reader-pool.h"
+
+#include <fcntl.h>
+#include <sys/poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <sys/eventfd.h>
+
+#include "list.h"
+#include "log.h"
+#include "util.h"
+
+/* An idle thread ends after this long without work: a poll every second
+ * keeps its threads, an idle host has none. */
+#define READER_IDLE_USEC (30 * USEC_PER_SEC)
+
+enum { JOB_QUEUED, JOB_RUNNING, JOB_DONE };
+
+struct ReaderJob {
+        ReaderPool *pool;
+        ReaderLane *lane; /* a reference */
+        ReaderRun run;
+        ReaderApply apply;
+        ReaderFree free_arg;
+        void *arg;
+        int state;
+        bool cancelled;
+        uint64_t start_usec; /* CLOCK_MONOTONIC, when a thread took it */
+        /* What the thread reads now, for the loop to name when it hangs. */
+        int note_fd;
+        const char *note_name;
+        ReaderResult result;
+        LIST_FIELDS(ReaderJob, queue); /* the lane's queue, or the pool's done list */
+        LIST_FIELDS(ReaderJob, running);
+};
+
+struct ReaderLane {
+        ReaderPool *pool;
+        char *name;
+        unsigned n_ref;     /* the owner's, and one per job not yet freed */
+        unsigned n_pending; /* jobs not yet applied or cancelled */
+        ReaderJob *queue, *queue_tail;
+        ReaderJob *running;
+        bool ready; /* on the pool's ready list */
+        bool stuck;
+        void *context;
+        void (*free_context)(void *);
+        LIST_FIELDS(ReaderLane, ready);
+        LIST_FIELDS(ReaderLane, lanes);
+};
+
+struct ReaderPool {
+        pthread_mutex_t mutex;
+        pthread_cond_t work;
+        pthread_cond_t gone; /* a thread ended (reader_pool_free() waits for them) */
+        unsigned n_ref;      /* the loop's, and one per thread */
+        bool shutdown;
+
+        ReaderLane *lanes; /* every lane with a reference */
+        ReaderLane *ready, *ready_tail;
+        ReaderJob *running;
+        ReaderJob *done, *done_tail;
+        unsigned n_threads, n_idle, n_woken;
+
+        int fd; /* eventfd: jobs are done */
+        /* The loop's alone: */
+        sd_event_source *fd_event, *timer_event;
+        uint64_t timeout_usec;
+        ReaderPoolEvents events;
+        void *userdata;
+};
+
+static __thread ReaderJob *current_job;
+
+static void pool_unref_locked_last(ReaderPool *p);
+
+static void lane_free(ReaderLane *l) {
+        if (l->free_context)
+                l->free_context(l->context);
+        free(l->name);
+        free(l);
+}
+
+/* Under the mutex; frees the lane when its last reference goes. */
+static void lane_unref_locked(ReaderLane *l) {
+        assert(l->n_ref > 0);
+        if (--l->n_ref > 0)
+                return;
+        LIST_REMOVE(lanes, l->pool->lanes, l);
+        lane_free(l);
+}
+
+static void job_free_locked(ReaderJob *j) {
+        if (j->free_arg)
+                j->free_arg(j->arg);
+        lane_unref_locked(j->lane);
+        free(j);
+}
+
+static void lane_make_ready_locked(ReaderLane *l) {
+        ReaderPool *p = l->pool;
+
+        if (l->ready || l->running || !l->queue)
+                return;
+        l->ready = true;
+        LIST_APPEND(ready, p->ready, p->ready_tail, l);
+}
+
+static void copy_str(char *buf, size_t size, const char *s) {
+        size_t l = strlen(s);
+
+        if (l >= size)
+                l = size - 1;
+        memcpy(buf, s, l);
+        buf[l] = '\0';
+}
+
+/* Where name's file is relative to the device: after ".../<lane>/", else
+ * its last two components ("eth0/mtu", "0000:3b:00.0/sriov_numvfs"). */
+static void relative_name(const char *lane, const char *path, char *buf, size_t size) {
+        char key[300];
+        const char *found = NULL, *s, *slash;
+
+        snprintf(key, sizeof(key), "/%s/", lane);
+        for (s = strstr(path, key); s; s = strstr(s + 1, key))
+                found = s;
+        if (found) {
+                copy_str(buf, size, found + strlen(key));
+                return;
+        }
+        slash = strrchr(path, '/');
+        for (s = slash; s && s > path; s--)
+                if (s[-1] == '/' && s != slash) {
+                        copy_str(buf, size, s);
+                        return;
+                }
+        copy_str(buf, size, slash ? slash + 1 : path);
+}
+
+static void resolve_note(const ReaderJob *j, int dirfd, const char *name, char *buf, size_t size) {
+        char link[64], dir[4096], full[4096 + 256];
+        ssize_t n;
+
+        if (!name) {
+                copy_str(buf, size, "(reading)");
+                return;
+        }
+        if (name[0] == '/' || dirfd == AT_FDCWD)
+                copy_str(full, sizeof(full), name);
+        else {
+                snprintf(link, sizeof(link), "/proc/self/fd/%d", dirfd);
+                n = readlink(link, dir, sizeof(dir) - 1);
+                if (n < 0)
+                        n = 0;
+                dir[n] = '\0';
+                snprintf(full, sizeof(full), "%s%s%s", dir, *name ? "/" : "", name);
+        }
+        relative_name(j->lane->name, full, buf, size);
+}
+
+void reader_read_begin(int dirfd, const char *name) {
+        ReaderJob *j = current_job;
+
+        if (!j)
+                return;
+        pthread_mutex_lock(&j->pool->mutex);
+        j->note_fd = dirfd;
+        j->note_name = name;
+        pthread_mutex_unlock(&j->pool->mutex);
+}
+
+void reader_read_end(int dirfd, const char *name, int r) {
+        ReaderJob *j = current_job;
+
+        if (!j)
+                return;
+        pthread_mutex_lock(&j->pool->mutex);
+        j->note_name = NULL;
+        pthread_mutex_unlock(&j->pool->mutex);
+        if (errno_is_io(r) && j->result.io_error == 0) {
+                j->result.io_error = r;
+                resolve_note(j, dirfd, name, j->result.io_file, sizeof(j->result.io_file));
+        }
+}
+
+static void *reader_thread(void *userdata) {
+        ReaderPool *p = userdata;
+
+        pthread_mutex_lock(&p->mutex);
+        for (;;) {
+                ReaderLane *l;
+                ReaderJob *j;
+
+                while (!p->shutdown && !p->ready) {
+                        struct timespec ts;
+                        int r;
+
+                        clock_gettime(CLOCK_MONOTONIC, &ts);
+                        ts.tv_sec += READER_IDLE_USEC / USEC_PER_SEC;
+                        p->n_idle++;
+                        r = pthread_cond_timedwait(&p->work, &p->mutex, &ts);
+                        p->n_idle--;
+                        if (p->n_woken > 0)
+                                p->n_woken--;
+                        if (r == ETIMEDOUT && !p->ready)
+                                goto out;
+                }
+                if (p->shutdown)
+                        break;
+
+                l = p->ready;
+                LIST_REMOVE_TAIL(ready, p->ready, p->ready_tail, l);
+                l->ready = false;
+                j = l->queue;
+                LIST_REMOVE_TAIL(queue, l->queue, l->queue_tail, j);
+                j->state = JOB_RUNNING;
+                j->start_usec = now_usec(CLOCK_MONOTONIC);
+                l->running = j;
+                LIST_PREPEND(running, p->running, j);
+                pthread_mutex_unlock(&p->mutex);
+
+                current_job = j;
+                j->run(l, j->arg);
+                current_job = NULL;
+
+                pthread_mutex_lock(&p->mutex);
+                LIST_REMOVE(running, p->running, j);
+                l->running = NULL;
+                if (l->stuck) {
+                        l->stuck = false;
+                        j->result.stuck = true;
+                }
+                if (p->shutdown) {
+                        job_free_locked(j);
+                        break;
+                }
+                j->state = JOB_DONE;
+                if (!p->done)
+                        (void) eventfd_write(p->fd, 1);
+                LIST_APPEND(queue, p->done, p->done_tail, j);
+                lane_make_ready_locked(l);
+        }
+out:
+        p->n_threads--;
+        pthread_cond_broadcast(&p->gone);
+        pool_unref_locked_last(p);
+        return NULL;
+}
+
+/* Under the mutex: a thread for the ready work, if none is idle and the
+ * bound allows. */
+static void pool_wake_locked(ReaderPool *p) {
+        sigset_t all, old;
+        pthread_attr_t attr;
+        pthread_t t;
+        int r;
+
+        if (p->n_idle > p->n_woken) {
+                p->n_woken++;
+                pthread_cond_signal(&p->work);
+                return;
+        }
+        if (p->n_threads >= READER_POOL_THREADS_MAX)
+                return; /* the next thread that is done takes it */
+
+        /* Signals are the loop's (signalfd); a small stack, the reads need little. */
+        sigfillset(&all);
+        pthread_sigmask(SIG_SETMASK, &all, &old);
+        pthread_attr_init(&attr);
+        pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+        pthread_attr_setstacksize(&attr, 256 * 1024);
+        r = pthread_create(&t, &attr, reader_thread, p);
+        pthread_attr_destroy(&attr);
+        pthread_sigmask(SIG_SETMASK, &old, NULL);
+        if (r != 0) {
+                /* The threads there are take the work; with none, the next submission retries. */
+                log_warning_errno(r, "Cannot start a reader thread: %m");
+                return;
+        }
+        p->n_threads++;
+        p->n_ref++;
+}
+
+static void pool_free_shared(ReaderPool *p) {
+        /* Lanes still referenced only by abandoned jobs' owners are gone with them. */
+        while (p->lanes) {
+                ReaderLane *l = p->lanes;
+                LIST_REMOVE(lanes, p->lanes, l);
+                lane_free(l);
+        }
+        if (p->fd >= 0)
+                close(p->fd);
+        pthread_cond_destroy(&p->work);
+        pthread_cond_destroy(&p->gone);
+        pthread_mutex_unlock(&p->mutex);
+        pthread_mutex_destroy(&p->mutex);
+        free(p);
+}
+
+/* Under the mutex, which it releases. */
+static void pool_unref_locked_last(ReaderPool *p) {
+        if (--p->n_ref == 0) {
+                pool_free_shared(p);
+                return;
+        }
+        pthread_mutex_unlock(&p->mutex);
+}
+
+static void pool_arm_timer(ReaderPool *p, uint64_t usec) {
+        int r;
+
+        r = sd_event_source_set_time(p->timer_event, usec);
+        if (r >= 0)
+                r = sd_event_source_set_enabled(p->timer_event, SD_EVENT_ONESHOT);
+        if (r < 0)
+                log_error_errno(r, "Cannot arm the read timeout: %m");
+}
+
+typedef struct StuckReport {
+        char lane[256];
+        char reason[512];
+} StuckReport;
+
+/* Marks the jobs that outlived the timeout and reports their lanes; the
+ * next deadline, or UINT64_MAX when nothing runs or waits. */
+static uint64_t pool_check(ReaderPool *p, uint64_t now) {
+        StuckReport reports[READER_POOL_THREADS_MAX];
+        unsigned n = 0;
+        uint64_t next = UINT64_MAX;
+
+        if (p->timeout_usec == 0)
+                return UINT64_MAX;
+        pthread_mutex_lock(&p->mutex);
+        LIST_FOREACH(running, j, p->running) {
+                if (j->lane->stuck)
+                        continue;
+                if (now >= j->start_usec + p->timeout_usec) {
+                        char file[256];
+
+                        j->lane->stuck = true;
+                        if (n < ELEMENTSOF(reports)) {
+                                resolve_note(j, j->note_fd, j->note_name, file, sizeof(file));
+                                copy_str(reports[n].lane, sizeof(reports[n].lane), j->lane->name);
+                                snprintf(reports[n].reason, sizeof(reports[n].reason), "%s: no answer for %.1f s", file,
+                                         (double) (now - j->start_usec) / USEC_PER_SEC);
+                                n++;
+                        }
+                } else if (j->start_usec + p->timeout_usec < next)
+                        next = j->start_usec + p->timeout_usec;
+        }
+        /* Work waiting for a thread: it starts at the earliest now. */
+        if (p->ready && now + p->timeout_usec < next)
+                next = now + p->timeout_usec;
+        pthread_mutex_unlock(&p->mutex);
+
+        for (unsigned i = 0; i < n; i++)
+                if (p->events.stuck)
+                        p->events.stuck(reports[i].lane, reports[i].reason, p->userdata);
+        return next;
+}
+
+static int on_timer(sd_event_source *s, uint64_t usec, void *userdata) {
+        ReaderPool *p = userdata;
+        uint64_t next = pool_check(p, now_usec(CLOCK_MONOTONIC));
+
+        if (next != UINT64_MAX)
+                pool_arm_timer(p, next);
+        return 0;
+}
+
+static void pool_dispatch(ReaderPool *p) {
+        ReaderJob *done;
+
+        pthread_mutex_lock(&p->mutex);
+        done = TAKE_PTR(p->done);
+        p->done_tail = NULL;
+        {
+                eventfd_t v;
+                (void) eventfd_read(p->fd, &v);
+        }
+        pthread_mutex_unlock(&p->mutex);
+
+        LIST_FOREACH_SAFE(queue, j, next, done) {
+                ReaderLane *l = j->lane;
+
+                LIST_REMOVE(queue, done, j);
+                if (!j->cancelled)
+                        l->n_pending--;
+                if (j->result.stuck && p->events.unstuck)
+                        p->events.unstuck(l->name, p->userdata);
+                if (!j->cancelled && j->apply)
+                        j->apply(j->arg, &j->result, p->userdata);
+                pthread_mutex_lock(&p->mutex);
+                job_free_locked(j);
+                pthread_mutex_unlock(&p->mutex);
+        }
+}
+
+static int on_done(sd_event_source *s, int fd, uint32_t revents, void *userdata) {
+        pool_dispatch(userdata);
+        return 0;
+}
+
+int reader_pool_new(sd_event *event, uint64_t timeout_usec, const ReaderPoolEvents *events, void *userdata,
+                    ReaderPool **ret) {
+        ReaderPool *p;
+        int r;
+
+        assert(event);
+        assert(ret);
+
+        p = calloc(1, sizeof(ReaderPool));
+        if (!p)
+                return -ENOMEM;
+        pthread_mutex_init(&p->mutex, NULL);
+        {
+                pthread_condattr_t ca;
+                pthread_condattr_init(&ca);
+                pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+                pthread_cond_init(&p->work, &ca);
+                pthread_cond_init(&p->gone, &ca);
+                pthread_condattr_destroy(&ca);
+        }
+        p->n_ref = 1;
+        p->timeout_usec = timeout_usec;
+        p->events = events ? *events : (ReaderPoolEvents){};
+        p->userdata = userdata;
+        p->fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+        if (p->fd < 0) {
+                r = negative_errno();
+                goto fail;
+        }
+        r = sd_event_add_io(event, &p->fd_event, p->fd, EPOLLIN, on_done, p);
+        if (r < 0)
+                goto fail;
+        (void) sd_event_source_set_description(p->fd_event, "reader-pool");
+        r = sd_event_add_time(event, &p->timer_event, CLOCK_MONOTONIC, UINT64_MAX, 100 * USEC_PER_MSEC, on_timer, p);
+        if (r < 0)
+                goto fail;
+        (void) sd_event_source_set_enabled(p->timer_event, SD_EVENT_OFF);
+        (void) sd_event_source_set_description(p->timer_event, "read-timeout");
+        *ret = p;
+        return 0;
+fail:
+        reader_pool_free(p);
+        return r;
+}
+
+/* Threads that are stuck in a read: their lane says so. */
+static unsigned pool_stuck_locked(ReaderPool *p) {
+        unsigned n = 0;
+
+        LIST_FOREACH(running, j, p->running)
+        n += j->lane->stuck;
+        return n;
+}
+
+/* Under the mutex, at the end: rdmad is about to exit, and a thread still
+ * running a read in user space (in libudev, in a preloaded library) while
+ * exit() runs the libraries' destructors may crash the exit. The threads
+ * that are not stuck end within a read's time; they are waited for, at
+ * most READER_EXIT_WAIT_USEC. A stuck one sits in the kernel and runs
+ * nothing until the process is gone: it is not waited for. */
+#define READER_EXIT_WAIT_USEC (500 * USEC_PER_MSEC)
+
+static void reader_pool_wait_threads_locked(ReaderPool *p) {
+        uint64_t until = now_usec(CLOCK_MONOTONIC) + READER_EXIT_WAIT_USEC;
+
+        while (p->n_threads > pool_stuck_locked(p)) {
+                struct timespec ts = { .tv_sec = (time_t) (until / USEC_PER_SEC),
+                                       .tv_nsec = (long) (until % USEC_PER_SEC) * 1000 };
+
+                if (now_usec(CLOCK_MONOTONIC) >= until || pthread_cond_timedwait(&p->gone, &p->mutex, &ts) == ETIMEDOUT)
+                        break;
+        }
+}
+
+ReaderPool *reader_pool_free(ReaderPool *p) {
+        if (!p)
+                return NULL;
+        p->fd_event = sd_event_source_disable_unref(p->fd_event);
+        p->timer_event = sd_event_source_disable_unref(p->timer_event);
+
+        pthread_mutex_lock(&p->mutex);
+        p->shutdown = true;
+        /* Queued and done work is dropped; running jobs are freed by their
+         * threads. A lane's last job takes the lane with it: the next lane
+         * is taken first. */
+        LIST_FOREACH_SAFE(lanes, l, next_lane, p->lanes)
+        LIST_FOREACH_SAFE(queue, j, next, l->queue) {
+                LIST_REMOVE_TAIL(queue, l->queue, l->queue_tail, j);
+                job_free_locked(j);
+        }
+        LIST_FOREACH_SAFE(queue, j, next, p->done) {
+                LIST_REMOVE_TAIL(queue, p->done, p->done_tail, j);
+                job_free_locked(j);
+        }
+        pthread_cond_broadcast(&p->work);
+        reader_pool_wait_threads_locked(p);
+        pool_unref_locked_last(p);
+        return NULL;
+}
+
+uint64_t reader_pool_timeout(const ReaderPool *p) {
+        return p->timeout_usec;
+}
+
+unsigned reader_pool_threads(ReaderPool *p) {
+        unsigned n;
+
+        pthread_mutex_lock(&p->mutex);
+        n = p->n_threads;
+        pthread_mutex_unlock(&p->mutex);
+        return n;
+}
+
+ReaderLane *reader_pool_lane(ReaderPool *p, const char *name) {
+        ReaderLane *l;
+
+        assert(p);
+        assert(name);
+
+        pthread_mutex_lock(&p->mutex);
+        LIST_FOREACH(lanes, i, p->lanes)
+        if (streq(i->name, name)) {
+                i->n_ref++;
+                pthread_mutex_unlock(&p->mutex);
+                return i;
+        }
+        l = calloc(1, sizeof(ReaderLane));
+        if (l)
+                l->name = strdup(name);
+        if (!l || !l->name) {
+                free(l);
+                pthread_mutex_unlock(&p->mutex);
+                return NULL;
+        }
+        l->pool = p;
+        l->n_ref = 1;
+        LIST_PREPEND(lanes, p->lanes, l);
+        pthread_mutex_unlock(&p->mutex);
+        return l;
+}
+
+ReaderLane *reader_lane_ref(ReaderLane *l) {
+        if (!l)
+                return NULL;
+        pthread_mutex_lock(&l->pool->mutex);
+        l->n_ref++;
+        pthread_mutex_unlock(&l->pool->mutex);
+        return l;
+}
+
+ReaderLane *reader_lane_unref(ReaderLane *l) {
+        ReaderPool *p;
+
+        if (!l)
+                return NULL;
+        p = l->pool;
+        pthread_mutex_lock(&p->mutex);
+        lane_unref_locked(l);
+        pthread_mutex_unlock(&p->mutex);
+        return NULL;
+}
+
+const char *reader_lane_name(const ReaderLane *l) {
+        return l->name;
+}
+
+bool reader_lane_stuck(ReaderLane *l) {
+        bool b;
+
+        pthread_mutex_lock(&l->pool->mutex);
+        b = l->stuck;
+        pthread_mutex_unlock(&l->pool->mutex);
+        return b;
+}
+
+unsigned reader_lane_pending(ReaderLane *l) {
+        return l->n_pending;
+}
+
+void reader_lane_cancel_all(ReaderLane *l) {
+        ReaderPool *p = l->pool;
+
+        pthread_mutex_lock(&p->mutex);
+        LIST_FOREACH_SAFE(queue, j, next, l->queue) {
+                if (!j->apply)
+                        continue;
+                LIST_REMOVE_TAIL(queue, l->queue, l->queue_tail, j);
+                l->n_pending--;
+                job_free_locked(j);
+        }
+        if (l->running && l->running->apply && !l->running->cancelled) {
+                l->running->cancelled = true;
+                l->n_pending--;
+        }
+        LIST_FOREACH(queue, j, p->done)
+        if (j->lane == l && j->apply && !j->cancelled) {
+                j->cancelled = true;
+                l->n_pending--;
+        }
+        if (l->ready && !l->queue) {
+                LIST_REMOVE_TAIL(ready, p->ready, p->ready_tail, l);
+                l->ready = false;
+        }
+        pthread_mutex_unlock(&p->mutex);
+}
+
+void *reader_lane_context(ReaderLane *l) {
+        return l->context;
+}
+
+void reader_lane_set_context(ReaderLane *l, void *context, void (*free_context)(void *)) {
+        l->context = context;
+        l->free_context = free_context;
+}
+
+int reader_pool_submit(ReaderPool *p, ReaderLane *lane, ReaderRun run, ReaderApply apply, ReaderFree free_arg,
+                       void *arg, ReaderJob **ret) {
+        ReaderJob *j;
+        int enabled = SD_EVENT_OFF;
+
+        assert(p);
+        assert(lane);
+        assert(run);
+
+        j = calloc(1, sizeof(ReaderJob));
+        if (!j)
+                return -ENOMEM;
+        *j = (ReaderJob){
+                .pool = p, .lane = lane, .run = run, .apply = apply, .free_arg = free_arg, .arg = arg, .note_fd = -EBADF
+        };
+
+        pthread_mutex_lock(&p->mutex);
+        lane->n_ref++;
+        lane->n_pending++;
+        LIST_APPEND(queue, lane->queue, lane->queue_tail, j);
+        lane_make_ready_locked(lane);
+        if (lane->ready)
+                pool_wake_locked(p);
+        pthread_mutex_unlock(&p->mutex);
+
+        /* The read timeout counts from when a thread takes the job: the
+         * check comes at the earliest a timeout from now. */
+        if (p->timeout_usec > 0 && sd_event_source_get_enabled(p->timer_event, &enabled) >= 0 &&
+            enabled == SD_EVENT_OFF)
+                pool_arm_timer(p, now_usec(CLOCK_MONOTONIC) + p->timeout_usec);
+        if (ret)
+                *ret = j;
+        return 0;
+}
+
+void reader_job_cancel(ReaderJob *j) {
+        ReaderPool *p;
+        ReaderLane *l;
+
+        if (!j)
+                return;
+        p = j->pool;
+        l = j->lane;
+        pthread_mutex_lock(&p->mutex);
+        if (!j->cancelled)
+                l->n_pending--;
+        j->cancelled = true;
+        if (j->state == JOB_QUEUED) {
+                LIST_REMOVE_TAIL(queue, l->queue, l->queue_tail, j);
+                if (l->ready && !l->queue) {
+                        LIST_REMOVE_TAIL(ready, p->ready, p->ready_tail, l);
+                        l->ready = false;
+                }
+                job_free_locked(j);
+        }
+        pthread_mutex_unlock(&p->mutex);
+}
+
+int reader_pool_wait(ReaderPool *p, uint64_t until) {
+        uint64_t now = now_usec(CLOCK_MONOTONIC);
+        struct pollfd pfd = { .fd = p->fd, .events = POLLIN };
+        int r;
+
+        if (now >= until) {
+                (void) pool_check(p, now);
+                return -ETIME;
+        }
+        r = poll(&pfd, 1, (int) ((until - now + USEC_PER_MSEC - 1) / USEC_PER_MSEC));
+        if (r < 0 && errno != EINTR)
+                return -errno;
+        pool_dispatch(p);
+        if (r == 0) {
+                (void) pool_check(p, now_usec(CLOCK_MONOTONIC));
+                return -ETIME;
+        }
+        return 0;
+}

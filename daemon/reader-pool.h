@@ -1,0 +1,106 @@
+/* SPDX-License-Identifier: MIT */
+#pragma once
+
+#include <errno.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <systemd/sd-event.h>
+
+#include "time-util.h"
+
+/* The reader pool: every read of a device's sysfs files runs here, never on
+ * the event loop (shared/design.md, "Sick adapters"). A read of a failing
+ * adapter is a firmware command that can sit in the kernel for a minute or
+ * for good, deaf to signals; the loop must go on answering meanwhile.
+ *
+ * Work goes to lanes, one per device (by name): a lane's jobs run in order,
+ * on one thread at a time. At most READER_POOL_THREADS_MAX threads run in
+ * all, started when there is work and no idle thread, ended after a while
+ * idle. A job that has not returned after the read timeout makes its lane
+ * stuck (reported to the owner, with the file it waits for); its thread is
+ * abandoned, never joined, and still counts against the bound, so the pool
+ * never grows whatever number of devices hang. The loop hears of finished
+ * jobs through an eventfd and applies their results in order. */
+
+#define READER_POOL_THREADS_MAX   8
+#define READ_TIMEOUT_USEC_DEFAULT (5 * USEC_PER_SEC)
+
+typedef struct ReaderPool ReaderPool;
+typedef struct ReaderLane ReaderLane;
+typedef struct ReaderJob ReaderJob;
+
+/* What the thread found besides what run() stored in its argument. */
+typedef struct ReaderResult {
+        int io_error;      /* the first read that failed with an I/O error (errno_is_io()), or 0 */
+        char io_file[256]; /* ... which file, relative to the device ("ports/1/state") */
+        bool stuck;        /* the job outlived the read timeout: its lane was reported stuck */
+} ReaderResult;
+
+/* On a pool thread; the lane's context is the thread's alone meanwhile. */
+typedef void (*ReaderRun)(ReaderLane *lane, void *arg);
+/* On the loop, after run() returned, unless the job was cancelled. */
+typedef void (*ReaderApply)(void *arg, const ReaderResult *result, void *userdata);
+/* Frees the argument: on the loop, or on the thread of a job abandoned at exit. */
+typedef void (*ReaderFree)(void *arg);
+
+typedef struct ReaderPoolEvents {
+        /* A read of the lane has not returned within the timeout; reason
+         * names the file ("ports/1/state: no answer for 5.0 s"). */
+        void (*stuck)(const char *lane, const char *reason, void *userdata);
+        /* The stuck read returned; called before its job's apply(). */
+        void (*unstuck)(const char *lane, void *userdata);
+} ReaderPoolEvents;
+
+int reader_pool_new(sd_event *event, uint64_t timeout_usec, const ReaderPoolEvents *events, void *userdata,
+                    ReaderPool **ret);
+/* Drops what is queued and leaves the running threads to finish on their
+ * own: a thread stuck in the kernel is never waited for. */
+ReaderPool *reader_pool_free(ReaderPool *p);
+
+uint64_t reader_pool_timeout(const ReaderPool *p);
+/* Threads alive now (running, stuck or idle). */
+unsigned reader_pool_threads(ReaderPool *p);
+
+/* The lane called name, made if there is none; a reference. */
+ReaderLane *reader_pool_lane(ReaderPool *p, const char *name);
+ReaderLane *reader_lane_ref(ReaderLane *l);
+ReaderLane *reader_lane_unref(ReaderLane *l);
+const char *reader_lane_name(const ReaderLane *l);
+/* A read of the lane is stuck now. */
+bool reader_lane_stuck(ReaderLane *l);
+/* Jobs of the lane queued or running, not yet applied. */
+unsigned reader_lane_pending(ReaderLane *l);
+/* Every job of the lane not yet applied is cancelled (its device is gone),
+ * except those without apply(): nothing of theirs comes back to the model,
+ * and what they do must be done (closing a verbs context). */
+void reader_lane_cancel_all(ReaderLane *l);
+
+/* The lane's context, for run() only: what a device's reads keep between
+ * jobs (the poll's open descriptors). Set once; freed with the lane. */
+void *reader_lane_context(ReaderLane *l);
+void reader_lane_set_context(ReaderLane *l, void *context, void (*free_context)(void *));
+
+/* Queues run(arg) on the lane; apply follows on the loop, then free. On
+ * failure nothing is queued and arg is the caller's. *ret (optional) is
+ * valid until apply() or reader_job_cancel(). */
+int reader_pool_submit(ReaderPool *p, ReaderLane *lane, ReaderRun run, ReaderApply apply, ReaderFree free_arg,
+                       void *arg, ReaderJob **ret);
+/* apply() is not called; arg is freed now or when run() returns. */
+void reader_job_cancel(ReaderJob *j);
+
+/* For the start-up, before the loop runs: waits until a job is done or
+ * until (CLOCK_MONOTONIC), applies what is done, and reports what is stuck
+ * by then. -ETIME past until. */
+int reader_pool_wait(ReaderPool *p, uint64_t until);
+
+/* For the reading code, on a pool thread (no-ops elsewhere): a read of
+ * name (in the directory dirfd, or AT_FDCWD) begins, and how it ended
+ * (-errno or >= 0). The pool names the file when the read hangs or fails. */
+void reader_read_begin(int dirfd, const char *name);
+void reader_read_end(int dirfd, const char *name, int r);
+
+/* An I/O error of a device, as opposed to a file that is not there or not
+ * readable in its state (ENOENT, EINVAL, EOPNOTSUPP...). */
+static inline bool errno_is_io(int r) {
+        return r == -EIO || r == -ETIMEDOUT || r == -ENXIO || r == -EREMOTEIO || r == -EPROTO;
+}
