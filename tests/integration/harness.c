@@ -1725,6 +1725,30 @@ int harness_teardown_clean(void **state) {
         return 0;
 }
 
+typedef struct PropertyWant {
+        const char *path, *interface, *name, *value;
+} PropertyWant;
+
+static bool property_is(Harness *h, const void *data) {
+        const PropertyWant *w = data;
+        char *v = harness_get_property(h, w->path, w->interface, w->name, NULL);
+        bool ok = v && strcmp(v, w->value) == 0;
+
+        free(v);
+        return ok;
+}
+
+void harness_wait_property(Harness *h, const char *path, const char *interface, const char *name, const char *value,
+                           int timeout_ms) {
+        PropertyWant w = { path, interface, name, value };
+
+        if (!harness_wait(h, property_is, &w, timeout_ms)) {
+                char *v = harness_get_property(h, path, interface, name, NULL);
+
+                fail_msg("%s %s.%s: %s after %d ms, not %s", path, interface, name, v ?: "(error)", timeout_ms, value);
+        }
+}
+
 char *harness_get_property(Harness *h, const char *path, const char *interface, const char *name,
                            char **ret_error_name) {
         sd_bus_error error = SD_BUS_ERROR_NULL;

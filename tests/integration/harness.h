@@ -185,6 +185,11 @@ int harness_stop(Harness *h);
 /* Runs the client connection until pred(h, data) is true or timeout_ms
  * passes; returns pred's final value. */
 bool harness_wait(Harness *h, bool (*pred)(Harness *h, const void *data), const void *data, int timeout_ms);
+/* Until a property reads value (formatted as harness_get_property() gives
+ * it), or a failure after timeout_ms: devices are read on rdmad's reader
+ * threads, each in its own time. */
+void harness_wait_property(Harness *h, const char *path, const char *interface, const char *name, const char *value,
+                           int timeout_ms);
 
 /* Processes everything queued on the client connection for a while. */
 void harness_settle(Harness *h, int ms);
