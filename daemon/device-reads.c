@@ -148,6 +148,12 @@ static bool state_changed(ReaderLane *lane, const char *sysfs_path, PortRead *p)
         return false;
 }
 
+/* Whether the device's directory is gone (removed or renamed under us):
+ * what was read of it then is not news, its uevent follows. */
+static bool device_dir_gone(const char *sysfs_path) {
+        return access(sysfs_path, F_OK) < 0 && errno == ENOENT;
+}
+
 static int read_port(ReaderLane *lane, const char *sysfs_path, PortRead *p) {
         int r;
 
@@ -196,6 +202,8 @@ void device_read_run(ReaderLane *lane, void *arg) {
         case DEVICE_READ_PORTS:
                 for (size_t i = 0; i < r->n_ports && r->error >= 0; i++)
                         r->error = read_port(lane, r->sysfs_path, &r->ports[i]);
+                if (r->error >= 0 && device_dir_gone(r->sysfs_path))
+                        r->error = -ENOENT;
                 break;
         case DEVICE_READ_NETDEV:
                 r->error = netdev_read(r->netdev, r->netdev_values);

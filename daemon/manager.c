@@ -715,6 +715,9 @@ static void manager_apply_load(Manager *m, DeviceRead *r, const ReaderResult *re
 }
 
 static void manager_apply_ports(Manager *m, Device *d, DeviceRead *r, const ReaderResult *res) {
+        /* Its directory went meanwhile (a removal, a rename): the uevent says what happened. */
+        if (r->error == -ENOENT)
+                return;
         if (errno_is_resource(r->error))
                 manager_defer_resync(m, r->error, d->name);
         for (size_t i = 0; i < r->n_ports; i++) {
