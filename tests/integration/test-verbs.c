@@ -522,7 +522,10 @@ static void test_storm(void **state) {
 
         rss_after = harness_settled_rss_kib(h);
         print_message("RSS %" PRIu64 " -> %" PRIu64 " KiB\n", rss_before, rss_after);
-        assert_true(rss_after <= rss_before + 1024);
+        /* Under valgrind the RSS is mostly valgrind's own (its translations
+         * grow with every new code path); its leak check stands in there. */
+        if (!getenv("RDMAD_TEST_WRAPPER"))
+                assert_true(rss_after <= rss_before + 1024);
 
         harness_stop_daemon(h);
         snprintf(close_line, sizeof(close_line), "close mlx4_0 got=%u acked=%u\n", 2 * STORM, 2 * STORM);
