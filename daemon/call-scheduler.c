@@ -40,8 +40,8 @@ static CallSchedulerCaller *caller_find(const CallScheduler *s, const char *send
         CallSchedulerCaller *head = s->callers; /* LIST_FOREACH's cursor takes the head's type */
 
         LIST_FOREACH(callers, c, head)
-        if (streq(c->sender, sender))
-                return c;
+                if (streq(c->sender, sender))
+                        return c;
         return NULL;
 }
 
@@ -116,10 +116,10 @@ static void turn_forget_idle(CallScheduler *s) {
                 bool waits = turn_debt(s, &s->turns[i], now) > 0;
 
                 LIST_FOREACH(callers, c, s->callers)
-                if (c->uid != UID_UNKNOWN && c->uid == s->turns[i].uid) {
-                        waits = true;
-                        break;
-                }
+                        if (c->uid != UID_UNKNOWN && c->uid == s->turns[i].uid) {
+                                waits = true;
+                                break;
+                        }
                 if (waits)
                         i++;
                 else
@@ -160,7 +160,7 @@ void call_scheduler_clear(CallScheduler *s) {
         assert(s);
 
         LIST_FOREACH_SAFE(callers, c, n, s->callers)
-        caller_remove(s, c);
+                caller_remove(s, c);
         s->turns = mfree(s->turns);
         s->n_turns = s->allocated_turns = 0;
 }
@@ -176,8 +176,8 @@ int call_scheduler_enqueue(CallScheduler *s, void *call, const char *sender, uid
                 unsigned n = 0;
 
                 LIST_FOREACH(callers, i, s->callers)
-                if (i->uid == uid)
-                        n += i->n_calls;
+                        if (i->uid == uid)
+                                n += i->n_calls;
                 if (n >= s->limits.uid_calls_max)
                         return -EDQUOT;
         }
@@ -238,8 +238,8 @@ static CallSchedulerCaller *pick(CallScheduler *s, uint64_t *ret_wake_usec) {
 
         *ret_wake_usec = 0;
         LIST_FOREACH(callers, c, s->callers)
-        if (caller_privileged(c))
-                return c;
+                if (caller_privileged(c))
+                        return c;
 
         if (s->share == CALL_SCHEDULER_SHARE_DRAINING)
                 return NULL;

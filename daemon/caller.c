@@ -72,11 +72,11 @@ static void lookup_free(CallerLookup *l) {
 
 static CallerLookup *lookup_find(CallerRegistry *registry, const char *sender) {
         LIST_FOREACH(lookups, l, registry->lookups)
-        if (streq(l->sender, sender))
-                return l;
+                if (streq(l->sender, sender))
+                        return l;
         LIST_FOREACH(lookups, l, registry->waiting)
-        if (streq(l->sender, sender))
-                return l;
+                if (streq(l->sender, sender))
+                        return l;
         return NULL;
 }
 

@@ -168,7 +168,7 @@ static PendingCall *pending_call_free(PendingCall *c) {
 
 static void pending_calls_free(PendingCall *calls) {
         LIST_FOREACH_SAFE(calls, c, next, calls)
-        pending_call_free(c);
+                pending_call_free(c);
 }
 
 static void pending_call_fail(PendingCall *c, int error) {
@@ -461,17 +461,17 @@ static int collect_entries(const PendingCall *calls, CacheEntry **ret, size_t *r
         size_t n = 0, allocated = 0, kept = 0;
 
         LIST_FOREACH(calls, c, calls)
-        for (size_t i = 0; i < c->n_targets; i++) {
-                if (ARRAY_RESERVE(e, allocated, n + 1) < 0)
-                        goto oom;
-                e[n] = (CacheEntry){ .path = strdup(c->targets[i].path),
-                                     .device = strdup(c->targets[i].device),
-                                     .port_dir = c->targets[i].port > 0,
-                                     .snapshot = counter_snapshot_new() };
-                n++;
-                if (!e[n - 1].path || !e[n - 1].device || !e[n - 1].snapshot)
-                        goto oom;
-        }
+                for (size_t i = 0; i < c->n_targets; i++) {
+                        if (ARRAY_RESERVE(e, allocated, n + 1) < 0)
+                                goto oom;
+                        e[n] = (CacheEntry){ .path = strdup(c->targets[i].path),
+                                             .device = strdup(c->targets[i].device),
+                                             .port_dir = c->targets[i].port > 0,
+                                             .snapshot = counter_snapshot_new() };
+                        n++;
+                        if (!e[n - 1].path || !e[n - 1].device || !e[n - 1].snapshot)
+                                goto oom;
+                }
         if (n > 1)
                 qsort(e, n, sizeof(CacheEntry), entry_compare);
         for (size_t i = 0; i < n; i++) {

@@ -62,8 +62,8 @@ void polkit_drop_sender(PolkitRegistry *registry, const char *sender) {
         assert(registry);
         assert(sender);
         LIST_FOREACH_SAFE(queries, q, next, registry->queries)
-        if (streq(q->sender, sender))
-                query_free(q);
+                if (streq(q->sender, sender))
+                        query_free(q);
 }
 
 void polkit_fail_all(PolkitRegistry *registry, const char *reason) {
@@ -240,9 +240,9 @@ int polkit_check_async(PolkitRegistry *registry, sd_bus_message *call, uid_t uid
 
         /* The second round: the verdict is in. */
         LIST_FOREACH(queries, q, registry->queries)
-        for (size_t i = 0; i < q->n_calls; i++)
-                if (q->calls[i] == call)
-                        return q->done ? query_take_verdict(q, i, error) : 0;
+                for (size_t i = 0; i < q->n_calls; i++)
+                        if (q->calls[i] == call)
+                                return q->done ? query_take_verdict(q, i, error) : 0;
 
         /* Root is authorized without polkit, as systemd's daemons do. */
         if (uid == 0)

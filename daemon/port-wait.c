@@ -68,7 +68,7 @@ static unsigned port_waits_of_user(PortWaitRegistry *registry, uid_t uid) {
         unsigned n = 0;
 
         LIST_FOREACH(waits, w, registry->waits)
-        n += w->uid == uid;
+                n += w->uid == uid;
         return n;
 }
 

@@ -55,8 +55,8 @@ bool sriov_job_running(SriovJobRegistry *registry, const char *device_path) {
         assert(device_path);
 
         LIST_FOREACH(jobs, j, registry->jobs)
-        if (streq(j->device_path, device_path))
-                return true;
+                if (streq(j->device_path, device_path))
+                        return true;
         return false;
 }
 

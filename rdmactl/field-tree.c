@@ -26,7 +26,7 @@ Field *field_tree_free(Field *root) {
         if (!root)
                 return NULL;
         LIST_FOREACH_SAFE(siblings, c, n, root->children)
-        field_tree_free(c);
+                field_tree_free(c);
         free(root->owned_label);
         free(root->owned_string);
         free(root);

@@ -42,7 +42,7 @@ static size_t values(Item *head, Item *tail, int *ret, size_t max) {
         assert_int_equal(n, 0);
         /* Counted again, to return it. */
         LIST_FOREACH(all, i, head)
-        n++;
+                n++;
         return n;
 }
 
@@ -82,7 +82,7 @@ static void test_prepend_reverses(void **state) {
                 LIST_PREPEND(all, head, &items[i]);
         assert_null(head->all_prev);
         LIST_FOREACH(all, i, head)
-        assert_int_equal(i->value, n--);
+                assert_int_equal(i->value, n--);
         assert_int_equal(n, -1);
         assert_ptr_equal(items[0].all_prev, &items[1]);
         assert_null(items[0].all_next);
@@ -170,7 +170,7 @@ static void test_remove_while_iterating(void **state) {
 
         /* Nothing to walk: the body never runs. */
         LIST_FOREACH_SAFE(all, i, n, head)
-        fail();
+                fail();
 }
 
 static void test_item_on_two_lists(void **state) {
@@ -180,8 +180,8 @@ static void test_item_on_two_lists(void **state) {
 
         lists_init_appended(&l);
         LIST_FOREACH(all, i, l.head)
-        if (i->value % 2 == 1)
-                LIST_PREPEND(odd, odds, i);
+                if (i->value % 2 == 1)
+                        LIST_PREPEND(odd, odds, i);
 
         /* Leaving one list leaves the other as it was. */
         LIST_REMOVE_TAIL(all, l.head, l.tail, &l.items[3]);
