@@ -80,8 +80,11 @@ void manager_set_events(Manager *m, const ModelEvents *events, void *userdata) {
         m->events_userdata = userdata;
 }
 
-/* The one way out of the model: every change of what is published goes
- * through here, with its mask; who publishes keeps what is pending. */
+/* Every change of a published object's properties, and every change of
+ * the device set, goes out through here with its mask; who publishes keeps
+ * what is pending. Objects coming and going (device_added/_removing,
+ * netdev_added/_removing) and a finished rescan (rescanned) have their own
+ * events, called where they happen. */
 static void manager_changed(Manager *m, ModelObjectKind kind, void *object, uint32_t mask) {
         if (m->events.changed)
                 m->events.changed(kind, object, mask, m->events_userdata);
