@@ -119,7 +119,7 @@ struct Device {
 
         bool verbs_covered; /* a verbs context delivers its async events (verbs-events.c) */
 
-        /* Whether its files answer (shared/design.md, "Sick adapters"). */
+        /* Whether its files answer (rdmad(8), SICK ADAPTERS). */
         DeviceHealth health;
         char *health_reason; /* "" when ok */
         /* The device's lane of the reader pool (NULL without one), and

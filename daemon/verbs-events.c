@@ -7,8 +7,8 @@
  * Listing reads sysfs (libibverbs reads every device's node_type and its
  * uverbs node's files), and opening and closing a context are commands to
  * the driver, which a wedged firmware never answers: none of them runs on
- * the loop (shared/design.md, "Sick adapters"). The list is made on a lane
- * of its own of the reader pool, each open and close on the device's lane;
+ * the loop (rdmad(8), SICK ADAPTERS). The list is made on a lane of its
+ * own of the reader pool, each open and close on the device's lane;
  * only reading and acknowledging events, from a non-blocking descriptor,
  * stay on the loop. */
 #include "verbs-events.h"

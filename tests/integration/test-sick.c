@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* Sick adapters (shared/design.md): a FUSE fault file system (fault-fs.h)
+/* Sick adapters (rdmad(8), SICK ADAPTERS): a FUSE fault file system (fault-fs.h)
  * over devices' sysfs directories in the testbed makes their reads hang,
  * fail with EIO or take long, as a wedged firmware command does; the real
  * daemon on the real bus keeps answering for the others, publishes Health
@@ -795,7 +795,7 @@ static void test_eio(void **state) {
         if (!s || !strstr(s, "ports/1/state: Input/output error"))
                 fail_msg("HealthReason %s", s);
         free(s);
-        /* The value is "" as for any unreadable file (design.md); the device says why. */
+        /* The value is "" as for any unreadable file (rdmad(8), SICK ADAPTERS); the device says why. */
         harness_assert_property(h, "/org/rdmad1/device/sick5/port/1", RDMAD_PORT_INTERFACE, "State", "");
 
         /* A clean full read clears it. */

@@ -3,8 +3,9 @@ umockdev records themselves (not from rdmad): the device directory's
 regular files, read_text().strip(), rate.split(), state.split(':'), the
 resolved `device` link, the PCI function's net/ and sriov_* files.
 
-Written from sts-libs' documented behaviour (shared/reference/sts-rdma.txt,
-design.md "The sts.rdma drop-in"), with the drop-in's documented answers
+Written from sts-libs' documented behaviour (shared/reference/sts-rdma.txt
+and the design contract shared/design.md, "The sts.rdma drop-in", both kept
+outside this tree), with the drop-in's documented answers
 where sts itself fails (a missing net/ directory, a three-word rate, a
 non-UTF-8 file) and where a sysfs file can only be one page.
 """
