@@ -14,7 +14,6 @@
 #include "manager.h"
 #include "parse.h"
 #include "port-wait.h"
-#include "properties.h"
 #include "util.h"
 
 int port_bus_path(const Port *p, char **ret) {
