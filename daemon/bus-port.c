@@ -24,18 +24,18 @@ int port_bus_path(const Port *p, char **ret) {
 int port_object_find(sd_bus *bus, const char *path, const char *interface, void *userdata, void **found,
                      sd_bus_error *error) {
         BusPath parsed;
-        const Port *p;
         Device *d;
+        size_t i;
 
         if (bus_path_parse(path, &parsed) <= 0 || parsed.kind != BUS_PATH_PORT)
                 return 0;
         d = manager_find_device(((BusServer *) userdata)->manager, parsed.device);
         if (!d)
                 return 0;
-        p = device_find_port(d, parsed.port);
-        if (!p)
+        i = device_port_index(d, parsed.port);
+        if (i >= d->n_ports)
                 return 0;
-        *found = (Port *) p;
+        *found = &d->ports[i];
         return 1;
 }
 

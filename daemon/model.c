@@ -260,12 +260,19 @@ Device *device_free(Device *d) {
         return NULL;
 }
 
-const Port *device_find_port(const Device *d, uint32_t number) {
+size_t device_port_index(const Device *d, uint32_t number) {
+        size_t i;
+
         assert(d);
-        for (size_t i = 0; i < d->n_ports; i++)
+        for (i = 0; i < d->n_ports; i++)
                 if (d->ports[i].number == number)
-                        return &d->ports[i];
-        return NULL;
+                        break;
+        return i;
+}
+
+const Port *device_find_port(const Device *d, uint32_t number) {
+        size_t i = device_port_index(d, number);
+        return i < d->n_ports ? &d->ports[i] : NULL;
 }
 
 const NetDev *device_find_netdev(const Device *d, const char *name) {

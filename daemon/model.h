@@ -142,6 +142,9 @@ static inline void device_freep(Device **d) {
 const char *device_transport(const Device *d);
 
 const Port *device_find_port(const Device *d, uint32_t number);
+/* The index in d->ports of port number, n_ports if there is none: for who
+ * holds a mutable Device and needs a mutable Port, without a cast. */
+size_t device_port_index(const Device *d, uint32_t number);
 
 /* Which mechanism reports the port's link changes: "rtnetlink" for an
  * Ethernet link layer (RoCE, iWARP), "verbs" on a device whose verbs
