@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* From a failed bus call to a message and an exit status. */
+/* From a failed bus call, or memory run out, to a message and an exit status. */
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
@@ -107,4 +107,9 @@ int report_bus_error(const char *what, int r, const sd_bus_error *error) {
                 break;
         }
         return exit_status_for(f);
+}
+
+int report_oom(void) {
+        fputs("rdmactl: out of memory.\n", stderr);
+        return EXIT_FAILURE_GENERIC;
 }

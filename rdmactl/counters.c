@@ -88,7 +88,7 @@ static int fetch(sd_bus *bus, const View *v, CounterTable *t) {
         int status;
 
         if (!ports)
-                return report_bus_error("counters", -ENOMEM, NULL);
+                return report_oom();
         for (size_t i = 0; i < v->n_shown; i++)
                 if (v->shown[i].port)
                         ports[n++] = v->shown[i].port;
@@ -262,7 +262,7 @@ static int print_sample(const View *v, const CounterTable *t, const CounterTable
         _cleanup_(field_tree_freep) Field *root = field_tree_new();
 
         if (!root)
-                return report_bus_error("counters", -ENOMEM, NULL);
+                return report_oom();
         for (size_t i = 0; i < v->n_shown; i++) {
                 const PortCounters *p = shown_counters(t, &v->shown[i]);
 
@@ -272,7 +272,7 @@ static int print_sample(const View *v, const CounterTable *t, const CounterTable
                 add_block(root, v, &v->shown[i], p, prev ? shown_counters(prev, &v->shown[i]) : NULL, interval_usec);
         }
         if (field_tree_check(root) < 0)
-                return report_bus_error("counters", -ENOMEM, NULL);
+                return report_oom();
         if (v->o->json) {
                 JsonWriter w;
 
@@ -400,7 +400,7 @@ static int watch(sd_bus *bus, const View *v, CounterTable *first) {
 static int collect(View *v, const Target *targets, size_t n_targets) {
         v->shown = calloc(v->inv->n_ports + n_targets + 1, sizeof(Shown));
         if (!v->shown)
-                return report_bus_error("counters", -ENOMEM, NULL);
+                return report_oom();
         for (size_t t = 0; t < n_targets; t++) {
                 for (size_t i = 0; i < v->inv->n_ports; i++) {
                         const RdmaPort *p = v->inv->ports[i];
@@ -430,7 +430,7 @@ int verb_counters(sd_bus *bus, const Options *o, char **args, size_t n_args) {
         v.inv = inv;
         targets = calloc(n_args > 0 ? n_args : inv->n_devices + 1, sizeof(Target));
         if (!targets)
-                return report_bus_error("counters", -ENOMEM, NULL);
+                return report_oom();
         if (n_args == 0)
                 for (size_t i = 0; i < inv->n_devices; i++)
                         targets[n_targets++] = (Target){ .device = inv->devices[i] };

@@ -111,7 +111,7 @@ int verb_list(sd_bus *bus, const Options *o, char **args, size_t n_args) {
         with_health = any_unhealthy(inv);
         t = table_new(ELEMENTSOF(headers) - !with_health, headers);
         if (!t)
-                return report_bus_error("list", -ENOMEM, NULL);
+                return report_oom();
         for (size_t i = 0; i < inv->n_ports; i++) {
                 const RdmaPort *p = inv->ports[i];
                 const RdmaDevice *d = inventory_find_device(inv, p->device);
@@ -130,7 +130,7 @@ int verb_list(sd_bus *bus, const Options *o, char **args, size_t n_args) {
                     (r = table_add(t, inventory_netdev_name(inv, p->netdev), NULL)) < 0 ||
                     (r = table_add(t, port_transport(inv, p), NULL)) < 0 ||
                     (with_health && (r = table_add(t, health, health_color(health))) < 0))
-                        return report_bus_error("list", r, NULL);
+                        return report_oom(); /* table_add() fails for memory only */
         }
         if (table_rows(t) > 0 || o->legend)
                 table_print(t, stdout, o->legend, o->color);

@@ -461,7 +461,7 @@ int verb_monitor(sd_bus *bus, const Options *options, char **args, size_t n_args
         int r, status;
 
         if (!inv)
-                return report_bus_error("monitor", -ENOMEM, NULL);
+                return report_oom();
         json_writer_init(&m.json, stdout, options->json == JSON_PRETTY);
 
         sigemptyset(&mask);

@@ -228,7 +228,7 @@ int main(int argc, char *argv[]) {
                         if (!*optarg)
                                 return usage_error("--ignore: needs a name or a pattern, as in '--ignore=mlx5_1'.");
                         if (strv_push_take(&o.ignore, &o.n_ignore, &o.allocated_ignore, strdup(optarg)) < 0)
-                                return report_bus_error("parsing", -ENOMEM, NULL);
+                                return report_oom();
                         break;
                 case 'q':
                         o.quiet = true;

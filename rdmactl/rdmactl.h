@@ -44,6 +44,10 @@ typedef struct Options {
  * exit status for it. `what` names the call for messages that need it. */
 int report_bus_error(const char *what, int r, const sd_bus_error *error);
 
+/* "rdmactl: out of memory." on stderr; returns EXIT_FAILURE_GENERIC. Not a
+ * bus error, so not through report_bus_error(): as systemd's log_oom(). */
+int report_oom(void);
+
 /* The verbs, one file each; the table in rdmactl.c names them. */
 int verb_list(sd_bus *bus, const Options *o, char **args, size_t n_args);       /* list.c */
 int verb_list_names(sd_bus *bus, const Options *o, char **args, size_t n_args); /* list.c: --list=KIND */

@@ -234,7 +234,7 @@ static int parse_targets(sd_bus *bus, const Inventory *inv, char **args, size_t 
         size_t n = 0;
 
         if (!targets)
-                return report_bus_error("status", -ENOMEM, NULL);
+                return report_oom();
         if (n_args == 0)
                 for (size_t i = 0; i < inv->n_devices; i++)
                         targets[n++] = (Target){ .device = inv->devices[i] };
@@ -280,7 +280,7 @@ int verb_status(sd_bus *bus, const Options *o, char **args, size_t n_args) {
          * shows the rest. */
         shown = calloc(inv->n_ports + 1, sizeof(RdmaPort *));
         if (!shown)
-                return report_bus_error("status", -ENOMEM, NULL);
+                return report_oom();
         for (size_t i = 0; i < n_targets; i++)
                 for (size_t k = 0; k < inv->n_ports; k++)
                         if (streq(inv->ports[k]->device, targets[i].device->path) &&
@@ -294,11 +294,11 @@ int verb_status(sd_bus *bus, const Options *o, char **args, size_t n_args) {
 
         root = field_tree_new();
         if (!root)
-                return report_bus_error("status", -ENOMEM, NULL);
+                return report_oom();
         for (size_t i = 0; i < n_targets; i++)
                 add_device(root, inv, &targets[i], &counters);
         if (field_tree_check(root) < 0)
-                return report_bus_error("status", -ENOMEM, NULL);
+                return report_oom();
 
         if (o->json) {
                 JsonWriter w;

@@ -88,7 +88,7 @@ int target_parse(sd_bus *bus, const Inventory *inv, char **args, size_t n_args, 
         /* DEVICE/PORT */
         r = parse_device_slash_port(args[0], &device_name, &port);
         if (r == -ENOMEM)
-                return report_bus_error("parsing", r, NULL);
+                return report_oom();
         if (r == -ERANGE || r == -EINVAL) {
                 const char *slash = strrchr(args[0], '/');
 

@@ -20,7 +20,7 @@ int load_inventory(sd_bus *bus, const Options *o, Inventory **ret) {
         int r;
 
         if (!inv)
-                return report_bus_error("GetManagedObjects", -ENOMEM, NULL);
+                return report_oom();
         r = inventory_load(inv, bus, &error);
         if (r < 0) {
                 int status = report_bus_error("GetManagedObjects", r, &error);

@@ -66,8 +66,7 @@ static void decide(WaitOnline *w, bool from_rdmad) {
         int r;
 
         if (check(w, &done, &c) < 0) {
-                fprintf(stderr, "rdmactl: out of memory.\n");
-                (void) sd_event_exit(w->event, EXIT_FAILURE_GENERIC);
+                (void) sd_event_exit(w->event, report_oom());
                 return;
         }
         wait_check_done(&c);

@@ -84,7 +84,7 @@ int verb_wait(sd_bus *bus, const Options *o, char **args, size_t n_args) {
         }
         r = wait_names_from_args(args, n_args, &names, &spec.n_names, &bad);
         if (r == -ENOMEM)
-                return report_bus_error("parsing", r, NULL);
+                return report_oom();
         if (r < 0)
                 return usage_error("'%s' is not a device, a port (DEVICE PORT, DEVICE/PORT) or a network "
                                    "interface.",
