@@ -37,9 +37,10 @@ typedef struct View {
 } View;
 
 static int fetch_one(sd_bus *bus, const char *path, const char *interface, const char *device, uint32_t port,
-                     bool quiet, CounterTable *t) {
+                     CountersFetchFlags flags, CounterTable *t) {
         _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
         sd_bus_error error = SD_BUS_ERROR_NULL;
+        bool quiet = flags & COUNTERS_FETCH_QUIET;
         int r;
 
         r = sd_bus_call_method(bus, RDMAD_BUS_NAME, path, interface, "GetCounters", &error, &reply, "");
@@ -54,11 +55,12 @@ static int fetch_one(sd_bus *bus, const char *path, const char *interface, const
         return EXIT_OK;
 }
 
-int counters_fetch(sd_bus *bus, const Inventory *inv, const RdmaPort *const *ports, size_t n_ports, bool every_port,
-                   bool quiet, CounterTable *t) {
-        if (every_port) {
+int counters_fetch(sd_bus *bus, const Inventory *inv, const RdmaPort *const *ports, size_t n_ports,
+                   CountersFetchFlags flags, CounterTable *t) {
+        if (flags & COUNTERS_FETCH_EVERY_PORT) {
                 _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
                 sd_bus_error error = SD_BUS_ERROR_NULL;
+                bool quiet = flags & COUNTERS_FETCH_QUIET;
                 int r;
 
                 r = sd_bus_call_method(bus, RDMAD_BUS_NAME, RDMAD_ROOT_PATH, RDMAD_MANAGER_INTERFACE, "GetAllCounters",
@@ -75,7 +77,7 @@ int counters_fetch(sd_bus *bus, const Inventory *inv, const RdmaPort *const *por
         }
         for (size_t i = 0; i < n_ports; i++) {
                 int status = fetch_one(bus, ports[i]->path, RDMAD_PORT_INTERFACE, port_device_name(inv, ports[i]),
-                                       ports[i]->number, quiet, t);
+                                       ports[i]->number, flags, t);
                 if (status != EXIT_OK)
                         return status;
         }
@@ -92,13 +94,13 @@ static int fetch(sd_bus *bus, const View *v, CounterTable *t) {
         for (size_t i = 0; i < v->n_shown; i++)
                 if (v->shown[i].port)
                         ports[n++] = v->shown[i].port;
-        status = counters_fetch(bus, v->inv, ports, n, v->every_port, false, t);
+        status = counters_fetch(bus, v->inv, ports, n, v->every_port ? COUNTERS_FETCH_EVERY_PORT : 0, t);
         if (status != EXIT_OK || v->every_port)
                 return status;
         for (size_t i = 0; i < v->n_shown; i++)
                 if (!v->shown[i].port) {
                         status = fetch_one(bus, v->shown[i].device->path, RDMAD_DEVICE_INTERFACE,
-                                           v->shown[i].device->name, 0, false, t);
+                                           v->shown[i].device->name, 0, 0, t);
                         if (status != EXIT_OK)
                                 return status;
                 }

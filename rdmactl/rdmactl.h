@@ -57,9 +57,14 @@ int verb_wait(sd_bus *bus, const Options *o, char **args, size_t n_args);       
 int verb_set_vfs(sd_bus *bus, const Options *o, char **args, size_t n_args);    /* set-vfs.c */
 int verb_counters(sd_bus *bus, const Options *o, char **args, size_t n_args);   /* counters.c */
 
+typedef enum CountersFetchFlags {
+        COUNTERS_FETCH_EVERY_PORT = 1 << 0, /* the whole host is shown: one GetAllCounters */
+        COUNTERS_FETCH_QUIET = 1 << 1,      /* a failure is the exit status alone, not printed */
+} CountersFetchFlags;
+
 /* counters.c, for `status` too: the counters of these ports into t (empty
- * on entry), in one GetAllCounters when every_port (the whole host is
- * shown) or one Port.GetCounters each. Returns an exit status; prints the
- * error unless quiet. */
-int counters_fetch(sd_bus *bus, const Inventory *inv, const RdmaPort *const *ports, size_t n_ports, bool every_port,
-                   bool quiet, CounterTable *t);
+ * on entry), in one GetAllCounters with COUNTERS_FETCH_EVERY_PORT or one
+ * Port.GetCounters each. Returns an exit status; prints the error unless
+ * COUNTERS_FETCH_QUIET. */
+int counters_fetch(sd_bus *bus, const Inventory *inv, const RdmaPort *const *ports, size_t n_ports,
+                   CountersFetchFlags flags, CounterTable *t);

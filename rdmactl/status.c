@@ -286,7 +286,8 @@ int verb_status(sd_bus *bus, const Options *o, char **args, size_t n_args) {
                         if (streq(inv->ports[k]->device, targets[i].device->path) &&
                             target_shows_port(&targets[i], inv->ports[k]->number) && n_shown < inv->n_ports)
                                 shown[n_shown++] = inv->ports[k];
-        if (counters_fetch(bus, inv, shown, n_shown, n_args == 0, true, &counters) != EXIT_OK)
+        if (counters_fetch(bus, inv, shown, n_shown,
+                           COUNTERS_FETCH_QUIET | (n_args == 0 ? COUNTERS_FETCH_EVERY_PORT : 0), &counters) != EXIT_OK)
                 counter_table_clear(&counters);
         if (!o->json)
                 for (size_t i = 0; i < counters.n_ports; i++)
