@@ -636,17 +636,24 @@ static void manager_set_health(Manager *m, Device *d, DeviceHealth health, const
                 manager_mark(m, MODEL_DEVICE, d, mask);
 }
 
+/* What of a device a read covered: only a full one (a load) says how the
+ * whole device answers. */
+typedef enum ReadExtent {
+        READ_PARTIAL,
+        READ_FULL,
+} ReadExtent;
+
 /* How a read went, for its device's health: an I/O error sets errors, a
  * clean full read clears them. Unresponsive ends only by a full read. */
-static void manager_read_health(Manager *m, Device *d, const ReaderResult *res, bool full) {
+static void manager_read_health(Manager *m, Device *d, const ReaderResult *res, ReadExtent extent) {
         char reason[512];
 
         if (res->io_error < 0) {
-                if (d->health == DEVICE_HEALTH_UNRESPONSIVE && !full)
+                if (d->health == DEVICE_HEALTH_UNRESPONSIVE && extent != READ_FULL)
                         return;
                 snprintf(reason, sizeof(reason), "%s: %s", res->io_file, strerror(-res->io_error));
                 manager_set_health(m, d, DEVICE_HEALTH_ERRORS, reason);
-        } else if (full)
+        } else if (extent == READ_FULL)
                 manager_set_health(m, d, DEVICE_HEALTH_OK, NULL);
 }
 
@@ -654,7 +661,7 @@ void manager_read_result(Manager *m, const char *name, const ReaderResult *res) 
         Device *d = manager_find_device(m, name);
 
         if (d)
-                manager_read_health(m, d, res, false);
+                manager_read_health(m, d, res, READ_PARTIAL);
 }
 
 /* A full read's result: the device as read, or gone. */
@@ -699,7 +706,7 @@ static void manager_apply_load(Manager *m, DeviceRead *r, const ReaderResult *re
                 m->devices[i] = d;
                 m->n_devices++;
                 d->lane = m->readers ? reader_pool_lane(m->readers, d->name) : NULL;
-                manager_read_health(m, d, res, true);
+                manager_read_health(m, d, res, READ_FULL);
                 return;
         }
 
@@ -713,7 +720,7 @@ static void manager_apply_load(Manager *m, DeviceRead *r, const ReaderResult *re
         }
         d = manager_find_device(m, r->name);
         if (d)
-                manager_read_health(m, d, res, true);
+                manager_read_health(m, d, res, READ_FULL);
         (void) poll_update(m->poll);
 }
 
@@ -744,7 +751,7 @@ static void manager_apply_ports(Manager *m, Device *d, DeviceRead *r, const Read
                         manager_defer_resync(m, k, d->name);
                 manager_port_changed(m, p, changed | more, old_state_name);
         }
-        manager_read_health(m, d, res, false);
+        manager_read_health(m, d, res, READ_PARTIAL);
 }
 
 static void manager_apply_netdev(Manager *m, Device *d, DeviceRead *r, const ReaderResult *res) {
@@ -758,7 +765,7 @@ static void manager_apply_netdev(Manager *m, Device *d, DeviceRead *r, const Rea
                 manager_defer_resync(m, k, r->netdev);
         else if (n && k >= 0)
                 manager_netdev_changed(m, n, changed);
-        manager_read_health(m, d, res, false);
+        manager_read_health(m, d, res, READ_PARTIAL);
 }
 
 static void manager_apply(void *arg, const ReaderResult *res, void *userdata) {
@@ -797,7 +804,7 @@ static void manager_apply(void *arg, const ReaderResult *res, void *userdata) {
                         manager_defer_resync(m, r->error, r->pci_path);
                 else if (r->error >= 0)
                         manager_set_num_vfs(m, r->pci_path, r->num_vfs);
-                manager_read_health(m, d, res, false);
+                manager_read_health(m, d, res, READ_PARTIAL);
                 break;
         default:
                 break;
