@@ -202,9 +202,14 @@ static void verbs_close_context(VerbsEvents *v, const char *name, struct ibv_con
                 log_warning_errno(r, "%s: cannot queue the close of its verbs context; left open: %m", name);
 }
 
-/* report: the ports' LinkEvents go back to "poll"; not while the daemon
- * stops, when the bus may be gone already. */
-static void verbs_close(VerbsDevice *vd, const char *why, bool report) {
+/* Whether closing is told to the model: the ports' LinkEvents go back to
+ * "poll"; not while the daemon stops, when the bus may be gone already. */
+typedef enum VerbsCloseMode {
+        VERBS_CLOSE_REPORT,
+        VERBS_CLOSE_STOPPING,
+} VerbsCloseMode;
+
+static void verbs_close(VerbsDevice *vd, const char *why, VerbsCloseMode mode) {
         Manager *m = vd->owner->manager;
         Device *d;
 
@@ -213,7 +218,7 @@ static void verbs_close(VerbsDevice *vd, const char *why, bool report) {
         vd->io = sd_event_source_disable_unref(vd->io);
         verbs_close_context(vd->owner, vd->name, TAKE_PTR(vd->context));
         log_debug("%s: verbs context closed (%s).", vd->name, why);
-        d = report ? manager_find_device(m, vd->name) : NULL;
+        d = mode == VERBS_CLOSE_REPORT ? manager_find_device(m, vd->name) : NULL;
         if (d)
                 manager_set_verbs_covered(m, d, false);
 }
@@ -236,7 +241,7 @@ static void verbs_fail(VerbsDevice *vd, int error) {
 
         log_warning_errno(error, "%s: cannot read verbs events: %m. Closing; retrying in %" PRIu64 " s.", vd->name,
                           delay / 1000000);
-        verbs_close(vd, "read failed", true);
+        verbs_close(vd, "read failed", VERBS_CLOSE_REPORT);
         /* What happened meanwhile: read now, then polled. */
         verbs_schedule_reread(vd, 0, false);
         if (vd->retry || sd_event_now(m->event, CLOCK_MONOTONIC, &now) < 0)
@@ -282,7 +287,7 @@ static int on_async_event(sd_event_source *s, int fd, uint32_t revents, void *us
                         /* The device is dead until its driver resets it, which re-registers it. */
                         log_warning("%s: fatal device error reported; closing its verbs context.", vd->name);
                         vd->fatal = true;
-                        verbs_close(vd, "DEVICE_FATAL", true);
+                        verbs_close(vd, "DEVICE_FATAL", VERBS_CLOSE_REPORT);
                         verbs_schedule_reread(vd, 0, false);
                         verbs_say_polling(vd, 0, "after a fatal device error");
                         return 0;
@@ -551,10 +556,10 @@ static int on_reread(sd_event_source *s, void *userdata) {
         return 0;
 }
 
-static void verbs_device_free(VerbsDevice *vd, bool report) {
+static void verbs_device_free(VerbsDevice *vd, VerbsCloseMode mode) {
         if (!vd)
                 return;
-        verbs_close(vd, "device removed", report);
+        verbs_close(vd, "device removed", mode);
         sd_event_source_disable_unref(vd->retry);
         free(vd->name);
         free(vd->node);
@@ -608,7 +613,7 @@ void verbs_events_stop(Manager *m) {
                         vd->io = sd_event_source_disable_unref(vd->io);
                         (void) ibv_close_device(TAKE_PTR(vd->context));
                 }
-                verbs_close(vd, "stopping", false);
+                verbs_close(vd, "stopping", VERBS_CLOSE_STOPPING);
                 v->devices[i]->retry = sd_event_source_disable_unref(v->devices[i]->retry);
         }
 }
@@ -619,7 +624,7 @@ void verbs_events_free(Manager *m) {
         if (!v)
                 return;
         for (size_t i = 0; i < v->n_devices; i++)
-                verbs_device_free(v->devices[i], false);
+                verbs_device_free(v->devices[i], VERBS_CLOSE_STOPPING);
         free(v->devices);
         sd_event_source_disable_unref(v->defer);
         free(v);
@@ -668,7 +673,7 @@ void verbs_device_removing(Manager *m, Device *d) {
                         VerbsDevice *vd = v->devices[i];
 
                         v->devices[i] = v->devices[--v->n_devices];
-                        verbs_device_free(vd, true);
+                        verbs_device_free(vd, VERBS_CLOSE_REPORT);
                         return;
                 }
 }
@@ -682,7 +687,7 @@ void verbs_node_event(Manager *m, const char *node, const char *action) {
                 /* Before the kernel waits for every open file of the node to close. */
                 for (size_t i = 0; i < v->n_devices; i++)
                         if (streq(v->devices[i]->node, node)) {
-                                verbs_close(v->devices[i], "its uverbs node is being removed", true);
+                                verbs_close(v->devices[i], "its uverbs node is being removed", VERBS_CLOSE_REPORT);
                                 verbs_schedule_reread(v->devices[i], 0, false);
                         }
                 return;
