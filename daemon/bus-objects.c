@@ -37,9 +37,13 @@ static size_t port_getters_size_max(const void *object, size_t path_len) {
         const Port *p = object;
         size_t size = 2 * PATH_SIZE_MAX(path_len) + ARRAY_SIZE_MAX; /* Device, NetDev, Gids */
 
-        for (size_t i = 0; i < p->n_gids; i++) /* (uss), aligned to 8 */
-                size += 8 + 4 + 4 + strlen(strempty(p->gids[i].gid)) + 1 + 3 + 4 + strlen(strempty(p->gids[i].type)) +
-                        1;
+        /* Each Gids element is a (usss) (property_get_gids()): up to 7 bytes
+         * to align the struct to 8, the u, then each string's length, bytes
+         * and NUL; the first length follows the u aligned, the other two
+         * after up to 3 bytes to align them to 4. */
+        for (size_t i = 0; i < p->n_gids; i++)
+                size += 7 + 4 + 4 + strlen(strempty(p->gids[i].gid)) + 1 + 3 + 4 + strlen(strempty(p->gids[i].type)) +
+                        1 + 3 + 4 + strlen(strempty(p->gids[i].ndev)) + 1;
         return size;
 }
 
