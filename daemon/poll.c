@@ -1,17 +1,17 @@
 /* SPDX-License-Identifier: MIT */
-/* The link-state poll, the complement of the event sources: each tick reads
- * the state of the ports no event covers through a kept descriptor, all of
- * them in a few system calls (batch-read.h), and re-reads a port's
- * phys_state, rate and LIDs when its state changed, or in its turn of the
- * sweep. Ports that an event source covers (LinkEvents "verbs" or
- * "rtnetlink") are read together in a round every slow period instead,
- * except a verbs port between link-up and ACTIVE (no event tells of INIT
- * and ARMED), a port an event just boosted and a port whose state just
- * changed (it is re-read in full once more: its settle mark). The timer is armed for what
- * is due next: the next tick while any port wants every tick, else the
- * next slow round. A pass reads at most a batch of states per dispatch and
- * then yields to the loop, so that events wait for a batch, not a round.
- * A tick without changes allocates nothing and emits nothing; with no
+/* The link-state poll, the complement of the event sources: each tick hands
+ * each device's due ports to its reader lane as one job, which reads their
+ * state through kept descriptors, and re-reads a port's phys_state, rate
+ * and LIDs when its state changed, or in its turn of the sweep. Ports that
+ * an event source covers (LinkEvents "verbs" or "rtnetlink") are read
+ * together in a round every slow period instead (rtnetlink's in one round
+ * of six), except a verbs port between link-up and ACTIVE (no event tells
+ * of INIT and ARMED), a port an event just boosted and a port whose state
+ * just changed (it is re-read in full once more: its settle mark). The
+ * timer is armed for what is due next: the next tick while any port wants
+ * every tick, else the next slow round. A pass hands out at most a batch
+ * of ports per dispatch and then yields to the loop, so that events wait
+ * for a batch, not a round. A tick without changes emits nothing; with no
  * ports (or --poll-interval=0) there is no timer.
  *
  * Everything the poll keeps (its schedule, where a pass stopped, the marks
@@ -83,6 +83,14 @@ static bool manager_has_ports(Manager *m) {
  * and rate (PORT_READ_UNREPORTED). The by-path opens of the sweep are
  * most of what an idle host costs (BENCHMARKS.md, "Verbs events"). */
 #define SLOW_SWEEP_ROUNDS 180
+
+/* RoCE and iWARP ports (LinkEvents "rtnetlink"): their state follows the
+ * netdev's carrier, which rtnetlink reports as it changes, so the slow
+ * round is only a safety net for them; it reads a device's such ports in
+ * one round of RTNL_SLOW_ROUNDS (1 min at the default 10 s), a sixth of
+ * the devices in each round. Half the reads of an idle host with both
+ * kinds of port were theirs (BENCHMARKS.md, "Reads on the reader pool"). */
+#define RTNL_SLOW_ROUNDS 6
 
 /* The state of this many ports is read per dispatch at most: a pass over
  * thousands of ports yields to the loop between batches, so that an event
@@ -320,7 +328,7 @@ static int on_poll(sd_event_source *s, uint64_t usec, void *userdata) {
                  * read of a covered port would otherwise wait for the next
                  * slow round). */
                 PollMark *dm = poll_find(p, d->name, 0);
-                bool busy, readable;
+                bool busy, readable, rtnl_turn = slow && (round + i) % RTNL_SLOW_ROUNDS == 0;
                 size_t n = 0;
 
                 /* A turn cancelled with its device (removed, then added
@@ -338,17 +346,23 @@ static int on_poll(sd_event_source *s, uint64_t usec, void *userdata) {
                 for (size_t j = i == p->pass.device ? p->pass.port : 0; j < d->n_ports; j++, index++) {
                         Port *port = &d->ports[j];
                         PollMark *mk = poll_find_mark(p, port);
-                        bool covered, watch, sweep;
-                        unsigned what = 0;
+                        bool covered, rtnl, in_round, watch, sweep;
+                        unsigned what = 0, visit, visits;
 
                         covered = port_covered(port);
-                        watch = slow || poll_port_every_tick(p, port);
+                        rtnl = streq_ptr(port->link_events, "rtnetlink");
+                        in_round = rtnl ? rtnl_turn : slow;
+                        watch = in_round || poll_port_every_tick(p, port);
                         if (mk && mk->boost > 0)
                                 mk->boost--;
                         if (!readable && !busy)
                                 continue;
+                        /* The slow rounds this port is read in, counted, and
+                         * how many of them make the sweep's 30 minutes. */
+                        visit = rtnl ? (round + (unsigned) i) / RTNL_SLOW_ROUNDS : round;
+                        visits = rtnl ? SLOW_SWEEP_ROUNDS / RTNL_SLOW_ROUNDS : SLOW_SWEEP_ROUNDS;
                         /* Ticks come every period while an uncovered port exists. */
-                        sweep = covered ? slow && index % SLOW_SWEEP_ROUNDS == round % SLOW_SWEEP_ROUNDS
+                        sweep = covered ? in_round && index % visits == visit % visits
                                         : index % SWEEP_TICKS == tick % SWEEP_TICKS;
                         if ((mk && mk->settle) || (sweep && !covered)) {
                                 /* By path, the state too; a new change settles again. */

@@ -16,6 +16,22 @@
  * keeps its threads, an idle host has none. */
 #define READER_IDLE_USEC (30 * USEC_PER_SEC)
 
+/* A thread whose job started less than this long ago is taken to be
+ * reading, not stuck: it takes the next job when it is done, so a burst
+ * of work (a poll's round of every device) runs on one thread and wakes
+ * nobody, instead of waking a thread per job (BENCHMARKS.md, "Reads on the
+ * reader pool"). */
+#define READER_HANDOFF_USEC (1 * USEC_PER_MSEC)
+
+/* The loop looks at the pool this often while work waits or results are
+ * held back: a job queued behind one that turned out slow gets a thread of
+ * its own, and results held for a batch reach the loop. */
+#define READER_STALL_USEC (2 * USEC_PER_MSEC)
+
+/* A thread with more work at hand tells the loop of its results in
+ * batches of this many, instead of waking it once per job. */
+#define READER_NOTIFY_BATCH 32
+
 enum { JOB_QUEUED, JOB_RUNNING, JOB_DONE };
 
 struct ReaderJob {
@@ -63,10 +79,12 @@ struct ReaderPool {
         ReaderJob *running;
         ReaderJob *done, *done_tail;
         unsigned n_threads, n_idle, n_woken;
+        unsigned n_starting;   /* threads created that have not looked for work yet */
+        unsigned n_unnotified; /* results on the done list the eventfd has not told of */
 
         int fd; /* eventfd: jobs are done */
         /* The loop's alone: */
-        sd_event_source *fd_event, *timer_event;
+        sd_event_source *fd_event, *timer_event, *stall_event;
         uint64_t timeout_usec;
         ReaderPoolEvents events;
         void *userdata;
@@ -185,14 +203,25 @@ void reader_read_end(int dirfd, const char *name, int r) {
         }
 }
 
+/* Under the mutex: the loop hears of the results held back. */
+static void pool_notify_locked(ReaderPool *p) {
+        if (p->n_unnotified == 0)
+                return;
+        (void) eventfd_write(p->fd, 1);
+        p->n_unnotified = 0;
+}
+
 static void *reader_thread(void *userdata) {
         ReaderPool *p = userdata;
 
         pthread_mutex_lock(&p->mutex);
+        p->n_starting--;
         for (;;) {
                 ReaderLane *l;
                 ReaderJob *j;
 
+                if (!p->ready)
+                        pool_notify_locked(p);
                 while (!p->shutdown && !p->ready) {
                         struct timespec ts;
                         int r;
@@ -237,10 +266,13 @@ static void *reader_thread(void *userdata) {
                         break;
                 }
                 j->state = JOB_DONE;
-                if (!p->done)
-                        (void) eventfd_write(p->fd, 1);
                 LIST_APPEND(queue, p->done, p->done_tail, j);
+                p->n_unnotified++;
                 lane_make_ready_locked(l);
+                /* With more work at hand, the results go in a batch (the
+                 * loop's stall check takes them if the next job hangs). */
+                if (!p->ready || p->n_unnotified >= READER_NOTIFY_BATCH)
+                        pool_notify_locked(p);
         }
 out:
         p->n_threads--;
@@ -249,15 +281,30 @@ out:
         return NULL;
 }
 
-/* Under the mutex: a thread for the ready work, if none is idle and the
- * bound allows. */
+/* Under the mutex: a thread runs a job it started just now, and will take
+ * the next one soon. */
+static bool pool_has_fresh_runner_locked(ReaderPool *p) {
+        uint64_t now = now_usec(CLOCK_MONOTONIC);
+
+        LIST_FOREACH(running, j, p->running) {
+                if (!j->lane->stuck && now < j->start_usec + READER_HANDOFF_USEC)
+                        return true;
+        }
+        return false;
+}
+
+/* Under the mutex: a thread for the ready work, unless one is on its way
+ * (woken, or busy with a job it just started); an idle one first, a new
+ * one if the bound allows. */
 static void pool_wake_locked(ReaderPool *p) {
         sigset_t all, old;
         pthread_attr_t attr;
         pthread_t t;
         int r;
 
-        if (p->n_idle > p->n_woken) {
+        if (p->n_woken > 0 || p->n_starting > 0 || pool_has_fresh_runner_locked(p))
+                return;
+        if (p->n_idle > 0) {
                 p->n_woken++;
                 pthread_cond_signal(&p->work);
                 return;
@@ -280,6 +327,7 @@ static void pool_wake_locked(ReaderPool *p) {
                 return;
         }
         p->n_threads++;
+        p->n_starting++;
         p->n_ref++;
 }
 
@@ -376,6 +424,7 @@ static void pool_dispatch(ReaderPool *p) {
         pthread_mutex_lock(&p->mutex);
         done = TAKE_PTR(p->done);
         p->done_tail = NULL;
+        p->n_unnotified = 0;
         {
                 eventfd_t v;
                 (void) eventfd_read(p->fd, &v);
@@ -400,6 +449,37 @@ static void pool_dispatch(ReaderPool *p) {
 
 static int on_done(sd_event_source *s, int fd, uint32_t revents, void *userdata) {
         pool_dispatch(userdata);
+        return 0;
+}
+
+static void pool_arm_stall(ReaderPool *p) {
+        int enabled = SD_EVENT_OFF, r;
+
+        if (!p->stall_event || (sd_event_source_get_enabled(p->stall_event, &enabled) >= 0 && enabled != SD_EVENT_OFF))
+                return;
+        r = sd_event_source_set_time_relative(p->stall_event, READER_STALL_USEC);
+        if (r >= 0)
+                r = sd_event_source_set_enabled(p->stall_event, SD_EVENT_ONESHOT);
+        if (r < 0)
+                log_error_errno(r, "Cannot arm the reader pool's stall check: %m");
+}
+
+/* While work waits or results are held back: a thread for the work if the
+ * one expected to take it is slow, and the results to the loop. */
+static int on_stall(sd_event_source *s, uint64_t usec, void *userdata) {
+        ReaderPool *p = userdata;
+        bool held, waiting;
+
+        pthread_mutex_lock(&p->mutex);
+        if (p->ready)
+                pool_wake_locked(p);
+        held = p->n_unnotified > 0;
+        waiting = p->ready || held;
+        pthread_mutex_unlock(&p->mutex);
+        if (held)
+                pool_dispatch(p);
+        if (waiting)
+                pool_arm_stall(p);
         return 0;
 }
 
@@ -441,6 +521,11 @@ int reader_pool_new(sd_event *event, uint64_t timeout_usec, const ReaderPoolEven
                 goto fail;
         (void) sd_event_source_set_enabled(p->timer_event, SD_EVENT_OFF);
         (void) sd_event_source_set_description(p->timer_event, "read-timeout");
+        r = sd_event_add_time(event, &p->stall_event, CLOCK_MONOTONIC, UINT64_MAX, USEC_PER_MSEC, on_stall, p);
+        if (r < 0)
+                goto fail;
+        (void) sd_event_source_set_enabled(p->stall_event, SD_EVENT_OFF);
+        (void) sd_event_source_set_description(p->stall_event, "reader-stall");
         *ret = p;
         return 0;
 fail:
@@ -482,6 +567,7 @@ ReaderPool *reader_pool_free(ReaderPool *p) {
                 return NULL;
         p->fd_event = sd_event_source_disable_unref(p->fd_event);
         p->timer_event = sd_event_source_disable_unref(p->timer_event);
+        p->stall_event = sd_event_source_disable_unref(p->stall_event);
 
         pthread_mutex_lock(&p->mutex);
         p->shutdown = true;
@@ -648,6 +734,7 @@ int reader_pool_submit(ReaderPool *p, ReaderLane *lane, ReaderRun run, ReaderApp
         if (p->timeout_usec > 0 && sd_event_source_get_enabled(p->timer_event, &enabled) >= 0 &&
             enabled == SD_EVENT_OFF)
                 pool_arm_timer(p, now_usec(CLOCK_MONOTONIC) + p->timeout_usec);
+        pool_arm_stall(p);
         if (ret)
                 *ret = j;
         return 0;
@@ -677,7 +764,7 @@ void reader_job_cancel(ReaderJob *j) {
 }
 
 int reader_pool_wait(ReaderPool *p, uint64_t until) {
-        uint64_t now = now_usec(CLOCK_MONOTONIC);
+        uint64_t now = now_usec(CLOCK_MONOTONIC), wait;
         struct pollfd pfd = { .fd = p->fd, .events = POLLIN };
         int r;
 
@@ -685,12 +772,19 @@ int reader_pool_wait(ReaderPool *p, uint64_t until) {
                 (void) pool_check(p, now);
                 return -ETIME;
         }
-        r = poll(&pfd, 1, (int) ((until - now + USEC_PER_MSEC - 1) / USEC_PER_MSEC));
+        /* No loop runs yet to check for stalls: this does, as often. */
+        wait = until - now < READER_STALL_USEC ? until - now : READER_STALL_USEC;
+        r = poll(&pfd, 1, (int) ((wait + USEC_PER_MSEC - 1) / USEC_PER_MSEC));
         if (r < 0 && errno != EINTR)
                 return -errno;
+        pthread_mutex_lock(&p->mutex);
+        if (p->ready)
+                pool_wake_locked(p);
+        pthread_mutex_unlock(&p->mutex);
         pool_dispatch(p);
-        if (r == 0) {
-                (void) pool_check(p, now_usec(CLOCK_MONOTONIC));
+        now = now_usec(CLOCK_MONOTONIC);
+        if (r == 0 && now >= until) {
+                (void) pool_check(p, now);
                 return -ETIME;
         }
         return 0;

@@ -1,0 +1,275 @@
+/* SPDX-License-Identifier: MIT */
+/* The reader pool on its own, with real threads and jobs that block in the
+ * kernel (a read of a pipe nobody writes, as a hung firmware command holds
+ * a sysfs read): a lane's jobs in order and one at a time, other lanes
+ * served while one is stuck, the bound of 8 threads whatever number of
+ * lanes hang, a result finished before a job that hangs still reaching
+ * the loop, the stuck and unstuck reports, and the start-up wait. */
+#include <fcntl.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "reader-pool.h"
+#include "time-util.h"
+#include "util.h"
+
+#define LANES 24
+
+typedef struct Pool {
+        sd_event *event;
+        ReaderPool *pool;
+        int gate[2]; /* a job with .gate reads a byte here first */
+        unsigned n_applied, n_stuck, n_unstuck;
+        char stuck_reason[512];
+        atomic_int running[LANES]; /* jobs of each lane running now */
+        atomic_int overlap;        /* a lane ran two jobs at once */
+        atomic_int started;
+} Pool;
+
+typedef struct Job {
+        Pool *pool;
+        unsigned lane, seq;
+        bool gate;
+        bool applied;
+        bool stuck;        /* what apply() was told */
+        unsigned *order;   /* apply() appends seq here */
+        unsigned *n_order; /* ... at this index */
+} Job;
+
+static void job_run(ReaderLane *lane, void *arg) {
+        Job *j = arg;
+        Pool *p = j->pool;
+
+        atomic_fetch_add(&p->started, 1);
+        if (atomic_fetch_add(&p->running[j->lane], 1) != 0)
+                atomic_store(&p->overlap, 1);
+        if (j->gate) {
+                char c, path[128];
+
+                snprintf(path, sizeof(path), "/sys/devices/x/infiniband/lane%u/ports/1/state", j->lane);
+                reader_read_begin(AT_FDCWD, path);
+                (void) !read(p->gate[0], &c, 1);
+                reader_read_end(AT_FDCWD, path, 0);
+        } else
+                usleep(50);
+        atomic_fetch_sub(&p->running[j->lane], 1);
+}
+
+static void job_apply(void *arg, const ReaderResult *result, void *userdata) {
+        Job *j = arg;
+        Pool *p = userdata;
+
+        assert_ptr_equal(p, j->pool);
+        assert_false(j->applied);
+        j->applied = true;
+        j->stuck = result->stuck;
+        p->n_applied++;
+        if (j->order)
+                j->order[(*j->n_order)++] = j->seq;
+}
+
+static void on_stuck(const char *lane, const char *reason, void *userdata) {
+        Pool *p = userdata;
+
+        p->n_stuck++;
+        snprintf(p->stuck_reason, sizeof(p->stuck_reason), "%s %s", lane, reason);
+}
+
+static void on_unstuck(const char *lane, void *userdata) {
+        ((Pool *) userdata)->n_unstuck++;
+}
+
+static const ReaderPoolEvents events = { .stuck = on_stuck, .unstuck = on_unstuck };
+
+static ReaderLane *lanes[LANES];
+
+static int setup(void **state) {
+        Pool *p = calloc(1, sizeof(Pool));
+
+        assert_non_null(p);
+        assert_int_equal(sd_event_new(&p->event), 0);
+        assert_int_equal(reader_pool_new(p->event, 200 * USEC_PER_MSEC, &events, p, &p->pool), 0);
+        assert_int_equal(pipe(p->gate), 0);
+        for (unsigned i = 0; i < LANES; i++) {
+                char name[16];
+
+                snprintf(name, sizeof(name), "lane%u", i);
+                lanes[i] = reader_pool_lane(p->pool, name);
+                assert_non_null(lanes[i]);
+        }
+        *state = p;
+        return 0;
+}
+
+static int teardown(void **state) {
+        Pool *p = *state;
+
+        /* Whatever is still blocked lets go: nothing is left behind. */
+        for (unsigned i = 0; i < 2 * LANES; i++)
+                (void) !write(p->gate[1], "x", 1);
+        for (unsigned i = 0; i < LANES; i++)
+                lanes[i] = reader_lane_unref(lanes[i]);
+        p->pool = reader_pool_free(p->pool);
+        sd_event_unref(p->event);
+        close(p->gate[0]);
+        close(p->gate[1]);
+        free(p);
+        return 0;
+}
+
+static void submit(Pool *p, Job *j) {
+        j->pool = p;
+        assert_int_equal(reader_pool_submit(p->pool, lanes[j->lane], job_run, job_apply, NULL, j, NULL), 0);
+}
+
+/* Runs the loop until cond holds, for at most 5 s. */
+#define RUN_UNTIL(p, cond)                                                                                             \
+        do {                                                                                                           \
+                uint64_t _deadline = now_usec(CLOCK_MONOTONIC) + 5 * USEC_PER_SEC;                                     \
+                while (!(cond)) {                                                                                      \
+                        assert_true(now_usec(CLOCK_MONOTONIC) < _deadline);                                            \
+                        assert_true(sd_event_run((p)->event, 100 * USEC_PER_MSEC) >= 0);                               \
+                }                                                                                                      \
+        } while (0)
+
+/* A burst over many lanes: every job applied once, each lane's in the
+ * order submitted, never two of one lane at once, within the bound. */
+static void test_lanes_in_order_one_at_a_time(void **state) {
+        Pool *p = *state;
+        enum { PER_LANE = 40 };
+        static Job jobs[LANES][PER_LANE];
+        unsigned order[LANES][PER_LANE], n_order[LANES] = {};
+
+        for (unsigned k = 0; k < PER_LANE; k++)
+                for (unsigned i = 0; i < LANES; i++) {
+                        jobs[i][k] = (Job){ .lane = i, .seq = k, .order = order[i], .n_order = &n_order[i] };
+                        submit(p, &jobs[i][k]);
+                }
+        assert_int_equal(reader_lane_pending(lanes[0]), PER_LANE);
+        RUN_UNTIL(p, p->n_applied == LANES * PER_LANE);
+        for (unsigned i = 0; i < LANES; i++) {
+                assert_int_equal(n_order[i], PER_LANE);
+                for (unsigned k = 0; k < PER_LANE; k++)
+                        assert_int_equal(order[i][k], k);
+                assert_int_equal(reader_lane_pending(lanes[i]), 0);
+        }
+        assert_int_equal(atomic_load(&p->overlap), 0);
+        assert_true(reader_pool_threads(p->pool) <= READER_POOL_THREADS_MAX);
+        assert_int_equal(p->n_stuck, 0);
+}
+
+/* One lane blocked: the others' jobs, queued after it, are all applied
+ * while it blocks; it is reported stuck with the file it waits for, and
+ * its job applied (told it was stuck) once it returns. */
+static void test_others_served_while_one_is_stuck(void **state) {
+        Pool *p = *state;
+        static Job blocked, others[LANES - 1][4];
+
+        blocked = (Job){ .lane = 0, .gate = true };
+        submit(p, &blocked);
+        for (unsigned k = 0; k < 4; k++)
+                for (unsigned i = 1; i < LANES; i++) {
+                        others[i - 1][k] = (Job){ .lane = i, .seq = k };
+                        submit(p, &others[i - 1][k]);
+                }
+        RUN_UNTIL(p, p->n_applied == (LANES - 1) * 4 && p->n_stuck == 1);
+        assert_false(blocked.applied);
+        assert_true(reader_lane_stuck(lanes[0]));
+        assert_string_equal(p->stuck_reason + strlen("lane0 "), "ports/1/state: no answer for 0.2 s");
+
+        assert_int_equal(write(p->gate[1], "x", 1), 1);
+        RUN_UNTIL(p, blocked.applied);
+        assert_true(blocked.stuck);
+        assert_int_equal(p->n_unstuck, 1);
+        assert_false(reader_lane_stuck(lanes[0]));
+}
+
+/* Every lane blocked at once: the pool stops at its bound; the jobs beyond
+ * it wait, and all run once the reads let go. */
+static void test_bound_holds_whatever_hangs(void **state) {
+        Pool *p = *state;
+        static Job jobs[LANES];
+
+        for (unsigned i = 0; i < LANES; i++) {
+                jobs[i] = (Job){ .lane = i, .gate = true };
+                submit(p, &jobs[i]);
+        }
+        RUN_UNTIL(p, p->n_stuck == READER_POOL_THREADS_MAX);
+        /* Past several timeouts and stall checks: still the bound. */
+        for (unsigned i = 0; i < 10; i++)
+                assert_true(sd_event_run(p->event, 100 * USEC_PER_MSEC) >= 0);
+        assert_int_equal(reader_pool_threads(p->pool), READER_POOL_THREADS_MAX);
+        assert_int_equal(atomic_load(&p->started), READER_POOL_THREADS_MAX);
+        assert_int_equal(p->n_applied, 0);
+
+        for (unsigned i = 0; i < LANES; i++)
+                assert_int_equal(write(p->gate[1], "x", 1), 1);
+        RUN_UNTIL(p, p->n_applied == LANES);
+        assert_true(reader_pool_threads(p->pool) <= READER_POOL_THREADS_MAX);
+}
+
+/* A result finished just before its thread's next job hangs still reaches
+ * the loop: held for a batch, it is not held for the hung read. */
+static void test_result_before_a_hang_is_not_held(void **state) {
+        Pool *p = *state;
+        static Job quick[8], blocked;
+
+        /* Quick jobs, then one that hangs, submitted at once: one thread
+         * may well take them all in turn. */
+        for (unsigned i = 0; i < ELEMENTSOF(quick); i++) {
+                quick[i] = (Job){ .lane = 1 + i };
+                submit(p, &quick[i]);
+        }
+        blocked = (Job){ .lane = 0, .gate = true };
+        submit(p, &blocked);
+        RUN_UNTIL(p, p->n_applied == ELEMENTSOF(quick));
+        /* Before the read timeout: not waiting for the stuck check. */
+        assert_int_equal(p->n_stuck, 0);
+        assert_false(blocked.applied);
+        assert_int_equal(write(p->gate[1], "x", 1), 1);
+        RUN_UNTIL(p, blocked.applied);
+}
+
+/* Before the loop runs (start-up): the wait returns the healthy lanes'
+ * results while one hangs, and reports it stuck at the deadline. */
+static void test_start_up_wait(void **state) {
+        Pool *p = *state;
+        static Job blocked, others[LANES - 1];
+        uint64_t until = now_usec(CLOCK_MONOTONIC) + 300 * USEC_PER_MSEC;
+
+        blocked = (Job){ .lane = 0, .gate = true };
+        submit(p, &blocked);
+        for (unsigned i = 1; i < LANES; i++) {
+                others[i - 1] = (Job){ .lane = i };
+                submit(p, &others[i - 1]);
+        }
+        while (p->n_applied < LANES - 1)
+                assert_int_equal(reader_pool_wait(p->pool, until), 0);
+        while (reader_pool_wait(p->pool, until) != -ETIME)
+                ;
+        assert_int_equal(p->n_stuck, 1);
+        assert_false(blocked.applied);
+        assert_int_equal(write(p->gate[1], "x", 1), 1);
+        RUN_UNTIL(p, blocked.applied);
+}
+
+int main(void) {
+        const struct CMUnitTest tests[] = {
+                cmocka_unit_test_setup_teardown(test_lanes_in_order_one_at_a_time, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_others_served_while_one_is_stuck, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_bound_holds_whatever_hangs, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_result_before_a_hang_is_not_held, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_start_up_wait, setup, teardown),
+        };
+
+        return cmocka_run_group_tests(tests, NULL, NULL);
+}
