@@ -19,7 +19,7 @@ by round, median and p99:
 rdmad.sts and the rdmad.client column share one followed Client (a model
 kept by signals, one Ping per question); the cold row opens a new one.
 The walk reads what sts.rdma reads, the way it reads it (written from its
-documented behaviour, shared/reference/sts-rdma.txt and design.md): every
+documented behaviour and the design contract, both kept outside this tree): every
 regular file of the directory with Path.read_text().strip(), resolve() of
 the device link, iterdir() of ports/ and net/, is_file() of sriov_numvfs.
 Not a test: it prints figures and never fails on a time.

@@ -538,7 +538,7 @@ static unsigned pool_stuck_locked(ReaderPool *p) {
         unsigned n = 0;
 
         LIST_FOREACH(running, j, p->running)
-        n += j->lane->stuck;
+                n += j->lane->stuck;
         return n;
 }
 
@@ -575,10 +575,10 @@ ReaderPool *reader_pool_free(ReaderPool *p) {
          * threads. A lane's last job takes the lane with it: the next lane
          * is taken first. */
         LIST_FOREACH_SAFE(lanes, l, next_lane, p->lanes)
-        LIST_FOREACH_SAFE(queue, j, next, l->queue) {
-                LIST_REMOVE_TAIL(queue, l->queue, l->queue_tail, j);
-                job_free_locked(j);
-        }
+                LIST_FOREACH_SAFE(queue, j, next, l->queue) {
+                        LIST_REMOVE_TAIL(queue, l->queue, l->queue_tail, j);
+                        job_free_locked(j);
+                }
         LIST_FOREACH_SAFE(queue, j, next, p->done) {
                 LIST_REMOVE_TAIL(queue, p->done, p->done_tail, j);
                 job_free_locked(j);
@@ -610,11 +610,11 @@ ReaderLane *reader_pool_lane(ReaderPool *p, const char *name) {
 
         pthread_mutex_lock(&p->mutex);
         LIST_FOREACH(lanes, i, p->lanes)
-        if (streq(i->name, name)) {
-                i->n_ref++;
-                pthread_mutex_unlock(&p->mutex);
-                return i;
-        }
+                if (streq(i->name, name)) {
+                        i->n_ref++;
+                        pthread_mutex_unlock(&p->mutex);
+                        return i;
+                }
         l = calloc(1, sizeof(ReaderLane));
         if (l)
                 l->name = strdup(name);
@@ -684,10 +684,10 @@ void reader_lane_cancel_all(ReaderLane *l) {
                 l->n_pending--;
         }
         LIST_FOREACH(queue, j, p->done)
-        if (j->lane == l && j->apply && !j->cancelled) {
-                j->cancelled = true;
-                l->n_pending--;
-        }
+                if (j->lane == l && j->apply && !j->cancelled) {
+                        j->cancelled = true;
+                        l->n_pending--;
+                }
         if (l->ready && !l->queue) {
                 LIST_REMOVE_TAIL(ready, p->ready, p->ready_tail, l);
                 l->ready = false;

@@ -9,7 +9,7 @@
 #include "time-util.h"
 
 /* The reader pool: every read of a device's sysfs files runs here, never on
- * the event loop (shared/design.md, "Sick adapters"). A read of a failing
+ * the event loop (rdmad(8), SICK ADAPTERS). A read of a failing
  * adapter is a firmware command that can sit in the kernel for a minute or
  * for good, deaf to signals; the loop must go on answering meanwhile.
  *
