@@ -1777,6 +1777,12 @@ void harness_assert_property(Harness *h, const char *path, const char *interface
         free(v);
 }
 
+bool harness_daemon_wrapped(void) {
+        const char *w = getenv("RDMAD_TEST_WRAPPER");
+
+        return w && *w;
+}
+
 uint64_t harness_settled_rss_kib(Harness *h) {
         harness_settle(h, 5500);
         assert_true(sd_bus_call_method(h->bus, RDMAD_BUS_NAME, RDMAD_ROOT_PATH, "org.freedesktop.DBus.Peer", "Ping",

@@ -134,6 +134,9 @@ uint64_t harness_daemon_rss_kib(Harness *h);
 /* The same once the daemon has given back the heap freed by a burst (it
  * trims at most every 5 s): settles, pings, then reads. */
 uint64_t harness_settled_rss_kib(Harness *h);
+/* The daemon runs under $RDMAD_TEST_WRAPPER (valgrind): ~30 times slower,
+ * its RSS mostly the wrapper's own; tests scale their loads and bounds. */
+bool harness_daemon_wrapped(void);
 
 /* A slow driver, played by the test: sriov_numvfs of the PF at devpath
  * ("/sys/devices/...") becomes a FIFO, so each read or write of the daemon's

@@ -48,20 +48,15 @@ static unsigned env_unsigned(const char *name, unsigned fallback) {
         return v && *v ? (unsigned) strtoul(v, NULL, 10) : fallback;
 }
 
-static bool wrapped(void) {
-        const char *w = getenv("RDMAD_TEST_WRAPPER");
-        return w && *w;
-}
-
 /* A flood's width: a quarter of it under valgrind. */
 static unsigned width(unsigned n) {
-        return wrapped() ? (n + 3) / 4 : n;
+        return harness_daemon_wrapped() ? (n + 3) / 4 : n;
 }
 
 /* A time bound: ten times longer under valgrind, four times under the
  * sanitizers, which slow every step of rdmad and of the bus's clients. */
 static uint64_t bound(uint64_t usec) {
-        if (wrapped())
+        if (harness_daemon_wrapped())
                 return 10 * usec;
 #ifdef SANITIZED_BUILD
         return 4 * usec;
@@ -92,7 +87,7 @@ static Harness *start_host(unsigned devices, const char *const *args) {
 }
 
 static int setup(void **state) {
-        *state = start_host(wrapped() ? 16 : env_unsigned("RDMAD_ATTACK_DEVICES", 64), NULL);
+        *state = start_host(harness_daemon_wrapped() ? 16 : env_unsigned("RDMAD_ATTACK_DEVICES", 64), NULL);
         return 0;
 }
 
@@ -445,11 +440,11 @@ static void run_attack(Harness *h, const char *name, const Attack *a, bool rss) 
         assert_int_equal(m.failed, 0);
         /* Under valgrind rdmad runs tens of times slower than the attackers:
          * there the pass is for memory errors, and latency is not judged. */
-        if (!wrapped() && m.get.p99 >= (double) bound(ROOT_P99_MAX))
+        if (!harness_daemon_wrapped() && m.get.p99 >= (double) bound(ROOT_P99_MAX))
                 fail_msg("%s: root's Get p99 %.1f ms, not under %.0f ms", name, m.get.p99 / 1000,
                          (double) bound(ROOT_P99_MAX) / 1000);
 #ifndef SANITIZED_BUILD
-        if (rss && !wrapped()) {
+        if (rss && !harness_daemon_wrapped()) {
                 if (m.rss_peak > m.rss_before + RSS_PEAK_MAX_KIB)
                         fail_msg("%s: RSS %" PRIu64 " KiB at the peak, %" PRIu64 " KiB before", name, m.rss_peak,
                                  m.rss_before);
@@ -580,7 +575,7 @@ static int share_setup(void **state) {
         setenv("RDMAD_TEST_GMO_UNPRIVILEGED_SHARE", "1", 1);
         unsigned n = env_unsigned("RDMAD_ATTACK_DEVICES", 64) * 4;
 
-        *state = start_host(wrapped() ? 32 : n < 512 ? n : 512, NULL);
+        *state = start_host(harness_daemon_wrapped() ? 32 : n < 512 ? n : 512, NULL);
         unsetenv("RDMAD_TEST_GMO_UNPRIVILEGED_SHARE");
         return 0;
 }
@@ -647,7 +642,7 @@ static void wait_held(Harness *h, long n, int ms) {
 static int lost_setup(void **state) {
         /* The full queue that drops NameOwnerChanged, played by a knob. */
         setenv("RDMAD_TEST_LOSE_NAME_OWNER_CHANGED", "1", 1);
-        *state = start_host(wrapped() ? 8 : 16, (const char *const[]){ "--log-level=debug", NULL });
+        *state = start_host(harness_daemon_wrapped() ? 8 : 16, (const char *const[]){ "--log-level=debug", NULL });
         unsetenv("RDMAD_TEST_LOSE_NAME_OWNER_CHANGED");
         return 0;
 }
@@ -734,7 +729,7 @@ static void fill_queue(int report, int control) {
 }
 
 static int overflow_setup(void **state) {
-        *state = start_host(wrapped() ? 8 : 16, (const char *const[]){ "--log-level=debug", NULL });
+        *state = start_host(harness_daemon_wrapped() ? 8 : 16, (const char *const[]){ "--log-level=debug", NULL });
         return 0;
 }
 
@@ -749,7 +744,7 @@ static void test_leaked_waiters_after_overflow(void **state) {
         /* Under ASan or valgrind rdmad drains the overflowed queue so slowly
          * that the bus keeps refusing the answers to its GetNameOwner checks
          * while the queue stays full: the row runs in the plain builds. */
-        bool slowed = wrapped();
+        bool slowed = harness_daemon_wrapped();
 #ifdef SANITIZED_BUILD
         slowed = true;
 #endif

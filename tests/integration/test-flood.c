@@ -291,7 +291,7 @@ static void test_flood(void **state) {
          * heap fragmentation (the allocator keeps some pages of a burst).
          * Under ASan or valgrind, memory is theirs to manage (LSan and
          * memcheck check for leaks there instead). */
-        if (!getenv("RDMAD_TEST_WRAPPER") && rss_after > rss_before + rss_before / 10 + 1024)
+        if (!harness_daemon_wrapped() && rss_after > rss_before + rss_before / 10 + 1024)
                 fail_msg("RSS %" PRIu64 " KiB after the flood, %" PRIu64 " KiB before", rss_after, rss_before);
 #endif
 }

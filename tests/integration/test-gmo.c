@@ -40,10 +40,6 @@ static bool streq(const char *a, const char *b) {
         return strcmp(a, b) == 0;
 }
 
-static bool under_wrapper(void) {
-        return getenv("RDMAD_TEST_WRAPPER") != NULL;
-}
-
 static int setup_sliced(void **state) {
         setenv("RDMAD_TEST_GMO_SLICE_OBJECTS", "1", 1);
         *state = harness_start(HOST_FIXTURES, fast_poll);
@@ -214,7 +210,7 @@ static void root_get(Harness *h, unsigned round) {
 
 static void test_flood_answered(void **state) {
         Harness *h = *state;
-        unsigned n = under_wrapper() ? 4 : 16, calls = under_wrapper() ? 2 : 6, rounds;
+        unsigned n = harness_daemon_wrapped() ? 4 : 16, calls = harness_daemon_wrapped() ? 2 : 6, rounds;
         pid_t pids[16];
         char *reference = gmo_dump(h->bus, NULL);
 
@@ -250,7 +246,7 @@ static void flap_both(Harness *h, unsigned round) {
 
 static void test_changes_never_mixed(void **state) {
         Harness *h = *state;
-        unsigned n = under_wrapper() ? 3 : 12, calls = under_wrapper() ? 3 : 10, rounds;
+        unsigned n = harness_daemon_wrapped() ? 3 : 12, calls = harness_daemon_wrapped() ? 3 : 10, rounds;
         pid_t pids[12];
 
         for (unsigned i = 0; i < n; i++)

@@ -50,8 +50,7 @@ static const char *const debug_no_poll_args[] = { "--log-level=debug", "--poll-i
 
 /* Under valgrind everything is ~30 times slower: the floods are scaled down. */
 static unsigned scaled(unsigned n) {
-        const char *w = getenv("RDMAD_TEST_WRAPPER");
-        return w && *w ? n / 10 : n;
+        return harness_daemon_wrapped() ? n / 10 : n;
 }
 
 static Harness *start_logged(const char *const *fixtures, const char *const *args) {
@@ -418,7 +417,7 @@ static void test_waiters_of_a_departed_caller_are_dropped(void **state) {
 #ifndef SANITIZED_BUILD
         /* Under ASan or valgrind memory is theirs to manage; LSan and memcheck
          * check for leaks there instead. */
-        if (!getenv("RDMAD_TEST_WRAPPER") && rss_after > rss_before + rss_before / 10 + 1024)
+        if (!harness_daemon_wrapped() && rss_after > rss_before + rss_before / 10 + 1024)
                 fail_msg("RSS %" PRIu64 " KiB after, %" PRIu64 " KiB before", rss_after, rss_before);
 #endif
 }

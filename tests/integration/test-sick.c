@@ -41,14 +41,9 @@ static unsigned n_mounts;
 static RdmactlChild *children[MAX_CHILDREN];
 static unsigned n_children;
 
-static bool wrapped(void) {
-        const char *w = getenv("RDMAD_TEST_WRAPPER");
-        return w && *w;
-}
-
 /* Ten times longer under valgrind, four times under the sanitizers. */
 static uint64_t bound(uint64_t usec) {
-        if (wrapped())
+        if (harness_daemon_wrapped())
                 return 10 * usec;
 #ifdef SANITIZED_BUILD
         return 4 * usec;
@@ -703,7 +698,7 @@ static void test_twelve_devices_hang(void **state) {
         char name[32];
         Load l;
 
-        if (wrapped()) {
+        if (harness_daemon_wrapped()) {
                 /* Under valgrind the test's own FUSE server and rdmad's eight
                  * blocked readers crawl past every bound; memory is checked on
                  * the same paths by test_one_device_hangs here and by the
@@ -911,7 +906,7 @@ static void test_sigterm_with_a_stuck_read(void **state) {
         int status;
         char st;
 
-        if (wrapped()) {
+        if (harness_daemon_wrapped()) {
                 /* valgrind ends a process by ending each of its threads, and a
                  * thread stuck in the kernel never ends: it would wait for good,
                  * as LeakSanitizer would (setup_sigterm). The gcc and ASan
