@@ -4,15 +4,15 @@
  * state through kept descriptors, and re-reads a port's phys_state, rate
  * and LIDs when its state changed, or in its turn of the sweep. Ports that
  * an event source covers (LinkEvents "verbs" or "rtnetlink") are read
- * together in a round every slow period instead (rtnetlink's in one round
- * of six), except a verbs port between link-up and ACTIVE (no event tells
- * of INIT and ARMED), a port an event just boosted and a port whose state
- * just changed (it is re-read in full once more: its settle mark). The
- * timer is armed for what is due next: the next tick while any port wants
- * every tick, else the next slow round. A pass hands out at most a batch
- * of ports per dispatch and then yields to the loop, so that events wait
- * for a batch, not a round. A tick without changes emits nothing; with no
- * ports (or --poll-interval=0) there is no timer.
+ * together in a round every slow period instead, except a verbs port
+ * between link-up and ACTIVE (no event tells of INIT and ARMED), a port an
+ * event just boosted and a port whose state just changed (it is re-read in
+ * full once more: its settle mark). The timer is armed for what is due
+ * next: the next tick while any port wants every tick, else the next slow
+ * round. A pass hands out at most a batch of ports per dispatch and then
+ * yields to the loop, so that events wait for a batch, not a round. A tick
+ * without changes emits nothing; with no ports (or --poll-interval=0)
+ * there is no timer.
  *
  * Everything the poll keeps (its schedule, where a pass stopped, the marks
  * of the ports it watches more closely for a while) is its own, in Poll:
@@ -83,14 +83,6 @@ static bool manager_has_ports(Manager *m) {
  * and rate (PORT_READ_UNREPORTED). The by-path opens of the sweep are
  * most of what an idle host costs (BENCHMARKS.md, "Verbs events"). */
 #define SLOW_SWEEP_ROUNDS 180
-
-/* RoCE and iWARP ports (LinkEvents "rtnetlink"): their state follows the
- * netdev's carrier, which rtnetlink reports as it changes, so the slow
- * round is only a safety net for them; it reads a device's such ports in
- * one round of RTNL_SLOW_ROUNDS (1 min at the default 10 s), a sixth of
- * the devices in each round. Half the reads of an idle host with both
- * kinds of port were theirs (BENCHMARKS.md, "Reads on the reader pool"). */
-#define RTNL_SLOW_ROUNDS 6
 
 /* The state of this many ports is read per dispatch at most: a pass over
  * thousands of ports yields to the loop between batches, so that an event
@@ -328,7 +320,7 @@ static int on_poll(sd_event_source *s, uint64_t usec, void *userdata) {
                  * read of a covered port would otherwise wait for the next
                  * slow round). */
                 PollMark *dm = poll_find(p, d->name, 0);
-                bool busy, readable, rtnl_turn = slow && (round + i) % RTNL_SLOW_ROUNDS == 0;
+                bool busy, readable;
                 size_t n = 0;
 
                 /* A turn cancelled with its device (removed, then added
@@ -346,23 +338,17 @@ static int on_poll(sd_event_source *s, uint64_t usec, void *userdata) {
                 for (size_t j = i == p->pass.device ? p->pass.port : 0; j < d->n_ports; j++, index++) {
                         Port *port = &d->ports[j];
                         PollMark *mk = poll_find_mark(p, port);
-                        bool covered, rtnl, in_round, watch, sweep;
-                        unsigned what = 0, visit, visits;
+                        bool covered, watch, sweep;
+                        unsigned what = 0;
 
                         covered = port_covered(port);
-                        rtnl = streq_ptr(port->link_events, "rtnetlink");
-                        in_round = rtnl ? rtnl_turn : slow;
-                        watch = in_round || poll_port_every_tick(p, port);
+                        watch = slow || poll_port_every_tick(p, port);
                         if (mk && mk->boost > 0)
                                 mk->boost--;
                         if (!readable && !busy)
                                 continue;
-                        /* The slow rounds this port is read in, counted, and
-                         * how many of them make the sweep's 30 minutes. */
-                        visit = rtnl ? (round + (unsigned) i) / RTNL_SLOW_ROUNDS : round;
-                        visits = rtnl ? SLOW_SWEEP_ROUNDS / RTNL_SLOW_ROUNDS : SLOW_SWEEP_ROUNDS;
                         /* Ticks come every period while an uncovered port exists. */
-                        sweep = covered ? in_round && index % visits == visit % visits
+                        sweep = covered ? slow && index % SLOW_SWEEP_ROUNDS == round % SLOW_SWEEP_ROUNDS
                                         : index % SWEEP_TICKS == tick % SWEEP_TICKS;
                         if ((mk && mk->settle) || (sweep && !covered)) {
                                 /* By path, the state too; a new change settles again. */
