@@ -20,7 +20,7 @@ MESON     ?= meson
 SAN_FLAGS = -Db_sanitize=address,undefined -Db_lundef=false \
             -Dc_args=-fno-sanitize-recover=all -Dc_link_args=-fno-sanitize-recover=all
 
-.PHONY: all deps deps-demo deps-package build build-san check check-gcc check-broker check-systemd check-san valgrind demo bench clean package-check
+.PHONY: all deps deps-demo deps-package build build-san check check-gcc check-broker check-systemd check-san valgrind demo bench bench-baseline clean package-check
 
 all: build
 
@@ -109,3 +109,10 @@ bench: build
 		RDMAD_EXPORTER_BINARY=$(CURDIR)/$(BUILD)/exporter/rdmad-exporter \
 		./bench/bench-exporter $(BENCH_ARGS)
 	/usr/bin/python3 bench/bench-python.py $(BUILD) 512
+
+# This rdmad beside one built at BASELINE (a git revision), in turns in one
+# run: start-up, GetManagedObjects, Get against its floor, verbs events and
+# idle (bench/bench-baseline.sh). BENCH_ARGS: the number of devices (2048).
+BASELINE ?= 6504597
+bench-baseline: build
+	./bench/bench-baseline.sh $(BASELINE) $(BUILD) $(BENCH_ARGS)

@@ -521,6 +521,29 @@ static void bench_get_only(unsigned n) {
         printf("| --- | --- | --- | --- | --- | --- | --- |\n");
         get_rows(&f);
         fflush(stdout);
+
+        /* Beside BENCH_BASELINE_BINARY: each turn both daemons, each against
+         * the floor measured in its own window. */
+        Baseline base;
+        baseline_init(&base);
+        if (base.link) {
+                printf("\n| turn | this rdmad: median | p99 | × its floor | baseline: median | p99 | × its floor | "
+                       "this / baseline |\n");
+                printf("| --- | --- | --- | --- | --- | --- | --- | --- |\n");
+                for (unsigned turn = 1; turn <= 3; turn++) {
+                        GetFigures g[2];
+
+                        for (unsigned k = 0; k < 2; k++) {
+                                baseline_restart(h, &base, k == 1, args);
+                                g[k] = measure_gets(h, n, quick ? 100 : 1000);
+                        }
+                        printf("| %u | %.1f µs | %.1f µs | %.2f× | %.1f µs | %.1f µs | %.2f× | %.2f× |\n", turn,
+                               g[0].get.median, g[0].get.p99, g[0].get.median / g[0].floor.median, g[1].get.median,
+                               g[1].get.p99, g[1].get.median / g[1].floor.median, g[0].get.median / g[1].get.median);
+                        fflush(stdout);
+                }
+        }
+        baseline_done(&base);
         stop_daemon(h);
 }
 
@@ -1328,6 +1351,39 @@ static VerbsFigures bench_verbs_mode(unsigned n, bool events, size_t runs, unsig
         return f;
 }
 
+/* Beside BENCH_BASELINE_BINARY: the same host, both daemons in turns,
+ * each mode's flaps and idle figures (as above) per daemon. */
+static void bench_verbs_baseline(unsigned n, size_t runs, unsigned seconds) {
+        Baseline base;
+
+        baseline_init(&base);
+        if (!base.link)
+                return;
+        printf("\n### Verbs events, this rdmad beside the baseline (N = %u, %zu flaps per row; idle %u s each)\n\n",
+               n, runs, seconds);
+        printf("| turn | mode | rdmad | flap median | flap p99 | idle CPU, preload | idle CPU, native | wakeups/s, "
+               "native | sysfs opens/s, native |\n");
+        printf("| --- | --- | --- | --- | --- | --- | --- | --- | --- |\n");
+        for (unsigned turn = 1; turn <= 2; turn++)
+                for (int events = 1; events >= 0; events--) {
+                        /* Poll only once: its figures move less. */
+                        if (!events && turn > 1)
+                                continue;
+                        for (unsigned k = 0; k < 2; k++) {
+                                VerbsFigures f;
+
+                                setenv("RDMAD_BINARY", k == 1 ? base.link : base.self, 1);
+                                f = bench_verbs_mode(n, events, runs, seconds);
+                                setenv("RDMAD_BINARY", base.self, 1);
+                                printf("| %u | %s | %s | %.2f ms | %.2f ms | %.3f %% | %.3f %% | %.1f | %.1f |\n", turn,
+                                       events ? "events" : "poll only", k == 1 ? "baseline" : "this", f.flap.median / 1000,
+                                       f.flap.p99 / 1000, f.idle.cpu, f.native.cpu, f.native.wakeups, f.native.opens);
+                                fflush(stdout);
+                        }
+                }
+        baseline_done(&base);
+}
+
 static void bench_verbs(const unsigned *sizes, unsigned n_sizes) {
         size_t runs = verbs_flaps > 0 ? verbs_flaps : quick ? 10 : 40;
         /* Whole slow periods (10 s): a covered port is read once per period. */
@@ -1373,6 +1429,7 @@ static void bench_verbs(const unsigned *sizes, unsigned n_sizes) {
                        native ? "native (sys/ on /sys)" : "umockdev preload", p->cpu, p->wakeups, p->opens);
         }
         fflush(stdout);
+        bench_verbs_baseline(sizes[n_sizes - 1], runs, seconds);
 }
 #endif
 
