@@ -12,12 +12,12 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "basic/util.h"
 #include "field-tree.h"
 #include "format.h"
 #include "json-writer.h"
 #include "rdmactl.h"
 #include "target.h"
-#include "util.h"
 #include "verb-util.h"
 
 #define LABEL_WIDTH 19

@@ -8,7 +8,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "util.h"
+#include "basic/util.h"
 
 bool colors_wanted(int fd) {
         const char *no_color = getenv("NO_COLOR"), *term = getenv("TERM");

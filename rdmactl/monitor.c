@@ -21,12 +21,12 @@
 
 #include <systemd/sd-event.h>
 
-#include "inventory.h"
+#include "basic/time-util.h"
+#include "basic/util.h"
+#include "client/inventory.h"
+#include "client/rdmad-signals.h"
 #include "monitor.h"
 #include "rdmactl.h"
-#include "rdmad-signals.h"
-#include "time-util.h"
-#include "util.h"
 
 /* How long a removal waits for the addition that would make it a rename
  * when nothing else settles it first. Only a fallback: rdmad follows every

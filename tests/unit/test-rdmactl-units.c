@@ -15,14 +15,14 @@
 
 #include <cmocka.h>
 
-#include "rdmad-api.h"
+#include "api/rdmad-api.h"
 #include "bus-errors.h"
 #include "field-tree.h"
 #include "format.h"
-#include "inventory.h"
+#include "client/inventory.h"
 #include "json-writer.h"
 #include "rdmactl.h"
-#include "util.h"
+#include "basic/util.h"
 #include "verbs.h"
 
 /* Runs a writer into memory and returns what it wrote. */

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-#include "utf8.h"
+#include "basic/utf8.h"
 
 #include <stdint.h>
 #include <stdlib.h>
