@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 #include "bus-changes.h"
 
-#include "log.h"
+#include "basic/log.h"
+#include "basic/util.h"
 #include "model.h"
-#include "util.h"
 
 /* The index where name is or would go in the sorted devices. */
 static size_t devices_lower_bound(const PendingChanges *c, const char *name) {

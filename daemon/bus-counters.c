@@ -2,13 +2,13 @@
 /* GetCounters (Port, Device) and GetAllCounters (Manager). */
 #include "bus-counters.h"
 
+#include "basic/log.h"
+#include "basic/util.h"
 #include "bus-server.h"
 #include "bus-util.h"
 #include "counters-worker.h"
-#include "log.h"
 #include "manager.h"
 #include "reader-pool.h"
-#include "util.h"
 
 static int append_counters(sd_bus_message *reply, const CounterList *l) {
         int r;

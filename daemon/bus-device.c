@@ -12,7 +12,7 @@
 #include "bus-util.h"
 #include "manager.h"
 #include "properties.h"
-#include "util.h"
+#include "basic/util.h"
 
 Device *device_bus_lookup(Manager *m, const char *path, BusPathKind kind) {
         BusPath parsed;

@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 #pragma once
 
-#include "rdmad-api.h"
+#include "api/rdmad-api.h"
 
 #include <systemd/sd-bus.h>
 
-#include "bus-path.h"
+#include "api/bus-path.h"
 #include "forward.h"
 
 /* org.rdmad1.Device, a fallback under RDMAD_DEVICE_PREFIX. */

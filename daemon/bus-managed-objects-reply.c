@@ -5,8 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "basic/util.h"
 #include "bus-util.h"
-#include "util.h"
 
 struct ManagedObjectsReply {
         sd_bus *bus; /* what the getters and find callbacks get */

@@ -8,13 +8,13 @@
 #include <string.h>
 #include <sys/ioctl.h>
 
+#include "api/rdmad-api.h"
+#include "basic/list.h"
+#include "basic/log.h"
+#include "basic/time-util.h"
+#include "basic/util.h"
 #include "bus-managed-objects-reply.h"
-#include "list.h"
-#include "log.h"
-#include "rdmad-api.h"
 #include "test-knobs.h"
-#include "time-util.h"
-#include "util.h"
 
 static void call_unref(void *call) {
         sd_bus_message_unref(call);

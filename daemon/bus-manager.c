@@ -5,14 +5,14 @@
 #include <stddef.h>
 
 #include "bus-device.h"
-#include "bus-path.h"
+#include "api/bus-path.h"
 #include "bus-counters.h"
 #include "bus-server.h"
 #include "bus-util.h"
-#include "log.h"
+#include "basic/log.h"
 #include "manager.h"
 #include "reader-pool.h"
-#include "util.h"
+#include "basic/util.h"
 
 int bus_manager_send_changed(BusServer *s) {
         int r;

@@ -4,13 +4,13 @@
 
 #include <stddef.h>
 
+#include "api/bus-path.h"
+#include "basic/util.h"
 #include "bus-device.h"
-#include "bus-path.h"
 #include "bus-server.h"
 #include "bus-util.h"
 #include "manager.h"
 #include "properties.h"
-#include "util.h"
 
 int netdev_bus_path(const NetDev *n, char **ret) {
         assert(n);

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 #pragma once
 
-#include "rdmad-api.h"
+#include "api/rdmad-api.h"
 
 #include <systemd/sd-bus.h>
 

@@ -3,19 +3,19 @@
 
 #include <string.h>
 
+#include "api/bus-path.h"
+#include "basic/log.h"
+#include "basic/util.h"
 #include "bus-device.h"
 #include "bus-manager.h"
 #include "bus-netdev.h"
-#include "bus-path.h"
 #include "bus-port.h"
 #include "bus-server.h"
 #include "bus-sriov.h"
 #include "bus-util.h"
-#include "log.h"
 #include "manager.h"
 #include "port-wait.h"
 #include "properties.h"
-#include "util.h"
 
 /* Upper bounds of what the getters of each vtable marshal. A path a getter
  * gives is the object's own, or a sibling's or child's: at most an escaped

@@ -7,14 +7,14 @@
 #include "arg-quote.h"
 #include "bus-device.h"
 #include "caller.h"
-#include "bus-path.h"
+#include "api/bus-path.h"
 #include "bus-counters.h"
 #include "bus-server.h"
 #include "bus-util.h"
 #include "manager.h"
-#include "parse.h"
+#include "basic/parse.h"
 #include "port-wait.h"
-#include "util.h"
+#include "basic/util.h"
 
 int port_bus_path(const Port *p, char **ret) {
         assert(p);

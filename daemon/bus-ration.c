@@ -5,10 +5,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "api/rdmad-api.h"
 #include "arg-quote.h"
-#include "log.h"
-#include "rdmad-api.h"
-#include "util.h"
+#include "basic/log.h"
+#include "basic/util.h"
 
 static void call_unref(void *call) {
         sd_bus_message_unref(call);

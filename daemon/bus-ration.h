@@ -6,9 +6,9 @@
 #include <systemd/sd-bus.h>
 #include <systemd/sd-event.h>
 
+#include "basic/time-util.h"
 #include "call-scheduler.h"
 #include "caller.h"
-#include "time-util.h"
 
 /* The methods whose reply costs something (Properties.Get and GetAll,
  * Introspect, GetCounters, GetAllCounters), rationed per user. A bus filter

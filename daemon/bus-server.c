@@ -3,13 +3,13 @@
 
 #include <malloc.h>
 
+#include "basic/log.h"
+#include "basic/time-util.h"
+#include "basic/util.h"
 #include "bus-objects.h"
 #include "bus-util.h"
 #include "counters-worker.h"
-#include "log.h"
 #include "manager.h"
-#include "time-util.h"
-#include "util.h"
 
 #define TRIM_INTERVAL_USEC (5 * USEC_PER_SEC)
 #define STOPPING_MESSAGE   "rdmad is stopping."

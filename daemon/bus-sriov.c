@@ -5,15 +5,15 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "api/bus-path.h"
+#include "basic/util.h"
 #include "bus-device.h"
-#include "bus-path.h"
 #include "bus-server.h"
 #include "bus-util.h"
 #include "caller.h"
 #include "manager.h"
 #include "properties.h"
 #include "sriov-worker.h"
-#include "util.h"
 
 int sriov_bus_path(const Device *d, char **ret) {
         assert(d);

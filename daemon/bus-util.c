@@ -3,8 +3,8 @@
 
 #include <errno.h>
 
-#include "log.h"
-#include "util.h"
+#include "basic/log.h"
+#include "basic/util.h"
 
 const sd_bus_error_map rdmad_error_map[] = {
         SD_BUS_ERROR_MAP(RDMAD_ERROR_INVALID_ARGUMENT, EINVAL),

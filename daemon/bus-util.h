@@ -3,8 +3,8 @@
 
 #include <systemd/sd-bus.h>
 
+#include "api/rdmad-api.h"
 #include "properties.h"
-#include "rdmad-api.h"
 #include "sysfs.h"
 
 extern const sd_bus_error_map rdmad_error_map[];

@@ -5,8 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "time-util.h"
-#include "util.h"
+#include "basic/time-util.h"
+#include "basic/util.h"
 
 typedef struct ScheduledCall {
         void *call;

@@ -6,7 +6,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "list.h"
+#include "basic/list.h"
 
 /* Which held call of a costly method is answered next, with no bus and no
  * event loop: the owner queues calls (an opaque pointer, the sender's unique

@@ -6,12 +6,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bus-signal.h"
+#include "api/bus-signal.h"
+#include "api/rdmad-api.h"
+#include "basic/log.h"
+#include "basic/util.h"
 #include "bus-util.h"
-#include "log.h"
-#include "rdmad-api.h"
 #include "test-knobs.h"
-#include "util.h"
 
 /* GetConnectionCredentials of one unique name, and the calls waiting for it. */
 struct CallerLookup {

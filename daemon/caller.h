@@ -6,8 +6,8 @@
 #include <systemd/sd-bus.h>
 #include <systemd/sd-event.h>
 
-#include "list.h"
-#include "time-util.h"
+#include "basic/list.h"
+#include "basic/time-util.h"
 
 /* Who is calling. Limits are per user: the uid the bus daemon vouches for
  * (GetConnectionCredentials, never what a message claims), asked once per

@@ -4,11 +4,11 @@
 #include <assert.h>
 
 #include "bus-util.h"
-#include "list.h"
-#include "log.h"
-#include "time-util.h"
+#include "basic/list.h"
+#include "basic/log.h"
+#include "basic/time-util.h"
 #include "reader-pool.h"
-#include "util.h"
+#include "basic/util.h"
 
 /* The counters of one directory, as a read left them. */
 typedef struct CacheEntry {

@@ -7,9 +7,9 @@
 #include <systemd/sd-bus.h>
 #include <systemd/sd-event.h>
 
+#include "basic/time-util.h"
 #include "counters.h"
 #include "forward.h"
-#include "time-util.h"
 
 /* GetCounters and GetAllCounters: the sysfs reads run on the reader pool,
  * each device's on its lane, so that the event loop answers other calls

@@ -4,9 +4,9 @@
 #include <assert.h>
 #include <fcntl.h>
 
+#include "basic/utf8.h"
+#include "basic/util.h"
 #include "sysfs.h"
-#include "utf8.h"
-#include "util.h"
 
 static const char *const source_directories[_COUNTER_SOURCE_MAX] = {
         [COUNTER_SOURCE_COUNTERS] = "counters",

@@ -5,8 +5,8 @@
 #include <fcntl.h>
 #include <stdio.h>
 
-#include "parse.h"
-#include "util.h"
+#include "basic/parse.h"
+#include "basic/util.h"
 
 DeviceRead *device_read_new(Manager *m, DeviceReadKind kind, const Device *d, const char *name,
                             const char *sysfs_path) {

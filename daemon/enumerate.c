@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 #include "enumerate.h"
 
-#include "log.h"
-#include "util.h"
+#include "basic/log.h"
+#include "basic/util.h"
 
 static void udev_enumerate_unrefp(struct udev_enumerate **e) {
         udev_enumerate_unref(*e);

@@ -7,17 +7,17 @@
 #include <stdio.h>
 #include <systemd/sd-daemon.h>
 
+#include "basic/log.h"
+#include "basic/parse.h"
+#include "basic/timespan.h"
+#include "basic/util.h"
 #include "bus-server.h"
 #include "bus-util.h"
 #include "enumerate.h"
-#include "log.h"
 #include "manager.h"
-#include "parse.h"
 #include "poll.h"
 #include "reader-pool.h"
 #include "sysfs.h"
-#include "timespan.h"
-#include "util.h"
 #include "verbs-events.h"
 
 static void dump_attrs(const char *indent, const char *what, const AttrList *l) {

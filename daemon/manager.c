@@ -6,16 +6,16 @@
 #include <malloc.h>
 #include <time.h>
 
+#include "basic/log.h"
+#include "basic/time-util.h"
+#include "basic/util.h"
 #include "device-reads.h"
 #include "enumerate.h"
-#include "log.h"
 #include "netlink.h"
 #include "poll.h"
 #include "properties.h"
 #include "reader-pool.h"
-#include "time-util.h"
 #include "udev-monitor.h"
-#include "util.h"
 #include "verbs-events.h"
 
 int manager_new(Manager **ret) {

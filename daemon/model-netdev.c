@@ -6,12 +6,12 @@
 #include <fcntl.h>
 #include <stdio.h>
 
-#include "log.h"
+#include "basic/log.h"
+#include "basic/parse.h"
+#include "basic/utf8.h"
+#include "basic/util.h"
 #include "model-object.h"
-#include "parse.h"
 #include "properties.h"
-#include "utf8.h"
-#include "util.h"
 
 static const size_t netdev_strings[] = {
         offsetof(NetDev, name),

@@ -4,12 +4,12 @@
 #include <fcntl.h>
 #include <stdio.h>
 
-#include "log.h"
+#include "basic/log.h"
+#include "basic/parse.h"
+#include "basic/utf8.h"
+#include "basic/util.h"
 #include "model-object.h"
-#include "parse.h"
 #include "properties.h"
-#include "utf8.h"
-#include "util.h"
 
 /* After a failed open: the error if it is a lack of resources (to be
  * retried), else 0 (the file or directory is not there, or not one). */

@@ -5,12 +5,12 @@
 #include <fcntl.h>
 #include <stdio.h>
 
-#include "log.h"
+#include "basic/log.h"
+#include "basic/parse.h"
+#include "basic/utf8.h"
+#include "basic/util.h"
 #include "model-object.h"
-#include "parse.h"
 #include "properties.h"
-#include "utf8.h"
-#include "util.h"
 
 /* The strings each object owns, listed once: freed by its clear, and by an
  * update for those that a re-derivation replaced, whether or not they are

@@ -6,13 +6,13 @@
 #include <fcntl.h>
 #include <stdio.h>
 
-#include "log.h"
+#include "basic/log.h"
+#include "basic/parse.h"
+#include "basic/utf8.h"
+#include "basic/util.h"
 #include "model-object.h"
-#include "parse.h"
 #include "properties.h"
 #include "rdma-drivers.h"
-#include "utf8.h"
-#include "util.h"
 
 static const size_t device_strings[] = {
         offsetof(Device, name),           offsetof(Device, sysfs_path),  offsetof(Device, device_path),

@@ -11,10 +11,10 @@
 #include <string.h>
 #include <sys/socket.h>
 
-#include "log.h"
+#include "basic/log.h"
+#include "basic/util.h"
 #include "manager.h"
 #include "poll.h"
-#include "util.h"
 
 #define RTNL_RCVBUF_SIZE (8 * 1024 * 1024)
 

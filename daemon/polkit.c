@@ -6,10 +6,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "basic/list.h"
+#include "basic/log.h"
+#include "basic/util.h"
 #include "bus-util.h"
-#include "list.h"
-#include "log.h"
-#include "util.h"
 
 /* CheckAuthorization's flag: the caller accepts a password prompt. */
 #define POLKIT_ALLOW_USER_INTERACTION 1u

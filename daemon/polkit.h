@@ -6,7 +6,7 @@
 #include <systemd/sd-bus.h>
 #include <systemd/sd-event.h>
 
-#include "time-util.h"
+#include "basic/time-util.h"
 
 /* Asynchronous polkit checks, the way systemd's daemons do them: the first
  * time a method call arrives, CheckAuthorization is sent and the handler

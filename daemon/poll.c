@@ -20,13 +20,13 @@
  * since a re-read device is a new snapshot. */
 #include "poll.h"
 
+#include "basic/log.h"
+#include "basic/util.h"
 #include "device-reads.h"
-#include "log.h"
 #include "manager.h"
 #include "properties.h"
 #include "reader-pool.h"
 #include "test-knobs.h"
-#include "util.h"
 
 /* A port the poll watches every tick for a while; port 0: its device,
  * whose last turn is still being read. */

@@ -4,11 +4,11 @@
 #include <inttypes.h>
 #include <strings.h>
 
+#include "basic/list.h"
+#include "basic/log.h"
+#include "basic/time-util.h"
+#include "basic/util.h"
 #include "bus-util.h"
-#include "list.h"
-#include "log.h"
-#include "time-util.h"
-#include "util.h"
 
 struct PortWait {
         LIST_FIELDS(PortWait, waits);

@@ -3,7 +3,7 @@
 
 #include <assert.h>
 
-#include "util.h"
+#include "basic/util.h"
 
 typedef enum FieldType {
         FIELD_STRING, /* char *, owned */

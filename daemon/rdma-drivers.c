@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 #include "rdma-drivers.h"
 
-#include "util.h"
+#include "basic/util.h"
 
 static const char *const hardware_rdma_drivers[] = {
         "be2net", "bnxt_en", "cxgb4", "efa",  "erdma",     "hfi1",      "hns3", "i40e",       "ib_mthca",

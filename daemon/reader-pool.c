@@ -8,9 +8,9 @@
 #include <stdio.h>
 #include <sys/eventfd.h>
 
-#include "list.h"
-#include "log.h"
-#include "util.h"
+#include "basic/list.h"
+#include "basic/log.h"
+#include "basic/util.h"
 
 /* An idle thread ends after this long without work: a poll every second
  * keeps its threads, an idle host has none. */

@@ -6,7 +6,7 @@
 #include <stdint.h>
 #include <systemd/sd-event.h>
 
-#include "time-util.h"
+#include "basic/time-util.h"
 
 /* The reader pool: every read of a device's sysfs files runs here, never on
  * the event loop (rdmad(8), SICK ADAPTERS). A read of a failing

@@ -3,10 +3,10 @@
 
 #include <stdio.h>
 
+#include "basic/list.h"
+#include "basic/log.h"
+#include "basic/util.h"
 #include "bus-util.h"
-#include "list.h"
-#include "log.h"
-#include "util.h"
 #include "worker.h"
 
 struct SriovJob {

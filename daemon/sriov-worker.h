@@ -6,8 +6,8 @@
 #include <systemd/sd-bus.h>
 #include <systemd/sd-event.h>
 
+#include "basic/time-util.h"
 #include "sriov.h"
-#include "time-util.h"
 
 /* SetNumVfs jobs: the sysfs writes of sriov.c in a thread (a driver can take
  * seconds to create VFs, and the bus must be answered meanwhile), one job

@@ -7,9 +7,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "parse.h"
+#include "basic/parse.h"
+#include "basic/util.h"
 #include "sysfs.h"
-#include "util.h"
 
 static void reread(const SriovIo *io, const char *path, SriovResult *r) {
         r->after_known = io->read(io->userdata, path, &r->after) >= 0;

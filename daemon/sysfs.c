@@ -5,9 +5,9 @@
 #include <pthread.h>
 #include <sys/stat.h>
 
+#include "basic/utf8.h"
+#include "basic/util.h"
 #include "reader-pool.h"
-#include "utf8.h"
-#include "util.h"
 
 /* Sorted; the names of sysfs attributes, a few dozen distinct ones. The
  * only state outside the Manager: a constant pool, freed at exit. */

@@ -6,10 +6,10 @@
 
 #include <fcntl.h>
 
-#include "log.h"
+#include "basic/log.h"
+#include "basic/parse.h"
+#include "basic/util.h"
 #include "manager.h"
-#include "parse.h"
-#include "util.h"
 #include "verbs-events.h"
 
 static const char *basename_of(const char *path) {

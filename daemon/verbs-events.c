@@ -17,10 +17,10 @@
 #include <infiniband/verbs.h>
 #include <systemd/sd-event.h>
 
-#include "log.h"
+#include "basic/log.h"
+#include "basic/util.h"
 #include "manager.h"
 #include "reader-pool.h"
-#include "util.h"
 
 /* The reader pool's lane of the device list; no device has this name. */
 #define VERBS_LIST_LANE "(libibverbs)"

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* The verbs event source of a build without libibverbs: the poll covers
  * every InfiniBand port, and the log says why, once. */
-#include "log.h"
+#include "basic/log.h"
 #include "manager.h"
 #include "verbs-events.h"
 

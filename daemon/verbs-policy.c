@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* Which devices the verbs event source opens, and how it backs off. */
+#include "basic/util.h"
 #include "model.h"
-#include "util.h"
 #include "verbs-events.h"
 
 const char *verbs_skip_reason(const Device *d) {

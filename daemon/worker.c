@@ -5,7 +5,7 @@
 #include <stdatomic.h>
 #include <sys/eventfd.h>
 
-#include "util.h"
+#include "basic/util.h"
 
 enum {
         WORKER_RUNNING,

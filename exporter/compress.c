@@ -7,8 +7,8 @@
 #include <strings.h>
 #include <zlib.h>
 
+#include "basic/util.h"
 #include "negotiate.h"
-#include "util.h"
 
 bool accepts_gzip(const char *accept_encoding) {
         int star = -1, gzip = -1;

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "util.h"
+#include "basic/util.h"
 
 static bool isempty(const char *s) {
         return !s || !*s;

@@ -11,8 +11,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "counter-table.h"
-#include "inventory.h"
+#include "client/counter-table.h"
+#include "client/inventory.h"
 
 typedef enum ExpositionFormat {
         EXPOSITION_TEXT,        /* text/plain; version=0.0.4 */

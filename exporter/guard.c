@@ -3,7 +3,7 @@
 
 #include <string.h>
 
-#include "util.h"
+#include "basic/util.h"
 
 /* The entry, among those counted (and of `address` if given), that has
  * waited longest without being served; -1 for none. */

@@ -12,13 +12,13 @@
 #include <string.h>
 #include <sys/socket.h>
 
+#include "basic/log.h"
+#include "basic/time-util.h"
+#include "basic/util.h"
 #include "compress.h"
 #include "exposition.h"
 #include "guard.h"
-#include "log.h"
 #include "negotiate.h"
-#include "time-util.h"
-#include "util.h"
 
 /* libmicrohttpd's own bound, above the guard's: connections being closed
  * by the guard still count there until they are gone. */

@@ -11,8 +11,8 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "log.h"
-#include "util.h"
+#include "basic/log.h"
+#include "basic/util.h"
 
 int listen_address_parse(const char *s, char **ret_host, unsigned *ret_port) {
         const char *colon, *host = s, *host_end;

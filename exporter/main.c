@@ -10,12 +10,12 @@
 #include <systemd/sd-daemon.h>
 #include <systemd/sd-event.h>
 
+#include "basic/log.h"
+#include "basic/timespan.h"
+#include "basic/util.h"
 #include "http-server.h"
 #include "listen.h"
-#include "log.h"
 #include "model.h"
-#include "timespan.h"
-#include "util.h"
 
 #define BUS_TIMEOUT_USEC_DEFAULT (10 * USEC_PER_SEC)
 #define BUS_TIMEOUT_USEC_MIN     (100 * USEC_PER_MSEC)

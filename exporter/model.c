@@ -5,10 +5,10 @@
 #include <errno.h>
 #include <stdlib.h>
 
-#include "inventory-follow.h"
-#include "log.h"
-#include "time-util.h"
-#include "util.h"
+#include "basic/log.h"
+#include "basic/time-util.h"
+#include "basic/util.h"
+#include "client/inventory-follow.h"
 
 struct Model {
         sd_event *event;

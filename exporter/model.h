@@ -13,8 +13,8 @@
 #include <systemd/sd-bus.h>
 #include <systemd/sd-event.h>
 
-#include "counter-table.h"
-#include "inventory.h"
+#include "client/counter-table.h"
+#include "client/inventory.h"
 
 typedef struct Model Model;
 

@@ -5,7 +5,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "util.h"
+#include "basic/util.h"
 
 int qvalue_parse(const char *s, size_t len) {
         int q, scale = 100;

@@ -12,8 +12,8 @@
 #include <string.h>
 #include <strings.h>
 
-#include "parse.h"
-#include "util.h"
+#include "basic/parse.h"
+#include "basic/util.h"
 
 static bool all_digits(const char *s) {
         return *s && s[strspn(s, "0123456789")] == '\0';

@@ -8,7 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "timespan.h"
+#include "basic/timespan.h"
 
 /* A decimal number as parse_decimal_u32 reads it (no sign, blanks or
  * leading zeros), and at most `max`. */

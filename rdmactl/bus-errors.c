@@ -4,9 +4,9 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "api/rdmad-api.h"
+#include "basic/util.h"
 #include "bus-errors.h"
-#include "rdmad-api.h"
-#include "util.h"
 
 static bool startswith(const char *s, const char *prefix) {
         return s && strncmp(s, prefix, strlen(prefix)) == 0;

@@ -5,19 +5,19 @@
  * users expect. One sample is a field tree, printed as text or JSON. */
 #include <errno.h>
 #include <inttypes.h>
-#include <langinfo.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "basic/utf8.h"
+#include "basic/util.h"
 #include "field-tree.h"
 #include "format.h"
 #include "json-writer.h"
 #include "rdmactl.h"
 #include "target.h"
-#include "util.h"
 #include "verb-util.h"
 
 #define LABEL_WIDTH 19
@@ -252,11 +252,6 @@ static void add_block(Field *root, const View *v, const Shown *s, const PortCoun
                 errors = true;
         }
         field_color(f, errors ? ANSI_RED : ANSI_GREEN);
-}
-
-static bool utf8_locale(void) {
-        const char *codeset = nl_langinfo(CODESET);
-        return codeset && (streq(codeset, "UTF-8") || streq(codeset, "utf8"));
 }
 
 /* A sample as blocks (text) or one JSON document. */

@@ -7,8 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "basic/util.h"
 #include "format.h"
-#include "util.h"
 
 static Field *field_new(FieldType type) {
         Field *f = calloc(1, sizeof(Field));

@@ -17,8 +17,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "basic/list.h"
 #include "json-writer.h"
-#include "list.h"
 
 typedef enum FieldType {
         FIELD_STRING,

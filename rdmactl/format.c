@@ -8,7 +8,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "util.h"
+#include "basic/utf8.h"
+#include "basic/util.h"
 
 bool colors_wanted(int fd) {
         const char *no_color = getenv("NO_COLOR"), *term = getenv("TERM");
@@ -55,15 +56,6 @@ const char *health_color(const char *health) {
         if (streq(health, "unresponsive"))
                 return ANSI_RED;
         return NULL;
-}
-
-size_t utf8_width(const char *s) {
-        size_t n = 0;
-
-        for (const unsigned char *p = (const unsigned char *) s; *p; p++)
-                if ((*p & 0xc0) != 0x80) /* not a continuation byte */
-                        n++;
-        return n;
 }
 
 char *format_timestamp(uint64_t realtime_usec, char buf[static TIMESTAMP_MAX]) {

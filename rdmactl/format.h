@@ -30,9 +30,6 @@ const char *health_color(const char *health);
 void print_colored(bool color_on, const char *text, const char *color);
 const char *phys_state_color(const char *phys_state_name);
 
-/* Columns as many characters wide as a terminal shows them (UTF-8 code points). */
-size_t utf8_width(const char *s);
-
 /* "2026-11-30T04:01:02.123456+01:00": CLOCK_REALTIME microseconds in local time. */
 #define TIMESTAMP_MAX 64
 char *format_timestamp(uint64_t realtime_usec, char buf[static TIMESTAMP_MAX]);

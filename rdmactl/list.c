@@ -5,10 +5,10 @@
 #include <inttypes.h>
 #include <stdio.h>
 
+#include "basic/util.h"
 #include "format.h"
 #include "json-writer.h"
 #include "rdmactl.h"
-#include "util.h"
 #include "verb-util.h"
 
 int verb_list_names(sd_bus *bus, const Options *o, char **args, size_t n_args) {

@@ -4,10 +4,10 @@
 #include <inttypes.h>
 #include <stdio.h>
 
+#include "basic/time-util.h"
+#include "basic/util.h"
 #include "format.h"
 #include "monitor.h"
-#include "time-util.h"
-#include "util.h"
 
 /* Starts a line: the timestamp in text, the common members in JSON. */
 static void line_begin(Monitor *m, uint64_t usec, const char *event) {

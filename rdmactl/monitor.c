@@ -21,12 +21,13 @@
 
 #include <systemd/sd-event.h>
 
-#include "inventory.h"
+#include "api/bus-path.h"
+#include "basic/time-util.h"
+#include "basic/util.h"
+#include "client/inventory.h"
+#include "client/rdmad-signals.h"
 #include "monitor.h"
 #include "rdmactl.h"
-#include "rdmad-signals.h"
-#include "time-util.h"
-#include "util.h"
 
 /* How long a removal waits for the addition that would make it a rename
  * when nothing else settles it first. Only a fallback: rdmad follows every
@@ -197,19 +198,17 @@ static void port_link_done(PortLink *l) {
 }
 
 /* The name of a netdev object: from the inventory, or, when the object is
- * already gone or not yet announced, decoded from its path's last label. */
+ * already gone or not yet announced, decoded from its path (bus-path.h). */
 static char *netdev_name(const Inventory *inv, const char *path) {
-        _cleanup_free_ char *prefix = NULL;
         const char *name = inventory_netdev_name(inv, path), *slash;
-        char *decoded = NULL;
+        BusPath parsed;
 
         if (name)
                 return strdup(name);
         if (!path || streq(path, "/") || !(slash = strrchr(path, '/')))
                 return strdup("");
-        prefix = strndup(path, slash - path);
-        if (prefix && sd_bus_path_decode(path, prefix, &decoded) > 0)
-                return decoded;
+        if (bus_path_parse(path, &parsed) > 0 && parsed.kind == BUS_PATH_NETDEV)
+                return strdup(parsed.ifname);
         return strdup(slash + 1);
 }
 

@@ -9,8 +9,8 @@
 #include <systemd/sd-bus.h>
 #include <systemd/sd-event.h>
 
-#include "inventory.h"
-#include "rdmad-signals.h"
+#include "client/inventory.h"
+#include "client/rdmad-signals.h"
 #include "json-writer.h"
 #include "rdmactl.h"
 

@@ -14,9 +14,9 @@
 #include <string.h>
 
 #include "args.h"
+#include "basic/util.h"
 #include "format.h"
 #include "rdmactl.h"
-#include "util.h"
 #include "verb-util.h"
 #include "verbs.h"
 

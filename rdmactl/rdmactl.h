@@ -6,8 +6,8 @@
 #include <systemd/sd-bus.h>
 
 #include "args.h"
-#include "counter-table.h"
-#include "inventory.h"
+#include "client/counter-table.h"
+#include "client/inventory.h"
 
 /* Exit statuses scripts may rely on; documented in rdmactl(1) and --help. */
 enum {

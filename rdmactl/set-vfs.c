@@ -11,10 +11,10 @@
 #include <unistd.h>
 
 #include "args.h"
-#include "inventory.h"
+#include "basic/util.h"
+#include "client/inventory.h"
 #include "rdmactl.h"
 #include "target.h"
-#include "util.h"
 #include "verb-util.h"
 #include "verbs.h"
 

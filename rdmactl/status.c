@@ -3,24 +3,19 @@
  * netdevs. Built once as a field tree, then printed as text or as JSON. */
 #include <errno.h>
 #include <inttypes.h>
-#include <langinfo.h>
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "basic/utf8.h"
+#include "basic/util.h"
 #include "field-tree.h"
 #include "format.h"
 #include "json-writer.h"
 #include "rdmactl.h"
 #include "target.h"
-#include "util.h"
 #include "verb-util.h"
 
 #define LABEL_WIDTH 19
-
-static bool utf8_locale(void) {
-        const char *codeset = nl_langinfo(CODESET);
-        return codeset && (streq(codeset, "UTF-8") || streq(codeset, "utf8"));
-}
 
 static uint32_t netdev_port_number(const Inventory *inv, const RdmaNetDev *n) {
         const RdmaPort *p = inventory_find_port(inv, n->port);

@@ -9,9 +9,9 @@
 #include <string.h>
 
 #include "args.h"
+#include "basic/util.h"
 #include "bus-errors.h"
 #include "rdmactl.h"
-#include "util.h"
 #include "verbs.h"
 
 /* A device by its name: from the inventory, else as rdmad resolves it. */

@@ -10,7 +10,7 @@
 #include <stdint.h>
 #include <systemd/sd-bus.h>
 
-#include "inventory.h"
+#include "client/inventory.h"
 
 typedef struct Target {
         const RdmaDevice *device;

@@ -4,7 +4,7 @@
 #include <errno.h>
 #include <stdio.h>
 
-#include "util.h"
+#include "basic/util.h"
 
 int finish_output(int status) {
         if (fflush(stdout) != 0 || ferror(stdout)) {

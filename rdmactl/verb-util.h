@@ -6,7 +6,7 @@
 
 #include <systemd/sd-bus.h>
 
-#include "inventory.h"
+#include "client/inventory.h"
 #include "rdmactl.h"
 
 /* GetManagedObjects into *ret, made printable unless for JSON; prints the

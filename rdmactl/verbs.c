@@ -8,7 +8,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "util.h"
+#include "basic/util.h"
 
 int usage_error(const char *fmt, ...) {
         va_list ap;

@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "args.h"
-#include "util.h"
+#include "basic/util.h"
 
 /* The kernel's phys_state numbers (IBTA): 4 PortConfigurationTraining,
  * 5 LinkUp, 6 LinkErrorRecovery; 1 Sleep, 2 Polling, 3 Disabled have no

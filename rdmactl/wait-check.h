@@ -7,7 +7,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "inventory.h"
+#include "client/inventory.h"
 
 typedef struct WaitSpec {
         char *const *names; /* DEVICE, DEVICE/PORT or NETDEV; none: every port with a link */

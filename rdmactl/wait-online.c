@@ -17,9 +17,9 @@
 #include <systemd/sd-event.h>
 
 #include "args.h"
-#include "inventory-follow.h"
-#include "time-util.h"
-#include "util.h"
+#include "basic/time-util.h"
+#include "basic/util.h"
+#include "client/inventory-follow.h"
 
 /* As systemd-networkd-wait-online logs: not at once (a wait that ends in a
  * moment says nothing), then now and then, so the boot log shows progress. */

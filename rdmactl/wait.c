@@ -11,9 +11,9 @@
 #include <string.h>
 
 #include "args.h"
+#include "basic/util.h"
 #include "bus-errors.h"
 #include "rdmactl.h"
-#include "util.h"
 #include "verbs.h"
 #include "wait-check.h"
 #include "wait-online.h"

@@ -11,9 +11,9 @@
 
 #include <cmocka.h>
 
+#include "basic/util.h"
 #include "harness.h"
 #include "scrape-client.h"
-#include "util.h"
 
 pid_t prometheus_start(const char *dir, const char *name, const char *global, unsigned target_port,
                        unsigned *ret_port) {

@@ -26,10 +26,10 @@
 
 #include <cmocka.h>
 
+#include "basic/util.h"
 #include "harness.h"
 #include "prometheus-server.h"
 #include "scrape-client.h"
-#include "util.h"
 
 #define MLX4_PORT1 "/sys/devices/pci0000:00/0000:00:03.0/0000:03:00.0/infiniband/mlx4_0/ports/1"
 

@@ -23,7 +23,7 @@
 #endif
 #include "forge.h"
 #include "harness.h"
-#include "util.h"
+#include "basic/util.h"
 #include "prometheus-server.h"
 #include "scrape-client.h"
 

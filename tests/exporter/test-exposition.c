@@ -10,12 +10,12 @@
 
 #include <cmocka.h>
 
+#include "basic/util.h"
 #include "compress.h"
 #include "exposition.h"
 #include "guard.h"
 #include "listen.h"
 #include "negotiate.h"
-#include "util.h"
 
 static char *render(ExpositionFormat format, const ScrapeResult *s) {
         char *body = NULL;

@@ -9,10 +9,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "basic/log.h"
+#include "basic/utf8.h"
 #include "fuzz.h"
-#include "log.h"
 #include "model.h"
-#include "utf8.h"
 
 typedef struct Input {
         const uint8_t *p;

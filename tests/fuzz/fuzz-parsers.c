@@ -8,8 +8,8 @@
 #include <string.h>
 #include <strings.h>
 
+#include "basic/parse.h"
 #include "fuzz.h"
-#include "parse.h"
 
 static const char *const node_types[] = { "CA", "switch", "router", "RNIC", "usNIC", "usNIC UDP", "unspecified" };
 

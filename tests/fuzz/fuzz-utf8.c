@@ -3,8 +3,8 @@
  * the Unicode standard's table of well-formed byte sequences (Table 3-7). */
 #include <string.h>
 
+#include "basic/utf8.h"
 #include "fuzz.h"
-#include "utf8.h"
 
 /* Length of the well-formed sequence at s[0..n), 0 if there is none. */
 static size_t reference_sequence(const uint8_t *s, size_t n) {

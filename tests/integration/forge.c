@@ -8,7 +8,7 @@
 
 #include <cmocka.h>
 
-#include "util.h"
+#include "basic/util.h"
 
 sd_bus *forger_open(Harness *h, uid_t uid) {
         return harness_open_bus_as(uid);

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 #pragma once
 
-#include "rdmad-api.h"
+#include "api/rdmad-api.h"
 
 /* Integration harness: a private system bus (RDMAD_TEST_BUS=dbus-daemon, the
  * default, or dbus-broker; see "The bus" below), a umockdev testbed loaded from

@@ -23,10 +23,10 @@
 
 #include <cmocka.h>
 
+#include "basic/util.h"
 #include "forge.h"
 #include "harness.h"
 #include "rdmactl-run.h"
-#include "util.h"
 
 #define HFI1_SYS   "/sys/devices/pci0000:80/0000:80:03.0/0000:81:00.0/infiniband/hfi1_0"
 #define MLX4_SYS   "/sys/devices/pci0000:00/0000:00:03.0/0000:03:00.0/infiniband/mlx4_0"

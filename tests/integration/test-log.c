@@ -25,8 +25,8 @@
 
 #include <cmocka.h>
 
+#include "basic/log.h"
 #include "harness.h"
-#include "log.h"
 
 #define HFI1_SYS "/sys/devices/pci0000:80/0000:80:03.0/0000:81:00.0/infiniband/hfi1_0"
 #define HFI1_0   "/org/rdmad1/device/hfi1_5f0"

@@ -12,8 +12,8 @@
 
 #include <cmocka.h>
 
-#include "bus-path.h"
-#include "util.h"
+#include "api/bus-path.h"
+#include "basic/util.h"
 
 static const char *const names[] = {
         "mlx5_0",

@@ -11,8 +11,8 @@
 
 #include <cmocka.h>
 
+#include "basic/util.h"
 #include "call-scheduler.h"
-#include "util.h"
 
 #define SEC 1000000ULL
 

@@ -14,8 +14,8 @@
 
 #include <cmocka.h>
 
+#include "basic/util.h"
 #include "counters.h"
-#include "util.h"
 
 static void test_parse_number_accepts_digits_and_trailing_blanks(void **state) {
         uint64_t v = 1;

@@ -18,8 +18,8 @@
 #include "bus-sriov.h"
 #include "properties.h"
 #include "netlink.h"
-#include "parse.h"
-#include "util.h"
+#include "basic/parse.h"
+#include "basic/util.h"
 
 static Port port_with(const char *state, const char *phys, const char *rate, uint32_t lid) {
         return (Port){

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* common/inventory-follow.c against a made-up bus and rdmad on a
+/* common/client/inventory-follow.c against a made-up bus and rdmad on a
  * socketpair: the read, each signal into the inventory, org.rdmad1 leaving
  * and coming back with and without forgetting, a failed read, the lost
  * connection, and forged signals (another sender, a destination, a
@@ -14,11 +14,11 @@
 
 #include <cmocka.h>
 
+#include "api/rdmad-api.h"
+#include "basic/time-util.h"
+#include "basic/util.h"
 #include "bus-pair.h"
-#include "inventory-follow.h"
-#include "rdmad-api.h"
-#include "time-util.h"
-#include "util.h"
+#include "client/inventory-follow.h"
 
 #define DEVICE_PATH RDMAD_DEVICE_PREFIX "/mlx5_0"
 

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* common/list.h: order, unlinking anywhere (the tail pointer kept right),
+/* common/basic/list.h: order, unlinking anywhere (the tail pointer kept right),
  * removal during a walk, one item on two lists. */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -9,7 +9,7 @@
 
 #include <cmocka.h>
 
-#include "list.h"
+#include "basic/list.h"
 
 typedef struct Item Item;
 struct Item {

@@ -14,10 +14,10 @@
 #include <cmocka.h>
 #include <umockdev.h>
 
+#include "basic/util.h"
 #include "bus-changes.h"
 #include "manager.h"
 #include "properties.h"
-#include "util.h"
 
 #define MLX4_SYS "/sys/devices/pci0000:00/0000:00:03.0/0000:03:00.0/infiniband/mlx4_0"
 #define HFI1_SYS "/sys/devices/pci0000:80/0000:80:03.0/0000:81:00.0/infiniband/hfi1_0"

@@ -12,11 +12,11 @@
 #include <cmocka.h>
 #include <umockdev.h>
 
+#include "basic/utf8.h"
+#include "basic/util.h"
 #include "enumerate.h"
 #include "poll.h"
 #include "properties.h"
-#include "utf8.h"
-#include "util.h"
 #include "verbs-events.h"
 
 typedef struct Host {

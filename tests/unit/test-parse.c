@@ -8,8 +8,8 @@
 
 #include <cmocka.h>
 
-#include "parse.h"
-#include "util.h"
+#include "basic/parse.h"
+#include "basic/util.h"
 
 static void test_port_state_formats(void **state) {
         static const struct {

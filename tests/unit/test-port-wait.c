@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* The WaitForState registry on its own: each call answered exactly once, with
  * the right value or error, without a Manager. */
-#include "rdmad-api.h"
+#include "api/rdmad-api.h"
 #include "bus-pair.h"
 
 #include "port-wait.h"

@@ -15,14 +15,15 @@
 
 #include <cmocka.h>
 
-#include "rdmad-api.h"
+#include "api/rdmad-api.h"
+#include "basic/utf8.h"
+#include "basic/util.h"
 #include "bus-errors.h"
+#include "client/inventory.h"
 #include "field-tree.h"
 #include "format.h"
-#include "inventory.h"
 #include "json-writer.h"
 #include "rdmactl.h"
-#include "util.h"
 #include "verbs.h"
 
 /* Runs a writer into memory and returns what it wrote. */

@@ -18,9 +18,9 @@
 
 #include <cmocka.h>
 
+#include "basic/time-util.h"
+#include "basic/util.h"
 #include "reader-pool.h"
-#include "time-util.h"
-#include "util.h"
 
 #define LANES 24
 

@@ -5,7 +5,7 @@
 #include <fcntl.h>
 #include <unistd.h>
 
-#include "rdmad-api.h"
+#include "api/rdmad-api.h"
 #include "bus-pair.h"
 
 #include "sriov-worker.h"

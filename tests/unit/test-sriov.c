@@ -9,8 +9,8 @@
 
 #include <cmocka.h>
 
+#include "basic/util.h"
 #include "sriov.h"
-#include "util.h"
 
 typedef struct FakePf {
         uint32_t numvfs;

@@ -12,8 +12,8 @@
 
 #include <cmocka.h>
 
+#include "basic/util.h"
 #include "sysfs.h"
-#include "util.h"
 
 typedef struct Tree {
         char path[64];

@@ -8,8 +8,8 @@
 
 #include <cmocka.h>
 
-#include "utf8.h"
-#include "util.h"
+#include "basic/utf8.h"
+#include "basic/util.h"
 
 #define R "\xef\xbf\xbd"
 

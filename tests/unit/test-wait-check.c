@@ -12,7 +12,7 @@
 
 #include <cmocka.h>
 
-#include "util.h"
+#include "basic/util.h"
 #include "wait-check.h"
 
 #define MLX5 "/org/rdmad1/device/mlx5_5f0"

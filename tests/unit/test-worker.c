@@ -13,8 +13,8 @@
 
 #include <cmocka.h>
 
-#include "time-util.h"
-#include "util.h"
+#include "basic/time-util.h"
+#include "basic/util.h"
 #include "worker.h"
 
 typedef struct Job {

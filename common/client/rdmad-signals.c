@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: MIT */
-#include "rdmad-signals.h"
+#include "client/rdmad-signals.h"
 
 #include <errno.h>
 #include <stdlib.h>
 
-#include "bus-signal.h"
-#include "rdmad-api.h"
-#include "util.h"
+#include "api/bus-signal.h"
+#include "api/rdmad-api.h"
+#include "basic/util.h"
 
 enum {
         MATCH_INTERFACES_ADDED,

@@ -7,7 +7,7 @@
 
 #include <stdint.h>
 
-#include "time-util.h"
+#include "basic/time-util.h"
 
 #define USEC_PER_MINUTE (60ULL * USEC_PER_SEC)
 #define USEC_PER_HOUR   (60ULL * USEC_PER_MINUTE)

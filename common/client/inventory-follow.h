@@ -14,7 +14,7 @@
 #include <stdint.h>
 #include <systemd/sd-bus.h>
 
-#include "inventory.h"
+#include "client/inventory.h"
 
 typedef struct InventoryFollow InventoryFollow;
 

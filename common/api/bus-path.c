@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: MIT */
-#include "bus-path.h"
+#include "api/bus-path.h"
 
 #include <stdio.h>
 #include <systemd/sd-bus.h>
 
-#include "parse.h"
-#include "util.h"
+#include "basic/parse.h"
+#include "basic/util.h"
 
 int bus_path_device(const char *device_name, char **ret) {
         return sd_bus_path_encode(RDMAD_DEVICE_PREFIX, device_name, ret);

@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: MIT */
-#include "counter-table.h"
+#include "client/counter-table.h"
 
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "util.h"
+#include "basic/util.h"
 
 static void port_counters_clear(PortCounters *p) {
         for (size_t i = 0; i < p->n_counters; i++)

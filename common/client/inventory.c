@@ -2,13 +2,13 @@
 /* The daemon's objects as rdmactl sees them, read from a{sa{sv}} and a{sv}
  * containers. Unknown properties and properties of an unexpected type are
  * skipped, so a newer daemon with more properties still works. */
-#include "inventory.h"
+#include "client/inventory.h"
 
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "util.h"
+#include "basic/util.h"
 
 typedef enum PropertyKind {
         PROPERTY_STRING, /* 's' or 'o' into a char * */

@@ -1,9 +1,12 @@
 /* SPDX-License-Identifier: MIT */
-#include "utf8.h"
+#include "basic/utf8.h"
 
+#include <langinfo.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "basic/util.h"
 
 #define REPLACEMENT "\xef\xbf\xbd"
 
@@ -91,4 +94,18 @@ char *utf8_sanitize(const char *s, size_t len) {
         }
         *out = '\0';
         return ret;
+}
+
+size_t utf8_width(const char *s) {
+        size_t n = 0;
+
+        for (const unsigned char *p = (const unsigned char *) s; *p; p++)
+                if ((*p & 0xc0) != 0x80) /* not a continuation byte */
+                        n++;
+        return n;
+}
+
+bool utf8_locale(void) {
+        const char *codeset = nl_langinfo(CODESET);
+        return codeset && (streq(codeset, "UTF-8") || streq(codeset, "utf8"));
 }

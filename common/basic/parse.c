@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: MIT */
-#include "parse.h"
+#include "basic/parse.h"
 
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
 
-#include "util.h"
+#include "basic/util.h"
 
 static const char *const port_state_names[] = {
         [0] = "NOP", [1] = "DOWN", [2] = "INIT", [3] = "ARMED", [4] = "ACTIVE", [5] = "ACTIVE_DEFER",

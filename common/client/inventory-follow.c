@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: MIT */
-#include "inventory-follow.h"
+#include "client/inventory-follow.h"
 
 #include <errno.h>
 #include <stdlib.h>
 
-#include "rdmad-api.h"
-#include "rdmad-signals.h"
-#include "util.h"
+#include "api/rdmad-api.h"
+#include "basic/util.h"
+#include "client/rdmad-signals.h"
 
 struct InventoryFollow {
         InventoryFollowOptions options;

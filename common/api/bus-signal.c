@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: MIT */
-#include "bus-signal.h"
+#include "api/bus-signal.h"
 
-#include "log.h"
-#include "time-util.h"
-#include "util.h"
+#include "basic/log.h"
+#include "basic/time-util.h"
+#include "basic/util.h"
 
 /* A forger may send thousands a second: say that it happens, not each one. */
 #define DROP_LOG_INTERVAL_USEC (10 * USEC_PER_SEC)

@@ -12,7 +12,7 @@
  * Names are label-escaped (mlx5_0 → mlx5_5f0), port numbers decimal. The
  * bus-<kind>.h headers build paths from objects with these. */
 
-#include "rdmad-api.h"
+#include "api/rdmad-api.h"
 
 int bus_path_device(const char *device_name, char **ret);
 int bus_path_port(const char *device_name, uint32_t number, char **ret);

@@ -11,7 +11,7 @@
 #include <stdint.h>
 #include <systemd/sd-bus.h>
 
-#include "rdmad-api.h"
+#include "api/rdmad-api.h"
 
 typedef struct RdmaGid {
         uint32_t index;

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* Time spans as systemd writes them, for every program's command line. */
-#include "timespan.h"
+#include "basic/timespan.h"
 
 #include <assert.h>
 #include <errno.h>
@@ -8,7 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "util.h"
+#include "basic/util.h"
 
 typedef struct TimeUnit {
         const char *suffix;
