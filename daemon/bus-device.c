@@ -163,17 +163,30 @@ size_t bus_property_size_device_of(const void *object, size_t path_len) {
         return BUS_PATH_SIZE_MAX(path_len); /* a prefix of the port's or netdev's path */
 }
 
-/* Not counted (yet): PhysicalFunction, VirtualFunctions and Health. */
+/* Another device's path: its name escaped takes at most 3 bytes a byte. */
+static size_t device_path_size_max(const Device *d) {
+        return BUS_STRING_SIZE_MAX(strlen(RDMAD_DEVICE_PREFIX) + 1 + 3 * strlen(d->name));
+}
+
 static size_t bus_property_size_physical_function(const void *object, size_t path_len) {
-        return 0;
+        const Device *d = object, *pf = manager_find_physical_function(d->manager, d);
+
+        return pf ? device_path_size_max(pf) : BUS_STRING_SIZE_MAX(1);
 }
 
 static size_t bus_property_size_virtual_functions(const void *object, size_t path_len) {
-        return 0;
+        const Device *d = object, *vf;
+        size_t size = BUS_ARRAY_SIZE_MAX, i = 0;
+
+        while ((vf = manager_next_virtual_function(d->manager, d, &i)))
+                size += device_path_size_max(vf);
+        return size;
 }
 
 static size_t bus_property_size_health(const void *object, size_t path_len) {
-        return 0;
+        const Device *d = object;
+
+        return BUS_STRING_SIZE_MAX(strlen(device_health_to_string(d->health)));
 }
 
 static size_t bus_property_size_ports(const void *object, size_t path_len) {
