@@ -3,6 +3,7 @@
 #include "bus-device.h"
 
 #include <stddef.h>
+#include <string.h>
 
 #include "bus-port.h"
 #include "bus-netdev.h"
@@ -62,14 +63,14 @@ static int netdev_path_at(const void *object, size_t i, char **ret) {
         return netdev_bus_path(&d->netdevs[i], ret);
 }
 
-static int property_get_ports(sd_bus *bus, const char *path, const char *interface, const char *property,
-                              sd_bus_message *reply, void *userdata, sd_bus_error *error) {
+static int bus_property_get_ports(sd_bus *bus, const char *path, const char *interface, const char *property,
+                                  sd_bus_message *reply, void *userdata, sd_bus_error *error) {
         Device *d = userdata;
         return bus_append_object_paths(reply, d, d->n_ports, port_path_at);
 }
 
-static int property_get_port_numbers(sd_bus *bus, const char *path, const char *interface, const char *property,
-                                     sd_bus_message *reply, void *userdata, sd_bus_error *error) {
+static int bus_property_get_port_numbers(sd_bus *bus, const char *path, const char *interface, const char *property,
+                                         sd_bus_message *reply, void *userdata, sd_bus_error *error) {
         Device *d = userdata;
         int r;
 
@@ -84,20 +85,20 @@ static int property_get_port_numbers(sd_bus *bus, const char *path, const char *
         return sd_bus_message_close_container(reply);
 }
 
-static int property_get_netdevs(sd_bus *bus, const char *path, const char *interface, const char *property,
-                                sd_bus_message *reply, void *userdata, sd_bus_error *error) {
+static int bus_property_get_netdevs(sd_bus *bus, const char *path, const char *interface, const char *property,
+                                    sd_bus_message *reply, void *userdata, sd_bus_error *error) {
         Device *d = userdata;
         return bus_append_object_paths(reply, d, d->n_netdevs, netdev_path_at);
 }
 
-static int property_get_sriov_capable(sd_bus *bus, const char *path, const char *interface, const char *property,
-                                      sd_bus_message *reply, void *userdata, sd_bus_error *error) {
+static int bus_property_get_sriov_capable(sd_bus *bus, const char *path, const char *interface, const char *property,
+                                          sd_bus_message *reply, void *userdata, sd_bus_error *error) {
         Device *d = userdata;
         return sd_bus_message_append(reply, "b", (int) d->sriov_capable);
 }
 
-static int property_get_sriov(sd_bus *bus, const char *path, const char *interface, const char *property,
-                              sd_bus_message *reply, void *userdata, sd_bus_error *error) {
+static int bus_property_get_sriov(sd_bus *bus, const char *path, const char *interface, const char *property,
+                                  sd_bus_message *reply, void *userdata, sd_bus_error *error) {
         _cleanup_free_ char *p = NULL;
         Device *d = userdata;
         int r;
@@ -110,8 +111,9 @@ static int property_get_sriov(sd_bus *bus, const char *path, const char *interfa
         return sd_bus_message_append(reply, "o", p);
 }
 
-static int property_get_physical_function(sd_bus *bus, const char *path, const char *interface, const char *property,
-                                          sd_bus_message *reply, void *userdata, sd_bus_error *error) {
+static int bus_property_get_physical_function(sd_bus *bus, const char *path, const char *interface,
+                                              const char *property, sd_bus_message *reply, void *userdata,
+                                              sd_bus_error *error) {
         _cleanup_free_ char *p = NULL;
         Device *d = userdata, *pf;
         int r;
@@ -125,8 +127,9 @@ static int property_get_physical_function(sd_bus *bus, const char *path, const c
         return sd_bus_message_append(reply, "o", p);
 }
 
-static int property_get_virtual_functions(sd_bus *bus, const char *path, const char *interface, const char *property,
-                                          sd_bus_message *reply, void *userdata, sd_bus_error *error) {
+static int bus_property_get_virtual_functions(sd_bus *bus, const char *path, const char *interface,
+                                              const char *property, sd_bus_message *reply, void *userdata,
+                                              sd_bus_error *error) {
         Device *d = userdata, *vf;
         size_t i = 0;
         int r;
@@ -147,47 +150,81 @@ static int property_get_virtual_functions(sd_bus *bus, const char *path, const c
         return sd_bus_message_close_container(reply);
 }
 
-/* What identifies the hardware is constant for the object's lifetime: a
- * change there re-announces the device (removed, then added). */
-#define CONST  SD_BUS_VTABLE_PROPERTY_CONST
-#define CHANGE SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE
-
-static int property_get_health(sd_bus *bus, const char *path, const char *interface, const char *property,
-                               sd_bus_message *reply, void *userdata, sd_bus_error *error) {
+static int bus_property_get_health(sd_bus *bus, const char *path, const char *interface, const char *property,
+                                   sd_bus_message *reply, void *userdata, sd_bus_error *error) {
         const Device *d = userdata;
 
         return sd_bus_message_append(reply, "s", device_health_to_string(d->health));
 }
 
+/* ---------- what the getters marshal, at most ---------- */
+
+size_t bus_property_size_device_of(const void *object, size_t path_len) {
+        return BUS_PATH_SIZE_MAX(path_len); /* a prefix of the port's or netdev's path */
+}
+
+/* Another device's path: its name escaped takes at most 3 bytes a byte. */
+static size_t device_path_size_max(const Device *d) {
+        return BUS_STRING_SIZE_MAX(strlen(RDMAD_DEVICE_PREFIX) + 1 + 3 * strlen(d->name));
+}
+
+static size_t bus_property_size_physical_function(const void *object, size_t path_len) {
+        const Device *d = object, *pf = manager_find_physical_function(d->manager, d);
+
+        return pf ? device_path_size_max(pf) : BUS_STRING_SIZE_MAX(1);
+}
+
+static size_t bus_property_size_virtual_functions(const void *object, size_t path_len) {
+        const Device *d = object, *vf;
+        size_t size = BUS_ARRAY_SIZE_MAX, i = 0;
+
+        while ((vf = manager_next_virtual_function(d->manager, d, &i)))
+                size += device_path_size_max(vf);
+        return size;
+}
+
+static size_t bus_property_size_health(const void *object, size_t path_len) {
+        const Device *d = object;
+
+        return BUS_STRING_SIZE_MAX(strlen(device_health_to_string(d->health)));
+}
+
+static size_t bus_property_size_ports(const void *object, size_t path_len) {
+        const Device *d = object;
+
+        return BUS_ARRAY_SIZE_MAX + d->n_ports * BUS_PATH_SIZE_MAX(path_len);
+}
+
+static size_t bus_property_size_port_numbers(const void *object, size_t path_len) {
+        const Device *d = object;
+
+        return BUS_ARRAY_SIZE_MAX + d->n_ports * 4;
+}
+
+static size_t bus_property_size_netdevs(const void *object, size_t path_len) {
+        const Device *d = object;
+
+        return BUS_ARRAY_SIZE_MAX + d->n_netdevs * BUS_PATH_SIZE_MAX(path_len);
+}
+
+static size_t bus_property_size_sriov_capable(const void *object, size_t path_len) {
+        return 8;
+}
+
+static size_t bus_property_size_sriov(const void *object, size_t path_len) {
+        return BUS_PATH_SIZE_MAX(path_len);
+}
+
+size_t device_getters_size_max(const void *object, size_t path_len) {
+        return 0 DEVICE_PROPERTIES(BUS_PROPERTY_SIZE);
+}
+
+#define BUS_DEVICE_PROPERTY(...) BUS_PROPERTY(Device, __VA_ARGS__)
+
 const sd_bus_vtable device_vtable[] = {
         SD_BUS_VTABLE_START(0),
-        SD_BUS_PROPERTY("Name", "s", NULL, offsetof(Device, name), CONST),
-        SD_BUS_PROPERTY("SysfsPath", "s", NULL, offsetof(Device, sysfs_path), CONST),
-        SD_BUS_PROPERTY("DevicePath", "s", NULL, offsetof(Device, device_path), CONST),
-        SD_BUS_PROPERTY("Driver", "s", NULL, offsetof(Device, driver), CONST),
-        SD_BUS_PROPERTY("NodeType", "s", NULL, offsetof(Device, node_type), CONST),
-        SD_BUS_PROPERTY("Transport", "s", NULL, offsetof(Device, transport), CONST),
-        SD_BUS_PROPERTY("PciAddress", "s", NULL, offsetof(Device, pci_address), CONST),
-        SD_BUS_PROPERTY("NumaNode", "i", NULL, offsetof(Device, numa_node), CONST),
-        SD_BUS_PROPERTY("PhysicalFunction", "o", property_get_physical_function, 0, CHANGE),
-        SD_BUS_PROPERTY("VirtualFunctions", "ao", property_get_virtual_functions, 0, CHANGE),
-        SD_BUS_PROPERTY("NodeGuid", "s", NULL, offsetof(Device, node_guid), CONST),
-        SD_BUS_PROPERTY("SysImageGuid", "s", NULL, offsetof(Device, sys_image_guid), CONST),
-        SD_BUS_PROPERTY("FirmwareVersion", "s", NULL, offsetof(Device, fw_ver), CONST),
-        SD_BUS_PROPERTY("HcaType", "s", NULL, offsetof(Device, hca_type), CONST),
-        SD_BUS_PROPERTY("HwRev", "s", NULL, offsetof(Device, hw_rev), CONST),
-        SD_BUS_PROPERTY("BoardId", "s", NULL, offsetof(Device, board_id), CONST),
-        SD_BUS_PROPERTY("NodeDescription", "s", NULL, offsetof(Device, node_desc), CHANGE),
-        SD_BUS_PROPERTY("Health", "s", property_get_health, 0, CHANGE),
-        SD_BUS_PROPERTY("HealthReason", "s", NULL, offsetof(Device, health_reason), CHANGE),
-        SD_BUS_PROPERTY("Ports", "ao", property_get_ports, 0, CONST),
-        SD_BUS_PROPERTY("PortNumbers", "au", property_get_port_numbers, 0, CONST),
-        SD_BUS_PROPERTY("NetDevs", "ao", property_get_netdevs, 0, CHANGE),
-        SD_BUS_PROPERTY("SriovCapable", "b", property_get_sriov_capable, 0, CONST),
-        SD_BUS_PROPERTY("Sriov", "o", property_get_sriov, 0, CONST),
-        SD_BUS_PROPERTY("Attributes", "a{ss}", bus_property_get_attr_list, offsetof(Device, attributes), CHANGE),
-        SD_BUS_PROPERTY("PowerAttributes", "a{ss}", bus_property_get_attr_list, offsetof(Device, power_attributes),
-                        CHANGE),
+        DEVICE_PROPERTIES(BUS_DEVICE_PROPERTY)
+        /* Methods. */
         BUS_DEVICE_GET_COUNTERS_METHOD,
         SD_BUS_VTABLE_END,
 };

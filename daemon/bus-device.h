@@ -3,6 +3,7 @@
 
 #include "api/rdmad-api.h"
 
+#include <stddef.h>
 #include <systemd/sd-bus.h>
 
 #include "api/bus-path.h"
@@ -11,6 +12,10 @@
 /* org.rdmad1.Device, a fallback under RDMAD_DEVICE_PREFIX. */
 
 extern const sd_bus_vtable device_vtable[];
+
+/* At least what the vtable's getters marshal for a device at a path of
+ * path_len (BusObjectType). */
+size_t device_getters_size_max(const void *object, size_t path_len);
 
 /* userdata: the BusServer. */
 int device_object_find(sd_bus *bus, const char *path, const char *interface, void *userdata, void **found,
@@ -21,7 +26,9 @@ Device *device_bus_lookup(Manager *m, const char *path, BusPathKind kind);
 
 int device_bus_path(const Device *d, char **ret);
 
-/* Property getter for the path of the Device a field points to: use with
- * offsetof(Port, device) or offsetof(NetDev, device) in the vtable. */
+/* Property getter for the path of the Device a field points to: GET_FIELD
+ * of a Port's or NetDev's device (properties.h); and what it marshals at
+ * most for an object at a path of path_len. */
 int bus_property_get_device_of(sd_bus *bus, const char *path, const char *interface, const char *property,
                                sd_bus_message *reply, void *userdata, sd_bus_error *error);
+size_t bus_property_size_device_of(const void *object, size_t path_len);

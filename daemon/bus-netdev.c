@@ -35,8 +35,8 @@ int netdev_object_find(sd_bus *bus, const char *path, const char *interface, voi
         return 1;
 }
 
-static int property_get_port(sd_bus *bus, const char *path, const char *interface, const char *property,
-                             sd_bus_message *reply, void *userdata, sd_bus_error *error) {
+static int bus_property_get_port(sd_bus *bus, const char *path, const char *interface, const char *property,
+                                 sd_bus_message *reply, void *userdata, sd_bus_error *error) {
         _cleanup_free_ char *p = NULL;
         NetDev *n = userdata;
         int r;
@@ -49,18 +49,19 @@ static int property_get_port(sd_bus *bus, const char *path, const char *interfac
         return sd_bus_message_append(reply, "o", p);
 }
 
-#define CONST  SD_BUS_VTABLE_PROPERTY_CONST
-#define CHANGE SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE
+static size_t bus_property_size_port(const void *object, size_t path_len) {
+        return BUS_PATH_SIZE_MAX(path_len);
+}
+
+#define BUS_NETDEV_PROPERTY(...) BUS_PROPERTY(NetDev, __VA_ARGS__)
 
 const sd_bus_vtable netdev_vtable[] = {
         SD_BUS_VTABLE_START(0),
-        SD_BUS_PROPERTY("Name", "s", NULL, offsetof(NetDev, name), CONST),
-        SD_BUS_PROPERTY("Device", "o", bus_property_get_device_of, offsetof(NetDev, device), CONST),
-        SD_BUS_PROPERTY("DevPort", "u", NULL, offsetof(NetDev, dev_port), CHANGE),
-        SD_BUS_PROPERTY("Port", "o", property_get_port, 0, CHANGE),
-        SD_BUS_PROPERTY("OperState", "s", NULL, offsetof(NetDev, operstate), CHANGE),
-        SD_BUS_PROPERTY("Address", "s", NULL, offsetof(NetDev, address), CHANGE),
-        SD_BUS_PROPERTY("Mtu", "u", NULL, offsetof(NetDev, mtu), CHANGE),
-        SD_BUS_PROPERTY("Attributes", "a{ss}", bus_property_get_attr_list, offsetof(NetDev, attributes), CHANGE),
+        NETDEV_PROPERTIES(BUS_NETDEV_PROPERTY)
+        /* No methods. */
         SD_BUS_VTABLE_END,
 };
+
+size_t netdev_getters_size_max(const void *object, size_t path_len) {
+        return 0 NETDEV_PROPERTIES(BUS_PROPERTY_SIZE);
+}

@@ -3,6 +3,7 @@
 
 #include "api/rdmad-api.h"
 
+#include <stddef.h>
 #include <systemd/sd-bus.h>
 
 #include "forward.h"
@@ -10,6 +11,10 @@
 /* org.rdmad1.NetDev, a fallback under RDMAD_DEVICE_PREFIX. */
 
 extern const sd_bus_vtable netdev_vtable[];
+
+/* At least what the vtable's getters marshal for a netdev at a path of
+ * path_len (BusObjectType). */
+size_t netdev_getters_size_max(const void *object, size_t path_len);
 
 /* userdata: the BusServer. */
 int netdev_object_find(sd_bus *bus, const char *path, const char *interface, void *userdata, void **found,

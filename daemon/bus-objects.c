@@ -17,44 +17,6 @@
 #include "port-wait.h"
 #include "properties.h"
 
-/* Upper bounds of what the getters of each vtable marshal. A path a getter
- * gives is the object's own, or a sibling's or child's: at most an escaped
- * interface name (3 × 15) and a "/netdev/" longer. Each value also pays its
- * length field and up to 7 bytes of padding. */
-#define PATH_SIZE_MAX(path_len) (4 + (path_len) + 8 + 45 + 1 + 7)
-#define ARRAY_SIZE_MAX          12
-
-static size_t device_getters_size_max(const void *object, size_t path_len) {
-        const Device *d = object;
-
-        return ARRAY_SIZE_MAX + d->n_ports * PATH_SIZE_MAX(path_len)     /* Ports */
-               + ARRAY_SIZE_MAX + d->n_ports * 4                         /* PortNumbers */
-               + ARRAY_SIZE_MAX + d->n_netdevs * PATH_SIZE_MAX(path_len) /* NetDevs */
-               + 8 + PATH_SIZE_MAX(path_len);                            /* SriovCapable, Sriov */
-}
-
-static size_t port_getters_size_max(const void *object, size_t path_len) {
-        const Port *p = object;
-        size_t size = 2 * PATH_SIZE_MAX(path_len) + ARRAY_SIZE_MAX; /* Device, NetDev, Gids */
-
-        /* Each Gids element is a (usss) (property_get_gids()): up to 7 bytes
-         * to align the struct to 8, the u, then each string's length, bytes
-         * and NUL; the first length follows the u aligned, the other two
-         * after up to 3 bytes to align them to 4. */
-        for (size_t i = 0; i < p->n_gids; i++)
-                size += 7 + 4 + 4 + strlen(strempty(p->gids[i].gid)) + 1 + 3 + 4 + strlen(strempty(p->gids[i].type)) +
-                        1 + 3 + 4 + strlen(strempty(p->gids[i].ndev)) + 1;
-        return size;
-}
-
-static size_t netdev_getters_size_max(const void *object, size_t path_len) {
-        return 2 * PATH_SIZE_MAX(path_len); /* Device, Port */
-}
-
-static size_t sriov_getters_size_max(const void *object, size_t path_len) {
-        return PATH_SIZE_MAX(path_len); /* Device */
-}
-
 /* Every interface we serve. */
 static const BusObjectType bus_object_types[] = {
         { RDMAD_ROOT_PATH, RDMAD_MANAGER_INTERFACE, manager_vtable, NULL, NULL },

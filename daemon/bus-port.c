@@ -3,6 +3,7 @@
 #include "bus-port.h"
 
 #include <stddef.h>
+#include <string.h>
 
 #include "arg-quote.h"
 #include "bus-device.h"
@@ -39,8 +40,8 @@ int port_object_find(sd_bus *bus, const char *path, const char *interface, void 
         return 1;
 }
 
-static int property_get_netdev(sd_bus *bus, const char *path, const char *interface, const char *property,
-                               sd_bus_message *reply, void *userdata, sd_bus_error *error) {
+static int bus_property_get_netdev(sd_bus *bus, const char *path, const char *interface, const char *property,
+                                   sd_bus_message *reply, void *userdata, sd_bus_error *error) {
         _cleanup_free_ char *p = NULL;
         Port *port = userdata;
         int r;
@@ -53,8 +54,12 @@ static int property_get_netdev(sd_bus *bus, const char *path, const char *interf
         return sd_bus_message_append(reply, "o", p);
 }
 
-static int property_get_gids(sd_bus *bus, const char *path, const char *interface, const char *property,
-                             sd_bus_message *reply, void *userdata, sd_bus_error *error) {
+static size_t bus_property_size_netdev(const void *object, size_t path_len) {
+        return BUS_PATH_SIZE_MAX(path_len);
+}
+
+static int bus_property_get_gids(sd_bus *bus, const char *path, const char *interface, const char *property,
+                                 sd_bus_message *reply, void *userdata, sd_bus_error *error) {
         Port *port = userdata;
         int r;
 
@@ -68,6 +73,19 @@ static int property_get_gids(sd_bus *bus, const char *path, const char *interfac
                         return r;
         }
         return sd_bus_message_close_container(reply);
+}
+
+/* Each element is a (usss): up to 7 bytes to align the struct to 8, the u,
+ * then each string's length, bytes and NUL; the first length follows the u
+ * aligned, the other two after up to 3 bytes to align them to 4. */
+static size_t bus_property_size_gids(const void *object, size_t path_len) {
+        const Port *p = object;
+        size_t size = BUS_ARRAY_SIZE_MAX;
+
+        for (size_t i = 0; i < p->n_gids; i++)
+                size += 7 + 4 + 4 + strlen(strempty(p->gids[i].gid)) + 1 + 3 + 4 + strlen(strempty(p->gids[i].type)) +
+                        1 + 3 + 4 + strlen(strempty(p->gids[i].ndev)) + 1;
+        return size;
 }
 
 static int method_wait_for_state(sd_bus_message *message, void *userdata, sd_bus_error *error) {
@@ -113,40 +131,18 @@ static int method_wait_for_state(sd_bus_message *message, void *userdata, sd_bus
         return 1; /* answered later */
 }
 
-#define CONST  SD_BUS_VTABLE_PROPERTY_CONST
-#define CHANGE SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE
+#define BUS_PORT_PROPERTY(...) BUS_PROPERTY(Port, __VA_ARGS__)
 
 const sd_bus_vtable port_vtable[] = {
         SD_BUS_VTABLE_START(0),
-        SD_BUS_PROPERTY("Device", "o", bus_property_get_device_of, offsetof(Port, device), CONST),
-        SD_BUS_PROPERTY("Number", "u", NULL, offsetof(Port, number), CONST),
-        SD_BUS_PROPERTY("Transport", "s", NULL, offsetof(Port, transport), CHANGE),
-        SD_BUS_PROPERTY("State", "s", NULL, offsetof(Port, state), CHANGE),
-        SD_BUS_PROPERTY("StateNum", "u", NULL, offsetof(Port, state_num), CHANGE),
-        SD_BUS_PROPERTY("StateName", "s", NULL, offsetof(Port, state_name), CHANGE),
-        SD_BUS_PROPERTY("PhysState", "s", NULL, offsetof(Port, phys_state), CHANGE),
-        SD_BUS_PROPERTY("PhysStateNum", "u", NULL, offsetof(Port, phys_state_num), CHANGE),
-        SD_BUS_PROPERTY("PhysStateName", "s", NULL, offsetof(Port, phys_state_name), CHANGE),
-        SD_BUS_PROPERTY("Rate", "s", NULL, offsetof(Port, rate), CHANGE),
-        SD_BUS_PROPERTY("RateSpeed", "d", NULL, offsetof(Port, rate_speed), CHANGE),
-        SD_BUS_PROPERTY("RateUnit", "s", NULL, offsetof(Port, rate_unit), CHANGE),
-        SD_BUS_PROPERTY("RateInfo", "s", NULL, offsetof(Port, rate_info), CHANGE),
-        SD_BUS_PROPERTY("LinkWidth", "s", NULL, offsetof(Port, link_width), CHANGE),
-        SD_BUS_PROPERTY("LinkSpeed", "s", NULL, offsetof(Port, link_speed), CHANGE),
-        SD_BUS_PROPERTY("LinkLayer", "s", NULL, offsetof(Port, link_layer), CHANGE),
-        SD_BUS_PROPERTY("Lid", "u", NULL, offsetof(Port, lid), CHANGE),
-        SD_BUS_PROPERTY("SmLid", "u", NULL, offsetof(Port, sm_lid), CHANGE),
-        SD_BUS_PROPERTY("LidMaskCount", "u", NULL, offsetof(Port, lid_mask_count), CHANGE),
-        SD_BUS_PROPERTY("SmSl", "u", NULL, offsetof(Port, sm_sl), CHANGE),
-        SD_BUS_PROPERTY("CapMask", "u", NULL, offsetof(Port, cap_mask), CHANGE),
-        SD_BUS_PROPERTY("NetDev", "o", property_get_netdev, 0, CHANGE),
-        SD_BUS_PROPERTY("Gids", "a(usss)", property_get_gids, 0, CHANGE),
-        SD_BUS_PROPERTY("Attributes", "a{ss}", bus_property_get_attr_list, offsetof(Port, attributes), CHANGE),
-        SD_BUS_PROPERTY("StateChangedUsec", "t", NULL, offsetof(Port, state_changed_usec), CHANGE),
-        SD_BUS_PROPERTY("StateChanges", "t", NULL, offsetof(Port, state_changes), CHANGE),
-        SD_BUS_PROPERTY("LinkEvents", "s", NULL, offsetof(Port, link_events), CHANGE),
+        PORT_PROPERTIES(BUS_PORT_PROPERTY)
+        /* Methods. */
         BUS_PORT_GET_COUNTERS_METHOD,
         SD_BUS_METHOD_WITH_NAMES("WaitForState", "su", SD_BUS_PARAM(state) SD_BUS_PARAM(timeout_ms), "s",
                                  SD_BUS_PARAM(state), method_wait_for_state, SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_VTABLE_END,
 };
+
+size_t port_getters_size_max(const void *object, size_t path_len) {
+        return 0 PORT_PROPERTIES(BUS_PROPERTY_SIZE);
+}

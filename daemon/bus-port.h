@@ -3,6 +3,7 @@
 
 #include "api/rdmad-api.h"
 
+#include <stddef.h>
 #include <systemd/sd-bus.h>
 
 #include "forward.h"
@@ -10,6 +11,10 @@
 /* org.rdmad1.Port, a fallback under RDMAD_DEVICE_PREFIX. */
 
 extern const sd_bus_vtable port_vtable[];
+
+/* At least what the vtable's getters marshal for a port at a path of
+ * path_len (BusObjectType). */
+size_t port_getters_size_max(const void *object, size_t path_len);
 
 /* userdata: the BusServer. */
 int port_object_find(sd_bus *bus, const char *path, const char *interface, void *userdata, void **found,

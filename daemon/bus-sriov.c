@@ -32,8 +32,8 @@ int sriov_object_find(sd_bus *bus, const char *path, const char *interface, void
         return 1;
 }
 
-static int property_get_device(sd_bus *bus, const char *path, const char *interface, const char *property,
-                               sd_bus_message *reply, void *userdata, sd_bus_error *error) {
+static int bus_property_get_device(sd_bus *bus, const char *path, const char *interface, const char *property,
+                                   sd_bus_message *reply, void *userdata, sd_bus_error *error) {
         _cleanup_free_ char *p = NULL;
         Device *d = userdata;
         int r;
@@ -42,6 +42,11 @@ static int property_get_device(sd_bus *bus, const char *path, const char *interf
         if (r < 0)
                 return r;
         return sd_bus_message_append(reply, "o", p);
+}
+
+/* The device's path is a prefix of its sriov's. */
+static size_t bus_property_size_device(const void *object, size_t path_len) {
+        return BUS_PATH_SIZE_MAX(path_len);
 }
 
 static int method_set_num_vfs(sd_bus_message *message, void *userdata, sd_bus_error *error) {
@@ -92,14 +97,17 @@ static int method_set_num_vfs(sd_bus_message *message, void *userdata, sd_bus_er
         return 1; /* answered when the writes are done */
 }
 
+#define BUS_SRIOV_PROPERTY(...) BUS_PROPERTY(Device, __VA_ARGS__)
+
 const sd_bus_vtable sriov_vtable[] = {
         SD_BUS_VTABLE_START(0),
-        SD_BUS_PROPERTY("Device", "o", property_get_device, 0, SD_BUS_VTABLE_PROPERTY_CONST),
-        SD_BUS_PROPERTY("DevicePath", "s", NULL, offsetof(Device, device_path), SD_BUS_VTABLE_PROPERTY_CONST),
-        SD_BUS_PROPERTY("NumVfs", "u", NULL, offsetof(Device, num_vfs), SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
-        SD_BUS_PROPERTY("TotalVfs", "u", NULL, offsetof(Device, total_vfs), SD_BUS_VTABLE_PROPERTY_CONST),
+        SRIOV_PROPERTIES(BUS_SRIOV_PROPERTY)
         /* Unprivileged for sd-bus, so that the call reaches polkit, which decides. */
         SD_BUS_METHOD_WITH_ARGS("SetNumVfs", SD_BUS_ARGS("u", count), SD_BUS_NO_RESULT, method_set_num_vfs,
                                 SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_VTABLE_END,
 };
+
+size_t sriov_getters_size_max(const void *object, size_t path_len) {
+        return 0 SRIOV_PROPERTIES(BUS_PROPERTY_SIZE);
+}

@@ -3,6 +3,7 @@
 
 #include "api/rdmad-api.h"
 
+#include <stddef.h>
 #include <systemd/sd-bus.h>
 
 #include "forward.h"
@@ -11,6 +12,10 @@
  * Device of an SR-IOV capable PF. */
 
 extern const sd_bus_vtable sriov_vtable[];
+
+/* At least what the vtable's getters marshal for an SR-IOV object at a path of
+ * path_len (BusObjectType). */
+size_t sriov_getters_size_max(const void *object, size_t path_len);
 
 /* userdata: the BusServer. */
 int sriov_object_find(sd_bus *bus, const char *path, const char *interface, void *userdata, void **found,

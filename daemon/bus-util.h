@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 #pragma once
 
+#include <stddef.h>
 #include <systemd/sd-bus.h>
 
 #include "api/rdmad-api.h"
@@ -23,3 +24,52 @@ int bus_append_object_paths(sd_bus_message *m, const void *object, size_t n, Obj
 /* One PropertiesChanged naming `names` (nothing when empty); a failure is
  * logged, with the path, and returned. */
 int bus_emit_properties_changed(sd_bus *bus, const char *path, const char *interface, const PropertyNames *names);
+
+/* ---------- the vtable rows of a property list (properties.h) ---------- */
+
+#define BUS_PROPERTY_FLAGS_CHANGE SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE
+#define BUS_PROPERTY_FLAGS_CONST  SD_BUS_VTABLE_PROPERTY_CONST
+
+/* FIELD: sd-bus reads the field itself, or an AttrList through its getter.
+ * A bool has no FIELD (sd-bus would read an int for "b"), nor has a CUSTOM
+ * or PARENT comparison: those rows name a getter, or do not compile. */
+#define BUS_PROPERTY_READER_STRING    NULL
+#define BUS_PROPERTY_READER_U32       NULL
+#define BUS_PROPERTY_READER_I32       NULL
+#define BUS_PROPERTY_READER_U64       NULL
+#define BUS_PROPERTY_READER_DOUBLE    NULL
+#define BUS_PROPERTY_READER_RELATED   NULL
+#define BUS_PROPERTY_READER_ATTR_LIST bus_property_get_attr_list
+
+#define BUS_PROPERTY_GETTER_FIELD(compare, getter)     BUS_PROPERTY_READER_##compare
+#define BUS_PROPERTY_GETTER_GET(compare, getter)       bus_property_get_##getter
+#define BUS_PROPERTY_GETTER_GET_FIELD(compare, getter) bus_property_get_##getter
+#define BUS_PROPERTY_OFFSET_FIELD(Object, field)       offsetof(Object, field)
+#define BUS_PROPERTY_OFFSET_GET(Object, field)         0
+#define BUS_PROPERTY_OFFSET_GET_FIELD(Object, field)   offsetof(Object, field)
+
+/* A vtable's property rows: { ..., LIST(BUS_<KIND>_PROPERTY) ... } with
+ * #define BUS_<KIND>_PROPERTY(...) BUS_PROPERTY(Object, __VA_ARGS__). */
+#define BUS_PROPERTY(Object, id, name, signature, emits, bit, compare, field, bus, getter)                             \
+        SD_BUS_PROPERTY(name, signature, BUS_PROPERTY_GETTER_##bus(compare, getter),                                   \
+                        BUS_PROPERTY_OFFSET_##bus(Object, field), BUS_PROPERTY_FLAGS_##emits),
+
+/* ---------- what the getters marshal, at most (BusObjectType) ---------- */
+
+/* A string or path of len bytes: its length field, its NUL and up to 7
+ * bytes of padding before it. */
+#define BUS_STRING_SIZE_MAX(len) (4 + (len) + 1 + 7)
+/* A path a getter gives is the object's own, or a sibling's or child's: at
+ * most an escaped interface name (3 × 15) and a "/netdev/" longer. */
+#define BUS_PATH_SIZE_MAX(path_len) BUS_STRING_SIZE_MAX((path_len) + 8 + 45)
+/* An array's length and the padding to its first element. */
+#define BUS_ARRAY_SIZE_MAX 12
+
+/* Sums the bounds of a list's getters:
+ *   return 0 LIST(BUS_PROPERTY_SIZE);
+ * in a function of (const void *object, size_t path_len). */
+#define BUS_PROPERTY_SIZE(id, name, signature, emits, bit, compare, field, bus, getter) BUS_PROPERTY_SIZE_##bus(getter)
+
+#define BUS_PROPERTY_SIZE_FIELD(getter)
+#define BUS_PROPERTY_SIZE_GET(getter)       +bus_property_size_##getter(object, path_len)
+#define BUS_PROPERTY_SIZE_GET_FIELD(getter) +bus_property_size_##getter(object, path_len)

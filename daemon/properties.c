@@ -14,45 +14,34 @@ typedef enum FieldType {
         FIELD_BOOL,
         FIELD_ATTR_LIST,
         FIELD_CUSTOM,  /* compared by .equal on the whole objects */
-        FIELD_RELATED, /* made of other devices: marked by the manager when one comes or goes */
+        FIELD_RELATED, /* made of other devices or of how its reads went: marked by the manager */
         FIELD_PARENT,  /* the object path of the object's Device, compared by the Device's own rows */
 } FieldType;
 
 typedef struct PropertyField {
         const char *name;
+        int bit; /* its PROPERTY_BIT(), -1 for an identity row */
         FieldType type;
         size_t offset;
         bool (*equal)(const void *a, const void *b);
 } PropertyField;
 
-#define STRING(n, s, f)                                                                                                \
-        { .name = (n), .type = FIELD_STRING, .offset = offsetof(s, f) }
-#define U32(n, s, f)                                                                                                   \
-        { .name = (n), .type = FIELD_U32, .offset = offsetof(s, f) }
-#define I32(n, s, f)                                                                                                   \
-        { .name = (n), .type = FIELD_I32, .offset = offsetof(s, f) }
-#define U64(n, s, f)                                                                                                   \
-        { .name = (n), .type = FIELD_U64, .offset = offsetof(s, f) }
-#define DOUBLE(n, s, f)                                                                                                \
-        { .name = (n), .type = FIELD_DOUBLE, .offset = offsetof(s, f) }
-#define BOOL(n, s, f)                                                                                                  \
-        { .name = (n), .type = FIELD_BOOL, .offset = offsetof(s, f) }
-#define ATTR_LIST(n, s, f)                                                                                             \
-        { .name = (n), .type = FIELD_ATTR_LIST, .offset = offsetof(s, f) }
-#define CUSTOM(n, eq)                                                                                                  \
-        { .name = (n), .type = FIELD_CUSTOM, .equal = (eq) }
-#define RELATED(n)                                                                                                     \
-        { .name = (n), .type = FIELD_RELATED }
-#define PARENT(n)                                                                                                      \
-        { .name = (n), .type = FIELD_PARENT }
-
-/* Masks are uint32_t. Each table below has a row per enum value, in enum
- * order (designated initialisers; test-diff checks that none is empty), then
- * from index _*_PROP_MAX on the identity rows of the constant properties,
- * which have no bit. */
+/* Masks are uint32_t; each list's bits are 0 to _*_PROP_MAX - 1, each once. */
 static_assert(_DEVICE_PROP_MAX <= 32 && _PORT_PROP_MAX <= 32 && _NETDEV_PROP_MAX <= 32 && _SRIOV_PROP_MAX <= 32,
               "a property mask has 32 bits");
 static_assert(PROPERTY_NAMES_MAX >= 32, "PropertyNames holds every bit of a mask");
+
+#define PROPERTY_BITS_CHANGE(bit) | PROPERTY_BIT(bit)
+#define PROPERTY_BITS_CONST(bit)
+#define PROPERTY_BITS(id, name, signature, emits, bit, ...) PROPERTY_BITS_##emits(bit)
+#define ASSERT_PROPERTY_BITS(list, max)                                                                                \
+        static_assert((0 list(PROPERTY_BITS)) == (UINT64_C(1) << (max)) - 1,                                           \
+                      #list ": bits 0 to " #max " - 1, each once")
+
+ASSERT_PROPERTY_BITS(DEVICE_PROPERTIES, _DEVICE_PROP_MAX);
+ASSERT_PROPERTY_BITS(PORT_PROPERTIES, _PORT_PROP_MAX);
+ASSERT_PROPERTY_BITS(NETDEV_PROPERTIES, _NETDEV_PROP_MAX);
+ASSERT_PROPERTY_BITS(SRIOV_PROPERTIES, _SRIOV_PROP_MAX);
 
 static bool netdev_names_equal(const void *x, const void *y) {
         const Device *a = x, *b = y;
@@ -96,91 +85,41 @@ static bool gids_equal(const void *x, const void *y) {
         return true;
 }
 
-static const PropertyField device_properties[] = {
-        [DEVICE_PROP_NODE_DESCRIPTION] = STRING("NodeDescription", Device, node_desc),
-        [DEVICE_PROP_NETDEVS] = CUSTOM("NetDevs", netdev_names_equal),
-        [DEVICE_PROP_ATTRIBUTES] = ATTR_LIST("Attributes", Device, attributes),
-        [DEVICE_PROP_POWER_ATTRIBUTES] = ATTR_LIST("PowerAttributes", Device, power_attributes),
-        [DEVICE_PROP_PHYSICAL_FUNCTION] = RELATED("PhysicalFunction"),
-        [DEVICE_PROP_VIRTUAL_FUNCTIONS] = RELATED("VirtualFunctions"),
-        /* Not from sysfs but from how its reads went: marked by the manager too. */
-        [DEVICE_PROP_HEALTH] = RELATED("Health"),
-        [DEVICE_PROP_HEALTH_REASON] = RELATED("HealthReason"),
+/* A list's row: its compare column as a type, an offset and a function. */
+#define ROW_STRING(Object, f)    FIELD_STRING, offsetof(Object, f), NULL
+#define ROW_U32(Object, f)       FIELD_U32, offsetof(Object, f), NULL
+#define ROW_I32(Object, f)       FIELD_I32, offsetof(Object, f), NULL
+#define ROW_U64(Object, f)       FIELD_U64, offsetof(Object, f), NULL
+#define ROW_DOUBLE(Object, f)    FIELD_DOUBLE, offsetof(Object, f), NULL
+#define ROW_BOOL(Object, f)      FIELD_BOOL, offsetof(Object, f), NULL
+#define ROW_ATTR_LIST(Object, f) FIELD_ATTR_LIST, offsetof(Object, f), NULL
+#define ROW_CUSTOM(Object, eq)   FIELD_CUSTOM, 0, eq
+#define ROW_RELATED(Object, f)   FIELD_RELATED, 0, NULL
+#define ROW_PARENT(Object, f)    FIELD_PARENT, 0, NULL
+#define ROW_BIT_CHANGE(bit)      bit
+#define ROW_BIT_CONST(bit)       -1
+#define ROW(Object, id, name, signature, emits, bit, compare, field, ...)                                              \
+        { name, ROW_BIT_##emits(bit), ROW_##compare(Object, field) },
 
-        [_DEVICE_PROP_MAX] = STRING("Name", Device, name),
-        STRING("SysfsPath", Device, sysfs_path),
-        STRING("DevicePath", Device, device_path),
-        STRING("Driver", Device, driver),
-        STRING("NodeType", Device, node_type),
-        STRING("Transport", Device, transport),
-        STRING("PciAddress", Device, pci_address),
-        I32("NumaNode", Device, numa_node),
-        STRING("NodeGuid", Device, node_guid),
-        STRING("SysImageGuid", Device, sys_image_guid),
-        STRING("FirmwareVersion", Device, fw_ver),
-        STRING("HcaType", Device, hca_type),
-        STRING("HwRev", Device, hw_rev),
-        STRING("BoardId", Device, board_id),
-        CUSTOM("Ports", port_numbers_equal),
-        CUSTOM("PortNumbers", port_numbers_equal),
-        BOOL("SriovCapable", Device, sriov_capable),
-        CUSTOM("Sriov", sriov_path_equal),
-};
-static_assert(ELEMENTSOF(device_properties) > _DEVICE_PROP_MAX, "one row per DEVICE_PROP_* value, then identity");
+#define DEVICE_ROW(...) ROW(Device, __VA_ARGS__)
+#define PORT_ROW(...)   ROW(Port, __VA_ARGS__)
+#define NETDEV_ROW(...) ROW(NetDev, __VA_ARGS__)
+#define SRIOV_ROW(...)  ROW(Device, __VA_ARGS__)
 
-static const PropertyField port_properties[] = {
-        [PORT_PROP_STATE] = STRING("State", Port, state),
-        [PORT_PROP_STATE_NUM] = U32("StateNum", Port, state_num),
-        [PORT_PROP_STATE_NAME] = STRING("StateName", Port, state_name),
-        [PORT_PROP_PHYS_STATE] = STRING("PhysState", Port, phys_state),
-        [PORT_PROP_PHYS_STATE_NUM] = U32("PhysStateNum", Port, phys_state_num),
-        [PORT_PROP_PHYS_STATE_NAME] = STRING("PhysStateName", Port, phys_state_name),
-        [PORT_PROP_RATE] = STRING("Rate", Port, rate),
-        [PORT_PROP_RATE_SPEED] = DOUBLE("RateSpeed", Port, rate_speed),
-        [PORT_PROP_RATE_UNIT] = STRING("RateUnit", Port, rate_unit),
-        [PORT_PROP_RATE_INFO] = STRING("RateInfo", Port, rate_info),
-        [PORT_PROP_LINK_WIDTH] = STRING("LinkWidth", Port, link_width),
-        [PORT_PROP_LINK_SPEED] = STRING("LinkSpeed", Port, link_speed),
-        [PORT_PROP_LINK_LAYER] = STRING("LinkLayer", Port, link_layer),
-        [PORT_PROP_TRANSPORT] = STRING("Transport", Port, transport),
-        [PORT_PROP_LID] = U32("Lid", Port, lid),
-        [PORT_PROP_SM_LID] = U32("SmLid", Port, sm_lid),
-        [PORT_PROP_LID_MASK_COUNT] = U32("LidMaskCount", Port, lid_mask_count),
-        [PORT_PROP_SM_SL] = U32("SmSl", Port, sm_sl),
-        [PORT_PROP_CAP_MASK] = U32("CapMask", Port, cap_mask),
-        [PORT_PROP_NETDEV] = STRING("NetDev", Port, netdev),
-        [PORT_PROP_GIDS] = CUSTOM("Gids", gids_equal),
-        [PORT_PROP_ATTRIBUTES] = ATTR_LIST("Attributes", Port, attributes),
-        [PORT_PROP_STATE_CHANGED_USEC] = U64("StateChangedUsec", Port, state_changed_usec),
-        [PORT_PROP_STATE_CHANGES] = U64("StateChanges", Port, state_changes),
-        [PORT_PROP_LINK_EVENTS] = STRING("LinkEvents", Port, link_events),
+static const PropertyField device_rows[] = { DEVICE_PROPERTIES(DEVICE_ROW) };
+static const PropertyField port_rows[] = { PORT_PROPERTIES(PORT_ROW) };
+static const PropertyField netdev_rows[] = { NETDEV_PROPERTIES(NETDEV_ROW) };
+static const PropertyField sriov_rows[] = { SRIOV_PROPERTIES(SRIOV_ROW) };
 
-        [_PORT_PROP_MAX] = PARENT("Device"),
-        U32("Number", Port, number),
-};
-static_assert(ELEMENTSOF(port_properties) > _PORT_PROP_MAX, "one row per PORT_PROP_* value, then identity");
+/* The names of the bits, indexed by them: what PropertiesChanged names. */
+#define NAME_CHANGE(bit, name) [bit] = name,
+#define NAME_CONST(bit, name)
+#define NAME(id, name, signature, emits, bit, ...) NAME_##emits(bit, name)
 
-static const PropertyField netdev_properties[] = {
-        [NETDEV_PROP_DEV_PORT] = U32("DevPort", NetDev, dev_port),
-        [NETDEV_PROP_PORT] = U32("Port", NetDev, port),
-        [NETDEV_PROP_OPER_STATE] = STRING("OperState", NetDev, operstate),
-        [NETDEV_PROP_ADDRESS] = STRING("Address", NetDev, address),
-        [NETDEV_PROP_MTU] = U32("Mtu", NetDev, mtu),
-        [NETDEV_PROP_ATTRIBUTES] = ATTR_LIST("Attributes", NetDev, attributes),
-
-        [_NETDEV_PROP_MAX] = STRING("Name", NetDev, name),
-        PARENT("Device"),
-};
-static_assert(ELEMENTSOF(netdev_properties) > _NETDEV_PROP_MAX, "one row per NETDEV_PROP_* value, then identity");
-
-static const PropertyField sriov_properties[] = {
-        [SRIOV_PROP_NUM_VFS] = U32("NumVfs", Device, num_vfs),
-
-        [_SRIOV_PROP_MAX] = PARENT("Device"),
-        STRING("DevicePath", Device, device_path),
-        U32("TotalVfs", Device, total_vfs),
-};
-static_assert(ELEMENTSOF(sriov_properties) > _SRIOV_PROP_MAX, "one row per SRIOV_PROP_* value, then identity");
+static const char *const device_names[_DEVICE_PROP_MAX] = { DEVICE_PROPERTIES(NAME) };
+static const char *const port_names[_PORT_PROP_MAX] = { PORT_PROPERTIES(NAME) };
+static const char *const netdev_names[_NETDEV_PROP_MAX] = { NETDEV_PROPERTIES(NAME) };
+static const char *const sriov_names[_SRIOV_PROP_MAX] = { SRIOV_PROPERTIES(NAME) };
 
 #define FIELD(object, f, type) (*(type const *) ((const uint8_t *) (object) + (f)->offset))
 
@@ -215,71 +154,69 @@ static bool field_equal(const PropertyField *f, const void *a, const void *b) {
         return false;
 }
 
-/* Rows [0, n_changing) are the bits of the mask. */
-static uint32_t changed_mask(const PropertyField *table, size_t n_changing, const void *a, const void *b) {
+static uint32_t changed_mask(const PropertyField *rows, size_t n, const void *a, const void *b) {
         uint32_t mask = 0;
 
         assert(a);
         assert(b);
-        for (size_t i = 0; i < n_changing; i++)
-                if (!field_equal(&table[i], a, b))
-                        mask |= PROPERTY_BIT(i);
+        for (size_t i = 0; i < n; i++)
+                if (rows[i].bit >= 0 && !field_equal(&rows[i], a, b))
+                        mask |= PROPERTY_BIT(rows[i].bit);
         return mask;
 }
 
-/* Rows [n_changing, n) are the identity rows. */
-static bool identity_changed(const PropertyField *table, size_t n_changing, size_t n, const void *a, const void *b) {
+static bool identity_changed(const PropertyField *rows, size_t n, const void *a, const void *b) {
         assert(a);
         assert(b);
-        for (size_t i = n_changing; i < n; i++)
-                if (!field_equal(&table[i], a, b))
+        for (size_t i = 0; i < n; i++)
+                if (rows[i].bit < 0 && !field_equal(&rows[i], a, b))
                         return true;
         return false;
 }
 
-static void names_from_mask(const PropertyField *table, size_t n_changing, uint32_t mask, PropertyNames *ret) {
+static void names_from_mask(const char *const *names, size_t max, uint32_t mask, PropertyNames *ret) {
         assert(ret);
         ret->n = 0;
-        for (size_t i = 0; i < n_changing; i++)
+        for (size_t i = 0; i < max; i++)
                 if (mask & PROPERTY_BIT(i))
-                        ret->names[ret->n++] = table[i].name;
+                        ret->names[ret->n++] = names[i];
         ret->names[ret->n] = NULL;
 }
 
-static const char *property_to_string(const PropertyField *table, size_t n_changing, size_t p) {
-        return p < n_changing ? table[p].name : NULL;
+static const char *property_to_string(const char *const *names, size_t max, size_t p) {
+        return p < max ? names[p] : NULL;
 }
 
-static const char *property_row(const PropertyField *table, size_t n_changing, size_t n, size_t i, bool *ret_identity) {
+static const char *property_row(const PropertyField *rows, size_t n, size_t i, int *ret_bit) {
         if (i >= n)
                 return NULL;
-        if (ret_identity)
-                *ret_identity = i >= n_changing;
-        return table[i].name;
+        if (ret_bit)
+                *ret_bit = rows[i].bit;
+        return rows[i].name;
 }
 
 /* One set of accessors per interface, all over the same functions. */
-#define DEFINE_PROPERTY_FUNCTIONS(kind, Kind, Object, table, max)                                                      \
+#define DEFINE_PROPERTY_FUNCTIONS(kind, Kind, Object, max)                                                             \
         const char *kind##_property_to_string(Kind##Property p) {                                                      \
-                return property_to_string(table, max, p);                                                              \
+                return property_to_string(kind##_names, max, p);                                                       \
         }                                                                                                              \
         void kind##_property_names(uint32_t mask, PropertyNames *ret) {                                                \
-                names_from_mask(table, max, mask, ret);                                                                \
+                names_from_mask(kind##_names, max, mask, ret);                                                         \
         }                                                                                                              \
         uint32_t kind##_changed_mask(const Object *a, const Object *b) {                                               \
-                return changed_mask(table, max, a, b);                                                                 \
+                return changed_mask(kind##_rows, ELEMENTSOF(kind##_rows), a, b);                                       \
         }                                                                                                              \
-        const char *kind##_property_row(size_t i, bool *ret_identity) {                                                \
-                return property_row(table, max, ELEMENTSOF(table), i, ret_identity);                                   \
+        const char *kind##_property_row(size_t i, int *ret_bit) {                                                      \
+                return property_row(kind##_rows, ELEMENTSOF(kind##_rows), i, ret_bit);                                 \
         }                                                                                                              \
         static bool kind##_identity_rows_changed(const Object *a, const Object *b) {                                   \
-                return identity_changed(table, max, ELEMENTSOF(table), a, b);                                          \
+                return identity_changed(kind##_rows, ELEMENTSOF(kind##_rows), a, b);                                   \
         }
 
-DEFINE_PROPERTY_FUNCTIONS(device, Device, Device, device_properties, _DEVICE_PROP_MAX)
-DEFINE_PROPERTY_FUNCTIONS(port, Port, Port, port_properties, _PORT_PROP_MAX)
-DEFINE_PROPERTY_FUNCTIONS(netdev, NetDev, NetDev, netdev_properties, _NETDEV_PROP_MAX)
-DEFINE_PROPERTY_FUNCTIONS(sriov, Sriov, Device, sriov_properties, _SRIOV_PROP_MAX)
+DEFINE_PROPERTY_FUNCTIONS(device, Device, Device, _DEVICE_PROP_MAX)
+DEFINE_PROPERTY_FUNCTIONS(port, Port, Port, _PORT_PROP_MAX)
+DEFINE_PROPERTY_FUNCTIONS(netdev, NetDev, NetDev, _NETDEV_PROP_MAX)
+DEFINE_PROPERTY_FUNCTIONS(sriov, Sriov, Device, _SRIOV_PROP_MAX)
 
 bool port_identity_changed(const Port *a, const Port *b) {
         return port_identity_rows_changed(a, b);

@@ -7,69 +7,71 @@
 
 #include "model.h"
 
-/* Every published property, once: a table per interface (properties.c) with
- * the D-Bus name and how to compare the model's field. The rows of the
- * properties that can change at run time come first, indexed by the enum
- * below; changes are collected as masks of these bits on the objects
- * (PROPERTY_BIT(PORT_PROP_STATE)) and turned into one PropertiesChanged per
- * object per event-loop iteration. The constant properties follow as identity
- * rows, with no bit: one that differs means the object is re-announced. */
+#include "properties-device.h"
+#include "properties-netdev.h"
+#include "properties-port.h"
+#include "properties-sriov.h"
+
+/* Every published property, once: a list per interface (properties-*.h),
+ * in the order the interface publishes them, which the model side
+ * (properties.c: the enums below, names, comparisons) and the bus side
+ * (bus-<kind>.c: the vtable, the bound of a reply's size) both expand.
+ * A row is
+ *
+ *   X(id, name, signature, emits, bit, compare, field, bus, getter)
+ *
+ *   id         PORT_PROP_<id> and so on, for a property that can change
+ *   name       its D-Bus name; signature its D-Bus type
+ *   emits      CHANGE: it can change at run time, and announces it with
+ *              PropertiesChanged; bit is its bit in the masks of changes
+ *              (PROPERTY_BIT(PORT_PROP_STATE)), 0 to _PORT_PROP_MAX - 1, each
+ *              once, in the order a PropertiesChanged names them;
+ *              CONST: constant (bit _), compared as an identity row: one that
+ *              differs means the object is re-announced
+ *   compare    how two snapshots of the object differ: STRING, U32, I32, U64,
+ *              DOUBLE, BOOL, ATTR_LIST: the model's field `field`;
+ *              CUSTOM: field names a function of properties.c comparing the
+ *              whole objects; RELATED: made of other devices or of how the
+ *              reads went, marked by the manager; PARENT: the object's Device,
+ *              compared by the Device's own rows
+ *   bus        how sd-bus reads it: FIELD: the field (an AttrList through
+ *              bus_property_get_attr_list()); GET: the getter
+ *              bus_property_get_<getter>() on the object; GET_FIELD: the same
+ *              on the field. A getter comes with bus_property_size_<getter>(),
+ *              an upper bound of what it marshals (bus-objects.h)
+ *   getter     GET and GET_FIELD's, _ for FIELD
+ *
+ * The changes are collected as masks of these bits on the objects and turned
+ * into one PropertiesChanged per object per event-loop iteration. */
+
+#define PROPERTY_ENUM_CHANGE(id, bit) id = bit,
+#define PROPERTY_ENUM_CONST(id, bit)
+#define PROPERTY_ENUM(prefix, id, name, signature, emits, bit, ...) PROPERTY_ENUM_##emits(prefix##id, bit)
+
+#define PROPERTY_COUNT_CHANGE +1
+#define PROPERTY_COUNT_CONST
+#define PROPERTY_COUNT(id, name, signature, emits, ...) PROPERTY_COUNT_##emits
+
+#define DEVICE_PROPERTY_ENUM(...) PROPERTY_ENUM(DEVICE_PROP_, __VA_ARGS__)
+#define PORT_PROPERTY_ENUM(...)   PROPERTY_ENUM(PORT_PROP_, __VA_ARGS__)
+#define NETDEV_PROPERTY_ENUM(...) PROPERTY_ENUM(NETDEV_PROP_, __VA_ARGS__)
+#define SRIOV_PROPERTY_ENUM(...)  PROPERTY_ENUM(SRIOV_PROP_, __VA_ARGS__)
 
 typedef enum DeviceProperty {
-        DEVICE_PROP_NODE_DESCRIPTION,
-        DEVICE_PROP_NETDEVS,
-        DEVICE_PROP_ATTRIBUTES,
-        DEVICE_PROP_POWER_ATTRIBUTES,
-        DEVICE_PROP_PHYSICAL_FUNCTION, /* set by the manager when the PF comes or goes */
-        DEVICE_PROP_VIRTUAL_FUNCTIONS, /* ... when a VF's RDMA device comes or goes */
-        DEVICE_PROP_HEALTH,            /* ... when its reads hang, fail or answer again */
-        DEVICE_PROP_HEALTH_REASON,
-        _DEVICE_PROP_MAX,
+        DEVICE_PROPERTIES(DEVICE_PROPERTY_ENUM) _DEVICE_PROP_MAX = 0 DEVICE_PROPERTIES(PROPERTY_COUNT),
 } DeviceProperty;
 
 typedef enum PortProperty {
-        PORT_PROP_STATE,
-        PORT_PROP_STATE_NUM,
-        PORT_PROP_STATE_NAME,
-        PORT_PROP_PHYS_STATE,
-        PORT_PROP_PHYS_STATE_NUM,
-        PORT_PROP_PHYS_STATE_NAME,
-        PORT_PROP_RATE,
-        PORT_PROP_RATE_SPEED,
-        PORT_PROP_RATE_UNIT,
-        PORT_PROP_RATE_INFO,
-        PORT_PROP_LINK_WIDTH,
-        PORT_PROP_LINK_SPEED,
-        PORT_PROP_LINK_LAYER,
-        PORT_PROP_TRANSPORT,
-        PORT_PROP_LID,
-        PORT_PROP_SM_LID,
-        PORT_PROP_LID_MASK_COUNT,
-        PORT_PROP_SM_SL,
-        PORT_PROP_CAP_MASK,
-        PORT_PROP_NETDEV,
-        PORT_PROP_GIDS,
-        PORT_PROP_ATTRIBUTES,
-        PORT_PROP_STATE_CHANGED_USEC,
-        PORT_PROP_STATE_CHANGES,
-        PORT_PROP_LINK_EVENTS,
-        _PORT_PROP_MAX,
+        PORT_PROPERTIES(PORT_PROPERTY_ENUM) _PORT_PROP_MAX = 0 PORT_PROPERTIES(PROPERTY_COUNT),
 } PortProperty;
 
 typedef enum NetDevProperty {
-        NETDEV_PROP_DEV_PORT,
-        NETDEV_PROP_PORT,
-        NETDEV_PROP_OPER_STATE,
-        NETDEV_PROP_ADDRESS,
-        NETDEV_PROP_MTU,
-        NETDEV_PROP_ATTRIBUTES,
-        _NETDEV_PROP_MAX,
+        NETDEV_PROPERTIES(NETDEV_PROPERTY_ENUM) _NETDEV_PROP_MAX = 0 NETDEV_PROPERTIES(PROPERTY_COUNT),
 } NetDevProperty;
 
 /* Sriov's object is its Device. */
 typedef enum SriovProperty {
-        SRIOV_PROP_NUM_VFS,
-        _SRIOV_PROP_MAX,
+        SRIOV_PROPERTIES(SRIOV_PROPERTY_ENUM) _SRIOV_PROP_MAX = 0 SRIOV_PROPERTIES(PROPERTY_COUNT),
 } SriovProperty;
 
 #define PROPERTY_BIT(p) (UINT32_C(1) << (p))
@@ -107,12 +109,13 @@ uint32_t port_changed_mask(const Port *a, const Port *b);
 uint32_t netdev_changed_mask(const NetDev *a, const NetDev *b);
 uint32_t sriov_changed_mask(const Device *a, const Device *b);
 
-/* Row i of an interface's whole table: changeable rows in enum order, then
- * the identity rows; *ret_identity says which. NULL past the last row. */
-const char *device_property_row(size_t i, bool *ret_identity);
-const char *port_property_row(size_t i, bool *ret_identity);
-const char *netdev_property_row(size_t i, bool *ret_identity);
-const char *sriov_property_row(size_t i, bool *ret_identity);
+/* Row i of an interface's list, in its order: the property's name, and in
+ * *ret_bit its bit, -1 for a constant one (an identity row). NULL past the
+ * last row. */
+const char *device_property_row(size_t i, int *ret_bit);
+const char *port_property_row(size_t i, int *ret_bit);
+const char *netdev_property_row(size_t i, int *ret_bit);
+const char *sriov_property_row(size_t i, int *ret_bit);
 
 /* An identity row of the Device, its Sriov or one of its Ports differs (name,
  * paths, driver, GUIDs, firmware, the set of ports, SR-IOV capability), or the

@@ -92,82 +92,93 @@ static void test_property_name_tables_cover_every_bit(void **state) {
         assert_string_equal(names.names[0], "NumVfs");
 }
 
-typedef const char *(*RowFunction)(size_t i, bool *ret_identity);
+/* What a property list (properties-*.h) says of each property, expanded
+ * here as the vtables and properties.c expand it. */
+typedef struct Listed {
+        const char *name, *signature, *compare;
+        int bit; /* -1: constant */
+        bool by_field;
+} Listed;
+
+#define LISTED_BIT_CHANGE(bit) bit
+#define LISTED_BIT_CONST(bit)  -1
+#define LISTED_FIELD_FIELD     true
+#define LISTED_FIELD_GET       false
+#define LISTED_FIELD_GET_FIELD false
+#define LISTED(id, name, signature, emits, bit, compare, field, bus, getter)                                           \
+        { name, signature, #compare, LISTED_BIT_##emits(bit), LISTED_FIELD_##bus },
+
+static const Listed device_listed[] = { DEVICE_PROPERTIES(LISTED) };
+static const Listed port_listed[] = { PORT_PROPERTIES(LISTED) };
+static const Listed netdev_listed[] = { NETDEV_PROPERTIES(LISTED) };
+static const Listed sriov_listed[] = { SRIOV_PROPERTIES(LISTED) };
+
+typedef const char *(*RowFunction)(size_t i, int *ret_bit);
 
 static bool is_property(const sd_bus_vtable *v) {
         return v->type == _SD_BUS_VTABLE_PROPERTY || v->type == _SD_BUS_VTABLE_WRITABLE_PROPERTY;
 }
 
-static unsigned vtable_count(const sd_bus_vtable *vtable, const char *name) {
-        unsigned n = 0;
+/* The signature sd-bus reads a FIELD of this comparison as; NULL: any. */
+static const char *field_signature(const char *compare) {
+        static const char *const map[][2] = {
+                { "STRING", "s" }, { "U32", "u" },    { "I32", "i" },
+                { "U64", "t" },    { "DOUBLE", "d" }, { "ATTR_LIST", "a{ss}" },
+        };
 
-        for (const sd_bus_vtable *v = vtable; v->type != _SD_BUS_VTABLE_END; v++)
-                if (is_property(v) && strcmp(v->x.property.member, name) == 0)
-                        n++;
-        return n;
+        for (size_t i = 0; i < ELEMENTSOF(map); i++)
+                if (streq(compare, map[i][0]))
+                        return map[i][1];
+        return NULL;
 }
 
-static unsigned row_count(RowFunction row, const char *name, bool *ret_identity) {
-        const char *r;
-        unsigned n = 0;
-        bool identity;
-
-        for (size_t i = 0; (r = row(i, &identity)); i++)
-                if (strcmp(r, name) == 0) {
-                        n++;
-                        *ret_identity = identity;
-                }
-        return n;
-}
-
-/* Every vtable property has exactly one row, and every row names one vtable
- * property: a changeable row exactly for those that emit (a change or an
- * invalidation), an identity row exactly for the constant ones. No property
- * is neither: one that emits nothing and is not constant fails here. */
-static void assert_rows_match_vtable(const char *interface, const sd_bus_vtable *vtable, RowFunction row,
-                                     const char *(*to_string)(int p), int max) {
+/* The vtable has the list's properties, in its order, and nothing else; the
+ * model's rows are the list's, its bits named by to_string. */
+static void assert_list_published(const char *interface, const Listed *list, size_t n, const sd_bus_vtable *vtable,
+                                  RowFunction row, const char *(*to_string)(int p), int max) {
         const uint64_t emits = SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE | SD_BUS_VTABLE_PROPERTY_EMITS_INVALIDATION;
-        const char *name;
-        bool identity;
-        size_t i;
+        const sd_bus_vtable *v = vtable;
+        int n_bits = 0;
 
-        /* The changeable rows come first, in enum order, and none is empty. */
-        for (int p = 0; p < max; p++) {
-                assert_non_null(to_string(p));
-                assert_string_equal(row((size_t) p, &identity), to_string(p));
-                assert_false(identity);
+        for (size_t i = 0; i < n; i++) {
+                const Listed *l = &list[i];
+                bool constant = l->bit < 0;
+                int bit;
+
+                for (size_t j = 0; j < i; j++)
+                        if (streq(list[j].name, l->name))
+                                fail_msg("%s.%s is listed twice", interface, l->name);
+
+                while (v->type != _SD_BUS_VTABLE_END && !is_property(v))
+                        v++;
+                if (v->type == _SD_BUS_VTABLE_END)
+                        fail_msg("%s.%s is listed but not in the vtable", interface, l->name);
+                if (!streq(v->x.property.member, l->name) || !streq(v->x.property.signature, l->signature))
+                        fail_msg("%s: the vtable has %s %s where the list has %s %s", interface, v->x.property.member,
+                                 v->x.property.signature, l->name, l->signature);
+                if (constant != !!(v->flags & SD_BUS_VTABLE_PROPERTY_CONST) || constant == !!(v->flags & emits))
+                        fail_msg("%s.%s: flags 0x%llx, listed as %s", interface, l->name, (unsigned long long) v->flags,
+                                 constant ? "CONST" : "CHANGE");
+                if (l->by_field != (!v->x.property.get || streq(l->compare, "ATTR_LIST")))
+                        fail_msg("%s.%s: getter and the list's FIELD/GET disagree", interface, l->name);
+                if (l->by_field && field_signature(l->compare) && !streq(field_signature(l->compare), l->signature))
+                        fail_msg("%s.%s: a %s field is not read as %s", interface, l->name, l->compare, l->signature);
+                v++;
+
+                assert_string_equal(row(i, &bit), l->name);
+                assert_int_equal(bit, l->bit);
+                if (!constant) {
+                        assert_in_range(l->bit, 0, max - 1);
+                        assert_string_equal(to_string(l->bit), l->name);
+                        n_bits++;
+                }
         }
+        for (; v->type != _SD_BUS_VTABLE_END; v++)
+                if (is_property(v))
+                        fail_msg("%s.%s is in the vtable but not in the list", interface, v->x.property.member);
+        assert_null(row(n, NULL));
+        assert_int_equal(n_bits, max);
         assert_null(to_string(max));
-
-        for (i = 0; (name = row(i, &identity)); i++) {
-                bool as_identity = false;
-
-                assert_int_equal(identity, i >= (size_t) max);
-                if (vtable_count(vtable, name) != 1)
-                        fail_msg("%s.%s has a row but %u vtable entries", interface, name, vtable_count(vtable, name));
-                if (row_count(row, name, &as_identity) != 1)
-                        fail_msg("%s.%s has %u rows", interface, name, row_count(row, name, &as_identity));
-        }
-        assert_true(i > (size_t) max);
-
-        for (const sd_bus_vtable *v = vtable; v->type != _SD_BUS_VTABLE_END; v++) {
-                const char *member;
-                bool is_const, is_emitting;
-
-                if (!is_property(v))
-                        continue;
-                member = v->x.property.member;
-                is_const = v->flags & SD_BUS_VTABLE_PROPERTY_CONST;
-                is_emitting = v->flags & emits;
-                if (row_count(row, member, &identity) != 1)
-                        fail_msg("%s.%s is in the vtable but has no row", interface, member);
-                if (!is_const && !is_emitting)
-                        fail_msg("%s.%s is neither constant nor announced when it changes", interface, member);
-                if (identity && (!is_const || is_emitting))
-                        fail_msg("%s.%s has an identity row but is not flagged constant", interface, member);
-                if (!identity && (is_const || !is_emitting))
-                        fail_msg("%s.%s has a changeable row but does not emit its changes", interface, member);
-        }
 }
 
 /* The enums' to_string functions, as one type. */
@@ -184,11 +195,15 @@ static const char *sriov_name(int p) {
         return sriov_property_to_string(p);
 }
 
-static void test_property_tables_match_vtables(void **state) {
-        assert_rows_match_vtable("Device", device_vtable, device_property_row, device_name, _DEVICE_PROP_MAX);
-        assert_rows_match_vtable("Port", port_vtable, port_property_row, port_name, _PORT_PROP_MAX);
-        assert_rows_match_vtable("NetDev", netdev_vtable, netdev_property_row, netdev_name, _NETDEV_PROP_MAX);
-        assert_rows_match_vtable("Sriov", sriov_vtable, sriov_property_row, sriov_name, _SRIOV_PROP_MAX);
+static void test_property_lists_are_published(void **state) {
+        assert_list_published("Device", device_listed, ELEMENTSOF(device_listed), device_vtable, device_property_row,
+                              device_name, _DEVICE_PROP_MAX);
+        assert_list_published("Port", port_listed, ELEMENTSOF(port_listed), port_vtable, port_property_row, port_name,
+                              _PORT_PROP_MAX);
+        assert_list_published("NetDev", netdev_listed, ELEMENTSOF(netdev_listed), netdev_vtable, netdev_property_row,
+                              netdev_name, _NETDEV_PROP_MAX);
+        assert_list_published("Sriov", sriov_listed, ELEMENTSOF(sriov_listed), sriov_vtable, sriov_property_row,
+                              sriov_name, _SRIOV_PROP_MAX);
 }
 
 static void test_identity_change_means_reannounce(void **state) {
@@ -357,7 +372,7 @@ int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_port_mask_names_exactly_what_changed),
                 cmocka_unit_test(test_property_name_tables_cover_every_bit),
-                cmocka_unit_test(test_property_tables_match_vtables),
+                cmocka_unit_test(test_property_lists_are_published),
                 cmocka_unit_test(test_identity_change_means_reannounce),
                 cmocka_unit_test(test_attr_list_set_keeps_order),
                 cmocka_unit_test(test_port_state_from_name),
