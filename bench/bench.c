@@ -1359,8 +1359,8 @@ static void bench_verbs_baseline(unsigned n, size_t runs, unsigned seconds) {
         baseline_init(&base);
         if (!base.link)
                 return;
-        printf("\n### Verbs events, this rdmad beside the baseline (N = %u, %zu flaps per row; idle %u s each)\n\n",
-               n, runs, seconds);
+        printf("\n### Verbs events, this rdmad beside the baseline (N = %u, %zu flaps per row; idle %u s each)\n\n", n,
+               runs, seconds);
         printf("| turn | mode | rdmad | flap median | flap p99 | idle CPU, preload | idle CPU, native | wakeups/s, "
                "native | sysfs opens/s, native |\n");
         printf("| --- | --- | --- | --- | --- | --- | --- | --- | --- |\n");
@@ -1376,8 +1376,9 @@ static void bench_verbs_baseline(unsigned n, size_t runs, unsigned seconds) {
                                 f = bench_verbs_mode(n, events, runs, seconds);
                                 setenv("RDMAD_BINARY", base.self, 1);
                                 printf("| %u | %s | %s | %.2f ms | %.2f ms | %.3f %% | %.3f %% | %.1f | %.1f |\n", turn,
-                                       events ? "events" : "poll only", k == 1 ? "baseline" : "this", f.flap.median / 1000,
-                                       f.flap.p99 / 1000, f.idle.cpu, f.native.cpu, f.native.wakeups, f.native.opens);
+                                       events ? "events" : "poll only", k == 1 ? "baseline" : "this",
+                                       f.flap.median / 1000, f.flap.p99 / 1000, f.idle.cpu, f.native.cpu,
+                                       f.native.wakeups, f.native.opens);
                                 fflush(stdout);
                         }
                 }
