@@ -14,6 +14,7 @@
 #include "bus-server.h"
 #include "bus-util.h"
 #include "enumerate.h"
+#include "event-sources.h"
 #include "manager.h"
 #include "poll.h"
 #include "reader-pool.h"
@@ -173,6 +174,8 @@ static int run(int argc, char *argv[]) {
                 return r < 0 ? r : 0;
 
         r = manager_new(&m);
+        if (r >= 0)
+                r = event_sources_attach(m);
         if (r < 0)
                 return log_error_errno(r, "Failed to set up: %m");
         m->poll_interval_ms = o.poll_interval_ms;
@@ -184,7 +187,7 @@ static int run(int argc, char *argv[]) {
 
         /* The monitor starts before the enumeration, so nothing falls in between. */
         if (!o.dump) {
-                r = manager_start_event_sources(m);
+                r = event_sources_start(m);
                 if (r < 0)
                         return r;
                 /* From here on no read of a device's files runs on the loop. */

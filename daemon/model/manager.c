@@ -11,12 +11,8 @@
 #include "basic/util.h"
 #include "device-reads.h"
 #include "enumerate.h"
-#include "netlink.h"
-#include "poll.h"
 #include "properties.h"
 #include "reader-pool.h"
-#include "udev-monitor.h"
-#include "verbs-events.h"
 
 int manager_new(Manager **ret) {
         _cleanup_(manager_freep) Manager *m = NULL;
@@ -28,9 +24,6 @@ int manager_new(Manager **ret) {
         m->poll_interval_ms = POLL_INTERVAL_MS_DEFAULT;
         m->read_timeout_usec = READ_TIMEOUT_USEC_DEFAULT;
         m->rtnl_fd = -EBADF;
-        r = poll_new(m, &m->poll);
-        if (r < 0)
-                return r;
 
         r = sd_event_default(&m->event);
         if (r < 0)
@@ -55,13 +48,8 @@ int manager_new(Manager **ret) {
 Manager *manager_free(Manager *m) {
         if (!m)
                 return NULL;
-        verbs_events_free(m);
-        poll_free(m->poll);
-        sd_event_source_disable_unref(m->monitor_event);
-        sd_event_source_disable_unref(m->rtnl_event);
-        if (m->rtnl_fd >= 0)
-                close(m->rtnl_fd);
-        udev_monitor_unref(m->monitor);
+        if (m->sources.detach)
+                m->sources.detach(m->sources_userdata);
         for (size_t i = 0; i < m->n_devices; i++)
                 m->devices[i]->lane = reader_lane_unref(m->devices[i]->lane);
         /* Reads still running are left to their threads. */
@@ -297,14 +285,14 @@ static void manager_mark_related(Manager *m, const Device *d) {
         }
 }
 
-int manager_start_event_sources(Manager *m) {
-        int r;
-
+void manager_set_sources(Manager *m, const ModelSources *sources, void *userdata) {
         assert(m);
-        r = udev_monitor_start(m);
-        if (r < 0)
-                return r;
-        return rtnl_start(m);
+        m->sources = sources ? *sources : (ModelSources){};
+        m->sources_userdata = userdata;
+}
+
+static int manager_table_changed(Manager *m) {
+        return m->sources.table_changed ? m->sources.table_changed(m->sources_userdata) : 0;
 }
 
 static int manager_insert_device(Manager *m, Device *d) {
@@ -328,7 +316,8 @@ static int manager_insert_device(Manager *m, Device *d) {
                 m->events.device_added(d, m->events_userdata);
         manager_mark_related(m, d);
         manager_changed(m, MODEL_DEVICE_SET, NULL, 0);
-        verbs_device_added(m, d);
+        if (m->sources.device_added)
+                m->sources.device_added(d, m->sources_userdata);
         return 0;
 }
 
@@ -337,7 +326,8 @@ static void manager_remove_device_at(Manager *m, size_t i) {
 
         log_info("%s: removed.", d->name);
         /* First: a context held open would stall the kernel's unregistration. */
-        verbs_device_removing(m, d);
+        if (m->sources.device_removing)
+                m->sources.device_removing(d, m->sources_userdata);
         if (m->events.device_removing)
                 m->events.device_removing(d, m->events_userdata);
         memmove(m->devices + i, m->devices + i + 1, (m->n_devices - i - 1) * sizeof(Device *));
@@ -361,7 +351,7 @@ void manager_remove_device(Manager *m, const char *name) {
         i = devices_index(m->devices, m->n_devices, name);
         if (i < m->n_devices) {
                 manager_remove_device_at(m, i);
-                (void) poll_update(m->poll);
+                (void) manager_table_changed(m);
         }
 }
 
@@ -402,7 +392,8 @@ static uint32_t port_stamp(Port *p, uint32_t mask, const char *old_state_name) {
 static void manager_port_changed(Manager *m, Port *p, uint32_t changed, const char *old_state_name) {
         if (changed != 0)
                 manager_mark(m, MODEL_PORT, p, port_stamp(p, changed, old_state_name));
-        poll_port_changed(m->poll, p, changed);
+        if (m->sources.port_changed)
+                m->sources.port_changed(p, changed, m->sources_userdata);
 }
 
 bool manager_device_readable(Manager *m, const Device *d) {
@@ -505,8 +496,8 @@ void manager_set_verbs_covered(Manager *m, Device *d, bool covered) {
                 }
         }
         /* Polled at the normal period again. */
-        if (!covered)
-                poll_wake(m->poll);
+        if (!covered && m->sources.uncovered)
+                m->sources.uncovered(m->sources_userdata);
 }
 
 void manager_netdev_changed(Manager *m, NetDev *n, uint32_t mask) {
@@ -721,7 +712,7 @@ static void manager_apply_load(Manager *m, DeviceRead *r, const ReaderResult *re
         d = manager_find_device(m, r->name);
         if (d)
                 manager_read_health(m, d, res, READ_FULL);
-        (void) poll_update(m->poll);
+        (void) manager_table_changed(m);
 }
 
 static void manager_apply_ports(Manager *m, Device *d, DeviceRead *r, const ReaderResult *res) {
@@ -785,8 +776,8 @@ static void manager_apply(void *arg, const ReaderResult *res, void *userdata) {
                 return;
         }
 
-        if (r->from_poll)
-                poll_turn_done(m->poll, r->name);
+        if (r->from_poll && m->sources.turn_done)
+                m->sources.turn_done(r->name, m->sources_userdata);
         d = manager_find_device(m, r->name);
         if (!d)
                 return;
@@ -955,7 +946,7 @@ int manager_rescan(Manager *m) {
         /* Read in line, or nothing to read: done already. */
         if (m->rescan_loads == 0 && m->events.rescanned)
                 m->events.rescanned(m->events_userdata);
-        return poll_update(m->poll);
+        return manager_table_changed(m);
 }
 
 void manager_defer_resync(Manager *m, int error, const char *what) {

@@ -7,6 +7,7 @@
 #include "forward.h"
 #include "model.h"
 #include "model-events.h"
+#include "model-sources.h"
 
 #define POLL_INTERVAL_MS_DEFAULT 1000
 
@@ -27,8 +28,13 @@ struct Manager {
 
         ModelEvents events;
         void *events_userdata;
+        /* The event sources that follow the table (model-sources.h). */
+        ModelSources sources;
+        void *sources_userdata;
 
         uint32_t poll_interval_ms;
+        /* The event sources' state, theirs (daemon/sources/): the model
+         * only keeps it, and hands it back through ModelSources.detach. */
         struct Poll *poll; /* the link-state poll's own state (poll.c) */
 
         struct udev_monitor *monitor;
@@ -79,8 +85,8 @@ int manager_load(Manager *m);
 /* Who hears of the model's changes (before manager_load()). */
 void manager_set_events(Manager *m, const ModelEvents *events, void *userdata);
 
-/* Starts the udev monitor, rtnetlink and the poll timer. */
-int manager_start_event_sources(Manager *m);
+/* Which event sources follow the table (before manager_load()). */
+void manager_set_sources(Manager *m, const ModelSources *sources, void *userdata);
 
 Device *manager_find_device(Manager *m, const char *name);
 
