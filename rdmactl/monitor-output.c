@@ -86,7 +86,7 @@ void announce_rename(Monitor *m, const RemovedDevice *from, const RdmaDevice *to
 }
 
 void announce_port_added(Monitor *m, const RdmaPort *p) {
-        const char *device = inventory_device_name(m->inv, p->device) ?: "";
+        const char *device = inventory_device_name(inventory_follow_inventory(m->follow), p->device) ?: "";
 
         line_begin(m, now_usec(CLOCK_REALTIME), "port-added");
         if (m->options->json) {
@@ -145,7 +145,7 @@ static void json_link_value(JsonWriter *w, const char *key, const LinkProperty *
 /* "mlx4_0 port 1: rate 40 Gb/sec (4X QDR) -> 10 Gb/sec (1X QDR)" */
 static void announce_port_property(Monitor *m, const RdmaPort *p, const LinkProperty *prop, const PortLink *old,
                                    const PortLink *new) {
-        const char *device = inventory_device_name(m->inv, p->device) ?: "";
+        const char *device = inventory_device_name(inventory_follow_inventory(m->follow), p->device) ?: "";
 
         line_begin(m, now_usec(CLOCK_REALTIME), "port-changed");
         if (m->options->json) {
@@ -166,7 +166,7 @@ static void announce_port_property(Monitor *m, const RdmaPort *p, const LinkProp
 }
 
 static void announce_port_state(Monitor *m, const RdmaPort *p, const char *old_state, const char *old_phys) {
-        const char *device = inventory_device_name(m->inv, p->device) ?: "";
+        const char *device = inventory_device_name(inventory_follow_inventory(m->follow), p->device) ?: "";
         uint64_t usec = p->state_changed_usec ?: now_usec(CLOCK_REALTIME);
 
         line_begin(m, usec, "port-state");
@@ -215,7 +215,7 @@ void announce_port_changes(Monitor *m, const RdmaPort *p, const PortLink *old, c
 }
 
 void announce_num_vfs(Monitor *m, const RdmaSriov *s, uint32_t old) {
-        const char *device = inventory_device_name(m->inv, s->device) ?: "";
+        const char *device = inventory_device_name(inventory_follow_inventory(m->follow), s->device) ?: "";
 
         line_begin(m, now_usec(CLOCK_REALTIME), "num-vfs");
         if (m->options->json) {
@@ -261,10 +261,12 @@ void announce_daemon_restarted(Monitor *m) {
 
         line_begin(m, now_usec(CLOCK_REALTIME), "daemon-restarted");
         if (m->options->json) {
-                json_writer_field_uint(&m->json, "devices", m->inv->n_devices);
-                json_writer_field_uint(&m->json, "ports", m->inv->n_ports);
+                json_writer_field_uint(&m->json, "devices", inventory_follow_inventory(m->follow)->n_devices);
+                json_writer_field_uint(&m->json, "ports", inventory_follow_inventory(m->follow)->n_ports);
         } else
-                printf("rdmad restarted: %zu device%s, %zu port%s.", m->inv->n_devices,
-                       m->inv->n_devices == 1 ? "" : "s", m->inv->n_ports, m->inv->n_ports == 1 ? "" : "s");
+                printf("rdmad restarted: %zu device%s, %zu port%s.", inventory_follow_inventory(m->follow)->n_devices,
+                       inventory_follow_inventory(m->follow)->n_devices == 1 ? "" : "s",
+                       inventory_follow_inventory(m->follow)->n_ports,
+                       inventory_follow_inventory(m->follow)->n_ports == 1 ? "" : "s");
         line_end(m);
 }

@@ -349,6 +349,60 @@ static void port_free_arrays(void *object) {
         gids_free(p->gids, p->n_gids);
 }
 
+/* The arrays of a copy made by memcpy(): its own, or NULL and -ENOMEM. */
+static int device_copy_arrays(void *object) {
+        RdmaDevice *d = object;
+        const uint32_t *numbers = d->port_numbers;
+        char **vfs = d->virtual_functions;
+
+        d->port_numbers = NULL;
+        d->virtual_functions = NULL;
+        if (d->n_port_numbers > 0) {
+                d->port_numbers = malloc(d->n_port_numbers * sizeof(uint32_t));
+                if (!d->port_numbers)
+                        return -ENOMEM;
+                memcpy(d->port_numbers, numbers, d->n_port_numbers * sizeof(uint32_t));
+        }
+        if (vfs) {
+                size_t n = strv_length(vfs);
+
+                d->virtual_functions = calloc(n + 1, sizeof(char *));
+                if (!d->virtual_functions)
+                        return -ENOMEM;
+                for (size_t i = 0; i < n; i++)
+                        if (!(d->virtual_functions[i] = strdup(vfs[i])))
+                                return -ENOMEM;
+        }
+        return 0;
+}
+
+static int port_copy_arrays(void *object) {
+        RdmaPort *p = object;
+        const RdmaGid *gids = p->gids;
+        size_t n = p->n_gids;
+
+        p->gids = NULL;
+        p->n_gids = 0;
+        if (n == 0)
+                return 0;
+        p->gids = calloc(n, sizeof(RdmaGid));
+        if (!p->gids)
+                return -ENOMEM;
+        for (; p->n_gids < n; p->n_gids++) {
+                RdmaGid *g = &p->gids[p->n_gids];
+
+                *g = (RdmaGid){ .index = gids[p->n_gids].index,
+                                .gid = strdup(gids[p->n_gids].gid),
+                                .type = strdup(gids[p->n_gids].type),
+                                .netdev = strdup(gids[p->n_gids].netdev) };
+                if (!g->gid || !g->type || !g->netdev) {
+                        p->n_gids++;
+                        return -ENOMEM;
+                }
+        }
+        return 0;
+}
+
 /* The four kinds of object: each an array of pointers in the Inventory,
  * read and freed through its property table. Every object type starts with
  * its path. */
@@ -359,17 +413,22 @@ typedef struct ObjectKind {
         const PropertySpec *properties;
         SpecialReader special;
         void (*free_arrays)(void *object); /* what the table does not cover */
+        int (*copy_arrays)(void *object);  /* the same, in a copy */
 } ObjectKind;
 
-#define OBJECT_KIND(iface, array, count, type, props, special_reader, free_fn)                                         \
-        { iface, offsetof(Inventory, array), offsetof(Inventory, count), sizeof(type), props, special_reader, free_fn }
+#define OBJECT_KIND(iface, array, count, type, props, special_reader, free_fn, copy_fn)                                \
+        {                                                                                                              \
+                iface, offsetof(Inventory, array), offsetof(Inventory, count), sizeof(type), props, special_reader,    \
+                        free_fn, copy_fn                                                                               \
+        }
 
 static const ObjectKind object_kinds[] = {
         OBJECT_KIND(RDMAD_DEVICE_INTERFACE, devices, n_devices, RdmaDevice, device_properties, device_special,
-                    device_free_arrays),
-        OBJECT_KIND(RDMAD_PORT_INTERFACE, ports, n_ports, RdmaPort, port_properties, port_special, port_free_arrays),
-        OBJECT_KIND(RDMAD_NETDEV_INTERFACE, netdevs, n_netdevs, RdmaNetDev, netdev_properties, NULL, NULL),
-        OBJECT_KIND(RDMAD_SRIOV_INTERFACE, sriovs, n_sriovs, RdmaSriov, sriov_properties, NULL, NULL),
+                    device_free_arrays, device_copy_arrays),
+        OBJECT_KIND(RDMAD_PORT_INTERFACE, ports, n_ports, RdmaPort, port_properties, port_special, port_free_arrays,
+                    port_copy_arrays),
+        OBJECT_KIND(RDMAD_NETDEV_INTERFACE, netdevs, n_netdevs, RdmaNetDev, netdev_properties, NULL, NULL, NULL),
+        OBJECT_KIND(RDMAD_SRIOV_INTERFACE, sriovs, n_sriovs, RdmaSriov, sriov_properties, NULL, NULL, NULL),
 };
 
 static void ***kind_array(const Inventory *inv, const ObjectKind *k) {
@@ -534,6 +593,53 @@ static void remove_interface(Inventory *inv, const char *path, const char *inter
                         (*n)--;
                         return;
                 }
+}
+
+/* A deep copy of object; NULL when out of memory. */
+static void *object_copy(const ObjectKind *k, const void *object) {
+        void *copy = malloc(k->size);
+        bool failed = false;
+
+        if (!copy)
+                return NULL;
+        memcpy(copy, object, k->size);
+        /* Every pointer the copy shares is replaced before any can fail, so that object_free() frees only its own. */
+        for (const PropertySpec *s = k->properties; s->name; s++)
+                if (s->kind == PROPERTY_STRING) {
+                        char **field = (char **) ((uint8_t *) copy + s->offset);
+                        const char *from = *field;
+
+                        *field = from ? strdup(from) : NULL;
+                        failed = failed || (from && !*field);
+                }
+        *(char **) copy = strdup(*(char *const *) object);
+        failed = failed || !*(char **) copy;
+        if ((k->copy_arrays && k->copy_arrays(copy) < 0) || failed) {
+                object_free(k, copy);
+                return NULL;
+        }
+        return copy;
+}
+
+int inventory_copy_objects_at(Inventory *dst, const Inventory *src, const char *path) {
+        for (const ObjectKind *k = object_kinds; k < object_kinds + ELEMENTSOF(object_kinds); k++) {
+                void **array = *kind_array(src, k), **a, *copy;
+                size_t *n = kind_count(dst, k);
+
+                for (size_t i = 0; i < *kind_count(src, k); i++) {
+                        if (!streq(*(char **) array[i], path))
+                                continue;
+                        a = reallocarray(*kind_array(dst, k), *n + 1, sizeof(void *));
+                        if (!a)
+                                return -ENOMEM;
+                        *kind_array(dst, k) = a;
+                        copy = object_copy(k, array[i]);
+                        if (!copy)
+                                return -ENOMEM;
+                        a[(*n)++] = copy;
+                }
+        }
+        return 0;
 }
 
 void inventory_remove_object(Inventory *inv, const char *path, char **interfaces) {
