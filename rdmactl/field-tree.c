@@ -22,6 +22,10 @@ Field *field_tree_new(void) {
         return field_new(FIELD_ARRAY);
 }
 
+Field *field_tree_new_object(void) {
+        return field_new(FIELD_OBJECT);
+}
+
 Field *field_tree_free(Field *root) {
         if (!root)
                 return NULL;
@@ -320,4 +324,10 @@ void field_tree_text(const Field *root, FILE *f, unsigned label_width, const cha
                 fprintf(f, " %s\n", strempty(e->label));
                 text_block(&t, e);
         }
+}
+
+void field_tree_line(const Field *root, FILE *f, bool color) {
+        TextContext t = { .f = f, .color = color };
+
+        text_inline(&t, root);
 }

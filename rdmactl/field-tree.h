@@ -11,7 +11,8 @@
  * labelled field is a line "      Label: value" (empty and null values
  * leave the line out); the children of an unlabelled container are
  * looked at in its place. A field's value on its line is its text, its
- * children's in turn for a container, each with its affixes. */
+ * children's in turn for a container, each with its affixes. A root object
+ * is one line (`monitor`'s events). */
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -64,6 +65,8 @@ struct Field {
 
 /* A root array, the list of what is shown. */
 Field *field_tree_new(void);
+/* A root object: one record, as a line (field_tree_line). */
+Field *field_tree_new_object(void);
 Field *field_tree_free(Field *root);
 static inline void field_tree_freep(Field **root) {
         field_tree_free(*root);
@@ -93,6 +96,10 @@ Field *field_flags(Field *f, FieldFlags flags);
 
 /* The root's elements as JSON: one array, one document. */
 void field_tree_json(const Field *root, JsonWriter *w);
+
+/* The root as one line of text: its fields' values in turn, each with its
+ * affixes (as a value on a labelled line), and no newline. */
+void field_tree_line(const Field *root, FILE *f, bool color);
 
 /* The root's elements as text blocks, a blank line between them; the
  * labels right-aligned to label_width. bullet heads each block. */

@@ -73,21 +73,31 @@ char *format_timestamp(uint64_t realtime_usec, char buf[static TIMESTAMP_MAX]) {
         return buf;
 }
 
-Table *table_new(size_t n_columns, const char *const *headers) {
-        Table *t = calloc(1, sizeof(Table));
+Table *table_new_columns(size_t n_columns, const TableColumn *columns) {
+        Table *t;
 
-        if (!t)
-                return NULL;
         if (n_columns == 0 || n_columns > TABLE_COLUMNS_MAX) {
-                free(t);
                 errno = EINVAL;
                 return NULL;
         }
+        t = calloc(1, sizeof(Table));
+        if (!t)
+                return NULL;
         t->n_columns = n_columns;
-        for (size_t i = 0; i < n_columns; i++)
-                if (table_add(t, headers[i], NULL) < 0)
+        for (size_t i = 0; i < n_columns; i++) {
+                t->columns[i] = columns[i];
+                if (table_add(t, columns[i].header, NULL) < 0)
                         return table_free(t);
+        }
         return t;
+}
+
+Table *table_new(size_t n_columns, const char *const *headers) {
+        TableColumn columns[TABLE_COLUMNS_MAX] = {};
+
+        for (size_t i = 0; i < n_columns && i < TABLE_COLUMNS_MAX; i++)
+                columns[i].header = headers[i];
+        return table_new_columns(n_columns, columns);
 }
 
 Table *table_free(Table *t) {
@@ -100,32 +110,58 @@ Table *table_free(Table *t) {
         return NULL;
 }
 
-int table_add(Table *t, const char *text, const char *color) {
-        char *copy = strdup(text && *text ? text : "-");
+static int add_cell(Table *t, const char *text, const char *color, bool is_number, uint64_t number) {
+        char *copy = NULL;
         int r;
 
-        if (!copy)
+        if (text && !(copy = strdup(text)))
                 return -ENOMEM;
         r = ARRAY_RESERVE(t->cells, t->allocated, t->n_cells + 1);
         if (r < 0) {
                 free(copy);
                 return r;
         }
-        t->cells[t->n_cells++] = (TableCell){ .text = copy, .color = color };
+        t->cells[t->n_cells++] = (TableCell){ .text = copy, .color = color, .is_number = is_number, .number = number };
         return 0;
+}
+
+int table_add(Table *t, const char *text, const char *color) {
+        return add_cell(t, text, color, false, 0);
+}
+
+int table_add_uint(Table *t, uint64_t value, const char *color) {
+        char digits[24];
+
+        snprintf(digits, sizeof(digits), "%" PRIu64, value);
+        return add_cell(t, digits, color, true, value);
+}
+
+void table_hide_column(Table *t, size_t column) {
+        if (column < t->n_columns)
+                t->columns[column].flags |= TABLE_COLUMN_HIDDEN;
 }
 
 size_t table_rows(const Table *t) {
         return t->n_cells / t->n_columns - 1;
 }
 
+static bool column_in_text(const Table *t, size_t c) {
+        return !(t->columns[c].flags & (TABLE_COLUMN_JSON_ONLY | TABLE_COLUMN_HIDDEN));
+}
+
+static const char *cell_text(const TableCell *cell) {
+        return cell->text && *cell->text ? cell->text : "-";
+}
+
 void table_print(const Table *t, FILE *f, bool header, bool use_color) {
-        size_t widths[TABLE_COLUMNS_MAX];
+        size_t widths[TABLE_COLUMNS_MAX], last = 0;
 
         for (size_t c = 0; c < t->n_columns; c++) {
                 widths[c] = 0;
+                if (column_in_text(t, c))
+                        last = c;
                 for (size_t i = header ? c : c + t->n_columns; i < t->n_cells; i += t->n_columns) {
-                        size_t w = utf8_width(t->cells[i].text);
+                        size_t w = utf8_width(cell_text(&t->cells[i]));
                         if (w > widths[c])
                                 widths[c] = w;
                 }
@@ -133,23 +169,47 @@ void table_print(const Table *t, FILE *f, bool header, bool use_color) {
 
         for (size_t i = header ? 0 : t->n_columns; i < t->n_cells; i++) {
                 const TableCell *cell = &t->cells[i];
+                const char *text = cell_text(cell);
                 size_t c = i % t->n_columns;
-                bool last = c == t->n_columns - 1;
-                const char *color = i < t->n_columns ? ANSI_UNDERLINE : cell->color;
+                bool is_last = c == last, is_header = i < t->n_columns;
+                const char *color = is_header ? ANSI_UNDERLINE : cell->color;
 
+                if (!column_in_text(t, c))
+                        continue;
                 if (use_color && color)
                         fputs(color, f);
-                fputs(cell->text, f);
+                fputs(text, f);
                 /* The header is underlined across the gaps too, like networkctl's. */
-                if (!last && i < t->n_columns && use_color)
-                        fprintf(f, "%*s", (int) (widths[c] - utf8_width(cell->text) + 1), "");
+                if (!is_last && is_header && use_color)
+                        fprintf(f, "%*s", (int) (widths[c] - utf8_width(text) + 1), "");
                 if (use_color && color)
                         fputs(ANSI_NORMAL, f);
-                if (last)
+                if (is_last)
                         fputc('\n', f);
-                else if (!(i < t->n_columns && use_color))
-                        fprintf(f, "%*s", (int) (widths[c] - utf8_width(cell->text) + 1), "");
+                else if (!(is_header && use_color))
+                        fprintf(f, "%*s", (int) (widths[c] - utf8_width(text) + 1), "");
         }
+}
+
+void table_json(const Table *t, JsonWriter *w) {
+        json_writer_begin_array(w);
+        for (size_t i = t->n_columns; i < t->n_cells; i++) {
+                const TableCell *cell = &t->cells[i];
+                size_t c = i % t->n_columns;
+
+                if (c == 0)
+                        json_writer_begin_object(w);
+                if (t->columns[c].key) {
+                        json_writer_key(w, t->columns[c].key);
+                        if (cell->is_number)
+                                json_writer_uint(w, cell->number);
+                        else
+                                json_writer_string(w, cell->text);
+                }
+                if (c == t->n_columns - 1)
+                        json_writer_end_object(w);
+        }
+        json_writer_end_array(w);
 }
 
 void print_colored(bool color_on, const char *text, const char *color) {

@@ -7,7 +7,6 @@
 
 #include "basic/util.h"
 #include "format.h"
-#include "json-writer.h"
 #include "rdmactl.h"
 #include "verb-util.h"
 
@@ -36,39 +35,6 @@ int verb_list_names(sd_bus *bus, const Options *o, char **args, size_t n_args) {
         return finish_output(EXIT_OK);
 }
 
-static int list_json(const Inventory *inv, const Options *o) {
-        JsonWriter w;
-
-        json_writer_init(&w, stdout, o->json == JSON_PRETTY);
-        json_writer_begin_array(&w);
-        for (size_t i = 0; i < inv->n_ports; i++) {
-                const RdmaPort *p = inv->ports[i];
-                const RdmaDevice *d = inventory_find_device(inv, p->device);
-                const char *health = port_health(inv, p);
-
-                json_writer_begin_object(&w);
-                json_writer_field_string(&w, "device", port_device_name(inv, p));
-                json_writer_field_uint(&w, "port", p->number);
-                /* A state by name ("state": "ACTIVE", as `rdma -j` does) and by number. */
-                json_writer_field_string(&w, "state", p->state_name);
-                json_writer_field_uint(&w, "state_num", p->state_num);
-                json_writer_field_string(&w, "phys_state", p->phys_state_name);
-                json_writer_field_uint(&w, "phys_state_num", p->phys_state_num);
-                json_writer_field_string(&w, "rate", p->rate);
-                json_writer_field_string(&w, "link_layer", p->link_layer);
-                json_writer_field_string(&w, "netdev", inventory_netdev_name(inv, p->netdev));
-                json_writer_field_string(&w, "transport", port_transport(inv, p));
-                /* The device's: null from an rdmad without Health. */
-                json_writer_field_string(&w, "health", health);
-                json_writer_field_string(&w, "health_reason", health ? d->health_reason : NULL);
-                json_writer_end_object(&w);
-        }
-        json_writer_end_array(&w);
-        if (json_writer_finish(&w) < 0)
-                return report_bus_error("JSON output", -EINVAL, NULL);
-        return EXIT_OK;
-}
-
 /* Whether any device is not "ok": only then has the table a HEALTH column,
  * so that a healthy host's table stays as it always was. */
 static bool any_unhealthy(const Inventory *inv) {
@@ -95,43 +61,71 @@ static void print_health_notes(const Inventory *inv, bool color) {
         }
 }
 
+/* The columns of `list`: the text's headers and the JSON's keys. A state
+ * by name ("state": "ACTIVE", as `rdma -j` does) and, in JSON, by number. */
+enum { COLUMN_HEALTH = 10 };
+static const TableColumn list_columns[] = {
+        { "DEVICE", "device" },
+        { "PORT", "port" },
+        { "STATE", "state" },
+        { NULL, "state_num", TABLE_COLUMN_JSON_ONLY },
+        { "PHYS STATE", "phys_state" },
+        { NULL, "phys_state_num", TABLE_COLUMN_JSON_ONLY },
+        { "RATE", "rate" },
+        { "LINK LAYER", "link_layer" },
+        { "NETDEV", "netdev" },
+        { "TRANSPORT", "transport" },
+        /* The device's: null from an rdmad without Health. */
+        [COLUMN_HEALTH] = { "HEALTH", "health" },
+        { NULL, "health_reason", TABLE_COLUMN_JSON_ONLY },
+};
+
+static int add_port_row(Table *t, const Inventory *inv, const RdmaPort *p) {
+        const RdmaDevice *d = inventory_find_device(inv, p->device);
+        /* The last known state of a device that does not answer: grey, not green. */
+        bool stale = device_unresponsive(d);
+        const char *health = port_health(inv, p);
+        int r;
+
+        if ((r = table_add(t, port_device_name(inv, p), NULL)) < 0 || (r = table_add_uint(t, p->number, NULL)) < 0 ||
+            (r = table_add(t, p->state_name, stale ? ANSI_GREY : state_color(p->state_name))) < 0 ||
+            (r = table_add_uint(t, p->state_num, NULL)) < 0 ||
+            (r = table_add(t, p->phys_state_name, stale ? ANSI_GREY : phys_state_color(p->phys_state_name))) < 0 ||
+            (r = table_add_uint(t, p->phys_state_num, NULL)) < 0 || (r = table_add(t, p->rate, NULL)) < 0 ||
+            (r = table_add(t, p->link_layer, NULL)) < 0 ||
+            (r = table_add(t, inventory_netdev_name(inv, p->netdev), NULL)) < 0 ||
+            (r = table_add(t, port_transport(inv, p), NULL)) < 0 ||
+            (r = table_add(t, health, health_color(health))) < 0 ||
+            (r = table_add(t, health ? d->health_reason : NULL, NULL)) < 0)
+                return r;
+        return 0;
+}
+
 int verb_list(sd_bus *bus, const Options *o, char **args, size_t n_args) {
-        static const char *const headers[] = { "DEVICE",     "PORT",   "STATE",     "PHYS STATE", "RATE",
-                                               "LINK LAYER", "NETDEV", "TRANSPORT", "HEALTH" };
         _cleanup_(inventory_freep) Inventory *inv = NULL;
         _cleanup_(table_freep) Table *t = NULL;
-        bool with_health;
         int status = load_inventory(bus, o, &inv);
 
         if (status != EXIT_OK)
                 return status;
-        if (o->json)
-                return finish_output(list_json(inv, o));
-
-        with_health = any_unhealthy(inv);
-        t = table_new(ELEMENTSOF(headers) - !with_health, headers);
+        t = table_new_columns(ELEMENTSOF(list_columns), list_columns);
         if (!t)
                 return report_oom();
-        for (size_t i = 0; i < inv->n_ports; i++) {
-                const RdmaPort *p = inv->ports[i];
-                const RdmaDevice *d = inventory_find_device(inv, p->device);
-                /* The last known state of a device that does not answer: grey, not green. */
-                bool stale = device_unresponsive(d);
-                const char *health = port_health(inv, p);
-                char number[16];
-                int r;
-
-                snprintf(number, sizeof(number), "%" PRIu32, p->number);
-                if ((r = table_add(t, port_device_name(inv, p), NULL)) < 0 || (r = table_add(t, number, NULL)) < 0 ||
-                    (r = table_add(t, p->state_name, stale ? ANSI_GREY : state_color(p->state_name))) < 0 ||
-                    (r = table_add(t, p->phys_state_name, stale ? ANSI_GREY : phys_state_color(p->phys_state_name))) <
-                            0 ||
-                    (r = table_add(t, p->rate, NULL)) < 0 || (r = table_add(t, p->link_layer, NULL)) < 0 ||
-                    (r = table_add(t, inventory_netdev_name(inv, p->netdev), NULL)) < 0 ||
-                    (r = table_add(t, port_transport(inv, p), NULL)) < 0 ||
-                    (with_health && (r = table_add(t, health, health_color(health))) < 0))
+        for (size_t i = 0; i < inv->n_ports; i++)
+                if (add_port_row(t, inv, inv->ports[i]) < 0)
                         return report_oom(); /* table_add() fails for memory only */
+
+        if (o->json) {
+                JsonWriter w;
+
+                json_writer_init(&w, stdout, o->json == JSON_PRETTY);
+                table_json(t, &w);
+                if (json_writer_finish(&w) < 0)
+                        return report_bus_error("JSON output", -EINVAL, NULL);
+                return finish_output(EXIT_OK);
         }
+        if (!any_unhealthy(inv))
+                table_hide_column(t, COLUMN_HEALTH);
         if (table_rows(t) > 0 || o->legend)
                 table_print(t, stdout, o->legend, o->color);
         if (o->legend) {

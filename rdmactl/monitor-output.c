@@ -1,109 +1,107 @@
 /* SPDX-License-Identifier: MIT */
-/* rdmactl monitor's lines: a timestamp and the change in words, or one
- * JSON object with the same facts. */
+/* rdmactl monitor's lines: each event built once as a field tree, then
+ * written as a timestamp and the change in words, or as one JSON object
+ * with the same facts. */
 #include <inttypes.h>
 #include <stdio.h>
 
 #include "basic/time-util.h"
 #include "basic/util.h"
+#include "field-tree.h"
 #include "format.h"
 #include "monitor.h"
 
-/* Starts a line: the timestamp in text, the common members in JSON. */
-static void line_begin(Monitor *m, uint64_t usec, const char *event) {
+/* An event: the timestamp starts the text line; time, usec and the event's
+ * name are the JSON object's first members. */
+static Field *line_new(uint64_t usec, const char *event) {
+        Field *line = field_tree_new_object();
         char ts[TIMESTAMP_MAX];
 
         format_timestamp(usec, ts);
-        if (m->options->json) {
-                json_writer_begin_object(&m->json);
-                json_writer_field_string(&m->json, "time", ts);
-                json_writer_field_uint(&m->json, "usec", usec);
-                json_writer_field_string(&m->json, "event", event);
-        } else
-                printf("%s ", ts);
+        field_affix(field_string_copy(line, "time", ts), NULL, " ");
+        field_flags(field_uint(line, "usec", usec), FIELD_JSON_ONLY);
+        field_flags(field_string(line, "event", event), FIELD_JSON_ONLY);
+        return line;
 }
 
-/* Ends a line and hands it on at once: readers of a pipe must not wait for a buffer to fill. */
-static int line_end(Monitor *m) {
+/* Writes the line and hands it on at once: readers of a pipe must not wait for a buffer to fill. */
+static void line_emit(Monitor *m, Field *line) {
+        if (field_tree_check(line) < 0) {
+                fprintf(stderr, "rdmactl: out of memory, an event is not shown.\n");
+                field_tree_free(line);
+                return;
+        }
         if (m->options->json)
-                json_writer_end_object(&m->json); /* and the newline after the document */
-        else
+                field_tree_json(line, &m->json); /* and the newline after the document */
+        else {
+                field_tree_line(line, stdout, m->options->color);
                 fputc('\n', stdout);
+        }
+        field_tree_free(line);
         if (fflush(stdout) != 0) {
                 fprintf(stderr, "rdmactl: cannot write the output: %m\n");
-                return sd_event_exit(m->event, EXIT_FAILURE_GENERIC);
+                (void) sd_event_exit(m->event, EXIT_FAILURE_GENERIC);
         }
-        return 0;
+}
+
+static const char *device_name(const Monitor *m, const char *path) {
+        return inventory_device_name(inventory_follow_inventory(m->follow), path) ?: "";
+}
+
+/* "mlx4_0 port 1" and what follows it. */
+static void add_port(Field *line, const char *device, uint32_t number, const char *after) {
+        field_string(line, "device", device);
+        field_affix(field_uint(line, "port", number), " port ", after);
 }
 
 void announce_removal(Monitor *m, const RemovedDevice *r) {
+        Field *line = line_new(r->usec, "device-removed");
 
-        line_begin(m, r->usec, "device-removed");
-        if (m->options->json)
-                json_writer_field_string(&m->json, "device", r->name);
-        else
-                printf("%s: removed", r->name);
-        line_end(m);
+        field_affix(field_string(line, "device", r->name), NULL, ": removed");
+        line_emit(m, line);
 }
 
+/* "mlx5_3: added, RoCE, 1 port, unresponsive (ports/1/state: no answer for 5.0 s)" */
 void announce_device_added(Monitor *m, const RdmaDevice *d) {
-        uint64_t usec = now_usec(CLOCK_REALTIME);
+        Field *line = line_new(now_usec(CLOCK_REALTIME), "device-added"), *ports;
+        FieldFlags unhealthy_only = device_health_ok(d) ? FIELD_JSON_ONLY : 0;
+        const char *health = *d->health ? d->health : NULL;
+        char count[32];
 
-        line_begin(m, usec, "device-added");
-        if (m->options->json) {
-                json_writer_field_string(&m->json, "device", d->name);
-                json_writer_field_string(&m->json, "transport", d->transport);
-                json_writer_key(&m->json, "ports");
-                json_writer_begin_array(&m->json);
-                for (size_t i = 0; i < d->n_port_numbers; i++)
-                        json_writer_uint(&m->json, d->port_numbers[i]);
-                json_writer_end_array(&m->json);
-                json_writer_field_string(&m->json, "health", *d->health ? d->health : NULL);
-                json_writer_field_string(&m->json, "health_reason", *d->health ? d->health_reason : NULL);
-        } else {
-                printf("%s: added, %s, %zu port%s", d->name, *d->transport ? d->transport : "unknown transport",
-                       d->n_port_numbers, d->n_port_numbers == 1 ? "" : "s");
-                /* "mlx5_3: added, RoCE, 1 port, unresponsive (ports/1/state: no answer for 5.0 s)" */
-                if (!device_health_ok(d)) {
-                        fputs(", ", stdout);
-                        print_colored(m->options->color, d->health, health_color(d->health));
-                        if (*d->health_reason)
-                                printf(" (%s)", d->health_reason);
-                }
-        }
-        line_end(m);
+        field_affix(field_string(line, "device", d->name), NULL, ": added, ");
+        field_empty(field_string(line, "transport", d->transport), "unknown transport");
+        ports = field_flags(field_array(line, "ports"), FIELD_JSON_ONLY);
+        for (size_t i = 0; i < d->n_port_numbers; i++)
+                field_uint(ports, NULL, d->port_numbers[i]);
+        snprintf(count, sizeof(count), "%zu port%s", d->n_port_numbers, d->n_port_numbers == 1 ? "" : "s");
+        field_flags(field_affix(field_string_copy(line, "ports", count), ", ", NULL), FIELD_TEXT_ONLY);
+        field_flags(field_color(field_affix(field_string(line, "health", health), ", ", NULL), health_color(health)),
+                    unhealthy_only);
+        field_flags(field_affix(field_string(line, "health_reason", health ? d->health_reason : NULL), " (", ")"),
+                    unhealthy_only);
+        line_emit(m, line);
 }
 
+/* "hfi1_0: renamed to opa0" */
 void announce_rename(Monitor *m, const RemovedDevice *from, const RdmaDevice *to) {
+        Field *line = line_new(now_usec(CLOCK_REALTIME), "device-renamed");
 
-        line_begin(m, now_usec(CLOCK_REALTIME), "device-renamed");
-        if (m->options->json) {
-                json_writer_field_string(&m->json, "device", to->name);
-                json_writer_field_string(&m->json, "old_name", from->name);
-        } else
-                printf("%s: renamed to %s", from->name, to->name);
-        line_end(m);
+        field_affix(field_string(line, "old_name", from->name), NULL, ": renamed to ");
+        field_string(line, "device", to->name);
+        line_emit(m, line);
 }
 
+/* "rxe5 port 1: added, ACTIVE (LinkUp)" */
 void announce_port_added(Monitor *m, const RdmaPort *p) {
-        const char *device = inventory_device_name(m->inv, p->device) ?: "";
+        Field *line = line_new(now_usec(CLOCK_REALTIME), "port-added");
 
-        line_begin(m, now_usec(CLOCK_REALTIME), "port-added");
-        if (m->options->json) {
-                json_writer_field_string(&m->json, "device", device);
-                json_writer_field_uint(&m->json, "port", p->number);
-                json_writer_field_string(&m->json, "state", p->state_name);
-                json_writer_field_uint(&m->json, "state_num", p->state_num);
-                json_writer_field_string(&m->json, "phys_state", p->phys_state_name);
-                json_writer_field_uint(&m->json, "phys_state_num", p->phys_state_num);
-        } else {
-                printf("%s port %" PRIu32 ": added, ", device, p->number);
-                print_colored(m->options->color, p->state_name, state_color(p->state_name));
-                fputs(" (", stdout);
-                print_colored(m->options->color, p->phys_state_name, phys_state_color(p->phys_state_name));
-                fputc(')', stdout);
-        }
-        line_end(m);
+        add_port(line, device_name(m, p->device), p->number, ": added, ");
+        field_color(field_string(line, "state", p->state_name), state_color(p->state_name));
+        field_flags(field_uint(line, "state_num", p->state_num), FIELD_JSON_ONLY);
+        field_color(field_affix(field_string(line, "phys_state", p->phys_state_name), " (", ")"),
+                    phys_state_color(p->phys_state_name));
+        field_flags(field_uint(line, "phys_state_num", p->phys_state_num), FIELD_JSON_ONLY);
+        line_emit(m, line);
 }
 
 /* The properties told besides the state, in the order they are printed;
@@ -133,75 +131,46 @@ static uint32_t link_number(const PortLink *l, const LinkProperty *prop) {
         return *(const uint32_t *) ((const uint8_t *) l + prop->offset);
 }
 
-static void json_link_value(JsonWriter *w, const char *key, const LinkProperty *prop, const PortLink *l) {
+/* A value as `list --json` has it (a netdev of none null), "-" in text for none. */
+static Field *add_link_value(Field *line, const char *key, const LinkProperty *prop, const PortLink *l) {
         if (!prop->is_string)
-                json_writer_field_uint(w, key, link_number(l, prop));
-        else if (streq(prop->key, "netdev") && !*l->netdev)
-                json_writer_field_null(w, key); /* none: null, as in `list --json` */
-        else
-                json_writer_field_string(w, key, link_string(l, prop));
+                return field_uint(line, key, link_number(l, prop));
+        if (streq(prop->key, "netdev") && !*l->netdev)
+                return field_empty(field_null(line, key), "-");
+        return field_empty(field_string(line, key, link_string(l, prop)), "-");
 }
 
 /* "mlx4_0 port 1: rate 40 Gb/sec (4X QDR) -> 10 Gb/sec (1X QDR)" */
 static void announce_port_property(Monitor *m, const RdmaPort *p, const LinkProperty *prop, const PortLink *old,
                                    const PortLink *new) {
-        const char *device = inventory_device_name(m->inv, p->device) ?: "";
+        Field *line = line_new(now_usec(CLOCK_REALTIME), "port-changed");
 
-        line_begin(m, now_usec(CLOCK_REALTIME), "port-changed");
-        if (m->options->json) {
-                json_writer_field_string(&m->json, "device", device);
-                json_writer_field_uint(&m->json, "port", p->number);
-                json_writer_field_string(&m->json, "property", prop->key);
-                json_link_value(&m->json, "old", prop, old);
-                json_link_value(&m->json, "new", prop, new);
-        } else if (prop->is_string) {
-                const char *from = link_string(old, prop), *to = link_string(new, prop);
-
-                printf("%s port %" PRIu32 ": %s %s -> %s", device, p->number, prop->label, *from ? from : "-",
-                       *to ? to : "-");
-        } else
-                printf("%s port %" PRIu32 ": %s %" PRIu32 " -> %" PRIu32, device, p->number, prop->label,
-                       link_number(old, prop), link_number(new, prop));
-        line_end(m);
+        add_port(line, device_name(m, p->device), p->number, ": ");
+        field_flags(field_string(line, "property", prop->key), FIELD_JSON_ONLY);
+        field_flags(field_affix(field_string(line, "label", prop->label), NULL, " "), FIELD_TEXT_ONLY);
+        field_affix(add_link_value(line, "old", prop, old), NULL, " -> ");
+        add_link_value(line, "new", prop, new);
+        line_emit(m, line);
 }
 
+/* "DOWN -> ACTIVE (LinkUp)" for a new state, "DOWN (Disabled -> Polling)" for a new physical state alone. */
 static void announce_port_state(Monitor *m, const RdmaPort *p, const char *old_state, const char *old_phys) {
-        const char *device = inventory_device_name(m->inv, p->device) ?: "";
-        uint64_t usec = p->state_changed_usec ?: now_usec(CLOCK_REALTIME);
+        Field *line = line_new(p->state_changed_usec ?: now_usec(CLOCK_REALTIME), "port-state");
+        bool new_state = !streq(old_state, p->state_name);
 
-        line_begin(m, usec, "port-state");
-        if (m->options->json) {
-                json_writer_field_string(&m->json, "device", device);
-                json_writer_field_uint(&m->json, "port", p->number);
-                json_writer_field_string(&m->json, "old_state", old_state);
-                json_writer_field_string(&m->json, "state", p->state_name);
-                json_writer_field_uint(&m->json, "state_num", p->state_num);
-                json_writer_field_string(&m->json, "old_phys_state", old_phys);
-                json_writer_field_string(&m->json, "phys_state", p->phys_state_name);
-                json_writer_field_uint(&m->json, "phys_state_num", p->phys_state_num);
-                json_writer_field_string(&m->json, "rate", p->rate);
-                line_end(m);
-                return;
-        }
-
-        printf("%s port %" PRIu32 ": ", device, p->number);
-        if (!streq(old_state, p->state_name)) {
-                /* "DOWN -> ACTIVE (LinkUp)" */
-                print_colored(m->options->color, old_state, state_color(old_state));
-                fputs(" -> ", stdout);
-                print_colored(m->options->color, p->state_name, state_color(p->state_name));
-                fputs(" (", stdout);
-                print_colored(m->options->color, p->phys_state_name, phys_state_color(p->phys_state_name));
-        } else {
-                /* "DOWN (Disabled -> Polling)" */
-                print_colored(m->options->color, p->state_name, state_color(p->state_name));
-                fputs(" (", stdout);
-                print_colored(m->options->color, old_phys, phys_state_color(old_phys));
-                fputs(" -> ", stdout);
-                print_colored(m->options->color, p->phys_state_name, phys_state_color(p->phys_state_name));
-        }
-        fputc(')', stdout);
-        line_end(m);
+        add_port(line, device_name(m, p->device), p->number, ": ");
+        field_flags(field_color(field_affix(field_string(line, "old_state", old_state), NULL, " -> "),
+                                state_color(old_state)),
+                    new_state ? 0 : FIELD_JSON_ONLY);
+        field_color(field_string(line, "state", p->state_name), state_color(p->state_name));
+        field_flags(field_uint(line, "state_num", p->state_num), FIELD_JSON_ONLY);
+        field_flags(field_color(field_affix(field_string(line, "old_phys_state", old_phys), " (", " -> "),
+                                phys_state_color(old_phys)),
+                    new_state ? FIELD_JSON_ONLY : 0);
+        field_color(field_affix(field_string(line, "phys_state", p->phys_state_name), new_state ? " (" : NULL, ")"),
+                    phys_state_color(p->phys_state_name));
+        field_flags(field_uint(line, "phys_state_num", p->phys_state_num), FIELD_JSON_ONLY);
+        line_emit(m, line);
 }
 
 /* One line for a state or physical state change, then one per other property that changed. */
@@ -214,57 +183,44 @@ void announce_port_changes(Monitor *m, const RdmaPort *p, const PortLink *old, c
                         announce_port_property(m, p, prop, old, new);
 }
 
+/* "mlx5_0: SR-IOV 1 -> 3 VFs" */
 void announce_num_vfs(Monitor *m, const RdmaSriov *s, uint32_t old) {
-        const char *device = inventory_device_name(m->inv, s->device) ?: "";
+        Field *line = line_new(now_usec(CLOCK_REALTIME), "num-vfs");
 
-        line_begin(m, now_usec(CLOCK_REALTIME), "num-vfs");
-        if (m->options->json) {
-                json_writer_field_string(&m->json, "device", device);
-                json_writer_field_uint(&m->json, "old_num_vfs", old);
-                json_writer_field_uint(&m->json, "num_vfs", s->num_vfs);
-        } else
-                printf("%s: SR-IOV %" PRIu32 " -> %" PRIu32 " VFs", device, old, s->num_vfs);
-        line_end(m);
+        field_affix(field_string(line, "device", device_name(m, s->device)), NULL, ": SR-IOV ");
+        field_affix(field_uint(line, "old_num_vfs", old), NULL, " -> ");
+        field_affix(field_uint(line, "num_vfs", s->num_vfs), NULL, " VFs");
+        line_emit(m, line);
 }
 
 /* "mlx5_3: health ok -> unresponsive (ports/1/state: no answer for 5.0 s)", "mlx5_3: health unresponsive -> ok" */
 void announce_health(Monitor *m, const RdmaDevice *d, const char *old_health, const char *old_reason) {
         const char *was = old_health && *old_health ? old_health : "ok", *is = *d->health ? d->health : "ok";
+        Field *line = line_new(now_usec(CLOCK_REALTIME), "device-health");
 
-        line_begin(m, now_usec(CLOCK_REALTIME), "device-health");
-        if (m->options->json) {
-                json_writer_field_string(&m->json, "device", d->name);
-                json_writer_field_string(&m->json, "old_health", was);
-                json_writer_field_string(&m->json, "health", is);
-                json_writer_field_string(&m->json, "old_health_reason", strempty(old_reason));
-                json_writer_field_string(&m->json, "health_reason", d->health_reason);
-        } else {
-                printf("%s: health ", d->name);
-                print_colored(m->options->color, was, health_color(was));
-                fputs(" -> ", stdout);
-                print_colored(m->options->color, is, health_color(is));
-                if (*d->health_reason)
-                        printf(" (%s)", d->health_reason);
-        }
-        line_end(m);
+        field_affix(field_string(line, "device", d->name), NULL, ": health ");
+        field_color(field_affix(field_string(line, "old_health", was), NULL, " -> "), health_color(was));
+        field_color(field_string(line, "health", is), health_color(is));
+        field_flags(field_string(line, "old_health_reason", strempty(old_reason)), FIELD_JSON_ONLY);
+        field_affix(field_string(line, "health_reason", d->health_reason), " (", ")");
+        line_emit(m, line);
 }
 
 void announce_daemon_left(Monitor *m) {
+        Field *line = line_new(now_usec(CLOCK_REALTIME), "daemon-left");
 
-        line_begin(m, now_usec(CLOCK_REALTIME), "daemon-left");
-        if (!m->options->json)
-                fputs("rdmad left the system bus; waiting for it to return.", stdout);
-        line_end(m);
+        field_flags(field_string(line, "message", "rdmad left the system bus; waiting for it to return."),
+                    FIELD_TEXT_ONLY);
+        line_emit(m, line);
 }
 
+/* "rdmad restarted: 6 devices, 7 ports." */
 void announce_daemon_restarted(Monitor *m) {
+        const Inventory *inv = inventory_follow_inventory(m->follow);
+        Field *line = line_new(now_usec(CLOCK_REALTIME), "daemon-restarted");
 
-        line_begin(m, now_usec(CLOCK_REALTIME), "daemon-restarted");
-        if (m->options->json) {
-                json_writer_field_uint(&m->json, "devices", m->inv->n_devices);
-                json_writer_field_uint(&m->json, "ports", m->inv->n_ports);
-        } else
-                printf("rdmad restarted: %zu device%s, %zu port%s.", m->inv->n_devices,
-                       m->inv->n_devices == 1 ? "" : "s", m->inv->n_ports, m->inv->n_ports == 1 ? "" : "s");
-        line_end(m);
+        field_affix(field_uint(line, "devices", inv->n_devices),
+                    "rdmad restarted: ", inv->n_devices == 1 ? " device" : " devices");
+        field_affix(field_uint(line, "ports", inv->n_ports), ", ", inv->n_ports == 1 ? " port." : " ports.");
+        line_emit(m, line);
 }

@@ -25,7 +25,7 @@
 #include "basic/time-util.h"
 #include "basic/util.h"
 #include "client/inventory.h"
-#include "client/rdmad-signals.h"
+#include "client/inventory-follow.h"
 #include "monitor.h"
 #include "rdmactl.h"
 
@@ -121,28 +121,13 @@ static int remember_renamed(Monitor *m, const char *device_path) {
         return 0;
 }
 
-static int on_interfaces_added(sd_bus_message *message, void *userdata, sd_bus_error *ret_error) {
-        Monitor *m = userdata;
-        bool known_device, known_port;
-        const char *path;
-        RdmaDevice *d;
-        RdmaPort *p;
-        int r;
+/* A device or port came: announced unless it was known already (announced
+ * between subscribing and reading the objects), or is a renamed device's. */
+static void objects_added(Monitor *m, const Inventory *inv, const Inventory *before, const char *path) {
+        RdmaDevice *d = inventory_find_device(inv, path);
+        RdmaPort *p = inventory_find_port(inv, path);
 
-        r = sd_bus_message_read(message, "o", &path);
-        if (r < 0)
-                return 0; /* not what the API promises: ignore it */
-        /* Already known: announced between subscribing and reading the objects. */
-        known_device = inventory_find_device(m->inv, path);
-        known_port = inventory_find_port(m->inv, path);
-        r = inventory_add_object(m->inv, path, message);
-        if (r < 0)
-                return 0;
-        if (!m->options->json)
-                inventory_make_printable(m->inv);
-
-        d = inventory_find_device(m->inv, path);
-        if (d && !known_device) {
+        if (d && !inventory_find_device(before, path)) {
                 RemovedDevice *from = find_rename_source(m, d);
 
                 if (from) {
@@ -154,39 +139,22 @@ static int on_interfaces_added(sd_bus_message *message, void *userdata, sd_bus_e
                         flush_removals(m);
                         announce_device_added(m, d);
                 }
-                return 0;
+                return;
         }
-        p = inventory_find_port(m->inv, path);
-        if (p && !known_port && !is_renamed(m, p->device))
+        if (p && !inventory_find_port(before, path) && !is_renamed(m, p->device))
                 announce_port_added(m, p);
-        return 0;
 }
 
-static int on_interfaces_removed(sd_bus_message *message, void *userdata, sd_bus_error *ret_error) {
-        Monitor *m = userdata;
-        char **interfaces = NULL;
-        const char *path;
-        RdmaDevice *d;
-        int r;
+/* A removed device is held back: the addition of the same hardware may follow (a rename). */
+static void objects_removed(Monitor *m, const Inventory *before, const char *path) {
+        RdmaDevice *d = inventory_find_device(before, path);
 
-        r = sd_bus_message_read(message, "o", &path);
-        if (r >= 0)
-                r = sd_bus_message_read_strv(message, &interfaces);
-        if (r < 0)
-                return 0;
-
-        d = inventory_find_device(m->inv, path);
-        if (d) {
-                queue_removal(m, d);
-                (void) sd_event_source_set_time_relative(m->flush_timer, RENAME_WINDOW_USEC);
-                (void) sd_event_source_set_enabled(m->flush_timer, SD_EVENT_ONESHOT);
-                forget_renamed(m, path);
-        }
-        inventory_remove_object(m->inv, path, interfaces);
-        for (char **i = interfaces; i && *i; i++)
-                free(*i);
-        free(interfaces);
-        return 0;
+        if (!d)
+                return;
+        queue_removal(m, d);
+        (void) sd_event_source_set_time_relative(m->flush_timer, RENAME_WINDOW_USEC);
+        (void) sd_event_source_set_enabled(m->flush_timer, SD_EVENT_ONESHOT);
+        forget_renamed(m, path);
 }
 
 static void port_link_done(PortLink *l) {
@@ -234,31 +202,16 @@ static int port_link_save(const Monitor *m, const Inventory *inv, const RdmaPort
         return 0;
 }
 
-static void port_changed(Monitor *m, RdmaPort *p, sd_bus_message *message) {
+static void port_changed(Monitor *m, const Inventory *inv, const RdmaPort *before, const RdmaPort *p) {
         PortLink old, new;
 
-        if (port_link_save(m, m->inv, p, &old) < 0)
+        if (port_link_save(m, inv, before, &old) < 0)
                 return;
-        if (port_read_properties(p, message) >= 0) {
-                if (!m->options->json) {
-                        make_printable(p->state_name);
-                        make_printable(p->phys_state_name);
-                        make_printable(p->rate);
-                        make_printable(p->link_layer);
-                }
-                if (port_link_save(m, m->inv, p, &new) >= 0) {
-                        announce_port_changes(m, p, &old, &new);
-                        port_link_done(&new);
-                }
+        if (port_link_save(m, inv, p, &new) >= 0) {
+                announce_port_changes(m, p, &old, &new);
+                port_link_done(&new);
         }
         port_link_done(&old);
-}
-
-static void sriov_changed(Monitor *m, RdmaSriov *s, sd_bus_message *message) {
-        uint32_t old = s->num_vfs;
-
-        if (sriov_read_properties(s, message) >= 0 && s->num_vfs != old)
-                announce_num_vfs(m, s, old);
 }
 
 /* Whether a device's health is news: another Health, or another reason for
@@ -270,46 +223,49 @@ static bool health_changed(const char *old_health, const char *old_reason, const
         return !streq(was, is) || !streq(strempty(old_reason), strempty(d->health_reason));
 }
 
-static void device_changed(Monitor *m, RdmaDevice *d, sd_bus_message *message) {
-        _cleanup_free_ char *old_health = strdup(strempty(d->health)), *old_reason = strdup(strempty(d->health_reason));
+/* What a PropertiesChanged changed, told against the object as it was. */
+static void properties_changed(Monitor *m, const Inventory *inv, const Inventory *before, const char *path) {
+        const RdmaPort *p = inventory_find_port(inv, path), *old_port = inventory_find_port(before, path);
+        const RdmaSriov *s = inventory_find_sriov(inv, path), *old_sriov = inventory_find_sriov(before, path);
+        const RdmaDevice *d = inventory_find_device(inv, path), *old_device = inventory_find_device(before, path);
 
-        if (!old_health || !old_reason || device_read_properties(d, message) < 0)
-                return;
-        if (!m->options->json) {
-                make_printable(d->health);
-                make_printable(d->health_reason);
-        }
-        if (health_changed(old_health, old_reason, d))
-                announce_health(m, d, old_health, old_reason);
+        if (p && old_port)
+                port_changed(m, inv, old_port, p);
+        if (s && old_sriov && s->num_vfs != old_sriov->num_vfs)
+                announce_num_vfs(m, s, old_sriov->num_vfs);
+        if (d && old_device && health_changed(old_device->health, old_device->health_reason, d))
+                announce_health(m, d, old_device->health, old_device->health_reason);
 }
 
-static int on_properties_changed(sd_bus_message *message, void *userdata, sd_bus_error *ret_error) {
+static void on_changed(InventoryFollow *f, InventoryChange change, const char *path, int r, void *userdata) {
         Monitor *m = userdata;
-        const char *path = sd_bus_message_get_path(message), *interface;
-        RdmaPort *p;
-        RdmaSriov *s;
-        RdmaDevice *d;
+        Inventory *inv = inventory_follow_inventory(f);
+        const Inventory *before = inventory_follow_before(f);
 
-        if (!path || sd_bus_message_read(message, "s", &interface) < 0)
-                return 0;
-        /* Anything but an addition ends a rename announcement (Manager.Devices follows every one). */
-        flush_removals(m);
-
-        if (streq(interface, RDMAD_PORT_INTERFACE) && (p = inventory_find_port(m->inv, path)))
-                port_changed(m, p, message);
-        else if (streq(interface, RDMAD_SRIOV_INTERFACE) && (s = inventory_find_sriov(m->inv, path)))
-                sriov_changed(m, s, message);
-        else if (streq(interface, RDMAD_DEVICE_INTERFACE) && (d = inventory_find_device(m->inv, path)))
-                device_changed(m, d, message);
-        return 0;
+        if (r < 0 || !path || !before)
+                return; /* not what the API promises, or out of memory: ignore it */
+        if (!m->options->json)
+                inventory_make_printable(inv);
+        switch (change) {
+        case INVENTORY_CHANGE_ADDED:
+                objects_added(m, inv, before, path);
+                break;
+        case INVENTORY_CHANGE_REMOVED:
+                objects_removed(m, before, path);
+                break;
+        case INVENTORY_CHANGE_PROPERTIES:
+                /* Anything but an addition ends a rename announcement (Manager.Devices follows every one). */
+                flush_removals(m);
+                properties_changed(m, inv, before, path);
+                break;
+        }
 }
 
-/* What changed while rdmad was away: m->inv is what it publishes now, old
+/* What changed while rdmad was away: now is what it publishes now, old
  * what was known before it left. In the order the live signals would have
  * printed it: removals and renames, additions with their ports, then port
  * and SR-IOV changes of the devices that stayed. */
-static void announce_differences(Monitor *m, const Inventory *old) {
-        const Inventory *now = m->inv;
+static void announce_differences(Monitor *m, const Inventory *now, const Inventory *old) {
         _cleanup_free_ bool *renamed = calloc(now->n_devices ?: 1, sizeof(bool));
 
         if (!renamed)
@@ -377,59 +333,60 @@ static void announce_differences(Monitor *m, const Inventory *old) {
         }
 }
 
-/* rdmad is back: read everything again and tell what changed meanwhile. */
-static void daemon_returned(Monitor *m) {
-        _cleanup_(inventory_freep) Inventory *old = NULL, *now = inventory_new();
-        sd_bus_error error = SD_BUS_ERROR_NULL;
-        int r;
+/* A GetManagedObjects answered: the first says monitoring began; a later
+ * one (rdmad is back) tells what changed meanwhile. */
+static void on_loaded(InventoryFollow *f, void *userdata) {
+        Monitor *m = userdata;
+        Inventory *inv = inventory_follow_inventory(f);
+        const Inventory *old = inventory_follow_before(f);
 
-        if (!now)
-                return;
-        r = inventory_load(now, m->bus, &error);
-        if (r < 0) {
-                /* Still away as far as we know: the next owner change tries again. */
-                fprintf(stderr, "rdmactl: rdmad is back, but reading its objects failed: %s\n",
-                        error.message ?: strerror(-r));
-                sd_bus_error_free(&error);
+        inventory_sort(inv);
+        if (!m->options->json)
+                inventory_make_printable(inv);
+        if (!m->started) {
+                m->started = true;
+                /* On stderr, so that --json output stays pure; tests wait for it. */
+                fprintf(stderr, "Monitoring " RDMAD_BUS_NAME " (%zu devices, %zu ports); press Ctrl+C to stop.\n",
+                        inv->n_devices, inv->n_ports);
                 return;
         }
-        if (!m->options->json)
-                inventory_make_printable(now);
-        old = m->inv;
-        m->inv = TAKE_PTR(now);
         m->away = false;
         announce_daemon_restarted(m);
-        announce_differences(m, old);
+        if (old)
+                announce_differences(m, inv, old);
 }
 
-static int on_name_owner_changed(sd_bus_message *message, void *userdata, sd_bus_error *ret_error) {
+static void on_load_failed(InventoryFollow *f, int r, const sd_bus_error *error, void *userdata) {
         Monitor *m = userdata;
-        RdmadOwner owner;
 
-        if (rdmad_read_owner_change(message, &owner, NULL) < 0)
-                return 0;
-        if (owner != RDMAD_OWNER_LEFT) {
-                /* Back, or replaced without a gap. */
-                if (m->away || owner == RDMAD_OWNER_REPLACED)
-                        daemon_returned(m);
-                return 0;
+        if (!m->started) {
+                (void) sd_event_exit(m->event, report_bus_error("subscribing", r, error));
+                return;
         }
+        /* Still away as far as we know: the next owner change tries again. */
+        fprintf(stderr, "rdmactl: rdmad is back, but reading its objects failed: %s\n",
+                error && error->message ? error->message : strerror(-r));
+}
+
+static void on_gone(InventoryFollow *f, void *userdata) {
+        Monitor *m = userdata;
+
         flush_removals(m);
         if (m->options->exit_on_disconnect) {
                 fprintf(stderr, "rdmactl: rdmad left the system bus.\n");
-                return sd_event_exit(m->event, EXIT_NOT_RUNNING);
+                (void) sd_event_exit(m->event, EXIT_NOT_RUNNING);
+                return;
         }
         m->away = true;
         announce_daemon_left(m);
-        return 0;
 }
 
-static int on_disconnected(sd_bus_message *message, void *userdata, sd_bus_error *ret_error) {
+static void on_disconnected(InventoryFollow *f, void *userdata) {
         Monitor *m = userdata;
 
         flush_removals(m);
         fprintf(stderr, "rdmactl: lost the connection to the system bus.\n");
-        return sd_event_exit(m->event, EXIT_NOT_RUNNING);
+        (void) sd_event_exit(m->event, EXIT_NOT_RUNNING);
 }
 
 static int on_exit_signal(sd_event_source *s, const struct signalfd_siginfo *si, void *userdata) {
@@ -439,29 +396,26 @@ static int on_exit_signal(sd_event_source *s, const struct signalfd_siginfo *si,
         return sd_event_exit(m->event, EXIT_OK);
 }
 
-static int subscribe(Monitor *m) {
-        static const RdmadSignalHandlers handlers = {
-                .interfaces_added = on_interfaces_added,
-                .interfaces_removed = on_interfaces_removed,
-                .properties_changed = on_properties_changed,
-                .name_owner_changed = on_name_owner_changed,
+int verb_monitor(sd_bus *bus, const Options *options, char **args, size_t n_args) {
+        static const InventoryFollowOptions follow_options = {
+                .auto_start = true, .keep_before = true, .load_timeout_usec = 0, /* sd-bus' default */
+        };
+        static const InventoryFollowCallbacks callbacks = {
+                .loaded = on_loaded,
+                .load_failed = on_load_failed,
+                .changed = on_changed,
+                .gone = on_gone,
                 .disconnected = on_disconnected,
         };
-
-        return rdmad_signals_new(m->bus, false, &handlers, m, &m->signals);
-}
-
-int verb_monitor(sd_bus *bus, const Options *options, char **args, size_t n_args) {
         _cleanup_(sd_event_unrefp) sd_event *event = NULL;
-        Inventory *inv = inventory_new(); /* m.inv from here on: replaced when rdmad returns */
-        sd_bus_error error = SD_BUS_ERROR_NULL;
-        Monitor m = { .bus = bus, .options = options, .inv = inv };
+        Monitor m = { .options = options };
         sigset_t mask;
         int r, status;
 
-        if (!inv)
-                return report_oom();
         json_writer_init(&m.json, stdout, options->json == JSON_PRETTY);
+        m.follow = inventory_follow_new(&follow_options, &callbacks, &m);
+        if (!m.follow)
+                return report_oom();
 
         sigemptyset(&mask);
         sigaddset(&mask, SIGINT);
@@ -486,28 +440,17 @@ int verb_monitor(sd_bus *bus, const Options *options, char **args, size_t n_args
         }
         m.event = event;
 
-        /* Subscribe first, then read the objects: nothing falls between the two. */
-        r = subscribe(&m);
-        if (r >= 0)
-                r = inventory_load(inv, bus, &error);
-        if (r >= 0 && !options->json)
-                inventory_make_printable(inv);
+        /* Subscribes first, then reads the objects: nothing falls between the two. */
+        r = inventory_follow_start(m.follow, bus);
         if (r < 0) {
-                status = report_bus_error("subscribing", r, &error);
-                sd_bus_error_free(&error);
+                status = report_bus_error("subscribing", r, NULL);
                 goto finish;
         }
-
-        /* On stderr, so that --json output stays pure; tests wait for it. */
-        fprintf(stderr, "Monitoring " RDMAD_BUS_NAME " (%zu devices, %zu ports); press Ctrl+C to stop.\n",
-                inv->n_devices, inv->n_ports);
-
         r = sd_event_loop(event);
         status = r < 0 ? report_bus_error("monitor", r, NULL) : r;
 
 finish:
-        rdmad_signals_free(m.signals);
-        inventory_free(m.inv);
+        inventory_follow_free(m.follow);
         for (size_t i = 0; i < m.n_removed; i++)
                 removed_device_free(&m.removed[i]);
         free(m.removed);

@@ -10,7 +10,7 @@
 #include <systemd/sd-event.h>
 
 #include "client/inventory.h"
-#include "client/rdmad-signals.h"
+#include "client/inventory-follow.h"
 #include "json-writer.h"
 #include "rdmactl.h"
 
@@ -20,11 +20,10 @@ typedef struct RemovedDevice {
 } RemovedDevice;
 
 typedef struct Monitor {
-        sd_bus *bus;
         sd_event *event;
-        RdmadSignals *signals; /* only the believed ones reach the handlers */
-        Inventory *inv;
+        InventoryFollow *follow; /* the inventory, kept current by rdmad's believed signals */
         const Options *options;
+        bool started;           /* the first GetManagedObjects answered */
         RemovedDevice *removed; /* not yet announced */
         size_t n_removed, allocated_removed;
         char **renamed; /* object paths of devices announced as renames: their ports are no news */

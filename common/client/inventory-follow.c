@@ -16,6 +16,7 @@ struct InventoryFollow {
         RdmadSignals *signals;  /* the matches, and whose signals are believed */
         sd_bus_slot *load_slot; /* the GetManagedObjects in flight */
         Inventory *inv;
+        Inventory *before; /* during a callback: what the step replaced */
         uint64_t load_calls;
 };
 
@@ -38,10 +39,11 @@ static int on_loaded(sd_bus_message *reply, void *userdata, sd_bus_error *ret_er
                         f->callbacks.load_failed(f, r, NULL, f->userdata);
                 return 0;
         }
-        inventory_free(f->inv);
+        f->before = f->inv;
         f->inv = TAKE_PTR(inv);
         if (f->callbacks.loaded)
                 f->callbacks.loaded(f, f->userdata);
+        f->before = inventory_free(f->before);
         return 0;
 }
 
@@ -66,6 +68,18 @@ static int load(InventoryFollow *f) {
 static void changed(InventoryFollow *f, InventoryChange change, const char *path, int r) {
         if (f->callbacks.changed)
                 f->callbacks.changed(f, change, path, r, f->userdata);
+        f->before = inventory_free(f->before);
+}
+
+/* The objects at path as they are, for inventory_follow_before(). */
+static int keep_before(InventoryFollow *f, const char *path) {
+        if (!f->options.keep_before || !path)
+                return 0;
+        inventory_free(f->before);
+        f->before = inventory_new();
+        if (!f->before)
+                return -ENOMEM;
+        return inventory_copy_objects_at(f->before, f->inv, path);
 }
 
 static int on_interfaces_added(sd_bus_message *message, void *userdata, sd_bus_error *ret_error) {
@@ -76,6 +90,8 @@ static int on_interfaces_added(sd_bus_message *message, void *userdata, sd_bus_e
         if (!f->inv)
                 return 0; /* the GetManagedObjects reply will have it */
         r = sd_bus_message_read(message, "o", &path);
+        if (r >= 0)
+                r = keep_before(f, path);
         if (r >= 0)
                 r = inventory_add_object(f->inv, path, message);
         changed(f, INVENTORY_CHANGE_ADDED, path, r);
@@ -94,6 +110,8 @@ static int on_interfaces_removed(sd_bus_message *message, void *userdata, sd_bus
         if (r >= 0)
                 r = sd_bus_message_read_strv(message, &interfaces);
         if (r >= 0)
+                r = keep_before(f, path);
+        if (r >= 0)
                 inventory_remove_object(f->inv, path, interfaces);
         changed(f, INVENTORY_CHANGE_REMOVED, path, r);
         return 0;
@@ -103,9 +121,14 @@ static int on_properties_changed(sd_bus_message *message, void *userdata, sd_bus
         InventoryFollow *f = userdata;
         const char *path = sd_bus_message_get_path(message);
 
+        int r;
+
         if (!f->inv || !path)
                 return 0;
-        changed(f, INVENTORY_CHANGE_PROPERTIES, path, inventory_apply_properties_changed(f->inv, message));
+        r = keep_before(f, path);
+        if (r >= 0)
+                r = inventory_apply_properties_changed(f->inv, message);
+        changed(f, INVENTORY_CHANGE_PROPERTIES, path, r);
         return 0;
 }
 
@@ -192,6 +215,10 @@ int inventory_follow_start(InventoryFollow *f, sd_bus *bus) {
 
 Inventory *inventory_follow_inventory(const InventoryFollow *f) {
         return f->inv;
+}
+
+const Inventory *inventory_follow_before(const InventoryFollow *f) {
+        return f->before;
 }
 
 int inventory_follow_reload(InventoryFollow *f) {

@@ -31,6 +31,9 @@ typedef struct InventoryFollowOptions {
          * changes owner; otherwise the last known one stays until a new
          * read replaces it. */
         bool forget_on_owner_change;
+        /* Before each signal is applied, copy the objects at its path, for
+         * inventory_follow_before() in the changed callback. */
+        bool keep_before;
         uint64_t load_timeout_usec; /* of each GetManagedObjects */
 } InventoryFollowOptions;
 
@@ -71,6 +74,13 @@ void inventory_follow_stop(InventoryFollow *f);
 
 /* NULL until a GetManagedObjects was answered (and after a forgetting owner change). */
 Inventory *inventory_follow_inventory(const InventoryFollow *f);
+
+/* What the step being reported replaced, valid during its callback only:
+ * in loaded, the previous inventory (NULL for the first); in changed, with
+ * options.keep_before, the objects at path as they were before the signal
+ * (an empty inventory when it added them). NULL otherwise. What `rdmactl
+ * monitor` tells a change against. */
+const Inventory *inventory_follow_before(const InventoryFollow *f);
 
 /* Asks for the objects again (the loaded or load_failed callback answers);
  * a read already in flight is replaced. -ENOTCONN when not started. */

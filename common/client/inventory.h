@@ -110,6 +110,9 @@ int inventory_add_object(Inventory *inv, const char *path, sd_bus_message *m);
 /* Drops the objects of these interfaces at path (InterfacesRemoved). */
 void inventory_remove_object(Inventory *inv, const char *path, char **interfaces);
 
+/* Deep copies of the objects src holds at path (one per interface) into dst. */
+int inventory_copy_objects_at(Inventory *dst, const Inventory *src, const char *path);
+
 /* Reads an a{sv} of changed values into an existing object. */
 int port_read_properties(RdmaPort *p, sd_bus_message *m);
 int sriov_read_properties(RdmaSriov *s, sd_bus_message *m);

@@ -520,13 +520,14 @@ static void test_monitor_json_pretty(void **state) {
         if (!child_wait_for(c, "Monitoring org.rdmad1", true, 10000))
                 fail_msg("rdmactl monitor did not start: %s", c->err->str);
         flap_hfi1(h, false);
-        child_expect(c, "  \"rate\": \"100 Gb/sec (4X EDR)\"\n}\n");
+        /* No rate: the text line has none, and a rate change is its own port-changed event. */
+        child_expect(c, "  \"phys_state_num\": 3\n}\n");
         child_stop(c);
         assert_true(g_str_has_prefix(c->out->str, "{\n  \"time\": \""));
         assert_non_null(strstr(c->out->str, ",\n  \"event\": \"port-state\",\n  \"device\": \"hfi1_0\",\n"
                                             "  \"port\": 1,\n  \"old_state\": \"ACTIVE\",\n  \"state\": \"DOWN\",\n"
                                             "  \"state_num\": 1,\n  \"old_phys_state\": \"LinkUp\",\n"
-                                            "  \"phys_state\": \"Disabled\",\n  \"phys_state_num\": 3,\n"));
+                                            "  \"phys_state\": \"Disabled\",\n  \"phys_state_num\": 3\n}\n"));
         child_free(c);
 }
 
