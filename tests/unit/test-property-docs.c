@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* The documentation of each interface against its property list
- * (daemon/properties-*.h): introspection/<interface>.xml lists exactly the
+ * (daemon/model/properties-*.h): introspection/<interface>.xml lists exactly the
  * list's properties, in its order, with its types and constancy (test-bus
  * compares the file with what the daemon introspects); org.rdmad1(5)'s
  * section of the interface names exactly them. */
