@@ -399,13 +399,12 @@ static int collect(View *v, const Target *targets, size_t n_targets) {
         if (!v->shown)
                 return report_oom();
         for (size_t t = 0; t < n_targets; t++) {
-                for (size_t i = 0; i < v->inv->n_ports; i++) {
-                        const RdmaPort *p = v->inv->ports[i];
+                size_t n;
+                RdmaPort *const *ports = inventory_device_ports(v->inv, targets[t].device->path, &n);
 
-                        if (streq(p->device, targets[t].device->path) &&
-                            (targets[t].port == 0 || targets[t].port == p->number))
-                                v->shown[v->n_shown++] = (Shown){ .device = targets[t].device, .port = p };
-                }
+                for (size_t i = 0; i < n; i++)
+                        if (targets[t].port == 0 || targets[t].port == ports[i]->number)
+                                v->shown[v->n_shown++] = (Shown){ .device = targets[t].device, .port = ports[i] };
                 if (v->o->all && targets[t].port == 0)
                         v->shown[v->n_shown++] = (Shown){ .device = targets[t].device };
         }

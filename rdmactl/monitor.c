@@ -288,13 +288,15 @@ static void announce_differences(Monitor *m, const Inventory *now, const Invento
 
         for (size_t i = 0; i < now->n_devices; i++) {
                 const RdmaDevice *d = now->devices[i];
+                RdmaPort *const *ports;
+                size_t n_ports;
 
                 if (renamed[i] || inventory_find_device(old, d->path))
                         continue;
                 announce_device_added(m, d);
-                for (size_t j = 0; j < now->n_ports; j++)
-                        if (streq(now->ports[j]->device, d->path))
-                                announce_port_added(m, now->ports[j]);
+                ports = inventory_device_ports(now, d->path, &n_ports);
+                for (size_t j = 0; j < n_ports; j++)
+                        announce_port_added(m, ports[j]);
         }
 
         /* A device that stayed, and whose health changed meanwhile: before its ports' news. */

@@ -22,9 +22,21 @@ static uint32_t netdev_port_number(const Inventory *inv, const RdmaNetDev *n) {
         return p ? p->number : 0;
 }
 
-/* Whether a port (of t's device) is one that t shows: all of them, or the one named. */
-static bool target_shows_port(const Target *t, uint32_t number) {
-        return t->port == 0 || t->port == number;
+/* The ports t shows, by number: all of its device's (the store's links), or the one named. */
+static RdmaPort *const *target_ports(const Inventory *inv, const Target *t, size_t *ret_n) {
+        size_t n;
+        RdmaPort *const *ports = inventory_device_ports(inv, t->device->path, &n);
+
+        *ret_n = n;
+        if (t->port == 0)
+                return ports;
+        for (size_t i = 0; i < n; i++)
+                if (ports[i]->number == t->port) {
+                        *ret_n = 1;
+                        return ports + i;
+                }
+        *ret_n = 0;
+        return NULL;
 }
 
 /* A labelled string line of the device's; key and label name the same field. */
@@ -36,15 +48,13 @@ static Field *device_string(Field *dev, const char *key, const char *label, cons
  * device that does not answer (its ports' states are old), never green for
  * one with errors. */
 static const char *device_color(const Inventory *inv, const Target *t) {
-        size_t n_ports = 0, n_active = 0;
+        size_t n_ports, n_active = 0;
+        RdmaPort *const *ports = target_ports(inv, t, &n_ports);
 
         if (device_unresponsive(t->device))
                 return ANSI_RED;
-        for (size_t i = 0; i < inv->n_ports; i++)
-                if (streq(inv->ports[i]->device, t->device->path) && target_shows_port(t, inv->ports[i]->number)) {
-                        n_ports++;
-                        n_active += streq(inv->ports[i]->state_name, "ACTIVE");
-                }
+        for (size_t i = 0; i < n_ports; i++)
+                n_active += streq(ports[i]->state_name, "ACTIVE");
         if (n_ports > 0 && n_active == 0)
                 return ANSI_RED;
         if (!device_health_ok(t->device) || n_active < n_ports)
@@ -85,13 +95,15 @@ static void add_sriov(Field *dev, const RdmaSriov *s) {
 static void add_netdevs(Field *dev, const Inventory *inv, const Target *t) {
         Field *list = field_array(dev, "netdevs");
         bool first = true;
+        size_t n_netdevs;
+        RdmaNetDev *const *netdevs = inventory_device_netdevs(inv, t->device->path, &n_netdevs);
 
-        for (size_t i = 0; i < inv->n_netdevs; i++) {
-                const RdmaNetDev *n = inv->netdevs[i];
+        for (size_t i = 0; i < n_netdevs; i++) {
+                const RdmaNetDev *n = netdevs[i];
                 uint32_t port = netdev_port_number(inv, n);
                 Field *f;
 
-                if (!streq(n->device, t->device->path) || (t->port > 0 && port != t->port))
+                if (t->port > 0 && port != t->port)
                         continue;
                 f = field_label(field_object(list, NULL), first ? "NetDevs" : "");
                 first = false;
@@ -187,6 +199,8 @@ static void add_device(Field *root, const Inventory *inv, const Target *t, const
         const RdmaDevice *d = t->device;
         Field *dev = field_color(field_label(field_object(root, NULL), d->name), device_color(inv, t));
         Field *vfs, *ports;
+        size_t n_ports;
+        RdmaPort *const *shown = target_ports(inv, t, &n_ports);
 
         field_flags(field_string(dev, "device", d->name), FIELD_JSON_ONLY); /* the heading in text */
         add_health(dev, d);
@@ -215,10 +229,8 @@ static void add_device(Field *root, const Inventory *inv, const Target *t, const
         add_netdevs(dev, inv, t);
 
         ports = field_array(dev, "ports");
-        for (size_t i = 0; i < inv->n_ports; i++)
-                if (streq(inv->ports[i]->device, d->path) && target_shows_port(t, inv->ports[i]->number))
-                        add_port(ports, inv, inv->ports[i],
-                                 counter_table_find(counters, d->name, inv->ports[i]->number));
+        for (size_t i = 0; i < n_ports; i++)
+                add_port(ports, inv, shown[i], counter_table_find(counters, d->name, shown[i]->number));
 }
 
 /* Reads the targets args name (all devices for none); the exit status of
@@ -276,11 +288,13 @@ int verb_status(sd_bus *bus, const Options *o, char **args, size_t n_args) {
         shown = calloc(inv->n_ports + 1, sizeof(RdmaPort *));
         if (!shown)
                 return report_oom();
-        for (size_t i = 0; i < n_targets; i++)
-                for (size_t k = 0; k < inv->n_ports; k++)
-                        if (streq(inv->ports[k]->device, targets[i].device->path) &&
-                            target_shows_port(&targets[i], inv->ports[k]->number) && n_shown < inv->n_ports)
-                                shown[n_shown++] = inv->ports[k];
+        for (size_t i = 0; i < n_targets; i++) {
+                size_t n;
+                RdmaPort *const *ports = target_ports(inv, &targets[i], &n);
+
+                for (size_t k = 0; k < n && n_shown < inv->n_ports; k++)
+                        shown[n_shown++] = ports[k];
+        }
         if (counters_fetch(bus, inv, shown, n_shown,
                            COUNTERS_FETCH_QUIET | (n_args == 0 ? COUNTERS_FETCH_EVERY_PORT : 0), &counters) != EXIT_OK)
                 counter_table_clear(&counters);

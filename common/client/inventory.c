@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /* The store of the daemon's objects as a client sees them: one array per
  * kind, filled from GetManagedObjects and InterfacesAdded, changed by
- * PropertiesChanged, emptied by InterfacesRemoved; what each object holds
- * and how it is read is inventory-decode.c's. */
+ * PropertiesChanged, emptied by InterfacesRemoved, with an index that finds
+ * them (inventory-index.c); what each object holds and how it is read is
+ * inventory-decode.c's. */
 #include "client/inventory.h"
 
 #include <errno.h>
@@ -11,6 +12,7 @@
 
 #include "basic/util.h"
 #include "client/inventory-decode.h"
+#include "client/inventory-index.h"
 
 /* Where each kind's objects are: an array of pointers in the Inventory. */
 typedef struct KindArray {
@@ -32,12 +34,27 @@ static size_t *kind_count(const Inventory *inv, InventoryKind k) {
         return (size_t *) ((uint8_t *) inv + kind_arrays[k].count_offset);
 }
 
-/* The object of kind k at path, or NULL. */
+/* The object of kind k at path, or NULL; one made by hand has no index. */
 static void *find_object(const Inventory *inv, InventoryKind k, const char *path) {
         void **array = *kind_array(inv, k);
 
+        if (inv->index)
+                return inventory_index_find(inv->index, k, path);
         for (size_t i = 0; path && i < *kind_count(inv, k); i++)
                 if (streq(*(char **) array[i], path))
+                        return array[i];
+        return NULL;
+}
+
+/* A device or netdev by name. */
+static void *find_by_name(const Inventory *inv, InventoryKind k, const char *name) {
+        void **array = *kind_array(inv, k);
+
+        if (inv->index)
+                return inventory_index_find_by_name(inv->index, k, name);
+        for (size_t i = 0; i < *kind_count(inv, k); i++)
+                /* RdmaDevice and RdmaNetDev have their name after their path. */
+                if (streq_ptr(((char **) array[i])[1], name))
                         return array[i];
         return NULL;
 }
@@ -45,7 +62,7 @@ static void *find_object(const Inventory *inv, InventoryKind k, const char *path
 int inventory_apply_properties_changed(Inventory *inv, sd_bus_message *m) {
         const char *path = sd_bus_message_get_path(m), *interface;
         void *object;
-        int r, k;
+        int r, q, k;
 
         if (!path)
                 return -EINVAL;
@@ -55,11 +72,19 @@ int inventory_apply_properties_changed(Inventory *inv, sd_bus_message *m) {
         k = inventory_kind_from_interface(interface);
         if (k < 0 || !(object = find_object(inv, k, path)))
                 return 0;
-        return object_read_properties(k, object, m);
+        /* A name, a port's number or device may change: indexed again. */
+        inventory_index_remove(inv->index, k, object);
+        r = object_read_properties(k, object, m);
+        q = inventory_index_add(inv->index, k, object);
+        return r < 0 ? r : q;
 }
 
 Inventory *inventory_new(void) {
-        return calloc(1, sizeof(Inventory));
+        Inventory *inv = calloc(1, sizeof(Inventory));
+
+        if (inv && !(inv->index = inventory_index_new()))
+                inv = mfree(inv);
+        return inv;
 }
 
 Inventory *inventory_free(Inventory *inv) {
@@ -72,6 +97,7 @@ Inventory *inventory_free(Inventory *inv) {
                         object_free(k, array[i]);
                 free(array);
         }
+        inventory_index_free(inv->index);
         free(inv);
         return NULL;
 }
@@ -101,20 +127,41 @@ RdmaSriov *inventory_find_sriov(const Inventory *inv, const char *path) {
 }
 
 RdmaDevice *inventory_find_device_by_name(const Inventory *inv, const char *name) {
-        for (size_t i = 0; i < inv->n_devices; i++)
-                if (streq_ptr(inv->devices[i]->name, name))
-                        return inv->devices[i];
-        return NULL;
+        return find_by_name(inv, INVENTORY_DEVICE, name);
 }
 
 RdmaNetDev *inventory_find_netdev_by_name(const Inventory *inv, const char *name) {
-        for (size_t i = 0; i < inv->n_netdevs; i++)
-                if (streq_ptr(inv->netdevs[i]->name, name))
-                        return inv->netdevs[i];
-        return NULL;
+        return find_by_name(inv, INVENTORY_NETDEV, name);
+}
+
+RdmaPort *const *inventory_device_ports(const Inventory *inv, const char *device_path, size_t *ret_n) {
+        if (!inv->index) {
+                *ret_n = 0;
+                return NULL;
+        }
+        return inventory_index_ports(inv->index, device_path, ret_n);
+}
+
+RdmaNetDev *const *inventory_device_netdevs(const Inventory *inv, const char *device_path, size_t *ret_n) {
+        if (!inv->index) {
+                *ret_n = 0;
+                return NULL;
+        }
+        return inventory_index_netdevs(inv->index, device_path, ret_n);
 }
 
 RdmaPort *inventory_find_port_by_number(const Inventory *inv, const char *device_path, uint32_t number) {
+        RdmaPort *const *ports;
+        size_t n;
+
+        if (inv->index) {
+                /* A device has a handful of ports, in order. */
+                ports = inventory_index_ports(inv->index, device_path, &n);
+                for (size_t i = 0; i < n && ports[i]->number <= number; i++)
+                        if (ports[i]->number == number)
+                                return ports[i];
+                return NULL;
+        }
         for (size_t i = 0; i < inv->n_ports; i++)
                 if (inv->ports[i]->number == number && streq_ptr(inv->ports[i]->device, device_path))
                         return inv->ports[i];
@@ -131,11 +178,13 @@ const char *inventory_netdev_name(const Inventory *inv, const char *path) {
         return n ? n->name : NULL;
 }
 
-/* Appends object to its kind's array; frees it on failure. */
+/* Appends a read object to its kind's array and the index; frees it on failure. */
 static int append_object(Inventory *inv, InventoryKind k, void *object) {
         void **a = reallocarray(*kind_array(inv, k), *kind_count(inv, k) + 1, sizeof(void *));
 
-        if (!a) {
+        if (!a || inventory_index_add(inv->index, k, object) < 0) {
+                if (a)
+                        *kind_array(inv, k) = a;
                 object_free(k, object);
                 return -ENOMEM;
         }
@@ -146,20 +195,21 @@ static int append_object(Inventory *inv, InventoryKind k, void *object) {
 
 static void remove_interface(Inventory *inv, const char *path, const char *interface) {
         int k = inventory_kind_from_interface(interface);
-        void **array;
+        void **array, *object;
         size_t *n;
 
-        if (k < 0)
+        if (k < 0 || !(object = find_object(inv, k, path)))
                 return;
+        inventory_index_remove(inv->index, k, object);
         array = *kind_array(inv, k);
         n = kind_count(inv, k);
         for (size_t i = 0; i < *n; i++)
-                if (streq(*(char **) array[i], path)) {
-                        object_free(k, array[i]);
+                if (array[i] == object) {
                         memmove(array + i, array + i + 1, (*n - i - 1) * sizeof(void *));
                         (*n)--;
-                        return;
+                        break;
                 }
+        object_free(k, object);
 }
 
 int inventory_copy_objects_at(Inventory *dst, const Inventory *src, const char *path) {
@@ -196,11 +246,15 @@ static int add_interface(Inventory *inv, const char *path, const char *interface
         object = object_new(k, path);
         if (!object)
                 return -ENOMEM;
-        r = append_object(inv, k, object);
-        if (r < 0)
-                return r;
+        /* Indexed once read: the index keys on its name, number and device. */
         r = object_read_properties(k, object, m);
-        return r < 0 ? r : object_fill_missing(k, object);
+        if (r >= 0)
+                r = object_fill_missing(k, object);
+        if (r < 0) {
+                object_free(k, object);
+                return r;
+        }
+        return append_object(inv, k, object);
 }
 
 int inventory_add_object(Inventory *inv, const char *path, sd_bus_message *m) {

@@ -78,7 +78,10 @@ bool device_health_ok(const RdmaDevice *d);
 /* Its reads hang: its objects carry the last values read, not the present. */
 bool device_unresponsive(const RdmaDevice *d);
 
-/* Arrays of pointers, so that an entry keeps its address when others come and go. */
+/* Arrays of pointers, so that an entry keeps its address when others come
+ * and go; in the order inventory_sort() gives. The index finds them by path
+ * and name and links each device to its ports and netdevs; an Inventory
+ * made by hand (tests) has none, and is searched in order. */
 typedef struct Inventory {
         RdmaDevice **devices;
         size_t n_devices;
@@ -88,6 +91,7 @@ typedef struct Inventory {
         size_t n_netdevs;
         RdmaSriov **sriovs;
         size_t n_sriovs;
+        struct InventoryIndex *index;
 } Inventory;
 
 Inventory *inventory_new(void);
@@ -133,6 +137,11 @@ RdmaNetDev *inventory_find_netdev(const Inventory *inv, const char *path);
 RdmaNetDev *inventory_find_netdev_by_name(const Inventory *inv, const char *name);
 RdmaPort *inventory_find_port_by_number(const Inventory *inv, const char *device_path, uint32_t number);
 RdmaSriov *inventory_find_sriov(const Inventory *inv, const char *path);
+
+/* The links of the device at device_path: its ports by number, its netdevs
+ * by name (n 0 for none, and in an Inventory made by hand). */
+RdmaPort *const *inventory_device_ports(const Inventory *inv, const char *device_path, size_t *ret_n);
+RdmaNetDev *const *inventory_device_netdevs(const Inventory *inv, const char *device_path, size_t *ret_n);
 
 /* The name of the device or netdev behind an object path; NULL for "/" or unknown. */
 const char *inventory_device_name(const Inventory *inv, const char *path);
