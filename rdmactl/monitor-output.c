@@ -104,52 +104,56 @@ void announce_port_added(Monitor *m, const RdmaPort *p) {
         line_emit(m, line);
 }
 
-/* The properties told besides the state, in the order they are printed;
- * keys as in `list --json`. */
-typedef struct LinkProperty {
+/* The string properties told besides the state, before PORT_SHOWN_PROPERTIES'
+ * numbers, in the order they are printed; keys as in `list --json`. */
+typedef struct LinkString {
         const char *key;   /* JSON */
         const char *label; /* text */
-        bool is_string;
-        size_t offset; /* in PortLink */
-} LinkProperty;
+        size_t offset;     /* in PortLink */
+} LinkString;
 
-static const LinkProperty link_properties[] = {
-        { "rate", "rate", true, offsetof(PortLink, rate) },
-        { "link_layer", "link layer", true, offsetof(PortLink, link_layer) },
-        { "netdev", "netdev", true, offsetof(PortLink, netdev) },
-        { "lid", "LID", false, offsetof(PortLink, lid) },
-        { "sm_lid", "SM LID", false, offsetof(PortLink, sm_lid) },
-        { "lmc", "LMC", false, offsetof(PortLink, lmc) },
-        { "sm_sl", "SM SL", false, offsetof(PortLink, sm_sl) },
+static const LinkString link_strings[] = {
+        { "rate", "rate", offsetof(PortLink, rate) },
+        { "link_layer", "link layer", offsetof(PortLink, link_layer) },
+        { "netdev", "netdev", offsetof(PortLink, netdev) },
 };
 
-static const char *link_string(const PortLink *l, const LinkProperty *prop) {
+static const char *link_string(const PortLink *l, const LinkString *prop) {
         return *(char *const *) ((const uint8_t *) l + prop->offset);
 }
 
-static uint32_t link_number(const PortLink *l, const LinkProperty *prop) {
-        return *(const uint32_t *) ((const uint8_t *) l + prop->offset);
-}
-
-/* A value as `list --json` has it (a netdev of none null), "-" in text for none. */
-static Field *add_link_value(Field *line, const char *key, const LinkProperty *prop, const PortLink *l) {
-        if (!prop->is_string)
-                return field_uint(line, key, link_number(l, prop));
+/* A string as `list --json` has it (a netdev of none null), "-" in text for none. */
+static Field *add_link_string(Field *line, const char *key, const LinkString *prop, const PortLink *l) {
         if (streq(prop->key, "netdev") && !*l->netdev)
                 return field_empty(field_null(line, key), "-");
         return field_empty(field_string(line, key, link_string(l, prop)), "-");
 }
 
-/* "mlx4_0 port 1: rate 40 Gb/sec (4X QDR) -> 10 Gb/sec (1X QDR)" */
-static void announce_port_property(Monitor *m, const RdmaPort *p, const LinkProperty *prop, const PortLink *old,
-                                   const PortLink *new) {
+/* "mlx4_0 port 1: rate 40 Gb/sec (4X QDR) -> 10 Gb/sec (1X QDR)": the line
+ * up to the old value; the caller adds the values. */
+static Field *port_property_line(Monitor *m, const RdmaPort *p, const char *key, const char *label) {
         Field *line = line_new(now_usec(CLOCK_REALTIME), "port-changed");
 
         add_port(line, device_name(m, p->device), p->number, ": ");
-        field_flags(field_string(line, "property", prop->key), FIELD_JSON_ONLY);
-        field_flags(field_affix(field_string(line, "label", prop->label), NULL, " "), FIELD_TEXT_ONLY);
-        field_affix(add_link_value(line, "old", prop, old), NULL, " -> ");
-        add_link_value(line, "new", prop, new);
+        field_flags(field_string(line, "property", key), FIELD_JSON_ONLY);
+        field_flags(field_affix(field_string(line, "label", label), NULL, " "), FIELD_TEXT_ONLY);
+        return line;
+}
+
+static void announce_port_string(Monitor *m, const RdmaPort *p, const LinkString *prop, const PortLink *old,
+                                 const PortLink *new) {
+        Field *line = port_property_line(m, p, prop->key, prop->label);
+
+        field_affix(add_link_string(line, "old", prop, old), NULL, " -> ");
+        add_link_string(line, "new", prop, new);
+        line_emit(m, line);
+}
+
+static void announce_port_shown(Monitor *m, const RdmaPort *p, PortShown i, const PortLink *old, const PortLink *new) {
+        Field *line = port_property_line(m, p, port_shown_properties[i].key, port_shown_properties[i].label);
+
+        field_affix(field_uint(line, "old", old->shown[i]), NULL, " -> ");
+        field_uint(line, "new", new->shown[i]);
         line_emit(m, line);
 }
 
@@ -177,10 +181,12 @@ static void announce_port_state(Monitor *m, const RdmaPort *p, const char *old_s
 void announce_port_changes(Monitor *m, const RdmaPort *p, const PortLink *old, const PortLink *new) {
         if (!streq(old->state, new->state) || !streq(old->phys_state, new->phys_state))
                 announce_port_state(m, p, old->state, old->phys_state);
-        for (const LinkProperty *prop = link_properties; prop < link_properties + ELEMENTSOF(link_properties); prop++)
-                if (prop->is_string ? !streq(link_string(old, prop), link_string(new, prop))
-                                    : link_number(old, prop) != link_number(new, prop))
-                        announce_port_property(m, p, prop, old, new);
+        for (const LinkString *prop = link_strings; prop < link_strings + ELEMENTSOF(link_strings); prop++)
+                if (!streq(link_string(old, prop), link_string(new, prop)))
+                        announce_port_string(m, p, prop, old, new);
+        for (PortShown i = 0; i < _PORT_SHOWN_MAX; i++)
+                if ((port_shown_properties[i].flags & PORT_SHOWN_MONITOR) && old->shown[i] != new->shown[i])
+                        announce_port_shown(m, p, i, old, new);
 }
 
 /* "mlx5_0: SR-IOV 1 -> 3 VFs" */

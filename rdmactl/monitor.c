@@ -188,11 +188,9 @@ static int port_link_save(const Monitor *m, const Inventory *inv, const RdmaPort
                 .rate = strdup(p->rate),
                 .link_layer = strdup(p->link_layer),
                 .netdev = netdev_name(inv, p->netdev),
-                .lid = p->lid,
-                .sm_lid = p->sm_lid,
-                .lmc = p->lid_mask_count,
-                .sm_sl = p->sm_sl,
         };
+        for (PortShown i = 0; i < _PORT_SHOWN_MAX; i++)
+                ret->shown[i] = port_shown_value(p, i);
         if (!ret->state || !ret->phys_state || !ret->rate || !ret->link_layer || !ret->netdev) {
                 port_link_done(ret);
                 return -ENOMEM;

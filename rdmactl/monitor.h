@@ -37,8 +37,8 @@ typedef struct Monitor {
  * strings, so that it outlives the object it was taken from. */
 typedef struct PortLink {
         char *state, *phys_state, *rate, *link_layer;
-        char *netdev; /* the name; "" for none */
-        uint32_t lid, sm_lid, lmc, sm_sl;
+        char *netdev;                    /* the name; "" for none */
+        uint64_t shown[_PORT_SHOWN_MAX]; /* PORT_SHOWN_PROPERTIES' values */
 } PortLink;
 
 /* One line each, text or JSON as the options say, flushed at once. */

@@ -160,10 +160,40 @@ static void add_port_errors(Field *f, const PortCounters *c) {
                     ANSI_RED);
 }
 
+/* The line of the port's properties as they are (PORT_SHOWN_PROPERTIES):
+ * "LID 5, SM LID 1, LMC 0, SM SL 0, capabilities 0x2651e848". */
+#define TEXT_PREFIX_DEC   ""
+#define TEXT_PREFIX_HEX32 "0x"
+#define TEXT_FLAGS_DEC    0
+#define TEXT_FLAGS_HEX32  FIELD_TEXT_HEX32
+#define STATUS_SHOWN_ROW(bus, type, field, key, label, text, flags)                                                    \
+        [PORT_SHOWN_##field] = { label " " TEXT_PREFIX_##text, ", " label " " TEXT_PREFIX_##text, TEXT_FLAGS_##text },
+
+static const struct {
+        const char *first, *next; /* before the value: first on the line, after another */
+        FieldFlags flags;
+} shown_text[_PORT_SHOWN_MAX] = { PORT_SHOWN_PROPERTIES(STATUS_SHOWN_ROW) };
+
+static void add_port_shown(Field *f, const RdmaPort *p) {
+        /* LIDs mean nothing on Ethernet (RoCE, iWARP). */
+        bool ethernet = streq(p->link_layer, "Ethernet"), first = true;
+
+        for (PortShown i = 0; i < _PORT_SHOWN_MAX; i++) {
+                const PortShownProperty *prop = &port_shown_properties[i];
+                Field *v = field_uint(f, prop->key, port_shown_value(p, i));
+
+                if (ethernet && (prop->flags & PORT_SHOWN_IB_ONLY)) {
+                        field_flags(v, FIELD_JSON_ONLY);
+                        continue;
+                }
+                field_flags(field_affix(v, first ? shown_text[i].first : shown_text[i].next, NULL),
+                            shown_text[i].flags | (first ? FIELD_TEXT_LINE : 0));
+                first = false;
+        }
+}
+
 static void add_port(Field *ports, const Inventory *inv, const RdmaPort *p, const PortCounters *counters) {
         Field *f = field_labelf(field_object(ports, NULL), "Port %" PRIu32, p->number);
-        /* LIDs mean nothing on Ethernet (RoCE, iWARP). */
-        FieldFlags lids = streq(p->link_layer, "Ethernet") ? FIELD_JSON_ONLY : 0;
         Field *gids;
 
         field_flags(field_uint(f, "port", p->number), FIELD_JSON_ONLY);
@@ -181,12 +211,7 @@ static void add_port(Field *ports, const Inventory *inv, const RdmaPort *p, cons
         field_flags(field_affix(field_string(f, "transport", port_transport(inv, p)), " (", ")"),
                     !*p->transport || streq(p->transport, p->link_layer) ? FIELD_JSON_ONLY : 0);
         field_affix(field_string(f, "netdev", inventory_netdev_name(inv, p->netdev)), ", netdev ", NULL);
-        field_flags(field_affix(field_uint(f, "lid", p->lid), "LID ", NULL), FIELD_TEXT_LINE | lids);
-        field_flags(field_affix(field_uint(f, "sm_lid", p->sm_lid), ", SM LID ", NULL), lids);
-        field_flags(field_affix(field_uint(f, "lmc", p->lid_mask_count), ", LMC ", NULL), lids);
-        field_flags(field_affix(field_uint(f, "sm_sl", p->sm_sl), ", SM SL ", NULL), lids);
-        field_flags(field_affix(field_uint(f, "cap_mask", p->cap_mask), ", capabilities 0x", NULL),
-                    FIELD_TEXT_HEX32 | lids);
+        add_port_shown(f, p);
         field_flags(field_affix(field_uint(f, "state_changed_usec", p->state_changed_usec), "state changed ", NULL),
                     FIELD_TEXT_LINE | FIELD_TEXT_TIME | (p->state_changed_usec > 0 ? 0 : FIELD_JSON_ONLY));
         gids = field_array(f, "gids");

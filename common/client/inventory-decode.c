@@ -66,6 +66,8 @@ static const PropertySpec device_properties[] = {
         {},
 };
 
+#define PORT_SHOWN_DECODE(bus, type, field, key, label, text, flags) type(bus, RdmaPort, field),
+
 static const PropertySpec port_properties[] = {
         OBJECT("Device", RdmaPort, device),
         UINT32("Number", RdmaPort, number),
@@ -80,17 +82,25 @@ static const PropertySpec port_properties[] = {
         STRING("LinkSpeed", RdmaPort, link_speed),
         STRING("RateInfo", RdmaPort, rate_info),
         DOUBLE("RateSpeed", RdmaPort, rate_speed),
-        UINT32("Lid", RdmaPort, lid),
-        UINT32("SmLid", RdmaPort, sm_lid),
-        UINT32("LidMaskCount", RdmaPort, lid_mask_count),
-        UINT32("SmSl", RdmaPort, sm_sl),
-        UINT32("CapMask", RdmaPort, cap_mask),
+        /* Lid, SmLid, LidMaskCount, SmSl, CapMask, ... */
+        PORT_SHOWN_PROPERTIES(PORT_SHOWN_DECODE) /* rows with their commas */
         OBJECT("NetDev", RdmaPort, netdev),
         UINT64("StateChangedUsec", RdmaPort, state_changed_usec),
         UINT64("StateChanges", RdmaPort, state_changes),
         STRING("LinkEvents", RdmaPort, link_events),
         {},
 };
+
+#define PORT_SHOWN_ROW(bus, type, field, key, label, text, flags)                                                      \
+        [PORT_SHOWN_##field] = { key, label, offsetof(RdmaPort, field), sizeof(((RdmaPort *) NULL)->field), flags },
+const PortShownProperty port_shown_properties[_PORT_SHOWN_MAX] = { PORT_SHOWN_PROPERTIES(PORT_SHOWN_ROW) };
+
+uint64_t port_shown_value(const RdmaPort *p, PortShown i) {
+        const uint8_t *field = (const uint8_t *) p + port_shown_properties[i].offset;
+
+        return port_shown_properties[i].size == sizeof(uint64_t) ? *(const uint64_t *) field
+                                                                 : *(const uint32_t *) field;
+}
 
 static const PropertySpec netdev_properties[] = {
         STRING("Name", RdmaNetDev, name),

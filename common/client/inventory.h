@@ -20,6 +20,41 @@ typedef struct RdmaGid {
         char *netdev; /* "ens1f0np0", "" */
 } RdmaGid;
 
+/* The Port properties a client shows as they are, a row each: RdmaPort's
+ * field, its decoding (inventory-decode.c), its value on `rdmactl status`'s
+ * line under the port ("LID 5, SM LID 1, ...") and in its JSON, and
+ * `rdmactl monitor`'s line for a change are all made from it.
+ * X(bus name, type, field, JSON key, label, text, flags): type UINT32 or
+ * UINT64; text DEC or HEX32 (8 hex digits); flags PORT_SHOWN_MONITOR (a
+ * change is told), PORT_SHOWN_IB_ONLY (no text on Ethernet: LIDs). */
+#define PORT_SHOWN_PROPERTIES(X)                                                                                       \
+        X("Lid", UINT32, lid, "lid", "LID", DEC, PORT_SHOWN_MONITOR | PORT_SHOWN_IB_ONLY)                              \
+        X("SmLid", UINT32, sm_lid, "sm_lid", "SM LID", DEC, PORT_SHOWN_MONITOR | PORT_SHOWN_IB_ONLY)                   \
+        X("LidMaskCount", UINT32, lid_mask_count, "lmc", "LMC", DEC, PORT_SHOWN_MONITOR | PORT_SHOWN_IB_ONLY)          \
+        X("SmSl", UINT32, sm_sl, "sm_sl", "SM SL", DEC, PORT_SHOWN_MONITOR | PORT_SHOWN_IB_ONLY)                       \
+        X("CapMask", UINT32, cap_mask, "cap_mask", "capabilities", HEX32, PORT_SHOWN_IB_ONLY)
+
+typedef enum PortShownFlags {
+        PORT_SHOWN_MONITOR = 1 << 0,
+        PORT_SHOWN_IB_ONLY = 1 << 1,
+} PortShownFlags;
+
+#define PORT_SHOWN_CTYPE_UINT32                                     uint32_t
+#define PORT_SHOWN_CTYPE_UINT64                                     uint64_t
+#define PORT_SHOWN_FIELD(bus, type, field, key, label, text, flags) PORT_SHOWN_CTYPE_##type field;
+#define PORT_SHOWN_ENUM(bus, type, field, key, label, text, flags)  PORT_SHOWN_##field,
+
+typedef enum PortShown { PORT_SHOWN_PROPERTIES(PORT_SHOWN_ENUM) _PORT_SHOWN_MAX } PortShown;
+
+/* A row as data, for the code that walks them (key and label as in the list). */
+typedef struct PortShownProperty {
+        const char *key, *label;
+        size_t offset, size; /* in RdmaPort */
+        PortShownFlags flags;
+} PortShownProperty;
+
+extern const PortShownProperty port_shown_properties[_PORT_SHOWN_MAX];
+
 typedef struct RdmaPort {
         char *path;
         char *device; /* object path */
@@ -27,18 +62,20 @@ typedef struct RdmaPort {
         char *state_name, *phys_state_name;
         uint32_t state_num, phys_state_num;
         char *rate, *link_layer;
-        char *transport;               /* this port's: a VPI card's ports differ */
-        char *link_width, *link_speed; /* "4X", "EDR" */
-        char *rate_info;               /* "4X EDR" */
-        double rate_speed;             /* Gb/s, 0 when unknown */
-        uint32_t lid, sm_lid, lid_mask_count, sm_sl, cap_mask;
-        char *netdev; /* object path, "/" for none */
+        char *transport;                        /* this port's: a VPI card's ports differ */
+        char *link_width, *link_speed;          /* "4X", "EDR" */
+        char *rate_info;                        /* "4X EDR" */
+        double rate_speed;                      /* Gb/s, 0 when unknown */
+        PORT_SHOWN_PROPERTIES(PORT_SHOWN_FIELD) /* lid, sm_lid, lid_mask_count, sm_sl, cap_mask, ... */
+        char *netdev;                           /* object path, "/" for none */
         RdmaGid *gids;
         size_t n_gids;
         uint64_t state_changed_usec;
         uint64_t state_changes;
         char *link_events; /* "verbs", "rtnetlink", "poll" */
 } RdmaPort;
+
+uint64_t port_shown_value(const RdmaPort *p, PortShown i);
 
 typedef struct RdmaNetDev {
         char *path;
