@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* Writes the benchmark's simulated host (write_host() of bench-util.c: N
+/* Writes the benchmark's simulated host (write_host() of tests/lib/host.c: N
  * dual-port devices) under ROOT/sys, for a benchmark that bind-mounts it
  * on /sys (bench/bench-python.py).
  *
@@ -7,7 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "bench-util.h"
+#include "host.h"
 
 int main(int argc, char *argv[]) {
         char *end;

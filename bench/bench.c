@@ -46,7 +46,7 @@ static bool quick, idle_only, counters_only, get_only, gmo_only, start_only, ver
 static size_t verbs_flaps;
 static unsigned verbs_hold;
 
-/* ---------- simulated hosts: bench-util.c, and one virtual device ---------- */
+/* ---------- simulated hosts: tests/lib/host.c, and one virtual device ---------- */
 
 /* A soft-RoCE device, written like the kernel's: files first, then "add". */
 static void write_virtual_device(const char *root) {
@@ -195,7 +195,7 @@ static uint64_t timed_scan_usec(unsigned n) {
         return now_usec() - t0;
 }
 
-/* ---------- statistics: bench-util.c ---------- */
+/* ---------- statistics: tests/lib/stats.c ---------- */
 
 static void row(const char *what, Stats a, const char *ref, Stats b, const char *verdict) {
         char s1[32], s2[32], s3[32], s4[32];

@@ -32,16 +32,16 @@
 
 #include <cmocka.h>
 
-#include "bench-util.h"
+#include "attack.h"
 #include "harness.h"
+#include "host.h"
+#include "stats.h"
 
 #define NOBODY           65534
 #define OTHER_UID        1 /* "daemon" on Debian: a second unprivileged user */
 #define ROOT_P99_MAX     (100 * 1000ULL)
 #define RSS_PEAK_MAX_KIB (32 * 1024)
 #define RSS_AFTER_KIB    (16 * 1024)
-#define MAX_PROCESSES    16
-#define ELEMENTSOF(a)    (sizeof(a) / sizeof((a)[0]))
 
 static unsigned env_unsigned(const char *name, unsigned fallback) {
         const char *v = getenv(name);
@@ -65,19 +65,17 @@ static uint64_t bound(uint64_t usec) {
 #endif
 }
 
-static unsigned n_devices;
-
 static void prepare_host(Harness *h) {
         char *root = umockdev_testbed_get_root_dir(h->testbed);
 
-        write_host(root, n_devices);
+        write_host(root, attack_n_devices);
         free(root);
 }
 
 static Harness *start_host(unsigned devices, const char *const *args) {
         Harness *h;
 
-        n_devices = devices;
+        attack_n_devices = devices;
         harness_prepare = prepare_host;
         harness_capture_daemon_log = true;
         h = harness_start(NULL, args);
@@ -89,260 +87,6 @@ static Harness *start_host(unsigned devices, const char *const *args) {
 static int setup(void **state) {
         *state = start_host(harness_daemon_wrapped() ? 16 : env_unsigned("RDMAD_ATTACK_DEVICES", 64), NULL);
         return 0;
-}
-
-static void port_path(unsigned device, unsigned port, char *buf, size_t size) {
-        snprintf(buf, size, RDMAD_DEVICE_PREFIX "/mlx5_5f%u/port/%u", device, port);
-}
-
-/* ---------- the attacker: user nobody, in child processes ---------- */
-
-typedef enum AttackKind {
-        ATTACK_ALL_COUNTERS,
-        ATTACK_PORT_COUNTERS,
-        ATTACK_INTROSPECT,
-        ATTACK_WAIT_FOR_STATE, /* timeout 60 s */
-        ATTACK_SET_NUM_VFS,
-        ATTACK_MANAGED_OBJECTS,
-        ATTACK_GET_ALL, /* bus load */
-} AttackKind;
-
-typedef struct Attack {
-        AttackKind kind;
-        unsigned processes;
-        unsigned connections; /* per process */
-        unsigned in_flight;   /* per connection; kept there: a new call for each answer */
-        bool hit_and_run;     /* connect, call, close, again; `connections` and `in_flight` unused */
-        unsigned pause_ms;    /* hit-and-run: between two */
-} Attack;
-
-static void drop_to(uid_t uid) {
-        struct passwd *pw = getpwuid(uid);
-        gid_t gid = pw ? pw->pw_gid : uid;
-
-        if (setgroups(0, NULL) < 0 || setresgid(gid, gid, gid) < 0 || setresuid(uid, uid, uid) < 0)
-                _exit(2);
-}
-
-typedef struct Conn {
-        sd_bus *bus;
-        unsigned answers, errors;
-        const Attack *attack;
-        unsigned serial;
-} Conn;
-
-static int send_one(sd_bus *bus, const Attack *a, unsigned serial, sd_bus_message_handler_t callback, void *userdata) {
-        sd_bus_message *m = NULL;
-        char path[128];
-        int r;
-
-        port_path(serial % n_devices, 1 + serial % 2, path, sizeof(path));
-        switch (a->kind) {
-        case ATTACK_ALL_COUNTERS:
-                r = sd_bus_message_new_method_call(bus, &m, RDMAD_BUS_NAME, RDMAD_ROOT_PATH, RDMAD_MANAGER_INTERFACE,
-                                                   "GetAllCounters");
-                break;
-        case ATTACK_PORT_COUNTERS:
-                r = sd_bus_message_new_method_call(bus, &m, RDMAD_BUS_NAME, path, RDMAD_PORT_INTERFACE, "GetCounters");
-                break;
-        case ATTACK_INTROSPECT:
-                r = sd_bus_message_new_method_call(bus, &m, RDMAD_BUS_NAME, RDMAD_DEVICE_PREFIX,
-                                                   "org.freedesktop.DBus.Introspectable", "Introspect");
-                break;
-        case ATTACK_WAIT_FOR_STATE:
-                r = sd_bus_message_new_method_call(bus, &m, RDMAD_BUS_NAME, path, RDMAD_PORT_INTERFACE, "WaitForState");
-                if (r >= 0)
-                        r = sd_bus_message_append(m, "su", "DOWN", 60000);
-                break;
-        case ATTACK_SET_NUM_VFS:
-                snprintf(path, sizeof(path), RDMAD_DEVICE_PREFIX "/mlx5_5f%u/sriov", serial % n_devices);
-                r = sd_bus_message_new_method_call(bus, &m, RDMAD_BUS_NAME, path, RDMAD_SRIOV_INTERFACE, "SetNumVfs");
-                if (r >= 0)
-                        r = sd_bus_message_append(m, "u", 1);
-                break;
-        case ATTACK_MANAGED_OBJECTS:
-                r = sd_bus_message_new_method_call(bus, &m, RDMAD_BUS_NAME, RDMAD_ROOT_PATH,
-                                                   "org.freedesktop.DBus.ObjectManager", "GetManagedObjects");
-                break;
-        default:
-                r = sd_bus_message_new_method_call(bus, &m, RDMAD_BUS_NAME, path, "org.freedesktop.DBus.Properties",
-                                                   "GetAll");
-                if (r >= 0)
-                        r = sd_bus_message_append(m, "s", RDMAD_PORT_INTERFACE);
-                break;
-        }
-        if (r >= 0)
-                r = sd_bus_call_async(bus, NULL, m, callback, userdata, 120 * 1000000ULL);
-        sd_bus_message_unref(m);
-        return r;
-}
-
-static int on_answer(sd_bus_message *m, void *userdata, sd_bus_error *ret_error) {
-        Conn *c = userdata;
-
-        c->answers++;
-        c->errors += sd_bus_message_is_method_error(m, NULL);
-        if (send_one(c->bus, c->attack, c->serial++, on_answer, c) < 0)
-                _exit(5);
-        return 0;
-}
-
-static bool parent_gone(int control) {
-        struct pollfd p = { .fd = control, .events = POLLIN };
-        return poll(&p, 1, 0) > 0;
-}
-
-/* Keeps connections × in_flight calls in flight until the parent closes `control`. */
-static void run_in_flight(const Attack *a, unsigned index, int report, int control) {
-        Conn *conns = calloc(a->connections, sizeof(Conn));
-        struct pollfd *fds = calloc(a->connections, sizeof(struct pollfd));
-        unsigned answers = 0, errors = 0;
-        char line[128];
-
-        if (!conns || !fds)
-                _exit(3);
-        for (unsigned i = 0; i < a->connections; i++) {
-                conns[i] = (Conn){ .attack = a, .serial = index * 1000 + i };
-                if (sd_bus_open_system(&conns[i].bus) < 0)
-                        _exit(4);
-                for (unsigned k = 0; k < a->in_flight; k++)
-                        if (send_one(conns[i].bus, a, conns[i].serial++, on_answer, &conns[i]) < 0)
-                                _exit(5);
-                (void) sd_bus_flush(conns[i].bus);
-        }
-        if (write(report, "r", 1) != 1)
-                _exit(6);
-        while (!parent_gone(control)) {
-                for (unsigned i = 0; i < a->connections; i++) {
-                        int k;
-
-                        while ((k = sd_bus_process(conns[i].bus, NULL)) > 0)
-                                ;
-                        if (k < 0)
-                                _exit(7);
-                        fds[i] = (struct pollfd){ .fd = sd_bus_get_fd(conns[i].bus),
-                                                  .events = (short) sd_bus_get_events(conns[i].bus) };
-                }
-                (void) poll(fds, a->connections, 10);
-        }
-        for (unsigned i = 0; i < a->connections; i++) {
-                answers += conns[i].answers;
-                errors += conns[i].errors;
-                sd_bus_close_unref(conns[i].bus);
-        }
-        snprintf(line, sizeof(line), "%u %u\n", answers, errors);
-        (void) !write(report, line, strlen(line));
-        free(conns);
-        free(fds);
-}
-
-/* Connect, call, close, again, until the parent closes `control`. */
-static void run_hit_and_run(const Attack *a, unsigned index, int report, int control) {
-        unsigned calls = 0;
-        char line[128];
-
-        if (write(report, "r", 1) != 1)
-                _exit(6);
-        while (!parent_gone(control)) {
-                sd_bus *bus = NULL;
-
-                if (sd_bus_open_system(&bus) < 0)
-                        continue; /* the bus's per-user limit for a moment */
-                (void) send_one(bus, a, index * 100000 + calls++, NULL, NULL);
-                (void) sd_bus_flush(bus);
-                sd_bus_close_unref(bus);
-                if (a->pause_ms)
-                        usleep(a->pause_ms * 1000);
-        }
-        snprintf(line, sizeof(line), "%u 0\n", calls);
-        (void) !write(report, line, strlen(line));
-}
-
-/* The parent's ends of every attacker's pipes: a later attacker closes
- * them, or the first would never see its control pipe close. */
-static int parent_fds[4 * MAX_PROCESSES];
-static unsigned n_parent_fds;
-
-static void parent_fd_add(int fd) {
-        assert_true(n_parent_fds < ELEMENTSOF(parent_fds));
-        parent_fds[n_parent_fds++] = fd;
-}
-
-static void parent_fd_close(int fd) {
-        for (unsigned i = 0; i < n_parent_fds; i++)
-                if (parent_fds[i] == fd) {
-                        parent_fds[i] = parent_fds[--n_parent_fds];
-                        break;
-                }
-        close(fd);
-}
-
-typedef struct Attacker {
-        unsigned n;
-        pid_t pids[MAX_PROCESSES];
-        int reports[MAX_PROCESSES], controls[MAX_PROCESSES];
-} Attacker;
-
-static void attacker_start(Attacker *at, const Attack *a, uid_t uid) {
-        assert_true(a->processes <= MAX_PROCESSES);
-        *at = (Attacker){ .n = a->processes };
-        for (unsigned i = 0; i < a->processes; i++) {
-                int report[2], control[2];
-                char c;
-
-                assert_int_equal(pipe2(report, O_CLOEXEC), 0);
-                assert_int_equal(pipe2(control, O_CLOEXEC), 0);
-                at->pids[i] = fork();
-                assert_true(at->pids[i] >= 0);
-                if (at->pids[i] == 0) {
-                        (void) prctl(PR_SET_PDEATHSIG, SIGKILL);
-                        close(report[0]);
-                        close(control[1]);
-                        for (unsigned k = 0; k < n_parent_fds; k++)
-                                close(parent_fds[k]);
-                        drop_to(uid);
-                        if (a->hit_and_run)
-                                run_hit_and_run(a, i, report[1], control[0]);
-                        else
-                                run_in_flight(a, i, report[1], control[0]);
-                        _exit(0);
-                }
-                close(report[1]);
-                close(control[0]);
-                at->reports[i] = report[0];
-                at->controls[i] = control[1];
-                parent_fd_add(report[0]);
-                parent_fd_add(control[1]);
-                /* Connected, and its first calls sent. */
-                if (read(report[0], &c, 1) != 1)
-                        fail_msg("attacker %u did not start", i);
-        }
-}
-
-/* Stops the processes; returns how many calls they had answered (hit-and-run: made). */
-static unsigned long attacker_stop(Attacker *at, unsigned long *ret_errors) {
-        unsigned long answers = 0, errors = 0;
-
-        for (unsigned i = 0; i < at->n; i++)
-                parent_fd_close(at->controls[i]);
-        for (unsigned i = 0; i < at->n; i++) {
-                char line[128] = "";
-                unsigned a = 0, e = 0;
-                ssize_t k = read(at->reports[i], line, sizeof(line) - 1);
-                int status;
-
-                if (k > 0 && sscanf(line, "%u %u", &a, &e) == 2) {
-                        answers += a;
-                        errors += e;
-                }
-                assert_int_equal(waitpid(at->pids[i], &status, 0), at->pids[i]);
-                if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
-                        fail_msg("attacker %u exited with status %d", i, status);
-                parent_fd_close(at->reports[i]);
-        }
-        if (ret_errors)
-                *ret_errors = errors;
-        return answers;
 }
 
 /* ---------- what root sees meanwhile ---------- */
@@ -365,7 +109,7 @@ static void measure_root(Harness *h, unsigned seconds, Measure *m) {
         size_t allocated = 4096;
         char path[128];
 
-        port_path(n_devices / 2, 1, path, sizeof(path));
+        attack_port_path(attack_n_devices / 2, 1, path, sizeof(path));
         m->gets = calloc(allocated, sizeof(uint64_t));
         m->controls = calloc(allocated, sizeof(uint64_t));
         assert_non_null(m->gets);
@@ -407,7 +151,7 @@ static void prime(Harness *h, const Attack *a) {
         char path[128];
 
         /* rdmad's baseline with every kind of reply made once. */
-        port_path(0, 1, path, sizeof(path));
+        attack_port_path(0, 1, path, sizeof(path));
         assert_true(sd_bus_call_method(h->bus, RDMAD_BUS_NAME, RDMAD_ROOT_PATH, RDMAD_MANAGER_INTERFACE,
                                        "GetAllCounters", NULL, NULL, "") >= 0);
         assert_true(sd_bus_call_method(h->bus, RDMAD_BUS_NAME, path, RDMAD_PORT_INTERFACE, "GetCounters", NULL, NULL,
@@ -703,7 +447,7 @@ static void fill_queue(int report, int control) {
                 _exit(4);
         memset(huge, 'A', HUGE_SIZE);
         huge[HUGE_SIZE] = '\0';
-        port_path(0, 1, path, sizeof(path));
+        attack_port_path(0, 1, path, sizeof(path));
         for (unsigned i = 0; i < FILLERS; i++)
                 if (sd_bus_open_system(&buses[i]) < 0 ||
                     sd_bus_call_method_async(buses[i], NULL, RDMAD_BUS_NAME, path, "org.freedesktop.DBus.Properties",
@@ -721,7 +465,7 @@ static void fill_queue(int report, int control) {
         }
         if (write(report, full ? "f" : "n", 1) != 1)
                 _exit(6);
-        while (!parent_gone(control))
+        while (!attack_parent_gone(control))
                 usleep(10000);
         for (unsigned i = 0; i < FILLERS; i++)
                 sd_bus_close_unref(buses[i]);
@@ -766,9 +510,8 @@ static void test_leaked_waiters_after_overflow(void **state) {
                 (void) prctl(PR_SET_PDEATHSIG, SIGKILL);
                 close(report[0]);
                 close(control[1]);
-                for (unsigned k = 0; k < n_parent_fds; k++)
-                        close(parent_fds[k]);
-                drop_to(NOBODY);
+                attack_close_parent_fds();
+                attack_drop_to(NOBODY);
                 fill_queue(report[1], control[0]);
         }
         close(report[1]);

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* InfiniBand link changes from verbs async events, against the real daemon
- * and bus: the test verbs library (tests/verbs-stub) preloaded into rdmad
+ * and bus: the test verbs library (tests/lib/verbs-stub.c) preloaded into rdmad
  * lists the testbed's uverbs nodes, hands out contexts whose async_fd is a
  * FIFO this test writes events into, refuses opens on request and logs every
  * open, close and port re-read. The last test runs the real libibverbs. */

@@ -1,0 +1,54 @@
+/* SPDX-License-Identifier: MIT */
+#pragma once
+
+/* The real rdmad under umockdev-wrapper: started, stopped, restarted,
+ * paused; its log, its memory, its sd_notify messages. */
+
+#include <stdbool.h>
+#include <stdint.h>
+
+typedef struct Harness Harness;
+
+/* Stops the daemon (it must exit with 0) and starts it again on the same
+ * testbed and bus, waiting for READY=1 (the benchmark's start-up runs). */
+void harness_restart_daemon(Harness *h, const char *const *args);
+
+/* The two halves of a restart, for a test that changes the testbed while
+ * no daemon runs: stop (SIGTERM; it must exit with 0), then start it again
+ * on the same testbed and bus, waiting for READY=1. */
+void harness_stop_daemon(Harness *h);
+void harness_start_daemon(Harness *h, const char *const *args);
+
+/* When set before harness_start() or harness_restart_daemon(): a library
+ * preloaded into the daemon in front of umockdev's (the fault injector). */
+extern const char *harness_daemon_preload;
+
+/* When set: called by harness_start() once the fixtures are in the testbed,
+ * before the daemon starts (to write what umockdev cannot describe). */
+extern void (*harness_prepare)(Harness *h);
+
+/* When set before harness_start(): the daemon's stderr goes to a file
+ * instead of the test's, and harness_daemon_log() returns it so far. */
+extern bool harness_capture_daemon_log;
+/* With harness_capture_daemon_log: $JOURNAL_STREAM names that file, as
+ * systemd names the journal's stream, so the daemon logs to the journal
+ * socket (a test binds its own in a mount namespace). */
+extern bool harness_daemon_log_is_journal;
+char *harness_daemon_log(Harness *h);
+
+/* The daemon's resident memory, from /proc. */
+uint64_t harness_daemon_rss_kib(Harness *h);
+
+/* The same once the daemon has given back the heap freed by a burst (it
+ * trims at most every 5 s): settles, pings, then reads. */
+uint64_t harness_settled_rss_kib(Harness *h);
+/* The daemon runs under $RDMAD_TEST_WRAPPER (valgrind): ~30 times slower,
+ * its RSS mostly the wrapper's own; tests scale their loads and bounds. */
+bool harness_daemon_wrapped(void);
+
+/* Counts sd_notify messages containing `needle` for `ms` milliseconds. */
+unsigned harness_count_notify(Harness *h, const char *needle, int ms);
+
+/* SIGSTOP / SIGCONT the daemon: changes made in between reach it together. */
+void harness_pause(Harness *h);
+void harness_resume(Harness *h);

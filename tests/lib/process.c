@@ -1,0 +1,135 @@
+/* SPDX-License-Identifier: MIT */
+#include "process.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <sched.h>
+#include <poll.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <grp.h>
+#include <pwd.h>
+#include <sys/mount.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include <cmocka.h>
+
+#include "harness.h"
+#include "harness-private.h"
+
+uint64_t now_usec(void) {
+        struct timespec ts;
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        return (uint64_t) ts.tv_sec * 1000000 + (uint64_t) ts.tv_nsec / 1000;
+}
+
+uint64_t now_ms(void) {
+        struct timespec ts;
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        return (uint64_t) ts.tv_sec * 1000 + (uint64_t) ts.tv_nsec / 1000000;
+}
+
+/* Child in its own process group, killed if the test process dies. The
+ * test runs under umockdev's preload; children get it only through
+ * umockdev-wrapper (the daemon), never twice. as_daemon_user: with the
+ * daemon's identity (in /, where that user may be). */
+pid_t spawn_full(char *const argv[], int stdout_fd, int stderr_fd, bool as_daemon_user) {
+        pid_t parent = getpid();
+        pid_t pid = fork();
+
+        assert_true(pid >= 0);
+        if (pid == 0) {
+                setpgid(0, 0);
+                if (as_daemon_user && daemon_unprivileged && (chdir("/") < 0 || become(daemon_uid, daemon_gid) < 0)) {
+                        fprintf(stderr, "Cannot become " DAEMON_USER ": %m\n");
+                        _exit(127);
+                }
+                /* After the change of identity, which clears it. */
+                prctl(PR_SET_PDEATHSIG, SIGKILL);
+                if (getppid() != parent)
+                        _exit(127);
+                unsetenv("LD_PRELOAD");
+                if (stdout_fd >= 0) {
+                        dup2(stdout_fd, STDOUT_FILENO);
+                        close(stdout_fd);
+                }
+                if (stderr_fd >= 0) {
+                        dup2(stderr_fd, STDERR_FILENO);
+                        close(stderr_fd);
+                }
+                execvp(argv[0], argv);
+                fprintf(stderr, "Cannot execute %s: %m\n", argv[0]);
+                _exit(127);
+        }
+        setpgid(pid, pid);
+        return pid;
+}
+
+pid_t spawn(char *const argv[], int stdout_fd) {
+        return spawn_full(argv, stdout_fd, -1, false);
+}
+
+/* SIGTERM, then SIGKILL to the whole group after timeout_ms. */
+int stop_process(pid_t pid, int timeout_ms) {
+        uint64_t deadline;
+        int status = 0;
+
+        if (pid <= 0)
+                return 0;
+        kill(pid, SIGTERM);
+        deadline = now_ms() + (uint64_t) timeout_ms;
+        for (;;) {
+                pid_t r = waitpid(pid, &status, WNOHANG);
+                if (r == pid)
+                        break;
+                if (r < 0)
+                        return -1;
+                if (now_ms() > deadline) {
+                        fprintf(stderr, "harness: pid %d ignored SIGTERM, killing its group\n", (int) pid);
+                        kill(-pid, SIGKILL);
+                        waitpid(pid, &status, 0);
+                        return status ?: -1;
+                }
+                usleep(5000);
+        }
+        kill(-pid, SIGKILL); /* anything it left behind in its group */
+        return status;
+}
+
+/* Everything left to read from f, as a string (caller frees); f NULL gives "". */
+char *read_all(FILE *f) {
+        char buf[4096], *text = NULL;
+        size_t size = 0, k;
+        FILE *out = open_memstream(&text, &size);
+
+        assert_non_null(out);
+        while (f && (k = fread(buf, 1, sizeof(buf), f)) > 0)
+                fwrite(buf, 1, k, out);
+        assert_int_equal(fclose(out), 0);
+        return text;
+}
+
+pid_t harness_spawn(char *const argv[]) {
+        return spawn(argv, -1);
+}
+
+int harness_stop_process(pid_t pid, int timeout_ms) {
+        return stop_process(pid, timeout_ms);
+}

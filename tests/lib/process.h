@@ -1,0 +1,17 @@
+/* SPDX-License-Identifier: MIT */
+#pragma once
+
+/* Child processes of the harness: each in its own process group, killed
+ * if the test dies; the monotonic clock. */
+
+#include <stdint.h>
+#include <sys/types.h>
+
+uint64_t now_usec(void);
+
+/* A helper program (rdmad-exporter, node_exporter, prometheus) in its own
+ * process group, without umockdev's preload, killed if the test dies;
+ * harness_stop_process(): SIGTERM, then SIGKILL to its group after
+ * timeout_ms; returns the wait status. */
+pid_t harness_spawn(char *const argv[]);
+int harness_stop_process(pid_t pid, int timeout_ms);
