@@ -16,7 +16,7 @@
 #include "enumerate.h"
 #include "event-sources.h"
 #include "manager.h"
-#include "poll.h"
+#include "link-poll.h"
 #include "reader-pool.h"
 #include "sysfs.h"
 #include "verbs-events.h"

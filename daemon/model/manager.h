@@ -12,7 +12,7 @@
 #define POLL_INTERVAL_MS_DEFAULT 1000
 
 /* The model and what feeds it: the device table, read from sysfs, kept
- * current by the event sources (udev-monitor.c, netlink.c, poll.c) and
+ * current by the event sources (udev-monitor.c, netlink.c, link-poll.c) and
  * reported through ModelEvents. It knows nothing of the bus. */
 struct Manager {
         sd_event *event;
@@ -35,7 +35,7 @@ struct Manager {
         uint32_t poll_interval_ms;
         /* The event sources' state, theirs (daemon/sources/): the model
          * only keeps it, and hands it back through ModelSources.detach. */
-        struct Poll *poll; /* the link-state poll's own state (poll.c) */
+        struct Poll *poll; /* the link-state poll's own state (link-poll.c) */
 
         struct udev_monitor *monitor;
         sd_event_source *monitor_event;

@@ -6,7 +6,7 @@
 #include "basic/util.h"
 #include "manager.h"
 #include "netlink.h"
-#include "poll.h"
+#include "link-poll.h"
 #include "udev-monitor.h"
 #include "verbs-events.h"
 

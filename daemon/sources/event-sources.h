@@ -3,7 +3,7 @@
 
 #include "forward.h"
 
-/* The event sources (udev-monitor.c, netlink.c, poll.c, verbs-events.c) as
+/* The event sources (udev-monitor.c, netlink.c, link-poll.c, verbs-events.c) as
  * the model's followers: creates the poll and registers the sources'
  * ModelSources with the manager (after manager_new(), before manager_load()).
  * Their state goes with the manager (ModelSources.detach). */

@@ -14,7 +14,7 @@
 #include "basic/log.h"
 #include "basic/util.h"
 #include "manager.h"
-#include "poll.h"
+#include "link-poll.h"
 
 #define RTNL_RCVBUF_SIZE (8 * 1024 * 1024)
 

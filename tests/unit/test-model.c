@@ -15,7 +15,7 @@
 #include "basic/utf8.h"
 #include "basic/util.h"
 #include "enumerate.h"
-#include "poll.h"
+#include "link-poll.h"
 #include "properties.h"
 #include "verbs-events.h"
 

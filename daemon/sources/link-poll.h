@@ -6,7 +6,7 @@
 
 #include "forward.h"
 
-/* The link-state poll (poll.c): its timer, its schedule and the marks of
+/* The link-state poll (link-poll.c): its timer, its schedule and the marks of
  * the ports it watches every tick for a while, all its own. */
 typedef struct Poll Poll;
 

@@ -18,7 +18,7 @@
  * of the ports it watches more closely for a while) is its own, in Poll:
  * the model knows nothing of it. Marks go by device name and port number,
  * since a re-read device is a new snapshot. */
-#include "poll.h"
+#include "link-poll.h"
 
 #include "basic/log.h"
 #include "basic/util.h"
