@@ -16,10 +16,8 @@
 #include "enumerate.h"
 #include "event-sources.h"
 #include "manager.h"
-#include "link-poll.h"
 #include "reader-pool.h"
 #include "sysfs.h"
-#include "verbs-events.h"
 
 static void dump_attrs(const char *indent, const char *what, const AttrList *l) {
         for (size_t i = 0; i < l->n; i++)
@@ -149,18 +147,26 @@ static int on_sighup(sd_event_source *source, const struct signalfd_siginfo *si,
         return 0;
 }
 
+/* What SIGTERM stops: the sources first, so that nothing of ours holds up
+ * a device's removal while we exit, then the bus. */
+typedef struct Stopping {
+        EventSources *sources;
+        BusServer *server;
+} Stopping;
+
 static int on_sigterm(sd_event_source *source, const struct signalfd_siginfo *si, void *userdata) {
-        BusServer *s = userdata;
+        Stopping *st = userdata;
 
         log_info("%s: stopping.", si->ssi_signo == SIGINT ? "SIGINT" : "SIGTERM");
-        /* First: nothing of ours may hold up a device's removal while we exit. */
-        verbs_events_stop(s->manager);
-        return bus_server_stop(s);
+        event_sources_stop(st->sources);
+        return bus_server_stop(st->server);
 }
 
 static int run(int argc, char *argv[]) {
         _cleanup_(manager_freep) Manager *m = NULL;
         _cleanup_(bus_server_freep) BusServer *s = NULL;
+        EventSources *sources = NULL; /* the manager's: freed with it */
+        Stopping stopping;
         Options o = { .poll_interval_ms = POLL_INTERVAL_MS_DEFAULT, .read_timeout_usec = READ_TIMEOUT_USEC_DEFAULT };
         sigset_t mask;
         int r;
@@ -175,7 +181,7 @@ static int run(int argc, char *argv[]) {
 
         r = manager_new(&m);
         if (r >= 0)
-                r = event_sources_attach(m);
+                r = event_sources_attach(m, &sources);
         if (r < 0)
                 return log_error_errno(r, "Failed to set up: %m");
         m->poll_interval_ms = o.poll_interval_ms;
@@ -187,7 +193,7 @@ static int run(int argc, char *argv[]) {
 
         /* The monitor starts before the enumeration, so nothing falls in between. */
         if (!o.dump) {
-                r = event_sources_start(m);
+                r = event_sources_start(sources);
                 if (r < 0)
                         return r;
                 /* From here on no read of a device's files runs on the loop. */
@@ -229,10 +235,11 @@ static int run(int argc, char *argv[]) {
         sigaddset(&mask, SIGINT);
         sigaddset(&mask, SIGHUP);
         sigprocmask(SIG_BLOCK, &mask, NULL);
-        r = sd_event_add_signal(m->event, NULL, SIGTERM, on_sigterm, s);
+        stopping = (Stopping){ .sources = sources, .server = s };
+        r = sd_event_add_signal(m->event, NULL, SIGTERM, on_sigterm, &stopping);
         if (r < 0)
                 return log_error_errno(r, "Failed to watch SIGTERM: %m");
-        r = sd_event_add_signal(m->event, NULL, SIGINT, on_sigterm, s);
+        r = sd_event_add_signal(m->event, NULL, SIGINT, on_sigterm, &stopping);
         if (r < 0)
                 return log_error_errno(r, "Failed to watch SIGINT: %m");
         r = sd_event_add_signal(m->event, NULL, SIGHUP, on_sighup, s);
@@ -248,13 +255,9 @@ static int run(int argc, char *argv[]) {
                 return r;
 
         /* After the bus: a context's first events are published. */
-        r = verbs_events_start(m);
+        r = event_sources_run(sources);
         if (r < 0)
                 return r;
-
-        r = poll_update(m->poll);
-        if (r < 0)
-                return log_error_errno(r, "Failed to start polling: %m");
 
         (void) sd_notifyf(false, "READY=1\nSTATUS=Publishing %zu RDMA device%s.", m->n_devices,
                           m->n_devices == 1 ? "" : "s");

@@ -23,7 +23,6 @@ int manager_new(Manager **ret) {
                 return -ENOMEM;
         m->poll_interval_ms = POLL_INTERVAL_MS_DEFAULT;
         m->read_timeout_usec = READ_TIMEOUT_USEC_DEFAULT;
-        m->rtnl_fd = -EBADF;
 
         r = sd_event_default(&m->event);
         if (r < 0)

@@ -33,19 +33,6 @@ struct Manager {
         void *sources_userdata;
 
         uint32_t poll_interval_ms;
-        /* The event sources' state, theirs (daemon/sources/): the model
-         * only keeps it, and hands it back through ModelSources.detach. */
-        struct Poll *poll; /* the link-state poll's own state (link-poll.c) */
-
-        struct udev_monitor *monitor;
-        sd_event_source *monitor_event;
-
-        int rtnl_fd;
-        sd_event_source *rtnl_event;
-
-        /* The verbs contexts and their async events (verbs-events.c); NULL
-         * until verbs_events_start(). */
-        struct VerbsEvents *verbs;
 
         /* The reads of the latest rescan not yet applied; ModelEvents.rescanned
          * when none is left. A new rescan starts a new epoch: it reads

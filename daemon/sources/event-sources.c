@@ -3,10 +3,11 @@
 
 #include <unistd.h>
 
+#include "basic/log.h"
 #include "basic/util.h"
+#include "link-poll.h"
 #include "manager.h"
 #include "netlink.h"
-#include "link-poll.h"
 #include "udev-monitor.h"
 #include "verbs-events.h"
 
@@ -19,40 +20,40 @@ static void on_device_removing(Device *d, void *userdata) {
 }
 
 static int on_table_changed(void *userdata) {
-        Manager *m = userdata;
+        EventSources *s = userdata;
 
-        return poll_update(m->poll);
+        return poll_update(s->poll);
 }
 
 static void on_port_changed(const Port *p, uint32_t changed, void *userdata) {
-        Manager *m = userdata;
+        EventSources *s = userdata;
 
-        poll_port_changed(m->poll, p, changed);
+        poll_port_changed(s->poll, p, changed);
 }
 
 static void on_uncovered(void *userdata) {
-        Manager *m = userdata;
+        EventSources *s = userdata;
 
-        poll_wake(m->poll);
+        poll_wake(s->poll);
 }
 
 static void on_turn_done(const char *device, void *userdata) {
-        Manager *m = userdata;
+        EventSources *s = userdata;
 
-        poll_turn_done(m->poll, device);
+        poll_turn_done(s->poll, device);
 }
 
 static void on_detach(void *userdata) {
-        Manager *m = userdata;
+        EventSources *s = userdata;
 
-        verbs_events_free(m);
-        m->poll = poll_free(m->poll);
-        m->monitor_event = sd_event_source_disable_unref(m->monitor_event);
-        m->rtnl_event = sd_event_source_disable_unref(m->rtnl_event);
-        if (m->rtnl_fd >= 0)
-                close(m->rtnl_fd);
-        m->rtnl_fd = -EBADF;
-        m->monitor = udev_monitor_unref(m->monitor);
+        verbs_events_free(s);
+        poll_free(s->poll);
+        sd_event_source_disable_unref(s->monitor_event);
+        sd_event_source_disable_unref(s->rtnl_event);
+        if (s->rtnl_fd >= 0)
+                close(s->rtnl_fd);
+        udev_monitor_unref(s->monitor);
+        free(s);
 }
 
 static const ModelSources event_sources = {
@@ -65,24 +66,49 @@ static const ModelSources event_sources = {
         .detach = on_detach,
 };
 
-int event_sources_attach(Manager *m) {
+int event_sources_attach(Manager *m, EventSources **ret) {
+        EventSources *s;
         int r;
 
         assert(m);
-        assert(!m->poll);
-        r = poll_new(m, &m->poll);
-        if (r < 0)
+        assert(ret);
+        s = calloc(1, sizeof(EventSources));
+        if (!s)
+                return -ENOMEM;
+        *s = (EventSources){ .manager = m, .rtnl_fd = -EBADF };
+        r = poll_new(m, &s->poll);
+        if (r < 0) {
+                free(s);
                 return r;
-        manager_set_sources(m, &event_sources, m);
+        }
+        manager_set_sources(m, &event_sources, s);
+        *ret = s;
         return 0;
 }
 
-int event_sources_start(Manager *m) {
+int event_sources_start(EventSources *s) {
         int r;
 
-        assert(m);
-        r = udev_monitor_start(m);
+        assert(s);
+        r = udev_monitor_start(s);
         if (r < 0)
                 return r;
-        return rtnl_start(m);
+        return rtnl_start(s);
+}
+
+int event_sources_run(EventSources *s) {
+        int r;
+
+        assert(s);
+        r = verbs_events_start(s);
+        if (r < 0)
+                return r;
+        r = poll_update(s->poll);
+        if (r < 0)
+                return log_error_errno(r, "Failed to start polling: %m");
+        return 0;
+}
+
+void event_sources_stop(EventSources *s) {
+        verbs_events_stop(s);
 }

@@ -13,6 +13,7 @@
 
 #include "basic/log.h"
 #include "basic/util.h"
+#include "event-sources.h"
 #include "manager.h"
 #include "link-poll.h"
 
@@ -86,7 +87,8 @@ static void refresh_all_links(Manager *m) {
 }
 
 static void on_link_name(const char *ifname, void *userdata) {
-        Manager *m = userdata;
+        EventSources *s = userdata;
+        Manager *m = s->manager;
 
         for (size_t i = 0; i < m->n_devices; i++) {
                 Device *d = m->devices[i];
@@ -101,14 +103,15 @@ static void on_link_name(const char *ifname, void *userdata) {
                         if (!streq(p->netdev, ifname) && !streq(p->gid_ndev, ifname))
                                 continue;
                         /* The driver may update the port after the netdev: watch it for a few ticks. */
-                        poll_port_boost(m->poll, p, 3);
+                        poll_port_boost(s->poll, p, 3);
                         (void) manager_refresh_port(m, p);
                 }
         }
 }
 
-static int on_rtnl(sd_event_source *s, int fd, uint32_t revents, void *userdata) {
-        Manager *m = userdata;
+static int on_rtnl(sd_event_source *source, int fd, uint32_t revents, void *userdata) {
+        EventSources *s = userdata;
+        Manager *m = s->manager;
         uint8_t buf[65536] __attribute__((aligned(NLMSG_ALIGNTO)));
 
         for (;;) {
@@ -138,34 +141,34 @@ static int on_rtnl(sd_event_source *s, int fd, uint32_t revents, void *userdata)
                                   (unsigned) sender.nl_pid);
                         continue;
                 }
-                if (rtnl_parse_link_names(buf, (size_t) n, on_link_name, m) < 0)
+                if (rtnl_parse_link_names(buf, (size_t) n, on_link_name, s) < 0)
                         log_debug("Ignoring a malformed rtnetlink message.");
         }
         manager_retry_resync(m);
         return 0;
 }
 
-int rtnl_start(Manager *m) {
+int rtnl_start(EventSources *s) {
         struct sockaddr_nl sa = { .nl_family = AF_NETLINK, .nl_groups = RTMGRP_LINK };
         int r;
 
-        assert(m);
-        assert(m->rtnl_fd < 0);
+        assert(s);
+        assert(s->rtnl_fd < 0);
 
-        m->rtnl_fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC | SOCK_NONBLOCK, NETLINK_ROUTE);
-        if (m->rtnl_fd < 0)
+        s->rtnl_fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC | SOCK_NONBLOCK, NETLINK_ROUTE);
+        if (s->rtnl_fd < 0)
                 return log_error_errno(errno, "Failed to open an rtnetlink socket: %m");
         /* A link flap on a big host is a burst of messages: room for it, so that
          * ENOBUFS (and the full re-read it costs) stays rare. Beyond rmem_max
          * with CAP_NET_ADMIN only; without it, as much as the kernel allows. */
-        if (setsockopt(m->rtnl_fd, SOL_SOCKET, SO_RCVBUFFORCE, &(int){ RTNL_RCVBUF_SIZE }, sizeof(int)) < 0)
-                (void) setsockopt(m->rtnl_fd, SOL_SOCKET, SO_RCVBUF, &(int){ RTNL_RCVBUF_SIZE }, sizeof(int));
-        if (bind(m->rtnl_fd, (struct sockaddr *) &sa, sizeof(sa)) < 0)
+        if (setsockopt(s->rtnl_fd, SOL_SOCKET, SO_RCVBUFFORCE, &(int){ RTNL_RCVBUF_SIZE }, sizeof(int)) < 0)
+                (void) setsockopt(s->rtnl_fd, SOL_SOCKET, SO_RCVBUF, &(int){ RTNL_RCVBUF_SIZE }, sizeof(int));
+        if (bind(s->rtnl_fd, (struct sockaddr *) &sa, sizeof(sa)) < 0)
                 return log_error_errno(errno, "Failed to subscribe to rtnetlink link messages: %m");
 
-        r = sd_event_add_io(m->event, &m->rtnl_event, m->rtnl_fd, EPOLLIN, on_rtnl, m);
+        r = sd_event_add_io(s->manager->event, &s->rtnl_event, s->rtnl_fd, EPOLLIN, on_rtnl, s);
         if (r < 0)
                 return log_error_errno(r, "Failed to watch rtnetlink: %m");
-        (void) sd_event_source_set_description(m->rtnl_event, "rtnetlink");
+        (void) sd_event_source_set_description(s->rtnl_event, "rtnetlink");
         return 0;
 }

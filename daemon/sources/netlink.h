@@ -5,6 +5,8 @@
 
 #include "forward.h"
 
+struct EventSources; /* event-sources.h */
+
 /* Calls cb with the interface name of every RTM_NEWLINK / RTM_DELLINK
  * message in an rtnetlink datagram. Pure: the tests feed it buffers.
  * Returns the number of link messages seen, or -EBADMSG. */
@@ -12,4 +14,4 @@ int rtnl_parse_link_names(const void *buf, size_t len, void (*cb)(const char *if
 
 /* Subscribes to rtnetlink link messages: each re-reads the netdev and the
  * ports behind it. */
-int rtnl_start(Manager *m);
+int rtnl_start(struct EventSources *s);

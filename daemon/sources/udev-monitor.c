@@ -9,6 +9,7 @@
 #include "basic/log.h"
 #include "basic/parse.h"
 #include "basic/util.h"
+#include "event-sources.h"
 #include "manager.h"
 #include "verbs-events.h"
 
@@ -99,15 +100,16 @@ static void handle_pci(Manager *m, struct udev_device *dev, const char *action) 
  * calls queued behind it; the socket stays readable and we come back. */
 #define UDEV_EVENTS_PER_WAKEUP 16
 
-static int on_udev_event(sd_event_source *s, int fd, uint32_t revents, void *userdata) {
-        Manager *m = userdata;
+static int on_udev_event(sd_event_source *source, int fd, uint32_t revents, void *userdata) {
+        EventSources *s = userdata;
+        Manager *m = s->manager;
 
         for (unsigned n = 0; n < UDEV_EVENTS_PER_WAKEUP; n++) {
                 struct udev_device *dev;
                 const char *subsystem, *action;
 
                 errno = 0;
-                dev = udev_monitor_receive_device(m->monitor);
+                dev = udev_monitor_receive_device(s->monitor);
                 if (!dev) {
                         if (errno == ENOBUFS) {
                                 /* Events were lost: only a full comparison with sysfs is safe. */
@@ -129,7 +131,7 @@ static int on_udev_event(sd_event_source *s, int fd, uint32_t revents, void *use
                                 handle_pci(m, dev, action);
                         else if (streq(subsystem, "infiniband_verbs"))
                                 /* Its remove comes before the kernel waits for the node's users. */
-                                verbs_node_event(m, udev_device_get_sysname(dev), action);
+                                verbs_node_event(s, udev_device_get_sysname(dev), action);
                 }
                 udev_device_unref(dev);
         }
@@ -140,33 +142,35 @@ static int on_udev_event(sd_event_source *s, int fd, uint32_t revents, void *use
 /* What on_udev_event() dispatches. */
 static const char *const monitored_subsystems[] = { "infiniband", "net", "pci", "infiniband_verbs" };
 
-int udev_monitor_start(Manager *m) {
+int udev_monitor_start(EventSources *s) {
+        Manager *m;
         int r;
 
-        assert(m);
-        assert(!m->monitor);
+        assert(s);
+        assert(!s->monitor);
+        m = s->manager;
 
-        m->monitor = udev_monitor_new_from_netlink(m->udev, "udev");
-        if (!m->monitor)
+        s->monitor = udev_monitor_new_from_netlink(m->udev, "udev");
+        if (!s->monitor)
                 return log_error_errno(errno ?: ENOMEM, "Failed to create the udev monitor: %m");
 
         for (size_t i = 0; i < ELEMENTSOF(monitored_subsystems); i++) {
-                r = udev_monitor_filter_add_match_subsystem_devtype(m->monitor, monitored_subsystems[i], NULL);
+                r = udev_monitor_filter_add_match_subsystem_devtype(s->monitor, monitored_subsystems[i], NULL);
                 if (r < 0)
                         return log_error_errno(r, "Failed to filter the udev monitor for %s: %m",
                                                monitored_subsystems[i]);
         }
 
         /* A VF storm sends thousands of events at once: a large buffer makes overflow rare. */
-        (void) udev_monitor_set_receive_buffer_size(m->monitor, 128 * 1024 * 1024);
+        (void) udev_monitor_set_receive_buffer_size(s->monitor, 128 * 1024 * 1024);
 
-        r = udev_monitor_enable_receiving(m->monitor);
+        r = udev_monitor_enable_receiving(s->monitor);
         if (r < 0)
                 return log_error_errno(r, "Failed to start the udev monitor: %m");
 
-        r = sd_event_add_io(m->event, &m->monitor_event, udev_monitor_get_fd(m->monitor), EPOLLIN, on_udev_event, m);
+        r = sd_event_add_io(m->event, &s->monitor_event, udev_monitor_get_fd(s->monitor), EPOLLIN, on_udev_event, s);
         if (r < 0)
                 return log_error_errno(r, "Failed to watch the udev monitor: %m");
-        (void) sd_event_source_set_description(m->monitor_event, "udev-monitor");
+        (void) sd_event_source_set_description(s->monitor_event, "udev-monitor");
         return 0;
 }

@@ -19,6 +19,7 @@
 
 #include "basic/log.h"
 #include "basic/util.h"
+#include "event-sources.h"
 #include "manager.h"
 #include "reader-pool.h"
 
@@ -567,12 +568,14 @@ static void verbs_device_free(VerbsDevice *vd, VerbsCloseMode mode) {
         free(vd);
 }
 
-int verbs_events_start(Manager *m) {
+int verbs_events_start(EventSources *s) {
+        Manager *m;
         VerbsEvents *v;
         int r;
 
-        assert(m);
-        assert(!m->verbs);
+        assert(s);
+        assert(!s->verbs);
+        m = s->manager;
 
         v = calloc(1, sizeof(VerbsEvents));
         if (!v)
@@ -585,16 +588,17 @@ int verbs_events_start(Manager *m) {
         }
         (void) sd_event_source_set_enabled(v->defer, SD_EVENT_OFF);
         (void) sd_event_source_set_description(v->defer, "verbs-reread");
-        m->verbs = v;
+        s->verbs = v;
 
         /* One list for all of them: the first open asks for it, the others wait for it. */
         for (size_t i = 0; i < m->n_devices; i++)
-                verbs_device_added(m, m->devices[i]);
+                verbs_device_added(s, m->devices[i]);
         return 0;
 }
 
-void verbs_events_stop(Manager *m) {
-        VerbsEvents *v = m ? m->verbs : NULL;
+void verbs_events_stop(EventSources *s) {
+        VerbsEvents *v = s ? s->verbs : NULL;
+        Manager *m = s ? s->manager : NULL;
 
         if (!v)
                 return;
@@ -618,8 +622,8 @@ void verbs_events_stop(Manager *m) {
         }
 }
 
-void verbs_events_free(Manager *m) {
-        VerbsEvents *v = m ? m->verbs : NULL;
+void verbs_events_free(EventSources *s) {
+        VerbsEvents *v = s ? s->verbs : NULL;
 
         if (!v)
                 return;
@@ -628,11 +632,11 @@ void verbs_events_free(Manager *m) {
         free(v->devices);
         sd_event_source_disable_unref(v->defer);
         free(v);
-        m->verbs = NULL;
+        s->verbs = NULL;
 }
 
-void verbs_device_added(Manager *m, Device *d) {
-        VerbsEvents *v = m->verbs;
+void verbs_device_added(EventSources *s, Device *d) {
+        VerbsEvents *v = s->verbs;
         VerbsDevice *vd;
         const char *skip;
 
@@ -663,8 +667,8 @@ void verbs_device_added(Manager *m, Device *d) {
         (void) verbs_open(vd);
 }
 
-void verbs_device_removing(Manager *m, Device *d) {
-        VerbsEvents *v = m->verbs;
+void verbs_device_removing(EventSources *s, Device *d) {
+        VerbsEvents *v = s->verbs;
 
         if (!v)
                 return;
@@ -678,8 +682,8 @@ void verbs_device_removing(Manager *m, Device *d) {
                 }
 }
 
-void verbs_node_event(Manager *m, const char *node, const char *action) {
-        VerbsEvents *v = m->verbs;
+void verbs_node_event(EventSources *s, const char *node, const char *action) {
+        VerbsEvents *v = s->verbs;
 
         if (!v || !node || !action)
                 return;

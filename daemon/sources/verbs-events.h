@@ -6,6 +6,8 @@
 
 #include "forward.h"
 
+struct EventSources; /* event-sources.h */
+
 /* InfiniBand link changes from the kernel's verbs asynchronous events: a
  * verbs context per device with an InfiniBand link-layer port, its async_fd
  * on the event loop, each event acknowledged and the port it names re-read
@@ -19,17 +21,17 @@
 typedef struct VerbsEvents VerbsEvents;
 
 /* After manager_load(): opens what can be opened. Never fatal. */
-int verbs_events_start(Manager *m);
+int verbs_events_start(struct EventSources *s);
 /* Closes every context and opens no more (SIGTERM). */
-void verbs_events_stop(Manager *m);
-void verbs_events_free(Manager *m);
+void verbs_events_stop(struct EventSources *s);
+void verbs_events_free(struct EventSources *s);
 
 /* From the manager's table changes; no-ops before verbs_events_start(). */
-void verbs_device_added(Manager *m, Device *d);
-void verbs_device_removing(Manager *m, Device *d);
+void verbs_device_added(struct EventSources *s, Device *d);
+void verbs_device_removing(struct EventSources *s, Device *d);
 
 /* A uevent of the infiniband_verbs subsystem: node is its sysname ("uverbs0"). */
-void verbs_node_event(Manager *m, const char *node, const char *action);
+void verbs_node_event(struct EventSources *s, const char *node, const char *action);
 
 /* Decisions, pure (verbs-policy.c). Why rdmad opens no context for d
  * (a software device, no InfiniBand port), or NULL when it does. */

@@ -2,32 +2,35 @@
 /* The verbs event source of a build without libibverbs: the poll covers
  * every InfiniBand port, and the log says why, once. */
 #include "basic/log.h"
+#include "event-sources.h"
 #include "manager.h"
 #include "verbs-events.h"
 
 static bool said;
 
-int verbs_events_start(Manager *m) {
+int verbs_events_start(EventSources *s) {
+        Manager *m = s->manager;
+
         for (size_t i = 0; i < m->n_devices; i++)
-                verbs_device_added(m, m->devices[i]);
+                verbs_device_added(s, m->devices[i]);
         return 0;
 }
 
-void verbs_events_stop(Manager *m) {
+void verbs_events_stop(EventSources *s) {
 }
 
-void verbs_events_free(Manager *m) {
+void verbs_events_free(EventSources *s) {
 }
 
-void verbs_device_added(Manager *m, Device *d) {
+void verbs_device_added(EventSources *s, Device *d) {
         if (said || verbs_skip_reason(d))
                 return;
         log_info("Built without libibverbs: polling the link state of every InfiniBand port.");
         said = true;
 }
 
-void verbs_device_removing(Manager *m, Device *d) {
+void verbs_device_removing(EventSources *s, Device *d) {
 }
 
-void verbs_node_event(Manager *m, const char *node, const char *action) {
+void verbs_node_event(EventSources *s, const char *node, const char *action) {
 }
