@@ -1436,8 +1436,8 @@ static void bench_verbs(const unsigned *sizes, unsigned n_sizes) {
 
 /* ---------- a hostile local user: the attack table's long versions ---------- */
 
-/* The same attacks as tests/integration/test-attacks-floods.c, which holds
- * them (one engine, two lengths): run for `seconds` each on `n` devices.
+/* The same attacks as tests/integration/test-floods.c's test_attack_* rows,
+ * which hold them (one engine, two lengths): run for `seconds` each on `n` devices.
  * Its lines are the figures; a row over its bound says so and goes on. */
 static void bench_attacks(unsigned n, unsigned seconds) {
         char self[4096], program[4200], devices[16], duration[16];
@@ -1448,7 +1448,7 @@ static void bench_attacks(unsigned n, unsigned seconds) {
         assert_true(k > 0);
         self[k] = '\0';
         *strrchr(self, '/') = '\0';
-        snprintf(program, sizeof(program), "%s/../tests/test-attacks-floods", self);
+        snprintf(program, sizeof(program), "%s/../tests/test-floods", self);
         snprintf(devices, sizeof(devices), "%u", n);
         snprintf(duration, sizeof(duration), "%u", seconds);
         printf("\n## Hostile local user: %u s per attack, N = %u\n\n", seconds, n);
@@ -1458,6 +1458,7 @@ static void bench_attacks(unsigned n, unsigned seconds) {
         if (pid == 0) {
                 setenv("RDMAD_ATTACK_DEVICES", devices, 1);
                 setenv("RDMAD_ATTACK_SECONDS", duration, 1);
+                setenv("RDMAD_ATTACK_ONLY", "test_attack_*", 1);
                 execl(program, program, NULL);
                 _exit(127);
         }

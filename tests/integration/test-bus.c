@@ -389,55 +389,6 @@ static void test_get_device_by_name(void **state) {
         free(err);
 }
 
-static void test_standard_errors(void **state) {
-        Harness *h = *state;
-        char *err = NULL;
-
-        assert_null(harness_get_property(h, MLX5_0 "/port/1", RDMAD_PORT_INTERFACE, "NoSuchProperty", &err));
-        assert_string_equal(err, "org.freedesktop.DBus.Error.UnknownProperty");
-        free(err);
-
-        err = harness_call_error(h, MLX5_0 "/port/1", "org.freedesktop.DBus.Properties", "Set", "ssv",
-                                 RDMAD_PORT_INTERFACE, "State", "s", "1: DOWN");
-        assert_non_null(err);
-        assert_string_equal(err, "org.freedesktop.DBus.Error.PropertyReadOnly");
-        free(err);
-
-        err = harness_call_error(h, RDMAD_ROOT_PATH, "org.freedesktop.DBus.Properties", "Set", "ssv",
-                                 RDMAD_MANAGER_INTERFACE, "PollIntervalMs", "u", 5);
-        assert_string_equal(err, "org.freedesktop.DBus.Error.PropertyReadOnly");
-        free(err);
-
-        /* Objects that do not exist: no device, no such port, no sriov on a VF, a non-canonical path. */
-        err = harness_call_error(h, "/org/rdmad1/device/mlx9_5f9", "org.freedesktop.DBus.Properties", "GetAll", "s",
-                                 RDMAD_DEVICE_INTERFACE);
-        assert_string_equal(err, "org.freedesktop.DBus.Error.UnknownObject");
-        free(err);
-        err = harness_call_error(h, MLX5_0 "/port/2", "org.freedesktop.DBus.Properties", "GetAll", "s",
-                                 RDMAD_PORT_INTERFACE);
-        assert_string_equal(err, "org.freedesktop.DBus.Error.UnknownObject");
-        free(err);
-        err = harness_call_error(h, "/org/rdmad1/device/mlx5_5f1/sriov", "org.freedesktop.DBus.Properties", "GetAll",
-                                 "s", RDMAD_SRIOV_INTERFACE);
-        assert_string_equal(err, "org.freedesktop.DBus.Error.UnknownObject");
-        free(err);
-        err = harness_call_error(h, MLX5_0 "/port/_31", "org.freedesktop.DBus.Properties", "GetAll", "s",
-                                 RDMAD_PORT_INTERFACE);
-        assert_string_equal(err, "org.freedesktop.DBus.Error.UnknownObject");
-        free(err);
-
-        /* A real object, an interface it does not have: sd-bus answers UnknownProperty. */
-        err = harness_call_error(h, MLX5_0, "org.freedesktop.DBus.Properties", "Get", "ss", RDMAD_PORT_INTERFACE,
-                                 "State");
-        assert_non_null(err);
-        assert_string_equal(err, "org.freedesktop.DBus.Error.UnknownProperty");
-        free(err);
-
-        err = harness_call_error(h, RDMAD_ROOT_PATH, RDMAD_MANAGER_INTERFACE, "NoSuchMethod", "");
-        assert_string_equal(err, "org.freedesktop.DBus.Error.UnknownMethod");
-        free(err);
-}
-
 /* The files in introspection/ are the documented contract: what the daemon
  * introspects must match them member for member. */
 static void compare_annotations(GDBusAnnotationInfo **a, GDBusAnnotationInfo **b, const char *what) {
@@ -690,7 +641,6 @@ int main(void) {
                                                 harness_teardown_clean),
                 cmocka_unit_test_setup_teardown(test_peer_ping, host_setup, harness_teardown_clean),
                 cmocka_unit_test_setup_teardown(test_get_device_by_name, host_setup, harness_teardown_clean),
-                cmocka_unit_test_setup_teardown(test_standard_errors, host_setup, harness_teardown_clean),
                 cmocka_unit_test_setup_teardown(test_introspection_matches_the_documented_files, host_setup,
                                                 harness_teardown_clean),
                 cmocka_unit_test_setup_teardown(test_busctl_tree_and_get_property, host_setup, harness_teardown_clean),

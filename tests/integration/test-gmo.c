@@ -3,7 +3,8 @@
  * one sd-bus builds itself, byte for byte in its decoded form; a flood of
  * unprivileged callers is answered completely while root's calls go on; a
  * reply never mixes before and after a change; one connection holds at
- * most MANAGED_OBJECTS_CALLS_MAX calls, and leaving the bus drops them;
+ * most MANAGED_OBJECTS_CALLS_MAX calls (leaving the bus drops them:
+ * test-departures);
  * root is served first, users take turns, and once unprivileged replies have
  * had their share of the connection the others wait, then get Busy; the
  * size it counts is at least the real one; a reply too big for the bus is a
@@ -305,50 +306,6 @@ static int setup_debug_log(void **state) {
         return 0;
 }
 
-/* A connection that leaves with calls held: they are dropped (the daemon
- * says so), everyone else is served. */
-static void test_leaving_drops_calls(void **state) {
-        Harness *h = *state;
-        char *reference = gmo_dump(h->bus, NULL), *after, *log, needle[128];
-        unsigned ignored[4] = {}; /* with a callback: a call without one expects no reply */
-        const char *unique;
-        sd_bus *c = NULL;
-
-        assert_true(sd_bus_open_system(&c) >= 0);
-        assert_true(sd_bus_get_unique_name(c, &unique) >= 0);
-        /* Where the calls waited when the news came: for their turn, or to be identified. */
-        snprintf(needle, sizeof(needle), "%s left the bus;", unique);
-
-        /* Sent while the daemon is stopped, the connection closed at once:
-         * the calls arrive, then the news that their sender left. */
-        harness_pause(h);
-        for (unsigned i = 0; i < CALLS_MAX; i++)
-                assert_true(sd_bus_call_method_async(c, NULL, RDMAD_BUS_NAME, RDMAD_ROOT_PATH,
-                                                     "org.freedesktop.DBus.ObjectManager", "GetManagedObjects",
-                                                     on_counted_reply, ignored, "") >= 0);
-        assert_true(sd_bus_flush(c) >= 0);
-        usleep(200000); /* passed on by dbus-daemon */
-        sd_bus_flush_close_unref(c);
-        harness_resume(h);
-
-        after = gmo_dump(h->bus, NULL);
-        assert_non_null(after);
-        assert_string_equal(after, reference);
-        for (unsigned tries = 0;; tries++) {
-                log = harness_daemon_log(h);
-                if (strstr(log, needle))
-                        break;
-                if (tries > 200)
-                        fail_msg("the daemon never said \"%s\"; its log:\n%s", needle, log);
-                free(log);
-                harness_settle(h, 50);
-        }
-        printf("%s\n", strstr(log, needle));
-        free(log);
-        free(reference);
-        free(after);
-}
-
 /* The daemon counts the reply against the bus's limit without reading it
  * back: never less than its real size, and not much more. */
 static void test_size_counted(void **state) {
@@ -631,7 +588,6 @@ int main(void) {
                 cmocka_unit_test_setup_teardown(test_flood_answered, setup_sliced, teardown),
                 cmocka_unit_test_setup_teardown(test_changes_never_mixed, setup_sliced, teardown),
                 cmocka_unit_test_setup_teardown(test_calls_per_connection, setup_sliced, teardown),
-                cmocka_unit_test_setup_teardown(test_leaving_drops_calls, setup_debug_log, teardown),
                 cmocka_unit_test_setup_teardown(test_size_counted, setup_debug_log, teardown),
                 cmocka_unit_test_setup_teardown(test_root_served_first, setup_turns, teardown),
                 cmocka_unit_test_setup_teardown(test_users_take_turns, setup_turns, teardown),

@@ -32,49 +32,6 @@ static int live_setup(void **state) {
         return 0;
 }
 
-/* The names in a PropertiesChanged body, in order: "State StateNum ...". */
-static char *changed_names(const Signal *s) {
-        char *out = calloc(1, strlen(s->body) + 1);
-        const char *p = strchr(s->body, '{');
-
-        assert_non_null(out);
-        /* Body: "iface" {"Name": value, "Name2": value} [] — names are the quoted keys. */
-        while (p && (p = strstr(p, "\"")) && p < strrchr(s->body, '}')) {
-                const char *end = strchr(p + 1, '"');
-                if (!end)
-                        break;
-                if (end[1] == ':') {
-                        if (*out)
-                                strcat(out, " ");
-                        strncat(out, p + 1, (size_t) (end - p - 1));
-                        /* Skip the value: up to the next top-level ", \"" or the closing brace. */
-                        int depth = 0;
-                        const char *q = end + 2;
-                        for (; *q; q++) {
-                                if (*q == '"') {
-                                        q = strchr(q + 1, '"');
-                                        if (!q)
-                                                break;
-                                        continue;
-                                }
-                                if (*q == '[' || *q == '{' || *q == '(')
-                                        depth++;
-                                if (*q == ']' || *q == '}' || *q == ')') {
-                                        if (depth == 0)
-                                                break;
-                                        depth--;
-                                }
-                                if (*q == ',' && depth == 0)
-                                        break;
-                        }
-                        p = q;
-                        continue;
-                }
-                p = end + 1;
-        }
-        return out;
-}
-
 static void test_hot_add_and_remove(void **state) {
         Harness *h = *state;
         Objects *o;
@@ -152,7 +109,7 @@ static void test_port_flap_is_one_signal_with_exactly_the_changes(void **state) 
         harness_settle(h, 300); /* several more ticks: nothing more to say */
         assert_int_equal(h->n_signals, 1);
         s = harness_find_signal(h, HFI1_0 "/port/1", "PropertiesChanged");
-        names = changed_names(s);
+        names = signal_changed_names(s);
         assert_string_equal(names, "State StateNum StateName PhysState PhysStateNum PhysStateName Attributes "
                                    "StateChangedUsec StateChanges");
         free(names);
@@ -171,7 +128,7 @@ static void test_port_flap_is_one_signal_with_exactly_the_changes(void **state) 
         harness_wait_signals(h, HFI1_0 "/port/1", "PropertiesChanged", 1);
         harness_settle(h, 300);
         assert_int_equal(h->n_signals, 1);
-        names = changed_names(&h->signals[0]);
+        names = signal_changed_names(&h->signals[0]);
         assert_string_equal(names, "State StateNum StateName PhysState PhysStateNum PhysStateName Rate RateSpeed "
                                    "RateInfo LinkSpeed Attributes StateChangedUsec StateChanges");
         free(names);
@@ -182,7 +139,7 @@ static void test_port_flap_is_one_signal_with_exactly_the_changes(void **state) 
         harness_clear_signals(h);
         harness_write(h, HFI1_SYS, "ports/1/lid", "0x17\n");
         harness_wait_signals(h, HFI1_0 "/port/1", "PropertiesChanged", 1);
-        names = changed_names(&h->signals[0]);
+        names = signal_changed_names(&h->signals[0]);
         assert_string_equal(names, "Lid Attributes");
         free(names);
         harness_assert_property(h, HFI1_0 "/port/1", RDMAD_PORT_INTERFACE, "Lid", "23");
@@ -206,7 +163,7 @@ static void test_phys_state_settling_after_the_state_is_seen(void **state) {
         harness_clear_signals(h);
         harness_write(h, HFI1_SYS, "ports/1/state", "1: DOWN\n");
         harness_wait_signals(h, HFI1_0 "/port/1", "PropertiesChanged", 1);
-        names = changed_names(&h->signals[0]);
+        names = signal_changed_names(&h->signals[0]);
         assert_string_equal(names, "State StateNum StateName Attributes StateChangedUsec StateChanges");
         free(names);
 
@@ -214,7 +171,7 @@ static void test_phys_state_settling_after_the_state_is_seen(void **state) {
         harness_clear_signals(h);
         harness_write(h, HFI1_SYS, "ports/1/phys_state", "3: Disabled\n");
         harness_wait_signals(h, HFI1_0 "/port/1", "PropertiesChanged", 1);
-        names = changed_names(&h->signals[0]);
+        names = signal_changed_names(&h->signals[0]);
         assert_string_equal(names, "PhysState PhysStateNum PhysStateName Attributes StateChangedUsec");
         free(names);
         harness_assert_property(h, HFI1_0 "/port/1", RDMAD_PORT_INTERFACE, "PhysStateName", "Disabled");
@@ -258,7 +215,7 @@ static void test_a_yielding_poll_pass_reaches_every_port(void **state) {
         harness_settle(h, 500); /* ten passes at 50 ms */
         assert_int_equal(h->n_signals, 2);
         for (size_t i = 0; i < h->n_signals; i++) {
-                names = changed_names(&h->signals[i]);
+                names = signal_changed_names(&h->signals[i]);
                 assert_string_equal(names, "State StateNum StateName PhysState PhysStateNum PhysStateName Attributes "
                                            "StateChangedUsec StateChanges");
                 free(names);
@@ -511,52 +468,6 @@ static void test_uevent_storm_leaves_the_tree_equal_to_sysfs(void **state) {
         assert_int_equal(h->n_signals, 0);
 }
 
-static int no_poll_setup(void **state) {
-        static const char *const no_poll[] = { "--poll-interval=0", NULL };
-
-        *state = harness_start(HARNESS_FIXTURES("mlx5-roce-sriov", "hfi1"), no_poll);
-        return 0;
-}
-
-/* With polling off, only rtnetlink can tell the daemon: a link message for
- * the RoCE port's netdev re-reads the port and the netdev at once. */
-static void test_rtnetlink_link_change_rereads_the_port(void **state) {
-        Harness *h = *state;
-        char *names;
-        int status;
-        char *out;
-
-        if (!private_network)
-                skip(); /* needs its own network namespace to create interfaces */
-
-        harness_assert_property(h, RDMAD_ROOT_PATH, RDMAD_MANAGER_INTERFACE, "PollIntervalMs", "0");
-        out = harness_run_command(h, "ip link add ens1f0np0 type veth peer name ens1f0np0p", &status);
-        assert_int_equal(status, 0);
-        free(out);
-        harness_settle(h, 200);
-        harness_clear_signals(h);
-
-        harness_write(h, MLX5_SYS, "ports/1/state", "1: DOWN\n");
-        harness_write(h, MLX5_SYS, "ports/1/phys_state", "3: Disabled\n");
-        harness_write(h, MLX5_NET_SYS, "operstate", "down\n");
-        harness_settle(h, 300);
-        assert_int_equal(h->n_signals, 0); /* no poll, no event: nothing seen yet */
-
-        out = harness_run_command(h, "ip link set ens1f0np0 mtu 1400", &status);
-        assert_int_equal(status, 0);
-        free(out);
-        harness_wait_signals(h, MLX5_0 "/port/1", "PropertiesChanged", 1);
-        harness_wait_signals(h, MLX5_0 "/netdev/ens1f0np0", "PropertiesChanged", 1);
-        names = changed_names(harness_find_signal(h, MLX5_0 "/port/1", "PropertiesChanged"));
-        assert_string_equal(names, "State StateNum StateName PhysState PhysStateNum PhysStateName Attributes "
-                                   "StateChangedUsec StateChanges");
-        free(names);
-        names = changed_names(harness_find_signal(h, MLX5_0 "/netdev/ens1f0np0", "PropertiesChanged"));
-        assert_string_equal(names, "OperState Attributes");
-        free(names);
-        harness_assert_property(h, MLX5_0 "/netdev/ens1f0np0", RDMAD_NETDEV_INTERFACE, "OperState", "down");
-}
-
 int main(void) {
         private_network = harness_private_network();
         const struct CMUnitTest tests[] = {
@@ -577,8 +488,6 @@ int main(void) {
                                                 harness_teardown_clean),
                 cmocka_unit_test_setup_teardown(test_wait_for_state, live_setup, harness_teardown_clean),
                 cmocka_unit_test_setup_teardown(test_uevent_storm_leaves_the_tree_equal_to_sysfs, live_setup,
-                                                harness_teardown_clean),
-                cmocka_unit_test_setup_teardown(test_rtnetlink_link_change_rereads_the_port, no_poll_setup,
                                                 harness_teardown_clean),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);

@@ -3,7 +3,9 @@
  * system bus configured like Debian's (deny by default, system.d), on the
  * bus RDMAD_TEST_BUS names: what it lets an unprivileged caller do, what it
  * and rdmad refuse without polkit, and who may own org.rdmad1. No test
- * policy of its own: this is what a host gets. */
+ * policy of its own: this is what a host gets. And what every user may
+ * read is all rdmad publishes: a device's Attributes leave out the files
+ * only root or a group may read. */
 #include <pwd.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -12,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -151,6 +154,45 @@ static void test_rdmad_as_root_is_refused_the_name_and_says_so(void **state) {
         harness_start_daemon(h, (const char *const[]){ "--poll-interval=0", NULL });
 }
 
+/* ---- Attributes: only what every user may read ---- */
+
+#define MLX5_IB_SYS_ATTR "/sys/devices/pci0000:5d/0000:5d:00.0/0000:5e:00.0/infiniband/mlx5_0"
+
+static void prepare_private_attributes(Harness *h) {
+        char *root = umockdev_testbed_get_root_dir(h->testbed), path[1024];
+
+        harness_write(h, MLX5_IB_SYS_ATTR, "root_only", "secret\n");
+        harness_write(h, MLX5_IB_SYS_ATTR, "group_only", "secret\n");
+        harness_write(h, MLX5_IB_SYS_ATTR, "for_everyone", "public\n");
+        snprintf(path, sizeof(path), "%s%s/root_only", root, MLX5_IB_SYS_ATTR);
+        assert_int_equal(chmod(path, 0400), 0);
+        snprintf(path, sizeof(path), "%s%s/group_only", root, MLX5_IB_SYS_ATTR);
+        assert_int_equal(chmod(path, 0440), 0);
+        snprintf(path, sizeof(path), "%s%s/for_everyone", root, MLX5_IB_SYS_ATTR);
+        assert_int_equal(chmod(path, 0444), 0);
+        g_free(root);
+}
+
+static int attributes_setup(void **state) {
+        harness_prepare = prepare_private_attributes;
+        *state = harness_start(HARNESS_FIXTURES("mlx5-roce-sriov"), NULL);
+        harness_prepare = NULL;
+        return 0;
+}
+
+static void test_attributes_publish_only_what_every_user_may_read(void **state) {
+        Harness *h = *state;
+        char *attrs =
+                harness_get_property(h, "/org/rdmad1/device/mlx5_5f0", RDMAD_DEVICE_INTERFACE, "Attributes", NULL);
+
+        assert_non_null(attrs);
+        assert_non_null(strstr(attrs, "\"for_everyone\": \"public\""));
+        assert_null(strstr(attrs, "root_only"));
+        assert_null(strstr(attrs, "group_only"));
+        assert_null(strstr(attrs, "secret"));
+        free(attrs);
+}
+
 int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test_setup_teardown(test_unprivileged_reads_are_allowed, policy_setup,
@@ -160,6 +202,8 @@ int main(void) {
                 cmocka_unit_test_setup_teardown(test_only_the_rdmad_user_owns_the_name, policy_setup,
                                                 harness_teardown_clean),
                 cmocka_unit_test_setup_teardown(test_rdmad_as_root_is_refused_the_name_and_says_so, policy_setup,
+                                                harness_teardown_clean),
+                cmocka_unit_test_setup_teardown(test_attributes_publish_only_what_every_user_may_read, attributes_setup,
                                                 harness_teardown_clean),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);

@@ -2,7 +2,9 @@
 /* Sriov.SetNumVfs with the real polkitd on the private bus: root succeeds,
  * an unprivileged caller is refused, bad counts never reach the hardware,
  * without polkit root still succeeds and anyone else is promptly refused,
- * and a slow driver never stalls the bus. */
+ * a polkit answer for a call that can no longer proceed (another change
+ * started meanwhile, the device removed) leaves nothing behind, and a slow
+ * driver never stalls the bus. */
 #include <fcntl.h>
 #include <pwd.h>
 #include <setjmp.h>
@@ -13,6 +15,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
+#include <signal.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -212,6 +216,93 @@ static void test_slow_driver_never_blocks_the_bus(void **state) {
         free(fifo);
 }
 
+/* ---- an authorization whose call can no longer proceed ---- */
+
+#define NOBODY 65534
+
+/* As polkit_setup(), with the daemon's debug log ("Authorization checks held: N"). */
+static int logged_setup(void **state) {
+        Harness *h = harness_start_logged(HARNESS_FIXTURES("mlx5-roce-sriov"),
+                                          (const char *const[]){ "--poll-interval=0", "--log-level=debug", NULL });
+
+        *state = h;
+        if (have_polkit)
+                have_polkit = harness_start_polkit(h);
+        return 0;
+}
+
+/* nobody: one SetNumVfs(2), its answer reported. */
+static void set_once(sd_bus *bus, FILE *report, int control, const void *data) {
+        sd_bus_error error = SD_BUS_ERROR_NULL;
+
+        if (sd_bus_call_method(bus, RDMAD_BUS_NAME, SRIOV, RDMAD_SRIOV_INTERFACE, "SetNumVfs", &error, NULL, "u", 2) <
+            0)
+                fprintf(report, "%s\n", error.name);
+        else
+                fprintf(report, "ok\n");
+        sd_bus_error_free(&error);
+        user_caller_wait_for_parent(control);
+}
+
+static void test_racing_pair_leaves_no_query(void **state) {
+        Harness *h = *state;
+        AsyncReply root = {};
+        char *fifo, *line;
+        UserCaller n;
+
+        HARNESS_REQUIRE_POLKIT(have_polkit);
+
+        /* nobody asks first; polkit is slow to answer. */
+        assert_int_equal(kill(h->polkit_pid, SIGSTOP), 0);
+        user_caller_start(&n, NOBODY, set_once, NULL);
+        harness_wait_log_count(h, "Authorization checks held: ", 1);
+
+        /* Meanwhile root (no polkit needed) starts a change on the same PF. */
+        fifo = harness_fifo_numvfs(h, PF_SYS);
+        assert_true(sd_bus_call_method_async(h->bus, NULL, RDMAD_BUS_NAME, SRIOV, RDMAD_SRIOV_INTERFACE, "SetNumVfs",
+                                             harness_on_reply, &root, "u", 4) >= 0);
+        assert_true(sd_bus_flush(h->bus) >= 0);
+        harness_wait_log(h, "→ 4 VFs: started.");
+
+        /* polkit answers; nobody's call, replayed, stops at the Busy check. */
+        assert_int_equal(kill(h->polkit_pid, SIGCONT), 0);
+        line = user_caller_read_line(&n);
+        assert_string_equal(line, RDMAD_ERROR_BUSY);
+        free(line);
+        harness_wait_log_count(h, "Authorization checks held: ", 0);
+
+        harness_fifo_serve_read(fifo, "1\n");
+        harness_fifo_expect_writes(fifo, "0\n4\n");
+        harness_fifo_serve_read(fifo, "4\n");
+        assert_true(harness_wait(h, harness_reply_done, &root, 20000));
+        assert_null(root.error_name);
+        async_reply_clear(&root);
+        user_caller_finish(&n);
+        free(fifo);
+}
+
+static void test_device_removed_during_authorization_leaves_no_query(void **state) {
+        Harness *h = *state;
+        char *line;
+        UserCaller n;
+
+        HARNESS_REQUIRE_POLKIT(have_polkit);
+        assert_int_equal(kill(h->polkit_pid, SIGSTOP), 0);
+        user_caller_start(&n, NOBODY, set_once, NULL);
+        harness_wait_log_count(h, "Authorization checks held: ", 1);
+
+        umockdev_testbed_uevent(h->testbed, PF_SYS "/infiniband/mlx5_0", "remove");
+        harness_wait_signals(h, RDMAD_ROOT_PATH, "InterfacesRemoved", 1);
+
+        /* The replay finds no object: sd-bus answers it, the handler never runs. */
+        assert_int_equal(kill(h->polkit_pid, SIGCONT), 0);
+        line = user_caller_read_line(&n);
+        assert_string_equal(line, "org.freedesktop.DBus.Error.UnknownObject");
+        free(line);
+        harness_wait_log_count(h, "Authorization checks held: ", 0);
+        user_caller_finish(&n);
+}
+
 int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test_setup_teardown(test_root_changes_the_count, polkit_setup, harness_teardown_clean),
@@ -221,6 +312,9 @@ int main(void) {
                                                 harness_teardown_clean),
                 cmocka_unit_test_setup_teardown(test_without_polkit_root_succeeds_and_others_are_refused_promptly,
                                                 polkit_setup, harness_teardown_clean),
+                cmocka_unit_test_setup_teardown(test_racing_pair_leaves_no_query, logged_setup, harness_teardown_clean),
+                cmocka_unit_test_setup_teardown(test_device_removed_during_authorization_leaves_no_query, logged_setup,
+                                                harness_teardown_clean),
                 cmocka_unit_test_setup_teardown(test_slow_driver_never_blocks_the_bus, polkit_setup,
                                                 harness_teardown_clean),
         };

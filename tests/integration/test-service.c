@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* rdmad as a system service: the bus policy on a strict bus, watchdog pings,
- * a clean SIGTERM under valgrind, exit on bus loss, SIGHUP, --help. */
+ * a clean SIGTERM under valgrind, SIGTERM answering held calls without
+ * waiting for a driver stuck in a write (the fault injector's), exit on bus
+ * loss, SIGHUP, --help. */
 #include <pwd.h>
 #include <setjmp.h>
 #include <signal.h>
@@ -214,6 +216,80 @@ static void test_help_version_and_bad_options(void **state) {
         free(out);
 }
 
+/* ---- SIGTERM with calls held and a driver stuck ---- */
+
+#define SRIOV      "/org/rdmad1/device/mlx5_5f0/sriov"
+#define MLX4_PORT2 "/org/rdmad1/device/mlx4_5f0/port/2"
+
+typedef struct ErrorReply {
+        bool done;
+        char *name, *message;
+} ErrorReply;
+
+static int on_error_reply(sd_bus_message *m, void *userdata, sd_bus_error *ret_error) {
+        ErrorReply *r = userdata;
+        const sd_bus_error *e = sd_bus_message_get_error(m);
+
+        r->done = true;
+        r->name = e ? strdup(e->name) : NULL;
+        r->message = e ? strdup(e->message ?: "") : NULL;
+        return 0;
+}
+
+static bool both_done(Harness *h, const void *data) {
+        const ErrorReply *r = data;
+        return r[0].done && r[1].done;
+}
+
+/* A driver write that never returns: the fault injector's, in front of
+ * umockdev's preload (a FIFO would block inside umockdev's open(), which
+ * holds a lock the daemon's other threads need too). */
+static int sigterm_setup(void **state) {
+        setenv("RDMAD_FAULT_HANG_WRITE", "/sriov_numvfs", 1);
+        harness_daemon_preload = FAULT_INJECT;
+        *state = harness_start_logged(HARNESS_FIXTURES("mlx5-roce-sriov", "mlx4-vpi"),
+                                      (const char *const[]){ "--log-level=debug", NULL });
+        harness_daemon_preload = NULL;
+        unsetenv("RDMAD_FAULT_HANG_WRITE");
+        return 0;
+}
+
+static void test_sigterm_answers_held_calls_and_does_not_wait_for_a_stuck_driver(void **state) {
+        Harness *h = *state;
+        ErrorReply replies[2] = {};
+        sd_bus_message *call = NULL;
+        uint64_t start;
+        /* The calls' own timeouts stay out of the way: 120 s. */
+        assert_true(sd_bus_message_new_method_call(h->bus, &call, RDMAD_BUS_NAME, SRIOV, RDMAD_SRIOV_INTERFACE,
+                                                   "SetNumVfs") >= 0);
+        assert_true(sd_bus_message_append(call, "u", 4) >= 0);
+        assert_true(sd_bus_call_async(h->bus, NULL, call, on_error_reply, &replies[0], 120 * 1000000ULL) >= 0);
+        call = sd_bus_message_unref(call);
+        assert_true(sd_bus_call_method_async(h->bus, NULL, RDMAD_BUS_NAME, MLX4_PORT2, RDMAD_PORT_INTERFACE,
+                                             "WaitForState", on_error_reply, &replies[1], "su", "ACTIVE",
+                                             UINT32_MAX) >= 0);
+        assert_true(sd_bus_flush(h->bus) >= 0);
+        harness_wait_log(h, "→ 4 VFs: started.");
+        harness_wait_log_count(h, "WaitForState calls held: ", 1);
+        /* Its write of 0 (1 VF before) hangs; the daemon still answers. */
+        harness_assert_property(h, SRIOV, RDMAD_SRIOV_INTERFACE, "NumVfs", "1");
+
+        start = now_usec();
+        assert_int_equal(kill(h->daemon_pid, SIGTERM), 0);
+        /* The bound is 10 s (SRIOV_STOP_TIMEOUT_USEC). */
+        assert_true(harness_wait(h, both_done, replies, 60000));
+        printf("SIGTERM: both calls answered after %.1f s\n", (now_usec() - start) / 1e6);
+        assert_string_equal(replies[0].name, RDMAD_ERROR_FAILED);
+        assert_string_equal(replies[0].message, "rdmad is stopping; the VF change may still complete in the kernel.");
+        assert_string_equal(replies[1].name, RDMAD_ERROR_FAILED);
+        assert_string_equal(replies[1].message, "rdmad is stopping.");
+        for (size_t i = 0; i < 2; i++) {
+                free(replies[i].name);
+                free(replies[i].message);
+        }
+        /* harness_teardown_clean: the daemon must have exited with 0. */
+}
+
 int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test_setup_teardown(test_bus_policy, strict_bus_setup, harness_teardown_clean),
@@ -224,6 +300,8 @@ int main(void) {
                 cmocka_unit_test_setup_teardown(test_sigterm_under_valgrind_is_clean, valgrind_setup,
                                                 harness_teardown_clean),
 #endif
+                cmocka_unit_test_setup_teardown(test_sigterm_answers_held_calls_and_does_not_wait_for_a_stuck_driver,
+                                                sigterm_setup, harness_teardown_clean),
                 cmocka_unit_test_setup_teardown(test_bus_loss_ends_the_daemon_with_a_failure, plain_setup,
                                                 harness_teardown_clean),
                 cmocka_unit_test_setup_teardown(test_sighup_rescans, plain_setup, harness_teardown_clean),

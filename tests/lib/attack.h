@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 #pragma once
 
-/* The attacker of the floods (test-attacks-floods): user `uid`'s child
+/* The attacker of the floods (test-floods, test-departures): user `uid`'s child
  * processes, each keeping connections x in_flight calls in flight (a new
  * call for each answer) or connecting, calling and closing again, on the
  * simulated host of host.h, until attacker_stop(). */

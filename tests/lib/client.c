@@ -273,3 +273,40 @@ void harness_assert_property(Harness *h, const char *path, const char *interface
         assert_string_equal(v, expected);
         free(v);
 }
+
+int replies_on_reply(sd_bus_message *m, void *userdata, sd_bus_error *ret_error) {
+        Replies *r = userdata;
+        const sd_bus_error *e = sd_bus_message_get_error(m);
+        unsigned i;
+
+        r->n++;
+        if (!e) {
+                r->ok++;
+                return 0;
+        }
+        for (i = 0; i < r->n_names; i++)
+                if (strcmp(r->names[i], e->name) == 0)
+                        break;
+        if (i == r->n_names && i < 8)
+                r->names[r->n_names++] = strdup(e->name);
+        if (i < 8)
+                r->counts[i]++;
+        if (!r->busy_message && strcmp(e->name, RDMAD_ERROR_BUSY) == 0)
+                r->busy_message = strdup(e->message ?: "");
+        return 0;
+}
+
+void replies_print(FILE *f, const Replies *r) {
+        fprintf(f, "ok=%u", r->ok);
+        for (unsigned i = 0; i < r->n_names; i++)
+                fprintf(f, " %s=%u", r->names[i], r->counts[i]);
+        fprintf(f, "\n");
+}
+
+/* The child is checked for leaks too (valgrind follows the fork). */
+void replies_clear(Replies *r) {
+        for (unsigned i = 0; i < r->n_names; i++)
+                free(r->names[i]);
+        free(r->busy_message);
+        *r = (Replies){};
+}

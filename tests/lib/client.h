@@ -7,6 +7,7 @@
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <systemd/sd-bus.h>
 
 #include "message.h"
@@ -60,6 +61,19 @@ typedef struct AsyncReply {
 int harness_on_reply(sd_bus_message *m, void *userdata, sd_bus_error *ret_error);
 bool harness_reply_done(Harness *h, const void *data);
 void async_reply_clear(AsyncReply *a);
+
+/* The replies of many asynchronous calls, counted by error name: pass
+ * replies_on_reply and a Replies. replies_print(): "ok=N name=N ...". */
+typedef struct Replies {
+        unsigned n, ok;
+        unsigned n_names;
+        char *names[8];
+        unsigned counts[8];
+        char *busy_message; /* the first Busy's message */
+} Replies;
+int replies_on_reply(sd_bus_message *m, void *userdata, sd_bus_error *ret_error);
+void replies_print(FILE *f, const Replies *r);
+void replies_clear(Replies *r);
 
 void harness_clear_signals(Harness *h);
 size_t harness_count_signals(Harness *h, const char *path, const char *member);

@@ -98,6 +98,86 @@ char *harness_daemon_log(Harness *h) {
         return text;
 }
 
+Harness *harness_start_logged(const char *const *fixtures, const char *const *args) {
+        Harness *h;
+
+        harness_capture_daemon_log = true;
+        h = harness_start(fixtures, args);
+        harness_capture_daemon_log = false;
+        return h;
+}
+
+bool harness_log_has(Harness *h, const char *needle) {
+        char *log = harness_daemon_log(h);
+        bool found = log && strstr(log, needle);
+
+        free(log);
+        return found;
+}
+
+static bool log_has(Harness *h, const void *needle) {
+        return harness_log_has(h, needle);
+}
+
+void harness_wait_log(Harness *h, const char *needle) {
+        if (!harness_wait(h, log_has, needle, 30000))
+                fail_msg("the daemon never logged \"%s\"", needle);
+}
+
+typedef struct LogTimes {
+        const char *needle;
+        unsigned n;
+} LogTimes;
+
+static bool log_has_times(Harness *h, const void *data) {
+        const LogTimes *t = data;
+        char *log = harness_daemon_log(h), *p = log;
+        unsigned n = 0;
+
+        while (p && (p = strstr(p, t->needle))) {
+                n++;
+                p++;
+        }
+        free(log);
+        return n >= t->n;
+}
+
+void harness_wait_log_times(Harness *h, const char *needle, unsigned n) {
+        LogTimes t = { needle, n };
+
+        if (!harness_wait(h, log_has_times, &t, 30000))
+                fail_msg("the daemon did not log \"%s\" %u times", needle, n);
+}
+
+long harness_log_count(Harness *h, const char *prefix) {
+        char *log = harness_daemon_log(h), *p, *last = NULL;
+        long n = -1;
+
+        for (p = log; p && (p = strstr(p, prefix)); p++)
+                last = p;
+        if (last)
+                n = strtol(last + strlen(prefix), NULL, 10);
+        free(log);
+        return n;
+}
+
+typedef struct CountIs {
+        const char *prefix;
+        long n;
+} CountIs;
+
+static bool count_is(Harness *h, const void *data) {
+        const CountIs *c = data;
+        return harness_log_count(h, c->prefix) == c->n;
+}
+
+void harness_wait_log_count(Harness *h, const char *prefix, long n) {
+        CountIs c = { prefix, n };
+
+        if (!harness_wait(h, count_is, &c, 30000))
+                fail_msg("\"%s\" is %ld, not %ld", prefix, harness_log_count(h, prefix), n);
+}
+
 void start_daemon(Harness *h, const char *const *args) {
         const char *binary = getenv("RDMAD_BINARY");
         const char *wrapper = getenv("RDMAD_TEST_WRAPPER"); /* e.g. "valgrind --error-exitcode=99" */

@@ -36,6 +36,20 @@ extern bool harness_capture_daemon_log;
 extern bool harness_daemon_log_is_journal;
 char *harness_daemon_log(Harness *h);
 
+/* harness_start() with the daemon's log captured. */
+Harness *harness_start_logged(const char *const *fixtures, const char *const *args);
+
+/* What the captured log says, as an operator reads it: whether it has
+ * `needle`; waiting (up to 30 s, or fail) until it has it, or has it n
+ * times; the number after the last `prefix` (-1 without one: the daemon
+ * logs "WaitForState calls held: N" whenever that changes), and waiting
+ * until that number is n. */
+bool harness_log_has(Harness *h, const char *needle);
+void harness_wait_log(Harness *h, const char *needle);
+void harness_wait_log_times(Harness *h, const char *needle, unsigned n);
+long harness_log_count(Harness *h, const char *prefix);
+void harness_wait_log_count(Harness *h, const char *prefix, long n);
+
 /* The daemon's resident memory, from /proc. */
 uint64_t harness_daemon_rss_kib(Harness *h);
 

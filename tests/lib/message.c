@@ -348,3 +348,45 @@ size_t message_body_size(sd_bus_message *m) {
         assert_true(sd_bus_message_rewind(m, true) >= 0);
         return walk_wire_size(m, 0);
 }
+
+char *signal_changed_names(const Signal *s) {
+        char *out = calloc(1, strlen(s->body) + 1);
+        const char *p = strchr(s->body, '{');
+
+        assert_non_null(out);
+        /* Body: "iface" {"Name": value, "Name2": value} [] — names are the quoted keys. */
+        while (p && (p = strstr(p, "\"")) && p < strrchr(s->body, '}')) {
+                const char *end = strchr(p + 1, '"');
+                if (!end)
+                        break;
+                if (end[1] == ':') {
+                        if (*out)
+                                strcat(out, " ");
+                        strncat(out, p + 1, (size_t) (end - p - 1));
+                        /* Skip the value: up to the next top-level ", \"" or the closing brace. */
+                        int depth = 0;
+                        const char *q = end + 2;
+                        for (; *q; q++) {
+                                if (*q == '"') {
+                                        q = strchr(q + 1, '"');
+                                        if (!q)
+                                                break;
+                                        continue;
+                                }
+                                if (*q == '[' || *q == '{' || *q == '(')
+                                        depth++;
+                                if (*q == ']' || *q == '}' || *q == ')') {
+                                        if (depth == 0)
+                                                break;
+                                        depth--;
+                                }
+                                if (*q == ',' && depth == 0)
+                                        break;
+                        }
+                        p = q;
+                        continue;
+                }
+                p = end + 1;
+        }
+        return out;
+}

@@ -8,6 +8,7 @@
 #include <systemd/sd-bus.h>
 
 typedef struct Harness Harness;
+typedef struct Signal Signal;
 
 /* Formats the rest of a message like "[1, 2]", "(0, \"fe80::\", \"\")",
  * "{\"k\": \"v\"}"; top-level strings unquoted. */
@@ -36,3 +37,7 @@ char *objects_interfaces(const Objects *o);
 
 /* The size of m's body as D-Bus marshals it (sd-bus tells no size). */
 size_t message_body_size(sd_bus_message *m);
+
+/* The property names in a PropertiesChanged signal's body, in order:
+ * "State StateNum ..." (caller frees). */
+char *signal_changed_names(const Signal *s);

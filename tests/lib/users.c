@@ -296,3 +296,76 @@ char *harness_call_as(Harness *h, uid_t uid, gid_t gid, const char *destination,
         buf[n > 0 ? n : 0] = '\0';
         return buf[0] ? strdup(buf) : NULL;
 }
+
+void user_caller_start(UserCaller *c, uid_t uid, UserCallerBody body, const void *data) {
+        struct passwd *pw = getpwuid(uid);
+        gid_t gid = pw ? pw->pw_gid : uid;
+        int report[2], control[2];
+
+        assert_int_equal(pipe2(report, O_CLOEXEC), 0);
+        assert_int_equal(pipe2(control, O_CLOEXEC), 0);
+        c->pid = fork();
+        assert_true(c->pid >= 0);
+        if (c->pid == 0) {
+                sd_bus *bus = NULL;
+                FILE *f;
+
+                close(report[0]);
+                close(control[1]);
+                f = fdopen(report[1], "w");
+                if (!f || setgroups(0, NULL) < 0 || setresgid(gid, gid, gid) < 0 || setresuid(uid, uid, uid) < 0 ||
+                    sd_bus_open_system(&bus) < 0)
+                        _exit(2);
+                setvbuf(f, NULL, _IOLBF, 0);
+                body(bus, f, control[0], data);
+                fclose(f);
+                sd_bus_flush_close_unref(bus);
+                _exit(0);
+        }
+        close(report[1]);
+        close(control[0]);
+        c->report = report[0];
+        c->control = control[1];
+}
+
+char *user_caller_read_line(UserCaller *c) {
+        char buf[1024];
+        size_t len = 0;
+
+        while (len < sizeof(buf) - 1) {
+                ssize_t k = read(c->report, buf + len, 1);
+
+                assert_true(k >= 0);
+                if (k == 0 || buf[len] == '\n')
+                        break;
+                len++;
+        }
+        buf[len] = '\0';
+        return strdup(buf);
+}
+
+void user_caller_finish(UserCaller *c) {
+        int status;
+
+        close(c->control);
+        assert_int_equal(waitpid(c->pid, &status, 0), c->pid);
+        assert_true(WIFEXITED(status));
+        assert_int_equal(WEXITSTATUS(status), 0);
+        close(c->report);
+}
+
+void user_caller_kill(UserCaller *c) {
+        int status;
+
+        kill(c->pid, SIGKILL);
+        assert_int_equal(waitpid(c->pid, &status, 0), c->pid);
+        close(c->control);
+        close(c->report);
+}
+
+void user_caller_wait_for_parent(int control) {
+        char c;
+
+        while (read(control, &c, 1) > 0)
+                ;
+}

@@ -6,6 +6,7 @@
  * a private network namespace. */
 
 #include <stdbool.h>
+#include <stdio.h>
 #include <sys/types.h>
 #include <systemd/sd-bus.h>
 
@@ -53,3 +54,21 @@ sd_bus *harness_open_bus_as(uid_t uid);
 /* RequestName(name) as uid/gid; the D-Bus error name (caller frees), or NULL
  * if the bus granted it. */
 char *harness_request_name_as(Harness *h, uid_t uid, gid_t gid, const char *name);
+
+/* A caller of another user in a process of its own, on its own connection
+ * to the system bus: body(bus, report, control, data) runs there, writes
+ * what it saw to `report` (one line each; user_caller_read_line() reads
+ * them), and may block in user_caller_wait_for_parent(control) until the
+ * test lets it go. user_caller_finish(): lets it go, and it must exit with
+ * 0 (it closes its connection); user_caller_kill(): SIGKILL. */
+typedef struct UserCaller {
+        pid_t pid;
+        int report;  /* what the child tells */
+        int control; /* closed by the parent: the child disconnects and exits */
+} UserCaller;
+typedef void (*UserCallerBody)(sd_bus *bus, FILE *report, int control, const void *data);
+void user_caller_start(UserCaller *c, uid_t uid, UserCallerBody body, const void *data);
+char *user_caller_read_line(UserCaller *c);
+void user_caller_finish(UserCaller *c);
+void user_caller_kill(UserCaller *c);
+void user_caller_wait_for_parent(int control);
