@@ -37,106 +37,91 @@ static int huge_setup(void **state) {
         return 0;
 }
 
-static void assert_call_error(Harness *h, const char *expected, const char *path, const char *interface,
-                              const char *member, const char *types, ...) {
-        va_list ap;
-        char *name;
-
-        va_start(ap, types);
-        name = harness_call_errorv(h, path, interface, member, types, ap);
-        va_end(ap);
-        if (!name || strcmp(name, expected) != 0)
-                fail_msg("%s.%s on %s: %s; expected %s", interface, member, path, name ?: "success", expected);
-        free(name);
-}
-
-static void assert_daemon_answers(Harness *h) {
-        assert_true(sd_bus_call_method(h->bus, RDMAD_BUS_NAME, RDMAD_ROOT_PATH, "org.freedesktop.DBus.Peer", "Ping",
-                                       NULL, NULL, "") >= 0);
-        assert_int_equal(waitpid(h->daemon_pid, NULL, WNOHANG), 0);
-}
-
 static void test_bad_calls_get_precise_errors(void **state) {
         Harness *h = *state;
 
         /* Wrong signatures. */
-        assert_call_error(h, "org.freedesktop.DBus.Error.InvalidArgs", RDMAD_ROOT_PATH, RDMAD_MANAGER_INTERFACE,
-                          "GetDeviceByName", "u", 7);
-        assert_call_error(h, "org.freedesktop.DBus.Error.InvalidArgs", RDMAD_ROOT_PATH, RDMAD_MANAGER_INTERFACE,
-                          "GetDeviceByName", "ss", "mlx5_0", "extra");
-        assert_call_error(h, "org.freedesktop.DBus.Error.InvalidArgs", RDMAD_ROOT_PATH, RDMAD_MANAGER_INTERFACE,
-                          "Rescan", "s", "now");
-        assert_call_error(h, "org.freedesktop.DBus.Error.InvalidArgs", MLX5_0 "/port/1", RDMAD_PORT_INTERFACE,
-                          "WaitForState", "s", "ACTIVE");
-        assert_call_error(h, "org.freedesktop.DBus.Error.InvalidArgs", MLX5_0 "/port/1", RDMAD_PORT_INTERFACE,
-                          "WaitForState", "us", 1000, "ACTIVE");
-        assert_call_error(h, "org.freedesktop.DBus.Error.InvalidArgs", MLX5_0 "/sriov", RDMAD_SRIOV_INTERFACE,
-                          "SetNumVfs", "s", "4");
-        assert_call_error(h, "org.freedesktop.DBus.Error.InvalidArgs", MLX5_0 "/sriov", RDMAD_SRIOV_INTERFACE,
-                          "SetNumVfs", "i", -1);
-        assert_call_error(h, "org.freedesktop.DBus.Error.InvalidArgs", MLX5_0, "org.freedesktop.DBus.Properties", "Get",
-                          "s", RDMAD_DEVICE_INTERFACE);
-        assert_call_error(h, "org.freedesktop.DBus.Error.InvalidArgs", MLX5_0, "org.freedesktop.DBus.Properties",
-                          "GetAll", "u", 1);
+        harness_assert_call_error(h, "org.freedesktop.DBus.Error.InvalidArgs", RDMAD_ROOT_PATH, RDMAD_MANAGER_INTERFACE,
+                                  "GetDeviceByName", "u", 7);
+        harness_assert_call_error(h, "org.freedesktop.DBus.Error.InvalidArgs", RDMAD_ROOT_PATH, RDMAD_MANAGER_INTERFACE,
+                                  "GetDeviceByName", "ss", "mlx5_0", "extra");
+        harness_assert_call_error(h, "org.freedesktop.DBus.Error.InvalidArgs", RDMAD_ROOT_PATH, RDMAD_MANAGER_INTERFACE,
+                                  "Rescan", "s", "now");
+        harness_assert_call_error(h, "org.freedesktop.DBus.Error.InvalidArgs", MLX5_0 "/port/1", RDMAD_PORT_INTERFACE,
+                                  "WaitForState", "s", "ACTIVE");
+        harness_assert_call_error(h, "org.freedesktop.DBus.Error.InvalidArgs", MLX5_0 "/port/1", RDMAD_PORT_INTERFACE,
+                                  "WaitForState", "us", 1000, "ACTIVE");
+        harness_assert_call_error(h, "org.freedesktop.DBus.Error.InvalidArgs", MLX5_0 "/sriov", RDMAD_SRIOV_INTERFACE,
+                                  "SetNumVfs", "s", "4");
+        harness_assert_call_error(h, "org.freedesktop.DBus.Error.InvalidArgs", MLX5_0 "/sriov", RDMAD_SRIOV_INTERFACE,
+                                  "SetNumVfs", "i", -1);
+        harness_assert_call_error(h, "org.freedesktop.DBus.Error.InvalidArgs", MLX5_0,
+                                  "org.freedesktop.DBus.Properties", "Get", "s", RDMAD_DEVICE_INTERFACE);
+        harness_assert_call_error(h, "org.freedesktop.DBus.Error.InvalidArgs", MLX5_0,
+                                  "org.freedesktop.DBus.Properties", "GetAll", "u", 1);
 
         /* Values out of range. */
-        assert_call_error(h, RDMAD_ERROR_INVALID_ARGUMENT, MLX5_0 "/port/1", RDMAD_PORT_INTERFACE, "WaitForState", "su",
-                          "", 1000);
-        assert_call_error(h, RDMAD_ERROR_INVALID_ARGUMENT, MLX5_0 "/sriov", RDMAD_SRIOV_INTERFACE, "SetNumVfs", "u",
-                          UINT32_MAX);
-        assert_call_error(h, RDMAD_ERROR_NO_SUCH_DEVICE, RDMAD_ROOT_PATH, RDMAD_MANAGER_INTERFACE, "GetDeviceByName",
-                          "s", "");
+        harness_assert_call_error(h, RDMAD_ERROR_INVALID_ARGUMENT, MLX5_0 "/port/1", RDMAD_PORT_INTERFACE,
+                                  "WaitForState", "su", "", 1000);
+        harness_assert_call_error(h, RDMAD_ERROR_INVALID_ARGUMENT, MLX5_0 "/sriov", RDMAD_SRIOV_INTERFACE, "SetNumVfs",
+                                  "u", UINT32_MAX);
+        harness_assert_call_error(h, RDMAD_ERROR_NO_SUCH_DEVICE, RDMAD_ROOT_PATH, RDMAD_MANAGER_INTERFACE,
+                                  "GetDeviceByName", "s", "");
 
         /* Unknown objects, interfaces, members, properties. */
-        assert_call_error(h, "org.freedesktop.DBus.Error.UnknownObject", "/org/rdmad1/device/nope/port/1",
-                          RDMAD_PORT_INTERFACE, "WaitForState", "su", "ACTIVE", 1000);
-        assert_call_error(h, "org.freedesktop.DBus.Error.UnknownObject", "/org/rdmad1/nothing",
-                          "org.freedesktop.DBus.Properties", "GetAll", "s", RDMAD_DEVICE_INTERFACE);
-        assert_call_error(h, "org.freedesktop.DBus.Error.UnknownObject", MLX5_0 "/port/4294967296",
-                          "org.freedesktop.DBus.Properties", "GetAll", "s", RDMAD_PORT_INTERFACE);
-        assert_call_error(h, "org.freedesktop.DBus.Error.UnknownObject", MLX5_0 "/port/01",
-                          "org.freedesktop.DBus.Properties", "GetAll", "s", RDMAD_PORT_INTERFACE);
-        assert_call_error(h, "org.freedesktop.DBus.Error.UnknownMethod", MLX5_0 "/port/1", RDMAD_PORT_INTERFACE,
-                          "SetNumVfs", "u", 1);
+        harness_assert_call_error(h, "org.freedesktop.DBus.Error.UnknownObject", "/org/rdmad1/device/nope/port/1",
+                                  RDMAD_PORT_INTERFACE, "WaitForState", "su", "ACTIVE", 1000);
+        harness_assert_call_error(h, "org.freedesktop.DBus.Error.UnknownObject", "/org/rdmad1/nothing",
+                                  "org.freedesktop.DBus.Properties", "GetAll", "s", RDMAD_DEVICE_INTERFACE);
+        harness_assert_call_error(h, "org.freedesktop.DBus.Error.UnknownObject", MLX5_0 "/port/4294967296",
+                                  "org.freedesktop.DBus.Properties", "GetAll", "s", RDMAD_PORT_INTERFACE);
+        harness_assert_call_error(h, "org.freedesktop.DBus.Error.UnknownObject", MLX5_0 "/port/01",
+                                  "org.freedesktop.DBus.Properties", "GetAll", "s", RDMAD_PORT_INTERFACE);
+        harness_assert_call_error(h, "org.freedesktop.DBus.Error.UnknownMethod", MLX5_0 "/port/1", RDMAD_PORT_INTERFACE,
+                                  "SetNumVfs", "u", 1);
         /* sd-bus says "Unknown method Frobnicate or interface org.rdmad1.Nothing." */
-        assert_call_error(h, "org.freedesktop.DBus.Error.UnknownMethod", MLX5_0, "org.rdmad1.Nothing", "Frobnicate",
-                          "");
-        assert_call_error(h, "org.freedesktop.DBus.Error.UnknownProperty", MLX5_0, "org.freedesktop.DBus.Properties",
-                          "Get", "ss", RDMAD_DEVICE_INTERFACE, "Nope");
-        assert_call_error(h, "org.freedesktop.DBus.Error.UnknownProperty", MLX5_0, "org.freedesktop.DBus.Properties",
-                          "Set", "ssv", RDMAD_DEVICE_INTERFACE, "Nope", "s", "x");
+        harness_assert_call_error(h, "org.freedesktop.DBus.Error.UnknownMethod", MLX5_0, "org.rdmad1.Nothing",
+                                  "Frobnicate", "");
+        harness_assert_call_error(h, "org.freedesktop.DBus.Error.UnknownProperty", MLX5_0,
+                                  "org.freedesktop.DBus.Properties", "Get", "ss", RDMAD_DEVICE_INTERFACE, "Nope");
+        harness_assert_call_error(h, "org.freedesktop.DBus.Error.UnknownProperty", MLX5_0,
+                                  "org.freedesktop.DBus.Properties", "Set", "ssv", RDMAD_DEVICE_INTERFACE, "Nope", "s",
+                                  "x");
 
         /* Set on every kind of read-only property, with right and wrong value types. */
-        assert_call_error(h, "org.freedesktop.DBus.Error.PropertyReadOnly", MLX5_0, "org.freedesktop.DBus.Properties",
-                          "Set", "ssv", RDMAD_DEVICE_INTERFACE, "NodeDescription", "s", "mine now");
-        assert_call_error(h, "org.freedesktop.DBus.Error.PropertyReadOnly", MLX5_0, "org.freedesktop.DBus.Properties",
-                          "Set", "ssv", RDMAD_DEVICE_INTERFACE, "Name", "u", 5);
-        assert_call_error(h, "org.freedesktop.DBus.Error.PropertyReadOnly", MLX5_0 "/sriov",
-                          "org.freedesktop.DBus.Properties", "Set", "ssv", RDMAD_SRIOV_INTERFACE, "NumVfs", "u", 2);
-        assert_call_error(h, "org.freedesktop.DBus.Error.PropertyReadOnly", MLX5_0 "/port/1",
-                          "org.freedesktop.DBus.Properties", "Set", "ssv", RDMAD_PORT_INTERFACE, "Lid", "u", 2);
-        assert_call_error(h, "org.freedesktop.DBus.Error.PropertyReadOnly", MLX5_0 "/port/1",
-                          "org.freedesktop.DBus.Properties", "Set", "ssv", RDMAD_PORT_INTERFACE, "State", "s",
-                          "1: DOWN");
+        harness_assert_call_error(h, "org.freedesktop.DBus.Error.PropertyReadOnly", MLX5_0,
+                                  "org.freedesktop.DBus.Properties", "Set", "ssv", RDMAD_DEVICE_INTERFACE,
+                                  "NodeDescription", "s", "mine now");
+        harness_assert_call_error(h, "org.freedesktop.DBus.Error.PropertyReadOnly", MLX5_0,
+                                  "org.freedesktop.DBus.Properties", "Set", "ssv", RDMAD_DEVICE_INTERFACE, "Name", "u",
+                                  5);
+        harness_assert_call_error(h, "org.freedesktop.DBus.Error.PropertyReadOnly", MLX5_0 "/sriov",
+                                  "org.freedesktop.DBus.Properties", "Set", "ssv", RDMAD_SRIOV_INTERFACE, "NumVfs", "u",
+                                  2);
+        harness_assert_call_error(h, "org.freedesktop.DBus.Error.PropertyReadOnly", MLX5_0 "/port/1",
+                                  "org.freedesktop.DBus.Properties", "Set", "ssv", RDMAD_PORT_INTERFACE, "Lid", "u", 2);
+        harness_assert_call_error(h, "org.freedesktop.DBus.Error.PropertyReadOnly", MLX5_0 "/port/1",
+                                  "org.freedesktop.DBus.Properties", "Set", "ssv", RDMAD_PORT_INTERFACE, "State", "s",
+                                  "1: DOWN");
 
         /* Set on a read-only property of the manager too. */
-        assert_call_error(h, "org.freedesktop.DBus.Error.PropertyReadOnly", RDMAD_ROOT_PATH,
-                          "org.freedesktop.DBus.Properties", "Set", "ssv", RDMAD_MANAGER_INTERFACE, "PollIntervalMs",
-                          "u", 5);
+        harness_assert_call_error(h, "org.freedesktop.DBus.Error.PropertyReadOnly", RDMAD_ROOT_PATH,
+                                  "org.freedesktop.DBus.Properties", "Set", "ssv", RDMAD_MANAGER_INTERFACE,
+                                  "PollIntervalMs", "u", 5);
         /* Objects that do not exist: no such device, no port 2, no sriov on a VF, a path rdmad never makes. */
-        assert_call_error(h, "org.freedesktop.DBus.Error.UnknownObject", "/org/rdmad1/device/mlx9_5f9",
-                          "org.freedesktop.DBus.Properties", "GetAll", "s", RDMAD_DEVICE_INTERFACE);
-        assert_call_error(h, "org.freedesktop.DBus.Error.UnknownObject", MLX5_0 "/port/2",
-                          "org.freedesktop.DBus.Properties", "GetAll", "s", RDMAD_PORT_INTERFACE);
-        assert_call_error(h, "org.freedesktop.DBus.Error.UnknownObject", "/org/rdmad1/device/mlx5_5f1/sriov",
-                          "org.freedesktop.DBus.Properties", "GetAll", "s", RDMAD_SRIOV_INTERFACE);
-        assert_call_error(h, "org.freedesktop.DBus.Error.UnknownObject", MLX5_0 "/port/_31",
-                          "org.freedesktop.DBus.Properties", "GetAll", "s", RDMAD_PORT_INTERFACE);
+        harness_assert_call_error(h, "org.freedesktop.DBus.Error.UnknownObject", "/org/rdmad1/device/mlx9_5f9",
+                                  "org.freedesktop.DBus.Properties", "GetAll", "s", RDMAD_DEVICE_INTERFACE);
+        harness_assert_call_error(h, "org.freedesktop.DBus.Error.UnknownObject", MLX5_0 "/port/2",
+                                  "org.freedesktop.DBus.Properties", "GetAll", "s", RDMAD_PORT_INTERFACE);
+        harness_assert_call_error(h, "org.freedesktop.DBus.Error.UnknownObject", "/org/rdmad1/device/mlx5_5f1/sriov",
+                                  "org.freedesktop.DBus.Properties", "GetAll", "s", RDMAD_SRIOV_INTERFACE);
+        harness_assert_call_error(h, "org.freedesktop.DBus.Error.UnknownObject", MLX5_0 "/port/_31",
+                                  "org.freedesktop.DBus.Properties", "GetAll", "s", RDMAD_PORT_INTERFACE);
         /* A real object, an interface it does not have: sd-bus answers UnknownProperty. */
-        assert_call_error(h, "org.freedesktop.DBus.Error.UnknownProperty", MLX5_0, "org.freedesktop.DBus.Properties",
-                          "Get", "ss", RDMAD_PORT_INTERFACE, "State");
-        assert_call_error(h, "org.freedesktop.DBus.Error.UnknownMethod", RDMAD_ROOT_PATH, RDMAD_MANAGER_INTERFACE,
-                          "NoSuchMethod", "");
+        harness_assert_call_error(h, "org.freedesktop.DBus.Error.UnknownProperty", MLX5_0,
+                                  "org.freedesktop.DBus.Properties", "Get", "ss", RDMAD_PORT_INTERFACE, "State");
+        harness_assert_call_error(h, "org.freedesktop.DBus.Error.UnknownMethod", RDMAD_ROOT_PATH,
+                                  RDMAD_MANAGER_INTERFACE, "NoSuchMethod", "");
 
         /* Methods on a device that was just removed. */
         harness_clear_signals(h);
@@ -144,17 +129,17 @@ static void test_bad_calls_get_precise_errors(void **state) {
         harness_remove(h, HFI1_SYS);
         harness_remove(h, "/sys/class/infiniband/hfi1_0");
         harness_wait_signals(h, RDMAD_ROOT_PATH, "InterfacesRemoved", 2);
-        assert_call_error(h, "org.freedesktop.DBus.Error.UnknownObject", HFI1_0 "/port/1", RDMAD_PORT_INTERFACE,
-                          "WaitForState", "su", "ACTIVE", 1000);
-        assert_call_error(h, "org.freedesktop.DBus.Error.UnknownObject", HFI1_0, "org.freedesktop.DBus.Properties",
-                          "GetAll", "s", RDMAD_DEVICE_INTERFACE);
-        assert_call_error(h, "org.freedesktop.DBus.Error.UnknownObject", HFI1_0 "/port/1",
-                          "org.freedesktop.DBus.Properties", "Get", "ss", RDMAD_PORT_INTERFACE, "State");
-        assert_call_error(h, RDMAD_ERROR_NO_SUCH_DEVICE, RDMAD_ROOT_PATH, RDMAD_MANAGER_INTERFACE, "GetDeviceByName",
-                          "s", "hfi1_0");
+        harness_assert_call_error(h, "org.freedesktop.DBus.Error.UnknownObject", HFI1_0 "/port/1", RDMAD_PORT_INTERFACE,
+                                  "WaitForState", "su", "ACTIVE", 1000);
+        harness_assert_call_error(h, "org.freedesktop.DBus.Error.UnknownObject", HFI1_0,
+                                  "org.freedesktop.DBus.Properties", "GetAll", "s", RDMAD_DEVICE_INTERFACE);
+        harness_assert_call_error(h, "org.freedesktop.DBus.Error.UnknownObject", HFI1_0 "/port/1",
+                                  "org.freedesktop.DBus.Properties", "Get", "ss", RDMAD_PORT_INTERFACE, "State");
+        harness_assert_call_error(h, RDMAD_ERROR_NO_SUCH_DEVICE, RDMAD_ROOT_PATH, RDMAD_MANAGER_INTERFACE,
+                                  "GetDeviceByName", "s", "hfi1_0");
 
         /* And it goes on. */
-        assert_daemon_answers(h);
+        harness_assert_daemon_answers(h);
         harness_assert_property(h, MLX5_0 "/port/1", RDMAD_PORT_INTERFACE, "StateName", "ACTIVE");
 }
 

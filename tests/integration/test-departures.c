@@ -52,23 +52,6 @@ static const char *const debug_args[] = { "--log-level=debug", NULL };
                 }                                                                                                      \
         } while (0)
 
-/* A flood's width: a quarter of it under valgrind. */
-static unsigned width(unsigned n) {
-        return harness_daemon_wrapped() ? (n + 3) / 4 : n;
-}
-
-/* A time bound: ten times longer under valgrind, four times under the
- * sanitizers. */
-static uint64_t bound(uint64_t usec) {
-        if (harness_daemon_wrapped())
-                return 10 * usec;
-#ifdef SANITIZED_BUILD
-        return 4 * usec;
-#else
-        return usec;
-#endif
-}
-
 /* ---------- WaitForState calls of a user that leaves ---------- */
 
 static int waiters_setup(void **state) {
@@ -354,8 +337,10 @@ static int lost_setup(void **state) {
  * hold its 256 (64) again, none refused. */
 static void test_a_departure_never_told_is_found(void **state) {
         Harness *h = *state;
-        const Attack held = { ATTACK_WAIT_FOR_STATE, .processes = 1, .connections = 2, .in_flight = width(64) };
-        const Attack again = { ATTACK_WAIT_FOR_STATE, .processes = 1, .connections = 4, .in_flight = width(64) };
+        const Attack held = { ATTACK_WAIT_FOR_STATE, .processes = 1, .connections = 2,
+                              .in_flight = harness_load_width(64) };
+        const Attack again = { ATTACK_WAIT_FOR_STATE, .processes = 1, .connections = 4,
+                               .in_flight = harness_load_width(64) };
         unsigned long errors = 0;
         uint64_t t;
         Attacker at;
@@ -363,17 +348,17 @@ static void test_a_departure_never_told_is_found(void **state) {
         REQUIRE_ROOT();
 
         attacker_start(&at, &held, NOBODY);
-        wait_held(h, 2 * held.in_flight, (int) (bound(20 * 1000000ULL) / 1000));
+        wait_held(h, 2 * held.in_flight, (int) (harness_time_bound(20 * 1000000ULL) / 1000));
         (void) attacker_stop(&at, NULL);
         t = now_usec();
         /* Re-validation every 5 s, a question answered within 5 s. */
-        wait_held(h, 0, (int) (bound(12 * 1000000ULL) / 1000));
+        wait_held(h, 0, (int) (harness_time_bound(12 * 1000000ULL) / 1000));
         printf("leaked waiters: %u dropped %.1f s after their connections closed\n", 2 * held.in_flight,
                (now_usec() - t) / 1e6);
         assert_true(harness_log_has(h, "left the bus without a word"));
 
         attacker_start(&at, &again, NOBODY);
-        wait_held(h, 4 * again.in_flight, (int) (bound(20 * 1000000ULL) / 1000));
+        wait_held(h, 4 * again.in_flight, (int) (harness_time_bound(20 * 1000000ULL) / 1000));
         harness_settle(h, 200);
         (void) attacker_stop(&at, &errors);
         assert_int_equal(errors, 0);
@@ -463,7 +448,7 @@ static void test_a_departure_lost_in_a_full_queue_is_found(void **state) {
         char c;
 
         attacker_start(&at, &held, NOBODY);
-        wait_held(h, 128, (int) (bound(20 * 1000000ULL) / 1000));
+        wait_held(h, 128, (int) (harness_time_bound(20 * 1000000ULL) / 1000));
         harness_pause(h);
 
         assert_int_equal(pipe2(report, O_CLOEXEC), 0);
@@ -489,7 +474,7 @@ static void test_a_departure_lost_in_a_full_queue_is_found(void **state) {
         harness_settle(h, 500);
         harness_resume(h);
         t = now_usec();
-        wait_held(h, 0, (int) (bound(12 * 1000000ULL) / 1000));
+        wait_held(h, 0, (int) (harness_time_bound(12 * 1000000ULL) / 1000));
         printf("after an overflow: 128 waiters dropped %.1f s after rdmad went on\n", (now_usec() - t) / 1e6);
         close(control[1]);
         assert_int_equal(waitpid(pid, &status, 0), pid);

@@ -72,23 +72,6 @@ static unsigned env_unsigned(const char *name, unsigned fallback) {
         return v && *v ? (unsigned) strtoul(v, NULL, 10) : fallback;
 }
 
-/* A flood's width: a quarter of it under valgrind. */
-static unsigned width(unsigned n) {
-        return harness_daemon_wrapped() ? (n + 3) / 4 : n;
-}
-
-/* A time bound: ten times longer under valgrind, four times under the
- * sanitizers, which slow every step of rdmad and of the bus's clients. */
-static uint64_t bound(uint64_t usec) {
-        if (harness_daemon_wrapped())
-                return 10 * usec;
-#ifdef SANITIZED_BUILD
-        return 4 * usec;
-#else
-        return usec;
-#endif
-}
-
 static void prepare_host(Harness *h) {
         char *root = umockdev_testbed_get_root_dir(h->testbed);
 
@@ -222,9 +205,9 @@ static void run_attack(Harness *h, const char *name, const Attack *a, bool rss) 
         assert_int_equal(m.failed, 0);
         /* Under valgrind rdmad runs tens of times slower than the attackers:
          * there the pass is for memory errors, and latency is not judged. */
-        if (!harness_daemon_wrapped() && m.get.p99 >= (double) bound(ROOT_P99_MAX))
+        if (!harness_daemon_wrapped() && m.get.p99 >= (double) harness_time_bound(ROOT_P99_MAX))
                 fail_msg("%s: root's Get p99 %.1f ms, not under %.0f ms", name, m.get.p99 / 1000,
-                         (double) bound(ROOT_P99_MAX) / 1000);
+                         (double) harness_time_bound(ROOT_P99_MAX) / 1000);
 #ifndef SANITIZED_BUILD
         if (rss && !harness_daemon_wrapped()) {
                 if (m.rss_peak > m.rss_before + RSS_PEAK_MAX_KIB)
@@ -240,25 +223,28 @@ static void run_attack(Harness *h, const char *name, const Attack *a, bool rss) 
 /* ---------- the rows ---------- */
 
 static void test_attack_all_counters_16_by_16(void **state) {
-        const Attack a = { ATTACK_ALL_COUNTERS, .processes = 1, .connections = width(16), .in_flight = 16 };
+        const Attack a = { ATTACK_ALL_COUNTERS, .processes = 1, .connections = harness_load_width(16),
+                           .in_flight = 16 };
 
         run_attack(*state, "GetAllCounters 16 x 16", &a, false);
 }
 
 static void test_attack_all_counters_many_connections(void **state) {
-        const Attack a = { ATTACK_ALL_COUNTERS, .processes = 1, .connections = width(128), .in_flight = 16 };
+        const Attack a = { ATTACK_ALL_COUNTERS, .processes = 1, .connections = harness_load_width(128),
+                           .in_flight = 16 };
 
         run_attack(*state, "GetAllCounters 128 x 16", &a, true);
 }
 
 static void test_attack_port_counters_128_by_16(void **state) {
-        const Attack a = { ATTACK_PORT_COUNTERS, .processes = 1, .connections = width(128), .in_flight = 16 };
+        const Attack a = { ATTACK_PORT_COUNTERS, .processes = 1, .connections = harness_load_width(128),
+                           .in_flight = 16 };
 
         run_attack(*state, "Port.GetCounters 128 x 16", &a, true);
 }
 
 static void test_attack_introspect_big_node(void **state) {
-        const Attack a = { ATTACK_INTROSPECT, .processes = 1, .connections = width(8), .in_flight = 16 };
+        const Attack a = { ATTACK_INTROSPECT, .processes = 1, .connections = harness_load_width(8), .in_flight = 16 };
 
         run_attack(*state, "Introspect 128 in flight", &a, false);
 }
@@ -297,7 +283,7 @@ static int watchdog_setup(void **state) {
 static void test_attack_loop_keeps_running(void **state) {
         Harness *h = *state;
         const Attack looper = { ATTACK_MANAGED_OBJECTS, .processes = 1, .connections = 1, .in_flight = 1 };
-        const Attack load = { ATTACK_GET_ALL, .processes = 1, .connections = width(8), .in_flight = 16 };
+        const Attack load = { ATTACK_GET_ALL, .processes = 1, .connections = harness_load_width(8), .in_flight = 16 };
         const Attack fresh = { ATTACK_WAIT_FOR_STATE, .processes = 1, .hit_and_run = true, .pause_ms = 100 };
         unsigned seconds = env_unsigned("RDMAD_ATTACK_SECONDS", 3) + 1;
         uint64_t deadline, last = 0, gap = 0;
@@ -335,7 +321,7 @@ static void test_attack_loop_keeps_running(void **state) {
                 (void) attacker_stop(&at[i], NULL);
         printf("watchdog: %u pings in %u s, the largest gap %.0f ms\n", pings, seconds, gap / 1000.0);
         assert_true(pings >= 2);
-        if (gap >= bound(2 * 1000000ULL))
+        if (gap >= harness_time_bound(2 * 1000000ULL))
                 fail_msg("the event loop stopped for %.0f ms", gap / 1000.0);
 }
 
@@ -381,7 +367,7 @@ static void test_attack_share_recovers(void **state) {
         }
         printf("share: the first unprivileged reply in %.0f ms, the slowest of the next three %.0f ms\n",
                first / 1000.0, worst / 1000.0);
-        if (worst > bound(3 * 1000000ULL + 2 * first))
+        if (worst > harness_time_bound(3 * 1000000ULL + 2 * first))
                 fail_msg("a call waited %.0f ms after an unprivileged reply of %.0f ms", worst / 1000.0,
                          first / 1000.0);
         sd_bus_flush_close_unref(nobody);

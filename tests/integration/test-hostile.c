@@ -54,25 +54,6 @@ static size_t count_signals_mentioning(Harness *h, const char *needle) {
         return n;
 }
 
-static void assert_call_error(Harness *h, const char *expected, const char *path, const char *interface,
-                              const char *member, const char *types, ...) {
-        va_list ap;
-        char *name;
-
-        va_start(ap, types);
-        name = harness_call_errorv(h, path, interface, member, types, ap);
-        va_end(ap);
-        if (!name || strcmp(name, expected) != 0)
-                fail_msg("%s.%s on %s: %s; expected %s", interface, member, path, name ?: "success", expected);
-        free(name);
-}
-
-static void assert_daemon_answers(Harness *h) {
-        assert_true(sd_bus_call_method(h->bus, RDMAD_BUS_NAME, RDMAD_ROOT_PATH, "org.freedesktop.DBus.Peer", "Ping",
-                                       NULL, NULL, "") >= 0);
-        assert_int_equal(waitpid(h->daemon_pid, NULL, WNOHANG), 0);
-}
-
 /* Every string and object path in the rest of m: valid UTF-8, no NUL. */
 static size_t check_strings(sd_bus_message *m) {
         size_t n = 0;
@@ -313,7 +294,7 @@ static void test_hostile_sysfs_publishes_what_it_can(void **state) {
                                        NULL, "") >= 0);
         harness_settle(h, 300);
         assert_int_equal(h->n_signals, 0);
-        assert_daemon_answers(h);
+        harness_assert_daemon_answers(h);
 }
 
 /* ---- races ------------------------------------------------------------ */
@@ -342,7 +323,7 @@ static void test_device_gone_between_uevent_and_read(void **state) {
         assert_null(harness_get_property(h, HFI1_0, RDMAD_DEVICE_INTERFACE, "Name", NULL));
         harness_assert_property(h, RDMAD_ROOT_PATH, RDMAD_MANAGER_INTERFACE, "Devices",
                                 "[\"/org/rdmad1/device/mlx5_5f0\", \"/org/rdmad1/device/mlx5_5f1\"]");
-        assert_daemon_answers(h);
+        harness_assert_daemon_answers(h);
 }
 
 /* Added and removed before the daemon looks: it never existed, so nothing
@@ -376,7 +357,7 @@ static void test_add_and_remove_within_one_iteration(void **state) {
         /* Whatever was announced, removals and additions balance. */
         assert_int_equal(harness_count_signals(h, RDMAD_ROOT_PATH, "InterfacesRemoved"),
                          harness_count_signals(h, RDMAD_ROOT_PATH, "InterfacesAdded"));
-        assert_daemon_answers(h);
+        harness_assert_daemon_answers(h);
 }
 
 /* A scan that meets a device whose directory is gone (its class link left
@@ -404,7 +385,7 @@ static void test_device_gone_in_the_middle_of_a_scan(void **state) {
                                        NULL, "") >= 0);
         harness_settle(h, 300);
         harness_assert_property(h, RDMAD_ROOT_PATH, RDMAD_MANAGER_INTERFACE, "Devices", "[]");
-        assert_daemon_answers(h);
+        harness_assert_daemon_answers(h);
 }
 
 /* "rdma dev set hfi1_0 name opa0" while a client waits on hfi1_0's port:
@@ -428,8 +409,8 @@ static void test_rename_while_waiting(void **state) {
 
         assert_true(sd_bus_call_method(h->bus, RDMAD_BUS_NAME, "/org/rdmad1/device/opa0/port/1", RDMAD_PORT_INTERFACE,
                                        "WaitForState", NULL, NULL, "su", "ACTIVE", 1000) >= 0);
-        assert_call_error(h, "org.freedesktop.DBus.Error.UnknownObject", HFI1_0 "/port/1", RDMAD_PORT_INTERFACE,
-                          "WaitForState", "su", "ACTIVE", 1000);
+        harness_assert_call_error(h, "org.freedesktop.DBus.Error.UnknownObject", HFI1_0 "/port/1", RDMAD_PORT_INTERFACE,
+                                  "WaitForState", "su", "ACTIVE", 1000);
 }
 
 /* ---- bad calls -------------------------------------------------------- */
@@ -482,7 +463,7 @@ static void test_lost_uevent_resyncs(void **state) {
         umockdev_testbed_uevent(h->testbed, GHOST_SYS, "remove");
         umockdev_testbed_remove_device(h->testbed, GHOST_SYS);
         harness_wait_signals(h, RDMAD_ROOT_PATH, "InterfacesRemoved", 2);
-        assert_daemon_answers(h);
+        harness_assert_daemon_answers(h);
 }
 
 static int logged_setup(void **state) {
@@ -537,7 +518,7 @@ static void test_out_of_file_descriptors(void **state) {
         assert_int_equal(harness_count_signals(h, RDMAD_ROOT_PATH, "InterfacesRemoved"), 0);
         harness_assert_property(h, MLX5_0, RDMAD_DEVICE_INTERFACE, "Name", "mlx5_0");
         harness_assert_property(h, MLX5_0 "/port/1", RDMAD_PORT_INTERFACE, "StateName", "ACTIVE");
-        assert_daemon_answers(h);
+        harness_assert_daemon_answers(h);
         log = harness_daemon_log(h);
         if (!strstr(log, "cannot read sysfs: Too many open files. Keeping the last known state; retrying on the next "
                          "event."))
@@ -559,7 +540,7 @@ static void test_out_of_file_descriptors(void **state) {
         log = harness_daemon_log(h);
         assert_non_null(strstr(log, "Resynchronised with sysfs."));
         free(log);
-        assert_daemon_answers(h);
+        harness_assert_daemon_answers(h);
 }
 
 /* The bus goes away (dbus-daemon stopped for a restart, here with SIGTERM;

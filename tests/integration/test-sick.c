@@ -41,17 +41,6 @@ static unsigned n_mounts;
 static RdmactlChild *children[MAX_CHILDREN];
 static unsigned n_children;
 
-/* Ten times longer under valgrind, four times under the sanitizers. */
-static uint64_t bound(uint64_t usec) {
-        if (harness_daemon_wrapped())
-                return 10 * usec;
-#ifdef SANITIZED_BUILD
-        return 4 * usec;
-#else
-        return usec;
-#endif
-}
-
 static void device_record(char *buf, size_t size, unsigned i) {
         snprintf(buf, size,
                  "P: /devices/virtual/infiniband/sick%u\nE: SUBSYSTEM=infiniband\nE: NAME=sick%u\n"
@@ -333,7 +322,7 @@ static void test_one_device_hangs(void **state) {
         harness_clear_signals(h);
         fault_fs_set(f, "*", FAULT_BLOCK, 0);
         /* The poll reads its state within a tick or two. */
-        assert_true(fault_fs_wait_blocked(f, 1, (int) (bound(3000000) / 1000)));
+        assert_true(fault_fs_wait_blocked(f, 1, (int) (harness_time_bound(3000000) / 1000)));
         blocked_usec = now_usec();
 
         measure(h, "sick7", 12000, &l, hang_check, &c);
@@ -342,12 +331,12 @@ static void test_one_device_hangs(void **state) {
                l.calls, l.p99 / 1000.0, l.max / 1000.0, l.pings, l.gap / 1000.0,
                c.seen ? (double) (c.unresponsive_usec - blocked_usec) / 1e6 : -1.0);
         assert_true(c.seen);
-        if (c.unresponsive_usec - blocked_usec > bound((READ_TIMEOUT_MS + 2000) * 1000ULL))
+        if (c.unresponsive_usec - blocked_usec > harness_time_bound((READ_TIMEOUT_MS + 2000) * 1000ULL))
                 fail_msg("Health unresponsive only after %.2f s", (double) (c.unresponsive_usec - blocked_usec) / 1e6);
-        if (l.p99 >= bound(50000))
+        if (l.p99 >= harness_time_bound(50000))
                 fail_msg("root's Get p99 %.2f ms during the hang", l.p99 / 1000.0);
         assert_true(l.pings >= 2);
-        if (l.gap >= bound(2000000))
+        if (l.gap >= harness_time_bound(2000000))
                 fail_msg("the watchdog was not fed for %.0f ms", l.gap / 1000.0);
         /* One read stuck, nothing more queued behind it. */
         assert_int_equal(fault_fs_blocked(f), 1);
@@ -403,7 +392,7 @@ static void test_one_device_hangs(void **state) {
         fault_fs_write(f, "ports/1/state", "1: DOWN\n");
         fault_fs_write(f, "ports/1/phys_state", "3: Disabled\n");
         fault_fs_release(f);
-        wait_health(h, "sick3", "ok", (int) (bound(5000000) / 1000));
+        wait_health(h, "sick3", "ok", (int) (harness_time_bound(5000000) / 1000));
         harness_settle(h, 200);
         harness_assert_property(h, "/org/rdmad1/device/sick3/port/1", RDMAD_PORT_INTERFACE, "State", "1: DOWN");
         harness_assert_property(h, "/org/rdmad1/device/sick3", RDMAD_DEVICE_INTERFACE, "HealthReason", "");
@@ -546,7 +535,7 @@ static void test_clients_show_a_hung_device(void **state) {
         assert_list_health(h, NULL, NULL, NULL);
         harness_clear_signals(h);
         fault_fs_set(f, "*", FAULT_BLOCK, 0);
-        wait_health(h, "sick3", "unresponsive", (int) (bound((READ_TIMEOUT_MS + 3000) * 1000ULL) / 1000));
+        wait_health(h, "sick3", "unresponsive", (int) (harness_time_bound((READ_TIMEOUT_MS + 3000) * 1000ULL) / 1000));
         reason = device_property(h, "sick3", "HealthReason");
         /* The file and how long it has hung when rdmad gave up on it. */
         if (!reason || strncmp(reason, "ports/1/", 8) != 0 || !strstr(reason, ": no answer for "))
@@ -606,7 +595,8 @@ static void test_clients_show_a_hung_device(void **state) {
         waiter = child_start("wait sick3/1 --timeout=60s");
         snprintf(expected, sizeof(expected), "rdmactl:   sick3/1: unresponsive (%s), last known ACTIVE (LinkUp)",
                  reason);
-        child_expect(waiter, expected, true, (int) (bound(15000000) / 1000)); /* its first progress report */
+        child_expect(waiter, expected, true,
+                     (int) (harness_time_bound(15000000) / 1000)); /* its first progress report */
         assert_int_equal(rdmactl_child_wait_exit(waiter, 0), -1);
 
         /* monitor: the transition, with its reason. */
@@ -616,8 +606,8 @@ static void test_clients_show_a_hung_device(void **state) {
 
         harness_clear_signals(h);
         fault_fs_release(f);
-        wait_health(h, "sick3", "ok", (int) (bound(5000000) / 1000));
-        assert_int_equal(rdmactl_child_wait_exit(waiter, (int) (bound(10000000) / 1000)), 0);
+        wait_health(h, "sick3", "ok", (int) (harness_time_bound(5000000) / 1000));
+        assert_int_equal(rdmactl_child_wait_exit(waiter, (int) (harness_time_bound(10000000) / 1000)), 0);
         child_expect(text, "sick3: health unresponsive -> ok\n", false, 10000);
         child_expect(json, "\"old_health\":\"unresponsive\"", false, 10000);
         assert_list_health(h, NULL, NULL, NULL);
@@ -651,7 +641,7 @@ static void test_clients_show_io_errors(void **state) {
 
         monitors_start(&text, &json);
         fault_fs_set(f, "ports/1/state", FAULT_EIO, 0);
-        wait_health(h, "sick5", "errors", (int) (bound(5000000) / 1000));
+        wait_health(h, "sick5", "errors", (int) (harness_time_bound(5000000) / 1000));
         harness_assert_property(h, "/org/rdmad1/device/sick5", RDMAD_DEVICE_INTERFACE, "HealthReason", reason);
 
         assert_list_health(h, "sick5", " InfiniBand errors", "\nsick5: errors (ports/1/state: Input/output error).\n");
@@ -674,7 +664,7 @@ static void test_clients_show_io_errors(void **state) {
         harness_clear_signals(h);
         assert_true(sd_bus_call_method(h->bus, RDMAD_BUS_NAME, RDMAD_ROOT_PATH, RDMAD_MANAGER_INTERFACE, "Rescan", NULL,
                                        NULL, "") >= 0);
-        wait_health(h, "sick5", "ok", (int) (bound(5000000) / 1000));
+        wait_health(h, "sick5", "ok", (int) (harness_time_bound(5000000) / 1000));
         child_expect(text, "sick5: health errors -> ok\n", false, 10000);
         assert_list_health(h, NULL, NULL, NULL);
         rdmactl_assert_run(h, "wait sick5/1 --timeout=10s", 0, NULL);
@@ -712,7 +702,7 @@ static void test_twelve_devices_hang(void **state) {
                 fault_fs_set(mount_over(h, name), "*", FAULT_BLOCK, 0);
         }
         /* Every thread of the pool stuck in one of them, and no more. */
-        deadline = now_usec() + bound(6000000);
+        deadline = now_usec() + harness_time_bound(6000000);
         while (now_usec() < deadline) {
                 blocked = 0;
                 for (unsigned i = 0; i < n_mounts; i++)
@@ -732,9 +722,9 @@ static void test_twelve_devices_hang(void **state) {
                during, before, blocked, l.p99 / 1000.0, l.max / 1000.0, l.calls, l.gap / 1000.0);
         assert_true(during <= THREADS_BEFORE + POOL_THREADS);
         assert_int_equal(blocked, POOL_THREADS);
-        if (l.p99 >= bound(50000))
+        if (l.p99 >= harness_time_bound(50000))
                 fail_msg("root's Get p99 %.2f ms during the hang", l.p99 / 1000.0);
-        if (l.gap >= bound(2000000))
+        if (l.gap >= harness_time_bound(2000000))
                 fail_msg("the watchdog was not fed for %.0f ms", l.gap / 1000.0);
         /* The stuck ones are unresponsive; the healthy ones are not. */
         {
@@ -760,7 +750,7 @@ static void test_twelve_devices_hang(void **state) {
                 fault_fs_release(mounts[i]);
         for (unsigned i = 4; i < 16; i++) {
                 snprintf(name, sizeof(name), "sick%u", i);
-                deadline = now_usec() + bound(10000000);
+                deadline = now_usec() + harness_time_bound(10000000);
                 for (;;) {
                         char *s = device_property(h, name, "Health");
                         bool ok = s && strcmp(s, "ok") == 0;
@@ -785,7 +775,7 @@ static void test_eio(void **state) {
 
         harness_clear_signals(h);
         fault_fs_set(f, "ports/1/state", FAULT_EIO, 0);
-        wait_health(h, "sick5", "errors", (int) (bound(5000000) / 1000));
+        wait_health(h, "sick5", "errors", (int) (harness_time_bound(5000000) / 1000));
         s = device_property(h, "sick5", "HealthReason");
         if (!s || !strstr(s, "ports/1/state: Input/output error"))
                 fail_msg("HealthReason %s", s);
@@ -798,14 +788,14 @@ static void test_eio(void **state) {
         harness_clear_signals(h);
         assert_true(sd_bus_call_method(h->bus, RDMAD_BUS_NAME, RDMAD_ROOT_PATH, RDMAD_MANAGER_INTERFACE, "Rescan", NULL,
                                        NULL, "") >= 0);
-        wait_health(h, "sick5", "ok", (int) (bound(5000000) / 1000));
+        wait_health(h, "sick5", "ok", (int) (harness_time_bound(5000000) / 1000));
         harness_assert_property(h, "/org/rdmad1/device/sick5", RDMAD_DEVICE_INTERFACE, "HealthReason", "");
 
         /* A counter file that fails: GetCounters answers with what it could read, errors says which. */
         harness_clear_signals(h);
         fault_fs_set(f, "ports/1/counters/symbol_error", FAULT_EIO, 0);
         free(harness_call_error(h, "/org/rdmad1/device/sick5/port/1", RDMAD_PORT_INTERFACE, "GetCounters", ""));
-        wait_health(h, "sick5", "errors", (int) (bound(5000000) / 1000));
+        wait_health(h, "sick5", "errors", (int) (harness_time_bound(5000000) / 1000));
         s = device_property(h, "sick5", "HealthReason");
         if (!s || !strstr(s, "ports/1/counters/symbol_error: Input/output error"))
                 fail_msg("HealthReason %s", s);
@@ -827,7 +817,7 @@ static void test_slow_device(void **state) {
         /* Not a speed figure (BENCHMARKS.md has those): a loop that waited
          * for the slow reads would answer after 300 ms, half of which is
          * far above any load's noise. */
-        if (l.p99 >= bound(150000))
+        if (l.p99 >= harness_time_bound(150000))
                 fail_msg("root's Get p99 %.2f ms with a slow device: the calls waited for its reads", l.p99 / 1000.0);
         s = device_property(h, "sick9", "Health");
         assert_string_equal(s, "ok");
@@ -849,7 +839,7 @@ static void test_startup_with_a_hung_device(void **state) {
         char *s;
 
         printf("start-up with a hung device: READY=1 after %.2f s\n", (double) ready / 1e6);
-        if (ready > bound((READ_TIMEOUT_MS + 2000) * 1000ULL))
+        if (ready > harness_time_bound((READ_TIMEOUT_MS + 2000) * 1000ULL))
                 fail_msg("READY=1 only after %.2f s", (double) ready / 1e6);
         /* Published with its name and path, unresponsive. */
         s = device_property(h, "sick2", "Health");
@@ -916,7 +906,7 @@ static void test_sigterm_with_a_stuck_read(void **state) {
         }
         f = mount_over(h, "sick11");
         fault_fs_set(f, "*", FAULT_BLOCK, 0);
-        assert_true(fault_fs_wait_blocked(f, 1, (int) (bound(3000000) / 1000)));
+        assert_true(fault_fs_wait_blocked(f, 1, (int) (harness_time_bound(3000000) / 1000)));
         start = now_usec();
         assert_int_equal(kill(h->daemon_pid, SIGTERM), 0);
         for (;;) {
@@ -924,7 +914,7 @@ static void test_sigterm_with_a_stuck_read(void **state) {
                 /* The main thread has exited: a zombie leader, or gone. */
                 if (st == 0 || st == 'Z' || st == 'X')
                         break;
-                if (now_usec() - start > bound(2000000))
+                if (now_usec() - start > harness_time_bound(2000000))
                         fail_msg("rdmad's main thread still there (%c) %.1f s after SIGTERM", st,
                                  (double) (now_usec() - start) / 1e6);
                 usleep(20000);
@@ -935,7 +925,7 @@ static void test_sigterm_with_a_stuck_read(void **state) {
         fault_fs_release(f);
         start = now_usec();
         while (waitpid(h->daemon_pid, &status, WNOHANG) == 0) {
-                if (now_usec() - start > bound(5000000))
+                if (now_usec() - start > harness_time_bound(5000000))
                         fail_msg("rdmad not reaped 5 s after the read was released");
                 usleep(20000);
         }
@@ -962,7 +952,8 @@ static void test_set_num_vfs_unresponsive(void **state) {
         /* A RoCE port's state follows rtnetlink: a change uevent makes the daemon read the device. */
         umockdev_testbed_uevent(h->testbed, "/sys/devices/pci0000:5d/0000:5d:00.0/0000:5e:00.0/infiniband/mlx5_0",
                                 "change");
-        wait_health(h, "mlx5_5f0", "unresponsive", (int) (bound((READ_TIMEOUT_MS + 3000) * 1000ULL) / 1000));
+        wait_health(h, "mlx5_5f0", "unresponsive",
+                    (int) (harness_time_bound((READ_TIMEOUT_MS + 3000) * 1000ULL) / 1000));
         error_name =
                 harness_call_error(h, "/org/rdmad1/device/mlx5_5f0/sriov", RDMAD_SRIOV_INTERFACE, "SetNumVfs", "u", 2);
         assert_non_null(error_name);

@@ -310,3 +310,22 @@ void replies_clear(Replies *r) {
         free(r->busy_message);
         *r = (Replies){};
 }
+
+void harness_assert_call_error(Harness *h, const char *expected, const char *path, const char *interface,
+                               const char *member, const char *types, ...) {
+        va_list ap;
+        char *name;
+
+        va_start(ap, types);
+        name = harness_call_errorv(h, path, interface, member, types, ap);
+        va_end(ap);
+        if (!name || strcmp(name, expected) != 0)
+                fail_msg("%s.%s on %s: %s; expected %s", interface, member, path, name ?: "success", expected);
+        free(name);
+}
+
+void harness_assert_daemon_answers(Harness *h) {
+        assert_true(sd_bus_call_method(h->bus, RDMAD_BUS_NAME, RDMAD_ROOT_PATH, "org.freedesktop.DBus.Peer", "Ping",
+                                       NULL, NULL, "") >= 0);
+        assert_int_equal(waitpid(h->daemon_pid, NULL, WNOHANG), 0);
+}

@@ -75,6 +75,12 @@ int replies_on_reply(sd_bus_message *m, void *userdata, sd_bus_error *ret_error)
 void replies_print(FILE *f, const Replies *r);
 void replies_clear(Replies *r);
 
+/* Fails the test unless the call fails with the D-Bus error `expected`. */
+void harness_assert_call_error(Harness *h, const char *expected, const char *path, const char *interface,
+                               const char *member, const char *types, ...);
+/* The daemon still runs and answers a Ping. */
+void harness_assert_daemon_answers(Harness *h);
+
 void harness_clear_signals(Harness *h);
 size_t harness_count_signals(Harness *h, const char *path, const char *member);
 const Signal *harness_find_signal(Harness *h, const char *path, const char *member);

@@ -98,6 +98,20 @@ char *harness_daemon_log(Harness *h) {
         return text;
 }
 
+unsigned harness_load_width(unsigned n) {
+        return harness_daemon_wrapped() ? (n + 3) / 4 : n;
+}
+
+uint64_t harness_time_bound(uint64_t usec) {
+        if (harness_daemon_wrapped())
+                return 10 * usec;
+#ifdef SANITIZED_BUILD
+        return 4 * usec;
+#else
+        return usec;
+#endif
+}
+
 Harness *harness_start_logged(const char *const *fixtures, const char *const *args) {
         Harness *h;
 

@@ -60,6 +60,13 @@ uint64_t harness_settled_rss_kib(Harness *h);
  * its RSS mostly the wrapper's own; tests scale their loads and bounds. */
 bool harness_daemon_wrapped(void);
 
+/* A load scaled for where the daemon runs: a quarter of n under valgrind. */
+unsigned harness_load_width(unsigned n);
+/* A time bound scaled the same way: ten times longer under valgrind, four
+ * times under the sanitizers, which slow every step of rdmad and of the
+ * bus's clients. */
+uint64_t harness_time_bound(uint64_t usec);
+
 /* Counts sd_notify messages containing `needle` for `ms` milliseconds. */
 unsigned harness_count_notify(Harness *h, const char *needle, int ms);
 
