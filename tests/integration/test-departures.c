@@ -437,11 +437,7 @@ static void test_a_departure_lost_in_a_full_queue_is_found(void **state) {
         /* Under ASan or valgrind rdmad drains the overflowed queue so slowly
          * that the bus keeps refusing the answers to its GetNameOwner checks
          * while the queue stays full: the row runs in the plain builds. */
-        bool slowed = harness_daemon_wrapped();
-#ifdef SANITIZED_BUILD
-        slowed = true;
-#endif
-        if (slowed) {
+        if (harness_daemon_slowed()) {
                 printf("leaked waiters after a real overflow: not run under sanitizers or valgrind\n");
                 skip();
         }

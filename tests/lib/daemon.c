@@ -98,6 +98,14 @@ char *harness_daemon_log(Harness *h) {
         return text;
 }
 
+bool harness_daemon_slowed(void) {
+#ifdef SANITIZED_BUILD
+        return true;
+#else
+        return harness_daemon_wrapped();
+#endif
+}
+
 unsigned harness_load_width(unsigned n) {
         return harness_daemon_wrapped() ? (n + 3) / 4 : n;
 }

@@ -60,6 +60,10 @@ uint64_t harness_settled_rss_kib(Harness *h);
  * its RSS mostly the wrapper's own; tests scale their loads and bounds. */
 bool harness_daemon_wrapped(void);
 
+/* rdmad runs under valgrind or is built with the sanitizers: many times
+ * slower, its memory theirs to manage (they check it for leaks). */
+bool harness_daemon_slowed(void);
+
 /* A load scaled for where the daemon runs: a quarter of n under valgrind. */
 unsigned harness_load_width(unsigned n);
 /* A time bound scaled the same way: ten times longer under valgrind, four
