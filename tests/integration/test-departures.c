@@ -211,18 +211,6 @@ static int gmo_setup(void **state) {
         return 0;
 }
 
-/* The whole reply decoded. */
-static char *gmo_dump(sd_bus *bus) {
-        sd_bus_message *reply = NULL;
-        char *text;
-
-        assert_true(sd_bus_call_method(bus, RDMAD_BUS_NAME, RDMAD_ROOT_PATH, "org.freedesktop.DBus.ObjectManager",
-                                       "GetManagedObjects", NULL, &reply, "") >= 0);
-        text = format_message_body(reply);
-        sd_bus_message_unref(reply);
-        return text;
-}
-
 static int ignore_reply(sd_bus_message *m, void *userdata, sd_bus_error *ret_error) {
         return 0;
 }
@@ -231,7 +219,7 @@ static int ignore_reply(sd_bus_message *m, void *userdata, sd_bus_error *ret_err
  * says so), everyone else is served. */
 static void test_managed_objects_calls_of_a_departed_connection_are_dropped(void **state) {
         Harness *h = *state;
-        char *reference = gmo_dump(h->bus), *after, *log, needle[128];
+        char *reference = managed_objects_dump(h->bus, NULL), *after, *log, needle[128];
         const char *unique;
         sd_bus *c = NULL;
 
@@ -252,7 +240,7 @@ static void test_managed_objects_calls_of_a_departed_connection_are_dropped(void
         sd_bus_flush_close_unref(c);
         harness_resume(h);
 
-        after = gmo_dump(h->bus);
+        after = managed_objects_dump(h->bus, NULL);
         assert_non_null(after);
         assert_string_equal(after, reference);
         for (unsigned tries = 0;; tries++) {

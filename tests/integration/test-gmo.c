@@ -67,22 +67,6 @@ static sd_bus_message *call_gmo(sd_bus *bus, sd_bus_error *error) {
         return reply;
 }
 
-/* The whole reply decoded, or NULL with the error's name in *ret_error. */
-static char *gmo_dump(sd_bus *bus, char **ret_error) {
-        sd_bus_error error = SD_BUS_ERROR_NULL;
-        sd_bus_message *reply = call_gmo(bus, &error);
-        char *text = NULL;
-
-        if (reply) {
-                assert_string_equal(sd_bus_message_get_signature(reply, true), "a{oa{sa{sv}}}");
-                text = format_message_body(reply);
-        } else if (ret_error)
-                *ret_error = strdup(error.name ?: "(local)");
-        sd_bus_error_free(&error);
-        sd_bus_message_unref(reply);
-        return text;
-}
-
 /* ---------- the same reply as sd-bus's own ---------- */
 
 static void test_reply_equals_sd_bus(void **state) {
@@ -91,8 +75,8 @@ static void test_reply_equals_sd_bus(void **state) {
         size_t objects = 0;
 
         /* Ours, one object per loop iteration; twice, the same. */
-        sliced = gmo_dump(h->bus, NULL);
-        again = gmo_dump(h->bus, NULL);
+        sliced = managed_objects_dump(h->bus, NULL);
+        again = managed_objects_dump(h->bus, NULL);
         assert_non_null(sliced);
         assert_string_equal(sliced, again);
         for (const char *p = sliced; (p = strstr(p, "\"org.freedesktop.DBus.Introspectable\"")); p++)
@@ -106,7 +90,7 @@ static void test_reply_equals_sd_bus(void **state) {
         unsetenv("RDMAD_TEST_GMO_SLICE_OBJECTS");
         setenv("RDMAD_TEST_GMO_BUILTIN", "1", 1);
         harness_restart_daemon(h, fast_poll);
-        builtin = gmo_dump(h->bus, NULL);
+        builtin = managed_objects_dump(h->bus, NULL);
         assert_non_null(builtin);
         if (!streq(sliced, builtin))
                 fail_msg("rdmad's GetManagedObjects differs from sd-bus's:\n--- rdmad\n%s\n--- sd-bus\n%s", sliced,
@@ -213,7 +197,7 @@ static void test_flood_answered(void **state) {
         Harness *h = *state;
         unsigned n = harness_daemon_wrapped() ? 4 : 16, calls = harness_daemon_wrapped() ? 2 : 6, rounds;
         pid_t pids[16];
-        char *reference = gmo_dump(h->bus, NULL);
+        char *reference = managed_objects_dump(h->bus, NULL);
 
         assert_non_null(reference);
         for (unsigned i = 0; i < n; i++)
@@ -491,7 +475,7 @@ static void test_share_spent(void **state) {
 
         if (geteuid() != 0)
                 skip(); /* needs root to call as root and as others */
-        reference = gmo_dump(h->bus, NULL);
+        reference = managed_objects_dump(h->bus, NULL);
         nobody = harness_open_bus_as(NOBODY);
         other = harness_open_bus_as(DAEMON_UID);
 
@@ -508,7 +492,7 @@ static void test_share_spent(void **state) {
                 char *mine;
 
                 send_all(buses, answers, 2, &n_answered);
-                mine = gmo_dump(h->bus, NULL); /* root, while they wait */
+                mine = managed_objects_dump(h->bus, NULL); /* root, while they wait */
                 assert_non_null(mine);
                 assert_string_equal(mine, reference);
                 free(mine);

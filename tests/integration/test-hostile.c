@@ -404,7 +404,7 @@ static void test_rename_while_waiting(void **state) {
 
         assert_true(harness_wait(h, harness_reply_done, &a, 10000));
         assert_string_equal(a.error_name, RDMAD_ERROR_NO_SUCH_DEVICE);
-        free(a.error_name);
+        async_reply_clear(&a);
         harness_settle(h, 200); /* a second reply would fail harness_on_reply's assertion */
 
         assert_true(sd_bus_call_method(h->bus, RDMAD_BUS_NAME, "/org/rdmad1/device/opa0/port/1", RDMAD_PORT_INTERFACE,

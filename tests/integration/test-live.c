@@ -374,7 +374,7 @@ static void test_wait_for_state(void **state) {
         umockdev_testbed_remove_device(h->testbed, HFI1_SYS);
         assert_true(harness_wait(h, harness_reply_done, &a, 10000));
         assert_string_equal(a.error_name, RDMAD_ERROR_NO_SUCH_DEVICE);
-        free(a.error_name);
+        async_reply_clear(&a);
 }
 
 /* 500 devices, 1000 add/remove uevents; then the published tree must be

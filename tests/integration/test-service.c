@@ -221,23 +221,8 @@ static void test_help_version_and_bad_options(void **state) {
 #define SRIOV      "/org/rdmad1/device/mlx5_5f0/sriov"
 #define MLX4_PORT2 "/org/rdmad1/device/mlx4_5f0/port/2"
 
-typedef struct ErrorReply {
-        bool done;
-        char *name, *message;
-} ErrorReply;
-
-static int on_error_reply(sd_bus_message *m, void *userdata, sd_bus_error *ret_error) {
-        ErrorReply *r = userdata;
-        const sd_bus_error *e = sd_bus_message_get_error(m);
-
-        r->done = true;
-        r->name = e ? strdup(e->name) : NULL;
-        r->message = e ? strdup(e->message ?: "") : NULL;
-        return 0;
-}
-
 static bool both_done(Harness *h, const void *data) {
-        const ErrorReply *r = data;
+        const AsyncReply *r = data;
         return r[0].done && r[1].done;
 }
 
@@ -256,17 +241,17 @@ static int sigterm_setup(void **state) {
 
 static void test_sigterm_answers_held_calls_and_does_not_wait_for_a_stuck_driver(void **state) {
         Harness *h = *state;
-        ErrorReply replies[2] = {};
+        AsyncReply replies[2] = {};
         sd_bus_message *call = NULL;
         uint64_t start;
         /* The calls' own timeouts stay out of the way: 120 s. */
         assert_true(sd_bus_message_new_method_call(h->bus, &call, RDMAD_BUS_NAME, SRIOV, RDMAD_SRIOV_INTERFACE,
                                                    "SetNumVfs") >= 0);
         assert_true(sd_bus_message_append(call, "u", 4) >= 0);
-        assert_true(sd_bus_call_async(h->bus, NULL, call, on_error_reply, &replies[0], 120 * 1000000ULL) >= 0);
+        assert_true(sd_bus_call_async(h->bus, NULL, call, harness_on_reply, &replies[0], 120 * 1000000ULL) >= 0);
         call = sd_bus_message_unref(call);
         assert_true(sd_bus_call_method_async(h->bus, NULL, RDMAD_BUS_NAME, MLX4_PORT2, RDMAD_PORT_INTERFACE,
-                                             "WaitForState", on_error_reply, &replies[1], "su", "ACTIVE",
+                                             "WaitForState", harness_on_reply, &replies[1], "su", "ACTIVE",
                                              UINT32_MAX) >= 0);
         assert_true(sd_bus_flush(h->bus) >= 0);
         harness_wait_log(h, "→ 4 VFs: started.");
@@ -279,14 +264,13 @@ static void test_sigterm_answers_held_calls_and_does_not_wait_for_a_stuck_driver
         /* The bound is 10 s (SRIOV_STOP_TIMEOUT_USEC). */
         assert_true(harness_wait(h, both_done, replies, 60000));
         printf("SIGTERM: both calls answered after %.1f s\n", (now_usec() - start) / 1e6);
-        assert_string_equal(replies[0].name, RDMAD_ERROR_FAILED);
-        assert_string_equal(replies[0].message, "rdmad is stopping; the VF change may still complete in the kernel.");
-        assert_string_equal(replies[1].name, RDMAD_ERROR_FAILED);
-        assert_string_equal(replies[1].message, "rdmad is stopping.");
-        for (size_t i = 0; i < 2; i++) {
-                free(replies[i].name);
-                free(replies[i].message);
-        }
+        assert_string_equal(replies[0].error_name, RDMAD_ERROR_FAILED);
+        assert_string_equal(replies[0].error_message,
+                            "rdmad is stopping; the VF change may still complete in the kernel.");
+        assert_string_equal(replies[1].error_name, RDMAD_ERROR_FAILED);
+        assert_string_equal(replies[1].error_message, "rdmad is stopping.");
+        async_reply_clear(&replies[0]);
+        async_reply_clear(&replies[1]);
         /* harness_teardown_clean: the daemon must have exited with 0. */
 }
 

@@ -120,9 +120,10 @@ int harness_on_reply(sd_bus_message *m, void *userdata, sd_bus_error *ret_error)
 
         assert_false(a->done); /* a method call gets exactly one reply */
         a->done = true;
-        if (e)
+        if (e) {
                 a->error_name = strdup(e->name);
-        else
+                a->error_message = strdup(e->message ?: "");
+        } else
                 a->value = format_next_value(m);
         return 0;
 }
@@ -133,6 +134,7 @@ bool harness_reply_done(Harness *h, const void *data) {
 
 void async_reply_clear(AsyncReply *a) {
         free(a->error_name);
+        free(a->error_message);
         free(a->value);
         *a = (AsyncReply){};
 }
@@ -328,4 +330,20 @@ void harness_assert_daemon_answers(Harness *h) {
         assert_true(sd_bus_call_method(h->bus, RDMAD_BUS_NAME, RDMAD_ROOT_PATH, "org.freedesktop.DBus.Peer", "Ping",
                                        NULL, NULL, "") >= 0);
         assert_int_equal(waitpid(h->daemon_pid, NULL, WNOHANG), 0);
+}
+
+char *managed_objects_dump(sd_bus *bus, char **ret_error) {
+        sd_bus_error error = SD_BUS_ERROR_NULL;
+        sd_bus_message *reply = NULL;
+        char *text = NULL;
+
+        if (sd_bus_call_method(bus, RDMAD_BUS_NAME, RDMAD_ROOT_PATH, "org.freedesktop.DBus.ObjectManager",
+                               "GetManagedObjects", &error, &reply, "") >= 0) {
+                assert_string_equal(sd_bus_message_get_signature(reply, true), "a{oa{sa{sv}}}");
+                text = format_message_body(reply);
+        } else if (ret_error)
+                *ret_error = strdup(error.name ?: "(local)");
+        sd_bus_error_free(&error);
+        sd_bus_message_unref(reply);
+        return text;
 }

@@ -55,8 +55,9 @@ char *harness_python_check(Harness *h, const char *text, const char *script);
  * harness_reply_done. A second reply fails the test. */
 typedef struct AsyncReply {
         bool done;
-        char *error_name; /* the D-Bus error, or NULL */
-        char *value;      /* the first value of a successful reply, formatted */
+        char *error_name;    /* the D-Bus error, or NULL */
+        char *error_message; /* and its message */
+        char *value;         /* the first value of a successful reply, formatted */
 } AsyncReply;
 int harness_on_reply(sd_bus_message *m, void *userdata, sd_bus_error *ret_error);
 bool harness_reply_done(Harness *h, const void *data);
@@ -90,3 +91,6 @@ const Signal *harness_find_signal(Harness *h, const char *path, const char *memb
 char *harness_run_command(Harness *h, const char *command, int *ret_status);
 
 Objects *get_managed_objects(Harness *h);
+/* GetManagedObjects on `bus`, the whole reply decoded (format_message_body);
+ * NULL on an error, its name in *ret_error (caller frees) when asked. */
+char *managed_objects_dump(sd_bus *bus, char **ret_error);
