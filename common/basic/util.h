@@ -83,6 +83,13 @@ static inline bool streq_ptr(const char *a, const char *b) {
         return strcmp(a, b) == 0;
 }
 
+static inline bool strv_contains(char *const *l, const char *s) {
+        for (; l && *l; l++)
+                if (streq(*l, s))
+                        return true;
+        return false;
+}
+
 static inline const char *strempty(const char *s) {
         return s ?: "";
 }

@@ -45,6 +45,10 @@ typedef struct VerbsDevice {
         bool pending_all;      /* every port (a port number beyond 63, a reopen) */
         uint64_t pending_gids; /* the same for GID tables (GID_CHANGE) */
         bool pending_gids_all;
+        /* uverbs nodes removed while an open was wanted or ran: its node is
+         * known only when the open is applied, and may be one of them. */
+        char **nodes_gone;
+        size_t n_nodes_gone, allocated_nodes_gone;
 } VerbsDevice;
 
 struct VerbsEvents {
@@ -355,17 +359,25 @@ static void open_apply(void *arg, const ReaderResult *result, void *userdata) {
         Manager *m = v->manager;
         VerbsDevice *vd = verbs_find(v, o->name);
         Device *d = manager_find_device(m, o->name);
+        bool node_gone = false;
         int r;
 
-        if (vd)
+        if (vd) {
                 vd->opening = false;
+                node_gone = strv_contains(vd->nodes_gone, o->node);
+                vd->nodes_gone = strv_free(vd->nodes_gone);
+                vd->n_nodes_gone = vd->allocated_nodes_gone = 0;
+        }
         if (!o->context) {
                 if (vd && o->why)
                         verbs_say_polling(vd, o->error, o->why);
                 return;
         }
-        /* Closed, removed or stopped meanwhile: this context is not wanted. */
-        if (!vd || !d || vd->context || vd->fatal || vd->retry || v->stopped) {
+        if (node_gone)
+                log_debug("%s: its open was on %s, removed meanwhile: closed.", o->name, o->node);
+        /* Closed, removed or stopped meanwhile, or its node's remove came
+         * before we knew the node: this context is not wanted. */
+        if (!vd || !d || vd->context || vd->fatal || vd->retry || v->stopped || node_gone) {
                 verbs_close_context(v, o->name, TAKE_PTR(o->context));
                 return;
         }
@@ -564,6 +576,7 @@ static void verbs_device_free(VerbsDevice *vd, VerbsCloseMode mode) {
         sd_event_source_disable_unref(vd->retry);
         free(vd->name);
         free(vd->node);
+        strv_free(vd->nodes_gone);
         free(vd->said);
         free(vd);
 }
@@ -689,11 +702,20 @@ void verbs_node_event(EventSources *s, const char *node, const char *action) {
                 return;
         if (streq(action, "remove")) {
                 /* Before the kernel waits for every open file of the node to close. */
-                for (size_t i = 0; i < v->n_devices; i++)
-                        if (streq(v->devices[i]->node, node)) {
-                                verbs_close(v->devices[i], "its uverbs node is being removed", VERBS_CLOSE_REPORT);
-                                verbs_schedule_reread(v->devices[i], 0, false);
+                for (size_t i = 0; i < v->n_devices; i++) {
+                        VerbsDevice *vd = v->devices[i];
+
+                        if (streq(vd->node, node)) {
+                                verbs_close(vd, "its uverbs node is being removed", VERBS_CLOSE_REPORT);
+                                verbs_schedule_reread(vd, 0, false);
+                        } else if ((vd->want_open || vd->opening) && !strv_contains(vd->nodes_gone, node)) {
+                                if (strv_push_take(&vd->nodes_gone, &vd->n_nodes_gone, &vd->allocated_nodes_gone,
+                                                   strdup(node)) < 0)
+                                        log_oom();
+                                else
+                                        log_debug("%s: uverbs node %s removed while it opens.", vd->name, node);
                         }
+                }
                 return;
         }
         if (streq(action, "add")) {

@@ -8,6 +8,9 @@
  *                  for every open of a port's phys_state (a port re-read).
  *   fail-NAME      "EACCES" or "ENODEV": ibv_open_device() of NAME fails so.
  *   broken-NAME    every context of NAME fails its first event read (EIO).
+ *   hold-NAME      ibv_open_device() of NAME logs "opening NAME" and waits
+ *                  until this file is gone (at most a minute) before it
+ *                  opens: the test acts while the open runs.
  *   NAME.events    a FIFO (made on the first open): the context's async_fd.
  *                  The test writes StubEvent records into it; type
  *                  STUB_EVENT_READ_ERROR makes that read fail with EIO.
@@ -200,6 +203,12 @@ struct ibv_context *ibv_open_device(struct ibv_device *device) {
         if (!stub_dir()) {
                 errno = ENODEV;
                 return NULL;
+        }
+        snprintf(path, sizeof(path), "%s/hold-%s", stub_dir(), device->name);
+        if (access(path, F_OK) == 0) {
+                stub_log("opening %s", device->name);
+                for (int i = 0; i < 6000 && access(path, F_OK) == 0; i++)
+                        usleep(10 * 1000);
         }
         snprintf(path, sizeof(path), "%s/%s.events", stub_dir(), device->name);
         if (mkfifo(path, 0666) < 0 && errno != EEXIST)
