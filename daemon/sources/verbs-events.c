@@ -46,9 +46,12 @@ typedef struct VerbsDevice {
         uint64_t pending_gids; /* the same for GID tables (GID_CHANGE) */
         bool pending_gids_all;
         /* uverbs nodes removed while an open was wanted or ran: its node is
-         * known only when the open is applied, and may be one of them. */
+         * known only when the open is applied, and may be one of them;
+         * node_back: one of them was added again meanwhile, so an open
+         * dropped for it is made again. Reset when an open is wanted. */
         char **nodes_gone;
         size_t n_nodes_gone, allocated_nodes_gone;
+        bool node_back;
 } VerbsDevice;
 
 struct VerbsEvents {
@@ -353,31 +356,46 @@ static void open_run(ReaderLane *lane, void *arg) {
         }
 }
 
+static void verbs_forget_nodes_gone(VerbsDevice *vd) {
+        vd->nodes_gone = strv_free(vd->nodes_gone);
+        vd->n_nodes_gone = vd->allocated_nodes_gone = 0;
+        vd->node_back = false;
+}
+
 static void open_apply(void *arg, const ReaderResult *result, void *userdata) {
         VerbsOpen *o = arg;
         VerbsEvents *v = o->owner;
         Manager *m = v->manager;
         VerbsDevice *vd = verbs_find(v, o->name);
         Device *d = manager_find_device(m, o->name);
-        bool node_gone = false;
+        bool node_gone = false, node_back = false;
         int r;
 
         if (vd) {
                 vd->opening = false;
-                node_gone = strv_contains(vd->nodes_gone, o->node);
-                vd->nodes_gone = strv_free(vd->nodes_gone);
-                vd->n_nodes_gone = vd->allocated_nodes_gone = 0;
+                /* A failed open's node is not known: any node that came back may be its own. */
+                node_gone = o->context && strv_contains(vd->nodes_gone, o->node);
+                node_back = vd->node_back;
+                verbs_forget_nodes_gone(vd);
         }
         if (!o->context) {
                 if (vd && o->why)
                         verbs_say_polling(vd, o->error, o->why);
+                if (vd && node_back)
+                        (void) verbs_open(vd);
                 return;
         }
-        if (node_gone)
+        /* Its node's remove came before we knew the node: the kernel waits
+         * for this context to close; a node added since is opened anew. */
+        if (vd && node_gone) {
                 log_debug("%s: its open was on %s, removed meanwhile: closed.", o->name, o->node);
-        /* Closed, removed or stopped meanwhile, or its node's remove came
-         * before we knew the node: this context is not wanted. */
-        if (!vd || !d || vd->context || vd->fatal || vd->retry || v->stopped || node_gone) {
+                verbs_close_context(v, o->name, TAKE_PTR(o->context));
+                if (node_back)
+                        (void) verbs_open(vd);
+                return;
+        }
+        /* Closed, removed or stopped meanwhile: this context is not wanted. */
+        if (!vd || !d || vd->context || vd->fatal || vd->retry || v->stopped) {
                 verbs_close_context(v, o->name, TAKE_PTR(o->context));
                 return;
         }
@@ -529,6 +547,8 @@ static int verbs_open(VerbsDevice *vd) {
                 return 0;
         if (!manager_find_device(v->manager, vd->name))
                 return 0;
+        if (!vd->want_open)
+                verbs_forget_nodes_gone(vd);
         vd->want_open = true;
         verbs_request_list(v);
         return 0;
@@ -705,7 +725,9 @@ void verbs_node_event(EventSources *s, const char *node, const char *action) {
                 for (size_t i = 0; i < v->n_devices; i++) {
                         VerbsDevice *vd = v->devices[i];
 
-                        if (streq(vd->node, node)) {
+                        /* An open under way may be on any node, this one too
+                         * (vd->node names the last open's). */
+                        if (!vd->want_open && !vd->opening && streq(vd->node, node)) {
                                 verbs_close(vd, "its uverbs node is being removed", VERBS_CLOSE_REPORT);
                                 verbs_schedule_reread(vd, 0, false);
                         } else if ((vd->want_open || vd->opening) && !strv_contains(vd->nodes_gone, node)) {
@@ -725,6 +747,10 @@ void verbs_node_event(EventSources *s, const char *node, const char *action) {
 
                         if (vd->context)
                                 continue;
+                        if (strv_contains(vd->nodes_gone, node)) {
+                                vd->node_back = true;
+                                log_debug("%s: uverbs node %s added again while it opens.", vd->name, node);
+                        }
                         vd->fatal = false;
                         (void) verbs_open(vd);
                 }

@@ -389,6 +389,9 @@ static void test_close_and_reopen(void **state) {
         wait_stub(h, "close hfi1_0", 1);
         wait_stub(h, "open opa0", 1);
         harness_wait_property(h, OPA0_PORT1, RDMAD_PORT_INTERFACE, "LinkEvents", "verbs", 20000);
+        /* The re-read after the open done: a stopping rdmad closes the
+         * contexts of idle devices and leaves busy ones to the kernel. */
+        harness_settle(h, 200);
 
         harness_stop_daemon(h);
         log = stub_log();
@@ -433,6 +436,24 @@ static void test_node_removed_while_opening(void **state) {
         wait_stub(h, "open mlx4_0", 2);
         harness_wait_property(h, MLX4_PORT1, RDMAD_PORT_INTERFACE, "LinkEvents", "verbs", 20000);
         assert_int_equal(stub_count("close mlx4_0"), 1);
+
+        /* Removed and added again while the next open runs: that open is
+         * closed, and the node added since is opened and kept. */
+        umockdev_testbed_uevent(h->testbed, MLX4_UVERBS, "remove");
+        wait_stub(h, "close mlx4_0", 2);
+        stub_file("hold-mlx4_0", "");
+        umockdev_testbed_uevent(h->testbed, MLX4_UVERBS, "add");
+        wait_stub(h, "opening mlx4_0", 2);
+        umockdev_testbed_uevent(h->testbed, MLX4_UVERBS, "remove");
+        umockdev_testbed_uevent(h->testbed, MLX4_UVERBS, "add");
+        harness_wait_log(h, "mlx4_0: uverbs node uverbs0 added again while it opens");
+        stub_file("hold-mlx4_0", NULL);
+        wait_stub(h, "open mlx4_0", 4);
+        harness_wait_property(h, MLX4_PORT1, RDMAD_PORT_INTERFACE, "LinkEvents", "verbs", 20000);
+        harness_settle(h, 200);
+        assert_int_equal(stub_count("close mlx4_0"), 3);
+        assert_int_equal(stub_count("open mlx4_0"), 4);
+        harness_assert_property(h, MLX4_PORT1, RDMAD_PORT_INTERFACE, "LinkEvents", "verbs");
 }
 
 static void test_open_refused(void **state) {
