@@ -404,16 +404,10 @@ static void test_close_and_reopen(void **state) {
         harness_start_daemon(h, poll_hourly);
 }
 
-static bool signal_on(Harness *h, const void *path) {
-        return harness_count_signals(h, path, "PropertiesChanged") > 0;
-}
-
-/* A refused open: that device is polled at the normal period, the device
- * whose context is open only on the slow one; RoCE and soft devices are
- * never opened. */
 /* The node's remove comes while its open runs, before rdmad knows which
  * node the open is on: the context is closed as soon as the open answers,
- * not kept on a node the kernel waits to see closed. */
+ * not kept on a node the kernel waits to see closed; if the node came back
+ * meanwhile, the device is opened again. */
 static void test_node_removed_while_opening(void **state) {
         static const char *const args[] = { "--poll-interval=3600000", "--log-level=debug", NULL };
         Harness *h;
@@ -456,6 +450,13 @@ static void test_node_removed_while_opening(void **state) {
         harness_assert_property(h, MLX4_PORT1, RDMAD_PORT_INTERFACE, "LinkEvents", "verbs");
 }
 
+static bool signal_on(Harness *h, const void *path) {
+        return harness_count_signals(h, path, "PropertiesChanged") > 0;
+}
+
+/* A refused open: that device is polled at the normal period, the device
+ * whose context is open only on the slow one; RoCE and soft devices are
+ * never opened. */
 static void test_open_refused(void **state) {
         Harness *h;
         char *log;
