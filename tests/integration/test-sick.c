@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <pwd.h>
 #include <setjmp.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -825,6 +826,76 @@ static void test_slow_device(void **state) {
         assert_true(fault_fs_blocked(f) == 0);
 }
 
+/* ---------- a slow adapter that answers stays ok ---------- */
+
+/* A busy firmware answers every read, slowly: 100 ms a file, 40 counter
+ * files (4 s a GetCounters, twice the read timeout), then 1.5 s a file
+ * under the 2 s timeout. The timeout times a read, not the job: the device
+ * stays ok however many files a call reads and however many callers ask,
+ * and its counters come (issue 42; the job's clock made it unresponsive
+ * after one unprivileged GetAllCounters). */
+static void test_slow_answering_device_stays_ok(void **state) {
+        Harness *h = *state;
+        struct passwd *nobody = getpwnam("nobody");
+        const char *port = "/org/rdmad1/device/sick8/port/1";
+        char *s, *error_name;
+        FaultFs *f;
+
+        for (unsigned i = 0; i < 38; i++) {
+                char name[32];
+
+                snprintf(name, sizeof(name), "extra_counter_%02u", i);
+                {
+                        char rel[64];
+
+                        snprintf(rel, sizeof(rel), "ports/1/counters/%s", name);
+                        harness_write(h, "/sys/devices/virtual/infiniband/sick8", rel, "7\n");
+                }
+        }
+        f = mount_over(h, "sick8");
+        fault_fs_set(f, "*", FAULT_DELAY, 100);
+
+        /* As an unprivileged user where the test may, and as root, at once. */
+        if (geteuid() == 0 && nobody) {
+                error_name = harness_call_as(h, nobody->pw_uid, nobody->pw_gid, RDMAD_BUS_NAME, RDMAD_ROOT_PATH,
+                                             RDMAD_MANAGER_INTERFACE, "GetAllCounters", "");
+                assert_null(error_name);
+        }
+        {
+                sd_bus_error error = SD_BUS_ERROR_NULL;
+                sd_bus_message *reply = NULL;
+                bool whole;
+
+                if (sd_bus_call_method(h->bus, RDMAD_BUS_NAME, port, RDMAD_PORT_INTERFACE, "GetCounters", &error,
+                                       &reply, "") < 0)
+                        fail_msg("GetCounters on a slow device: %s: %s", error.name, error.message);
+                s = format_message_body(reply);
+                sd_bus_message_unref(reply);
+                whole = strstr(s, "\"extra_counter_37\"") && strstr(s, "\"symbol_error\"");
+                if (!whole)
+                        fprintf(stderr, "GetCounters on a slow device: %s\n", s);
+                free(s);
+                assert_true(whole);
+        }
+        s = device_property(h, "sick8", "Health");
+        assert_string_equal(s, "ok");
+        free(s);
+        harness_assert_property(h, "/org/rdmad1/device/sick8", RDMAD_DEVICE_INTERFACE, "HealthReason", "");
+
+        /* 1.5 s a read, three reads a call: 4.5 s in all, each under the 2 s timeout. */
+        fault_fs_set(f, "*", FAULT_NONE, 0);
+        fault_fs_set(f, "ports/1/counters/symbol_error", FAULT_DELAY, 1500);
+        fault_fs_set(f, "ports/1/counters/port_rcv_data", FAULT_DELAY, 1500);
+        fault_fs_set(f, "ports/1/counters/extra_counter_00", FAULT_DELAY, 1500);
+        error_name = harness_call_error(h, port, RDMAD_PORT_INTERFACE, "GetCounters", "");
+        if (error_name)
+                fail_msg("GetCounters with 1.5 s reads under a 2 s timeout: %s", error_name);
+        s = device_property(h, "sick8", "Health");
+        assert_string_equal(s, "ok");
+        free(s);
+        assert_int_equal(fault_fs_blocked(f), 0);
+}
+
 /* ---------- start-up with a device that hangs ---------- */
 
 static int setup_startup(void **state) {
@@ -966,6 +1037,7 @@ int main(void) {
                 cmocka_unit_test_setup_teardown(test_eio, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_clients_show_a_hung_device, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_clients_show_io_errors, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_slow_answering_device_stays_ok, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_slow_device, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_startup_with_a_hung_device, setup_startup, teardown),
                 cmocka_unit_test_setup_teardown(test_sigterm_with_a_stuck_read, setup_sigterm, teardown),
