@@ -213,6 +213,15 @@ void reader_read_end(int dirfd, const char *name, int r) {
         }
 }
 
+void reader_read_failed(int dirfd, const char *name, int r) {
+        ReaderJob *j = current_job;
+
+        if (!j || j->result.io_error < 0)
+                return;
+        j->result.io_error = r;
+        resolve_note(j, dirfd, name, j->result.io_file, sizeof(j->result.io_file));
+}
+
 /* Under the mutex: the loop hears of the results held back. */
 static void pool_notify_locked(ReaderPool *p) {
         if (p->n_unnotified == 0)

@@ -101,6 +101,9 @@ int reader_pool_wait(ReaderPool *p, uint64_t until);
  * (-errno or >= 0). The pool names the file when the read hangs or fails. */
 void reader_read_begin(int dirfd, const char *name);
 void reader_read_end(int dirfd, const char *name, int r);
+/* A read that returned what cannot be a value of its file (-EBADMSG): a
+ * failed read of the device, as an I/O error is. */
+void reader_read_failed(int dirfd, const char *name, int r);
 
 /* An I/O error of a device, as opposed to a file that is not there or not
  * readable in its state (ENOENT, EINVAL, EOPNOTSUPP...). */
