@@ -7,12 +7,9 @@
 #include "basic/util.h"
 
 static const char *const reason_table[_HTTP_ERROR_REASON_MAX] = {
-        [HTTP_ERROR_REQUEST_TOO_LARGE] = "request_too_large",
-        [HTTP_ERROR_MALFORMED_REQUEST] = "malformed_request",
-        [HTTP_ERROR_REQUEST_TIMEOUT] = "request_timeout",
-        [HTTP_ERROR_CONNECTION_CLOSED] = "connection_closed",
-        [HTTP_ERROR_CONNECTION_REFUSED] = "connection_refused",
-        [HTTP_ERROR_OTHER] = "other",
+        [HTTP_ERROR_REQUEST_TOO_LARGE] = "request_too_large",   [HTTP_ERROR_MALFORMED_REQUEST] = "malformed_request",
+        [HTTP_ERROR_REQUEST_TIMEOUT] = "request_timeout",       [HTTP_ERROR_CONNECTION_CLOSED] = "connection_closed",
+        [HTTP_ERROR_CONNECTION_REFUSED] = "connection_refused", [HTTP_ERROR_OTHER] = "other",
 };
 
 const char *http_error_reason_to_string(HttpErrorReason reason) {

@@ -119,7 +119,7 @@ int listen_address_format(const struct sockaddr *sa, socklen_t len, bool v6only,
 
                 inet_ntop(AF_INET6, &in6->sin6_addr, host, sizeof(host));
                 n = snprintf(buf, size, "[%s]:%u%s", host, ntohs(in6->sin6_port),
-                             !any      ? ""
+                             !any     ? ""
                              : v6only ? ", every IPv6 address"
                                       : ", every address, IPv6 and IPv4");
         } else if (sa->sa_family == AF_UNIX && len >= (socklen_t) offsetof(struct sockaddr_un, sun_path)) {

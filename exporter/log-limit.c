@@ -18,10 +18,9 @@ bool log_limit_pass(LogLimit *l, uint64_t now_usec, uint64_t *ret_suppressed) {
                 l->running = false;
         }
         if (!l->running) {
-                *l = (LogLimit){ .interval_usec = l->interval_usec,
-                                 .burst = l->burst,
-                                 .running = true,
-                                 .begin_usec = now_usec };
+                *l = (LogLimit){
+                        .interval_usec = l->interval_usec, .burst = l->burst, .running = true, .begin_usec = now_usec
+                };
         }
         if (l->n_logged < l->burst) {
                 l->n_logged++;
