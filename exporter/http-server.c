@@ -440,8 +440,13 @@ static void log_mhd(void *cls, const char *fmt, va_list ap) {
         if (len > 0 && buf[len - 1] == '\n')
                 buf[len - 1] = '\0';
         reason = http_error_classify(buf, &counted);
-        if (counted)
-                s->http_errors[reason]++;
+        /* What only precedes the message that ends the request says no more
+         * than it ("Not enough memory in pool..." before the 431). */
+        if (!counted) {
+                log_debug("libmicrohttpd: %s (%s)", buf, http_error_reason_to_string(reason));
+                return;
+        }
+        s->http_errors[reason]++;
         if (!http_error_may_log(s, reason))
                 return;
         /* Its HTML page says nothing the status does not. */
