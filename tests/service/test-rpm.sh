@@ -58,11 +58,11 @@ for r in "$rpm_rdmad" "$rpm_rdmad_exporter" "$rpm_python_rdmad"; do
         rpm2cpio "$r" | (cd "$tmp/rpmroot" && cpio -idm --quiet)
 done
 for b in usr/sbin/rdmad usr/bin/rdmactl usr/bin/rdmad-exporter; do
-        ! readelf -S "$tmp/rpmroot/$b" | grep -q '\.debug_info' || fail "/$b carries debug information"
+        ! readelf -S "$tmp/rpmroot/$b" | grep '\.debug_info' >/dev/null || fail "/$b carries debug information"
 done
 for pair in "$rpm_rdmad rdmad.8" "$rpm_rdmad rdmactl.1" "$rpm_rdmad_exporter rdmad-exporter.8"; do
         set -- $pair
-        rpm -qlp "$1" | grep -q "/man[0-9]/$2\.gz$" || fail "$(basename "$1") has no $2.gz"
+        rpm -qlp "$1" | grep "/man[0-9]/$2\.gz$" >/dev/null || fail "$(basename "$1") has no $2.gz"
 done
 
 # 3. The Debian packages, from the same archive unless given.
