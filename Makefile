@@ -8,6 +8,9 @@
 #                VALGRIND=1 adds a pass under valgrind memcheck
 #   make demo    build and run rdmad on a simulated host, show it through busctl
 #   make package-check  build the Debian package (debian/), install, run, purge it
+#   make rpm     build the RPMs (rdmad.spec) into build-rpm/ from a git archive
+#   make rpm-check  build them in a temporary topdir, rpmlint them, compare
+#                them with the Debian packages, run their scriptlets on a root
 # Each installs only the Debian packages it needs (tools/install-deps TARGET),
 # and leaves no service started or enabled. RDMAD_TEST_BUS=dbus-broker runs
 # the tests, the demo and the benchmark on dbus-broker instead of dbus-daemon.
@@ -20,7 +23,7 @@ MESON     ?= meson
 SAN_FLAGS = -Db_sanitize=address,undefined -Db_lundef=false \
             -Dc_args=-fno-sanitize-recover=all -Dc_link_args=-fno-sanitize-recover=all
 
-.PHONY: all deps deps-demo deps-package build build-san check check-gcc check-broker check-systemd check-san valgrind demo bench bench-baseline clean package-check
+.PHONY: all deps deps-demo deps-package deps-rpm rpm rpm-check build build-san check check-gcc check-broker check-systemd check-san valgrind demo bench bench-baseline clean package-check
 
 all: build
 
@@ -32,6 +35,8 @@ deps-demo:
 	./tools/install-deps demo
 deps-package:
 	./tools/install-deps package
+deps-rpm:
+	./tools/install-deps rpm
 
 $(BUILD)/build.ninja:
 	$(MESON) setup $(BUILD) -Dwerror=true -Dexporter=enabled
@@ -81,7 +86,7 @@ valgrind: build
 	$(MESON) test -C $(BUILD) --print-errorlogs --setup=valgrind
 
 clean:
-	rm -rf $(BUILD) $(BUILD_SAN) $(BUILD_DEMO)
+	rm -rf $(BUILD) $(BUILD_SAN) $(BUILD_DEMO) $(BUILD_RPM)
 
 # Only what the demo runs: not the tests, fuzzers or the benchmark, so a
 # build directory of its own without them (and without the exporter).
@@ -97,6 +102,19 @@ demo: deps-demo $(BUILD_DEMO)/build.ninja
 # (tests/service/test-package.sh). Leaves the host as it found it.
 package-check: deps-package
 	./tests/service/test-package.sh $(CURDIR)
+
+# The RPMs of rdmad.spec (rdmad, rdmad-exporter, python3-rdmad, the source
+# RPM), built by rpmbuild from a git archive of the checkout (tools/build-rpm);
+# BUILD_RPM/RPMS/*/ holds them. rpm-check: the same in a temporary topdir,
+# then rpmlint (rdmad.rpmlintrc names what it keeps), the payloads against
+# the Debian packages (RDMAD_DEBS=DIR: .debs already built from this tree),
+# the scriptlets against a root (tests/service/test-rpm.sh). Installs nothing.
+BUILD_RPM ?= build-rpm
+rpm: deps-rpm
+	rm -rf $(BUILD_RPM)
+	./tools/build-rpm $(BUILD_RPM)
+rpm-check: deps-rpm
+	./tests/service/test-rpm.sh $(CURDIR)
 
 # Benchmarks (not tests): N dual-port devices at N = 64, 512, 2048 by default;
 # then rdmad-exporter against node_exporter on the same hosts; then the
