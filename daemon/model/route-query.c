@@ -378,3 +378,76 @@ int route_query(const RouteTarget *t, RouteAnswer *ret) {
                 return ret->ifindex <= 0 ? -ENXIO : negative_errno();
         return 0;
 }
+
+int rtnl_parse_link_lower(const void *buf, size_t len, uint32_t seq) {
+        const struct nlmsghdr *h;
+        size_t off = 0;
+        int k;
+
+        assert(buf || len == 0);
+        while ((k = nlmsg_next(buf, len, &off, &h)) > 0) {
+                const struct rtattr *a;
+                int link = 0;
+
+                if (h->nlmsg_seq != seq)
+                        continue;
+                if (h->nlmsg_type == NLMSG_ERROR) {
+                        int e = nlmsg_error(h);
+
+                        if (e == 0)
+                                continue;
+                        return e;
+                }
+                if (h->nlmsg_type != RTM_NEWLINK)
+                        continue;
+                if (h->nlmsg_len < NLMSG_LENGTH(sizeof(struct ifinfomsg)))
+                        return -EBADMSG;
+                /* A link into another namespace (a veth's peer there) is none of ours. */
+                if (nlmsg_attr(h, sizeof(struct ifinfomsg), IFLA_LINK_NETNSID))
+                        return 0;
+                a = nlmsg_attr(h, sizeof(struct ifinfomsg), IFLA_LINK);
+                if (a && RTA_PAYLOAD(a) >= sizeof(int))
+                        memcpy(&link, RTA_DATA(a), sizeof(int));
+                return link > 0 && link != ((const struct ifinfomsg *) NLMSG_DATA(h))->ifi_index ? link : 0;
+        }
+        return k < 0 ? k : -ENOENT;
+}
+
+int route_query_lower(int ifindex) {
+        struct {
+                struct nlmsghdr h;
+                struct ifinfomsg ifi;
+        } req = {};
+        struct sockaddr_nl sa = { .nl_family = AF_NETLINK };
+        _cleanup_close_ int fd = -EBADF;
+        _cleanup_free_ uint8_t *buf = NULL;
+        uint32_t seq = next_seq();
+        int r;
+
+        fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC | SOCK_NONBLOCK, NETLINK_ROUTE);
+        if (fd < 0)
+                return negative_errno();
+        if (bind(fd, (struct sockaddr *) &sa, sizeof(sa)) < 0)
+                return negative_errno();
+        req.h.nlmsg_len = NLMSG_LENGTH(sizeof(struct ifinfomsg));
+        req.h.nlmsg_type = RTM_GETLINK;
+        req.h.nlmsg_flags = NLM_F_REQUEST;
+        req.h.nlmsg_seq = seq;
+        req.ifi.ifi_family = AF_UNSPEC;
+        req.ifi.ifi_index = ifindex;
+        r = rtnl_send(fd, &req, req.h.nlmsg_len);
+        if (r < 0)
+                return r;
+        buf = malloc(RTNL_ANSWER_BUF);
+        if (!buf)
+                return -ENOMEM;
+        for (;;) {
+                ssize_t n = rtnl_recv(fd, buf, RTNL_ANSWER_BUF);
+
+                if (n < 0)
+                        return (int) n;
+                r = rtnl_parse_link_lower(buf, (size_t) n, seq);
+                if (r != -ENOENT)
+                        return r;
+        }
+}

@@ -57,3 +57,12 @@ int rtnl_parse_route_reply(const void *buf, size_t len, uint32_t seq, RouteAnswe
  * chunk of an RTM_GETADDR dump: > 0 when found, 0 when not in this chunk
  * (*ret_done set when the dump ended), -EBADMSG, or the kernel's -errno. */
 int rtnl_parse_addr_dump(const void *buf, size_t len, uint32_t seq, int family, const uint8_t addr[16], bool *ret_done);
+
+/* The netdev below ifindex (a VLAN's or macvlan's lower device: IFLA_LINK
+ * of RTM_GETLINK, in this namespace): its index, 0 when there is none, or
+ * -errno. */
+int route_query_lower(int ifindex);
+/* Pure, for the tests: IFLA_LINK of the RTM_NEWLINK answer of sequence
+ * number seq in buf (0 when absent or in another namespace), -ENOENT when
+ * buf does not hold it, -EBADMSG, or the kernel's -errno. */
+int rtnl_parse_link_lower(const void *buf, size_t len, uint32_t seq);

@@ -157,6 +157,14 @@ static bool make_network(void) {
         return true;
 }
 
+/* The port's first PropertiesChanged since the signals were cleared names Gids. */
+static void assert_gids_signalled(Harness *h) {
+        char *names = signal_changed_names(harness_find_signal(h, MLX5_PORT, "PropertiesChanged"));
+
+        assert_string_equal(names, "Gids");
+        free(names);
+}
+
 static int resolve_setup(void **state) {
         *state = harness_start_logged(HARNESS_FIXTURES("mlx5-roce-sriov", "mlx4-vpi"),
                                       (const char *const[]){ "--poll-interval=0", NULL });
@@ -265,8 +273,9 @@ static void test_gids_follow_address_changes(void **state) {
         nanosleep(&later, NULL); /* the kernel's delay, stood in for */
         write_gid(h, 7, "0000:0000:0000:0000:0000:ffff:c0a8:030a", "RoCE v2", "ens1f0np0");
         harness_wait_signals(h, MLX5_PORT, "PropertiesChanged", 1);
+        assert_gids_signalled(h);
         gids = harness_get_property(h, MLX5_PORT, RDMAD_PORT_INTERFACE, "Gids", NULL);
-        assert_non_null(strstr(gids, "(7, 0000:0000:0000:0000:0000:ffff:c0a8:030a, RoCE v2, ens1f0np0)"));
+        assert_non_null(strstr(gids, "(7, \"0000:0000:0000:0000:0000:ffff:c0a8:030a\", \"RoCE v2\", \"ens1f0np0\")"));
         free(gids);
         assert_resolves(h, "192.168.3.20", MLX5_PORT, 7, "0000:0000:0000:0000:0000:ffff:c0a8:030a", "RoCE v2",
                         "ens1f0np0", "192.168.3.10");
@@ -277,6 +286,7 @@ static void test_gids_follow_address_changes(void **state) {
         nanosleep(&later, NULL);
         harness_write(h, MLX5_SYS, "ports/1/gids/7", "0000:0000:0000:0000:0000:0000:0000:0000\n");
         harness_wait_signals(h, MLX5_PORT, "PropertiesChanged", 1);
+        assert_gids_signalled(h);
         gids = harness_get_property(h, MLX5_PORT, RDMAD_PORT_INTERFACE, "Gids", NULL);
         assert_null(strstr(gids, "c0a8:030a"));
         free(gids);
@@ -299,8 +309,10 @@ static void test_gids_follow_an_upper_netdev(void **state) {
         nanosleep(&later, NULL);
         write_gid(h, 7, "0000:0000:0000:0000:0000:ffff:c0a8:c80a", "RoCE v2", "ens1f0np0.200");
         harness_wait_signals(h, MLX5_PORT, "PropertiesChanged", 1);
+        assert_gids_signalled(h);
         gids = harness_get_property(h, MLX5_PORT, RDMAD_PORT_INTERFACE, "Gids", NULL);
-        assert_non_null(strstr(gids, "(7, 0000:0000:0000:0000:0000:ffff:c0a8:c80a, RoCE v2, ens1f0np0.200)"));
+        assert_non_null(
+                strstr(gids, "(7, \"0000:0000:0000:0000:0000:ffff:c0a8:c80a\", \"RoCE v2\", \"ens1f0np0.200\")"));
         free(gids);
         assert_resolves(h, "192.168.200.20", MLX5_PORT, 7, "0000:0000:0000:0000:0000:ffff:c0a8:c80a", "RoCE v2",
                         "ens1f0np0.200", "192.168.200.10");
