@@ -13,6 +13,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <pwd.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
@@ -234,6 +235,29 @@ static void test_resolve_ipoib(void **state) {
                         "10.20.0.1");
 }
 
+/* Open to every caller: nobody gets the answer root gets (through the rationing of reads). */
+static void test_resolve_unprivileged(void **state) {
+        sd_bus_error error = SD_BUS_ERROR_NULL;
+        sd_bus_message *reply = NULL;
+        struct passwd *pw = getpwnam("nobody");
+        sd_bus *bus;
+        char *body;
+
+        if (!private_network)
+                skip(); /* needs its own network namespace to create interfaces */
+        assert_non_null(pw);
+        bus = harness_open_bus_as(pw->pw_uid);
+        if (sd_bus_call_method(bus, RDMAD_BUS_NAME, RDMAD_ROOT_PATH, RDMAD_MANAGER_INTERFACE, "ResolveAddress", &error,
+                               &reply, "s", "192.168.1.20") < 0)
+                fail_msg("ResolveAddress as nobody: %s: %s", error.name, error.message);
+        body = format_message_body(reply);
+        assert_string_equal(body, "\"" MLX5_PORT "\" 3 \"0000:0000:0000:0000:0000:ffff:c0a8:010a\" \"RoCE v2\" "
+                                  "\"ens1f0np0\" \"192.168.1.10\"");
+        free(body);
+        sd_bus_message_unref(reply);
+        sd_bus_flush_close_unref(bus);
+}
+
 static void test_resolve_errors(void **state) {
         Harness *h = *state;
 
@@ -331,6 +355,7 @@ int main(void) {
                 cmocka_unit_test_setup_teardown(test_resolve_vlan_named_only_in_gid_attrs, resolve_setup,
                                                 harness_teardown_clean),
                 cmocka_unit_test_setup_teardown(test_resolve_ipoib, resolve_setup, harness_teardown_clean),
+                cmocka_unit_test_setup_teardown(test_resolve_unprivileged, resolve_setup, harness_teardown_clean),
                 cmocka_unit_test_setup_teardown(test_resolve_errors, resolve_setup, harness_teardown_clean),
                 cmocka_unit_test_setup_teardown(test_gids_follow_address_changes, resolve_setup,
                                                 harness_teardown_clean),
