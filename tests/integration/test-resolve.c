@@ -21,6 +21,7 @@
 #include <cmocka.h>
 
 #include "harness.h"
+#include "rdmactl-run.h"
 
 #define MLX5_PF_SYS "/sys/devices/pci0000:5d/0000:5d:00.0/0000:5e:00.0"
 #define MLX5_SYS    MLX5_PF_SYS "/infiniband/mlx5_0"
@@ -342,6 +343,99 @@ static void test_gids_follow_an_upper_netdev(void **state) {
                         "ens1f0np0.200", "192.168.200.10");
 }
 
+/* rdmactl route: the answer on one line, the port's state beside it; JSON; an exit status per error. */
+static void test_rdmactl_route(void **state) {
+        Harness *h = *state;
+        char *out;
+        int status;
+
+        if (!private_network)
+                skip(); /* needs its own network namespace to create interfaces */
+        out = rdmactl_run(h, &status, "route --no-color 192.168.1.20");
+        assert_int_equal(status, 0);
+        assert_string_equal(out, "192.168.1.20 via ens1f0np0 from 192.168.1.10: mlx5_0/1 gid 3 "
+                                 "0000:0000:0000:0000:0000:ffff:c0a8:010a RoCE v2 (ACTIVE)\n");
+        free(out);
+        out = rdmactl_run(h, &status, "route --no-color 10.20.0.2");
+        assert_int_equal(status, 0);
+        assert_string_equal(out, "10.20.0.2 via ib0 from 10.20.0.1: mlx4_0/1 gid 0 "
+                                 "fe80:0000:0000:0000:0002:c903:00a1:b2c1 (ACTIVE)\n");
+        free(out);
+        out = rdmactl_run(h, &status, "route --json=pretty 10.20.0.2");
+        assert_int_equal(status, 0);
+        free(harness_python_check(h, out,
+                                  "import json, sys\n"
+                                  "d = json.load(open(sys.argv[1]))\n"
+                                  "assert d == {\"address\": \"10.20.0.2\", \"device\": \"mlx4_0\", \"port\": 1, "
+                                  "\"gid_index\": 0, \"gid\": \"fe80:0000:0000:0000:0002:c903:00a1:b2c1\", "
+                                  "\"gid_type\": None, \"netdev\": \"ib0\", \"source\": \"10.20.0.1\", "
+                                  "\"state\": \"ACTIVE\", \"object\": \"" MLX4_PORT "\"}, d\n"));
+        free(out);
+        out = rdmactl_run(h, &status, "route --json 192.168.1.20");
+        assert_int_equal(status, 0);
+        free(harness_python_check(h, out,
+                                  "import json, sys\n"
+                                  "d = json.load(open(sys.argv[1]))\n"
+                                  "assert (d[\"device\"], d[\"port\"], d[\"gid_index\"], d[\"gid_type\"]) == "
+                                  "(\"mlx5_0\", 1, 3, \"RoCE v2\"), d\n"));
+        free(out);
+
+        rdmactl_assert_run(h, "route 203.0.113.1", 7, "rdmactl: No route to 203.0.113.1");
+        rdmactl_assert_run(h, "route 10.30.0.2", 8, "plain0");
+        rdmactl_assert_run(h, "route 192.168.2.20", 9, "mlx5_0/1");
+        rdmactl_assert_run(h, "route not-an-address", 2, "not-an-address");
+        rdmactl_assert_run(h, "route", 2, "'route' needs ADDRESS");
+}
+
+/* rdmactl gids: show_gids's columns, a line per non-zero entry; JSON rows; names as elsewhere. */
+static void test_rdmactl_gids(void **state) {
+        Harness *h = *state;
+        char *out;
+        int status;
+
+        if (!private_network)
+                skip(); /* needs its own network namespace to create interfaces */
+        out = rdmactl_run(h, &status, "gids --no-color mlx5_0/1");
+        assert_int_equal(status, 0);
+        assert_string_equal(out,
+                            "DEV    PORT INDEX GID                                     IPv4         VER NETDEV\n"
+                            "mlx5_0 1    0     fe80:0000:0000:0000:9a03:9bff:feaa:bbc0 -            v1  ens1f0np0\n"
+                            "mlx5_0 1    1     fe80:0000:0000:0000:9a03:9bff:feaa:bbc0 -            v2  ens1f0np0\n"
+                            "mlx5_0 1    2     0000:0000:0000:0000:0000:ffff:c0a8:010a 192.168.1.10 v1  ens1f0np0\n"
+                            "mlx5_0 1    3     0000:0000:0000:0000:0000:ffff:c0a8:010a 192.168.1.10 v2  ens1f0np0\n"
+                            "\n"
+                            "4 GIDs listed.\n");
+        free(out);
+        /* The same port named by its netdev, and by "DEVICE PORT". */
+        out = rdmactl_run(h, &status, "gids --no-legend ens1f0np0");
+        assert_int_equal(status, 0);
+        assert_string_equal(out, "mlx5_0 1 0 fe80:0000:0000:0000:9a03:9bff:feaa:bbc0 -            v1 ens1f0np0\n"
+                                 "mlx5_0 1 1 fe80:0000:0000:0000:9a03:9bff:feaa:bbc0 -            v2 ens1f0np0\n"
+                                 "mlx5_0 1 2 0000:0000:0000:0000:0000:ffff:c0a8:010a 192.168.1.10 v1 ens1f0np0\n"
+                                 "mlx5_0 1 3 0000:0000:0000:0000:0000:ffff:c0a8:010a 192.168.1.10 v2 ens1f0np0\n");
+        free(out);
+        out = rdmactl_run(h, &status, "gids --json mlx4_0 1");
+        assert_int_equal(status, 0);
+        free(harness_python_check(h, out,
+                                  "import json, sys\n"
+                                  "d = json.load(open(sys.argv[1]))\n"
+                                  "assert d == [{\"device\": \"mlx4_0\", \"port\": 1, \"index\": 0, "
+                                  "\"gid\": \"fe80:0000:0000:0000:0002:c903:00a1:b2c1\", \"ipv4\": None, "
+                                  "\"ver\": None, \"netdev\": None, \"type\": None}], d\n"));
+        free(out);
+        /* Every port of the host: mlx4_0's two, mlx5_0's and mlx5_1's. */
+        out = rdmactl_run(h, &status, "gids --json");
+        assert_int_equal(status, 0);
+        free(harness_python_check(h, out,
+                                  "import json, sys\n"
+                                  "d = json.load(open(sys.argv[1]))\n"
+                                  "assert sorted({(r[\"device\"], r[\"port\"]) for r in d}) == "
+                                  "[(\"mlx4_0\", 1), (\"mlx4_0\", 2), (\"mlx5_0\", 1), (\"mlx5_1\", 1)], d\n"
+                                  "assert len(d) == 1 + 1 + 4 + 2, d\n"));
+        free(out);
+        rdmactl_assert_run(h, "gids mlx9_9", 4, "mlx9_9");
+}
+
 int main(void) {
         private_network = harness_private_network();
         if (private_network && !make_network())
@@ -357,6 +451,8 @@ int main(void) {
                 cmocka_unit_test_setup_teardown(test_resolve_ipoib, resolve_setup, harness_teardown_clean),
                 cmocka_unit_test_setup_teardown(test_resolve_unprivileged, resolve_setup, harness_teardown_clean),
                 cmocka_unit_test_setup_teardown(test_resolve_errors, resolve_setup, harness_teardown_clean),
+                cmocka_unit_test_setup_teardown(test_rdmactl_route, resolve_setup, harness_teardown_clean),
+                cmocka_unit_test_setup_teardown(test_rdmactl_gids, resolve_setup, harness_teardown_clean),
                 cmocka_unit_test_setup_teardown(test_gids_follow_address_changes, resolve_setup,
                                                 harness_teardown_clean),
                 cmocka_unit_test_setup_teardown(test_gids_follow_an_upper_netdev, resolve_setup,
