@@ -7,6 +7,7 @@
 #include "bus-device.h"
 #include "api/bus-path.h"
 #include "bus-counters.h"
+#include "bus-resolve.h"
 #include "bus-server.h"
 #include "bus-util.h"
 #include "basic/log.h"
@@ -167,5 +168,6 @@ const sd_bus_vtable manager_vtable[] = {
                                  method_get_device_by_name, SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_METHOD("Rescan", NULL, NULL, method_rescan, SD_BUS_VTABLE_UNPRIVILEGED),
         BUS_MANAGER_GET_ALL_COUNTERS_METHOD,
+        BUS_MANAGER_RESOLVE_ADDRESS_METHOD,
         SD_BUS_VTABLE_END,
 };
