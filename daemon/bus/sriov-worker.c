@@ -7,6 +7,7 @@
 #include "basic/log.h"
 #include "basic/util.h"
 #include "bus-util.h"
+#include "sriov-intent.h"
 #include "worker.h"
 
 struct SriovJob {
@@ -19,6 +20,8 @@ struct SriovJob {
         char *numvfs_path;
         char *caller;
         uint32_t count;
+        int state_fd; /* the registry's, for the thread */
+        uint64_t start_usec;
         Worker *worker; /* NULL before the start and once abandoned */
         SriovResult result;
 };
@@ -28,7 +31,9 @@ void sriov_job_registry_init(SriovJobRegistry *registry, sd_event *event, SriovJ
         assert(event);
         assert(done);
 
-        *registry = (SriovJobRegistry){ .event = event, .io = &sriov_sysfs_io, .done = done, .userdata = userdata };
+        *registry = (SriovJobRegistry){
+                .event = event, .io = &sriov_sysfs_io, .done = done, .userdata = userdata, .state_fd = -EBADF
+        };
 }
 
 /* What the thread also uses; the rest is the loop's. Also the worker's
@@ -62,8 +67,20 @@ bool sriov_job_running(SriovJobRegistry *registry, const char *device_path) {
 
 static void job_run(void *userdata) {
         SriovJob *j = userdata;
+        SriovIntent intent = { .count = j->count, .usec = j->start_usec };
+        int r;
 
+        /* A rdmad killed between the writes leaves the function at 0 VFs:
+         * the next one finds this record and says so. */
+        snprintf(intent.device, sizeof(intent.device), "%s", j->device);
+        snprintf(intent.pci_path, sizeof(intent.pci_path), "%s", j->device_path);
+        r = sriov_intent_record(j->state_fd, &intent);
+        if (r < 0)
+                log_warning_errno(r, "Cannot record the VF change of %s in the state directory: %m", j->device);
         sriov_set_num_vfs(j->io, j->numvfs_path, j->count, &j->result);
+        r = sriov_intent_clear(j->state_fd, j->device_path);
+        if (r < 0)
+                log_warning_errno(r, "Cannot remove the record of the VF change of %s: %m", j->device);
 }
 
 static void on_job_done(Worker *w, void *userdata) {
@@ -114,6 +131,8 @@ int sriov_job_start(SriovJobRegistry *registry, sd_bus_message *call, const char
         LIST_PREPEND(jobs, registry->jobs, j);
         j->call = sd_bus_message_ref(call);
         j->count = count;
+        j->state_fd = registry->state_fd;
+        j->start_usec = now_usec(CLOCK_REALTIME);
         j->device = strdup(device);
         j->device_path = strdup(device_path);
         j->caller = strdup(caller ?: strempty(sd_bus_message_get_sender(call)));

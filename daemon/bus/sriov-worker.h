@@ -27,6 +27,7 @@ typedef struct SriovJobRegistry {
         const SriovIo *io; /* sriov_sysfs_io; tests inject their own */
         SriovJobDone done;
         void *userdata;
+        int state_fd; /* the state directory (not owned), or -1: where a change in flight is recorded */
 } SriovJobRegistry;
 
 void sriov_job_registry_init(SriovJobRegistry *registry, sd_event *event, SriovJobDone done, void *userdata);
