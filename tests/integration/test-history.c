@@ -3,7 +3,8 @@
  * GID index 0; the history of State changes in memory, kept in the state
  * directory across a restart, a damaged file, a full disk and a directory
  * rdmad may not write; the writes of a flap storm, at most one a second per
- * port, the last one flushed later and nothing lost. */
+ * port, the last one flushed later and nothing lost; rdmactl status's
+ * summary and link lines from them. */
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -21,6 +22,7 @@
 #include <cmocka.h>
 
 #include "harness.h"
+#include "rdmactl-run.h"
 
 #define FIXTURES HARNESS_FIXTURES("hfi1", "mlx4-vpi", "siw")
 
@@ -473,6 +475,88 @@ static void test_unopenable_state_dir_still_starts(void **state) {
         assert_int_equal(get_history(h, HFI1_0 "/port/1", c), 2);
 }
 
+/* ---- rdmactl status ---------------------------------------------------------------- */
+
+/* The summary's line of port: "hfi1_0/1 ACTIVE LinkUp 100 Gb/sec (4X EDR) -
+ * 2 3 s ago", columns padded: its state, its flaps, its last change's end. */
+static void assert_summary(const char *out, const char *port, const char *state, unsigned flaps, const char *ago) {
+        char start[64], line[256], word[64];
+        const char *p, *end;
+        unsigned n;
+
+        snprintf(start, sizeof(start), "\n%s ", port);
+        p = strstr(out, start);
+        if (!p)
+                fail_msg("no line for %s in:\n%s", port, out);
+        end = strchr(p + 1, '\n');
+        assert_non_null(end);
+        snprintf(line, sizeof(line), "%.*s", (int) (end - p - 1), p + 1);
+        assert_int_equal(sscanf(line, "%*s %63s", word), 1);
+        assert_string_equal(word, state);
+        /* FLAPS is the number after the netdev column: the one before the last change. */
+        p = strstr(line, strcmp(ago, "never") == 0 ? " never" : ago);
+        if (!p || strcmp(p, strcmp(ago, "never") == 0 ? " never" : ago) != 0)
+                fail_msg("%s: the last change is not \"%s\": %s", port, ago, line);
+        if (strcmp(ago, "never") != 0)
+                while (p > line && p[-1] != ' ') /* back over the number of "N s ago" */
+                        p--;
+        while (p > line && p[-1] == ' ')
+                p--;
+        while (p > line && p[-1] != ' ')
+                p--;
+        assert_int_equal(sscanf(p, "%u", &n), 1);
+        if (n != flaps)
+                fail_msg("%s: %u flaps, not %u: %s", port, n, flaps, line);
+}
+
+/* The summary after a restart: the flaps counted since rdmad started (0),
+ * the last change from the kept history ("N s ago", not "never"); the
+ * detail lists the kept changes newest first; the JSON carries them too. */
+static void test_rdmactl_status_shows_the_kept_history(void **state) {
+        Harness *h = *state;
+        const char *args[] = { "--poll-interval=50", state_arg, NULL };
+        Change c[CHANGES_MAX];
+        unsigned changes = 0;
+        char *out, *first, *second;
+
+        flap_hfi1(h, &changes);
+        out = rdmactl_run_ok(h, "status --no-color");
+        assert_summary(out, "hfi1_0/1", "ACTIVE", 2, " s ago");
+        assert_summary(out, "mlx4_0/1", "ACTIVE", 0, "never");
+        free(out);
+
+        harness_restart_daemon(h, args);
+        assert_int_equal(get_history(h, HFI1_0 "/port/1", c), 2);
+        out = rdmactl_run_ok(h, "status --no-color");
+        /* No flap since this start, the last change from before it. */
+        assert_summary(out, "hfi1_0/1", "ACTIVE", 0, " s ago");
+        free(out);
+
+        out = rdmactl_run_ok(h, "status --no-color hfi1_0/1");
+        assert_non_null(strstr(out, "\n                     port GUID 0011:7501:0165:ab12\n"));
+        first = strstr(out, " DOWN -> ACTIVE (");
+        second = strstr(out, " ACTIVE -> DOWN (");
+        assert_non_null(first);
+        assert_non_null(second);
+        assert_true(first < second); /* newest first */
+        assert_non_null(strstr(out, "\n                     link 20"));
+        free(out);
+
+        out = rdmactl_run_ok(h, "status --json hfi1_0");
+        assert_non_null(strstr(out, "\"port_guid\":\"0011:7501:0165:ab12\""));
+        assert_non_null(strstr(out, "\"state_changes\":0"));
+        {
+                char expect[256];
+
+                snprintf(expect, sizeof(expect),
+                         "\"link_history\":[{\"usec\":%" PRIu64 ",\"old_state\":\"DOWN\",\"new_state\":\"ACTIVE\"},"
+                         "{\"usec\":%" PRIu64 ",\"old_state\":\"ACTIVE\",\"new_state\":\"DOWN\"}]",
+                         c[1].usec, c[0].usec);
+                assert_non_null(strstr(out, expect));
+        }
+        free(out);
+}
+
 /* ---- a flap storm ----------------------------------------------------------------- */
 
 /* 20 flaps as fast as the poll sees them: every change is on the bus at
@@ -526,6 +610,7 @@ int main(void) {
                 cmocka_unit_test_setup_teardown(test_unwritable_state_dir_loses_history_not_answers, read_only_setup,
                                                 teardown),
                 cmocka_unit_test_setup_teardown(test_unopenable_state_dir_still_starts, missing_dir_setup, teardown),
+                cmocka_unit_test_setup_teardown(test_rdmactl_status_shows_the_kept_history, state_setup, teardown),
                 cmocka_unit_test_setup_teardown(test_flap_storm_writes_at_most_once_a_second, logged_state_setup,
                                                 teardown),
         };
