@@ -253,8 +253,7 @@ static void add_port(Field *ports, const Inventory *inv, const RdmaPort *p, cons
         add_link_history(f, p, now);
 }
 
-static void add_device(Field *root, const Inventory *inv, const Target *t, const CounterTable *counters,
-                       uint64_t now) {
+static void add_device(Field *root, const Inventory *inv, const Target *t, const CounterTable *counters, uint64_t now) {
         const RdmaDevice *d = t->device;
         Field *dev = field_color(field_label(field_object(root, NULL), d->name), device_color(inv, t));
         Field *vfs, *ports;
@@ -337,8 +336,12 @@ enum {
 };
 
 static const char *const summary_headers[_SUMMARY_MAX] = {
-        [SUMMARY_PORT] = "PORT",     [SUMMARY_STATE] = "STATE",   [SUMMARY_PHYS_STATE] = "PHYS STATE",
-        [SUMMARY_RATE] = "RATE",     [SUMMARY_NETDEV] = "NETDEV", [SUMMARY_FLAPS] = "FLAPS",
+        [SUMMARY_PORT] = "PORT",
+        [SUMMARY_STATE] = "STATE",
+        [SUMMARY_PHYS_STATE] = "PHYS STATE",
+        [SUMMARY_RATE] = "RATE",
+        [SUMMARY_NETDEV] = "NETDEV",
+        [SUMMARY_FLAPS] = "FLAPS",
         [SUMMARY_LAST_CHANGE] = "LAST CHANGE",
 };
 
@@ -371,7 +374,7 @@ static int status_summary(const Inventory *inv, const Options *o) {
         for (size_t i = 0; i < inv->n_ports; i++)
                 if (summary_add_port(t, inv, inv->ports[i], now) < 0)
                         return report_oom(); /* table_add() fails for memory only */
-        if (table_rows(t) == 0) /* silence would look like a hang or a failure */
+        if (table_rows(t) == 0)              /* silence would look like a hang or a failure */
                 printf("No RDMA devices.\n");
         else
                 table_print(t, stdout, true, o->color);

@@ -78,8 +78,8 @@ typedef struct RdmaPort {
         size_t n_gids;
         uint64_t state_changed_usec;
         uint64_t state_changes;
-        char *link_events; /* "verbs", "rtnetlink", "poll" */
-        char *port_guid;   /* "9803:9b03:009f:cfd6", "" when unknown or from an older rdmad */
+        char *link_events;            /* "verbs", "rtnetlink", "poll" */
+        char *port_guid;              /* "9803:9b03:009f:cfd6", "" when unknown or from an older rdmad */
         RdmaLinkChange *link_history; /* oldest first, as rdmad sends it */
         size_t n_link_history;
 } RdmaPort;

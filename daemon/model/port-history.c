@@ -51,7 +51,7 @@ int port_history_record(HistoryStore *store, Port *p, uint64_t usec, const char 
         if (r < 0)
                 return log_debug_errno(r, "%s port %u: no file name for its link history: %m", p->device->name,
                                        p->number),
-               0;
+                       0;
         r = history_store_save(store, key, p->history);
         if (r < 0)
                 log_oom();

@@ -143,9 +143,8 @@ static long read_history_file(const char *name, Change *ret) {
         assert_true(strncmp(line, "rdmad link history 1 ", 21) == 0);
         while (fgets(line, sizeof(line), f) && strncmp(line, "end ", 4) != 0) {
                 assert_true(n < CHANGES_MAX);
-                assert_int_equal(sscanf(line, "%" SCNu64 " %31s %31s", &ret[n].usec, ret[n].old_state,
-                                        ret[n].new_state),
-                                 3);
+                assert_int_equal(
+                        sscanf(line, "%" SCNu64 " %31s %31s", &ret[n].usec, ret[n].old_state, ret[n].new_state), 3);
                 n++;
         }
         fclose(f);
@@ -191,8 +190,8 @@ static bool file_has(Harness *h, const void *data) {
         Change c[CHANGES_MAX];
         long n = read_history_file(w->name, c);
 
-        return n == (long) w->n && (n == 0 || (c[n - 1].usec == w->last->usec &&
-                                               strcmp(c[n - 1].new_state, w->last->new_state) == 0));
+        return n == (long) w->n &&
+               (n == 0 || (c[n - 1].usec == w->last->usec && strcmp(c[n - 1].new_state, w->last->new_state) == 0));
 }
 
 static void wait_file_has(Harness *h, const char *name, const Change *changes, size_t n) {
