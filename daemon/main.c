@@ -15,6 +15,7 @@
 #include "bus-util.h"
 #include "enumerate.h"
 #include "event-sources.h"
+#include "history-store.h"
 #include "manager.h"
 #include "reader-pool.h"
 #include "sysfs.h"
@@ -67,6 +68,9 @@ static void help(void) {
                "                          (default %u, 0 = off)\n"
                "     --read-timeout=SPAN  A device whose sysfs read has not returned after\n"
                "                          SPAN is unresponsive (default 5s, 0 = never)\n"
+               "     --state-dir=DIR      Keep the ports' link histories in DIR (default:\n"
+               "                          $STATE_DIRECTORY, as StateDirectory= sets it;\n"
+               "                          empty: in memory only)\n"
                "     --dump               Print the model read from sysfs and exit\n",
                program_invocation_short_name, POLL_INTERVAL_MS_DEFAULT);
 }
@@ -75,6 +79,7 @@ typedef struct Options {
         bool dump;
         uint32_t poll_interval_ms;
         uint64_t read_timeout_usec;
+        const char *state_dir; /* NULL or "": link histories in memory only */
 } Options;
 
 /* 0: go on; 1: done, exit successfully (--help, --version); <0: bad usage. */
@@ -85,6 +90,7 @@ static int parse_argv(int argc, char *argv[], Options *o) {
                 ARG_POLL_INTERVAL,
                 ARG_READ_TIMEOUT,
                 ARG_DUMP,
+                ARG_STATE_DIR,
         };
         static const struct option options[] = {
                 { "help", no_argument, NULL, 'h' },
@@ -93,6 +99,7 @@ static int parse_argv(int argc, char *argv[], Options *o) {
                 { "poll-interval", required_argument, NULL, ARG_POLL_INTERVAL },
                 { "read-timeout", required_argument, NULL, ARG_READ_TIMEOUT },
                 { "dump", no_argument, NULL, ARG_DUMP },
+                { "state-dir", required_argument, NULL, ARG_STATE_DIR },
                 {},
         };
         int c, r;
@@ -125,6 +132,11 @@ static int parse_argv(int argc, char *argv[], Options *o) {
                 case ARG_DUMP:
                         o->dump = true;
                         break;
+                case ARG_STATE_DIR:
+                        if (*optarg && optarg[0] != '/')
+                                return log_error_errno(EINVAL, "--state-dir= takes an absolute path: %s", optarg);
+                        o->state_dir = optarg;
+                        break;
                 case '?':
                         return -EINVAL;
                 default:
@@ -134,6 +146,41 @@ static int parse_argv(int argc, char *argv[], Options *o) {
         if (optind < argc)
                 return log_error_errno(EINVAL, "%s takes no arguments.", program_invocation_short_name);
         return 0;
+}
+
+/* Systemd's StateDirectory= sets $STATE_DIRECTORY (a list separated by ':'
+ * when the unit names several: the first is ours). */
+static const char *state_dir_from_environment(char *buf, size_t size) {
+        const char *e = getenv("STATE_DIRECTORY");
+        size_t n;
+
+        if (!e || e[0] != '/')
+                return NULL;
+        n = strcspn(e, ":");
+        if (n >= size)
+                return NULL;
+        memcpy(buf, e, n);
+        buf[n] = '\0';
+        return buf;
+}
+
+/* Never a reason not to start: without the directory, the histories are
+ * kept in memory only. */
+static void open_state_dir(Manager *m, const Options *o) {
+        char buf[4096];
+        const char *dir = o->state_dir ?: state_dir_from_environment(buf, sizeof(buf));
+        int r;
+
+        if (!dir || !*dir) {
+                log_info("No state directory: link histories are kept in memory only.");
+                return;
+        }
+        r = history_store_new(m->event, dir, &m->history);
+        if (r < 0)
+                log_warning_errno(r, "Cannot open the state directory %s: %m. Link histories are kept in memory only.",
+                                  dir);
+        else
+                log_debug("Link histories are kept in %s.", dir);
 }
 
 static int on_sighup(sd_event_source *source, const struct signalfd_siginfo *si, void *userdata) {
@@ -201,6 +248,9 @@ static int run(int argc, char *argv[]) {
                 if (r < 0)
                         return log_error_errno(r, "Failed to start the readers: %m");
         }
+
+        if (!o.dump)
+                open_state_dir(m, &o);
 
         r = manager_load(m);
         if (r < 0)

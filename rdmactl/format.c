@@ -73,6 +73,24 @@ char *format_timestamp(uint64_t realtime_usec, char buf[static TIMESTAMP_MAX]) {
         return buf;
 }
 
+char *format_ago(uint64_t now, uint64_t then, char buf[static AGO_MAX]) {
+        uint64_t s;
+
+        if (then == 0)
+                snprintf(buf, AGO_MAX, "never");
+        else if (then > now)
+                snprintf(buf, AGO_MAX, "just now");
+        else if ((s = (now - then) / 1000000) < 60)
+                snprintf(buf, AGO_MAX, "%" PRIu64 " s ago", s);
+        else if (s < 2 * 3600)
+                snprintf(buf, AGO_MAX, "%" PRIu64 " min ago", s / 60);
+        else if (s < 2 * 86400)
+                snprintf(buf, AGO_MAX, "%" PRIu64 " h ago", s / 3600);
+        else
+                snprintf(buf, AGO_MAX, "%" PRIu64 " days ago", s / 86400);
+        return buf;
+}
+
 Table *table_new_columns(size_t n_columns, const TableColumn *columns) {
         Table *t;
 

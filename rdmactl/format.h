@@ -36,6 +36,13 @@ const char *phys_state_color(const char *phys_state_name);
 #define TIMESTAMP_MAX 64
 char *format_timestamp(uint64_t realtime_usec, char buf[static TIMESTAMP_MAX]);
 
+/* How long before now then was (CLOCK_REALTIME µs), as people say it:
+ * "12 s ago", "3 min ago" (under 2 hours), "5 h ago" (under 2 days),
+ * "4 days ago"; "never" for then 0, "just now" for a time ahead of now (a
+ * clock stepped back). */
+#define AGO_MAX 32
+char *format_ago(uint64_t now, uint64_t then, char buf[static AGO_MAX]);
+
 /* The IPv4 address of a RoCE GID that maps one ("::ffff:a.b.c.d", printed by
  * the kernel as "0000:0000:0000:0000:0000:ffff:c0a8:010a"): "192.168.1.10"
  * in buf; NULL for any other GID or text. */

@@ -1,11 +1,15 @@
 /* SPDX-License-Identifier: MIT */
-/* rdmactl status [NAME...]: everything known about devices, their ports and
- * netdevs. Built once as a field tree, then printed as text or as JSON. */
+/* rdmactl status [NAME...]: without a name, a line per port (the text; the
+ * JSON stays everything, for scripts); with names, everything known about
+ * those devices, their ports and netdevs, and each port's last link
+ * changes. Built once as a field tree (or a table), then printed as text or
+ * as JSON. */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "basic/time-util.h"
 #include "basic/utf8.h"
 #include "basic/util.h"
 #include "field-tree.h"
@@ -192,7 +196,27 @@ static void add_port_shown(Field *f, const RdmaPort *p) {
         }
 }
 
-static void add_port(Field *ports, const Inventory *inv, const RdmaPort *p, const PortCounters *counters) {
+/* "link 2026-03-01T10:00:00.000000+00:00 ACTIVE -> DOWN (3 min ago)", a
+ * line per change, newest first; in JSON an array in the same order. */
+static void add_link_history(Field *f, const RdmaPort *p, uint64_t now) {
+        Field *history = field_array(f, "link_history");
+
+        for (size_t i = p->n_link_history; i > 0; i--) {
+                const RdmaLinkChange *c = &p->link_history[i - 1];
+                Field *e = field_flags(field_object(history, NULL), FIELD_TEXT_LINE);
+                char ago[AGO_MAX];
+
+                field_flags(field_affix(field_uint(e, "usec", c->usec), "link ", " "), FIELD_TEXT_TIME);
+                field_empty(field_string(e, "old_state", c->old_state), "-");
+                field_color(field_empty(field_affix(field_string(e, "new_state", c->new_state), " -> ", NULL), "-"),
+                            state_color(c->new_state));
+                field_flags(field_affix(field_string_copy(e, NULL, format_ago(now, c->usec, ago)), " (", ")"),
+                            FIELD_TEXT_ONLY);
+        }
+}
+
+static void add_port(Field *ports, const Inventory *inv, const RdmaPort *p, const PortCounters *counters,
+                     uint64_t now) {
         Field *f = field_labelf(field_object(ports, NULL), "Port %" PRIu32, p->number);
         Field *gids;
 
@@ -211,16 +235,25 @@ static void add_port(Field *ports, const Inventory *inv, const RdmaPort *p, cons
         field_flags(field_affix(field_string(f, "transport", port_transport(inv, p)), " (", ")"),
                     !*p->transport || streq(p->transport, p->link_layer) ? FIELD_JSON_ONLY : 0);
         field_affix(field_string(f, "netdev", inventory_netdev_name(inv, p->netdev)), ", netdev ", NULL);
+        /* "port GUID 0002:c903:00a1:b2c1", as ibstat's "Port GUID"; null when unknown. */
+        field_flags(field_affix(field_string(f, "port_guid", *p->port_guid ? p->port_guid : NULL), "port GUID ", NULL),
+                    FIELD_TEXT_LINE);
         add_port_shown(f, p);
         field_flags(field_affix(field_uint(f, "state_changed_usec", p->state_changed_usec), "state changed ", NULL),
                     FIELD_TEXT_LINE | FIELD_TEXT_TIME | (p->state_changed_usec > 0 ? 0 : FIELD_JSON_ONLY));
+        /* The flaps rdmad saw since it started: also on the state changed line. */
+        field_flags(field_affix(field_uint(f, "state_changes", p->state_changes), ", ",
+                                p->state_changes == 1 ? " state change since rdmad started"
+                                                      : " state changes since rdmad started"),
+                    p->state_changed_usec > 0 ? 0 : FIELD_JSON_ONLY);
         gids = field_array(f, "gids");
         for (size_t g = 0; g < p->n_gids; g++)
                 add_gid(gids, &p->gids[g]);
         add_port_errors(f, counters);
+        add_link_history(f, p, now);
 }
 
-static void add_device(Field *root, const Inventory *inv, const Target *t, const CounterTable *counters) {
+static void add_device(Field *root, const Inventory *inv, const Target *t, const CounterTable *counters, uint64_t now) {
         const RdmaDevice *d = t->device;
         Field *dev = field_color(field_label(field_object(root, NULL), d->name), device_color(inv, t));
         Field *vfs, *ports;
@@ -255,7 +288,7 @@ static void add_device(Field *root, const Inventory *inv, const Target *t, const
 
         ports = field_array(dev, "ports");
         for (size_t i = 0; i < n_ports; i++)
-                add_port(ports, inv, shown[i], counter_table_find(counters, d->name, shown[i]->number));
+                add_port(ports, inv, shown[i], counter_table_find(counters, d->name, shown[i]->number), now);
 }
 
 /* Reads the targets args name (all devices for none); the exit status of
@@ -290,6 +323,64 @@ static int parse_targets(sd_bus *bus, const Inventory *inv, char **args, size_t 
         return EXIT_OK;
 }
 
+/* The summary: a line per port, what an operator looks at first. */
+enum {
+        SUMMARY_PORT,
+        SUMMARY_STATE,
+        SUMMARY_PHYS_STATE,
+        SUMMARY_RATE,
+        SUMMARY_NETDEV,
+        SUMMARY_FLAPS,
+        SUMMARY_LAST_CHANGE,
+        _SUMMARY_MAX,
+};
+
+static const char *const summary_headers[_SUMMARY_MAX] = {
+        [SUMMARY_PORT] = "PORT",
+        [SUMMARY_STATE] = "STATE",
+        [SUMMARY_PHYS_STATE] = "PHYS STATE",
+        [SUMMARY_RATE] = "RATE",
+        [SUMMARY_NETDEV] = "NETDEV",
+        [SUMMARY_FLAPS] = "FLAPS",
+        [SUMMARY_LAST_CHANGE] = "LAST CHANGE",
+};
+
+/* "mlx4_0/1  ACTIVE  LinkUp  40 Gb/sec (4X QDR)  ib0  2  3 min ago"; the
+ * state grey for a device that does not answer (it is the last known). */
+static int summary_add_port(Table *t, const Inventory *inv, const RdmaPort *p, uint64_t now) {
+        const RdmaDevice *d = inventory_find_device(inv, p->device);
+        bool stale = d && device_unresponsive(d);
+        char name[256], ago[AGO_MAX];
+        int r;
+
+        snprintf(name, sizeof(name), "%s/%" PRIu32, port_device_name(inv, p), p->number);
+        if ((r = table_add(t, name, NULL)) < 0 ||
+            (r = table_add(t, p->state_name, stale ? ANSI_GREY : state_color(p->state_name))) < 0 ||
+            (r = table_add(t, p->phys_state_name, stale ? ANSI_GREY : phys_state_color(p->phys_state_name))) < 0 ||
+            (r = table_add(t, p->rate, NULL)) < 0 ||
+            (r = table_add(t, inventory_netdev_name(inv, p->netdev), NULL)) < 0 ||
+            (r = table_add_uint(t, p->state_changes, p->state_changes > 0 ? ANSI_YELLOW : NULL)) < 0 ||
+            (r = table_add(t, format_ago(now, port_last_change_usec(p), ago), NULL)) < 0)
+                return r;
+        return 0;
+}
+
+static int status_summary(const Inventory *inv, const Options *o) {
+        _cleanup_(table_freep) Table *t = table_new(_SUMMARY_MAX, summary_headers);
+        uint64_t now = now_usec(CLOCK_REALTIME);
+
+        if (!t)
+                return report_oom();
+        for (size_t i = 0; i < inv->n_ports; i++)
+                if (summary_add_port(t, inv, inv->ports[i], now) < 0)
+                        return report_oom(); /* table_add() fails for memory only */
+        if (table_rows(t) == 0)              /* silence would look like a hang or a failure */
+                printf("No RDMA devices.\n");
+        else
+                table_print(t, stdout, true, o->color);
+        return finish_output(EXIT_OK);
+}
+
 /* "mlx4_0", "mlx4_0 1", "mlx4_0/1", "ib0": a device, or one port of it. */
 int verb_status(sd_bus *bus, const Options *o, char **args, size_t n_args) {
         _cleanup_(inventory_freep) Inventory *inv = NULL;
@@ -303,6 +394,8 @@ int verb_status(sd_bus *bus, const Options *o, char **args, size_t n_args) {
         status = load_inventory(bus, o, &inv);
         if (status != EXIT_OK)
                 return status;
+        if (n_args == 0 && !o->json)
+                return status_summary(inv, o);
         status = parse_targets(bus, inv, args, n_args, &targets, &n_targets, &worst);
         if (status != EXIT_OK)
                 return status;
@@ -331,7 +424,7 @@ int verb_status(sd_bus *bus, const Options *o, char **args, size_t n_args) {
         if (!root)
                 return report_oom();
         for (size_t i = 0; i < n_targets; i++)
-                add_device(root, inv, &targets[i], &counters);
+                add_device(root, inv, &targets[i], &counters, now_usec(CLOCK_REALTIME));
         if (field_tree_check(root) < 0)
                 return report_oom();
 

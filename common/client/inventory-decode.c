@@ -88,6 +88,7 @@ static const PropertySpec port_properties[] = {
         UINT64("StateChangedUsec", RdmaPort, state_changed_usec),
         UINT64("StateChanges", RdmaPort, state_changes),
         STRING("LinkEvents", RdmaPort, link_events),
+        STRING("PortGuid", RdmaPort, port_guid),
         {},
 };
 
@@ -164,6 +165,53 @@ static int read_gids(RdmaPort *p, sd_bus_message *m, bool with_netdev) {
         return sd_bus_message_exit_container(m);
 }
 
+static void link_history_free(RdmaLinkChange *h, size_t n) {
+        for (size_t i = 0; i < n; i++) {
+                free(h[i].old_state);
+                free(h[i].new_state);
+        }
+        free(h);
+}
+
+/* "a(tss)": (usec, old state, new state), oldest first. */
+static int read_link_history(RdmaPort *p, sd_bus_message *m) {
+        RdmaLinkChange *h = NULL;
+        size_t n = 0, allocated = 0;
+        const char *a, *b;
+        uint64_t usec;
+        int r;
+
+        r = sd_bus_message_enter_container(m, 'a', "(tss)");
+        if (r < 0)
+                return r;
+        while ((r = sd_bus_message_read(m, "(tss)", &usec, &a, &b)) > 0) {
+                r = ARRAY_RESERVE(h, allocated, n + 1);
+                if (r < 0)
+                        break;
+                h[n++] = (RdmaLinkChange){ .usec = usec, .old_state = strdup(a), .new_state = strdup(b) };
+                if (!h[n - 1].old_state || !h[n - 1].new_state) {
+                        r = -ENOMEM;
+                        break;
+                }
+        }
+        if (r < 0) {
+                link_history_free(h, n);
+                return r;
+        }
+        link_history_free(p->link_history, p->n_link_history);
+        p->link_history = h;
+        p->n_link_history = n;
+        return sd_bus_message_exit_container(m);
+}
+
+uint64_t port_last_change_usec(const RdmaPort *p) {
+        uint64_t last = p->state_changed_usec;
+
+        if (p->n_link_history > 0 && p->link_history[p->n_link_history - 1].usec > last)
+                last = p->link_history[p->n_link_history - 1].usec;
+        return last;
+}
+
 static int read_port_numbers(RdmaDevice *d, sd_bus_message *m) {
         const uint32_t *numbers;
         size_t size;
@@ -192,6 +240,10 @@ typedef int (*SpecialReader)(void *object, const char *name, const char *content
 static int port_special(void *object, const char *name, const char *contents, sd_bus_message *m) {
         if (streq(name, "Gids") && (streq(contents, "a(usss)") || streq(contents, "a(uss)"))) {
                 int r = read_gids(object, m, streq(contents, "a(usss)"));
+                return r < 0 ? r : 1;
+        }
+        if (streq(name, "LinkHistory") && streq(contents, "a(tss)")) {
+                int r = read_link_history(object, m);
                 return r < 0 ? r : 1;
         }
         return 0;
@@ -334,6 +386,7 @@ static void device_free_arrays(void *object) {
 static void port_free_arrays(void *object) {
         RdmaPort *p = object;
         gids_free(p->gids, p->n_gids);
+        link_history_free(p->link_history, p->n_link_history);
 }
 
 /* The arrays of a copy made by memcpy(): its own, or NULL and -ENOMEM. */
@@ -363,6 +416,31 @@ static int device_copy_arrays(void *object) {
         return 0;
 }
 
+static int port_copy_link_history(RdmaPort *p) {
+        const RdmaLinkChange *h = p->link_history;
+        size_t n = p->n_link_history;
+
+        p->link_history = NULL;
+        p->n_link_history = 0;
+        if (n == 0)
+                return 0;
+        p->link_history = calloc(n, sizeof(RdmaLinkChange));
+        if (!p->link_history)
+                return -ENOMEM;
+        for (; p->n_link_history < n; p->n_link_history++) {
+                RdmaLinkChange *c = &p->link_history[p->n_link_history];
+
+                *c = (RdmaLinkChange){ .usec = h[p->n_link_history].usec,
+                                       .old_state = strdup(h[p->n_link_history].old_state),
+                                       .new_state = strdup(h[p->n_link_history].new_state) };
+                if (!c->old_state || !c->new_state) {
+                        p->n_link_history++;
+                        return -ENOMEM;
+                }
+        }
+        return 0;
+}
+
 static int port_copy_arrays(void *object) {
         RdmaPort *p = object;
         const RdmaGid *gids = p->gids;
@@ -370,6 +448,9 @@ static int port_copy_arrays(void *object) {
 
         p->gids = NULL;
         p->n_gids = 0;
+        /* Both arrays are the copy's own (or NULL) before anything can fail. */
+        if (port_copy_link_history(p) < 0)
+                return -ENOMEM;
         if (n == 0)
                 return 0;
         p->gids = calloc(n, sizeof(RdmaGid));
@@ -504,6 +585,10 @@ void object_make_printable(InventoryKind kind, void *object) {
                         make_printable(p->gids[g].gid);
                         make_printable(p->gids[g].type);
                         make_printable(p->gids[g].netdev);
+                }
+                for (size_t i = 0; i < p->n_link_history; i++) {
+                        make_printable(p->link_history[i].old_state);
+                        make_printable(p->link_history[i].new_state);
                 }
         }
 }

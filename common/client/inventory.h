@@ -55,6 +55,12 @@ typedef struct PortShownProperty {
 
 extern const PortShownProperty port_shown_properties[_PORT_SHOWN_MAX];
 
+/* One entry of Port.LinkHistory. */
+typedef struct RdmaLinkChange {
+        uint64_t usec; /* CLOCK_REALTIME */
+        char *old_state, *new_state;
+} RdmaLinkChange;
+
 typedef struct RdmaPort {
         char *path;
         char *device; /* object path */
@@ -72,8 +78,16 @@ typedef struct RdmaPort {
         size_t n_gids;
         uint64_t state_changed_usec;
         uint64_t state_changes;
-        char *link_events; /* "verbs", "rtnetlink", "poll" */
+        char *link_events;            /* "verbs", "rtnetlink", "poll" */
+        char *port_guid;              /* "9803:9b03:009f:cfd6", "" when unknown or from an older rdmad */
+        RdmaLinkChange *link_history; /* oldest first, as rdmad sends it */
+        size_t n_link_history;
 } RdmaPort;
+
+/* When the port's link last changed, as far as anyone knows: the later of
+ * StateChangedUsec and the last LinkHistory entry (kept across restarts of
+ * rdmad); 0 for never. */
+uint64_t port_last_change_usec(const RdmaPort *p);
 
 uint64_t port_shown_value(const RdmaPort *p, PortShown i);
 

@@ -12,6 +12,7 @@
 #include "bus-counters.h"
 #include "bus-server.h"
 #include "bus-util.h"
+#include "link-history.h"
 #include "manager.h"
 #include "basic/parse.h"
 #include "port-wait.h"
@@ -86,6 +87,44 @@ static size_t bus_property_size_gids(const void *object, size_t path_len) {
                 size += 7 + 4 + 4 + strlen(strempty(p->gids[i].gid)) + 1 + 3 + 4 + strlen(strempty(p->gids[i].type)) +
                         1 + 3 + 4 + strlen(strempty(p->gids[i].ndev)) + 1;
         return size;
+}
+
+static int bus_property_get_port_guid(sd_bus *bus, const char *path, const char *interface, const char *property,
+                                      sd_bus_message *reply, void *userdata, sd_bus_error *error) {
+        char guid[PORT_GUID_MAX];
+
+        return sd_bus_message_append(reply, "s", port_guid(userdata, guid));
+}
+
+static size_t bus_property_size_port_guid(const void *object, size_t path_len) {
+        return BUS_STRING_SIZE_MAX(PORT_GUID_MAX);
+}
+
+/* Oldest first, as kept. */
+static int bus_property_get_link_history(sd_bus *bus, const char *path, const char *interface, const char *property,
+                                         sd_bus_message *reply, void *userdata, sd_bus_error *error) {
+        const Port *port = userdata;
+        int r;
+
+        r = sd_bus_message_open_container(reply, 'a', "(tss)");
+        if (r < 0)
+                return r;
+        for (size_t i = 0; port->history && i < port->history->n; i++) {
+                const LinkChange *c = &port->history->changes[i];
+
+                r = sd_bus_message_append(reply, "(tss)", c->usec, c->old_state, c->new_state);
+                if (r < 0)
+                        return r;
+        }
+        return sd_bus_message_close_container(reply);
+}
+
+/* Each element: up to 7 bytes to align the struct, the t, two names. */
+static size_t bus_property_size_link_history(const void *object, size_t path_len) {
+        const Port *p = object;
+
+        return BUS_ARRAY_SIZE_MAX +
+               (p->history ? p->history->n : 0) * (7 + 8 + 2 * BUS_STRING_SIZE_MAX(LINK_STATE_NAME_MAX));
 }
 
 static int method_wait_for_state(sd_bus_message *message, void *userdata, sd_bus_error *error) {

@@ -11,6 +11,7 @@
 #include "basic/util.h"
 #include "device-reads.h"
 #include "enumerate.h"
+#include "port-history.h"
 #include "properties.h"
 #include "reader-pool.h"
 
@@ -53,6 +54,7 @@ Manager *manager_free(Manager *m) {
                 m->devices[i]->lane = reader_lane_unref(m->devices[i]->lane);
         /* Reads still running are left to their threads. */
         reader_pool_free(m->readers);
+        history_store_free(m->history);
         strv_free(m->start_stuck);
         device_array_free(m->devices, m->n_devices);
         udev_unref(m->udev);
@@ -203,6 +205,7 @@ int manager_load(Manager *m) {
         for (size_t i = 0; i < m->n_devices; i++) {
                 m->devices[i]->manager = m;
                 m->n_virtual_functions += !!*m->devices[i]->physfn_path;
+                device_history_load(m->history, m->devices[i]);
         }
         log_info("Found %zu RDMA device%s.", m->n_devices, m->n_devices == 1 ? "" : "s");
         /* The enumeration's temporaries are gone: give their pages back. */
@@ -309,6 +312,7 @@ static int manager_insert_device(Manager *m, Device *d) {
         d->manager = m;
         if (m->readers && !d->lane)
                 d->lane = reader_pool_lane(m->readers, d->name);
+        device_history_load(m->history, d);
 
         log_info("%s: added (%zu port%s, %s).", d->name, d->n_ports, d->n_ports == 1 ? "" : "s", d->transport);
         if (m->events.device_added)
@@ -372,8 +376,8 @@ static void port_log_state_change(const Port *p, const char *old_state_name) {
 }
 
 /* A State or PhysState change also moves StateChangedUsec, and is logged; a
- * State change counts in StateChanges. */
-static uint32_t port_stamp(Port *p, uint32_t mask, const char *old_state_name) {
+ * State change counts in StateChanges and goes into LinkHistory. */
+static uint32_t port_stamp(Manager *m, Port *p, uint32_t mask, const char *old_state_name) {
         if (mask & PORT_STATE_MASK) {
                 p->state_changed_usec = now_usec(CLOCK_REALTIME);
                 mask |= PROPERTY_BIT(PORT_PROP_STATE_CHANGED_USEC);
@@ -383,6 +387,8 @@ static uint32_t port_stamp(Port *p, uint32_t mask, const char *old_state_name) {
             (PROPERTY_BIT(PORT_PROP_STATE) | PROPERTY_BIT(PORT_PROP_STATE_NUM) | PROPERTY_BIT(PORT_PROP_STATE_NAME))) {
                 p->state_changes++;
                 mask |= PROPERTY_BIT(PORT_PROP_STATE_CHANGES);
+                if (port_history_record(m->history, p, p->state_changed_usec, old_state_name) >= 0)
+                        mask |= PROPERTY_BIT(PORT_PROP_LINK_HISTORY);
         }
         return mask;
 }
@@ -390,7 +396,7 @@ static uint32_t port_stamp(Port *p, uint32_t mask, const char *old_state_name) {
 /* What a port's re-read changed, applied: marked for emission, stamped. */
 static void manager_port_changed(Manager *m, Port *p, uint32_t changed, const char *old_state_name) {
         if (changed != 0)
-                manager_mark(m, MODEL_PORT, p, port_stamp(p, changed, old_state_name));
+                manager_mark(m, MODEL_PORT, p, port_stamp(m, p, changed, old_state_name));
         if (m->sources.port_changed)
                 m->sources.port_changed(p, changed, m->sources_userdata);
 }
@@ -568,7 +574,8 @@ static void manager_replace_device_at(Manager *m, size_t index, Device *new) {
                         log_oom();
                 p->state_changed_usec = o->state_changed_usec;
                 p->state_changes = o->state_changes;
-                port_masks[i] = port_stamp(p, port_changed_mask(o, p), o->state_name);
+                p->history = TAKE_PTR(o->history);
+                port_masks[i] = port_stamp(m, p, port_changed_mask(o, p), o->state_name);
         }
         for (size_t i = 0; i < new->n_netdevs; i++) {
                 const NetDev *o = device_find_netdev(old, new->netdevs[i].name);

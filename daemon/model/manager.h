@@ -52,6 +52,10 @@ struct Manager {
         unsigned start_pending;
         char **start_stuck; /* name, reason, name, reason, ... reported stuck meanwhile */
         size_t n_start_stuck;
+
+        /* Where the ports' link histories are kept (--state-dir); NULL: in
+         * memory only. Set before manager_load(). */
+        struct HistoryStore *history;
 };
 
 int manager_new(Manager **ret);

@@ -2,6 +2,7 @@
 /* A device's ports: their files, GIDs and link state, read and re-read. */
 #include "model.h"
 
+#include <ctype.h>
 #include <fcntl.h>
 #include <stdio.h>
 
@@ -37,7 +38,31 @@ void port_clear(Port *p) {
         strings_free(port_strings, ELEMENTSOF(port_strings), p);
         gids_free(p->gids, p->n_gids);
         attr_list_clear(&p->attributes);
+        free(p->history);
         *p = (Port){};
+}
+
+const char *port_guid(const Port *p, char buf[static PORT_GUID_MAX]) {
+        const char *g;
+        bool zero = true;
+
+        buf[0] = '\0';
+        /* Sorted by index, zero GIDs left out: GID 0 is first, or absent. */
+        if (p->n_gids == 0 || p->gids[0].index != 0)
+                return buf;
+        /* "fe80:0000:0000:0000:9803:9b03:009f:cfd6": eight groups of four hex digits. */
+        g = p->gids[0].gid;
+        if (strlen(g) != 39)
+                return buf;
+        for (size_t i = 0; i < 39; i++)
+                if (i % 5 == 4 ? g[i] != ':' : !isxdigit((unsigned char) g[i]))
+                        return buf;
+        for (size_t i = 0; i < 19; i++) {
+                buf[i] = (char) tolower((unsigned char) g[20 + i]);
+                zero = zero && (buf[i] == '0' || buf[i] == ':');
+        }
+        buf[zero ? 0 : 19] = '\0';
+        return buf;
 }
 
 static int gid_compare(const void *a, const void *b) {

@@ -72,6 +72,9 @@ struct Port {
         uint64_t state_changed_usec;
         uint64_t state_changes; /* State changes observed since the daemon started */
         bool state_unparsed;    /* a full read's state did not parse: port_keep_state() */
+        /* The last State changes (LinkHistory), NULL for none: kept with the
+         * port across re-reads of its device (port-history.h). */
+        struct LinkHistory *history;
 };
 
 struct NetDev {
@@ -152,6 +155,12 @@ size_t device_port_index(const Device *d, uint32_t number);
  * context is open, "poll" otherwise. */
 const char *port_link_events(const Port *p);
 const NetDev *device_find_netdev(const Device *d, const char *name);
+
+/* The port's GUID, the interface ID of GID index 0 as sysfs prints a GUID
+ * ("9803:9b03:009f:cfd6"), in buf; "" without a GID 0 or with an all-zero
+ * interface ID. */
+#define PORT_GUID_MAX 20
+const char *port_guid(const Port *p, char buf[static PORT_GUID_MAX]);
 
 /* A port's and a netdev's re-reads in two halves, for the reader pool: the reads on a
  * reader thread into values (no model touched), and their application on

@@ -32,4 +32,6 @@
         X(ATTRIBUTES, "Attributes", "a{ss}", CHANGE, 21, ATTR_LIST, attributes, FIELD, _)                              \
         X(STATE_CHANGED_USEC, "StateChangedUsec", "t", CHANGE, 22, U64, state_changed_usec, FIELD, _)                  \
         X(STATE_CHANGES, "StateChanges", "t", CHANGE, 23, U64, state_changes, FIELD, _)                                \
-        X(LINK_EVENTS, "LinkEvents", "s", CHANGE, 24, STRING, link_events, FIELD, _)
+        X(LINK_EVENTS, "LinkEvents", "s", CHANGE, 24, STRING, link_events, FIELD, _)                                   \
+        X(PORT_GUID, "PortGuid", "s", CHANGE, 25, CUSTOM, port_guid_equal, GET, port_guid)                             \
+        X(LINK_HISTORY, "LinkHistory", "a(tss)", CHANGE, 26, RELATED, _, GET, link_history)

@@ -85,6 +85,12 @@ static bool gids_equal(const void *x, const void *y) {
         return true;
 }
 
+static bool port_guid_equal(const void *x, const void *y) {
+        char a[PORT_GUID_MAX], b[PORT_GUID_MAX];
+
+        return streq(port_guid(x, a), port_guid(y, b));
+}
+
 /* A list's row: its compare column as a type, an offset and a function. */
 #define ROW_STRING(Object, f)    FIELD_STRING, offsetof(Object, f), NULL
 #define ROW_U32(Object, f)       FIELD_U32, offsetof(Object, f), NULL

@@ -31,8 +31,9 @@
  *   compare    how two snapshots of the object differ: STRING, U32, I32, U64,
  *              DOUBLE, BOOL, ATTR_LIST: the model's field `field`;
  *              CUSTOM: field names a function of properties.c comparing the
- *              whole objects; RELATED: made of other devices or of how the
- *              reads went, marked by the manager; PARENT: the object's Device,
+ *              whole objects; RELATED: made of other devices, of how the
+ *              reads went or of the port's past (LinkHistory), marked by
+ *              the manager; PARENT: the object's Device,
  *              compared by the Device's own rows
  *   bus        how sd-bus reads it: FIELD: the field (an AttrList through
  *              bus_property_get_attr_list()); GET: the getter

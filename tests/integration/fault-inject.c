@@ -22,7 +22,10 @@
  *
  * With $RDMAD_FAULT_HANG_WRITE set, a write() to a file whose path ends with
  * its value never returns: a driver stuck in sriov_numvfs. (In front of
- * umockdev's library, so the thread holds none of its locks meanwhile.) */
+ * umockdev's library, so the thread holds none of its locks meanwhile.)
+ *
+ * $RDMAD_FAULT_ENOSPC=<substring>: a write() to a file whose path contains
+ * it fails with ENOSPC, as on a full disk. */
 
 /* openat and openat64 are two symbols to wrap, not one name for the other. */
 #undef _FILE_OFFSET_BITS
@@ -59,15 +62,31 @@ static int fd_path_ends_with(int fd, const char *suffix) {
         return n >= l && strcmp(path + n - l, suffix) == 0;
 }
 
+static int fd_path_contains(int fd, const char *needle) {
+        char link[64], path[PATH_MAX];
+        ssize_t k;
+
+        snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
+        k = readlink(link, path, sizeof(path) - 1);
+        if (k < 0)
+                return 0;
+        path[k] = '\0';
+        return strstr(path, needle) != NULL;
+}
+
 ssize_t write(int fd, const void *buf, size_t count) {
         static ssize_t (*real_write)(int, const void *, size_t);
-        const char *hang = getenv("RDMAD_FAULT_HANG_WRITE");
+        const char *hang = getenv("RDMAD_FAULT_HANG_WRITE"), *enospc = getenv("RDMAD_FAULT_ENOSPC");
 
         if (!real_write)
                 real_write = (ssize_t(*)(int, const void *, size_t)) dlsym(RTLD_NEXT, "write");
         if (hang && fd > 2 && fd_path_ends_with(fd, hang))
                 for (;;)
                         pause();
+        if (enospc && *enospc && fd > 2 && fd_path_contains(fd, enospc)) {
+                errno = ENOSPC;
+                return -1;
+        }
         return real_write(fd, buf, count);
 }
 

@@ -515,8 +515,8 @@ static size_t published_devices(Harness *h) {
         return n;
 }
 
-/* GetManagedObjects without the timestamps and counts of state changes, which a
- * fresh daemon has not seen. */
+/* GetManagedObjects without the timestamps, counts and history of state
+ * changes, which a fresh daemon has not seen. */
 static char *tree_snapshot(Harness *h) {
         Objects *o = get_managed_objects(h);
         char *text = NULL;
@@ -525,8 +525,9 @@ static char *tree_snapshot(Harness *h) {
 
         assert_non_null(f);
         for (size_t i = 0; i < o->n; i++)
-                if (!o->entries[i].name || (strcmp(o->entries[i].name, "StateChangedUsec") != 0 &&
-                                            strcmp(o->entries[i].name, "StateChanges") != 0))
+                if (!o->entries[i].name ||
+                    (strcmp(o->entries[i].name, "StateChangedUsec") != 0 &&
+                     strcmp(o->entries[i].name, "StateChanges") != 0 && strcmp(o->entries[i].name, "LinkHistory") != 0))
                         fprintf(f, "%s %s %s=%s\n", o->entries[i].path, o->entries[i].interface,
                                 o->entries[i].name ?: "", o->entries[i].value ?: "");
         fclose(f);

@@ -226,9 +226,13 @@ wait 2>/dev/null || true
 pids=()
 unset DBUS_SYSTEM_BUS_ADDRESS
 
-# 4. Remove, then purge.
+# 4. Remove, then purge. A link history as systemd's StateDirectory=rdmad
+# would hold it: kept on removal (data), gone on purge (debian/rdmad.postrm).
+mkdir -p /var/lib/rdmad
+echo test >/var/lib/rdmad/link-history.port.test.1
 DEBIAN_FRONTEND=noninteractive apt-get remove -y -q python3-rdmad rdmad-exporter rdmad >"$tmp/remove.log" 2>&1 ||
         { tail -20 "$tmp/remove.log" >&2; fail "apt-get remove"; }
+[ -e /var/lib/rdmad/link-history.port.test.1 ] || fail "remove deleted the link histories (only purge may)"
 # (python3-rdmad has no conffiles: removed, dpkg has forgotten it.)
 DEBIAN_FRONTEND=noninteractive apt-get purge -y -q rdmad-exporter rdmad >"$tmp/purge.log" 2>&1 ||
         { tail -20 "$tmp/purge.log" >&2; fail "apt-get purge"; }
@@ -237,6 +241,7 @@ while read -r f; do
         [ -d "$f" ] && continue # shared directories (/usr/bin ...)
         [ -e "$f" ] || [ -L "$f" ] && fail "left after purge: $f"
 done <"$tmp/files"
+[ ! -e /var/lib/rdmad ] || fail "purge left /var/lib/rdmad"
 units_enabled >"$tmp/units.purged"
 cmp -s "$tmp/units.before" "$tmp/units.purged" || fail "unit symlinks left: $(comm -13 "$tmp/units.before" "$tmp/units.purged")"
 ! ls /var/lib/systemd/deb-systemd-helper-enabled 2>/dev/null | grep -q rdmad ||

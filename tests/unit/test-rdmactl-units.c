@@ -677,6 +677,22 @@ static void test_counter_units_and_rates(void **state) {
                 assert_true(strlen(counter_summary_label(counter_summary_name(i))) <= 26);
 }
 
+/* status's "LAST CHANGE" and link lines. */
+static void test_ago_says_how_long_ago(void **state) {
+        const uint64_t now = UINT64_C(1700000000000000), s = 1000000;
+        char buf[AGO_MAX];
+
+        assert_string_equal(format_ago(now, 0, buf), "never");
+        assert_string_equal(format_ago(now, now + 1, buf), "just now");
+        assert_string_equal(format_ago(now, now, buf), "0 s ago");
+        assert_string_equal(format_ago(now, now - 59 * s, buf), "59 s ago");
+        assert_string_equal(format_ago(now, now - 60 * s, buf), "1 min ago");
+        assert_string_equal(format_ago(now, now - 119 * 60 * s, buf), "119 min ago");
+        assert_string_equal(format_ago(now, now - 2 * 3600 * s, buf), "2 h ago");
+        assert_string_equal(format_ago(now, now - 47 * 3600 * s, buf), "47 h ago");
+        assert_string_equal(format_ago(now, now - 3 * 86400 * s, buf), "3 days ago");
+}
+
 int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_json_writer_escapes_quotes_backslashes_and_controls),
@@ -699,6 +715,7 @@ int main(void) {
                 cmocka_unit_test(test_bus_errors_map_to_stable_exit_statuses),
                 cmocka_unit_test(test_make_printable_neutralises_control_characters),
                 cmocka_unit_test(test_gid_to_ipv4_only_for_mapped_addresses),
+                cmocka_unit_test(test_ago_says_how_long_ago),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }
