@@ -172,9 +172,13 @@ static void open_state_dir(Manager *m, const Options *o) {
         int r;
 
         if (!dir || !*dir) {
-                log_info("No state directory: link histories are kept in memory only.");
+                log_info("No state directory: no link history is kept.");
                 return;
         }
+        /* From here on, histories are kept: on disk, or in memory when the
+         * directory cannot be written (a full disk loses history, never an
+         * answer). */
+        m->keep_history = true;
         r = history_store_new(m->event, dir, &m->history);
         if (r < 0)
                 log_warning_errno(r, "Cannot open the state directory %s: %m. Link histories are kept in memory only.",

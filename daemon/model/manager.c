@@ -387,7 +387,7 @@ static uint32_t port_stamp(Manager *m, Port *p, uint32_t mask, const char *old_s
             (PROPERTY_BIT(PORT_PROP_STATE) | PROPERTY_BIT(PORT_PROP_STATE_NUM) | PROPERTY_BIT(PORT_PROP_STATE_NAME))) {
                 p->state_changes++;
                 mask |= PROPERTY_BIT(PORT_PROP_STATE_CHANGES);
-                if (port_history_record(m->history, p, p->state_changed_usec, old_state_name) >= 0)
+                if (m->keep_history && port_history_record(m->history, p, p->state_changed_usec, old_state_name) >= 0)
                         mask |= PROPERTY_BIT(PORT_PROP_LINK_HISTORY);
         }
         return mask;

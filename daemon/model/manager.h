@@ -56,6 +56,7 @@ struct Manager {
         /* Where the ports' link histories are kept (--state-dir); NULL: in
          * memory only. Set before manager_load(). */
         struct HistoryStore *history;
+        bool keep_history; /* a state directory was given (even one that cannot be written): LinkHistory is kept */
 };
 
 int manager_new(Manager **ret);

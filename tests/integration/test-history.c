@@ -217,16 +217,33 @@ static void test_port_guid_is_gid_0s_interface_id(void **state) {
 
 /* ---- in memory ------------------------------------------------------------ */
 
-/* Without a state directory the history is kept in memory: each change at
- * StateChangedUsec, oldest first, announced with the State change; a
- * restart starts it empty. */
-static void test_history_without_state_dir_is_in_memory_only(void **state) {
+/* Without a state directory no history is kept (the contract: "none kept
+ * without one"): LinkHistory stays empty and is never announced, while
+ * StateChanges counts. */
+static void test_history_without_state_dir_is_not_kept(void **state) {
+        Harness *h = *state;
+        Change c[CHANGES_MAX];
+        unsigned changes = 0;
+
+        assert_true(harness_log_has(h, "No state directory: no link history is kept."));
+        assert_int_equal(get_history(h, HFI1_0 "/port/1", c), 0);
+        harness_clear_signals(h);
+        flap_hfi1(h, &changes);
+        assert_int_equal(get_history(h, HFI1_0 "/port/1", c), 0);
+        harness_assert_property(h, HFI1_0 "/port/1", RDMAD_PORT_INTERFACE, "StateChanges", "2");
+        harness_wait_signals(h, HFI1_0 "/port/1", "PropertiesChanged", 2);
+        for (size_t i = 0; i < h->n_signals; i++)
+                assert_null(strstr(h->signals[i].body, "LinkHistory"));
+}
+
+/* With a state directory the history is kept: each change at
+ * StateChangedUsec, oldest first, announced with the State change. */
+static void test_history_with_state_dir_in_memory(void **state) {
         Harness *h = *state;
         Change c[CHANGES_MAX];
         unsigned changes = 0;
         char *usec;
 
-        assert_true(harness_log_has(h, "No state directory: link histories are kept in memory only."));
         assert_int_equal(get_history(h, HFI1_0 "/port/1", c), 0);
         harness_clear_signals(h);
         flap_hfi1(h, &changes);
@@ -246,9 +263,6 @@ static void test_history_without_state_dir_is_in_memory_only(void **state) {
                         assert_non_null(strstr(h->signals[i].body, "\"LinkHistory\": [("));
         /* Nobody else saw anything. */
         assert_int_equal(get_history(h, MLX4_0 "/port/1", c), 0);
-
-        harness_restart_daemon(h, (const char *const[]){ "--poll-interval=50", NULL });
-        assert_int_equal(get_history(h, HFI1_0 "/port/1", c), 0);
 }
 
 /* ---- across a restart ------------------------------------------------------ */
@@ -600,8 +614,8 @@ static void test_flap_storm_writes_at_most_once_a_second(void **state) {
 int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test_setup_teardown(test_port_guid_is_gid_0s_interface_id, memory_setup, teardown),
-                cmocka_unit_test_setup_teardown(test_history_without_state_dir_is_in_memory_only, memory_setup,
-                                                teardown),
+                cmocka_unit_test_setup_teardown(test_history_without_state_dir_is_not_kept, memory_setup, teardown),
+                cmocka_unit_test_setup_teardown(test_history_with_state_dir_in_memory, state_setup, teardown),
                 cmocka_unit_test_setup_teardown(test_history_survives_a_restart, state_setup, teardown),
                 cmocka_unit_test_setup_teardown(test_damaged_files_give_empty_histories_and_one_warning_each,
                                                 logged_state_setup, teardown),
