@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: MIT */
+#include <fcntl.h>
 #include <getopt.h>
 #include <libudev.h>
 #include <malloc.h>
@@ -18,6 +19,7 @@
 #include "history-store.h"
 #include "manager.h"
 #include "reader-pool.h"
+#include "sriov-intent.h"
 #include "sysfs.h"
 
 static void dump_attrs(const char *indent, const char *what, const AttrList *l) {
@@ -70,7 +72,7 @@ static void help(void) {
                "                          SPAN is unresponsive (default 5s, 0 = never)\n"
                "     --state-dir=DIR      Keep the ports' link histories in DIR (default:\n"
                "                          $STATE_DIRECTORY, as StateDirectory= sets it;\n"
-               "                          empty: in memory only)\n"
+               "                          empty: none kept)\n"
                "     --dump               Print the model read from sysfs and exit\n",
                program_invocation_short_name, POLL_INTERVAL_MS_DEFAULT);
 }
@@ -165,15 +167,16 @@ static const char *state_dir_from_environment(char *buf, size_t size) {
 }
 
 /* Never a reason not to start: without the directory, the histories are
- * kept in memory only. */
-static void open_state_dir(Manager *m, const Options *o) {
+ * kept in memory only. Its descriptor, for the records of VF changes in
+ * flight, or -errno. */
+static int open_state_dir(Manager *m, const Options *o) {
         char buf[4096];
         const char *dir = o->state_dir ?: state_dir_from_environment(buf, sizeof(buf));
         int r;
 
         if (!dir || !*dir) {
                 log_info("No state directory: no link history is kept.");
-                return;
+                return -ENOENT;
         }
         /* From here on, histories are kept: on disk, or in memory when the
          * directory cannot be written (a full disk loses history, never an
@@ -185,6 +188,46 @@ static void open_state_dir(Manager *m, const Options *o) {
                                   dir);
         else
                 log_debug("Link histories are kept in %s.", dir);
+        r = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        return r < 0 ? -errno : r;
+}
+
+/* "journalctl MESSAGE_ID=..." finds every VF change a stopped rdmad left half done. */
+#define RDMAD_MESSAGE_SRIOV_INTERRUPTED "MESSAGE_ID=3f0d7a1e5c2b4e8f9a6d4c1b2e7f8a90"
+
+/* A VF change that a killed rdmad left between its writes: said once, with
+ * what the function has now, and forgotten. Never applied again: whoever
+ * asked for it may no longer want it. */
+static void report_interrupted_vf_changes(Manager *m, int state_fd) {
+        _cleanup_free_ SriovIntent *intents = NULL;
+        size_t n;
+        int r;
+
+        r = sriov_intents_take(state_fd, &intents, &n);
+        if (r < 0) {
+                log_warning_errno(r, "Cannot read the records of VF changes in the state directory: %m");
+                return;
+        }
+        for (size_t i = 0; i < n; i++) {
+                char device[300], asked[64], now[64];
+                const Device *d = NULL;
+
+                for (size_t k = 0; k < m->n_devices && !d; k++)
+                        if (m->devices[k]->sriov_capable && streq(m->devices[k]->device_path, intents[i].pci_path))
+                                d = m->devices[k];
+                snprintf(device, sizeof(device), "RDMA_DEVICE=%s", intents[i].device);
+                snprintf(asked, sizeof(asked), "RDMA_SRIOV_ASKED=%u", intents[i].count);
+                if (d)
+                        snprintf(now, sizeof(now), "RDMA_SRIOV_NUMVFS=%u", d->num_vfs);
+                else
+                        snprintf(now, sizeof(now), "RDMA_SRIOV_NUMVFS=");
+                log_struct(LOG_WARNING,
+                           (const char *const[]){ RDMAD_MESSAGE_SRIOV_INTERRUPTED, device, asked, now, NULL },
+                           "%s: a change to %u VFs was interrupted (rdmad stopped between its writes); %s%s%s. Not "
+                           "applied again: call SetNumVfs to have it.",
+                           intents[i].device, intents[i].count, d ? "it has " : "its PCI function is gone",
+                           d ? now + strlen("RDMA_SRIOV_NUMVFS=") : "", d ? " VFs now" : "");
+        }
 }
 
 static int on_sighup(sd_event_source *source, const struct signalfd_siginfo *si, void *userdata) {
@@ -214,6 +257,7 @@ static int on_sigterm(sd_event_source *source, const struct signalfd_siginfo *si
 }
 
 static int run(int argc, char *argv[]) {
+        _cleanup_close_ int state_fd = -EBADF;
         _cleanup_(manager_freep) Manager *m = NULL;
         _cleanup_(bus_server_freep) BusServer *s = NULL;
         EventSources *sources = NULL; /* the manager's: freed with it */
@@ -254,11 +298,15 @@ static int run(int argc, char *argv[]) {
         }
 
         if (!o.dump)
-                open_state_dir(m, &o);
+                state_fd = open_state_dir(m, &o);
 
         r = manager_load(m);
         if (r < 0)
                 return r;
+        if (state_fd >= 0) {
+                report_interrupted_vf_changes(m, state_fd);
+                s->sriov_jobs.state_fd = state_fd;
+        }
 
         if (o.dump) {
                 for (size_t i = 0; i < m->n_devices; i++)

@@ -35,8 +35,8 @@ int sriov_intent_record(int dirfd, const SriovIntent *intent) {
         r = intent_name(intent->pci_path, name, sizeof(name));
         if (r < 0)
                 return r;
-        n = snprintf(text, sizeof(text), "device=%s\npci=%s\ncount=%u\nusec=%llu\n", intent->device,
-                     intent->pci_path, intent->count, (unsigned long long) intent->usec);
+        n = snprintf(text, sizeof(text), "device=%s\npci=%s\ncount=%u\nusec=%llu\n", intent->device, intent->pci_path,
+                     intent->count, (unsigned long long) intent->usec);
         if (n < 0 || (size_t) n >= sizeof(text))
                 return -ENAMETOOLONG;
         snprintf(tmp, sizeof(tmp), ".%s.tmp", name);

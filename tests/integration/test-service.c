@@ -12,11 +12,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 #include <cmocka.h>
+#include <glib.h>
 
 #include "harness.h"
 
@@ -195,6 +197,9 @@ static void test_help_version_and_bad_options(void **state) {
                                  "                          (default 1000, 0 = off)\n"
                                  "     --read-timeout=SPAN  A device whose sysfs read has not returned after\n"
                                  "                          SPAN is unresponsive (default 5s, 0 = never)\n"
+                                 "     --state-dir=DIR      Keep the ports' link histories in DIR (default:\n"
+                                 "                          $STATE_DIRECTORY, as StateDirectory= sets it;\n"
+                                 "                          empty: none kept)\n"
                                  "     --dump               Print the model read from sysfs and exit\n");
         free(out);
 
@@ -274,6 +279,109 @@ static void test_sigterm_answers_held_calls_and_does_not_wait_for_a_stuck_driver
         /* harness_teardown_clean: the daemon must have exited with 0. */
 }
 
+/* ---- a VF change interrupted by a kill ---- */
+
+static char vf_state_dir[64];
+
+/* The write of 0 hangs (a driver that never returns), so rdmad is killed
+ * in the middle of the sequence, as SIGKILL or a crash would: with a state
+ * directory, which the next rdmad reads. */
+static int vf_kill_setup(void **state) {
+        char arg[96];
+
+        strcpy(vf_state_dir, "/tmp/rdmad-state-XXXXXX");
+        assert_non_null(mkdtemp(vf_state_dir));
+        assert_int_equal(chmod(vf_state_dir, 0755), 0);
+        harness_give_to_daemon(vf_state_dir);
+        snprintf(arg, sizeof(arg), "--state-dir=%s", vf_state_dir);
+        setenv("RDMAD_FAULT_HANG_WRITE", "/sriov_numvfs", 1);
+        harness_daemon_preload = FAULT_INJECT;
+        *state = harness_start_logged(HARNESS_FIXTURES("mlx5-roce-sriov"), (const char *const[]){ arg, NULL });
+        harness_daemon_preload = NULL;
+        unsetenv("RDMAD_FAULT_HANG_WRITE");
+        return 0;
+}
+
+static int vf_kill_teardown(void **state) {
+        char cmd[128];
+        int r = harness_teardown_clean(state);
+
+        snprintf(cmd, sizeof(cmd), "rm -rf '%s'", vf_state_dir);
+        assert_int_equal(system(cmd), 0);
+        return r;
+}
+
+/* Killed in the middle of SetNumVfs (issue 42): the next rdmad says which
+ * change was interrupted, with the count asked for and the count the
+ * function has now (a journal message with RDMA_* fields), removes the
+ * record, and writes nothing: it never applies the change by itself. */
+static void test_interrupted_set_num_vfs_is_reported(void **state) {
+        Harness *h = *state;
+        const char *record = "sriov-0000:5e:00.0.intent";
+        char path[256], *text, *numvfs;
+        const char *args[] = { NULL, NULL };
+        char arg[96];
+        int status;
+
+        assert_true(sd_bus_call_method_async(h->bus, NULL, RDMAD_BUS_NAME, SRIOV, RDMAD_SRIOV_INTERFACE, "SetNumVfs",
+                                             NULL, NULL, "u", 4) >= 0);
+        assert_true(sd_bus_flush(h->bus) >= 0);
+        harness_wait_log(h, "→ 4 VFs: started.");
+        snprintf(path, sizeof(path), "%s/%s", vf_state_dir, record);
+        /* The record is written before the first write, which hangs. */
+        for (uint64_t deadline = now_usec() + harness_time_bound(10000000); access(path, F_OK) < 0;) {
+                if (now_usec() > deadline)
+                        fail_msg("no record %s of the VF change in flight after 10 s", path);
+                harness_settle(h, 20);
+        }
+        assert_true(g_file_get_contents(path, &text, NULL, NULL));
+        assert_non_null(strstr(text, "device=mlx5_0\n"));
+        assert_non_null(strstr(text, "count=4\n"));
+        g_free(text);
+
+        assert_int_equal(kill(h->daemon_pid, SIGKILL), 0);
+        assert_int_equal(waitpid(h->daemon_pid, &status, 0), h->daemon_pid);
+        h->daemon_pid = 0;
+
+        snprintf(arg, sizeof(arg), "--state-dir=%s", vf_state_dir);
+        args[0] = arg;
+        /* What the kernel has after the write of 0 that the kill came after. */
+        harness_write(h, "/sys/devices/pci0000:5d/0000:5d:00.0/0000:5e:00.0", "sriov_numvfs", "0\n");
+        harness_grant_sriov(h);
+        numvfs = strdup("0");
+        assert_non_null(numvfs);
+        harness_capture_daemon_log = true; /* appended to the same log */
+        harness_start_daemon(h, args);
+        {
+                char expected[256];
+
+                snprintf(expected, sizeof(expected),
+                         "mlx5_0: a change to 4 VFs was interrupted (rdmad stopped between its writes); it has %s VFs "
+                         "now. Not applied again: call SetNumVfs to have it.",
+                         numvfs);
+                harness_wait_log(h, expected);
+        }
+        assert_true(access(path, F_OK) < 0);
+        /* Nothing written: the function keeps what it has. */
+        harness_assert_property(h, SRIOV, RDMAD_SRIOV_INTERFACE, "NumVfs", numvfs);
+        free(numvfs);
+        numvfs = harness_read(h, "/sys/devices/pci0000:5d/0000:5d:00.0/0000:5e:00.0", "sriov_numvfs");
+        assert_true(strncmp(numvfs, "4", 1) != 0);
+        free(numvfs);
+        /* Said once: a second start finds nothing to report. */
+        harness_restart_daemon(h, args);
+        harness_capture_daemon_log = false;
+        {
+                char *log = harness_daemon_log(h);
+                unsigned n = 0;
+
+                for (const char *p = log; (p = strstr(p, "mlx5_0: a change to 4 VFs was interrupted")); p++)
+                        n++;
+                free(log);
+                assert_int_equal(n, 1);
+        }
+}
+
 int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test_setup_teardown(test_bus_policy, strict_bus_setup, harness_teardown_clean),
@@ -286,6 +394,8 @@ int main(void) {
 #endif
                 cmocka_unit_test_setup_teardown(test_sigterm_answers_held_calls_and_does_not_wait_for_a_stuck_driver,
                                                 sigterm_setup, harness_teardown_clean),
+                cmocka_unit_test_setup_teardown(test_interrupted_set_num_vfs_is_reported, vf_kill_setup,
+                                                vf_kill_teardown),
                 cmocka_unit_test_setup_teardown(test_bus_loss_ends_the_daemon_with_a_failure, plain_setup,
                                                 harness_teardown_clean),
                 cmocka_unit_test_setup_teardown(test_sighup_rescans, plain_setup, harness_teardown_clean),
