@@ -162,9 +162,10 @@ int report_bus_error(const char *what, int r, const sd_bus_error *error) {
         _cleanup_free_ char *unescaped = error && sd_bus_error_is_set(error) && error->message && *error->message
                                                  ? message_unescape_paths(error->message)
                                                  : NULL;
-        const char *message = unescaped                                                                  ? unescaped
-                              : error && sd_bus_error_is_set(error) && error->message && *error->message ? error->message
-                                                                                                         : strerror(r < 0 ? -r : EIO);
+        const char *message = unescaped ? unescaped
+                              : error && sd_bus_error_is_set(error) && error->message && *error->message
+                                      ? error->message
+                                      : strerror(r < 0 ? -r : EIO);
 
         switch (f) {
         case BUS_FAILURE_UNREACHABLE:

@@ -222,12 +222,11 @@ int main(int argc, char *argv[]) {
                                                    "(NOP) to %d (ACTIVE_DEFER).",
                                                    optarg, PORT_STATE_MAX);
                         if (r < 0 && port_state_lookalike(optarg) == STATE_LOOKALIKE_PHYS)
-                                return usage_error("--state: '%s' is a physical state; --state takes a port state: "
-                                                   PORT_STATES_TEXT ".",
+                                return usage_error("--state: '%s' is a physical state; --state takes a port "
+                                                   "state: " PORT_STATES_TEXT ".",
                                                    optarg);
                         if (r < 0)
-                                return usage_error("--state: '%s' is not a port state (" PORT_STATES_TEXT ").",
-                                                   optarg);
+                                return usage_error("--state: '%s' is not a port state (" PORT_STATES_TEXT ").", optarg);
                         break;
                 case ARG_ANY:
                         o.wait_any = true;

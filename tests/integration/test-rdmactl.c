@@ -718,8 +718,9 @@ static void test_list_keeps_what_the_patterns_name(void **state) {
         rdmactl_assert_run(h, "list mlx4_0", 0, "\n2 ports listed.\n");
 
         /* A pattern that matches nothing is a mistake, said so; so is a number alone. */
-        assert_output_is(h, "list mlx4_0 'nosuch*'", 4, "rdmactl: no device, port or network interface matches "
-                                                        "'nosuch*'.\n");
+        assert_output_is(h, "list mlx4_0 'nosuch*'", 4,
+                         "rdmactl: no device, port or network interface matches "
+                         "'nosuch*'.\n");
         assert_output_is(h, "list mlx4_0/3", 4, "rdmactl: no device, port or network interface matches 'mlx4_0/3'.\n");
         rdmactl_assert_run(h, "list 1", 2, "rdmactl: '1' is a port number: name its device first, as in 'mlx5_0 1'.\n");
         rdmactl_assert_run(h, "list --state=UP", 2, "rdmactl: --state: 'UP' is not a port state");
@@ -761,7 +762,8 @@ static void test_monitor_tells_only_what_the_patterns_name(void **state) {
         Child *all = monitor_start(false);
 
         /* Said on stderr right after "Monitoring": waited for, as everything a child prints. */
-        if (!child_wait_for(rxe, "Nothing matches 'rxe5/1' yet; its events will be shown when it comes.\n", true, 10000))
+        if (!child_wait_for(rxe, "Nothing matches 'rxe5/1' yet; its events will be shown when it comes.\n", true,
+                            10000))
                 fail_msg("monitor rxe5 1 did not say it waits for it: %s", rxe->err->str);
 
         harness_add_rxe5(h);
@@ -1055,9 +1057,10 @@ static void test_completion_offers_what_each_word_can_be(void **state) {
                          "1 2 dummy-siw0 ens1d1 ens1f0np0 ens1f0v0 hfi1_0 hfi1_0/1 ib0 mlx4_0 mlx4_0/1 mlx4_0/2 "
                          "mlx5_0 mlx5_0/1 mlx5_1 mlx5_1/1 rxe0 rxe0/1 siw0 siw0/1 veth-rdma0 ");
         assert_completes(h, "rdmactl list --state=A", "--state=ACTIVE --state=ACTIVE_DEFER --state=ARMED ");
-        assert_completes(h, "rdmactl -", "--all --any --exit-on-disconnect --help --ignore= --json --json= --no-ask-password "
-                                          "--no-color --no-legend --no-pager --quiet --state= --timeout= --version --watch "
-                                          "--watch= -j ");
+        assert_completes(h, "rdmactl -",
+                         "--all --any --exit-on-disconnect --help --ignore= --json --json= --no-ask-password "
+                         "--no-color --no-legend --no-pager --quiet --state= --timeout= --version --watch "
+                         "--watch= -j ");
         /* Options and the values of --json. */
         assert_completes(h, "rdmactl --no-p", "--no-pager ");
         assert_completes(h, "rdmactl monitor --ex", "--exit-on-disconnect ");
@@ -1100,9 +1103,9 @@ static void test_clear_message_when_rdmad_is_not_running(void **state) {
                          "0-5.\nTry 'rdmactl --help'.\n");
 
         /* Every other command: exit 3, one clear line. */
-        static const char *const commands[] = { "list",          "list --json",      "list mlx5_0",   "status",
-                                                "status mlx5_0", "monitor",          "monitor mlx5_*", "set-vfs mlx5_0 1",
-                                                "--list-devices" };
+        static const char *const commands[] = { "list",           "list --json",      "list mlx5_0",
+                                                "status",         "status mlx5_0",    "monitor",
+                                                "monitor mlx5_*", "set-vfs mlx5_0 1", "--list-devices" };
         for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++) {
                 char *out = rdmactl_run(h, &status, "%s", commands[i]);
 

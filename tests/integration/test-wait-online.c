@@ -317,18 +317,20 @@ static void test_a_word_meant_as_a_state_is_refused_at_once(void **state) {
         rdmactl_assert_run(h, "wait Polling --timeout=60s", 2, "rdmactl: 'Polling' is a physical state");
         rdmactl_assert_run(h, "wait --state=UP --timeout=60s", 2,
                            "rdmactl: --state: 'UP' is not a port state (" STATES_LIST ").\n");
-        rdmactl_assert_run(h, "wait mlx5_0 --state=LinkUp --timeout=60s", 2,
-                           "rdmactl: --state: 'LinkUp' is a physical state; --state takes a port state: " STATES_LISTED);
+        rdmactl_assert_run(
+                h, "wait mlx5_0 --state=LinkUp --timeout=60s", 2,
+                "rdmactl: --state: 'LinkUp' is a physical state; --state takes a port state: " STATES_LISTED);
 
         /* A state in any case is one. */
         rdmactl_assert_run(h, "wait mlx5_0 1 active --timeout=60s", 0, NULL);
         rdmactl_assert_run(h, "wait mlx4_0/2 Down --timeout=60s", 0, NULL);
         /* A name in lower case not there yet is still waited for. */
-        rdmactl_assert_run(h, "wait mlx9_0 1 --timeout=300ms", 5, "rdmactl: mlx9_0/1: not present, waiting for ACTIVE\n");
+        rdmactl_assert_run(h, "wait mlx9_0 1 --timeout=300ms", 5,
+                           "rdmactl: mlx9_0/1: not present, waiting for ACTIVE\n");
         /* A name in capitals that rdmad knows is a name: a netdev renamed so. */
         harness_rename_netdev(h, MLX5_NET_SYS, "UPLINK0");
-        harness_wait_property(h, RDMAD_DEVICE_PREFIX "/mlx5_5f0/netdev/UPLINK0", RDMAD_NETDEV_INTERFACE, "Name", "UPLINK0",
-                              20000);
+        harness_wait_property(h, RDMAD_DEVICE_PREFIX "/mlx5_5f0/netdev/UPLINK0", RDMAD_NETDEV_INTERFACE, "Name",
+                              "UPLINK0", 20000);
         rdmactl_assert_run(h, "wait UPLINK0 --timeout=60s", 0, NULL);
         rdmactl_assert_run(h, "wait UPLINK0 ACTIVE --timeout=60s", 0, NULL);
 }

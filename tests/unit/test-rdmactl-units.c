@@ -57,9 +57,8 @@ static void test_json_writer_doubles(void **state) {
                 double v;
                 const char *json;
         } cases[] = {
-                { 2.5, "2.5" },   { 100, "100" },       { 53.125, "53.125" }, { 0, "0" },
-                { 0.1, "0.1" },   { -14.0625, "-14.0625" }, { 1e20, "1e+20" },  { NAN, "null" },
-                { INFINITY, "null" },
+                { 2.5, "2.5" },           { 100, "100" },    { 53.125, "53.125" }, { 0, "0" },           { 0.1, "0.1" },
+                { -14.0625, "-14.0625" }, { 1e20, "1e+20" }, { NAN, "null" },      { INFINITY, "null" },
         };
 
         for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
