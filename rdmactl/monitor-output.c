@@ -166,12 +166,21 @@ static Field *port_property_line(Monitor *m, const RdmaPort *p, const char *key,
         return line;
 }
 
+/* A rate in Gb/s as a number (list's rate_gbps), null when unknown. */
+static Field *add_gbps(Field *line, const char *key, double gbps) {
+        return field_flags(gbps > 0 ? field_double(line, key, gbps) : field_null(line, key), FIELD_JSON_ONLY);
+}
+
 static void announce_port_string(Monitor *m, const RdmaPort *p, const LinkString *prop, const PortLink *old,
                                  const PortLink *new) {
         Field *line = port_property_line(m, p, prop->key, prop->label);
 
         field_affix(add_link_string(line, "old", prop, old), NULL, " -> ");
         add_link_string(line, "new", prop, new);
+        if (streq(prop->key, "rate")) { /* the numbers beside the text, as list --json has them */
+                add_gbps(line, "old_gbps", old->rate_gbps);
+                add_gbps(line, "new_gbps", new->rate_gbps);
+        }
         line_emit(m, line);
 }
 

@@ -190,6 +190,7 @@ static int port_link_save(const Monitor *m, const Inventory *inv, const RdmaPort
                 .state = strdup(p->state_name),
                 .phys_state = strdup(p->phys_state_name),
                 .rate = strdup(p->rate),
+                .rate_gbps = p->rate_speed,
                 .link_layer = strdup(p->link_layer),
                 .netdev = netdev_name(inv, p->netdev),
         };

@@ -39,6 +39,7 @@ typedef struct Monitor {
  * strings, so that it outlives the object it was taken from. */
 typedef struct PortLink {
         char *state, *phys_state, *rate, *link_layer;
+        double rate_gbps;                /* RateSpeed, 0 when unknown */
         char *netdev;                    /* the name; "" for none */
         uint64_t shown[_PORT_SHOWN_MAX]; /* PORT_SHOWN_PROPERTIES' values */
 } PortLink;
