@@ -527,6 +527,9 @@ static void write_exporter_series(FILE *f, ExpositionFormat format, const Scrape
                                  "How long this scrape took until its exposition was rendered.");
         Family errors = family(f, format, "rdmad_", "exporter_scrape_errors_total", FAMILY_COUNTER,
                                "Scrapes in which rdmad did not answer (rdmad_up was 0) since the exporter started.");
+        Family http_errors =
+                family(f, format, "rdmad_", "exporter_http_errors_total", FAMILY_COUNTER,
+                       "Connections and requests of HTTP peers that failed, by reason, since the exporter started.");
 
         sample_begin(&info);
         label(&info, true, "version", s->version);
@@ -539,6 +542,12 @@ static void write_exporter_series(FILE *f, ExpositionFormat format, const Scrape
         fputs_unlocked("rdmad_exporter_scrape_errors_total ", f);
         write_u64(f, s->scrape_errors_total);
         fputc_unlocked('\n', f);
+        /* Every reason, 0 too: a rate over a series that appears late misses its first errors. */
+        for (HttpErrorReason r = 0; s->http_errors && r < _HTTP_ERROR_REASON_MAX; r++) {
+                sample_begin(&http_errors);
+                label(&http_errors, true, "reason", http_error_reason_to_string(r));
+                sample_end(&http_errors, s->http_errors[r]);
+        }
 }
 
 int exposition_write(FILE *f, ExpositionFormat format, const ScrapeResult *scrape) {

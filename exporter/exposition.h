@@ -13,6 +13,7 @@
 
 #include "client/counter-table.h"
 #include "client/inventory.h"
+#include "http-errors.h"
 
 typedef enum ExpositionFormat {
         EXPOSITION_TEXT,        /* text/plain; version=0.0.4 */
@@ -35,6 +36,7 @@ typedef struct ScrapeResult {
         const char *libmicrohttpd_version;
         uint64_t duration_usec;
         uint64_t scrape_errors_total;
+        const uint64_t *http_errors; /* _HTTP_ERROR_REASON_MAX counts by reason, or NULL: none shown */
 } ScrapeResult;
 
 /* Writes the exposition of `scrape` to f. Returns 0, or -ENOMEM / -EIO. */

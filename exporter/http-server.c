@@ -4,6 +4,7 @@
 #include <arpa/inet.h>
 #include <assert.h>
 #include <errno.h>
+#include <inttypes.h>
 #include <malloc.h>
 #include <microhttpd.h>
 #include <netinet/in.h>
@@ -18,11 +19,20 @@
 #include "compress.h"
 #include "exposition.h"
 #include "guard.h"
+#include "http-errors.h"
+#include "log-limit.h"
 #include "negotiate.h"
 
 /* libmicrohttpd's own bound, above the guard's: connections being closed
  * by the guard still count there until they are gone. */
 #define MHD_CONNECTIONS_MAX 256
+
+/* What a peer makes libmicrohttpd log is counted, and logged at most this
+ * often per reason: one peer's bad requests must not flood the journal
+ * (nor use up journald's rate limit, which would drop the exporter's own
+ * warnings with the noise). */
+#define HTTP_ERROR_LOG_BURST         5U
+#define HTTP_ERROR_LOG_INTERVAL_USEC (10 * USEC_PER_SEC)
 
 typedef struct Connection Connection;
 
@@ -36,6 +46,8 @@ struct HttpServer {
         size_t n_connections, allocated;
         GuardEntry *entries; /* scratch for guard_pick_victim() */
         uint64_t scrape_errors_total;
+        uint64_t http_errors[_HTTP_ERROR_REASON_MAX];
+        LogLimit http_error_logs[_HTTP_ERROR_REASON_MAX];
 };
 
 struct Connection {
@@ -66,6 +78,34 @@ static const char index_page_format[] =
         "</body></html>\n";
 
 static void reschedule(HttpServer *s);
+
+/* ---- errors caused by peers ---- */
+
+static void http_error_log_suppressed(HttpErrorReason reason, uint64_t n) {
+        if (n == 0)
+                return;
+        log_warning("HTTP: suppressed %" PRIu64 " similar messages (%s; at most %u are logged per %llu s, "
+                    "rdmad_exporter_http_errors_total counts them all).",
+                    n, http_error_reason_to_string(reason), HTTP_ERROR_LOG_BURST,
+                    HTTP_ERROR_LOG_INTERVAL_USEC / USEC_PER_SEC);
+}
+
+/* Whether a message of this reason may be logged now; first the count of
+ * what an interval that has just ended suppressed. */
+static bool http_error_may_log(HttpServer *s, HttpErrorReason reason) {
+        uint64_t suppressed;
+        bool pass = log_limit_pass(&s->http_error_logs[reason], now_usec(CLOCK_MONOTONIC), &suppressed);
+
+        http_error_log_suppressed(reason, suppressed);
+        return pass;
+}
+
+/* The counts of intervals that are over: from the guard's timer, so they
+ * are reported when a flood stops too; at exit all of them. */
+static void http_error_logs_flush(HttpServer *s, uint64_t now) {
+        for (HttpErrorReason r = 0; r < _HTTP_ERROR_REASON_MAX; r++)
+                http_error_log_suppressed(r, log_limit_flush(&s->http_error_logs[r], now));
+}
 
 static enum MHD_Result respond(struct MHD_Connection *connection, unsigned status, struct MHD_Response *response,
                                const char *content_type) {
@@ -142,6 +182,7 @@ static enum MHD_Result on_accept(void *cls, const struct sockaddr *addr, socklen
         }
         victim = guard_pick_victim(s->entries, s->n_connections, address, GUARD_PER_ADDRESS_MAX, GUARD_CONNECTIONS_MAX);
         if (victim == -2) {
+                s->http_errors[HTTP_ERROR_CONNECTION_REFUSED]++;
                 log_debug("Refusing a connection of %s: every connection in the way is being served.", address);
                 return MHD_NO;
         }
@@ -198,11 +239,19 @@ static int on_guard_timer(sd_event_source *source, uint64_t usec, void *userdata
         HttpServer *s = userdata;
         uint64_t now = now_usec(CLOCK_MONOTONIC);
 
-        for (size_t i = 0; i < s->n_connections; i++)
-                if (guard_expired(&s->connections[i]->guard, now))
-                        connection_close(s, s->connections[i],
-                                         s->connections[i]->guard.state == GUARD_IDLE ? "idle too long"
-                                                                                      : "no complete request in time");
+        for (size_t i = 0; i < s->n_connections; i++) {
+                Connection *c = s->connections[i];
+
+                if (!guard_expired(&c->guard, now))
+                        continue;
+                if (c->guard.state == GUARD_IDLE)
+                        connection_close(s, c, "idle too long");
+                else {
+                        s->http_errors[HTTP_ERROR_REQUEST_TIMEOUT]++;
+                        connection_close(s, c, "no complete request in time");
+                }
+        }
+        http_error_logs_flush(s, now);
         (void) sd_event_source_set_time_relative(source, USEC_PER_SEC / 2);
         (void) sd_event_source_set_enabled(source, SD_EVENT_ON);
         reschedule(s);
@@ -230,6 +279,7 @@ static void scrape_render(Scrape *sc, const CounterTable *counters, bool up) {
                 .version = RDMAD_VERSION,
                 .libmicrohttpd_version = MHD_get_version(),
                 .scrape_errors_total = s->scrape_errors_total,
+                .http_errors = s->http_errors,
         };
         f = open_memstream(&body, &size);
         if (!f) {
@@ -300,8 +350,14 @@ static enum MHD_Result handle_request(void *cls, struct MHD_Connection *connecti
         int r;
 
         /* A response queued in the first call closes the connection
-         * (libmicrohttpd): the first call only notes the request. */
+         * (libmicrohttpd): the first call only notes the request, but for
+         * a method that is not served, answered there before any body it
+         * comes with is read (a response queued while a body arrives is
+         * refused, and the connection dropped as an "internal error"). */
         if (!sc) {
+                if (!streq(method, MHD_HTTP_METHOD_GET) && !streq(method, MHD_HTTP_METHOD_HEAD))
+                        return respond_static(connection, MHD_HTTP_METHOD_NOT_ALLOWED, "Method not allowed.\n",
+                                              "text/plain; charset=utf-8");
                 sc = calloc(1, sizeof(Scrape));
                 if (!sc)
                         return MHD_NO;
@@ -317,9 +373,6 @@ static enum MHD_Result handle_request(void *cls, struct MHD_Connection *connecti
                 return MHD_YES;
         sc->started = true;
 
-        if (!streq(method, MHD_HTTP_METHOD_GET) && !streq(method, MHD_HTTP_METHOD_HEAD))
-                return respond_static(connection, MHD_HTTP_METHOD_NOT_ALLOWED, "Method not allowed.\n",
-                                      "text/plain; charset=utf-8");
         if (streq(url, "/") && !streq(s->config.telemetry_path, "/")) {
                 _cleanup_free_ char *page = NULL;
                 int len = asprintf(&page, index_page_format, s->config.telemetry_path, s->config.telemetry_path);
@@ -370,16 +423,39 @@ static void on_request_completed(void *cls, struct MHD_Connection *connection, v
         (void) malloc_trim(0);
 }
 
+/* libmicrohttpd's messages are about peers and their requests, or about a
+ * lack of resources (which peers can cause too): each is counted under its
+ * reason and logged within that reason's limit. */
 static void log_mhd(void *cls, const char *fmt, va_list ap) __attribute__((format(printf, 2, 0)));
 static void log_mhd(void *cls, const char *fmt, va_list ap) {
+        HttpServer *s = cls;
+        HttpErrorReason reason;
         char buf[512];
         size_t len;
+        bool counted;
+        int code;
 
         vsnprintf(buf, sizeof(buf), fmt, ap);
         len = strlen(buf);
         if (len > 0 && buf[len - 1] == '\n')
                 buf[len - 1] = '\0';
-        log_warning("libmicrohttpd: %s", buf);
+        reason = http_error_classify(buf, &counted);
+        /* What only precedes the message that ends the request says no more
+         * than it ("Not enough memory in pool..." before the 431). */
+        if (!counted) {
+                log_debug("libmicrohttpd: %s (%s)", buf, http_error_reason_to_string(reason));
+                return;
+        }
+        s->http_errors[reason]++;
+        if (!http_error_may_log(s, reason))
+                return;
+        /* Its HTML page says nothing the status does not. */
+        code = http_error_response_status(buf);
+        if (code > 0)
+                log_warning("HTTP: a request was answered %d %s and its connection closed (%s).", code,
+                            strempty(MHD_get_reason_phrase_for((unsigned) code)), http_error_reason_to_string(reason));
+        else
+                log_warning("libmicrohttpd: %s (%s)", buf, http_error_reason_to_string(reason));
 }
 
 /* ---- the loop ---- */
@@ -439,8 +515,10 @@ int http_server_start(sd_event *event, Model *model, const HttpConfig *config, H
         s->event = sd_event_ref(event);
         s->model = model;
         s->config = *config;
+        for (HttpErrorReason reason = 0; reason < _HTTP_ERROR_REASON_MAX; reason++)
+                s->http_error_logs[reason] = LOG_LIMIT_INIT(HTTP_ERROR_LOG_INTERVAL_USEC, HTTP_ERROR_LOG_BURST);
         s->daemon = MHD_start_daemon(MHD_USE_EPOLL | MHD_ALLOW_SUSPEND_RESUME | MHD_USE_ERROR_LOG, 0, on_accept, s,
-                                     handle_request, s, MHD_OPTION_EXTERNAL_LOGGER, log_mhd, NULL,
+                                     handle_request, s, MHD_OPTION_EXTERNAL_LOGGER, log_mhd, s,
                                      MHD_OPTION_LISTEN_SOCKET, config->listen_fd, MHD_OPTION_NOTIFY_COMPLETED,
                                      on_request_completed, s, MHD_OPTION_NOTIFY_CONNECTION, on_connection, s,
                                      MHD_OPTION_URI_LOG_CALLBACK, on_request_line, s, MHD_OPTION_CONNECTION_TIMEOUT,
@@ -479,6 +557,7 @@ HttpServer *http_server_stop(HttpServer *s) {
         sd_event_source_disable_unref(s->guard_timer);
         sd_event_source_disable_unref(s->post);
         MHD_stop_daemon(s->daemon);
+        http_error_logs_flush(s, UINT64_MAX);
         for (size_t i = 0; i < s->n_connections; i++)
                 free(s->connections[i]);
         free(s->connections);

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 #include "listen.h"
 
+#include <arpa/inet.h>
 #include <assert.h>
 #include <errno.h>
 #include <netdb.h>
@@ -9,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/un.h>
 #include <unistd.h>
 
 #include "basic/log.h"
@@ -97,4 +99,53 @@ int listen_socket_open(const char *address) {
         if (fd < 0)
                 return log_error_errno(fd, "Cannot listen on %s: %m", address);
         return fd;
+}
+
+int listen_address_format(const struct sockaddr *sa, socklen_t len, bool v6only, char *buf, size_t size) {
+        char host[INET6_ADDRSTRLEN];
+        int n;
+
+        assert(sa);
+        assert(buf);
+        if (sa->sa_family == AF_INET && len >= (socklen_t) sizeof(struct sockaddr_in)) {
+                const struct sockaddr_in *in = (const struct sockaddr_in *) sa;
+
+                inet_ntop(AF_INET, &in->sin_addr, host, sizeof(host));
+                n = snprintf(buf, size, "%s:%u%s", host, ntohs(in->sin_port),
+                             in->sin_addr.s_addr == htonl(INADDR_ANY) ? ", every IPv4 address" : "");
+        } else if (sa->sa_family == AF_INET6 && len >= (socklen_t) sizeof(struct sockaddr_in6)) {
+                const struct sockaddr_in6 *in6 = (const struct sockaddr_in6 *) sa;
+                bool any = IN6_IS_ADDR_UNSPECIFIED(&in6->sin6_addr);
+
+                inet_ntop(AF_INET6, &in6->sin6_addr, host, sizeof(host));
+                n = snprintf(buf, size, "[%s]:%u%s", host, ntohs(in6->sin6_port),
+                             !any     ? ""
+                             : v6only ? ", every IPv6 address"
+                                      : ", every address, IPv6 and IPv4");
+        } else if (sa->sa_family == AF_UNIX && len >= (socklen_t) offsetof(struct sockaddr_un, sun_path)) {
+                const struct sockaddr_un *un = (const struct sockaddr_un *) sa;
+                size_t path_len = (size_t) len - offsetof(struct sockaddr_un, sun_path);
+
+                if (path_len == 0)
+                        n = snprintf(buf, size, "unix:(unnamed)");
+                else if (un->sun_path[0] == '\0') /* abstract: not NUL-terminated */
+                        n = snprintf(buf, size, "unix:@%.*s", (int) path_len - 1, un->sun_path + 1);
+                else
+                        n = snprintf(buf, size, "unix:%.*s", (int) strnlen(un->sun_path, path_len), un->sun_path);
+        } else
+                return -EAFNOSUPPORT;
+        return n < 0 ? -EINVAL : 0;
+}
+
+int listen_socket_describe(int fd, char *buf, size_t size) {
+        struct sockaddr_storage ss = {};
+        socklen_t len = sizeof(ss);
+        int v6only = 0;
+        socklen_t optlen = sizeof(v6only);
+
+        if (getsockname(fd, (struct sockaddr *) &ss, &len) < 0)
+                return -errno;
+        if (ss.ss_family == AF_INET6 && getsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &v6only, &optlen) < 0)
+                return -errno;
+        return listen_address_format((const struct sockaddr *) &ss, len, v6only != 0, buf, size);
 }

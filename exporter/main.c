@@ -7,6 +7,7 @@
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <systemd/sd-daemon.h>
 #include <systemd/sd-event.h>
 
@@ -109,8 +110,9 @@ static int parse_argv(int argc, char *argv[], Options *o) {
         return 0;
 }
 
-/* The socket systemd passed, or one opened for --web.listen-address. */
-static int get_listen_socket(const Options *o) {
+/* The socket systemd passed, or one opened for --web.listen-address;
+ * *ret_source says which, for the log. */
+static int get_listen_socket(const Options *o, const char **ret_source) {
         int n = sd_listen_fds(true);
 
         if (n < 0)
@@ -123,8 +125,10 @@ static int get_listen_socket(const Options *o) {
                                                "The socket passed by systemd is not a listening stream socket.");
                 if (o->listen)
                         log_notice("Socket-activated: --web.listen-address=%s is not used.", o->listen);
+                *ret_source = "socket passed by systemd";
                 return SD_LISTEN_FDS_START;
         }
+        *ret_source = o->listen ? "--listen" : "the default address";
         return listen_socket_open(o->listen ?: RDMAD_EXPORTER_DEFAULT_LISTEN);
 }
 
@@ -137,6 +141,8 @@ static int run(int argc, char *argv[]) {
         _cleanup_(sd_event_unrefp) sd_event *event = NULL;
         Model *model = NULL;
         HttpServer *server = NULL;
+        const char *source = NULL;
+        char where[160];
         sigset_t mask;
         int fd, r;
 
@@ -162,9 +168,12 @@ static int run(int argc, char *argv[]) {
         if (r < 0)
                 return log_error_errno(r, "Cannot set up the event loop: %m");
 
-        fd = get_listen_socket(&o);
+        fd = get_listen_socket(&o, &source);
         if (fd < 0)
                 return fd;
+        r = listen_socket_describe(fd, where, sizeof(where));
+        if (r < 0)
+                snprintf(where, sizeof(where), "socket %d (%s)", fd, strerror(-r));
         model = model_new(event);
         if (!model)
                 return log_oom();
@@ -180,7 +189,7 @@ static int run(int argc, char *argv[]) {
                 return r;
         }
         (void) sd_notify(false, "READY=1\nSTATUS=Serving metrics.");
-        log_info("rdmad-exporter %s serving %s.", RDMAD_VERSION, o.telemetry_path);
+        log_info("rdmad-exporter %s serving %s; listening on %s (%s).", RDMAD_VERSION, o.telemetry_path, where, source);
 
         r = sd_event_loop(event);
         (void) sd_notify(false, "STOPPING=1");

@@ -141,7 +141,10 @@ int model_connect(Model *m) {
                 return 0;
 fail:
         m->bus = sd_bus_flush_close_unref(m->bus);
-        return log_full_errno(m->failing ? LOG_DEBUG : LOG_WARNING, r, "Cannot connect to the system bus: %m");
+        /* Tried again at every scrape: logged once until the model is read. */
+        r = log_full_errno(m->failing ? LOG_DEBUG : LOG_WARNING, r, "Cannot connect to the system bus: %m");
+        m->failing = true;
+        return r;
 }
 
 const Inventory *model_inventory(const Model *m) {

@@ -56,6 +56,12 @@ BusFailure classify_bus_error(int r, const sd_bus_error *error) {
                 return BUS_FAILURE_PERMISSION;
         if (streq(name, RDMAD_ERROR_INVALID_ARGUMENT) || streq(name, SD_BUS_ERROR_INVALID_ARGS))
                 return BUS_FAILURE_INVALID_ARGUMENT;
+        if (streq(name, RDMAD_ERROR_NO_ROUTE))
+                return BUS_FAILURE_NO_ROUTE;
+        if (streq(name, RDMAD_ERROR_NOT_RDMA))
+                return BUS_FAILURE_NOT_RDMA;
+        if (streq(name, RDMAD_ERROR_NO_GID))
+                return BUS_FAILURE_NO_GID;
         return BUS_FAILURE_OTHER;
 }
 
@@ -73,6 +79,12 @@ int exit_status_for(BusFailure f) {
                 return EXIT_PERMISSION;
         case BUS_FAILURE_INVALID_ARGUMENT:
                 return EXIT_USAGE;
+        case BUS_FAILURE_NO_ROUTE:
+                return EXIT_NO_ROUTE;
+        case BUS_FAILURE_NOT_RDMA:
+                return EXIT_NOT_RDMA;
+        case BUS_FAILURE_NO_GID:
+                return EXIT_NO_GID;
         case BUS_FAILURE_OTHER:
                 break;
         }
@@ -185,6 +197,9 @@ int report_bus_error(const char *what, int r, const sd_bus_error *error) {
         case BUS_FAILURE_NO_SUCH_DEVICE:
         case BUS_FAILURE_TIMEOUT:
         case BUS_FAILURE_INVALID_ARGUMENT:
+        case BUS_FAILURE_NO_ROUTE:
+        case BUS_FAILURE_NOT_RDMA:
+        case BUS_FAILURE_NO_GID:
                 /* The daemon's own sentence says it best. */
                 fprintf(stderr, "rdmactl: %s\n", message);
                 break;

@@ -14,6 +14,9 @@ typedef enum BusFailure {
         BUS_FAILURE_TIMEOUT,          /* org.rdmad1.Error.Timeout */
         BUS_FAILURE_PERMISSION,       /* AccessDenied, InteractiveAuthorizationRequired */
         BUS_FAILURE_INVALID_ARGUMENT, /* org.rdmad1.Error.InvalidArgument */
+        BUS_FAILURE_NO_ROUTE,         /* ResolveAddress: org.rdmad1.Error.NoRoute */
+        BUS_FAILURE_NOT_RDMA,         /* ... NotRdma */
+        BUS_FAILURE_NO_GID,           /* ... NoGid */
 } BusFailure;
 
 /* Pure: what kind of failure a call's return value and error describe. */

@@ -5,7 +5,7 @@
  *
  * This file holds the options and the verb table; each verb lives in a
  * file of its own (list.c, status.c, monitor.c, wait.c, set-vfs.c,
- * counters.c). */
+ * counters.c, gids.c, route.c). */
 #include <errno.h>
 #include <getopt.h>
 #include <locale.h>
@@ -37,6 +37,9 @@ static void help(void) {
                "                            across restarts of rdmad\n"
                "  set-vfs DEVICE COUNT      Set the number of SR-IOV virtual functions\n"
                "  counters [NAME...]        Traffic and error counters of each port\n"
+               "  gids [NAME...]            The GID tables, as show_gids prints them\n"
+               "  route ADDRESS             Which port and GID carry an IP address (the kernel's\n"
+               "                            route, then the port GID of its source address)\n"
                "\n"
                "A PORT is 'DEVICE PORT' (mlx5_0 1), 'DEVICE/PORT' (mlx5_0/1) or a netdev (ib0);\n"
                "a NAME is a DEVICE or a PORT. A PATTERN is a NAME or a shell glob of one (mlx5_*).\n"
@@ -45,8 +48,8 @@ static void help(void) {
                "  -h --help                 Show this help\n"
                "     --version              Show the version\n"
                "  -j --json=pretty|short|off\n"
-               "                            JSON output (list, status, monitor, counters); --json\n"
-               "                            and -j are short\n"
+               "                            JSON output (list, status, monitor, counters, gids,\n"
+               "                            route); --json and -j are short\n"
                "     --no-legend            No header and footer (list)\n"
                "     --no-color             No colours, even on a terminal\n"
                "     --no-pager             Accepted; rdmactl never pages\n"
@@ -67,7 +70,8 @@ static void help(void) {
                "\n"
                "Exit status:\n"
                "  0 success, 1 failure, 2 invalid arguments, 3 rdmad not running or no system bus,\n"
-               "  4 no such device or port, 5 timeout, 6 permission denied\n"
+               "  4 no such device or port, 5 timeout, 6 permission denied; route: 7 no route,\n"
+               "  8 the netdev carries no RDMA port, 9 no GID holds the source address\n"
                "\n"
                "See rdmactl(1).\n");
 }
@@ -85,6 +89,8 @@ static const Verb verbs[] = {
         { "wait", 0, SIZE_MAX, VERB_TIMEOUT, "[NAME...] [STATE]", verb_wait },
         { "set-vfs", 2, 2, 0, "DEVICE COUNT", verb_set_vfs },
         { "counters", 0, SIZE_MAX, VERB_JSON, "NAME...", verb_counters },
+        { "gids", 0, SIZE_MAX, VERB_JSON, "NAME...", verb_gids },
+        { "route", 1, 1, VERB_JSON, "ADDRESS", verb_route },
         { "help", 0, 0, VERB_NO_BUS, NULL, verb_help },
 };
 

@@ -18,6 +18,9 @@ enum {
         EXIT_NO_SUCH_DEVICE = 4,  /* no such device or port */
         EXIT_TIMEOUT = 5,         /* `wait` gave up */
         EXIT_PERMISSION = 6,      /* polkit (or the bus policy) refused */
+        EXIT_NO_ROUTE = 7,        /* `route`: no route to the address */
+        EXIT_NOT_RDMA = 8,        /* `route`: its netdev carries no RDMA port */
+        EXIT_NO_GID = 9,          /* `route`: the port has no GID for the source address */
 };
 
 typedef struct Options {
@@ -56,6 +59,8 @@ int verb_monitor(sd_bus *bus, const Options *o, char **args, size_t n_args);    
 int verb_wait(sd_bus *bus, const Options *o, char **args, size_t n_args);       /* wait.c */
 int verb_set_vfs(sd_bus *bus, const Options *o, char **args, size_t n_args);    /* set-vfs.c */
 int verb_counters(sd_bus *bus, const Options *o, char **args, size_t n_args);   /* counters.c */
+int verb_gids(sd_bus *bus, const Options *o, char **args, size_t n_args);       /* gids.c */
+int verb_route(sd_bus *bus, const Options *o, char **args, size_t n_args);      /* route.c */
 
 typedef enum CountersFetchFlags {
         COUNTERS_FETCH_EVERY_PORT = 1 << 0, /* the whole host is shown: one GetAllCounters */

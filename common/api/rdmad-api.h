@@ -23,6 +23,11 @@
 #define RDMAD_ERROR_NOT_SUPPORTED    RDMAD_BUS_NAME ".Error.NotSupported"
 #define RDMAD_ERROR_TIMEOUT          RDMAD_BUS_NAME ".Error.Timeout"
 #define RDMAD_ERROR_UNRESPONSIVE     RDMAD_BUS_NAME ".Error.Unresponsive"
+/* Manager.ResolveAddress: no route to the address; its egress netdev carries
+ * no RDMA port; the port's GID table has no entry for the source address. */
+#define RDMAD_ERROR_NO_ROUTE RDMAD_BUS_NAME ".Error.NoRoute"
+#define RDMAD_ERROR_NOT_RDMA RDMAD_BUS_NAME ".Error.NotRdma"
+#define RDMAD_ERROR_NO_GID   RDMAD_BUS_NAME ".Error.NoGid"
 
 /* The polkit action of SetNumVfs (systemd/org.rdmad1.policy). */
 #define RDMAD_POLKIT_ACTION_SET_NUM_VFS RDMAD_BUS_NAME ".set-num-vfs"

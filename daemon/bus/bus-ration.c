@@ -26,7 +26,8 @@ static bool rationed(const BusRation *r, sd_bus_message *m) {
                sd_bus_message_is_method_call(m, DBUS_INTROSPECTABLE_INTERFACE, "Introspect") ||
                sd_bus_message_is_method_call(m, RDMAD_PORT_INTERFACE, "GetCounters") ||
                sd_bus_message_is_method_call(m, RDMAD_DEVICE_INTERFACE, "GetCounters") ||
-               sd_bus_message_is_method_call(m, RDMAD_MANAGER_INTERFACE, "GetAllCounters");
+               sd_bus_message_is_method_call(m, RDMAD_MANAGER_INTERFACE, "GetAllCounters") ||
+               sd_bus_message_is_method_call(m, RDMAD_MANAGER_INTERFACE, "ResolveAddress");
 }
 
 /* Properties.Get(ss) and GetAll(s): a name longer than any valid one is

@@ -11,7 +11,7 @@
 #include "caller.h"
 
 /* The methods whose reply costs something (Properties.Get and GetAll,
- * Introspect, GetCounters, GetAllCounters), rationed per user. A bus filter
+ * Introspect, GetCounters, GetAllCounters, ResolveAddress), rationed per user. A bus filter
  * takes them before the vtables: their arguments are checked first (a name
  * longer than any valid one is refused, quoting none of it); root's calls
  * go on at once; the others wait in the one call scheduler

@@ -59,7 +59,8 @@ struct ReadJob {
         uint64_t start_usec;
         Piece *pieces;
         size_t n_pieces, n_done;
-        sd_event_source *deadline; /* the read timeout: what has not answered is left out */
+        sd_event_source *deadline; /* looks at the pieces not done: a stuck one is left out */
+        uint64_t give_up_usec;     /* CLOCK_MONOTONIC: every piece not done by then is left out */
         PendingCall *calls;        /* answered when it is done */
 };
 
@@ -522,16 +523,31 @@ static void piece_apply(void *userdata, const ReaderResult *result, void *host_u
         piece_finish(job, p);
 }
 
+/* A read of a device that answers, however slowly (a busy firmware: 100 ms
+ * a file), is waited for; one whose read is stuck (the reader pool's read
+ * timeout, per read) is left out at once, and whatever has not answered
+ * after COUNTERS_GIVE_UP_TIMEOUTS read timeouts is left out too, so that a
+ * call is never held past what its caller waits (25 s by default). */
+#define COUNTERS_GIVE_UP_TIMEOUTS 4
+/* ... looked at this often: a read found stuck is left out within this of it. */
+#define COUNTERS_DEADLINE_CHECK_USEC (100 * USEC_PER_MSEC)
+#define MIN_USEC(a, b)               ((a) < (b) ? (a) : (b))
+
 static int on_read_deadline(sd_event_source *s, uint64_t usec, void *userdata) {
         ReadJob *job = userdata;
+        CounterReader *reader = job->reader;
         size_t n = job->n_pieces;
+        bool all = usec >= job->give_up_usec;
 
         for (size_t i = 0; i < n; i++) {
                 Piece *p = &job->pieces[i];
 
                 if (p->done)
                         continue;
-                log_warning("%s: no counters within the read timeout; answering without them.", p->device);
+                if (!all && !(reader->host.unresponsive && reader->host.unresponsive(p->device, reader->host.userdata)))
+                        continue;
+                log_warning("%s: %s; answering without its counters.", p->device,
+                            all ? "its counters are not read after four read timeouts" : "a read does not answer");
                 reader_job_cancel(TAKE_PTR(p->handle));
                 piece_give_up(p);
                 /* The last one ends the job, which may free it: nothing after. */
@@ -541,6 +557,8 @@ static int on_read_deadline(sd_event_source *s, uint64_t usec, void *userdata) {
                 }
                 piece_finish(job, p);
         }
+        (void) sd_event_source_set_time(s, MIN_USEC(job->give_up_usec, usec + COUNTERS_DEADLINE_CHECK_USEC));
+        (void) sd_event_source_set_enabled(s, SD_EVENT_ONESHOT);
         return 0;
 }
 
@@ -650,8 +668,10 @@ static int read_job_submit(CounterReader *reader, ReadJob *job) {
                 }
         }
         if (job->n_done < job->n_pieces && timeout > 0) {
-                r = sd_event_add_time_relative(reader->event, &job->deadline, CLOCK_MONOTONIC, timeout, 0,
-                                               on_read_deadline, job);
+                job->give_up_usec = now_usec(CLOCK_MONOTONIC) + COUNTERS_GIVE_UP_TIMEOUTS * timeout;
+                r = sd_event_add_time_relative(reader->event, &job->deadline, CLOCK_MONOTONIC,
+                                               MIN_USEC(timeout, COUNTERS_DEADLINE_CHECK_USEC), 0, on_read_deadline,
+                                               job);
                 if (r < 0)
                         return r;
         }

@@ -564,6 +564,8 @@ static void manager_replace_device_at(Manager *m, size_t index, Device *new) {
                 Port *p = &new->ports[i], *o = &old->ports[i];
 
                 p->link_events = port_link_events(p);
+                if (port_keep_state(p, o) < 0)
+                        log_oom();
                 p->state_changed_usec = o->state_changed_usec;
                 p->state_changes = o->state_changes;
                 port_masks[i] = port_stamp(p, port_changed_mask(o, p), o->state_name);

@@ -10,6 +10,7 @@
 #include "basic/util.h"
 #include "model-object.h"
 #include "properties.h"
+#include "reader-pool.h"
 
 /* After a failed open: the error if it is a lack of resources (to be
  * retried), else 0 (the file or directory is not there, or not one). */
@@ -159,6 +160,10 @@ int object_read_files(const char *dir, const PolledFile *files, size_t n_files, 
                 r = sysfs_read_buf_at(AT_FDCWD, path, buf, sizeof(buf), &len);
                 if (errno_is_resource(r))
                         return r;
+                if (r >= 0 && files[i].parses && !files[i].parses(buf)) {
+                        r = -EBADMSG;
+                        reader_read_failed(AT_FDCWD, path, r);
+                }
                 values[i].result = r;
                 if (r >= 0) {
                         values[i].value = memdup_nul(buf, len);
@@ -182,8 +187,8 @@ int object_apply_files(const ObjectKind *k, void *object, const PolledFile *file
 
         *ret_changed = 0;
         for (size_t i = 0; i < n_files; i++) {
-                if (values[i].skipped)
-                        continue;
+                if (values[i].skipped || values[i].result == -EBADMSG)
+                        continue; /* the last good value stays */
                 r = attr_list_refresh(attributes, files[i].name, values[i].result, values[i].value ?: "",
                                       values[i].len);
                 if (r < 0)

@@ -60,6 +60,9 @@ typedef struct PolledFile {
         /* InfiniBand addressing, which the kernel reports as 0 for good on an
          * Ethernet link layer (RoCE, iWARP): there the scan's values stand. */
         bool infiniband_addressing;
+        /* A value that fails this is a failed read (-EBADMSG), not a value:
+         * the last good one stays, and the device's health says so. */
+        bool (*parses)(const char *value);
 } PolledFile;
 
 /* Stores a freshly read raw value in an attribute map; 1 if it differed. */

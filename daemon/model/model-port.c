@@ -11,6 +11,7 @@
 #include "basic/util.h"
 #include "model-object.h"
 #include "properties.h"
+#include "reader-pool.h"
 
 /* The strings each object owns, listed once: freed by its clear, and by an
  * update for those that a re-derivation replaced, whether or not they are
@@ -170,6 +171,36 @@ static const ObjectKind port_kind = {
         .changed_mask = port_changed_object,
 };
 
+/* "4: ACTIVE" or "4", with or without its newline: anything else ("", a
+ * torn or garbled read) is no state, and never a transition. */
+bool port_state_parses(const char *value) {
+        char buf[64];
+        const char *name;
+        uint32_t num;
+        size_t len = strcspn(value, "\n");
+
+        if (len == 0 || len >= sizeof(buf))
+                return false;
+        memcpy(buf, value, len);
+        buf[len] = '\0';
+        return parse_port_state(buf, &num, &name) >= 0;
+}
+
+/* The port's state did not parse in a full read: the state it had, kept. */
+int port_keep_state(Port *p, const Port *old) {
+        const char *state = attr_list_get(&old->attributes, "state");
+        uint32_t changed;
+        int r;
+
+        if (!p->state_unparsed || !state)
+                return 0;
+        r = attr_list_set(&p->attributes, "state", state);
+        if (r < 0)
+                return r;
+        p->state_unparsed = false;
+        return object_update(&port_kind, p, &changed);
+}
+
 static int port_load(int ports_fd, const char *dirname, Port *p) {
         _cleanup_close_ int fd = -EBADF;
         uint32_t changed;
@@ -191,6 +222,16 @@ static int port_load(int ports_fd, const char *dirname, Port *p) {
                 r = sysfs_read_attributes_at(fd, ".", &p->attributes);
                 if (errno_is_resource(r))
                         return r;
+                /* A state that does not parse is a failed read: left out
+                 * here, and the applying side keeps the port's last one. */
+                if (attr_list_get(&p->attributes, "state") &&
+                    !port_state_parses(attr_list_get(&p->attributes, "state"))) {
+                        r = attr_list_set(&p->attributes, "state", NULL);
+                        if (r < 0)
+                                return r;
+                        p->state_unparsed = true;
+                        reader_read_failed(fd, "state", -EBADMSG);
+                }
         }
 
         /* A port with nothing readable still gets "" and 0 everywhere. */
@@ -205,7 +246,7 @@ static int port_load(int ports_fd, const char *dirname, Port *p) {
 /* What the poll timer re-reads of a port: IB ports change state without any
  * event. A re-read of an Ethernet port opens 3 files instead of 7. */
 static const PolledFile port_link_files[] = {
-        { "state" },
+        { "state", .parses = port_state_parses },
         { "phys_state" },
         { "rate" },
         { "lid", .infiniband_addressing = true },

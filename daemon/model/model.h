@@ -71,6 +71,7 @@ struct Port {
 
         uint64_t state_changed_usec;
         uint64_t state_changes; /* State changes observed since the daemon started */
+        bool state_unparsed;    /* a full read's state did not parse: port_keep_state() */
 };
 
 struct NetDev {
@@ -160,6 +161,10 @@ const NetDev *device_find_netdev(const Device *d, const char *name);
 #define PORT_UNREPORTED_FILES 2
 #define NETDEV_FILES          5
 int port_read_link(const char *device_path, uint32_t number, bool ethernet, FileValue *values);
+/* A state value as the kernel prints it ("4: ACTIVE"); "" or garbage is not. */
+bool port_state_parses(const char *value);
+/* After a full read whose state did not parse: old's state, kept. */
+int port_keep_state(Port *p, const Port *old);
 int port_apply_link(Port *p, const FileValue *values, uint32_t *ret_changed);
 int port_read_unreported(const char *device_path, uint32_t number, FileValue *values);
 int port_apply_unreported(Port *p, const FileValue *values, uint32_t *ret_changed);

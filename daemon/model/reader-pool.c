@@ -43,7 +43,14 @@ struct ReaderJob {
         void *arg;
         int state;
         bool cancelled;
-        uint64_t start_usec; /* CLOCK_MONOTONIC, when a thread took it */
+        /* CLOCK_MONOTONIC: when the thread last made progress (took the
+         * job, or a read returned), and when its read in progress began
+         * (0: none). The read timeout times one read, or the work between
+         * two: never the job as a whole, whose reads may each take long
+         * on a busy adapter and still answer. */
+        uint64_t progress_usec;
+        uint64_t read_usec;
+        pid_t tid; /* the thread running it */
         /* What the thread reads now, for the loop to name when it hangs. */
         int note_fd;
         const char *note_name;
@@ -162,7 +169,7 @@ static void resolve_note(const ReaderJob *j, int dirfd, const char *name, char *
         ssize_t n;
 
         if (!name) {
-                copy_str(buf, size, "(reading)");
+                copy_str(buf, size, "(between reads)");
                 return;
         }
         if (name[0] == '/' || dirfd == AT_FDCWD)
@@ -186,6 +193,7 @@ void reader_read_begin(int dirfd, const char *name) {
         pthread_mutex_lock(&j->pool->mutex);
         j->note_fd = dirfd;
         j->note_name = name;
+        j->read_usec = now_usec(CLOCK_MONOTONIC);
         pthread_mutex_unlock(&j->pool->mutex);
 }
 
@@ -196,11 +204,22 @@ void reader_read_end(int dirfd, const char *name, int r) {
                 return;
         pthread_mutex_lock(&j->pool->mutex);
         j->note_name = NULL;
+        j->read_usec = 0;
+        j->progress_usec = now_usec(CLOCK_MONOTONIC);
         pthread_mutex_unlock(&j->pool->mutex);
         if (errno_is_io(r) && j->result.io_error == 0) {
                 j->result.io_error = r;
                 resolve_note(j, dirfd, name, j->result.io_file, sizeof(j->result.io_file));
         }
+}
+
+void reader_read_failed(int dirfd, const char *name, int r) {
+        ReaderJob *j = current_job;
+
+        if (!j || j->result.io_error < 0)
+                return;
+        j->result.io_error = r;
+        resolve_note(j, dirfd, name, j->result.io_file, sizeof(j->result.io_file));
 }
 
 /* Under the mutex: the loop hears of the results held back. */
@@ -245,7 +264,9 @@ static void *reader_thread(void *userdata) {
                 j = l->queue;
                 LIST_REMOVE_TAIL(queue, l->queue, l->queue_tail, j);
                 j->state = JOB_RUNNING;
-                j->start_usec = now_usec(CLOCK_MONOTONIC);
+                j->progress_usec = now_usec(CLOCK_MONOTONIC);
+                j->read_usec = 0;
+                j->tid = gettid();
                 l->running = j;
                 LIST_PREPEND(running, p->running, j);
                 pthread_mutex_unlock(&p->mutex);
@@ -287,7 +308,7 @@ static bool pool_has_fresh_runner_locked(ReaderPool *p) {
         uint64_t now = now_usec(CLOCK_MONOTONIC);
 
         LIST_FOREACH(running, j, p->running) {
-                if (!j->lane->stuck && now < j->start_usec + READER_HANDOFF_USEC)
+                if (!j->lane->stuck && now < j->progress_usec + READER_HANDOFF_USEC)
                         return true;
         }
         return false;
@@ -371,8 +392,42 @@ typedef struct StuckReport {
         char reason[512];
 } StuckReport;
 
-/* Marks the jobs that outlived the timeout and reports their lanes; the
- * next deadline, or UINT64_MAX when nothing runs or waits. */
+/* Whether thread tid of this process is running or waits for a CPU (state
+ * R in /proc): a thread that only waits for its turn on a loaded machine
+ * is not waiting for its device, whatever the clock says. Anything else
+ * (D: in a driver, S: asleep in the kernel) counts as waiting. */
+static bool thread_runnable(pid_t tid) {
+        char path[64], buf[512];
+        const char *close_paren;
+        ssize_t n;
+        int fd;
+
+        snprintf(path, sizeof(path), "/proc/self/task/%d/stat", (int) tid);
+        fd = open(path, O_RDONLY | O_CLOEXEC);
+        if (fd < 0)
+                return false;
+        n = read(fd, buf, sizeof(buf) - 1);
+        close(fd);
+        if (n <= 0)
+                return false;
+        buf[n] = '\0';
+        /* "tid (comm) S ...": comm may hold anything, the state follows the last ')'. */
+        close_paren = strrchr(buf, ')');
+        return close_paren && close_paren[1] == ' ' && close_paren[2] == 'R';
+}
+
+static uint64_t min_usec(uint64_t a, uint64_t b) {
+        return a < b ? a : b;
+}
+
+/* A thread found runnable past its deadline is looked at again this soon. */
+#define READER_STARVED_RECHECK_USEC (100 * USEC_PER_MSEC)
+
+/* Marks the reads that outlived the timeout and reports their lanes; the
+ * next deadline, or UINT64_MAX when nothing runs or waits. What is timed
+ * is the read in progress (from reader_read_begin()), or the work since
+ * the last read returned: a job of many reads that each answer is never
+ * stuck, however long the job. */
 static uint64_t pool_check(ReaderPool *p, uint64_t now) {
         StuckReport reports[READER_POOL_THREADS_MAX];
         unsigned n = 0;
@@ -382,25 +437,33 @@ static uint64_t pool_check(ReaderPool *p, uint64_t now) {
                 return UINT64_MAX;
         pthread_mutex_lock(&p->mutex);
         LIST_FOREACH(running, j, p->running) {
+                uint64_t since = j->read_usec ?: j->progress_usec;
+
                 if (j->lane->stuck)
                         continue;
-                if (now >= j->start_usec + p->timeout_usec) {
+                if (now < since + p->timeout_usec) {
+                        next = min_usec(next, since + p->timeout_usec);
+                        continue;
+                }
+                if (thread_runnable(j->tid)) {
+                        /* Starved of the CPU, not stuck in the device. */
+                        next = min_usec(next, now + READER_STARVED_RECHECK_USEC);
+                        continue;
+                }
+                j->lane->stuck = true;
+                if (n < ELEMENTSOF(reports)) {
                         char file[256];
 
-                        j->lane->stuck = true;
-                        if (n < ELEMENTSOF(reports)) {
-                                resolve_note(j, j->note_fd, j->note_name, file, sizeof(file));
-                                copy_str(reports[n].lane, sizeof(reports[n].lane), j->lane->name);
-                                snprintf(reports[n].reason, sizeof(reports[n].reason), "%s: no answer for %.1f s", file,
-                                         (double) (now - j->start_usec) / USEC_PER_SEC);
-                                n++;
-                        }
-                } else if (j->start_usec + p->timeout_usec < next)
-                        next = j->start_usec + p->timeout_usec;
+                        resolve_note(j, j->note_fd, j->note_name, file, sizeof(file));
+                        copy_str(reports[n].lane, sizeof(reports[n].lane), j->lane->name);
+                        snprintf(reports[n].reason, sizeof(reports[n].reason), "%s: no answer for %.1f s", file,
+                                 (double) (now - since) / USEC_PER_SEC);
+                        n++;
+                }
         }
         /* Work waiting for a thread: it starts at the earliest now. */
-        if (p->ready && now + p->timeout_usec < next)
-                next = now + p->timeout_usec;
+        if (p->ready)
+                next = min_usec(next, now + p->timeout_usec);
         pthread_mutex_unlock(&p->mutex);
 
         for (unsigned i = 0; i < n; i++)

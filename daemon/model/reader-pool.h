@@ -16,8 +16,11 @@
  * Work goes to lanes, one per device (by name): a lane's jobs run in order,
  * on one thread at a time. At most READER_POOL_THREADS_MAX threads run in
  * all, started when there is work and no idle thread, ended after a while
- * idle. A job that has not returned after the read timeout makes its lane
- * stuck (reported to the owner, with the file it waits for); its thread is
+ * idle. A read that has not returned after the read timeout (timed from
+ * reader_read_begin(), not from the job's start: a job of many reads that
+ * each answer is never stuck; a thread that only waits for a CPU is not
+ * either) makes its lane stuck (reported to the owner, with the file it
+ * waits for and that read's own age); its thread is
  * abandoned, never joined, and still counts against the bound, so the pool
  * never grows whatever number of devices hang. The loop hears of finished
  * jobs through an eventfd and applies their results in order. */
@@ -33,7 +36,7 @@ typedef struct ReaderJob ReaderJob;
 typedef struct ReaderResult {
         int io_error;      /* the first read that failed with an I/O error (errno_is_io()), or 0 */
         char io_file[256]; /* ... which file, relative to the device ("ports/1/state") */
-        bool stuck;        /* the job outlived the read timeout: its lane was reported stuck */
+        bool stuck;        /* a read of the job outlived the read timeout: its lane was reported stuck */
 } ReaderResult;
 
 /* On a pool thread; the lane's context is the thread's alone meanwhile. */
@@ -98,6 +101,9 @@ int reader_pool_wait(ReaderPool *p, uint64_t until);
  * (-errno or >= 0). The pool names the file when the read hangs or fails. */
 void reader_read_begin(int dirfd, const char *name);
 void reader_read_end(int dirfd, const char *name, int r);
+/* A read that returned what cannot be a value of its file (-EBADMSG): a
+ * failed read of the device, as an I/O error is. */
+void reader_read_failed(int dirfd, const char *name, int r);
 
 /* An I/O error of a device, as opposed to a file that is not there or not
  * readable in its state (ENOENT, EINVAL, EOPNOTSUPP...). */

@@ -5,6 +5,7 @@
 
 #include "basic/log.h"
 #include "basic/util.h"
+#include "gid-follow.h"
 #include "link-poll.h"
 #include "manager.h"
 #include "netlink.h"
@@ -48,6 +49,7 @@ static void on_detach(void *userdata) {
 
         verbs_events_free(s);
         poll_free(s->poll);
+        gid_follow_free(s->gid_follow);
         sd_event_source_disable_unref(s->monitor_event);
         sd_event_source_disable_unref(s->rtnl_event);
         if (s->rtnl_fd >= 0)
@@ -78,6 +80,12 @@ int event_sources_attach(Manager *m, EventSources **ret) {
         *s = (EventSources){ .manager = m, .rtnl_fd = -EBADF };
         r = poll_new(m, &s->poll);
         if (r < 0) {
+                free(s);
+                return r;
+        }
+        r = gid_follow_new(m, &s->gid_follow);
+        if (r < 0) {
+                poll_free(s->poll);
                 free(s);
                 return r;
         }

@@ -18,6 +18,8 @@ typedef struct EventSources {
 
         int rtnl_fd;
         sd_event_source *rtnl_event;
+        /* GID tables re-read after address messages (gid-follow.h). */
+        struct GidFollow *gid_follow;
 
         /* The verbs contexts and their async events; NULL until
          * event_sources_run(). */

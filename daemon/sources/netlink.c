@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /* rtnetlink link notifications: a RoCE or iWARP port's link follows its
  * netdev, so a link message re-reads the ports behind that netdev at once
- * instead of waiting for the next poll. */
+ * instead of waiting for the next poll. Address notifications: the kernel
+ * fills the GID tables from the addresses, so an address message has the
+ * tables that name its netdev followed (gid-follow.h). */
 #include "netlink.h"
 
 #include <linux/netlink.h>
@@ -14,8 +16,10 @@
 #include "basic/log.h"
 #include "basic/util.h"
 #include "event-sources.h"
+#include "gid-follow.h"
 #include "manager.h"
 #include "link-poll.h"
+#include "route-query.h"
 
 #define RTNL_RCVBUF_SIZE (8 * 1024 * 1024)
 
@@ -66,6 +70,59 @@ int rtnl_parse_link_names(const void *buf, size_t len, void (*cb)(const char *if
                 off += NLMSG_ALIGN(msg_len);
         }
         return n;
+}
+
+int rtnl_parse_addr_indexes(const void *buf, size_t len, void (*cb)(int ifindex, void *userdata), void *userdata) {
+        const uint8_t *p = buf;
+        int n = 0;
+
+        assert(buf || len == 0);
+        assert(cb);
+
+        for (size_t off = 0; off < len && len - off >= sizeof(struct nlmsghdr);) {
+                const struct nlmsghdr *h = (const struct nlmsghdr *) (p + off);
+                size_t msg_len = h->nlmsg_len;
+
+                if (msg_len < sizeof(struct nlmsghdr) || msg_len > len - off)
+                        return -EBADMSG;
+                if (h->nlmsg_type == NLMSG_DONE)
+                        break;
+                if (h->nlmsg_type == RTM_NEWADDR || h->nlmsg_type == RTM_DELADDR) {
+                        const struct ifaddrmsg *ifa = NLMSG_DATA(h);
+
+                        if (msg_len < NLMSG_LENGTH(sizeof(struct ifaddrmsg)))
+                                return -EBADMSG;
+                        n++;
+                        if (ifa->ifa_index > 0 && ifa->ifa_index <= INT32_MAX)
+                                cb((int) ifa->ifa_index, userdata);
+                }
+                off += NLMSG_ALIGN(msg_len);
+        }
+        return n;
+}
+
+/* An upper netdev (VLAN, macvlan) has GIDs on the port of the netdev below
+ * it; before the kernel fills them, no port names it: the netdevs below are
+ * followed too, a few levels down (a veth's peer links back). */
+#define LOWER_DEPTH_MAX 4
+
+static void on_address_index(int ifindex, void *userdata) {
+        EventSources *s = userdata;
+        int seen[LOWER_DEPTH_MAX + 1];
+        size_t n_seen = 0;
+
+        for (int i = ifindex; i > 0 && n_seen <= LOWER_DEPTH_MAX;) {
+                char name[IF_NAMESIZE];
+                bool again = false;
+
+                for (size_t k = 0; k < n_seen; k++)
+                        again = again || seen[k] == i;
+                if (again || !if_indextoname((unsigned) i, name))
+                        break; /* gone meanwhile: its link message re-reads what it had */
+                seen[n_seen++] = i;
+                gid_follow_netdev(s->gid_follow, name);
+                i = route_query_lower(i);
+        }
 }
 
 static void refresh_netdev(Manager *m, NetDev *n) {
@@ -129,6 +186,7 @@ static int on_rtnl(sd_event_source *source, int fd, uint32_t revents, void *user
                                 /* Link messages were lost: re-read every netdev and port. */
                                 log_warning("rtnetlink overflowed; re-reading all netdevs and ports.");
                                 refresh_all_links(m);
+                                gid_follow_all(s->gid_follow);
                                 continue;
                         }
                         if (errno != EAGAIN)
@@ -141,7 +199,8 @@ static int on_rtnl(sd_event_source *source, int fd, uint32_t revents, void *user
                                   (unsigned) sender.nl_pid);
                         continue;
                 }
-                if (rtnl_parse_link_names(buf, (size_t) n, on_link_name, s) < 0)
+                if (rtnl_parse_link_names(buf, (size_t) n, on_link_name, s) < 0 ||
+                    rtnl_parse_addr_indexes(buf, (size_t) n, on_address_index, s) < 0)
                         log_debug("Ignoring a malformed rtnetlink message.");
         }
         manager_retry_resync(m);
@@ -149,7 +208,8 @@ static int on_rtnl(sd_event_source *source, int fd, uint32_t revents, void *user
 }
 
 int rtnl_start(EventSources *s) {
-        struct sockaddr_nl sa = { .nl_family = AF_NETLINK, .nl_groups = RTMGRP_LINK };
+        struct sockaddr_nl sa = { .nl_family = AF_NETLINK,
+                                  .nl_groups = RTMGRP_LINK | RTMGRP_IPV4_IFADDR | RTMGRP_IPV6_IFADDR };
         int r;
 
         assert(s);
@@ -164,7 +224,7 @@ int rtnl_start(EventSources *s) {
         if (setsockopt(s->rtnl_fd, SOL_SOCKET, SO_RCVBUFFORCE, &(int){ RTNL_RCVBUF_SIZE }, sizeof(int)) < 0)
                 (void) setsockopt(s->rtnl_fd, SOL_SOCKET, SO_RCVBUF, &(int){ RTNL_RCVBUF_SIZE }, sizeof(int));
         if (bind(s->rtnl_fd, (struct sockaddr *) &sa, sizeof(sa)) < 0)
-                return log_error_errno(errno, "Failed to subscribe to rtnetlink link messages: %m");
+                return log_error_errno(errno, "Failed to subscribe to rtnetlink link and address messages: %m");
 
         r = sd_event_add_io(s->manager->event, &s->rtnl_event, s->rtnl_fd, EPOLLIN, on_rtnl, s);
         if (r < 0)

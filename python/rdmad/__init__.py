@@ -11,7 +11,7 @@ Neither reads sysfs: rdmad is the one source.
 """
 
 from .errors import (  # noqa: F401
-    AccessDenied, Busy, Failed, InteractiveAuthorizationRequired, InvalidArgument, NoSuchDevice,
-    NotSupported, RdmadError, RdmadUnavailable, Timeout, Unresponsive)
+    AccessDenied, Busy, Failed, InteractiveAuthorizationRequired, InvalidArgument, NoGid, NoRoute,
+    NoSuchDevice, NotRdma, NotSupported, RdmadError, RdmadUnavailable, Timeout, Unresponsive)
 
 __version__ = "0.1.0"

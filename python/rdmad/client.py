@@ -33,10 +33,10 @@ from typing import NamedTuple, Union
 from . import _bus
 from ._bus import OBJECT_MANAGER, PROPERTIES, ROOT_PATH, Connection, split_path
 from .errors import (  # noqa: F401  (re-exported: `from rdmad.client import NoSuchDevice`)
-    AccessDenied, Busy, Failed, InteractiveAuthorizationRequired, InvalidArgument, NoSuchDevice,
-    NotSupported, RdmadError, RdmadUnavailable, Timeout, Unresponsive)
+    AccessDenied, Busy, Failed, InteractiveAuthorizationRequired, InvalidArgument, NoGid, NoRoute,
+    NoSuchDevice, NotRdma, NotSupported, RdmadError, RdmadUnavailable, Timeout, Unresponsive)
 
-__all__ = ["Client", "Device", "Port", "NetDev", "Sriov", "Gid", "Change", "Watch"]
+__all__ = ["Client", "Device", "Port", "NetDev", "Sriov", "Gid", "ResolvedAddress", "Change", "Watch"]
 
 IFACE = "org.rdmad1."
 _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
@@ -56,6 +56,18 @@ class Gid(NamedTuple):
     gid: str
     type: str    # "RoCE v2", "IB/RoCE v1", "" on InfiniBand
     netdev: str  # "" when none
+
+
+class ResolvedAddress(NamedTuple):
+    """Which port and GID carry an address (``Client.resolve_address``)."""
+    device: str     # "mlx5_0"
+    port: int       # 1
+    gid_index: int  # 3
+    gid: str        # "0000:0000:0000:0000:0000:ffff:c0a8:010a", as Port.gids prints it
+    gid_type: str   # "RoCE v2", "IB/RoCE v1", "" over IPoIB
+    netdev: str     # the egress netdev's kernel name: "ens1f0np0"
+    source: str     # the source address: "192.168.1.10"
+    path: str       # the Port object
 
 
 def _name_of(path: str) -> str | None:
@@ -730,6 +742,27 @@ class Client:
         port 0 holds the device-wide hw_counters."""
         rows = self._manager("GetAllCounters")[0]
         return {(dev, num): dict(c) for dev, num, c in rows}
+
+    def resolve_address(self, address: str) -> ResolvedAddress:
+        """Which port and GID carry ``address`` (an IPv4 or IPv6 address, the
+        peer to reach or one of this host's own; an IPv6 link-local one may
+        carry a ``%ifname`` scope): the kernel's route gives the egress
+        netdev and source address, the GID tables the entry (RoCE v2 before
+        v1; over IPoIB the port GID of the netdev's hardware address).
+        Raises NoRoute, NotRdma, NoGid (each a LookupError), ValueError
+        (InvalidArgument) for anything but an address."""
+        if not isinstance(address, str):
+            raise InvalidArgument(f"not an address: {address!r} (a str such as '192.168.1.20')")
+        try:
+            path, index, gid, gid_type, netdev, source = self._manager("ResolveAddress", "s", (address,))
+        except RdmadError as e:
+            if e.dbus_name == "org.freedesktop.DBus.Error.InvalidArgs":
+                raise InvalidArgument(str(e), e.dbus_name) from None
+            raise
+        dev, num, _, _ = split_path(path)
+        if dev is None or num is None:
+            raise RdmadError(f"rdmad answered {path!r}, which is no port object")
+        return ResolvedAddress(dev, num, index, gid, gid_type, netdev, source, path)
 
     def rescan(self) -> None:
         """Makes rdmad re-read everything now (the bus policy may reserve it to root)."""

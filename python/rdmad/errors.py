@@ -59,6 +59,21 @@ class Unresponsive(RdmadError, TimeoutError):
     """org.rdmad1.Error.Unresponsive: the adapter does not answer reads."""
 
 
+class NoRoute(RdmadError, LookupError):
+    """org.rdmad1.Error.NoRoute: the kernel has no route to the address
+    (unreachable, prohibit, blackhole)."""
+
+
+class NotRdma(RdmadError, LookupError):
+    """org.rdmad1.Error.NotRdma: the address's egress netdev carries no RDMA port."""
+
+
+class NoGid(RdmadError, LookupError):
+    """org.rdmad1.Error.NoGid: the netdev is an RDMA port's, but no GID of
+    the port holds the source address (the kernel fills the table shortly
+    after an address change)."""
+
+
 class AccessDenied(RdmadError, PermissionError):
     """org.freedesktop.DBus.Error.AccessDenied: polkit or the bus policy refused."""
 
@@ -75,6 +90,9 @@ _BY_NAME = {
     "org.rdmad1.Error.NotSupported": NotSupported,
     "org.rdmad1.Error.Timeout": Timeout,
     "org.rdmad1.Error.Unresponsive": Unresponsive,
+    "org.rdmad1.Error.NoRoute": NoRoute,
+    "org.rdmad1.Error.NotRdma": NotRdma,
+    "org.rdmad1.Error.NoGid": NoGid,
     "org.freedesktop.DBus.Error.AccessDenied": AccessDenied,
     "org.freedesktop.DBus.Error.InteractiveAuthorizationRequired": InteractiveAuthorizationRequired,
     "org.freedesktop.DBus.Error.NoReply": Timeout,

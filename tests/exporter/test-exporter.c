@@ -373,6 +373,41 @@ static void test_prometheus_scrapes_counters_and_a_flap(void **state) {
         f->prometheus_pid = 0;
 }
 
+/* contrib/grafana's dashboard and contrib/prometheus' rules name only
+ * metrics this exporter exposes (every name in every expression is in a
+ * real scrape of the three fixtures), and a real Prometheus scraping it
+ * parses every expression as Grafana sends it (tests/exporter/check-dashboard.py). */
+static void test_dashboard_and_rules_use_only_exposed_metrics(void **state) {
+        Fixture *f = *state;
+        char path[256], command[1600], *output;
+        char *text = scrape_text(f->exporter_port, NULL);
+        unsigned port;
+        FILE *file;
+        int status;
+
+        snprintf(path, sizeof(path), "%s/dashboard-scrape.prom", f->h->tmpdir);
+        file = fopen(path, "we");
+        assert_non_null(file);
+        fputs(text, file);
+        assert_int_equal(fclose(file), 0);
+        free(text);
+
+        f->prometheus_pid = prometheus_start(f->h->tmpdir, "prometheus-dashboard", "  scrape_interval: 1s\n",
+                                             f->exporter_port, &port);
+        assert_true(prometheus_wait_value(port, "up{job=\"rdmad\"}", "1", 30000));
+        snprintf(command, sizeof(command),
+                 "/usr/bin/python3 '%s' --metrics '%s' --prometheus http://127.0.0.1:%u '%s' '%s'", CHECK_DASHBOARD,
+                 path, port, GRAFANA_DASHBOARD, RULES_FILE);
+        status = run_shell(f, command, &output);
+        fprintf(stderr, "%s", output);
+        if (status != 0)
+                fail_msg("the dashboard or the rules name what the exporter does not expose (above)");
+        assert_contains(output, "parsed by Prometheus");
+        free(output);
+        harness_stop_process(f->prometheus_pid, 10000);
+        f->prometheus_pid = 0;
+}
+
 /* The lines of a scrape that come from the exporter's model (what signals
  * change), without counters (read per scrape, left out when a read is slow)
  * or the exporter's own series (durations, timestamps). */
@@ -600,6 +635,7 @@ int main(void) {
                 cmocka_unit_test(test_promtool_accepts_the_exposition),
                 cmocka_unit_test(test_http_negotiation_and_errors),
                 cmocka_unit_test(test_prometheus_scrapes_counters_and_a_flap),
+                cmocka_unit_test(test_dashboard_and_rules_use_only_exposed_metrics),
                 cmocka_unit_test(test_standalone_listen),
                 cmocka_unit_test(test_rdmad_away_is_up_0_and_recovers),
 #ifdef HAVE_FAULT_FS

@@ -1,12 +1,17 @@
 /* SPDX-License-Identifier: MIT */
 /* rdmad-exporter's pure parts: the exposition of a hand-built model in both
  * formats, label escaping, node_exporter's rate and counter names, content
- * negotiation and --listen parsing. */
+ * negotiation, --listen parsing and the listening address as logged, the
+ * reasons of libmicrohttpd's messages and the bound on logging them. */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netinet/in.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/un.h>
 
 #include <cmocka.h>
 
@@ -14,7 +19,9 @@
 #include "compress.h"
 #include "exposition.h"
 #include "guard.h"
+#include "http-errors.h"
 #include "listen.h"
+#include "log-limit.h"
 #include "negotiate.h"
 
 static char *render(ExpositionFormat format, const ScrapeResult *s) {
@@ -541,6 +548,199 @@ static void test_guard_evicts_the_oldest_unserved(void **state) {
         assert_false(guard_expired(&e[0], UINT64_MAX));
 }
 
+static void test_exporter_series_with_http_errors(void **state) {
+        const uint64_t errors[_HTTP_ERROR_REASON_MAX] = {
+                [HTTP_ERROR_REQUEST_TOO_LARGE] = 14920,
+                [HTTP_ERROR_MALFORMED_REQUEST] = 3,
+                [HTTP_ERROR_OTHER] = 1,
+        };
+        ScrapeResult s = { .up = true,
+                           .version = "0.1.0",
+                           .libmicrohttpd_version = "0.9.75",
+                           .duration_usec = 1500,
+                           .scrape_errors_total = 2,
+                           .http_errors = errors };
+        _cleanup_free_ char *text = render(EXPOSITION_TEXT, &s), *om = render(EXPOSITION_OPENMETRICS, &s);
+
+        assert_string_equal(
+                text,
+                "# HELP rdmad_up 1 when rdmad answered this scrape on the system bus, else 0.\n"
+                "# TYPE rdmad_up gauge\n"
+                "rdmad_up 1\n"
+                "# HELP rdmad_exporter_build_info rdmad-exporter's version and the libmicrohttpd it runs on; the "
+                "value is always 1.\n"
+                "# TYPE rdmad_exporter_build_info gauge\n"
+                "rdmad_exporter_build_info{version=\"0.1.0\",libmicrohttpd=\"0.9.75\"} 1\n"
+                "# HELP rdmad_exporter_scrape_duration_seconds How long this scrape took until its exposition was "
+                "rendered.\n"
+                "# TYPE rdmad_exporter_scrape_duration_seconds gauge\n"
+                "rdmad_exporter_scrape_duration_seconds 0.001500\n"
+                "# HELP rdmad_exporter_scrape_errors_total Scrapes in which rdmad did not answer (rdmad_up was 0) "
+                "since the exporter started.\n"
+                "# TYPE rdmad_exporter_scrape_errors_total counter\n"
+                "rdmad_exporter_scrape_errors_total 2\n"
+                "# HELP rdmad_exporter_http_errors_total Connections and requests of HTTP peers that failed, by "
+                "reason, since the exporter started.\n"
+                "# TYPE rdmad_exporter_http_errors_total counter\n"
+                "rdmad_exporter_http_errors_total{reason=\"request_too_large\"} 14920\n"
+                "rdmad_exporter_http_errors_total{reason=\"malformed_request\"} 3\n"
+                "rdmad_exporter_http_errors_total{reason=\"request_timeout\"} 0\n"
+                "rdmad_exporter_http_errors_total{reason=\"connection_closed\"} 0\n"
+                "rdmad_exporter_http_errors_total{reason=\"connection_refused\"} 0\n"
+                "rdmad_exporter_http_errors_total{reason=\"other\"} 1\n");
+        /* OpenMetrics names the family without _total. */
+        assert_non_null(strstr(om, "# TYPE rdmad_exporter_http_errors counter\n"
+                                   "rdmad_exporter_http_errors_total{reason=\"request_too_large\"} 14920\n"));
+        /* Without counts (the pure callers), no family. */
+        s.http_errors = NULL;
+        free(text);
+        text = render(EXPOSITION_TEXT, &s);
+        assert_null(strstr(text, "http_errors"));
+}
+
+/* What libmicrohttpd 0.9.75 logs, as the exporter saw it. */
+static void test_http_error_reasons_of_libmicrohttpd_messages(void **state) {
+        static const struct {
+                const char *message;
+                HttpErrorReason reason;
+                bool counted;
+        } table[] = {
+                { "Error processing request (HTTP response code is 431 ('<html><head><title>Request too big</title>"
+                  "</head><body>Your HTTP header was too big for the memory constraints of this webserver.</body>"
+                  "</html>')). Closing connection.",
+                  HTTP_ERROR_REQUEST_TOO_LARGE, true },
+                { "Error processing request (HTTP response code is 414 ('<html>...')). Closing connection.",
+                  HTTP_ERROR_REQUEST_TOO_LARGE, true },
+                { "Error processing request (HTTP response code is 413 ('<html>...')). Closing connection.",
+                  HTTP_ERROR_REQUEST_TOO_LARGE, true },
+                { "Error processing request (HTTP response code is 400 ('<html>...')). Closing connection.",
+                  HTTP_ERROR_MALFORMED_REQUEST, true },
+                { "Error processing request (HTTP response code is 505 ('<html>...')). Closing connection.",
+                  HTTP_ERROR_MALFORMED_REQUEST, true },
+                { "Not enough memory in pool to allocate header record!", HTTP_ERROR_REQUEST_TOO_LARGE, false },
+                { "Too large value of 'Content-Length' header. Closing connection.", HTTP_ERROR_REQUEST_TOO_LARGE,
+                  false },
+                { "Failed to parse `Content-Length' header. Closing connection.", HTTP_ERROR_MALFORMED_REQUEST, false },
+                { "Connection was closed by remote side with incomplete request.", HTTP_ERROR_CONNECTION_CLOSED, true },
+                { "Socket has been disconnected when reading request.", HTTP_ERROR_CONNECTION_CLOSED, true },
+                { "Connection socket is closed when reading request due to the error: The connection was forcibly "
+                  "closed by remote peer",
+                  HTTP_ERROR_CONNECTION_CLOSED, true },
+                { "Failed to send the response headers for the request for `/metrics'. Error: The socket is no "
+                  "longer available for sending",
+                  HTTP_ERROR_CONNECTION_CLOSED, true },
+                { "Server reached connection limit. Closing inbound connection.", HTTP_ERROR_CONNECTION_REFUSED, true },
+                { "Error accepting connection: Too many open files", HTTP_ERROR_CONNECTION_REFUSED, true },
+                { "Application reported internal error, closing connection.", HTTP_ERROR_OTHER, true },
+                { "Error processing request (HTTP response code is", HTTP_ERROR_OTHER, true },
+                { "Error processing request (HTTP response code is 4311 ('x')).", HTTP_ERROR_OTHER, true },
+                { "", HTTP_ERROR_OTHER, true },
+        };
+
+        for (size_t i = 0; i < ELEMENTSOF(table); i++) {
+                bool counted = !table[i].counted;
+                HttpErrorReason r = http_error_classify(table[i].message, &counted);
+
+                if (r != table[i].reason || counted != table[i].counted)
+                        fail_msg("'%s': %s%s, expected %s%s", table[i].message, http_error_reason_to_string(r),
+                                 counted ? "" : " (not counted)", http_error_reason_to_string(table[i].reason),
+                                 table[i].counted ? "" : " (not counted)");
+        }
+        assert_int_equal(http_error_response_status("Error processing request (HTTP response code is 431 ('x'))"), 431);
+        assert_int_equal(http_error_response_status("Error processing request (HTTP response code is 43"), -1);
+        assert_int_equal(http_error_response_status("Error processing request (HTTP response code is 099 ('x'))"), -1);
+        assert_int_equal(http_error_response_status("Not enough memory in pool"), -1);
+        /* Every reason has its label value, each different. */
+        for (HttpErrorReason a = 0; a < _HTTP_ERROR_REASON_MAX; a++) {
+                assert_non_null(http_error_reason_to_string(a));
+                for (HttpErrorReason b = 0; b < a; b++)
+                        assert_string_not_equal(http_error_reason_to_string(a), http_error_reason_to_string(b));
+        }
+}
+
+static void test_log_limit_bursts_then_counts(void **state) {
+        LogLimit l = LOG_LIMIT_INIT(10 * 1000000ULL, 3);
+        uint64_t suppressed = 99;
+
+        /* Nothing to flush before the first message. */
+        assert_int_equal(log_limit_flush(&l, 1000), 0);
+        /* An interval from the first message at t=5 s: three lines, then counted. */
+        for (int i = 0; i < 3; i++) {
+                assert_true(log_limit_pass(&l, 5000000 + (uint64_t) i, &suppressed));
+                assert_int_equal(suppressed, 0);
+        }
+        for (int i = 0; i < 1000; i++)
+                assert_false(log_limit_pass(&l, 6000000, &suppressed));
+        assert_int_equal(suppressed, 0);
+        /* The interval runs until t=15 s: no count yet. */
+        assert_int_equal(log_limit_flush(&l, 14999999), 0);
+        /* Over: the count once, then nothing. */
+        assert_int_equal(log_limit_flush(&l, 15000000), 1000);
+        assert_int_equal(log_limit_flush(&l, 30000000), 0);
+        /* The next message begins a new interval, with its own burst. */
+        assert_true(log_limit_pass(&l, 40000000, &suppressed));
+        assert_int_equal(suppressed, 0);
+        assert_true(log_limit_pass(&l, 40000001, &suppressed));
+        assert_true(log_limit_pass(&l, 40000002, &suppressed));
+        assert_false(log_limit_pass(&l, 40000003, &suppressed));
+        assert_false(log_limit_pass(&l, 40000004, &suppressed));
+        /* A message after the interval reports the count before it passes. */
+        assert_true(log_limit_pass(&l, 50000000, &suppressed));
+        assert_int_equal(suppressed, 2);
+        assert_true(log_limit_pass(&l, 50000001, &suppressed));
+        assert_true(log_limit_pass(&l, 50000002, &suppressed));
+        assert_false(log_limit_pass(&l, 50000003, &suppressed));
+        /* At exit, whatever the age of the interval. */
+        assert_int_equal(log_limit_flush(&l, 50000004), 0);
+        assert_int_equal(log_limit_flush(&l, UINT64_MAX), 1);
+        /* A burst of 0 logs nothing and counts everything. */
+        l = LOG_LIMIT_INIT(1000, 0);
+        assert_false(log_limit_pass(&l, 1, &suppressed));
+        assert_false(log_limit_pass(&l, 2, &suppressed));
+        assert_int_equal(log_limit_flush(&l, 1001), 2);
+}
+
+static void test_listen_address_format(void **state) {
+        struct sockaddr_in in = { .sin_family = AF_INET, .sin_port = htons(10480) };
+        struct sockaddr_in6 in6 = { .sin6_family = AF_INET6, .sin6_port = htons(10480) };
+        struct sockaddr_un un = { .sun_family = AF_UNIX };
+        struct sockaddr other = { .sa_family = AF_APPLETALK };
+        char buf[160];
+
+        in.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+        assert_int_equal(listen_address_format((struct sockaddr *) &in, sizeof(in), false, buf, sizeof(buf)), 0);
+        assert_string_equal(buf, "127.0.0.1:10480");
+        in.sin_addr.s_addr = htonl(INADDR_ANY);
+        assert_int_equal(listen_address_format((struct sockaddr *) &in, sizeof(in), false, buf, sizeof(buf)), 0);
+        assert_string_equal(buf, "0.0.0.0:10480, every IPv4 address");
+
+        assert_int_equal(listen_address_format((struct sockaddr *) &in6, sizeof(in6), false, buf, sizeof(buf)), 0);
+        assert_string_equal(buf, "[::]:10480, every address, IPv6 and IPv4");
+        assert_int_equal(listen_address_format((struct sockaddr *) &in6, sizeof(in6), true, buf, sizeof(buf)), 0);
+        assert_string_equal(buf, "[::]:10480, every IPv6 address");
+        in6.sin6_addr = in6addr_loopback;
+        assert_int_equal(listen_address_format((struct sockaddr *) &in6, sizeof(in6), false, buf, sizeof(buf)), 0);
+        assert_string_equal(buf, "[::1]:10480");
+
+        strcpy(un.sun_path, "/run/rdmad-exporter.sock");
+        assert_int_equal(
+                listen_address_format((struct sockaddr *) &un,
+                                      (socklen_t) (offsetof(struct sockaddr_un, sun_path) + strlen(un.sun_path) + 1),
+                                      false, buf, sizeof(buf)),
+                0);
+        assert_string_equal(buf, "unix:/run/rdmad-exporter.sock");
+        /* Abstract: a NUL, then the name, not terminated. */
+        memcpy(un.sun_path, "\0rdmad", 6);
+        assert_int_equal(listen_address_format((struct sockaddr *) &un,
+                                               (socklen_t) (offsetof(struct sockaddr_un, sun_path) + 6), false, buf,
+                                               sizeof(buf)),
+                         0);
+        assert_string_equal(buf, "unix:@rdmad");
+        assert_int_equal(listen_address_format(&other, sizeof(other), false, buf, sizeof(buf)), -EAFNOSUPPORT);
+        /* Too short for its family. */
+        assert_int_equal(listen_address_format((struct sockaddr *) &in, 4, false, buf, sizeof(buf)), -EAFNOSUPPORT);
+}
+
 int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_text_exposition_of_a_small_host),
@@ -560,6 +760,10 @@ int main(void) {
                 cmocka_unit_test(test_accept_encoding_gzip),
                 cmocka_unit_test(test_gzip_round_trip),
                 cmocka_unit_test(test_guard_evicts_the_oldest_unserved),
+                cmocka_unit_test(test_exporter_series_with_http_errors),
+                cmocka_unit_test(test_http_error_reasons_of_libmicrohttpd_messages),
+                cmocka_unit_test(test_log_limit_bursts_then_counts),
+                cmocka_unit_test(test_listen_address_format),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -7,12 +7,20 @@
 
 #include "fuzz.h"
 #include "netlink.h"
+#include "route-query.h"
 
 static void on_name(const char *ifname, void *userdata) {
         size_t *count = userdata;
 
         fuzz_assert(ifname[0] != '\0');
         fuzz_assert(strnlen(ifname, IF_NAMESIZE) < IF_NAMESIZE);
+        (*count)++;
+}
+
+static void on_index(int ifindex, void *userdata) {
+        size_t *count = userdata;
+
+        fuzz_assert(ifindex > 0);
         (*count)++;
 }
 
@@ -30,6 +38,24 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         fuzz_assert(n >= 0 || n == -EBADMSG);
         if (n >= 0)
                 fuzz_assert(names <= (size_t) n);
+        /* The address messages of the same datagram, and ResolveAddress's answers read from it. */
+        names = 0;
+        n = rtnl_parse_addr_indexes(buf, size, on_index, &names);
+        fuzz_assert(n >= 0 || n == -EBADMSG);
+        if (n >= 0)
+                fuzz_assert(names <= (size_t) n);
+        {
+                RouteAnswer a = {};
+                bool done;
+
+                n = rtnl_parse_route_reply(buf, size, 0, &a);
+                fuzz_assert(n <= 1);
+                if (n == 1)
+                        fuzz_assert(a.family == AF_INET || a.family == AF_INET6);
+                n = rtnl_parse_addr_dump(buf, size, 0, AF_INET6, (const uint8_t[16]){}, &done);
+                fuzz_assert(n >= 0 || !done);
+                (void) rtnl_parse_link_lower(buf, size, 0);
+        }
         free(buf);
         return 0;
 }

@@ -5,8 +5,10 @@
  * - The attacks (tests/lib/attack.c), each for a few seconds on a simulated
  *   host of dual-port devices: counters, Introspect of a big node,
  *   hit-and-run calls whose caller must be looked up, GetManagedObjects
- *   with fresh callers, the share after a slow reply. The bounds are the
- *   ones rdmad promises: root's Get p99 under 100 ms, rdmad's RSS at most
+ *   with fresh callers, Rescan refused (also with no reply expected), the
+ *   share after a slow reply. The bounds are the ones rdmad promises: root's
+ *   Get p99 within 25 times its p99 measured just before in the same run
+ *   (never an absolute figure: that is bench/'s), rdmad's RSS at most
  *   32 MiB above its baseline at the peak and back within 16 MiB, the event
  *   loop never stopped for 2 s (the gaps between its watchdog pings), the
  *   share recovered within its 2 s. RDMAD_ATTACK_SECONDS (3) and
@@ -52,7 +54,6 @@
 
 #define NOBODY           65534
 #define OTHER_UID        1 /* "daemon" on Debian: a second unprivileged user */
-#define ROOT_P99_MAX     (100 * 1000ULL)
 #define RSS_PEAK_MAX_KIB (32 * 1024)
 #define RSS_AFTER_KIB    (16 * 1024)
 
@@ -114,6 +115,7 @@ static int attack_teardown(void **state) {
 typedef struct Measure {
         uint64_t *gets, *controls; /* controls: the bus daemon's own GetId, between two Gets */
         size_t n_gets, failed;
+        uint64_t worst;                           /* the slowest Get */
         uint64_t rss_before, rss_peak, rss_after; /* KiB */
         Stats get, control;
 } Measure;
@@ -161,6 +163,7 @@ static void measure_root(Harness *h, unsigned seconds, Measure *m) {
                 usleep(2000);
         }
         qsort(m->gets, m->n_gets, sizeof(uint64_t), u64_cmp);
+        m->worst = m->n_gets > 0 ? m->gets[m->n_gets - 1] : 0;
         qsort(m->controls, m->n_gets, sizeof(uint64_t), u64_cmp);
         m->get.median = (double) m->gets[m->n_gets / 2];
         m->get.p99 = (double) m->gets[(m->n_gets * 99) / 100];
@@ -180,12 +183,30 @@ static void prime(Harness *h, const Attack *a) {
                                        "org.freedesktop.DBus.Introspectable", "Introspect", NULL, NULL, "") >= 0);
 }
 
-/* Runs `a` for the attack's seconds while root calls; checks root's p99 and, when rss, the RSS bounds. */
+/* rdmad's RSS once it is at most `target` KiB, pinged meanwhile (it gives
+ * back freed heap at most every 5 s, after a call): what it is after 7 s
+ * otherwise. */
+static uint64_t rss_settling_to(Harness *h, uint64_t target) {
+        uint64_t deadline = now_usec() + 7 * 1000000ULL, rss;
+
+        for (;;) {
+                assert_true(sd_bus_call_method(h->bus, RDMAD_BUS_NAME, RDMAD_ROOT_PATH, "org.freedesktop.DBus.Peer",
+                                               "Ping", NULL, NULL, "") >= 0);
+                rss = harness_daemon_rss_kib(h);
+                if (rss <= target || now_usec() >= deadline)
+                        return rss;
+                usleep(200000); /* a poll interval, in a bounded wait */
+        }
+}
+
+/* Runs `a` for the attack's seconds while root calls; checks root's p99
+ * against its baseline of the same run and, when rss, the RSS bounds. */
 static void run_attack(Harness *h, const char *name, const Attack *a, bool rss) {
         unsigned seconds = env_unsigned("RDMAD_ATTACK_SECONDS", 3);
         unsigned long answers, errors = 0;
         Attacker at;
-        Measure m = {};
+        Measure m = {}, base = {};
+        double bound;
 
         REQUIRE_ATTACK_HOST(h);
         /* RSS is a figure in the plain builds only (under the sanitizers
@@ -196,24 +217,30 @@ static void run_attack(Harness *h, const char *name, const Attack *a, bool rss) 
         rss = rss && settled;
         prime(h, a);
         m.rss_before = settled ? harness_settled_rss_kib(h) : harness_daemon_rss_kib(h);
+        /* Root's baseline, in this run, on this machine, as loaded as it is. */
+        measure_root(h, 1, &base);
         attacker_start(&at, a, NOBODY);
         measure_root(h, seconds, &m);
         answers = attacker_stop(&at, &errors);
-        m.rss_after = settled ? harness_settled_rss_kib(h) : harness_daemon_rss_kib(h);
-        printf("%s: %u processes, %lu calls %s (%lu errors); root's Get: %zu, median %.1f ms, p99 %.1f ms, "
-               "%zu failed (the bus's GetId p99 %.1f ms); RSS %.1f MiB before, %.1f at the peak sampled, %.1f after\n",
+        m.rss_after = settled ? rss_settling_to(h, m.rss_before + RSS_AFTER_KIB) : harness_daemon_rss_kib(h);
+        bound = latency_bound(base.get.p99);
+        printf("%s: %u processes, %lu calls %s (%lu errors); root's Get: %zu, median %.1f ms, p99 %.1f ms (baseline "
+               "%.1f ms: bound %.1f ms), the slowest %.1f ms, %zu failed (the bus's GetId p99 %.1f ms); RSS %.1f MiB "
+               "before, %.1f at the peak sampled, %.1f after\n",
                name, a->processes, answers, a->hit_and_run ? "made" : "answered", errors, m.n_gets, m.get.median / 1000,
-               m.get.p99 / 1000, m.failed, m.control.p99 / 1000, m.rss_before / 1024.0, m.rss_peak / 1024.0,
-               m.rss_after / 1024.0);
+               m.get.p99 / 1000, base.get.p99 / 1000, bound / 1000, m.worst / 1000.0, m.failed, m.control.p99 / 1000,
+               m.rss_before / 1024.0, m.rss_peak / 1024.0, m.rss_after / 1024.0);
         fflush(stdout);
         free(m.gets);
         free(m.controls);
+        free(base.gets);
+        free(base.controls);
         assert_int_equal(m.failed, 0);
         /* Under valgrind rdmad runs tens of times slower than the attackers:
          * there the pass is for memory errors, and latency is not judged. */
-        if (!harness_daemon_wrapped() && m.get.p99 >= (double) harness_time_bound(ROOT_P99_MAX))
-                fail_msg("%s: root's Get p99 %.1f ms, not under %.0f ms", name, m.get.p99 / 1000,
-                         (double) harness_time_bound(ROOT_P99_MAX) / 1000);
+        if (!harness_daemon_wrapped() && m.get.p99 >= bound)
+                fail_msg("%s: root's Get p99 %.1f ms, not under %.1f ms (%u times its %.1f ms without the attack)",
+                         name, m.get.p99 / 1000, bound / 1000, LATENCY_RATIO, base.get.p99 / 1000);
         if (rss) {
                 if (m.rss_peak > m.rss_before + RSS_PEAK_MAX_KIB)
                         fail_msg("%s: RSS %" PRIu64 " KiB at the peak, %" PRIu64 " KiB before", name, m.rss_peak,
@@ -263,6 +290,23 @@ static void test_attack_hit_and_run_get_counters(void **state) {
         const Attack a = { ATTACK_PORT_COUNTERS, .processes = 4, .hit_and_run = true };
 
         run_attack(*state, "hit-and-run GetCounters", &a, true);
+}
+
+/* Rescan is root's: refused to nobody, through the caller registry and
+ * never by sd-bus's synchronous check (issue 42: each refusal was a
+ * GetConnectionCredentials round trip on the loop, and a no-reply flood
+ * held root's calls for seconds and grew rdmad's RSS tenfold). */
+static void test_attack_rescan_no_reply(void **state) {
+        const Attack a = { ATTACK_RESCAN, .processes = 1, .connections = harness_load_width(4), .in_flight = 64,
+                           .no_reply = true };
+
+        run_attack(*state, "Rescan, no reply expected", &a, true);
+}
+
+static void test_attack_rescan_16_by_16(void **state) {
+        const Attack a = { ATTACK_RESCAN, .processes = 1, .connections = harness_load_width(16), .in_flight = 16 };
+
+        run_attack(*state, "Rescan 16 x 16", &a, true);
 }
 
 static void test_attack_hit_and_run_set_num_vfs(void **state) {
@@ -772,6 +816,8 @@ int main(void) {
                 cmocka_unit_test_setup_teardown(test_attack_introspect_big_node, setup, attack_teardown),
                 cmocka_unit_test_setup_teardown(test_attack_hit_and_run_wait_for_state, setup, attack_teardown),
                 cmocka_unit_test_setup_teardown(test_attack_hit_and_run_get_counters, setup, attack_teardown),
+                cmocka_unit_test_setup_teardown(test_attack_rescan_no_reply, setup, attack_teardown),
+                cmocka_unit_test_setup_teardown(test_attack_rescan_16_by_16, setup, attack_teardown),
                 cmocka_unit_test_setup_teardown(test_attack_hit_and_run_set_num_vfs, setup, attack_teardown),
                 cmocka_unit_test_setup_teardown(test_attack_loop_keeps_running, watchdog_setup, attack_teardown),
                 cmocka_unit_test_setup_teardown(test_attack_share_recovers, share_setup, attack_teardown),

@@ -214,7 +214,11 @@ static void test_hostile_sysfs_publishes_what_it_can(void **state) {
 
         /* Out of range, negative, empty hex: 0, and the raw text kept as it was. */
         harness_assert_property(h, HOSTILE_0 "/port/1", RDMAD_PORT_INTERFACE, "StateNum", "0");
-        harness_assert_property(h, HOSTILE_0 "/port/1", RDMAD_PORT_INTERFACE, "State", "4294967296: ACTIVE");
+        /* A state that does not parse is a failed read, not a state (issue 42):
+         * none known before, so none, and Health names the file. */
+        harness_assert_property(h, HOSTILE_0 "/port/1", RDMAD_PORT_INTERFACE, "State", "");
+        harness_assert_property(h, HOSTILE_0, RDMAD_DEVICE_INTERFACE, "Health", "errors");
+        harness_assert_property(h, HOSTILE_0, RDMAD_DEVICE_INTERFACE, "HealthReason", "ports/1/state: Bad message");
         harness_assert_property(h, HOSTILE_0 "/port/1", RDMAD_PORT_INTERFACE, "PhysStateNum", "0");
         harness_assert_property(h, HOSTILE_0 "/port/1", RDMAD_PORT_INTERFACE, "Lid", "0");
         harness_assert_property(h, HOSTILE_0 "/port/1", RDMAD_PORT_INTERFACE, "SmLid", "0");
@@ -483,6 +487,39 @@ static int lowest_free_fd(Harness *h) {
         }
 }
 
+/* A state read that does not parse ("", a torn or garbled value) is a
+ * failed read, not a state (issue 42: it was published as "ACTIVE -> " and
+ * back, two false flaps): no transition, no flap counted, the last state
+ * kept, in the poll's reads and in a full re-read alike, and the device's
+ * Health says which file failed. A clean full read clears it. */
+static void test_unparseable_state_is_a_failed_read(void **state) {
+        Harness *h = *state;
+        static const char *const garbage[] = { "", "\n", "ACTIVE\n", "4 ACTIVE\n", "\xff\xfe\n" };
+
+        harness_clear_signals(h);
+        for (size_t i = 0; i < sizeof(garbage) / sizeof(garbage[0]); i++) {
+                harness_write(h, HFI1_SYS, "ports/1/state", garbage[i]);
+                harness_wait_property(h, HFI1_0, RDMAD_DEVICE_INTERFACE, "HealthReason", "ports/1/state: Bad message",
+                                      10000);
+                /* A full re-read finds the same garbage: still no state of it. */
+                umockdev_testbed_uevent(h->testbed, HFI1_SYS, "change");
+                harness_assert_daemon_answers(h);
+                harness_assert_property(h, HFI1_0 "/port/1", RDMAD_PORT_INTERFACE, "State", "4: ACTIVE");
+                harness_assert_property(h, HFI1_0 "/port/1", RDMAD_PORT_INTERFACE, "StateChanges", "0");
+                harness_assert_property(h, HFI1_0, RDMAD_DEVICE_INTERFACE, "Health", "errors");
+                harness_write(h, HFI1_SYS, "ports/1/state", "4: ACTIVE\n");
+                umockdev_testbed_uevent(h->testbed, HFI1_SYS, "change");
+                harness_wait_property(h, HFI1_0, RDMAD_DEVICE_INTERFACE, "Health", "ok", 10000);
+        }
+        assert_int_equal(count_signals_mentioning(h, "\"State\""), 0);
+        assert_int_equal(count_signals_mentioning(h, "StateChanges"), 0);
+
+        /* A real change still is one. */
+        harness_write(h, HFI1_SYS, "ports/1/state", "1: DOWN\n");
+        harness_wait_property(h, HFI1_0 "/port/1", RDMAD_PORT_INTERFACE, "State", "1: DOWN", 10000);
+        harness_assert_property(h, HFI1_0 "/port/1", RDMAD_PORT_INTERFACE, "StateChanges", "1");
+}
+
 /* The soft limit only, as a hard limit once lowered cannot be raised again. */
 static void set_fd_limit(Harness *h, rlim_t limit) {
         struct rlimit rl;
@@ -556,6 +593,8 @@ int main(void) {
                 cmocka_unit_test_setup_teardown(test_device_gone_in_the_middle_of_a_scan, live_setup,
                                                 harness_teardown_clean),
                 cmocka_unit_test_setup_teardown(test_rename_while_waiting, live_setup, harness_teardown_clean),
+                cmocka_unit_test_setup_teardown(test_unparseable_state_is_a_failed_read, live_setup,
+                                                harness_teardown_clean),
                 cmocka_unit_test_setup_teardown(test_lost_uevent_resyncs, overflow_setup, overflow_teardown),
                 cmocka_unit_test_setup_teardown(test_out_of_file_descriptors, logged_setup, harness_teardown_clean),
         };

@@ -65,6 +65,12 @@ static void test_unprivileged_reads_are_allowed(void **state) {
         err = harness_call_as(h, nobody.pw_uid, nobody.pw_gid, RDMAD_BUS_NAME, MLX5_0,
                               "org.freedesktop.DBus.Introspectable", "Introspect", "");
         assert_null(err);
+        /* ResolveAddress reaches rdmad (its own answer, not the bus's AccessDenied). */
+        err = harness_call_as(h, nobody.pw_uid, nobody.pw_gid, RDMAD_BUS_NAME, RDMAD_ROOT_PATH, RDMAD_MANAGER_INTERFACE,
+                              "ResolveAddress", "s", "not-an-address");
+        assert_non_null(err);
+        assert_string_equal(err, SD_BUS_ERROR_INVALID_ARGS);
+        free(err);
 }
 
 /* What changes the machine needs root or polkit's yes; no polkitd runs here. */

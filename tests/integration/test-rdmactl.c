@@ -1034,7 +1034,10 @@ static void assert_completes(Harness *h, const char *words, const char *expected
 static void test_completion_offers_what_each_word_can_be(void **state) {
         Harness *h = *state;
 
-        assert_completes(h, "rdmactl ''", "counters help list monitor set-vfs status wait ");
+        assert_completes(h, "rdmactl ''", "counters gids help list monitor route set-vfs status wait ");
+        /* gids: names as status; route: an address, nothing to offer. */
+        assert_completes(h, "rdmactl gids mlx4", "mlx4_0 mlx4_0/1 mlx4_0/2 ");
+        assert_completes(h, "rdmactl route ''", " ");
         /* set-vfs: only the devices with SR-IOV. */
         assert_completes(h, "rdmactl set-vfs ''", "mlx5_0 ");
         assert_completes(h, "rdmactl set-vfs mlx5_0 ''", " ");

@@ -57,7 +57,7 @@ static void test_bus_policy(void **state) {
         assert_string_equal(err, "org.freedesktop.DBus.Error.AccessDenied");
         free(err);
 
-        /* Rescan is root's (sd-bus's privilege check), even though the policy lets the call through. */
+        /* Rescan is root's (rdmad asks the bus who calls), even though the policy lets the call through. */
         err = harness_call_as(h, nobody->pw_uid, nobody->pw_gid, RDMAD_BUS_NAME, RDMAD_ROOT_PATH,
                               RDMAD_MANAGER_INTERFACE, "Rescan", "");
         assert_non_null(err);

@@ -76,6 +76,10 @@ static int send_one(sd_bus *bus, const Attack *a, unsigned serial, sd_bus_messag
                 if (r >= 0)
                         r = sd_bus_message_append(m, "u", 1);
                 break;
+        case ATTACK_RESCAN:
+                r = sd_bus_message_new_method_call(bus, &m, RDMAD_BUS_NAME, RDMAD_ROOT_PATH, RDMAD_MANAGER_INTERFACE,
+                                                   "Rescan");
+                break;
         case ATTACK_MANAGED_OBJECTS:
                 r = sd_bus_message_new_method_call(bus, &m, RDMAD_BUS_NAME, RDMAD_ROOT_PATH,
                                                    "org.freedesktop.DBus.ObjectManager", "GetManagedObjects");
@@ -87,10 +91,28 @@ static int send_one(sd_bus *bus, const Attack *a, unsigned serial, sd_bus_messag
                         r = sd_bus_message_append(m, "s", RDMAD_PORT_INTERFACE);
                 break;
         }
-        if (r >= 0)
+        if (r >= 0 && a->no_reply) {
+                r = sd_bus_message_set_expect_reply(m, false);
+                if (r >= 0)
+                        r = sd_bus_send(bus, m, NULL);
+        } else if (r >= 0)
                 r = sd_bus_call_async(bus, NULL, m, callback, userdata, 120 * 1000000ULL);
         sd_bus_message_unref(m);
         return r;
+}
+
+/* No replies to wait for: a round of in_flight calls whenever the
+ * connection has written what it had (the bus's pace, not ours). */
+static void send_no_reply_round(Conn *c) {
+        uint64_t queued = 0;
+
+        if (sd_bus_get_n_queued_write(c->bus, &queued) >= 0 && queued > 0)
+                return;
+        for (unsigned k = 0; k < c->attack->in_flight; k++) {
+                if (send_one(c->bus, c->attack, c->serial++, NULL, NULL) < 0)
+                        _exit(5);
+                c->answers++; /* made */
+        }
 }
 
 static int on_answer(sd_bus_message *m, void *userdata, sd_bus_error *ret_error) {
@@ -121,9 +143,12 @@ static void run_in_flight(const Attack *a, unsigned index, int report, int contr
                 conns[i] = (Conn){ .attack = a, .serial = index * 1000 + i };
                 if (sd_bus_open_system(&conns[i].bus) < 0)
                         _exit(4);
-                for (unsigned k = 0; k < a->in_flight; k++)
-                        if (send_one(conns[i].bus, a, conns[i].serial++, on_answer, &conns[i]) < 0)
-                                _exit(5);
+                if (a->no_reply)
+                        send_no_reply_round(&conns[i]);
+                else
+                        for (unsigned k = 0; k < a->in_flight; k++)
+                                if (send_one(conns[i].bus, a, conns[i].serial++, on_answer, &conns[i]) < 0)
+                                        _exit(5);
                 (void) sd_bus_flush(conns[i].bus);
         }
         if (write(report, "r", 1) != 1)
@@ -136,6 +161,8 @@ static void run_in_flight(const Attack *a, unsigned index, int report, int contr
                                 ;
                         if (k < 0)
                                 _exit(7);
+                        if (a->no_reply)
+                                send_no_reply_round(&conns[i]);
                         fds[i] = (struct pollfd){ .fd = sd_bus_get_fd(conns[i].bus),
                                                   .events = (short) sd_bus_get_events(conns[i].bus) };
                 }

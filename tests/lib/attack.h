@@ -20,6 +20,7 @@ typedef enum AttackKind {
         ATTACK_SET_NUM_VFS,
         ATTACK_MANAGED_OBJECTS,
         ATTACK_GET_ALL, /* bus load */
+        ATTACK_RESCAN,  /* root's alone: refused */
 } AttackKind;
 
 typedef struct Attack {
@@ -29,6 +30,7 @@ typedef struct Attack {
         unsigned in_flight;   /* per connection; kept there: a new call for each answer */
         bool hit_and_run;     /* connect, call, close, again; `connections` and `in_flight` unused */
         unsigned pause_ms;    /* hit-and-run: between two */
+        bool no_reply;        /* in flight: NO_REPLY_EXPECTED calls, as many as the bus takes (in_flight per round) */
 } Attack;
 
 typedef struct Attacker {

@@ -130,6 +130,17 @@ pid_t harness_spawn(char *const argv[]) {
         return spawn(argv, -1);
 }
 
+pid_t harness_spawn_logged(char *const argv[], const char *log_path) {
+        int fd = open(log_path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+        pid_t pid;
+
+        if (fd < 0)
+                fail_msg("Cannot open %s: %m", log_path);
+        pid = spawn_full(argv, -1, fd, false);
+        close(fd);
+        return pid;
+}
+
 int harness_stop_process(pid_t pid, int timeout_ms) {
         return stop_process(pid, timeout_ms);
 }

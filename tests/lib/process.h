@@ -14,4 +14,7 @@ uint64_t now_usec(void);
  * harness_stop_process(): SIGTERM, then SIGKILL to its group after
  * timeout_ms; returns the wait status. */
 pid_t harness_spawn(char *const argv[]);
+/* The same, its standard error appended to the file at log_path (created
+ * if need be): a test that reads what the program logged. */
+pid_t harness_spawn_logged(char *const argv[], const char *log_path);
 int harness_stop_process(pid_t pid, int timeout_ms);

@@ -542,6 +542,9 @@ def test_error_names_map_to_exceptions():
         "org.rdmad1.Error.NotSupported": (rdmad.NotSupported, rdmad.RdmadError),
         "org.rdmad1.Error.Timeout": (rdmad.Timeout, TimeoutError),
         "org.rdmad1.Error.Unresponsive": (rdmad.Unresponsive, TimeoutError),
+        "org.rdmad1.Error.NoRoute": (rdmad.NoRoute, LookupError),
+        "org.rdmad1.Error.NotRdma": (rdmad.NotRdma, LookupError),
+        "org.rdmad1.Error.NoGid": (rdmad.NoGid, LookupError),
         "org.freedesktop.DBus.Error.AccessDenied": (rdmad.AccessDenied, PermissionError),
         "org.freedesktop.DBus.Error.InteractiveAuthorizationRequired":
             (rdmad.InteractiveAuthorizationRequired, PermissionError),

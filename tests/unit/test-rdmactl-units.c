@@ -725,6 +725,11 @@ static void test_bus_errors_map_to_stable_exit_statuses(void **state) {
         assert_int_equal(exit_for(-EIO, RDMAD_ERROR_FAILED), 1);
         assert_int_equal(exit_for(-EOPNOTSUPP, RDMAD_ERROR_NOT_SUPPORTED), 1);
         assert_int_equal(exit_for(-ENOMEM, NULL), 1);
+        /* rdmactl route's: ResolveAddress's errors. */
+        assert_int_equal(exit_for(-EINVAL, "org.freedesktop.DBus.Error.InvalidArgs"), 2);
+        assert_int_equal(exit_for(-ENETUNREACH, RDMAD_ERROR_NO_ROUTE), 7);
+        assert_int_equal(exit_for(-ENXIO, RDMAD_ERROR_NOT_RDMA), 8);
+        assert_int_equal(exit_for(-EADDRNOTAVAIL, RDMAD_ERROR_NO_GID), 9);
 }
 
 static void test_make_printable_neutralises_control_characters(void **state) {

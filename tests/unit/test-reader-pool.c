@@ -39,6 +39,9 @@ typedef struct Job {
         Pool *pool;
         unsigned lane, seq;
         bool gate;
+        unsigned n_reads; /* reads of read_ms each (a slow adapter that answers) */
+        unsigned read_ms;
+        bool spin; /* ... spent running, not asleep (a thread starved of the CPU looks the same) */
         bool applied;
         bool stuck;        /* what apply() was told */
         unsigned *order;   /* apply() appends seq here */
@@ -59,7 +62,22 @@ static void job_run(ReaderLane *lane, void *arg) {
                 reader_read_begin(AT_FDCWD, path);
                 (void) !read(p->gate[0], &c, 1);
                 reader_read_end(AT_FDCWD, path, 0);
-        } else
+        } else if (j->n_reads > 0)
+                for (unsigned k = 0; k < j->n_reads; k++) {
+                        char path[128];
+                        uint64_t until = now_usec(CLOCK_MONOTONIC) + j->read_ms * USEC_PER_MSEC;
+
+                        snprintf(path, sizeof(path), "/sys/devices/x/infiniband/lane%u/ports/1/counters/c%u", j->lane,
+                                 k);
+                        reader_read_begin(AT_FDCWD, path);
+                        if (j->spin)
+                                while (now_usec(CLOCK_MONOTONIC) < until)
+                                        ;
+                        else
+                                usleep(j->read_ms * 1000);
+                        reader_read_end(AT_FDCWD, path, 0);
+                }
+        else
                 usleep(50);
         atomic_fetch_sub(&p->running[j->lane], 1);
 }
@@ -250,6 +268,44 @@ static void test_result_before_a_hang_is_not_held(void **state) {
         RUN_UNTIL(p, blocked.applied);
 }
 
+/* A slow adapter that answers: each read takes 60 % of the read timeout,
+ * the job ten of them (three timeouts in all). The timeout times a read,
+ * not the job: never stuck (issue 42: a job timed as a whole made a busy
+ * adapter unresponsive after one GetAllCounters). */
+static void test_slow_reads_that_answer_are_not_stuck(void **state) {
+        Pool *p = *state;
+        static Job slow[3];
+
+        for (unsigned i = 0; i < ELEMENTSOF(slow); i++) {
+                slow[i] = (Job){ .lane = i, .n_reads = 10, .read_ms = 120 };
+                submit(p, &slow[i]);
+        }
+        RUN_UNTIL(p, p->n_applied == ELEMENTSOF(slow));
+        assert_int_equal(p->n_stuck, 0);
+        for (unsigned i = 0; i < ELEMENTSOF(slow); i++)
+                assert_false(slow[i].stuck);
+}
+
+/* A thread that runs (or waits for a CPU) past the timeout is not waiting
+ * for its device: a loaded machine does not make a device unresponsive. A
+ * read spinning for twice the timeout stands in for a starved one; a read
+ * that sleeps as long beside it is reported. */
+static void test_running_thread_is_not_stuck(void **state) {
+        Pool *p = *state;
+        static Job spinning, blocked;
+
+        spinning = (Job){ .lane = 1, .n_reads = 1, .read_ms = 400, .spin = true };
+        submit(p, &spinning);
+        blocked = (Job){ .lane = 0, .gate = true };
+        submit(p, &blocked);
+        RUN_UNTIL(p, spinning.applied && p->n_stuck == 1);
+        assert_false(spinning.stuck);
+        assert_true(strncmp(p->stuck_reason, "lane0 ", 6) == 0);
+        assert_int_equal(write(p->gate[1], "x", 1), 1);
+        RUN_UNTIL(p, blocked.applied);
+        assert_true(blocked.stuck);
+}
+
 /* Before the loop runs (start-up): the wait returns the healthy lanes'
  * results while one hangs, and reports it stuck at the deadline. */
 static void test_start_up_wait(void **state) {
@@ -280,6 +336,8 @@ int main(void) {
                 cmocka_unit_test_setup_teardown(test_bound_holds_whatever_hangs, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_result_before_a_hang_is_not_held, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_start_up_wait, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_slow_reads_that_answer_are_not_stuck, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_running_thread_is_not_stuck, setup, teardown),
         };
 
         return cmocka_run_group_tests(tests, NULL, NULL);

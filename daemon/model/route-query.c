@@ -1,0 +1,453 @@
+/* SPDX-License-Identifier: MIT */
+/* Which netdev and source address the kernel uses to reach an address:
+ * RTM_GETROUTE, and RTM_GETADDR for a local one (route-query.h). */
+#include "route-query.h"
+
+#include <errno.h>
+#include <linux/netlink.h>
+#include <linux/rtnetlink.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+
+#include "basic/util.h"
+
+#define RTNL_ANSWER_BUF 32768
+
+static bool ipv6_is_link_local(const uint8_t a[16]) {
+        return a[0] == 0xfe && (a[1] & 0xc0) == 0x80;
+}
+
+int route_target_parse(const char *text, RouteTarget *ret) {
+        char buf[INET6_ADDRSTRLEN + IF_NAMESIZE + 1];
+        const char *scope;
+        size_t len;
+
+        assert(ret);
+        *ret = (RouteTarget){};
+        if (!text)
+                return -EINVAL;
+        len = strlen(text);
+        if (len == 0 || len >= sizeof(buf))
+                return -EINVAL;
+        memcpy(buf, text, len + 1);
+
+        if (inet_pton(AF_INET, buf, ret->addr) == 1) {
+                ret->family = AF_INET;
+                return 0;
+        }
+        scope = strchr(buf, '%');
+        if (scope)
+                buf[scope++ - buf] = '\0';
+        if (inet_pton(AF_INET6, buf, ret->addr) != 1)
+                return -EINVAL;
+        ret->family = AF_INET6;
+        if (!scope)
+                return 0;
+        /* A scope belongs to a link-local address only, and names an interface. */
+        if (!ipv6_is_link_local(ret->addr) || !*scope || strlen(scope) >= IF_NAMESIZE)
+                return -EINVAL;
+        ret->scope_ifindex = (int) if_nametoindex(scope);
+        return ret->scope_ifindex > 0 ? 0 : -ENODEV;
+}
+
+void route_target_format(const RouteTarget *t, char buf[static INET6_ADDRSTRLEN + IF_NAMESIZE + 1]) {
+        char name[IF_NAMESIZE];
+        size_t n;
+
+        if (!inet_ntop(t->family, t->addr, buf, INET6_ADDRSTRLEN)) {
+                strcpy(buf, "?");
+                return;
+        }
+        if (t->scope_ifindex > 0 && if_indextoname((unsigned) t->scope_ifindex, name)) {
+                n = strlen(buf);
+                snprintf(buf + n, IF_NAMESIZE + 1, "%%%s", name);
+        }
+}
+
+static size_t addr_len(int family) {
+        return family == AF_INET ? 4 : 16;
+}
+
+/* The next netlink message of buf at *off: 1 with *ret set, 0 at the end,
+ * -EBADMSG for a length that does not fit. Offsets are checked against the
+ * size, as in netlink.c (NLMSG_NEXT wraps on a short last message). */
+static int nlmsg_next(const void *buf, size_t len, size_t *off, const struct nlmsghdr **ret) {
+        const struct nlmsghdr *h;
+
+        if (*off >= len)
+                return 0;
+        if (len - *off < sizeof(struct nlmsghdr))
+                return -EBADMSG;
+        h = (const struct nlmsghdr *) ((const uint8_t *) buf + *off);
+        if (h->nlmsg_len < sizeof(struct nlmsghdr) || h->nlmsg_len > len - *off)
+                return -EBADMSG;
+        *off += NLMSG_ALIGN(h->nlmsg_len);
+        *ret = h;
+        return 1;
+}
+
+/* The attributes of a message whose fixed header is hdr_size bytes. */
+static const struct rtattr *nlmsg_attr(const struct nlmsghdr *h, size_t hdr_size, unsigned short type) {
+        size_t end = h->nlmsg_len, off = NLMSG_SPACE(hdr_size);
+
+        while (off < end && end - off >= sizeof(struct rtattr)) {
+                const struct rtattr *a = (const struct rtattr *) ((const uint8_t *) h + off);
+
+                if (a->rta_len < sizeof(struct rtattr) || a->rta_len > end - off)
+                        return NULL;
+                if (a->rta_type == type)
+                        return a;
+                off += RTA_ALIGN(a->rta_len);
+        }
+        return NULL;
+}
+
+static int nlmsg_error(const struct nlmsghdr *h) {
+        const struct nlmsgerr *e = NLMSG_DATA(h);
+
+        if (h->nlmsg_len < NLMSG_LENGTH(sizeof(struct nlmsgerr)))
+                return -EBADMSG;
+        return e->error > 0 ? -e->error : e->error;
+}
+
+static const char *route_type_no_route(unsigned char type) {
+        switch (type) {
+        case RTN_UNREACHABLE:
+                return "unreachable";
+        case RTN_PROHIBIT:
+                return "prohibit";
+        case RTN_BLACKHOLE:
+                return "blackhole";
+        case RTN_THROW:
+                return "throw";
+        default:
+                return NULL;
+        }
+}
+
+int rtnl_parse_route_reply(const void *buf, size_t len, uint32_t seq, RouteAnswer *ret) {
+        const struct nlmsghdr *h;
+        size_t off = 0;
+        int k;
+
+        assert(buf || len == 0);
+        assert(ret);
+        while ((k = nlmsg_next(buf, len, &off, &h)) > 0) {
+                const struct rtmsg *rt;
+                const struct rtattr *a;
+                size_t n;
+
+                if (h->nlmsg_seq != seq)
+                        continue;
+                if (h->nlmsg_type == NLMSG_ERROR) {
+                        int e = nlmsg_error(h);
+
+                        if (e == 0)
+                                continue; /* an acknowledgement */
+                        return e;
+                }
+                if (h->nlmsg_type != RTM_NEWROUTE)
+                        continue;
+                if (h->nlmsg_len < NLMSG_LENGTH(sizeof(struct rtmsg)))
+                        return -EBADMSG;
+                rt = NLMSG_DATA(h);
+                if (rt->rtm_family != AF_INET && rt->rtm_family != AF_INET6)
+                        return -EBADMSG;
+                ret->family = rt->rtm_family;
+                ret->local = rt->rtm_type == RTN_LOCAL;
+                ret->no_route_type = route_type_no_route(rt->rtm_type);
+                n = addr_len(rt->rtm_family);
+                a = nlmsg_attr(h, sizeof(struct rtmsg), RTA_OIF);
+                if (a && RTA_PAYLOAD(a) >= sizeof(int))
+                        memcpy(&ret->ifindex, RTA_DATA(a), sizeof(int));
+                a = nlmsg_attr(h, sizeof(struct rtmsg), RTA_PREFSRC);
+                if (a && RTA_PAYLOAD(a) == n)
+                        memcpy(ret->source, RTA_DATA(a), n);
+                return 1;
+        }
+        return k;
+}
+
+int rtnl_parse_addr_dump(const void *buf, size_t len, uint32_t seq, int family, const uint8_t addr[16],
+                         bool *ret_done) {
+        const struct nlmsghdr *h;
+        size_t n = addr_len(family), off = 0;
+        int k;
+
+        assert(buf || len == 0);
+        assert(ret_done);
+        *ret_done = false;
+        while ((k = nlmsg_next(buf, len, &off, &h)) > 0) {
+                const struct ifaddrmsg *ifa;
+                const struct rtattr *a;
+
+                if (h->nlmsg_seq != seq)
+                        continue;
+                if (h->nlmsg_type == NLMSG_DONE) {
+                        *ret_done = true;
+                        return 0;
+                }
+                if (h->nlmsg_type == NLMSG_ERROR) {
+                        int e = nlmsg_error(h);
+
+                        if (e == 0)
+                                continue;
+                        return e;
+                }
+                if (h->nlmsg_type != RTM_NEWADDR)
+                        continue;
+                if (h->nlmsg_len < NLMSG_LENGTH(sizeof(struct ifaddrmsg)))
+                        return -EBADMSG;
+                ifa = NLMSG_DATA(h);
+                if (ifa->ifa_family != family)
+                        continue;
+                /* IFA_LOCAL is the address of an IPv4 point-to-point link's own end; IFA_ADDRESS the peer's there. */
+                a = nlmsg_attr(h, sizeof(struct ifaddrmsg), IFA_LOCAL);
+                if (!a)
+                        a = nlmsg_attr(h, sizeof(struct ifaddrmsg), IFA_ADDRESS);
+                if (a && RTA_PAYLOAD(a) == n && memcmp(RTA_DATA(a), addr, n) == 0 && ifa->ifa_index > 0)
+                        return (int) ifa->ifa_index;
+        }
+        return k;
+}
+
+static void rta_put(uint8_t *buf, size_t *off, unsigned short type, const void *data, size_t len) {
+        struct rtattr *a = (struct rtattr *) (buf + *off);
+
+        a->rta_type = type;
+        a->rta_len = RTA_LENGTH(len);
+        memcpy(RTA_DATA(a), data, len);
+        *off += RTA_SPACE(len);
+}
+
+static uint32_t next_seq(void) {
+        static uint32_t seq;
+
+        if (seq == 0)
+                seq = (uint32_t) time(NULL);
+        return ++seq;
+}
+
+static int rtnl_send(int fd, const void *msg, size_t len) {
+        struct sockaddr_nl kernel = { .nl_family = AF_NETLINK };
+
+        if (sendto(fd, msg, len, 0, (const struct sockaddr *) &kernel, sizeof(kernel)) < 0)
+                return negative_errno();
+        return 0;
+}
+
+/* The next datagram from the kernel; the kernel queued its answer during
+ * sendmsg() (and a dump's next part during the previous recvmsg()), so
+ * nothing is there means nothing will come: -EAGAIN. */
+static ssize_t rtnl_recv(int fd, uint8_t *buf, size_t size) {
+        for (;;) {
+                struct sockaddr_nl sender = {};
+                struct iovec iov = { .iov_base = buf, .iov_len = size };
+                struct msghdr msg = {
+                        .msg_name = &sender, .msg_namelen = sizeof(sender), .msg_iov = &iov, .msg_iovlen = 1
+                };
+                ssize_t n = recvmsg(fd, &msg, MSG_DONTWAIT);
+
+                if (n < 0) {
+                        if (errno == EINTR)
+                                continue;
+                        return negative_errno();
+                }
+                if (msg.msg_flags & MSG_TRUNC)
+                        return -EBADMSG;
+                if (msg.msg_namelen == sizeof(sender) && sender.nl_pid == 0)
+                        return n;
+                /* Not the kernel's: ignored. */
+        }
+}
+
+static int query_route(int fd, const RouteTarget *t, RouteAnswer *ret) {
+        uint8_t req[NLMSG_SPACE(sizeof(struct rtmsg)) + 2 * RTA_SPACE(16)] __attribute__((aligned(NLMSG_ALIGNTO))) = {};
+        struct nlmsghdr *h = (struct nlmsghdr *) req;
+        struct rtmsg *rt = NLMSG_DATA(h);
+        _cleanup_free_ uint8_t *buf = NULL;
+        size_t off = NLMSG_SPACE(sizeof(struct rtmsg));
+        uint32_t seq = next_seq();
+        int r;
+
+        rt->rtm_family = (unsigned char) t->family;
+        rt->rtm_dst_len = (unsigned char) (addr_len(t->family) * 8);
+        rta_put(req, &off, RTA_DST, t->addr, addr_len(t->family));
+        if (t->scope_ifindex > 0)
+                rta_put(req, &off, RTA_OIF, &t->scope_ifindex, sizeof(int));
+        h->nlmsg_len = (uint32_t) off;
+        h->nlmsg_type = RTM_GETROUTE;
+        h->nlmsg_flags = NLM_F_REQUEST;
+        h->nlmsg_seq = seq;
+
+        r = rtnl_send(fd, req, off);
+        if (r < 0)
+                return r;
+        buf = malloc(RTNL_ANSWER_BUF);
+        if (!buf)
+                return -ENOMEM;
+        for (;;) {
+                ssize_t n = rtnl_recv(fd, buf, RTNL_ANSWER_BUF);
+
+                if (n < 0)
+                        return (int) n;
+                r = rtnl_parse_route_reply(buf, (size_t) n, seq, ret);
+                if (r > 0)
+                        return 0;
+                if (r == 0)
+                        continue; /* not our answer */
+                switch (-r) {
+                case ENETUNREACH:
+                case EHOSTUNREACH:
+                case EACCES:
+                case EPERM:
+                case EINVAL: /* IPv4 answers a blackhole route so */
+                        ret->no_route_errno = -r;
+                        return 0;
+                default:
+                        return r;
+                }
+        }
+}
+
+static int query_address_holder(int fd, const RouteTarget *t) {
+        struct {
+                struct nlmsghdr h;
+                struct ifaddrmsg ifa;
+        } req = {};
+        _cleanup_free_ uint8_t *buf = NULL;
+        uint32_t seq = next_seq();
+        int r;
+
+        req.h.nlmsg_len = NLMSG_LENGTH(sizeof(struct ifaddrmsg));
+        req.h.nlmsg_type = RTM_GETADDR;
+        req.h.nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP;
+        req.h.nlmsg_seq = seq;
+        req.ifa.ifa_family = (unsigned char) t->family;
+        r = rtnl_send(fd, &req, req.h.nlmsg_len);
+        if (r < 0)
+                return r;
+        buf = malloc(RTNL_ANSWER_BUF);
+        if (!buf)
+                return -ENOMEM;
+        for (;;) {
+                ssize_t n = rtnl_recv(fd, buf, RTNL_ANSWER_BUF);
+                bool done;
+
+                if (n < 0)
+                        return (int) n;
+                r = rtnl_parse_addr_dump(buf, (size_t) n, seq, t->family, t->addr, &done);
+                /* Found: the rest of the dump goes with the socket. */
+                if (r != 0 || done)
+                        return r;
+        }
+}
+
+int route_query(const RouteTarget *t, RouteAnswer *ret) {
+        struct sockaddr_nl sa = { .nl_family = AF_NETLINK };
+        _cleanup_close_ int fd = -EBADF;
+        int r;
+
+        assert(t);
+        assert(ret);
+        *ret = (RouteAnswer){ .family = t->family };
+
+        /* A socket per question: no answer of an earlier one can be left in it. */
+        fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC | SOCK_NONBLOCK, NETLINK_ROUTE);
+        if (fd < 0)
+                return negative_errno();
+        if (bind(fd, (struct sockaddr *) &sa, sizeof(sa)) < 0)
+                return negative_errno();
+        (void) setsockopt(fd, SOL_NETLINK, NETLINK_GET_STRICT_CHK, &(int){ 1 }, sizeof(int));
+
+        r = query_route(fd, t, ret);
+        if (r < 0 || ret->no_route_errno > 0 || ret->no_route_type)
+                return r;
+        if (ret->local) {
+                /* The kernel says "dev lo": the netdev that holds the address is meant. */
+                memcpy(ret->source, t->addr, addr_len(t->family));
+                r = query_address_holder(fd, t);
+                if (r < 0)
+                        return r;
+                if (r > 0)
+                        ret->ifindex = r;
+        }
+        if (ret->ifindex <= 0 || !if_indextoname((unsigned) ret->ifindex, ret->ifname))
+                return ret->ifindex <= 0 ? -ENXIO : negative_errno();
+        return 0;
+}
+
+int rtnl_parse_link_lower(const void *buf, size_t len, uint32_t seq) {
+        const struct nlmsghdr *h;
+        size_t off = 0;
+        int k;
+
+        assert(buf || len == 0);
+        while ((k = nlmsg_next(buf, len, &off, &h)) > 0) {
+                const struct rtattr *a;
+                int link = 0;
+
+                if (h->nlmsg_seq != seq)
+                        continue;
+                if (h->nlmsg_type == NLMSG_ERROR) {
+                        int e = nlmsg_error(h);
+
+                        if (e == 0)
+                                continue;
+                        return e;
+                }
+                if (h->nlmsg_type != RTM_NEWLINK)
+                        continue;
+                if (h->nlmsg_len < NLMSG_LENGTH(sizeof(struct ifinfomsg)))
+                        return -EBADMSG;
+                /* A link into another namespace (a veth's peer there) is none of ours. */
+                if (nlmsg_attr(h, sizeof(struct ifinfomsg), IFLA_LINK_NETNSID))
+                        return 0;
+                a = nlmsg_attr(h, sizeof(struct ifinfomsg), IFLA_LINK);
+                if (a && RTA_PAYLOAD(a) >= sizeof(int))
+                        memcpy(&link, RTA_DATA(a), sizeof(int));
+                return link > 0 && link != ((const struct ifinfomsg *) NLMSG_DATA(h))->ifi_index ? link : 0;
+        }
+        return k < 0 ? k : -ENOENT;
+}
+
+int route_query_lower(int ifindex) {
+        struct {
+                struct nlmsghdr h;
+                struct ifinfomsg ifi;
+        } req = {};
+        struct sockaddr_nl sa = { .nl_family = AF_NETLINK };
+        _cleanup_close_ int fd = -EBADF;
+        _cleanup_free_ uint8_t *buf = NULL;
+        uint32_t seq = next_seq();
+        int r;
+
+        fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC | SOCK_NONBLOCK, NETLINK_ROUTE);
+        if (fd < 0)
+                return negative_errno();
+        if (bind(fd, (struct sockaddr *) &sa, sizeof(sa)) < 0)
+                return negative_errno();
+        req.h.nlmsg_len = NLMSG_LENGTH(sizeof(struct ifinfomsg));
+        req.h.nlmsg_type = RTM_GETLINK;
+        req.h.nlmsg_flags = NLM_F_REQUEST;
+        req.h.nlmsg_seq = seq;
+        req.ifi.ifi_family = AF_UNSPEC;
+        req.ifi.ifi_index = ifindex;
+        r = rtnl_send(fd, &req, req.h.nlmsg_len);
+        if (r < 0)
+                return r;
+        buf = malloc(RTNL_ANSWER_BUF);
+        if (!buf)
+                return -ENOMEM;
+        for (;;) {
+                ssize_t n = rtnl_recv(fd, buf, RTNL_ANSWER_BUF);
+
+                if (n < 0)
+                        return (int) n;
+                r = rtnl_parse_link_lower(buf, (size_t) n, seq);
+                if (r != -ENOENT)
+                        return r;
+        }
+}
