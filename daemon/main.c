@@ -140,13 +140,16 @@ static int parse_argv(int argc, char *argv[], Options *o) {
                         o->state_dir = optarg;
                         break;
                 case '?':
+                        /* getopt said what was wrong; say where the right options are. */
+                        fprintf(stderr, "Try '%s --help'.\n", program_invocation_short_name);
                         return -EINVAL;
                 default:
                         return -EINVAL;
                 }
 
         if (optind < argc)
-                return log_error_errno(EINVAL, "%s takes no arguments.", program_invocation_short_name);
+                return log_error_errno(EINVAL, "%s takes no arguments; try '%s --help'.", program_invocation_short_name,
+                                       program_invocation_short_name);
         return 0;
 }
 

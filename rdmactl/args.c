@@ -66,6 +66,30 @@ int parse_port_state_arg(const char *s, const char **ret_name) {
         return 0;
 }
 
+StateLookalike port_state_lookalike(const char *s) {
+        static const char *const states[] = { "NOP", "DOWN", "INIT", "ARMED", "ACTIVE", "ACTIVE_DEFER" };
+        const char *ignored;
+        size_t len;
+        bool letter = false;
+
+        assert(s);
+
+        if (!*s || strchr(s, '/') || all_digits(s) || parse_port_state_arg(s, &ignored) != -EINVAL)
+                return STATE_LOOKALIKE_NONE;
+        if (port_phys_state_from_name(s))
+                return STATE_LOOKALIKE_PHYS;
+        len = strlen(s);
+        for (size_t i = 0; len >= 3 && i < ELEMENTSOF(states); i++)
+                if (strncasecmp(states[i], s, len) == 0)
+                        return STATE_LOOKALIKE_PREFIX;
+        for (const char *c = s; *c; c++) {
+                if (*c >= 'a' && *c <= 'z')
+                        return STATE_LOOKALIKE_NONE;
+                letter = letter || (*c >= 'A' && *c <= 'Z');
+        }
+        return letter ? STATE_LOOKALIKE_CAPITALS : STATE_LOOKALIKE_NONE;
+}
+
 int parse_device_slash_port(const char *s, char **ret_device, uint32_t *ret_port) {
         const char *slash;
         uint32_t port;

@@ -20,6 +20,21 @@ int parse_number_arg(const char *s, uint32_t max, uint32_t *ret);
 #define PORT_STATE_MAX 5
 int parse_port_state_arg(const char *s, const char **ret_name);
 
+/* A word that is no port state but looks meant as one: a physical state
+ * ("LinkUp"), the start of a state's name ("ACTIV", "activ"), or a word in
+ * capitals ("UP"). Kernel device and interface names are lower case, so
+ * such a word is a mistake unless it names something after all. */
+typedef enum StateLookalike {
+        STATE_LOOKALIKE_NONE,
+        STATE_LOOKALIKE_PHYS,     /* a physical state's name */
+        STATE_LOOKALIKE_PREFIX,   /* the start of a state's name, 3 letters or more */
+        STATE_LOOKALIKE_CAPITALS, /* letters, all of them capitals */
+} StateLookalike;
+StateLookalike port_state_lookalike(const char *s);
+
+/* The port states as the messages list them. */
+#define PORT_STATES_TEXT "ACTIVE, DOWN, INIT, ARMED, ACTIVE_DEFER, NOP (in any case), or their numbers 0-5"
+
 /* "mlx5_0/1" (the `rdma` tool's DEV/PORT) → "mlx5_0" (allocated) and 1;
  * -ENOENT when s has no '/', so that the caller tries other readings. */
 int parse_device_slash_port(const char *s, char **ret_device, uint32_t *ret_port);

@@ -1,9 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /* From a failed bus call, or memory run out, to a message and an exit status. */
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "api/bus-path.h"
 #include "api/rdmad-api.h"
 #include "basic/util.h"
 #include "bus-errors.h"
@@ -88,18 +91,102 @@ int exit_status_for(BusFailure f) {
         return EXIT_FAILURE_GENERIC;
 }
 
+/* One of our object paths as people name the object: "mlx5_0", "mlx5_0/1",
+ * "mlx5_0 netdev ens1f0np0", "mlx5_0 SR-IOV"; NULL for any other text. */
+static char *object_name(const char *path) {
+        BusPath parsed;
+        char *name = NULL;
+        int r = -1;
+
+        if (bus_path_parse(path, &parsed) <= 0)
+                return NULL;
+        switch (parsed.kind) {
+        case BUS_PATH_DEVICE:
+                r = asprintf(&name, "%s", parsed.device);
+                break;
+        case BUS_PATH_PORT:
+                r = asprintf(&name, "%s/%" PRIu32, parsed.device, parsed.port);
+                break;
+        case BUS_PATH_NETDEV:
+                r = asprintf(&name, "%s netdev %s", parsed.device, parsed.ifname);
+                break;
+        case BUS_PATH_SRIOV:
+                r = asprintf(&name, "%s SR-IOV", parsed.device);
+                break;
+        }
+        return r < 0 ? NULL : name;
+}
+
+char *message_unescape_paths(const char *message) {
+        static const char prefix[] = RDMAD_DEVICE_PREFIX "/";
+        static const char path_chars[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_/";
+        char *out = NULL;
+        size_t size = 0;
+        FILE *f;
+
+        if (!message)
+                return NULL;
+        f = open_memstream(&out, &size);
+        if (!f)
+                return NULL;
+        for (const char *s = message; *s;) {
+                const char *at = strstr(s, prefix);
+                char path[4096], *name;
+                size_t len;
+
+                if (!at) {
+                        fputs(s, f);
+                        break;
+                }
+                fwrite(s, 1, (size_t) (at - s), f);
+                len = strspn(at, path_chars);
+                while (len > 0 && at[len - 1] == '/') /* a sentence's slash is not the path's */
+                        len--;
+                name = NULL;
+                if (len < sizeof(path)) {
+                        memcpy(path, at, len);
+                        path[len] = '\0';
+                        name = object_name(path);
+                }
+                if (name)
+                        fputs(name, f);
+                else
+                        fwrite(at, 1, len, f);
+                free(name);
+                s = at + len;
+        }
+        if (fclose(f) != 0) {
+                free(out);
+                return NULL;
+        }
+        return out;
+}
+
+/* Where sd-bus looks for the system bus, as it does: the variable, else the standard socket. */
+static const char *system_bus_address(void) {
+        const char *e = secure_getenv("DBUS_SYSTEM_BUS_ADDRESS");
+
+        return e && *e ? e : "unix:path=/run/dbus/system_bus_socket";
+}
+
 int report_bus_error(const char *what, int r, const sd_bus_error *error) {
         BusFailure f = classify_bus_error(r, error);
-        const char *message = error && sd_bus_error_is_set(error) && error->message && *error->message
+        _cleanup_free_ char *unescaped = error && sd_bus_error_is_set(error) && error->message && *error->message
+                                                 ? message_unescape_paths(error->message)
+                                                 : NULL;
+        const char *message = unescaped ? unescaped
+                              : error && sd_bus_error_is_set(error) && error->message && *error->message
                                       ? error->message
                                       : strerror(r < 0 ? -r : EIO);
 
         switch (f) {
         case BUS_FAILURE_UNREACHABLE:
-                fprintf(stderr, "rdmactl: cannot connect to the system bus: %s.\n", strerror(r < 0 ? -r : EIO));
+                fprintf(stderr, "rdmactl: cannot connect to the system bus at %s: %s.\n", system_bus_address(),
+                        strerror(r < 0 ? -r : EIO));
                 break;
         case BUS_FAILURE_NOT_RUNNING:
-                fprintf(stderr, "rdmactl: rdmad is not running (" RDMAD_BUS_NAME " is not on the system bus).\n");
+                fprintf(stderr, "rdmactl: rdmad is not running (" RDMAD_BUS_NAME " is not on the system bus): "
+                                "systemctl start rdmad; journalctl -u rdmad\n");
                 break;
         case BUS_FAILURE_WENT_AWAY:
                 fprintf(stderr, "rdmactl: rdmad went away without answering %s.\n", what);

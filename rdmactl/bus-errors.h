@@ -22,3 +22,8 @@ typedef enum BusFailure {
 /* Pure: what kind of failure a call's return value and error describe. */
 BusFailure classify_bus_error(int r, const sd_bus_error *error);
 int exit_status_for(BusFailure f);
+
+/* A message with each of rdmad's object paths in it as people name the
+ * object: "No object /org/rdmad1/device/mlx5_5f0/port/3" → "No object
+ * mlx5_0/3". NULL for no memory (or no message). */
+char *message_unescape_paths(const char *message);

@@ -250,7 +250,11 @@ static void add_block(Field *root, const View *v, const Shown *s, const PortCoun
                             ")");
                 field_string(h, NULL, ", no counters");
                 errors = true;
-        }
+        } else if (n == 0)
+                /* Said, not an empty block: siw, for one, publishes none. */
+                field_label(field_flags(field_string(f, NULL, "none (the driver publishes no counters for it)"),
+                                        FIELD_TEXT_ONLY),
+                            "Counters");
         field_color(f, errors ? ANSI_RED : ANSI_GREEN);
 }
 

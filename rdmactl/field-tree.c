@@ -107,6 +107,14 @@ Field *field_int(Field *parent, const char *key, int64_t value) {
         return f;
 }
 
+Field *field_double(Field *parent, const char *key, double value) {
+        Field *f = add(parent, FIELD_DOUBLE, key);
+
+        if (f)
+                f->d = value;
+        return f;
+}
+
 Field *field_bool(Field *parent, const char *key, bool value) {
         Field *f = add(parent, FIELD_BOOL, key);
 
@@ -181,6 +189,9 @@ static void json_value(const Field *n, JsonWriter *w) {
                 break;
         case FIELD_INT:
                 json_writer_int(w, n->i);
+                break;
+        case FIELD_DOUBLE:
+                json_writer_double(w, n->d);
                 break;
         case FIELD_BOOL:
                 json_writer_bool(w, n->b);
@@ -273,6 +284,9 @@ static void text_inline(const TextContext *t, const Field *n) {
                 break;
         case FIELD_INT:
                 fprintf(t->f, "%" PRIi64, n->i);
+                break;
+        case FIELD_DOUBLE:
+                fprintf(t->f, "%g", n->d);
                 break;
         case FIELD_BOOL:
                 fputs(n->b ? "yes" : "no", t->f);

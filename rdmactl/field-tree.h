@@ -25,6 +25,7 @@ typedef enum FieldType {
         FIELD_STRING,
         FIELD_UINT,
         FIELD_INT,
+        FIELD_DOUBLE,
         FIELD_BOOL,
         FIELD_NULL,
         FIELD_OBJECT,
@@ -54,6 +55,7 @@ struct Field {
                 const char *string; /* borrowed: lives as long as the tree */
                 uint64_t u;
                 int64_t i;
+                double d;
                 bool b;
         };
         char *owned_label, *owned_string; /* what label and string point to when they were made here */
@@ -83,6 +85,7 @@ Field *field_string(Field *parent, const char *key, const char *value);
 Field *field_string_copy(Field *parent, const char *key, const char *value); /* for a value that does not last */
 Field *field_uint(Field *parent, const char *key, uint64_t value);
 Field *field_int(Field *parent, const char *key, int64_t value);
+Field *field_double(Field *parent, const char *key, double value);
 Field *field_bool(Field *parent, const char *key, bool value);
 Field *field_null(Field *parent, const char *key);
 

@@ -154,6 +154,19 @@ int table_add_uint(Table *t, uint64_t value, const char *color) {
         return add_cell(t, digits, color, true, value);
 }
 
+int table_add_double(Table *t, double value, const char *color) {
+        char digits[32];
+        int r;
+
+        snprintf(digits, sizeof(digits), "%g", value);
+        r = add_cell(t, digits, color, false, 0);
+        if (r >= 0) {
+                t->cells[t->n_cells - 1].is_real = true;
+                t->cells[t->n_cells - 1].real = value;
+        }
+        return r;
+}
+
 void table_hide_column(Table *t, size_t column) {
         if (column < t->n_columns)
                 t->columns[column].flags |= TABLE_COLUMN_HIDDEN;
@@ -221,6 +234,8 @@ void table_json(const Table *t, JsonWriter *w) {
                         json_writer_key(w, t->columns[c].key);
                         if (cell->is_number)
                                 json_writer_uint(w, cell->number);
+                        else if (cell->is_real)
+                                json_writer_double(w, cell->real);
                         else
                                 json_writer_string(w, cell->text);
                 }

@@ -71,6 +71,8 @@ typedef struct TableCell {
         const char *color; /* ANSI sequence or NULL */
         bool is_number;    /* a JSON number, and text its digits */
         uint64_t number;
+        bool is_real; /* a JSON number with a fraction: real */
+        double real;
 } TableCell;
 
 typedef struct Table {
@@ -90,6 +92,7 @@ static inline void table_freep(Table **t) {
 /* Adds the next cell (rows fill left to right); NULL or "" shows as "-". */
 int table_add(Table *t, const char *text, const char *color);
 int table_add_uint(Table *t, uint64_t value, const char *color);
+int table_add_double(Table *t, double value, const char *color);
 void table_hide_column(Table *t, size_t column);
 size_t table_rows(const Table *t); /* without the header */
 /* No trailing blanks on any line; colours only if use_color. */

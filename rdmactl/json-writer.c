@@ -4,6 +4,9 @@
 #include <assert.h>
 #include <errno.h>
 #include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
 
 void json_writer_init(JsonWriter *w, FILE *f, bool pretty) {
         assert(w);
@@ -184,6 +187,30 @@ void json_writer_int(JsonWriter *w, int64_t v) {
         if (!begin_value(w))
                 return;
         fprintf(w->f, "%" PRIi64, v);
+        end_value(w);
+}
+
+void json_writer_double(JsonWriter *w, double v) {
+        char text[32];
+
+        assert(w);
+
+        if (!isfinite(v)) {
+                json_writer_null(w);
+                return;
+        }
+        /* A whole number without an exponent ("100", not "1e+02"); else the fewest digits. */
+        if (fabs(v) < 1e15 && v == (double) (int64_t) v)
+                snprintf(text, sizeof(text), "%" PRIi64, (int64_t) v);
+        else
+                for (int precision = 1; precision <= 17; precision++) {
+                        snprintf(text, sizeof(text), "%.*g", precision, v);
+                        if (strtod(text, NULL) == v)
+                                break;
+                }
+        if (!begin_value(w))
+                return;
+        fputs(text, w->f);
         end_value(w);
 }
 

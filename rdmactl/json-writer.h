@@ -40,6 +40,8 @@ void json_writer_key(JsonWriter *w, const char *key);
 void json_writer_string(JsonWriter *w, const char *s);
 void json_writer_uint(JsonWriter *w, uint64_t v);
 void json_writer_int(JsonWriter *w, int64_t v);
+/* The shortest decimal that reads back as v ("2.5", "100"); null for a NaN or an infinity, which JSON lacks. */
+void json_writer_double(JsonWriter *w, double v);
 void json_writer_bool(JsonWriter *w, bool v);
 void json_writer_null(JsonWriter *w);
 

@@ -1,14 +1,18 @@
 /* SPDX-License-Identifier: MIT */
-/* rdmactl list: one line per port, as a table or as a JSON array; and the
- * hidden --list=KIND, names one a line for the shell completion. */
+/* rdmactl list [PATTERN...] [--state=STATE]: one line per port, as a table
+ * or as a JSON array, of the ports the patterns name (filter.h) in that
+ * state; and the hidden --list=KIND, names one a line for the shell
+ * completion. */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 
 #include "basic/util.h"
+#include "filter.h"
 #include "format.h"
 #include "rdmactl.h"
 #include "verb-util.h"
+#include "verbs.h"
 
 int verb_list_names(sd_bus *bus, const Options *o, char **args, size_t n_args) {
         _cleanup_(inventory_freep) Inventory *inv = NULL;
@@ -63,7 +67,7 @@ static void print_health_notes(const Inventory *inv, bool color) {
 
 /* The columns of `list`: the text's headers and the JSON's keys. A state
  * by name ("state": "ACTIVE", as `rdma -j` does) and, in JSON, by number. */
-enum { COLUMN_HEALTH = 10 };
+enum { COLUMN_HEALTH = 11 };
 static const TableColumn list_columns[] = {
         { "DEVICE", "device" },
         { "PORT", "port" },
@@ -72,6 +76,7 @@ static const TableColumn list_columns[] = {
         { "PHYS STATE", "phys_state" },
         { NULL, "phys_state_num", TABLE_COLUMN_JSON_ONLY },
         { "RATE", "rate" },
+        { NULL, "rate_gbps", TABLE_COLUMN_JSON_ONLY }, /* RateSpeed as a number; null when unknown */
         { "LINK LAYER", "link_layer" },
         { "NETDEV", "netdev" },
         { "TRANSPORT", "transport" },
@@ -92,6 +97,7 @@ static int add_port_row(Table *t, const Inventory *inv, const RdmaPort *p) {
             (r = table_add_uint(t, p->state_num, NULL)) < 0 ||
             (r = table_add(t, p->phys_state_name, stale ? ANSI_GREY : phys_state_color(p->phys_state_name))) < 0 ||
             (r = table_add_uint(t, p->phys_state_num, NULL)) < 0 || (r = table_add(t, p->rate, NULL)) < 0 ||
+            (r = p->rate_speed > 0 ? table_add_double(t, p->rate_speed, NULL) : table_add(t, NULL, NULL)) < 0 ||
             (r = table_add(t, p->link_layer, NULL)) < 0 ||
             (r = table_add(t, inventory_netdev_name(inv, p->netdev), NULL)) < 0 ||
             (r = table_add(t, port_transport(inv, p), NULL)) < 0 ||
@@ -104,15 +110,29 @@ static int add_port_row(Table *t, const Inventory *inv, const RdmaPort *p) {
 int verb_list(sd_bus *bus, const Options *o, char **args, size_t n_args) {
         _cleanup_(inventory_freep) Inventory *inv = NULL;
         _cleanup_(table_freep) Table *t = NULL;
-        int status = load_inventory(bus, o, &inv);
+        _cleanup_(port_filter_done) PortFilter filter = { .state = o->wait_state };
+        const char *bad = NULL;
+        int status, r;
 
+        r = port_filter_parse(&filter, args, n_args, &bad);
+        if (r == -ENOMEM)
+                return report_oom();
+        if (r < 0)
+                return usage_error("'%s' is a port number: name its device first, as in 'mlx5_0 %s'.", bad, bad);
+        status = load_inventory(bus, o, &inv);
         if (status != EXIT_OK)
                 return status;
+        /* A typo must not look like a host without such ports. */
+        bad = port_filter_unmatched(&filter, inv);
+        if (bad) {
+                fprintf(stderr, "rdmactl: no device, port or network interface matches '%s'.\n", bad);
+                return EXIT_NO_SUCH_DEVICE;
+        }
         t = table_new_columns(ELEMENTSOF(list_columns), list_columns);
         if (!t)
                 return report_oom();
         for (size_t i = 0; i < inv->n_ports; i++)
-                if (add_port_row(t, inv, inv->ports[i]) < 0)
+                if (port_filter_keeps(&filter, inv, inv->ports[i]) && add_port_row(t, inv, inv->ports[i]) < 0)
                         return report_oom(); /* table_add() fails for memory only */
 
         if (o->json) {

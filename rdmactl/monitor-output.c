@@ -54,8 +54,22 @@ static void add_port(Field *line, const char *device, uint32_t number, const cha
         field_affix(field_uint(line, "port", number), " port ", after);
 }
 
+/* Whether the patterns name the port: by its device, DEVICE/PORT, or one of its netdevs (before and after a change). */
+static bool port_named(const Monitor *m, const RdmaPort *p, const char *netdev, const char *other_netdev) {
+        const char *device = device_name(m, p->device);
+
+        if (!*strempty(netdev))
+                netdev = inventory_netdev_name(inventory_follow_inventory(m->follow), p->netdev);
+        return port_filter_names_port(&m->filter, device, p->number, netdev) ||
+               (other_netdev && *other_netdev && port_filter_names_port(&m->filter, device, p->number, other_netdev));
+}
+
 void announce_removal(Monitor *m, const RemovedDevice *r) {
-        Field *line = line_new(r->usec, "device-removed");
+        Field *line;
+
+        if (!port_filter_names_device(&m->filter, r->name))
+                return;
+        line = line_new(r->usec, "device-removed");
 
         field_affix(field_string(line, "device", r->name), NULL, ": removed");
         line_emit(m, line);
@@ -63,10 +77,14 @@ void announce_removal(Monitor *m, const RemovedDevice *r) {
 
 /* "mlx5_3: added, RoCE, 1 port, unresponsive (ports/1/state: no answer for 5.0 s)" */
 void announce_device_added(Monitor *m, const RdmaDevice *d) {
-        Field *line = line_new(now_usec(CLOCK_REALTIME), "device-added"), *ports;
         FieldFlags unhealthy_only = device_health_ok(d) ? FIELD_JSON_ONLY : 0;
         const char *health = *d->health ? d->health : NULL;
         char count[32];
+        Field *line, *ports;
+
+        if (!port_filter_names_device(&m->filter, d->name))
+                return;
+        line = line_new(now_usec(CLOCK_REALTIME), "device-added");
 
         field_affix(field_string(line, "device", d->name), NULL, ": added, ");
         field_empty(field_string(line, "transport", d->transport), "unknown transport");
@@ -84,7 +102,11 @@ void announce_device_added(Monitor *m, const RdmaDevice *d) {
 
 /* "hfi1_0: renamed to opa0" */
 void announce_rename(Monitor *m, const RemovedDevice *from, const RdmaDevice *to) {
-        Field *line = line_new(now_usec(CLOCK_REALTIME), "device-renamed");
+        Field *line;
+
+        if (!port_filter_names_device(&m->filter, from->name) && !port_filter_names_device(&m->filter, to->name))
+                return;
+        line = line_new(now_usec(CLOCK_REALTIME), "device-renamed");
 
         field_affix(field_string(line, "old_name", from->name), NULL, ": renamed to ");
         field_string(line, "device", to->name);
@@ -93,7 +115,11 @@ void announce_rename(Monitor *m, const RemovedDevice *from, const RdmaDevice *to
 
 /* "rxe5 port 1: added, ACTIVE (LinkUp)" */
 void announce_port_added(Monitor *m, const RdmaPort *p) {
-        Field *line = line_new(now_usec(CLOCK_REALTIME), "port-added");
+        Field *line;
+
+        if (!port_named(m, p, NULL, NULL))
+                return;
+        line = line_new(now_usec(CLOCK_REALTIME), "port-added");
 
         add_port(line, device_name(m, p->device), p->number, ": added, ");
         field_color(field_string(line, "state", p->state_name), state_color(p->state_name));
@@ -140,12 +166,21 @@ static Field *port_property_line(Monitor *m, const RdmaPort *p, const char *key,
         return line;
 }
 
+/* A rate in Gb/s as a number (list's rate_gbps), null when unknown. */
+static Field *add_gbps(Field *line, const char *key, double gbps) {
+        return field_flags(gbps > 0 ? field_double(line, key, gbps) : field_null(line, key), FIELD_JSON_ONLY);
+}
+
 static void announce_port_string(Monitor *m, const RdmaPort *p, const LinkString *prop, const PortLink *old,
                                  const PortLink *new) {
         Field *line = port_property_line(m, p, prop->key, prop->label);
 
         field_affix(add_link_string(line, "old", prop, old), NULL, " -> ");
         add_link_string(line, "new", prop, new);
+        if (streq(prop->key, "rate")) { /* the numbers beside the text, as list --json has them */
+                add_gbps(line, "old_gbps", old->rate_gbps);
+                add_gbps(line, "new_gbps", new->rate_gbps);
+        }
         line_emit(m, line);
 }
 
@@ -179,6 +214,8 @@ static void announce_port_state(Monitor *m, const RdmaPort *p, const char *old_s
 
 /* One line for a state or physical state change, then one per other property that changed. */
 void announce_port_changes(Monitor *m, const RdmaPort *p, const PortLink *old, const PortLink *new) {
+        if (!port_named(m, p, new->netdev, old->netdev))
+                return;
         if (!streq(old->state, new->state) || !streq(old->phys_state, new->phys_state))
                 announce_port_state(m, p, old->state, old->phys_state);
         for (const LinkString *prop = link_strings; prop < link_strings + ELEMENTSOF(link_strings); prop++)
@@ -191,7 +228,11 @@ void announce_port_changes(Monitor *m, const RdmaPort *p, const PortLink *old, c
 
 /* "mlx5_0: SR-IOV 1 -> 3 VFs" */
 void announce_num_vfs(Monitor *m, const RdmaSriov *s, uint32_t old) {
-        Field *line = line_new(now_usec(CLOCK_REALTIME), "num-vfs");
+        Field *line;
+
+        if (!port_filter_names_device(&m->filter, device_name(m, s->device)))
+                return;
+        line = line_new(now_usec(CLOCK_REALTIME), "num-vfs");
 
         field_affix(field_string(line, "device", device_name(m, s->device)), NULL, ": SR-IOV ");
         field_affix(field_uint(line, "old_num_vfs", old), NULL, " -> ");
@@ -202,7 +243,11 @@ void announce_num_vfs(Monitor *m, const RdmaSriov *s, uint32_t old) {
 /* "mlx5_3: health ok -> unresponsive (ports/1/state: no answer for 5.0 s)", "mlx5_3: health unresponsive -> ok" */
 void announce_health(Monitor *m, const RdmaDevice *d, const char *old_health, const char *old_reason) {
         const char *was = old_health && *old_health ? old_health : "ok", *is = *d->health ? d->health : "ok";
-        Field *line = line_new(now_usec(CLOCK_REALTIME), "device-health");
+        Field *line;
+
+        if (!port_filter_names_device(&m->filter, d->name))
+                return;
+        line = line_new(now_usec(CLOCK_REALTIME), "device-health");
 
         field_affix(field_string(line, "device", d->name), NULL, ": health ");
         field_color(field_affix(field_string(line, "old_health", was), NULL, " -> "), health_color(was));

@@ -12,7 +12,10 @@
  * The daemon announces a rename as the old device's removal followed at
  * once by the new one's addition. A removal is therefore held back until
  * the next message that is not part of the same announcement (or a short
- * timer) says no addition of the same hardware follows. */
+ * timer) says no addition of the same hardware follows.
+ *
+ * With patterns (filter.h), only the events of what they name are printed;
+ * a pattern that names nothing yet is waited for, as a device may come. */
 #include <errno.h>
 #include <signal.h>
 #include <stdio.h>
@@ -28,6 +31,7 @@
 #include "client/inventory-follow.h"
 #include "monitor.h"
 #include "rdmactl.h"
+#include "verbs.h"
 
 /* How long a removal waits for the addition that would make it a rename
  * when nothing else settles it first. Only a fallback: rdmad follows every
@@ -186,6 +190,7 @@ static int port_link_save(const Monitor *m, const Inventory *inv, const RdmaPort
                 .state = strdup(p->state_name),
                 .phys_state = strdup(p->phys_state_name),
                 .rate = strdup(p->rate),
+                .rate_gbps = p->rate_speed,
                 .link_layer = strdup(p->link_layer),
                 .netdev = netdev_name(inv, p->netdev),
         };
@@ -348,6 +353,11 @@ static void on_loaded(InventoryFollow *f, void *userdata) {
                 /* On stderr, so that --json output stays pure; tests wait for it. */
                 fprintf(stderr, "Monitoring " RDMAD_BUS_NAME " (%zu devices, %zu ports); press Ctrl+C to stop.\n",
                         inv->n_devices, inv->n_ports);
+                for (size_t i = 0; i < m->filter.n_patterns; i++)
+                        if (port_filter_unmatched(&(PortFilter){ .patterns = m->filter.patterns + i, .n_patterns = 1 },
+                                                  inv))
+                                fprintf(stderr, "Nothing matches '%s' yet; its events will be shown when it comes.\n",
+                                        m->filter.patterns[i]);
                 return;
         }
         m->away = false;
@@ -409,13 +419,24 @@ int verb_monitor(sd_bus *bus, const Options *options, char **args, size_t n_args
         };
         _cleanup_(sd_event_unrefp) sd_event *event = NULL;
         Monitor m = { .options = options };
+        const char *bad = NULL;
         sigset_t mask;
         int r, status;
 
+        r = port_filter_parse(&m.filter, args, n_args, &bad);
+        if (r == -ENOMEM)
+                return report_oom();
+        if (r < 0) {
+                port_filter_done(&m.filter);
+                return usage_error("'%s' is a port number: name its device first, as in 'mlx5_0 %s'.", bad, bad);
+        }
+
         json_writer_init(&m.json, stdout, options->json == JSON_PRETTY);
         m.follow = inventory_follow_new(&follow_options, &callbacks, &m);
-        if (!m.follow)
+        if (!m.follow) {
+                port_filter_done(&m.filter);
                 return report_oom();
+        }
 
         sigemptyset(&mask);
         sigaddset(&mask, SIGINT);
@@ -458,6 +479,7 @@ finish:
                 free(m.renamed[i]);
         free(m.renamed);
         sd_event_source_disable_unref(m.flush_timer);
+        port_filter_done(&m.filter);
         (void) sd_bus_detach_event(bus);
         return status;
 }

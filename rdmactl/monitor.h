@@ -11,6 +11,7 @@
 
 #include "client/inventory.h"
 #include "client/inventory-follow.h"
+#include "filter.h"
 #include "json-writer.h"
 #include "rdmactl.h"
 
@@ -23,6 +24,7 @@ typedef struct Monitor {
         sd_event *event;
         InventoryFollow *follow; /* the inventory, kept current by rdmad's believed signals */
         const Options *options;
+        PortFilter filter;      /* the patterns: only what they name is told */
         bool started;           /* the first GetManagedObjects answered */
         RemovedDevice *removed; /* not yet announced */
         size_t n_removed, allocated_removed;
@@ -37,6 +39,7 @@ typedef struct Monitor {
  * strings, so that it outlives the object it was taken from. */
 typedef struct PortLink {
         char *state, *phys_state, *rate, *link_layer;
+        double rate_gbps;                /* RateSpeed, 0 when unknown */
         char *netdev;                    /* the name; "" for none */
         uint64_t shown[_PORT_SHOWN_MAX]; /* PORT_SHOWN_PROPERTIES' values */
 } PortLink;

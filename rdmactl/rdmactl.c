@@ -26,11 +26,11 @@ static void help(void) {
                "Show and control the RDMA devices that rdmad publishes on the system bus.\n"
                "\n"
                "Commands:\n"
-               "  list                      One line per port (the default command)\n"
+               "  list [PATTERN...]         One line per port (the default command)\n"
                "  status [NAME...]          One line per port: state, rate, flaps, last change;\n"
                "                            with NAMEs, everything known about them and their\n"
                "                            ports' link history\n"
-               "  monitor                   Print device, port and SR-IOV changes until interrupted,\n"
+               "  monitor [PATTERN...]      Print device, port and SR-IOV changes until interrupted,\n"
                "                            across restarts of rdmad\n"
                "  wait [NAME...] [STATE]    Wait until the ports named (every port with a link when\n"
                "                            none is) are in STATE (ACTIVE, DOWN, INIT, ARMED, ...,\n"
@@ -44,20 +44,21 @@ static void help(void) {
                "                            route, then the port GID of its source address)\n"
                "\n"
                "A PORT is 'DEVICE PORT' (mlx5_0 1), 'DEVICE/PORT' (mlx5_0/1) or a netdev (ib0);\n"
-               "a NAME is a DEVICE or a PORT.\n"
+               "a NAME is a DEVICE or a PORT. A PATTERN is a NAME or a shell glob of one (mlx5_*).\n"
                "\n"
                "Options:\n"
                "  -h --help                 Show this help\n"
                "     --version              Show the version\n"
-               "     --json=pretty|short|off\n"
+               "  -j --json=pretty|short|off\n"
                "                            JSON output (list, status, monitor, counters, gids,\n"
-               "                            route); --json is short\n"
+               "                            route); --json and -j are short\n"
                "     --no-legend            No header and footer (list)\n"
                "     --no-color             No colours, even on a terminal\n"
                "     --no-pager             Accepted; rdmactl never pages\n"
                "     --timeout=SPAN         wait: give up after SPAN (30s, 500ms, 2min; a bare number\n"
                "                            is seconds); default 2min, 0 or infinity: never\n"
-               "     --state=STATE          wait: the state to wait for (default ACTIVE)\n"
+               "     --state=STATE          wait: the state to wait for (default ACTIVE);\n"
+               "                            list: only the ports in STATE\n"
                "     --any                  wait: one of the ports in STATE suffices\n"
                "     --ignore=GLOB          wait: leave out the devices, ports (DEV/PORT), netdevs\n"
                "                            that match (repeatable)\n"
@@ -83,9 +84,9 @@ static int verb_help(sd_bus *bus, const Options *o, char **args, size_t n_args) 
 }
 
 static const Verb verbs[] = {
-        { "list", 0, 0, VERB_DEFAULT | VERB_JSON, NULL, verb_list },
+        { "list", 0, SIZE_MAX, VERB_DEFAULT | VERB_JSON, "[PATTERN...]", verb_list },
         { "status", 0, SIZE_MAX, VERB_JSON, "DEVICE...", verb_status },
-        { "monitor", 0, 0, VERB_JSON | VERB_FOLLOWS, NULL, verb_monitor },
+        { "monitor", 0, SIZE_MAX, VERB_JSON | VERB_FOLLOWS, "[PATTERN...]", verb_monitor },
         /* wait checks its own arguments: names, then a state. */
         { "wait", 0, SIZE_MAX, VERB_TIMEOUT, "[NAME...] [STATE]", verb_wait },
         { "set-vfs", 2, 2, 0, "DEVICE COUNT", verb_set_vfs },
@@ -175,7 +176,7 @@ int main(int argc, char *argv[]) {
         /* GNU getopt permutes: options may also follow the command ("wait mlx5_0 1 ACTIVE --timeout=5").
          * The leading ':' has it tell a missing value (':') from an unknown option ('?'). */
         opterr = 0;
-        while ((c = getopt_long(argc, argv, ":hq", long_options, NULL)) >= 0)
+        while ((c = getopt_long(argc, argv, ":hqj", long_options, NULL)) >= 0)
                 switch (c) {
                 case 'h':
                         help();
@@ -189,6 +190,9 @@ int main(int argc, char *argv[]) {
                                 o.json = JSON_SHORT;
                         else if (parse_json_mode(optarg, &o.json) < 0)
                                 return usage_error("--json: '%s' is not one of pretty, short, off.", optarg);
+                        break;
+                case 'j': /* as `rdma -j`: --json */
+                        o.json = JSON_SHORT;
                         break;
                 case ARG_NO_LEGEND:
                         o.legend = false;
@@ -225,10 +229,12 @@ int main(int argc, char *argv[]) {
                                 return usage_error("--state: port state %s is out of range; the states are 0 "
                                                    "(NOP) to %d (ACTIVE_DEFER).",
                                                    optarg, PORT_STATE_MAX);
-                        if (r < 0)
-                                return usage_error("--state: '%s' is not a port state (ACTIVE, DOWN, INIT, ARMED, "
-                                                   "ACTIVE_DEFER, NOP, or their numbers 0-5).",
+                        if (r < 0 && port_state_lookalike(optarg) == STATE_LOOKALIKE_PHYS)
+                                return usage_error("--state: '%s' is a physical state; --state takes a port "
+                                                   "state: " PORT_STATES_TEXT ".",
                                                    optarg);
+                        if (r < 0)
+                                return usage_error("--state: '%s' is not a port state (" PORT_STATES_TEXT ").", optarg);
                         break;
                 case ARG_ANY:
                         o.wait_any = true;
@@ -288,8 +294,10 @@ int main(int argc, char *argv[]) {
                         return usage_error("%s is for 'counters' only.", o.all ? "--all" : "--watch");
         }
 
-        if ((o.wait_state || o.wait_any || o.n_ignore > 0 || o.quiet) && verb->run != verb_wait)
-                return usage_error("--state, --any, --ignore and --quiet are for 'wait' only.");
+        if (o.wait_state && verb->run != verb_wait && verb->run != verb_list)
+                return usage_error("--state is for 'wait' and 'list' only.");
+        if ((o.wait_any || o.n_ignore > 0 || o.quiet) && verb->run != verb_wait)
+                return usage_error("--any, --ignore and --quiet are for 'wait' only.");
 
         if (!(verb->flags & VERB_NO_BUS)) {
                 r = sd_bus_open_system(&bus);

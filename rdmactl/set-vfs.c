@@ -7,11 +7,13 @@
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "args.h"
 #include "basic/util.h"
+#include "bus-errors.h"
 #include "client/inventory.h"
 #include "rdmactl.h"
 #include "target.h"
@@ -79,14 +81,47 @@ static int get_sriov_counts(sd_bus *bus, const char *path, uint32_t *ret_num, ui
         return status;
 }
 
+static const char *vfs(uint32_t n) {
+        return n == 1 ? "VF" : "VFs";
+}
+
 /* "2 -> 4 VFs": the kernel takes no new count while VFs exist, so rdmad
  * removed the existing ones first; the caller should know they went. */
 static void print_vfs_change(const char *device, uint32_t before, uint32_t after, uint32_t total) {
-        if (before > 0 && after > 0 && before != after)
-                printf("%s: SR-IOV %" PRIu32 " -> %" PRIu32 " VFs (the %" PRIu32 " existing VF%s removed first).\n",
-                       device, before, after, before, before == 1 ? " was" : "s were");
+        if (before == after)
+                printf("%s: SR-IOV already has %" PRIu32 " %s (of %" PRIu32 "); nothing changed.\n", device, after,
+                       vfs(after), total);
+        else if (before > 0 && after > 0)
+                printf("%s: SR-IOV %" PRIu32 " -> %" PRIu32 " %s (the %" PRIu32 " existing VF%s removed first).\n",
+                       device, before, after, vfs(after), before, before == 1 ? " was" : "s were");
         else
-                printf("%s: SR-IOV %" PRIu32 " -> %" PRIu32 " VFs (of %" PRIu32 ").\n", device, before, after, total);
+                printf("%s: SR-IOV %" PRIu32 " -> %" PRIu32 " %s (of %" PRIu32 ").\n", device, before, after,
+                       vfs(after), total);
+}
+
+/* polkit's refusal, with what to do about it: without polkit on the bus only
+ * root may (rdmad authorizes uid 0 itself); with it, polkit said no. */
+static int report_refusal(const char *device, int r, const sd_bus_error *error) {
+        const char *message = error && error->message ? error->message : "";
+
+        if (classify_bus_error(r, error) != BUS_FAILURE_PERMISSION)
+                return report_bus_error("SetNumVfs", r, error);
+        if (strncmp(message, "Cannot ask polkit", strlen("Cannot ask polkit")) == 0)
+                fprintf(stderr,
+                        "rdmactl: permission denied: polkit is not there to authorize changing the VFs of %s: run as "
+                        "root, or start polkit (systemctl start polkit).\n",
+                        device);
+        else if (sd_bus_error_has_name(error, SD_BUS_ERROR_INTERACTIVE_AUTHORIZATION_REQUIRED))
+                fprintf(stderr,
+                        "rdmactl: not authorized to change the VFs of %s without authenticating: run as root, or from "
+                        "a terminal without --no-ask-password.\n",
+                        device);
+        else
+                fprintf(stderr,
+                        "rdmactl: not authorized to change the VFs of %s (%s): run as root, or ask an administrator "
+                        "to allow org.rdmad1.set-num-vfs in polkit.\n",
+                        device, message);
+        return EXIT_PERMISSION;
 }
 
 /* set-vfs DEVICE COUNT; a netdev names its device. */
@@ -108,8 +143,16 @@ int verb_set_vfs(sd_bus *bus, const Options *o, char **args, size_t n_args) {
                 return status;
         sriov = inventory_find_sriov(inv, t.device->sriov);
         if (!sriov) {
-                fprintf(stderr, "rdmactl: %s has no SR-IOV controls (its PCI function is not an SR-IOV PF).\n",
-                        t.device->name);
+                const char *pf = inventory_device_name(inv, t.device->physical_function);
+
+                if (pf)
+                        fprintf(stderr,
+                                "rdmactl: %s is a virtual function of %s; VFs are set on the physical function: "
+                                "rdmactl set-vfs %s COUNT\n",
+                                t.device->name, pf, pf);
+                else
+                        fprintf(stderr, "rdmactl: %s has no SR-IOV controls (its PCI function is not an SR-IOV PF).\n",
+                                t.device->name);
                 return EXIT_FAILURE_GENERIC;
         }
         r = parse_number_arg(args[1], UINT32_MAX, &count);
@@ -135,7 +178,7 @@ int verb_set_vfs(sd_bus *bus, const Options *o, char **args, size_t n_args) {
         r = sd_bus_call(bus, call, SET_NUM_VFS_CALL_USEC, &error, NULL);
         stop_polkit_agent(agent);
         if (r < 0) {
-                status = report_bus_error("SetNumVfs", r, &error);
+                status = report_refusal(t.device->name, r, &error);
                 sd_bus_error_free(&error);
                 return status;
         }

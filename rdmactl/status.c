@@ -228,6 +228,9 @@ static void add_port(Field *ports, const Inventory *inv, const RdmaPort *p, cons
                     phys_state_color(p->phys_state_name));
         field_flags(field_uint(f, "phys_state_num", p->phys_state_num), FIELD_JSON_ONLY);
         field_affix(field_string(f, "rate", p->rate), ", ", NULL);
+        /* RateSpeed, Gb/s as a number for scripts; null when unknown. */
+        field_flags(p->rate_speed > 0 ? field_double(f, "rate_gbps", p->rate_speed) : field_null(f, "rate_gbps"),
+                    FIELD_JSON_ONLY);
         field_flags(field_string(f, "link_width", p->link_width), FIELD_JSON_ONLY);
         field_flags(field_string(f, "link_speed", p->link_speed), FIELD_JSON_ONLY);
         field_affix(field_string(f, "link_layer", p->link_layer), ", ", NULL);

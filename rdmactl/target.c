@@ -85,6 +85,13 @@ int target_parse(sd_bus *bus, const Inventory *inv, char **args, size_t n_args, 
         assert(n_args > 0);
         assert(ret);
 
+        /* What a failure consumed too: "mlx5_0 3" is one wrong name, not two. */
+        if (ret_consumed)
+                *ret_consumed = (flags & TARGET_PORT_NUMBER) && n_args > 1 && args[1][0] >= '0' && args[1][0] <= '9' &&
+                                                !strchr(args[0], '/')
+                                        ? 2
+                                        : 1;
+
         /* DEVICE/PORT */
         r = parse_device_slash_port(args[0], &device_name, &port);
         if (r == -ENOMEM)

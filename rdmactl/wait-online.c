@@ -19,6 +19,7 @@
 #include "args.h"
 #include "basic/time-util.h"
 #include "basic/util.h"
+#include "bus-errors.h"
 #include "client/inventory-follow.h"
 
 /* As systemd-networkd-wait-online logs: not at once (a wait that ends in a
@@ -99,8 +100,11 @@ static void on_load_failed(InventoryFollow *f, int r, const sd_bus_error *e, voi
                 return;
         }
         /* Not there (no activation here, or it failed): its arrival on the bus moves us on. */
-        if (!sd_bus_error_has_names(e, SD_BUS_ERROR_SERVICE_UNKNOWN, SD_BUS_ERROR_NAME_HAS_NO_OWNER))
-                (void) free_and_strdup(&w->load_error, e->message ?: e->name);
+        if (!sd_bus_error_has_names(e, SD_BUS_ERROR_SERVICE_UNKNOWN, SD_BUS_ERROR_NAME_HAS_NO_OWNER)) {
+                _cleanup_free_ char *named = message_unescape_paths(e->message); /* mlx5_0/1, not a path */
+
+                (void) free_and_strdup(&w->load_error, named ?: e->message ?: e->name);
+        }
 }
 
 static void on_loaded(InventoryFollow *f, void *userdata) {

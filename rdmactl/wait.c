@@ -6,6 +6,7 @@
  * --state=, else ACTIVE. What is named may not exist yet and rdmad may not
  * run yet: wait-online.c follows the signals until the timeout. */
 #include <errno.h>
+#include <net/if.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -48,9 +49,52 @@ static int state_error(const char *arg, int r) {
         if (r == -ERANGE)
                 return usage_error("port state %s is out of range; the states are 0 (NOP) to %d (ACTIVE_DEFER).", arg,
                                    PORT_STATE_MAX);
-        return usage_error("'%s' is not a port state (ACTIVE, DOWN, INIT, ARMED, ACTIVE_DEFER, NOP, or their numbers "
-                           "0-5).",
-                           arg);
+        return usage_error("'%s' is not a port state (" PORT_STATES_TEXT ").", arg);
+}
+
+/* Whether rdmad (inv, NULL when it did not answer) or the kernel knows word
+ * as a device or a network interface. */
+static bool names_something(const Inventory *inv, const char *word) {
+        if (inv && (inventory_find_device_by_name(inv, word) || inventory_find_netdev_by_name(inv, word)))
+                return true;
+        return if_nametoindex(word) > 0;
+}
+
+/* A word that looks meant as a state ("UP", "LinkUp", "ACTIV") and names
+ * nothing would be waited for until the timeout, and the exit status 5
+ * would read as a link fault: refused at once instead. Only then is rdmad
+ * asked, once; a name it does not know yet in lower case is still waited for. */
+static int refuse_state_lookalikes(sd_bus *bus, char **args, size_t n_args) {
+        _cleanup_(inventory_freep) Inventory *inv = NULL;
+        bool asked = false;
+
+        for (size_t i = 0; i < n_args; i++) {
+                StateLookalike kind = port_state_lookalike(args[i]);
+
+                if (kind == STATE_LOOKALIKE_NONE)
+                        continue;
+                if (!asked) {
+                        sd_bus_error error = SD_BUS_ERROR_NULL;
+
+                        asked = true;
+                        inv = inventory_new();
+                        if (!inv)
+                                return report_oom();
+                        /* Not running: nothing is known by that name yet, and the word is still no state. */
+                        if (inventory_load(inv, bus, &error) < 0)
+                                inv = inventory_free(inv);
+                        sd_bus_error_free(&error);
+                }
+                if (names_something(inv, args[i]))
+                        continue;
+                if (kind == STATE_LOOKALIKE_PHYS)
+                        return usage_error("'%s' is a physical state; wait takes a port state: " PORT_STATES_TEXT ".",
+                                           args[i]);
+                return usage_error("'%s' is not a port state, and no device or network interface has that name; the "
+                                   "states are " PORT_STATES_TEXT ".",
+                                   args[i]);
+        }
+        return EXIT_OK;
 }
 
 int verb_wait(sd_bus *bus, const Options *o, char **args, size_t n_args) {
@@ -82,6 +126,9 @@ int verb_wait(sd_bus *bus, const Options *o, char **args, size_t n_args) {
                                            "then one STATE.",
                                            args[i]);
         }
+        r = refuse_state_lookalikes(bus, args, n_args);
+        if (r != EXIT_OK)
+                return r;
         r = wait_names_from_args(args, n_args, &names, &spec.n_names, &bad);
         if (r == -ENOMEM)
                 return report_oom();

@@ -237,6 +237,13 @@ const char *transport_from(uint32_t node_type, const char *link_layer) {
         return "unknown";
 }
 
+const char *port_phys_state_from_name(const char *s) {
+        for (size_t i = 0; i < ELEMENTSOF(port_phys_state_names); i++)
+                if (port_phys_state_names[i] && strcasecmp(port_phys_state_names[i], s) == 0)
+                        return port_phys_state_names[i];
+        return NULL;
+}
+
 const char *port_state_from_name(const char *s) {
         for (size_t i = 0; i < ELEMENTSOF(port_state_names); i++)
                 if (port_state_names[i] && strcasecmp(port_state_names[i], s) == 0)

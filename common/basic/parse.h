@@ -60,3 +60,6 @@ const char *transport_from(uint32_t node_type, const char *link_layer);
  * → "ACTIVE"); NULL if it is none of NOP, DOWN, INIT, ARMED, ACTIVE,
  * ACTIVE_DEFER. */
 const char *port_state_from_name(const char *s);
+
+/* The same for a physical state ("linkup" → "LinkUp"); NULL if none. */
+const char *port_phys_state_from_name(const char *s);

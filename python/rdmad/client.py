@@ -515,7 +515,7 @@ class _Model:
     def _subtree(self, path: str) -> dict:
         ifaces = self.objs.get(path)
         if ifaces is None or Device._interface not in ifaces:
-            raise NoSuchDevice(f"no device at {path}")
+            raise NoSuchDevice(f"no device {_name_of(path)!r}")
         props = ifaces[Device._interface]
         tree = {path: ifaces}
         kids = list(props.get("Ports", [])) + list(props.get("NetDevs", []))
@@ -706,14 +706,25 @@ class Client:
     def wait_for_state(self, port: PortRef, state: str = "ACTIVE", timeout: float = 30.0) -> str:
         """Waits until the port is in ``state`` ("ACTIVE", "DOWN", ...); returns
         the state rdmad saw. Answered by rdmad's WaitForState (no polling):
-        Timeout after ``timeout`` seconds, NoSuchDevice if the port goes away."""
+        Timeout after ``timeout`` seconds (its message says the state the
+        port is in), NoSuchDevice if the port goes away. InvalidArgument
+        for a negative or not finite timeout (0: rdmad answers at once)."""
+        try:
+            seconds = float(timeout)
+        except (TypeError, ValueError):
+            raise InvalidArgument(f"not a timeout: {timeout!r} (seconds, 0 or more)") from None
+        if not 0 <= seconds < float("inf"):
+            raise InvalidArgument(f"not a timeout: {timeout!r} (seconds, 0 or more)")
         path = self._port_path(port)
-        ms = max(0, min(int(timeout * 1000), 0xFFFFFFFF))
+        ms = min(int(seconds * 1000), 0xFFFFFFFF)
         try:
             return self._conn.call(path, IFACE + "Port", "WaitForState", "su", (state, ms),
-                                   timeout=timeout + 5.0)[0]
+                                   timeout=seconds + 5.0)[0]
         except Timeout as e:
-            raise Timeout(f"{_describe(port)}: not {state} after {timeout:g} s", e.dbus_name) from None
+            # rdmad's reason ("...; it is INIT.") kept: what the port is in is the useful part.
+            now = _STATE_NOW.search(str(e)) if e.dbus_name == "org.rdmad1.Error.Timeout" else None
+            raise Timeout(f"{_describe(port)}: not {state} after {seconds:g} s"
+                          + (f"; it is {now.group(1)}" if now else ""), e.dbus_name) from None
 
     def watch(self, timeout: float | None = None) -> Watch:
         """An iterator of Change for every device, port, netdev or SR-IOV
@@ -775,6 +786,10 @@ class Client:
             # comes after the reply, so the model takes it from here.
             ifaces = m.objs[path]
             m.objs[path] = {**ifaces, Sriov._interface: {**ifaces[Sriov._interface], "NumVfs": int(count)}}
+
+
+# The end of rdmad's Timeout message: "...; it is INIT."
+_STATE_NOW = re.compile(r"; it is ([^.;]+)\.?$")
 
 
 def _describe(port) -> str:

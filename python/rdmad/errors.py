@@ -8,6 +8,8 @@ would catch for that kind of failure (``LookupError`` for a missing device,
 
 from __future__ import annotations
 
+import re
+
 
 class RdmadError(Exception):
     """Base of every error of this package.
@@ -112,9 +114,37 @@ HOW_TO_START = (
 )
 
 
+# One of rdmad's object paths in a message: /org/rdmad1/device/<dev>[/port/<n>|/netdev/<if>|/sriov].
+_OBJECT_PATH = re.compile(r"/org/rdmad1/device/([A-Za-z0-9_]+)(?:/(port)/([0-9]+)|/(netdev)/([A-Za-z0-9_]+)|/(sriov))?")
+_HEX = re.compile(r"_([0-9a-f]{2})")
+
+
+def _label_decode(label: str) -> str:
+    raw = bytes(_HEX.sub(lambda m: chr(int(m.group(1), 16)), label), "latin-1")
+    return raw.decode("utf-8", "replace")
+
+
+def _object_name(m: re.Match) -> str:
+    dev = _label_decode(m.group(1))
+    if m.group(2):
+        return f"{dev}/{m.group(3)}"
+    if m.group(4):
+        return f"{dev} netdev {_label_decode(m.group(5))}"
+    if m.group(6):
+        return f"{dev} SR-IOV"
+    return dev
+
+
+def name_objects(message: str) -> str:
+    """The message with each of rdmad's object paths as people name the
+    object: ``/org/rdmad1/device/mlx5_5f0/port/1`` is ``mlx5_0/1``."""
+    return _OBJECT_PATH.sub(_object_name, message)
+
+
 def from_dbus(name: str, message: str) -> RdmadError:
-    """The exception for a D-Bus error reply."""
+    """The exception for a D-Bus error reply; object paths in rdmad's
+    message are named as people name the objects (``mlx5_0/1``)."""
     if name in _UNAVAILABLE or name.startswith("org.freedesktop.DBus.Error.Spawn."):
         return RdmadUnavailable(f"{HOW_TO_START} ({name}: {message})", name)
     cls = _BY_NAME.get(name, RdmadError)
-    return cls(message or name, name)
+    return cls(name_objects(message) if message else name, name)

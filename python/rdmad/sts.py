@@ -17,7 +17,7 @@ one round trip (a Ping that orders it after every signal rdmad sent
 before), ``get_ports()``, ``get_netdevs()`` and the other getters apply what
 has arrived meanwhile without a round trip.
 
-Nothing here reads sysfs: every value is rdmad's (its ``Attributes`` maps,
+Nothing here reads sysfs (but ``exists_rdma()`` without rdmad): every value is rdmad's (its ``Attributes`` maps,
 with white space stripped as sts strips it; paths from ``SysfsPath`` and
 ``DevicePath``), and ``set_numvfs`` goes through rdmad's ``SetNumVfs``, so
 it needs no root where polkit allows it. The bus is the system bus, or
@@ -42,7 +42,10 @@ Where sts.rdma fails or differs, this module does what sts clearly meant:
   ``iterdir()``; here ``DeviceNotFound``, a FileNotFoundError too;
 * ``exists_rdma()``: sts says whether ``/sys/class/infiniband`` exists (it
   does once ib_core is loaded, even with no device); here, whether rdmad
-  publishes at least one device;
+  publishes at least one device. It returns a bool in every case, as suites
+  use it as a skip guard: when rdmad is not on the bus (or the bus is not
+  there), it answers as sts does, from ``/sys/class/infiniband``, and logs
+  once (logger ``rdmad.sts``, a warning) that rdmad is absent;
 * files only root may read (mode without o+r): sts run as root reads them;
   rdmad publishes only what every user may read;
 * ``Sriov``: sts reads every file of the PCI function's directory; rdmad
@@ -61,11 +64,12 @@ Where sts.rdma fails or differs, this module does what sts clearly meant:
 
 from __future__ import annotations
 
+import logging
 from pathlib import Path
 from typing import ClassVar
 
 from .client import Client, Device as _Device
-from .errors import InvalidArgument, NoSuchDevice, RdmadError  # noqa: F401
+from .errors import InvalidArgument, NoSuchDevice, RdmadError, RdmadUnavailable  # noqa: F401
 
 __all__ = ["RDMA_SYSFS_BASE", "exists_rdma", "exists_device", "Port", "Power", "NetDev", "Sriov",
            "RdmaDevice", "DeviceNotFound", "use_client"]
@@ -74,6 +78,8 @@ __all__ = ["RDMA_SYSFS_BASE", "exists_rdma", "exists_device", "Port", "Power", "
 RDMA_SYSFS_BASE = "/sys/class/infiniband/"
 
 _client: Client | None = None
+_log = logging.getLogger(__name__)
+_told_absent = False  # exists_rdma() said once that rdmad is not there
 
 
 def use_client(client: Client | None) -> None:
@@ -95,15 +101,28 @@ class DeviceNotFound(NoSuchDevice, FileNotFoundError):
 
 
 def exists_rdma() -> bool:
-    """Whether the system has RDMA devices (rdmad publishes at least one)."""
-    c = _c()
-    m = c._model
-    m.sync()
-    # A device the model holds after the barrier is there (its removal
-    # would have come first); else rdmad's list.
-    if any(_Device._interface in i for i in m.objs.values()):
-        return True
-    return bool(c.device_names())
+    """Whether the system has RDMA devices (rdmad publishes at least one).
+
+    Always a bool, never an exception, so that it serves as a skip guard:
+    without rdmad (or without a bus) the answer is sts-libs' own, whether
+    ``/sys/class/infiniband`` exists, and a warning says once that rdmad is
+    absent."""
+    global _told_absent
+    try:
+        c = _c()
+        m = c._model
+        m.sync()
+        # A device the model holds after the barrier is there (its removal
+        # would have come first); else rdmad's list.
+        if any(_Device._interface in i for i in m.objs.values()):
+            return True
+        return bool(c.device_names())
+    except RdmadUnavailable as e:
+        if not _told_absent:
+            _told_absent = True
+            _log.warning("rdmad is not running (%s); exists_rdma() answers from %s as sts-libs does", e,
+                         RDMA_SYSFS_BASE)
+        return Path(RDMA_SYSFS_BASE).is_dir()
 
 
 def exists_device(ibdev: str) -> bool:

@@ -69,6 +69,15 @@ static void test_summary_values_are_the_files(void **state) {
         assert_null(strstr(out, "rx_write_requests"));
         free(out);
 
+        /* A port whose driver publishes no counters (siw): said, not an empty block; nothing in JSON. */
+        out = rdmactl_run_ok(h, "counters siw0");
+        assert_string_equal(out, "● siw0/1 (dummy-siw0)\n"
+                                 "           Counters: none (the driver publishes no counters for it)\n");
+        free(out);
+        out = rdmactl_run_ok(h, "counters -j siw0");
+        assert_string_equal(out, "[{\"device\":\"siw0\",\"port\":1,\"netdev\":\"dummy-siw0\",\"counters\":{}}]\n");
+        free(out);
+
         /* Every port of the host, in one call. */
         out = rdmactl_run_ok(h, "counters");
         rdmactl_assert_golden(out, "counters.txt");

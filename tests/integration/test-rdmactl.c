@@ -178,8 +178,9 @@ static void test_status_of_a_port_named_three_ways(void **state) {
                                   "assert [n[\"name\"] for n in d[\"netdevs\"]] == [\"ens1d1\"], d\n"));
         free(out);
 
-        /* What a script must be able to tell apart. */
-        rdmactl_assert_run(h, "status mlx4_0 3", 4, "rdmactl: mlx4_0 has no port 3.\n");
+        /* What a script must be able to tell apart; one line for one wrong name ("3" is not a second). */
+        assert_output_is(h, "status mlx4_0 3", 4, "rdmactl: mlx4_0 has no port 3.\n");
+        assert_output_is(h, "status nosuch0 1", 4, "rdmactl: No RDMA device or network interface 'nosuch0'.\n");
         rdmactl_assert_run(h, "status mlx4_0/3", 4, "rdmactl: mlx4_0 has no port 3.\n");
         rdmactl_assert_run(h, "status nosuch0/1", 4, "rdmactl: No RDMA device 'nosuch0'.\n");
         rdmactl_assert_run(h, "status mlx4_0/x", 2, "rdmactl: 'x' is not a port number.\n");
@@ -213,7 +214,13 @@ static void test_list_json_has_the_stable_keys_and_values(void **state) {
                 "ports = json.load(open(sys.argv[1]))\n"
                 "keys = [\"device\", \"port\", \"state\", \"state_num\", \"phys_state\",\n"
                 "        \"phys_state_num\", \"rate\", \"link_layer\", \"netdev\", \"transport\"]\n"
-                "assert all(list(p) == keys + [\"health\", \"health_reason\"] for p in ports), ports\n"
+                "order = keys[:7] + [\"rate_gbps\"] + keys[7:] + [\"health\", \"health_reason\"]\n"
+                "assert all(list(p) == order for p in ports), ports\n"
+                /* The rate as a number beside the text: Gb/s, a fraction where the kernel has one. */
+                "gbps = [p[\"rate_gbps\"] for p in ports]\n"
+                "assert gbps == [100, 40, 40, 25, 25, 10, 2.5], gbps\n"
+                "assert all(type(g) in (int, float) for g in gbps), gbps\n"
+                "assert all(float(p[\"rate\"].split()[0]) == p[\"rate_gbps\"] for p in ports), ports\n"
                 "assert all(p[\"health\"] == \"ok\" and p[\"health_reason\"] == \"\" for p in ports), ports\n"
                 "print(\" \".join(\"%s/%d:%s:%d:%s:%d:%s:%s:%s:%s\" % tuple(p[k] for k in keys)\n"
                 "                for p in ports))\n");
@@ -576,12 +583,17 @@ static void test_monitor_prints_link_property_changes(void **state) {
                                        "    if e[\"event\"] == \"port-changed\":\n"
                                        "        out.append(\"%s/%d:%s:%r>%r\" % (e[\"device\"], e[\"port\"], "
                                        "e[\"property\"], e[\"old\"], e[\"new\"]))\n"
+                                       /* A rate also as numbers, Gb/s; no other property has them. */
+                                       "        if e[\"property\"] == \"rate\":\n"
+                                       "            out.append(\"gbps:%r>%r\" % (e[\"old_gbps\"], e[\"new_gbps\"]))\n"
+                                       "        else:\n"
+                                       "            assert \"old_gbps\" not in e and \"new_gbps\" not in e, e\n"
                                        "    else:\n"
                                        "        out.append(e[\"event\"])\n"
                                        "print(\" \".join(out))\n");
-        assert_string_equal(summary, "hfi1_0/1:rate:'100 Gb/sec (4X EDR)'>'25 Gb/sec (1X EDR)' hfi1_0/1:lid:1>7 "
-                                     "hfi1_0/1:sm_lid:1>2 port-state "
-                                     "hfi1_0/1:rate:'25 Gb/sec (1X EDR)'>'100 Gb/sec (4X EDR)'");
+        assert_string_equal(summary, "hfi1_0/1:rate:'100 Gb/sec (4X EDR)'>'25 Gb/sec (1X EDR)' gbps:100>25 "
+                                     "hfi1_0/1:lid:1>7 hfi1_0/1:sm_lid:1>2 port-state "
+                                     "hfi1_0/1:rate:'25 Gb/sec (1X EDR)'>'100 Gb/sec (4X EDR)' gbps:25>100");
         free(summary);
         child_free(text);
         child_free(json);
@@ -663,6 +675,129 @@ static void test_monitor_follows_a_restart(void **state) {
         free(summary);
         child_free(text);
         child_free(json);
+}
+
+/* ---- list and monitor PATTERN... ---- */
+
+/* The ports `list -j ARGS` shows, as "dev/port" words. */
+static char *listed_ports(Harness *h, const char *args) {
+        char *out, *summary;
+        int status;
+
+        out = rdmactl_run(h, &status, "list -j %s", args);
+        if (status != 0)
+                fail_msg("rdmactl list -j %s: exit %d: %s", args, status, out);
+        summary = harness_python_check(h, out,
+                                       "import json, sys\n"
+                                       "print(\" \".join(\"%s/%d\" % (p[\"device\"], p[\"port\"])\n"
+                                       "               for p in json.load(open(sys.argv[1]))))\n");
+        free(out);
+        return summary;
+}
+
+static void assert_lists(Harness *h, const char *args, const char *expected) {
+        char *ports = listed_ports(h, args);
+
+        if (strcmp(ports, expected) != 0)
+                fail_msg("rdmactl list %s: '%s', expected '%s'", args, ports, expected);
+        free(ports);
+}
+
+/* As `networkctl list PATTERN`: devices, DEV/PORT, DEV PORT, netdevs and globs; --state. */
+static void test_list_keeps_what_the_patterns_name(void **state) {
+        Harness *h = *state;
+
+        assert_lists(h, "mlx4_0", "mlx4_0/1 mlx4_0/2");
+        assert_lists(h, "mlx4_0/2", "mlx4_0/2");
+        assert_lists(h, "mlx4_0 2", "mlx4_0/2");
+        assert_lists(h, "ib0", "mlx4_0/1");
+        assert_lists(h, "'mlx5_*'", "mlx5_0/1 mlx5_1/1");
+        assert_lists(h, "'ens1f0*'", "mlx5_0/1 mlx5_1/1");
+        assert_lists(h, "'*/2'", "mlx4_0/2");
+        assert_lists(h, "siw0 hfi1_0", "hfi1_0/1 siw0/1"); /* the host's order, each once */
+        assert_lists(h, "--state=DOWN", "mlx4_0/2");
+        assert_lists(h, "--state=active mlx4_0", "mlx4_0/1");
+        assert_lists(h, "--state=4 'mlx5_*' rxe0", "mlx5_0/1 mlx5_1/1 rxe0/1");
+        /* In a state no port is in: an empty list, not an error. */
+        assert_output_is(h, "list -j --state=INIT", 0, "[]\n");
+        rdmactl_assert_run(h, "list mlx4_0", 0, "\n2 ports listed.\n");
+
+        /* A pattern that matches nothing is a mistake, said so; so is a number alone. */
+        assert_output_is(h, "list mlx4_0 'nosuch*'", 4,
+                         "rdmactl: no device, port or network interface matches "
+                         "'nosuch*'.\n");
+        assert_output_is(h, "list mlx4_0/3", 4, "rdmactl: no device, port or network interface matches 'mlx4_0/3'.\n");
+        rdmactl_assert_run(h, "list 1", 2, "rdmactl: '1' is a port number: name its device first, as in 'mlx5_0 1'.\n");
+        rdmactl_assert_run(h, "list --state=UP", 2, "rdmactl: --state: 'UP' is not a port state");
+}
+
+/* -j is --json on every verb that has JSON. */
+static void test_j_is_json(void **state) {
+        Harness *h = *state;
+        char *j, *json;
+        int status;
+
+        j = rdmactl_run(h, &status, "-j list");
+        assert_int_equal(status, 0);
+        json = rdmactl_run(h, &status, "list --json");
+        assert_int_equal(status, 0);
+        assert_string_equal(j, json);
+        free(j);
+        free(json);
+        j = rdmactl_run(h, &status, "status -j siw0");
+        assert_int_equal(status, 0);
+        json = rdmactl_run(h, &status, "status --json siw0");
+        assert_string_equal(j, json);
+        assert_non_null(strstr(j, "\"rate\":\"2.5 Gb/sec (1X SDR)\",\"rate_gbps\":2.5,"));
+        free(j);
+        free(json);
+        j = rdmactl_run(h, &status, "counters -j mlx4_0/1");
+        assert_int_equal(status, 0);
+        assert_int_equal(j[0], '[');
+        free(j);
+        rdmactl_assert_run(h, "wait mlx5_0 -j", 2, "rdmactl: 'wait' has no JSON output.\n");
+        rdmactl_assert_run(h, "set-vfs mlx5_0 1 -j", 2, "rdmactl: 'set-vfs' has no JSON output.\n");
+}
+
+/* monitor PATTERN: only what it names; a pattern that names nothing yet is waited for. */
+static void test_monitor_tells_only_what_the_patterns_name(void **state) {
+        Harness *h = *state;
+        Child *hfi1 = monitor_start_with((const char *const[]){ "monitor", "hfi1_0", NULL });
+        Child *rxe = monitor_start_with((const char *const[]){ "monitor", "-j", "rxe5", "1", NULL });
+        Child *all = monitor_start(false);
+
+        /* Said on stderr right after "Monitoring": waited for, as everything a child prints. */
+        if (!child_wait_for(rxe, "Nothing matches 'rxe5/1' yet; its events will be shown when it comes.\n", true,
+                            10000))
+                fail_msg("monitor rxe5 1 did not say it waits for it: %s", rxe->err->str);
+
+        harness_add_rxe5(h);
+        child_expect(rxe, "\"event\":\"port-added\",\"device\":\"rxe5\",\"port\":1");
+        child_expect(all, "rxe5 port 1: added, ACTIVE (LinkUp)\n");
+        flap_hfi1(h, false);
+        child_expect(hfi1, "hfi1_0 port 1: ACTIVE -> DOWN (Disabled)\n");
+        child_expect(all, "hfi1_0 port 1: ACTIVE -> DOWN (Disabled)\n");
+        harness_write(h, MLX5_PF_SYS, "sriov_numvfs", "3\n");
+        umockdev_testbed_uevent(h->testbed, MLX5_PF_SYS, "change");
+        child_expect(all, "mlx5_0: SR-IOV 1 -> 3 VFs\n");
+
+        child_stop(hfi1);
+        child_stop(rxe);
+        child_stop(all);
+        assert_null(strstr(hfi1->err->str, "Nothing matches")); /* hfi1_0 was there */
+        /* Every one saw what came before its last line: the others' events were left out, not late. */
+        {
+                char *lines = strip_timestamps(hfi1->out->str);
+
+                assert_string_equal(lines, "hfi1_0 port 1: ACTIVE -> DOWN (Disabled)\n");
+                g_free(lines);
+        }
+        assert_null(strstr(rxe->out->str, "hfi1_0"));
+        assert_null(strstr(rxe->out->str, "mlx5_0"));
+        assert_non_null(strstr(rxe->out->str, "\"event\":\"device-added\",\"device\":\"rxe5\""));
+        child_free(hfi1);
+        child_free(rxe);
+        child_free(all);
 }
 
 /* ---- wait ---- */
@@ -796,6 +931,17 @@ static void test_set_vfs_as_root_succeeds(void **state) {
         assert_output_is(h, "set-vfs ens1f0np0 2", 0, "mlx5_0: SR-IOV 0 -> 2 VFs (of 8).\n");
         assert_output_is(h, "set-vfs mlx5_0 3", 0,
                          "mlx5_0: SR-IOV 2 -> 3 VFs (the 2 existing VFs were removed first).\n");
+
+        /* The count it already has: said so, not "3 -> 3"; one VF is "VF". */
+        assert_output_is(h, "set-vfs mlx5_0 3", 0, "mlx5_0: SR-IOV already has 3 VFs (of 8); nothing changed.\n");
+        assert_output_is(h, "set-vfs mlx5_0 1", 0,
+                         "mlx5_0: SR-IOV 3 -> 1 VF (the 3 existing VFs were removed first).\n");
+        assert_output_is(h, "set-vfs mlx5_0 1", 0, "mlx5_0: SR-IOV already has 1 VF (of 8); nothing changed.\n");
+        assert_output_is(h, "set-vfs mlx5_0 0", 0, "mlx5_0: SR-IOV 1 -> 0 VFs (of 8).\n");
+        assert_output_is(h, "set-vfs mlx5_0 1", 0, "mlx5_0: SR-IOV 0 -> 1 VF (of 8).\n");
+        content = numvfs_file(h);
+        assert_string_equal(content, "1\n");
+        free(content);
 }
 
 static void test_set_vfs_refusals(void **state) {
@@ -807,11 +953,14 @@ static void test_set_vfs_refusals(void **state) {
         HARNESS_REQUIRE_POLKIT(have_polkit);
         assert_non_null(nobody);
 
-        /* polkit says no to an unprivileged caller: exit 6. */
+        /* polkit says no to an unprivileged caller: exit 6, and what to do. */
         out = run_as_nobody(h, "set-vfs mlx5_0 2", &status);
         assert_int_equal(status, 6);
-        if (!strstr(out, "rdmactl: permission denied: Not authorized for org.rdmad1.set-num-vfs.\n") &&
-            !strstr(out, "rdmactl: permission denied: Authentication is required for org.rdmad1.set-num-vfs.\n"))
+        if (strcmp(out, "rdmactl: not authorized to change the VFs of mlx5_0 (Not authorized for "
+                        "org.rdmad1.set-num-vfs.): run as root, or ask an administrator to allow "
+                        "org.rdmad1.set-num-vfs in polkit.\n") != 0 &&
+            strcmp(out, "rdmactl: not authorized to change the VFs of mlx5_0 without authenticating: run as root, or "
+                        "from a terminal without --no-ask-password.\n") != 0)
                 fail_msg("unexpected refusal: %s", out);
         free(out);
 
@@ -823,8 +972,10 @@ static void test_set_vfs_refusals(void **state) {
 
         /* Checked before polkit: above TotalVfs, not a PF, not a device, not a number. */
         rdmactl_assert_run(h, "set-vfs mlx5_0 9", 2, "rdmactl: mlx5_0 supports at most 8 VFs; 9 requested.\n");
+        /* A VF: its PF named, and the command that would do it. */
         rdmactl_assert_run(h, "set-vfs mlx5_1 1", 1,
-                           "rdmactl: mlx5_1 has no SR-IOV controls (its PCI function is not an SR-IOV PF).\n");
+                           "rdmactl: mlx5_1 is a virtual function of mlx5_0; VFs are set on the physical function: "
+                           "rdmactl set-vfs mlx5_0 COUNT\n");
         rdmactl_assert_run(h, "set-vfs nosuch0 1", 4, "rdmactl: No RDMA device or network interface 'nosuch0'.\n");
         rdmactl_assert_run(h, "set-vfs mlx5_0 99999999999", 2,
                            "rdmactl: 99999999999 VFs are out of range; mlx5_0 supports at most 8.\n");
@@ -835,11 +986,12 @@ static void test_set_vfs_refusals(void **state) {
         assert_string_equal(content, "1\n"); /* untouched */
         free(content);
 
-        /* Without polkit on the bus: root needs none; anyone else is refused, said as one. */
+        /* Without polkit on the bus: root needs none; anyone else is refused, and told the two ways out. */
         harness_stop_polkit(h);
         out = run_as_nobody(h, "set-vfs mlx5_0 2", &status);
         assert_int_equal(status, 6);
-        assert_non_null(strstr(out, "rdmactl: permission denied: Cannot ask polkit for authorization"));
+        assert_string_equal(out, "rdmactl: permission denied: polkit is not there to authorize changing the VFs of "
+                                 "mlx5_0: run as root, or start polkit (systemctl start polkit).\n");
         free(out);
         assert_output_is(h, "set-vfs mlx5_0 2", 0,
                          "mlx5_0: SR-IOV 1 -> 2 VFs (the 1 existing VF was removed first).\n");
@@ -909,6 +1061,16 @@ static void test_completion_offers_what_each_word_can_be(void **state) {
         assert_completes(h, "rdmactl status mlx4_0 ''",
                          "1 2 dummy-siw0 ens1d1 ens1f0np0 ens1f0v0 hfi1_0 hfi1_0/1 ib0 mlx4_0 mlx4_0/1 mlx4_0/2 "
                          "mlx5_0 mlx5_0/1 mlx5_1 mlx5_1/1 rxe0 rxe0/1 siw0 siw0/1 veth-rdma0 ");
+        /* list and monitor: patterns, of which the names are what can be offered. */
+        assert_completes(h, "rdmactl list mlx4", "mlx4_0 mlx4_0/1 mlx4_0/2 ");
+        assert_completes(h, "rdmactl monitor mlx4_0 ''",
+                         "1 2 dummy-siw0 ens1d1 ens1f0np0 ens1f0v0 hfi1_0 hfi1_0/1 ib0 mlx4_0 mlx4_0/1 mlx4_0/2 "
+                         "mlx5_0 mlx5_0/1 mlx5_1 mlx5_1/1 rxe0 rxe0/1 siw0 siw0/1 veth-rdma0 ");
+        assert_completes(h, "rdmactl list --state=A", "--state=ACTIVE --state=ACTIVE_DEFER --state=ARMED ");
+        assert_completes(h, "rdmactl -",
+                         "--all --any --exit-on-disconnect --help --ignore= --json --json= --no-ask-password "
+                         "--no-color --no-legend --no-pager --quiet --state= --timeout= --version --watch "
+                         "--watch= -j ");
         /* Options and the values of --json. */
         assert_completes(h, "rdmactl --no-p", "--no-pager ");
         assert_completes(h, "rdmactl monitor --ex", "--exit-on-disconnect ");
@@ -944,14 +1106,21 @@ static void test_clear_message_when_rdmad_is_not_running(void **state) {
                 free(out);
         }
 
+        /* A word that is no state is refused at once even so: nothing can be named that. */
+        assert_output_is(h, "wait mlx5_0 1 UP --timeout=60s", 2,
+                         "rdmactl: 'UP' is not a port state, and no device or network interface has that name; the "
+                         "states are ACTIVE, DOWN, INIT, ARMED, ACTIVE_DEFER, NOP (in any case), or their numbers "
+                         "0-5.\nTry 'rdmactl --help'.\n");
+
         /* Every other command: exit 3, one clear line. */
-        static const char *const commands[] = { "list",    "list --json",      "status",        "status mlx5_0",
-                                                "monitor", "set-vfs mlx5_0 1", "--list-devices" };
+        static const char *const commands[] = { "list",           "list --json",      "list mlx5_0",
+                                                "status",         "status mlx5_0",    "monitor",
+                                                "monitor mlx5_*", "set-vfs mlx5_0 1", "--list-devices" };
         for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++) {
                 char *out = rdmactl_run(h, &status, "%s", commands[i]);
 
                 if (status != 3 || strcmp(out, "rdmactl: rdmad is not running (org.rdmad1 is not on the system "
-                                               "bus).\n") != 0)
+                                               "bus): systemctl start rdmad; journalctl -u rdmad\n") != 0)
                         fail_msg("rdmactl %s: exit %d: %s", commands[i], status, out);
                 free(out);
         }
@@ -974,7 +1143,7 @@ static void test_usage_help_and_version(void **state) {
                            "rdmactl: option '--timeout' needs a value, as in '--timeout=VALUE'.\n");
         rdmactl_assert_run(h, "list --no-legend=yes", 2, "rdmactl: option '--no-legend' takes no value.\n");
         rdmactl_assert_run(h, "list --no-pager --no-legend", 0, "\nmlx5_0 1 ACTIVE LinkUp");
-        rdmactl_assert_run(h, "list extra", 2, "rdmactl: 'list' takes no arguments.\n");
+        rdmactl_assert_run(h, "help extra", 2, "rdmactl: 'help' takes no arguments.\n");
         rdmactl_assert_run(h, "wait mlx5_0 1 ACTIVE extra", 2,
                            "rdmactl: 'ACTIVE' is a state: name the devices, ports and network interfaces first, then "
                            "one STATE.\n");
@@ -999,7 +1168,17 @@ static void test_usage_help_and_version(void **state) {
         out = harness_run_command(h, command, &status);
         free(command);
         assert_int_equal(status, 3);
-        assert_string_equal(out, "rdmactl: cannot connect to the system bus: No such file or directory.\n");
+        /* Where it looked, and why it failed. */
+        {
+                char *expected = NULL;
+
+                assert_true(asprintf(&expected,
+                                     "rdmactl: cannot connect to the system bus at unix:path=%s/no-such-socket: No "
+                                     "such file or directory.\n",
+                                     h->tmpdir) > 0);
+                assert_string_equal(out, expected);
+                free(expected);
+        }
         free(out);
 }
 
@@ -1026,6 +1205,11 @@ int main(void) {
                 cmocka_unit_test_setup_teardown(test_monitor_prints_link_property_changes, host_setup,
                                                 harness_teardown_clean),
                 cmocka_unit_test_setup_teardown(test_monitor_follows_a_restart, host_setup, harness_teardown_clean),
+                cmocka_unit_test_setup_teardown(test_list_keeps_what_the_patterns_name, host_setup,
+                                                harness_teardown_clean),
+                cmocka_unit_test_setup_teardown(test_j_is_json, host_setup, harness_teardown_clean),
+                cmocka_unit_test_setup_teardown(test_monitor_tells_only_what_the_patterns_name, host_setup,
+                                                harness_teardown_clean),
                 cmocka_unit_test_setup_teardown(test_wait_at_once_after_a_change_and_on_timeout, host_setup,
                                                 harness_teardown_clean),
                 cmocka_unit_test_setup_teardown(test_wait_names_ports_states_and_spans_the_usual_ways, host_setup,

@@ -219,6 +219,20 @@ static void test_help_version_and_bad_options(void **state) {
         out = harness_run_command(h, cmd, &status);
         assert_int_equal(status, 1);
         free(out);
+
+        /* An unknown option: getopt's words, then where the right ones are; nothing else done. */
+        snprintf(cmd, sizeof(cmd), "%s --frobnicate", getenv("RDMAD_BINARY"));
+        out = harness_run_command(h, cmd, &status);
+        assert_int_equal(status, 1);
+        assert_non_null(strstr(out, "rdmad: unrecognized option '--frobnicate'\nTry 'rdmad --help'.\n"));
+        assert_null(strstr(out, "Found")); /* nothing scanned */
+        free(out);
+
+        snprintf(cmd, sizeof(cmd), "%s extra", getenv("RDMAD_BINARY"));
+        out = harness_run_command(h, cmd, &status);
+        assert_int_equal(status, 1);
+        assert_non_null(strstr(out, "rdmad takes no arguments; try 'rdmad --help'.\n"));
+        free(out);
 }
 
 /* ---- SIGTERM with calls held and a driver stuck ---- */

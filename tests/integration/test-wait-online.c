@@ -282,8 +282,57 @@ static void test_no_bus_at_all_is_exit_3(void **state) {
         out = harness_run_command(h, command, &status);
         free(command);
         assert_int_equal(status, 3);
-        assert_string_equal(out, "rdmactl: cannot connect to the system bus: No such file or directory.\n");
+        command = NULL;
+        assert_true(asprintf(&command,
+                             "rdmactl: cannot connect to the system bus at unix:path=%s/no-such-socket: No such file "
+                             "or directory.\n",
+                             h->tmpdir) > 0);
+        assert_string_equal(out, command); /* where it looked, and why it failed */
+        free(command);
         free(out);
+}
+
+/* ---- a word meant as a state ---- */
+
+#define STATES_LIST   "ACTIVE, DOWN, INIT, ARMED, ACTIVE_DEFER, NOP (in any case), or their numbers 0-5"
+#define STATES_LISTED STATES_LIST ".\n"
+
+/* A word that cannot match is refused at once (exit 2, not 5 after the
+ * timeout, which would read as a link fault): each is run with a minute to
+ * wait, so that a wait instead of the refusal would show as exit 5. */
+static void test_a_word_meant_as_a_state_is_refused_at_once(void **state) {
+        Harness *h = *state;
+
+        rdmactl_assert_run(h, "wait mlx5_0 1 UP --timeout=60s", 2,
+                           "rdmactl: 'UP' is not a port state, and no device or network interface has that name; the "
+                           "states are " STATES_LISTED);
+        rdmactl_assert_run(h, "wait mlx5_0 1 LinkUp --timeout=60s", 2,
+                           "rdmactl: 'LinkUp' is a physical state; wait takes a port state: " STATES_LISTED);
+        rdmactl_assert_run(h, "wait mlx5_0 1 ACTIV --timeout=60s", 2,
+                           "rdmactl: 'ACTIV' is not a port state, and no device or network interface has that name");
+        rdmactl_assert_run(h, "wait mlx5_0 1 activ --timeout=60s", 2, "rdmactl: 'activ' is not a port state");
+        rdmactl_assert_run(h, "wait mlx5_0/1 linkup --timeout=60s", 2, "rdmactl: 'linkup' is a physical state");
+        /* Elsewhere than last, and alone. */
+        rdmactl_assert_run(h, "wait UP mlx5_0 --timeout=60s", 2, "rdmactl: 'UP' is not a port state");
+        rdmactl_assert_run(h, "wait Polling --timeout=60s", 2, "rdmactl: 'Polling' is a physical state");
+        rdmactl_assert_run(h, "wait --state=UP --timeout=60s", 2,
+                           "rdmactl: --state: 'UP' is not a port state (" STATES_LIST ").\n");
+        rdmactl_assert_run(
+                h, "wait mlx5_0 --state=LinkUp --timeout=60s", 2,
+                "rdmactl: --state: 'LinkUp' is a physical state; --state takes a port state: " STATES_LISTED);
+
+        /* A state in any case is one. */
+        rdmactl_assert_run(h, "wait mlx5_0 1 active --timeout=60s", 0, NULL);
+        rdmactl_assert_run(h, "wait mlx4_0/2 Down --timeout=60s", 0, NULL);
+        /* A name in lower case not there yet is still waited for. */
+        rdmactl_assert_run(h, "wait mlx9_0 1 --timeout=300ms", 5,
+                           "rdmactl: mlx9_0/1: not present, waiting for ACTIVE\n");
+        /* A name in capitals that rdmad knows is a name: a netdev renamed so. */
+        harness_rename_netdev(h, MLX5_NET_SYS, "UPLINK0");
+        harness_wait_property(h, RDMAD_DEVICE_PREFIX "/mlx5_5f0/netdev/UPLINK0", RDMAD_NETDEV_INTERFACE, "Name",
+                              "UPLINK0", 20000);
+        rdmactl_assert_run(h, "wait UPLINK0 --timeout=60s", 0, NULL);
+        rdmactl_assert_run(h, "wait UPLINK0 ACTIVE --timeout=60s", 0, NULL);
 }
 
 /* ---- --any, --ignore ---- */
@@ -338,7 +387,8 @@ static void test_usage(void **state) {
         rdmactl_assert_run(h, "wait mlx5_0 1 ACTIVE --state=DOWN", 2,
                            "rdmactl: 'ACTIVE' and --state=DOWN: give the state once.\n");
         rdmactl_assert_run(h, "wait mlx5_0 ACTIVE 1", 2, "rdmactl: 'ACTIVE' is a state: name the devices");
-        rdmactl_assert_run(h, "list --any", 2, "rdmactl: --state, --any, --ignore and --quiet are for 'wait' only.\n");
+        rdmactl_assert_run(h, "list --any", 2, "rdmactl: --any, --ignore and --quiet are for 'wait' only.\n");
+        rdmactl_assert_run(h, "status --state=ACTIVE", 2, "rdmactl: --state is for 'wait' and 'list' only.\n");
         rdmactl_assert_run(h, "wait mlx5_0 1 9", 2, "rdmactl: port state 9 is out of range");
 }
 
@@ -357,6 +407,8 @@ int main(void) {
                                                 harness_teardown_clean),
                 cmocka_unit_test_setup_teardown(test_no_bus_at_all_is_exit_3, host_setup, harness_teardown_clean),
                 cmocka_unit_test_setup_teardown(test_any_and_ignore, host_setup, harness_teardown_clean),
+                cmocka_unit_test_setup_teardown(test_a_word_meant_as_a_state_is_refused_at_once, host_setup,
+                                                harness_teardown_clean),
                 cmocka_unit_test_setup_teardown(test_progress_lines_unless_quiet, host_setup, harness_teardown_clean),
                 cmocka_unit_test_setup_teardown(test_usage, host_setup, harness_teardown_clean),
         };

@@ -108,6 +108,40 @@ def test_errors(client):
     with pytest.raises(rdmad.Timeout) as e:
         client.wait_for_state("mlx4_0/2", "ACTIVE", timeout=0.3)
     assert isinstance(e.value, TimeoutError) and "mlx4_0/2" in str(e.value)
+    # rdmad's reason kept: the state the port is in.
+    assert str(e.value) == "mlx4_0/2: not ACTIVE after 0.3 s; it is DOWN", str(e.value)
+    assert e.value.dbus_name == "org.rdmad1.Error.Timeout"
+    # A timeout that is no span of time is refused before anything is asked.
+    for bad in (-1, -0.001, float("nan"), float("inf"), "soon"):
+        with pytest.raises(rdmad.InvalidArgument) as e:
+            client.wait_for_state("mlx4_0/2", "DOWN", timeout=bad)
+        assert "not a timeout" in str(e.value), bad
+    assert client.wait_for_state("mlx4_0/2", "DOWN", timeout=0) == "DOWN"
+
+
+@pytest.mark.parametrize("follow", [False, True])
+def test_no_such_device_names_the_device_not_a_path(host, follow):
+    c = Client(host.address, follow=follow)
+    try:
+        for call, name in ((lambda: c.device("mlx9_0"), "mlx9_0"), (lambda: c.port("mlx9_0/1"), "mlx9_0"),
+                           (lambda: c.port(("mlx5_0", 7)), "mlx5_0"), (lambda: c.counters("mlx9_0/1"), "mlx9_0")):
+            with pytest.raises(rdmad.NoSuchDevice) as e:
+                call()
+            text = str(e.value)
+            assert name in text and "_5f" not in text and "/org/rdmad1" not in text, text
+    finally:
+        c.close()
+
+
+def test_error_messages_name_objects():
+    from rdmad import errors
+    e = errors.from_dbus("org.freedesktop.DBus.Error.UnknownObject",
+                         "Unknown object '/org/rdmad1/device/mlx9_5f0/port/1'.")
+    assert type(e) is rdmad.NoSuchDevice and str(e) == "Unknown object 'mlx9_0/1'."
+    assert errors.name_objects("/org/rdmad1/device/ib_2ddev_2e1 and /org/rdmad1/device/mlx5_5f0/netdev/ens1f0np0 "
+                               "and /org/rdmad1/device/mlx5_5f0/sriov") == \
+        "ib-dev.1 and mlx5_0 netdev ens1f0np0 and mlx5_0 SR-IOV"
+    assert errors.name_objects("/org/other/path") == "/org/other/path"
 
 
 def test_one_managed_objects_call(client):

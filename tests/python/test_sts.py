@@ -297,3 +297,49 @@ def test_exists_rdma_follows_the_host():
     finally:
         rdma.use_client(None)
         h.stop()
+
+
+def _fresh_sts(monkeypatch, address):
+    """rdma as a suite meets it: no client yet, the system bus at address
+    (the module's client and flag put back after the test)."""
+    monkeypatch.setattr(rdma, "_client", None)
+    monkeypatch.setattr(rdma, "_told_absent", False)
+    monkeypatch.setenv("DBUS_SYSTEM_BUS_ADDRESS", address)
+
+
+def test_exists_rdma_is_a_bool_without_rdmad(host, tmp_path, monkeypatch, caplog):
+    # A skip guard: `if not rdma.exists_rdma(): pytest.skip(...)` must never raise.
+    sysfs_answer = Path(rdma.RDMA_SYSFS_BASE).is_dir()
+    try:
+        # No bus at all.
+        _fresh_sts(monkeypatch, f"unix:path={tmp_path}/no-bus")
+        with caplog.at_level("WARNING", logger="rdmad.sts"):
+            assert rdma.exists_rdma() is sysfs_answer
+            assert rdma.exists_rdma() is sysfs_answer
+        absent = [r for r in caplog.records if r.name == "rdmad.sts"]
+        assert len(absent) == 1, absent  # said once
+        assert "rdmad is not running" in absent[0].getMessage()
+        assert "/sys/class/infiniband/" in absent[0].getMessage()
+
+        # The bus, without rdmad on it.
+        caplog.clear()
+        _fresh_sts(monkeypatch, host.address)
+        host.stop_rdmad()
+        try:
+            with caplog.at_level("WARNING", logger="rdmad.sts"):
+                assert rdma.exists_rdma() is sysfs_answer
+            assert len([r for r in caplog.records if r.name == "rdmad.sts"]) == 1
+        finally:
+            host.start_rdmad()
+        # rdmad back: its answer again (it publishes devices).
+        assert rdma.exists_rdma() is True
+    finally:
+        if rdma._client is not None:
+            rdma._client.close()
+
+
+def test_device_not_found_names_the_device(sts_client, monkeypatch):
+    monkeypatch.setattr(rdma, "_client", sts_client)  # tests before may have dropped it
+    with pytest.raises(rdma.DeviceNotFound) as e:
+        rdma.RdmaDevice("mlx9_0")
+    assert "mlx9_0" in str(e.value) and "_5f" not in str(e.value)

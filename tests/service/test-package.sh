@@ -84,7 +84,7 @@ in_list() {
         return 1
 }
 n=0
-need="unit policy service action rule sysusers man completion exporter-socket python"
+need="unit policy service action rule sysusers man completion exporter-socket python typed"
 python_path=$(/usr/bin/python3 -c 'import sys; print(" ".join(p for p in sys.path if p))')
 while read -r f; do
         [ -f "$f" ] || continue # directories
@@ -122,6 +122,8 @@ while read -r f; do
                 in_list "$dir" $(for d in $python_path; do echo "$d/rdmad"; done) ||
                         fail "$f: python3 does not import from $(dirname "$dir")"
                 need=${need/python/} ;;
+        /usr/lib/python3/dist-packages/rdmad/py.typed) # PEP 561: type checkers read the annotations
+                need=${need/typed/} ;;
         /usr/lib/python3/dist-packages/rdmad-*.dist-info/*) ;;
         /usr/share/doc/rdmad/* | /usr/share/doc/rdmad-exporter/* | /usr/share/doc/python3-rdmad/*) ;;
         *) fail "$f: not a place this test knows to check" ;;

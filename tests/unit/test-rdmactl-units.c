@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include <cmocka.h>
+#include <math.h>
 
 #include "api/rdmad-api.h"
 #include "basic/utf8.h"
@@ -21,6 +22,7 @@
 #include "bus-errors.h"
 #include "client/inventory.h"
 #include "field-tree.h"
+#include "filter.h"
 #include "format.h"
 #include "json-writer.h"
 #include "rdmactl.h"
@@ -47,6 +49,117 @@ static char *json_string_of(const char *s) {
                 assert_int_equal(json_writer_finish(&w), 0);
         });
         return out;
+}
+
+/* A number: the fewest digits that read back the same, no exponent for a whole rate; null for what JSON lacks. */
+static void test_json_writer_doubles(void **state) {
+        static const struct {
+                double v;
+                const char *json;
+        } cases[] = {
+                { 2.5, "2.5" },           { 100, "100" },    { 53.125, "53.125" }, { 0, "0" },           { 0.1, "0.1" },
+                { -14.0625, "-14.0625" }, { 1e20, "1e+20" }, { NAN, "null" },      { INFINITY, "null" },
+        };
+
+        for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+                char *out = NULL, expected[64];
+                JsonWriter w;
+
+                CAPTURE(out, {
+                        json_writer_init(&w, f, false);
+                        json_writer_double(&w, cases[i].v);
+                        assert_int_equal(json_writer_finish(&w), 0);
+                });
+                snprintf(expected, sizeof(expected), "%s\n", cases[i].json);
+                assert_string_equal(out, expected);
+                free(out);
+        }
+}
+
+/* Words meant as a state that are none: refused by `wait` unless they name something. */
+static void test_state_lookalikes(void **state) {
+        assert_int_equal(port_state_lookalike("UP"), STATE_LOOKALIKE_CAPITALS);
+        assert_int_equal(port_state_lookalike("ACTIV"), STATE_LOOKALIKE_PREFIX);
+        assert_int_equal(port_state_lookalike("activ"), STATE_LOOKALIKE_PREFIX);
+        assert_int_equal(port_state_lookalike("Act"), STATE_LOOKALIKE_PREFIX);
+        assert_int_equal(port_state_lookalike("LinkUp"), STATE_LOOKALIKE_PHYS);
+        assert_int_equal(port_state_lookalike("linkup"), STATE_LOOKALIKE_PHYS);
+        assert_int_equal(port_state_lookalike("Phy Test"), STATE_LOOKALIKE_PHYS);
+        assert_int_equal(port_state_lookalike("ACTIVEE"), STATE_LOOKALIKE_CAPITALS);
+        assert_int_equal(port_state_lookalike("ENS1"), STATE_LOOKALIKE_CAPITALS);
+        /* States, numbers, names: none of it. */
+        assert_int_equal(port_state_lookalike("ACTIVE"), STATE_LOOKALIKE_NONE);
+        assert_int_equal(port_state_lookalike("active"), STATE_LOOKALIKE_NONE);
+        assert_int_equal(port_state_lookalike("4: ACTIVE"), STATE_LOOKALIKE_NONE);
+        assert_int_equal(port_state_lookalike("4"), STATE_LOOKALIKE_NONE);
+        assert_int_equal(port_state_lookalike("mlx5_0"), STATE_LOOKALIKE_NONE);
+        assert_int_equal(port_state_lookalike("mlx5_0/1"), STATE_LOOKALIKE_NONE);
+        assert_int_equal(port_state_lookalike("ib0"), STATE_LOOKALIKE_NONE);
+        assert_int_equal(port_state_lookalike("ac"), STATE_LOOKALIKE_NONE); /* too short to be meant */
+        assert_int_equal(port_state_lookalike("_0-1"), STATE_LOOKALIKE_NONE);
+        assert_int_equal(port_state_lookalike(""), STATE_LOOKALIKE_NONE);
+}
+
+/* Patterns as list and monitor read them. */
+static void test_port_filter_patterns(void **state) {
+        char *args[] = { "mlx5_*", "mlx4_0", "2", "ib0", "hfi1_0/[1-2]" };
+        char *bad_args[] = { "1", "mlx5_0" };
+        char *bad_after_slash[] = { "mlx5_0/1", "2" };
+        PortFilter f = {}, none = {};
+        const char *bad = NULL;
+
+        assert_int_equal(port_filter_parse(&f, args, 5, &bad), 0);
+        assert_int_equal(f.n_patterns, 4);
+        assert_string_equal(f.patterns[1], "mlx4_0/2"); /* DEV PORT */
+        assert_true(port_filter_names_port(&f, "mlx5_3", 1, NULL));
+        assert_true(port_filter_names_port(&f, "mlx4_0", 2, "ens1d1"));
+        assert_false(port_filter_names_port(&f, "mlx4_0", 1, "eth9"));
+        assert_true(port_filter_names_port(&f, "mlx4_0", 1, "ib0")); /* by its netdev */
+        assert_true(port_filter_names_port(&f, "hfi1_0", 2, NULL));
+        assert_false(port_filter_names_port(&f, "hfi1_0", 3, NULL));
+        assert_false(port_filter_names_port(&f, "rxe0", 1, NULL));
+        /* Device-wide events: the device, or the device of a DEV/PORT. */
+        assert_true(port_filter_names_device(&f, "mlx4_0"));
+        assert_true(port_filter_names_device(&f, "hfi1_0"));
+        assert_true(port_filter_names_device(&f, "mlx5_9"));
+        assert_false(port_filter_names_device(&f, "rxe0"));
+        port_filter_done(&f);
+
+        /* No patterns: everything. */
+        assert_true(port_filter_names_port(&none, "rxe0", 1, NULL));
+        assert_true(port_filter_names_device(&none, "rxe0"));
+
+        assert_int_equal(port_filter_parse(&f, bad_args, 2, &bad), -EINVAL);
+        assert_string_equal(bad, "1");
+        port_filter_done(&f);
+        assert_int_equal(port_filter_parse(&f, bad_after_slash, 2, &bad), -EINVAL);
+        assert_string_equal(bad, "2");
+        port_filter_done(&f);
+}
+
+/* rdmad's object paths in a message become the names people use. */
+static void test_messages_name_objects_not_paths(void **state) {
+        static const struct {
+                const char *in, *out;
+        } cases[] = {
+                { "Unknown object '/org/rdmad1/device/mlx5_5f0/port/3'.", "Unknown object 'mlx5_0/3'." },
+                { "/org/rdmad1/device/mlx5_5f0 is gone", "mlx5_0 is gone" },
+                { "at /org/rdmad1/device/mlx5_5f0/netdev/ens1f0np0.", "at mlx5_0 netdev ens1f0np0." },
+                { "no /org/rdmad1/device/mlx5_5f0/sriov/ here", "no mlx5_0 SR-IOV/ here" },
+                /* Not one of ours, or not canonical: left as it is. */
+                { "/org/rdmad1/device/mlx5_5F0 x", "/org/rdmad1/device/mlx5_5F0 x" },
+                { "/org/other/path", "/org/other/path" },
+                { "", "" },
+        };
+
+        for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+                char *out = message_unescape_paths(cases[i].in);
+
+                assert_non_null(out);
+                assert_string_equal(out, cases[i].out);
+                free(out);
+        }
+        assert_null(message_unescape_paths(NULL));
 }
 
 static void test_json_writer_escapes_quotes_backslashes_and_controls(void **state) {
@@ -696,6 +809,10 @@ static void test_ago_says_how_long_ago(void **state) {
 int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_json_writer_escapes_quotes_backslashes_and_controls),
+                cmocka_unit_test(test_json_writer_doubles),
+                cmocka_unit_test(test_state_lookalikes),
+                cmocka_unit_test(test_port_filter_patterns),
+                cmocka_unit_test(test_messages_name_objects_not_paths),
                 cmocka_unit_test(test_json_writer_compact_and_pretty),
                 cmocka_unit_test(test_json_writer_empty_containers_and_lines),
                 cmocka_unit_test(test_json_writer_refuses_misuse),
