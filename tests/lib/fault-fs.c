@@ -20,6 +20,8 @@
 #include <time.h>
 #include <unistd.h>
 
+extern char **environ;
+
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -33,10 +35,16 @@ typedef struct Rule {
         unsigned delay_ms;
 } Rule;
 
-/* The server is a process of its own, forked from the test: the test runs
- * under umockdev's preload, whose wrappers hold one lock across the system
- * call, so a server thread in the test's process would wait for the test's
- * own call into the mount. What the two share lives in shared memory. */
+/* The server is a process of its own, a program of its own
+ * (fault-fs-server, exec'd right after the fork): the test runs under
+ * umockdev's preload, whose wrappers hold one lock across the system call,
+ * so a server thread in the test's process would wait for the test's own
+ * call into the mount; and a child that is only forked from the test,
+ * whose threads (umockdev's, GLib's) may hold a lock at that moment,
+ * inherits it held: under ASan (clang 14's allocator takes no lock across
+ * fork) the server's first malloc then waited for good, and every access
+ * to the mount with it (test-exporter hung in fstatat, in D state). What the
+ * two share lives in shared memory, a memfd the server maps. */
 struct FaultFs {
         char dir[4096];
         pid_t pid; /* the server */
@@ -239,8 +247,6 @@ static _Noreturn void fs_serve(FaultFs *f) {
         struct fuse_args args = FUSE_ARGS_INIT(3, argv);
         int ok;
 
-        /* The test gone, the server goes: the kernel then fails the blocked reads. */
-        (void) prctl(PR_SET_PDEATHSIG, SIGKILL);
         f->fuse = f->base_fd >= 0 ? fuse_new(&args, &fs_ops, sizeof(fs_ops), f) : NULL;
         ok = f->fuse && fuse_mount(f->fuse, f->dir) == 0 && fuse_set_signal_handlers(fuse_get_session(f->fuse)) == 0;
         pthread_mutex_lock(&f->mutex);
@@ -255,14 +261,37 @@ static _Noreturn void fs_serve(FaultFs *f) {
         _exit(0);
 }
 
+int fault_fs_server_main(int argc, char *argv[]) {
+        FaultFs *f;
+        int memfd;
+
+        if (argc != 2 || (memfd = atoi(argv[1])) < 0) {
+                fprintf(stderr, "usage: fault-fs-server MEMFD (started by the tests' fault_fs_mount())\n");
+                return 2;
+        }
+        f = mmap(NULL, sizeof(FaultFs), PROT_READ | PROT_WRITE, MAP_SHARED, memfd, 0);
+        if (f == MAP_FAILED) {
+                fprintf(stderr, "fault-fs-server: cannot map the shared state: %m\n");
+                return 1;
+        }
+        close(memfd);
+        fs_serve(f);
+}
+
 FaultFs *fault_fs_mount(const char *dir) {
+        char memfd_arg[16], **env;
+        size_t n_env = 0;
+        int memfd;
         pthread_mutexattr_t ma;
         pthread_condattr_t ca;
         struct stat st;
         FaultFs *f;
         pid_t pid;
 
-        f = mmap(NULL, sizeof(FaultFs), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+        memfd = memfd_create("fault-fs", MFD_CLOEXEC);
+        assert_true(memfd >= 0);
+        assert_int_equal(ftruncate(memfd, sizeof(FaultFs)), 0);
+        f = mmap(NULL, sizeof(FaultFs), PROT_READ | PROT_WRITE, MAP_SHARED, memfd, 0);
         assert_true(f != MAP_FAILED);
         memset(f, 0, sizeof(*f));
         snprintf(f->dir, sizeof(f->dir), "%s", dir);
@@ -278,12 +307,34 @@ FaultFs *fault_fs_mount(const char *dir) {
         /* Before the fork: the server and the test each have it, at the same number. */
         f->base_fd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
         assert_true(f->base_fd >= 0);
+        /* Everything the child needs, made before the fork: after it, only
+         * what is async-signal-safe, then exec. Not under umockdev's
+         * preload: the server reads the testbed through base_fd. */
+        snprintf(memfd_arg, sizeof(memfd_arg), "%d", memfd);
+        for (char **e = environ; *e; e++)
+                n_env++;
+        env = calloc(n_env + 1, sizeof(char *));
+        assert_non_null(env);
+        n_env = 0;
+        for (char **e = environ; *e; e++)
+                if (strncmp(*e, "LD_PRELOAD=", 11) != 0)
+                        env[n_env++] = *e;
         fflush(NULL);
         /* Not into f: the child would write its 0 there too. */
         pid = fork();
         assert_true(pid >= 0);
-        if (pid == 0)
-                fs_serve(f);
+        if (pid == 0) {
+                char *argv[] = { (char *) FAULT_FS_SERVER, memfd_arg, NULL };
+
+                /* The test gone, the server goes: the kernel then fails the blocked reads. */
+                (void) prctl(PR_SET_PDEATHSIG, SIGKILL);
+                if (fcntl(memfd, F_SETFD, 0) < 0 || fcntl(f->base_fd, F_SETFD, 0) < 0)
+                        _exit(126);
+                execve(FAULT_FS_SERVER, argv, env);
+                _exit(127);
+        }
+        free(env);
+        close(memfd);
         f->pid = pid;
 
         pthread_mutex_lock(&f->mutex);

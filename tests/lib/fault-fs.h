@@ -29,6 +29,10 @@ typedef enum FaultMode {
         FAULT_DELAY, /* delay_ms, then the contents */
 } FaultMode;
 
+/* The server program's main (tests/lib/fault-fs-server.c): fault_fs_mount()
+ * runs it, with the shared state's memfd, in a process of its own. */
+int fault_fs_server_main(int argc, char *argv[]);
+
 /* Whether FUSE can be used here: /dev/fuse, fusermount3. With a message
  * on stderr when not. */
 bool fault_fs_available(void);
