@@ -258,6 +258,14 @@ void harness_ping(Harness *h) {
         assert_true(r >= 0);
 }
 
+void harness_bus_barrier(sd_bus *bus) {
+        sd_bus_error error = SD_BUS_ERROR_NULL;
+
+        if (sd_bus_call_method(bus, "org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus", "GetId",
+                               &error, NULL, "") < 0)
+                fail_msg("a round trip to the bus: %s", error.message ?: error.name);
+}
+
 static bool never(Harness *h, const void *data, FILE *seen) {
         return false;
 }

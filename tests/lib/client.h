@@ -62,6 +62,13 @@ void harness_observe(Harness *h, int ms, const char *why);
  * h->signals. */
 void harness_ping(Harness *h);
 
+/* An ordering barrier on the bus: a round trip from `bus` to the bus
+ * driver (GetId). On return the bus has routed everything sent before on
+ * that connection: to rdmad's queue even while rdmad is stopped, to every
+ * receiver of a forgery before what anyone sends next. A harness_ping()
+ * after it: rdmad (one connection, read in order) has dispatched them. */
+void harness_bus_barrier(sd_bus *bus);
+
 /* Until a property reads value (formatted as harness_get_property() gives
  * it), or a failure after timeout_ms (scaled as harness_wait_for()'s):
  * devices are read on rdmad's reader threads, each in its own time. */
