@@ -245,10 +245,12 @@ static void test_event_path(void **state) {
         harness_assert_property(h, MLX4_PORT2, RDMAD_PORT_INTERFACE, "LinkEvents", "rtnetlink");
         harness_wait_property(h, HFI1_PORT1, RDMAD_PORT_INTERFACE, "LinkEvents", "verbs", 20000);
 
-        /* The re-reads after the opens done, and what they had to say in. */
-        wait_stub(h, "reread mlx4_0 1", 1);
-        wait_stub(h, "reread hfi1_0 1", 1);
-        harness_ping(h);
+        /* The re-reads after the opens (the second of each port: the first is the
+         * start-up's), and what they have to say: they run on the reader threads
+         * and say nothing when they are done, so a window after their start. */
+        wait_stub(h, "reread mlx4_0 1", 2);
+        wait_stub(h, "reread hfi1_0 1", 2);
+        harness_observe(h, 300, "the re-reads under way to finish");
         harness_clear_signals(h);
         harness_write(h, MLX4_SYS, "ports/1/state", "1: DOWN\n");
         harness_write(h, MLX4_SYS, "ports/1/phys_state", "2: Polling\n");
@@ -285,9 +287,9 @@ static void test_port_events_and_fatal(void **state) {
         wait_stub(h, "open mlx4_0", 1);
         wait_stub(h, "open hfi1_0", 1);
         /* The re-read after each open. */
-        wait_stub(h, "reread mlx4_0 1", 1);
-        wait_stub(h, "reread hfi1_0 1", 1);
-        harness_ping(h);
+        wait_stub(h, "reread mlx4_0 1", 2); /* the first is the start-up's */
+        wait_stub(h, "reread hfi1_0 1", 2);
+        harness_observe(h, 300, "the re-reads under way to finish");
 
         harness_clear_signals(h);
         harness_write(h, MLX4_SYS, "ports/1/lid", "0x9\n");
@@ -328,8 +330,8 @@ static void test_gid_change(void **state) {
         char *before, *still, *after;
 
         wait_stub(h, "open mlx4_0", 1);
-        wait_stub(h, "reread mlx4_0 1", 1);
-        harness_ping(h);
+        wait_stub(h, "reread mlx4_0 1", 2); /* the first is the start-up's */
+        harness_observe(h, 300, "the re-read under way to finish");
         before = harness_get_property(h, MLX4_PORT1, RDMAD_PORT_INTERFACE, "Gids", NULL);
         assert_non_null(before);
         assert_null(strstr(before, gid));
@@ -399,7 +401,8 @@ static void test_close_and_reopen(void **state) {
         harness_wait_property(h, OPA0_PORT1, RDMAD_PORT_INTERFACE, "LinkEvents", "verbs", 20000);
         /* The re-read after the open done: a stopping rdmad closes the
          * contexts of idle devices and leaves busy ones to the kernel. */
-        wait_stub(h, "reread opa0 1", 1);
+        wait_stub(h, "reread opa0 1", 2); /* the move's read, then the open's */
+        harness_observe(h, 200, "the re-read under way to finish");
 
         harness_stop_daemon(h);
         log = stub_log();
