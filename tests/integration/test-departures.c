@@ -294,7 +294,8 @@ static bool held_is(Harness *h, const void *data, FILE *seen) {
                 char *log = harness_daemon_log(h);
                 size_t len = log ? strlen(log) : 0;
 
-                fprintf(seen, "%ld held; the daemon's log ends:\n%s", n, log ? log + (len > 3000 ? len - 3000 : 0) : "");
+                fprintf(seen, "%ld held; the daemon's log ends:\n%s", n,
+                        log ? log + (len > 3000 ? len - 3000 : 0) : "");
                 free(log);
         }
         return n == *(const long *) data;

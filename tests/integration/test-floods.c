@@ -595,8 +595,8 @@ static void test_clients_and_uevents_at_once(void **state) {
 
         /* The clients keep calling until the daemon has caught up. */
         expected = 4; /* mlx5_0, mlx5_1, hfi1_0, mlx4_0 */
-        harness_wait_for_bound(h, devices_published, &expected, 60000, "the %u devices in sysfs published after the flood",
-                               expected);
+        harness_wait_for_bound(h, devices_published, &expected, 60000,
+                               "the %u devices in sysfs published after the flood", expected);
         atomic_store(&stop, true);
         for (unsigned i = 0; i < n_clients; i++) {
                 assert_int_equal(pthread_join(clients[i].thread, NULL), 0);

@@ -191,7 +191,8 @@ static bool has_change(Harness *h, const void *data, FILE *seen) {
         const Signal *last = NULL;
 
         for (size_t i = 0; i < h->n_signals; i++)
-                if (strcmp(h->signals[i].member, "PropertiesChanged") == 0 && strcmp(h->signals[i].path, e->path) == 0) {
+                if (strcmp(h->signals[i].member, "PropertiesChanged") == 0 &&
+                    strcmp(h->signals[i].path, e->path) == 0) {
                         if (strstr(h->signals[i].body, e->needle))
                                 return true;
                         last = &h->signals[i];
@@ -207,8 +208,8 @@ static void wait_health(Harness *h, const char *device, const char *health, int 
 
         snprintf(path, sizeof(path), "/org/rdmad1/device/%s", device);
         snprintf(needle, sizeof(needle), "\"Health\": \"%s\"", health);
-        harness_wait_for_bound(h, has_change, &e, (uint64_t) timeout_ms, "a PropertiesChanged of %s to Health %s", device,
-                               health);
+        harness_wait_for_bound(h, has_change, &e, (uint64_t) timeout_ms, "a PropertiesChanged of %s to Health %s",
+                               device, health);
 }
 
 static char *device_property(Harness *h, const char *device, const char *name) {

@@ -222,8 +222,8 @@ void harness_wait_for(Harness *h, HarnessCheck check, const void *data, int time
         va_end(ap);
 }
 
-void harness_wait_for_bound(Harness *h, HarnessCheck check, const void *data, uint64_t bound_ms,
-                            const char *what_fmt, ...) {
+void harness_wait_for_bound(Harness *h, HarnessCheck check, const void *data, uint64_t bound_ms, const char *what_fmt,
+                            ...) {
         va_list ap;
 
         va_start(ap, what_fmt);

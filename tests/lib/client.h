@@ -36,8 +36,8 @@ typedef bool (*HarnessCheck)(Harness *h, const void *data, FILE *seen);
 #define HARNESS_WAIT_MS 20000 /* well under the integration tests' meson timeouts (120 s and more) */
 void harness_wait_for(Harness *h, HarnessCheck check, const void *data, int timeout_ms, const char *what_fmt, ...)
         __attribute__((format(printf, 5, 6)));
-void harness_wait_for_bound(Harness *h, HarnessCheck check, const void *data, uint64_t bound_ms,
-                            const char *what_fmt, ...) __attribute__((format(printf, 5, 6)));
+void harness_wait_for_bound(Harness *h, HarnessCheck check, const void *data, uint64_t bound_ms, const char *what_fmt,
+                            ...) __attribute__((format(printf, 5, 6)));
 
 /* A negative assertion's observation window, for where no ordering barrier
  * exists (a later change, a round trip) that proves an earlier message was

@@ -103,7 +103,8 @@ int http_request_with(unsigned port, const char *method, const char *target, con
         fclose(out);
         close(fd);
         if (n < 0 && errno == ETIMEDOUT) {
-                fprintf(stderr, "waited %.1f s for the answer to %s http://127.0.0.1:%u%s; last seen: %zu bytes%s%.*s\n",
+                fprintf(stderr,
+                        "waited %.1f s for the answer to %s http://127.0.0.1:%u%s; last seen: %zu bytes%s%.*s\n",
                         HTTP_REPLY_TIMEOUT_MS / 1000.0, method, port, target, size, size ? ":\n" : "",
                         size > 4096 ? 4096 : (int) size, data ?: "");
                 free(data);

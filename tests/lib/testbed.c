@@ -167,8 +167,8 @@ void harness_fifo_serve_read(const char *fifo, const char *value) {
                 if (errno != ENXIO)
                         fail_msg("open %s: %m", fifo);
                 if (now_ms() - start > fifo_bound_ms())
-                        fail_msg("waited %.1f s for the worker to read %s; last seen: no reader", (now_ms() - start) / 1e3,
-                                 fifo);
+                        fail_msg("waited %.1f s for the worker to read %s; last seen: no reader",
+                                 (now_ms() - start) / 1e3, fifo);
                 usleep(1000);
         }
         assert_int_equal(fcntl(fd, F_SETFL, 0), 0);
