@@ -232,10 +232,6 @@ static void stop_daemon(Harness *h) {
         }
 }
 
-static bool got_signal(Harness *h, const void *data) {
-        return harness_count_signals(h, NULL, data) > 0;
-}
-
 /* One GetManagedObjects: the body size of its reply, or 0 with the error in *ret_error. */
 static size_t gmo_reply_size(Harness *h, char **ret_error) {
         sd_bus_error error = SD_BUS_ERROR_NULL;
@@ -776,23 +772,23 @@ static void bench_host(unsigned n) {
                 write_virtual_device(root);
                 t0 = now_usec();
                 umockdev_testbed_uevent(h->testbed, "/sys/devices/virtual/infiniband/benchrxe", "add");
-                assert_true(harness_wait(h, got_signal, "InterfacesAdded", 10000));
+                harness_wait_signals(h, NULL, "InterfacesAdded", 1);
                 a[i] = harness_find_signal(h, NULL, "InterfacesAdded")->usec - t0;
 
                 harness_clear_signals(h);
                 harness_write(h, "/sys/devices/virtual/infiniband/benchrxe", "node_desc", "changed\n");
                 t0 = now_usec();
                 umockdev_testbed_uevent(h->testbed, "/sys/devices/virtual/infiniband/benchrxe", "change");
-                assert_true(harness_wait(h, got_signal, "PropertiesChanged", 10000));
+                harness_wait_signals(h, NULL, "PropertiesChanged", 1);
                 c[i] = harness_find_signal(h, NULL, "PropertiesChanged")->usec - t0;
 
                 harness_clear_signals(h);
                 t0 = now_usec();
                 umockdev_testbed_uevent(h->testbed, "/sys/devices/virtual/infiniband/benchrxe", "remove");
-                assert_true(harness_wait(h, got_signal, "InterfacesRemoved", 10000));
+                harness_wait_signals(h, NULL, "InterfacesRemoved", 1);
                 d[i] = harness_find_signal(h, NULL, "InterfacesRemoved")->usec - t0;
                 remove_virtual_device(root);
-                harness_settle(h, 5);
+                harness_observe(h, 5, "a gap between two runs");
         }
         g_free(root);
         add = stats(a, runs_event);
@@ -811,15 +807,11 @@ static void bench_host(unsigned n) {
                 srand(1);
                 for (size_t i = 0; i < runs_flap; i++) {
                         /* At a random point of the poll period, as a real link would change. */
-                        harness_settle(h, rand() % 1000);
+                        harness_observe(h, rand() % 1000, "a random point of the poll period");
                         harness_clear_signals(h);
                         harness_write(h, devpath, "ports/1/state", i % 2 ? "4: ACTIVE\n" : "1: DOWN\n");
                         t0 = now_usec();
-                        if (!harness_wait(h, got_signal, "PropertiesChanged", 10000)) {
-                                fprintf(stderr, "bench: no PropertiesChanged after writing %s/ports/1/state\n",
-                                        devpath);
-                                exit(EXIT_FAILURE);
-                        }
+                        harness_wait_signals(h, NULL, "PropertiesChanged", 1);
                         a[i] = harness_find_signal(h, NULL, "PropertiesChanged")->usec - t0;
                 }
                 flap = stats(a, runs_flap);
@@ -872,7 +864,7 @@ static void bench_idle(unsigned n, unsigned seconds) {
                 write_host(umockdev_testbed_get_root_dir(h->testbed), n);
                 harness_restart_daemon(h, NULL);
         }
-        harness_settle(h, 1500); /* past the first tick, which opens the poll's descriptors */
+        harness_observe(h, 1500, "past the first tick, which opens the poll's descriptors");
         cpu0 = proc_cpu_ns(h->daemon_pid);
         sw0 = proc_status_value(h->daemon_pid, "voluntary_ctxt_switches:") +
               proc_status_value(h->daemon_pid, "nonvoluntary_ctxt_switches:");
@@ -884,7 +876,7 @@ static void bench_idle(unsigned n, unsigned seconds) {
         rss_idle = proc_status_value(h->daemon_pid, "VmRSS:");
         (void) call_usec(h, RDMAD_BUS_NAME, RDMAD_ROOT_PATH, DBUS_OBJECT_MANAGER_INTERFACE, "GetManagedObjects", NULL);
         /* The daemon returns freed pages at most every 5 s, after some work. */
-        harness_settle(h, n > 0 ? 6500 : 200);
+        harness_observe(h, n > 0 ? 6500 : 200, "the trim interval");
         printf("| %u | %u (%u IB) | %.3f %% | %.1f | %lu | %.1f MiB | %.1f MiB | %s |\n", n, 2 * n, 2 * (n / 2),
                (double) (cpu1 - cpu0) / (seconds * 1e9) * 100, (double) (sw1 - sw0) / seconds, sw1 - sw0,
                rss_idle / 1024.0, proc_status_value(h->daemon_pid, "VmRSS:") / 1024.0,
@@ -985,7 +977,7 @@ static void bench_flood(Harness *h, unsigned n, unsigned seconds) {
         snprintf(devpath, sizeof(devpath), "/sys/%s/infiniband/mlx5_%u", pci, n / 2 | 1);
         snprintf(flap_path, sizeof(flap_path), "/org/rdmad1/device/mlx5_5f%u/port/2", n / 2 | 1);
         harness_write(h, devpath, "ports/2/state", "4: ACTIVE\n");
-        harness_settle(h, 1500);
+        harness_observe(h, 1500, "the poll to see the port ACTIVE");
         assert_true(sd_bus_set_method_call_timeout(h->bus, 300 * 1000000ULL) >= 0);
 
         assert_int_equal(pipe2(answers, O_CLOEXEC | O_NONBLOCK), 0);
@@ -995,7 +987,7 @@ static void bench_flood(Harness *h, unsigned n, unsigned seconds) {
         if (subscriber == 0)
                 flap_subscriber(arrivals[1], flap_path, ready[1]);
         assert_int_equal(read(ready[0], &c, 1), 1);
-        harness_settle(h, 200); /* its match is in place */
+        harness_observe(h, 200, "its match is in place");
         for (unsigned i = 0; i < FLOOD_CLIENTS; i++) {
                 clients[i] = fork_or_die();
                 if (clients[i] == 0)
@@ -1104,7 +1096,7 @@ static void bench_big_host(unsigned n) {
         t0 = now_usec();
         size = gmo_reply_size(h, &error);
         t0 = now_usec() - t0;
-        harness_settle(h, 500);
+        harness_observe(h, 500, "the start-up's debug lines");
         version = harness_get_property(h, RDMAD_ROOT_PATH, RDMAD_MANAGER_INTERFACE, "Version", NULL);
         printf("| %u | %u | %s | %.1f ms | %s |\n", n, 6 * n, error ? error : "reply", t0 / 1000.0,
                version ? "answers" : "gone from the bus");
@@ -1134,7 +1126,7 @@ static void bench_idle_floor(unsigned seconds) {
         Harness *h = harness_start(NULL, NULL);
         pid_t floor = floor_start(h);
 
-        harness_settle(h, 500);
+        harness_observe(h, 500, "the floor service's start-up");
         cpu0 = proc_cpu_ns(floor);
         sw0 = proc_status_value(floor, "voluntary_ctxt_switches:") +
               proc_status_value(floor, "nonvoluntary_ctxt_switches:");
@@ -1269,8 +1261,8 @@ static void verbs_native_idle(Harness *h, const char *root, unsigned n, bool eve
         unsetenv("RDMAD_TEST_WRAPPER");
         /* The contexts open, then a first slow round opens the kept state descriptors. */
         for (unsigned i = 0; events && verbs_opens() < n && i < 3000; i++)
-                harness_settle(h, 20);
-        harness_settle(h, 12000);
+                harness_observe(h, 20, "a verbs context to open");
+        harness_observe(h, 12000, "the first slow round of reads");
         *ret = verbs_idle(h, seconds);
         harness_stop_daemon(h);
         assert_int_equal(umount2("/sys", MNT_DETACH), 0);
@@ -1300,7 +1292,7 @@ static VerbsFigures bench_verbs_mode(unsigned n, bool events, size_t runs, unsig
         g_free(root);
         harness_restart_daemon(h, NULL);
         for (unsigned i = 0; events && verbs_opens() < n / 2 && i < 3000; i++)
-                harness_settle(h, 20);
+                harness_observe(h, 20, "a verbs context to open");
         if (events && verbs_opens() < n / 2) {
                 fprintf(stderr, "bench: %u verbs contexts of %u opened\n", verbs_opens(), n / 2);
                 exit(EXIT_FAILURE);
@@ -1313,16 +1305,13 @@ static VerbsFigures bench_verbs_mode(unsigned n, bool events, size_t runs, unsig
                 bool up = i % 2;
 
                 /* At a random point of the poll period, as a real link would change. */
-                harness_settle(h, rand() % 1000);
+                harness_observe(h, rand() % 1000, "a random point of the poll period");
                 harness_clear_signals(h);
                 harness_write(h, devpath, "ports/1/state", up ? "4: ACTIVE\n" : "1: DOWN\n");
                 t0 = now_usec();
                 if (events)
                         verbs_send(device, up ? IBV_EVENT_PORT_ACTIVE : IBV_EVENT_PORT_ERR);
-                if (!harness_wait(h, got_signal, "PropertiesChanged", 15000)) {
-                        fprintf(stderr, "bench: no PropertiesChanged after writing %s/ports/1/state\n", devpath);
-                        exit(EXIT_FAILURE);
-                }
+                harness_wait_signals(h, NULL, "PropertiesChanged", 1);
                 a[i] = harness_find_signal(h, NULL, "PropertiesChanged")->usec - t0;
         }
         f.flap = stats(a, runs);
@@ -1332,11 +1321,11 @@ static VerbsFigures bench_verbs_mode(unsigned n, bool events, size_t runs, unsig
                 char *tb = umockdev_testbed_get_root_dir(h->testbed);
 
                 /* Past the first slow round, whose reads open the kept state descriptors. */
-                harness_settle(h, 12000);
+                harness_observe(h, 12000, "the first slow round of reads");
                 if (verbs_hold > 0) {
                         fprintf(stderr, "bench: %s host of %u devices idle, rdmad PID %d, for %u s\n",
                                 events ? "events" : "poll-only", n, (int) h->daemon_pid, verbs_hold);
-                        harness_settle(h, verbs_hold * 1000);
+                        harness_observe(h, verbs_hold * 1000, "the idle period asked for");
                 }
                 f.idle = verbs_idle(h, idle_seconds);
                 /* The second run opens as many contexts again. */

@@ -58,12 +58,16 @@ char *prometheus_query(unsigned port, const char *query) {
 }
 
 bool prometheus_wait_value(unsigned port, const char *query, const char *expected, int timeout_ms) {
-        for (int waited = 0; waited <= timeout_ms; waited += 250) {
+        for (int waited = 0;; waited += 250) {
                 _cleanup_free_ char *v = prometheus_query(port, query);
 
                 if (v && streq(v, expected))
                         return true;
-                usleep(250000);
+                if (waited >= timeout_ms) {
+                        fprintf(stderr, "waited %.1f s for Prometheus to answer %s with %s; last seen: %s\n",
+                                waited / 1e3, query, expected, v ?: "(no value)");
+                        return false;
+                }
+                usleep(250000); /* the polling interval of this bounded wait */
         }
-        return false;
 }

@@ -127,15 +127,48 @@ static char *scrape(unsigned port) {
         return body;
 }
 
+/* Scrapes until one has needle; says what it saw last when it gives up. */
 static bool scrape_until(unsigned port, const char *needle, int timeout_ms) {
-        for (int waited = 0; waited <= timeout_ms; waited += 100) {
+        for (int waited = 0;; waited += 100) {
                 _cleanup_free_ char *body = scrape(port);
 
                 if (strstr(body, needle))
                         return true;
-                usleep(100000);
+                if (waited >= timeout_ms) {
+                        fprintf(stderr, "waited %.1f s for a scrape with \"%s\"; last seen:\n%.4000s\n", waited / 1e3,
+                                needle, body);
+                        return false;
+                }
+                usleep(100000); /* the polling interval of this bounded wait */
         }
-        return false;
+}
+
+/* A barrier through dbus-monitor: a GetManagedObjects of the test's own, on
+ * a path under /test/, to the bus driver (which refuses it); once the
+ * monitor has logged it, it has logged everything routed before it. */
+static void send_monitor_barrier(Harness *h, const char *path) {
+        (void) sd_bus_call_method(h->bus, "org.freedesktop.DBus", path, "org.freedesktop.DBus.ObjectManager",
+                                  "GetManagedObjects", NULL, NULL, "");
+}
+
+typedef struct MonitorWant {
+        const char *log;
+        const char *path;
+        bool resend; /* until the monitor is up: each look sends the call again */
+} MonitorWant;
+
+static bool monitor_logged(Harness *h, const void *data, FILE *seen) {
+        const MonitorWant *w = data;
+        _cleanup_free_ char *text = NULL;
+        char needle[80];
+
+        if (w->resend)
+                send_monitor_barrier(h, w->path);
+        if (!g_file_get_contents(w->log, &text, NULL, NULL))
+                text = g_strdup("");
+        snprintf(needle, sizeof(needle), "path=%s;", w->path);
+        fprintf(seen, "%zu bytes in %s", strlen(text), w->log);
+        return strstr(text, needle) != NULL;
 }
 
 /* GetManagedObjects calls to rdmad so far, as dbus-monitor logged them. */
@@ -143,11 +176,23 @@ static unsigned gmo_calls(Fixture *f) {
         _cleanup_free_ char *text = NULL;
         unsigned n = 0;
 
-        usleep(300000); /* what the monitor has seen reaches its file */
-        if (!g_file_get_contents(f->monitor_log, &text, NULL, NULL))
-                return 0;
-        for (const char *p = text; (p = strstr(p, "member=GetManagedObjects")); p++)
-                n++;
+        static unsigned barriers;
+        char path[64];
+        MonitorWant w = { f->monitor_log, path, false };
+
+        snprintf(path, sizeof(path), "/test/barrier%u", ++barriers);
+        send_monitor_barrier(f->h, path);
+        harness_wait_for(f->h, monitor_logged, &w, 0, "dbus-monitor to log the call on %s", path);
+        assert_true(g_file_get_contents(f->monitor_log, &text, NULL, NULL));
+        /* Not the test's own (path=/test/...; member=GetManagedObjects). */
+        for (const char *p = text; (p = strstr(p, "member=GetManagedObjects")); p++) {
+                const char *line = p;
+
+                while (line > text && line[-1] != '\n')
+                        line--;
+                if (!strstr(line, "path=/test/") || strstr(line, "path=/test/") > p)
+                        n++;
+        }
         return n;
 }
 
@@ -169,7 +214,9 @@ static int group_setup(void **state) {
                              fx.h->address, fx.monitor_log) > 0);
         fx.monitor_pid = harness_spawn((char *[]){ "sh", "-c", monitor_cmd, NULL });
         free(monitor_cmd);
-        usleep(500000);
+        /* Up once it logs a call of the test's own. */
+        harness_wait_for(fx.h, monitor_logged, &(MonitorWant){ fx.monitor_log, "/test/ready", true }, 0,
+                         "dbus-monitor to log a call on /test/ready");
 
         fx.port = free_tcp_port();
         snprintf(listen_arg, sizeof(listen_arg), "--web.listen-address=127.0.0.1:%u", fx.port);
@@ -308,7 +355,7 @@ static void slow_loris(Fixture *f, size_t n) {
                 assert_contains(r.body, "\nrdmad_up 1\n");
                 free(r.body);
                 close(fd);
-                usleep(1500000);
+                usleep(1500000); /* not a wait: the trickle goes on across the rounds */
         }
         /* After the request timeout, no slow connection is left open. */
         for (size_t i = 0; i < n; i++) {

@@ -228,13 +228,13 @@ static void test_counters_read_at_call_time(void **state) {
         harness_clear_signals(h);
         harness_write(h, MLX5_SYS, "ports/1/hw_counters/out_of_buffer", "2000\n");
         harness_write(h, MLX5_SYS, "ports/1/counters/port_xmit_data", "1419870307\n");
-        if (geteuid() != 0)
-                harness_settle(h, 1100);
+        if (geteuid() != 0) /* the daemon's own interval, not a wait for anything */
+                harness_observe(h, 1100, "the 1 s an unprivileged caller's counters are kept");
         body = call_body(h, MLX5_0 "/port/1", RDMAD_PORT_INTERFACE, "GetCounters");
         assert_non_null(strstr(body, "\"out_of_buffer\": 2000,"));
         assert_non_null(strstr(body, "\"port_xmit_data\": 5679481228,"));
         free(body);
-        harness_settle(h, 200);
+        harness_observe(h, 200, "signals for counters, which must not come");
         assert_int_equal(harness_count_signals(h, MLX5_0 "/port/1", "PropertiesChanged"), 0);
 }
 
@@ -268,7 +268,7 @@ static void test_state_changes_count_flaps(void **state) {
 
         harness_clear_signals(h);
         write_paused(h, "ports/1/state", "4: ACTIVE  \n\n");
-        harness_settle(h, 300); /* several poll ticks */
+        harness_observe(h, 300, "several poll ticks, which must see no change");
         assert_int_equal(harness_count_signals(h, HFI1_0 "/port/1", "PropertiesChanged"), 0);
         harness_assert_property(h, HFI1_0 "/port/1", RDMAD_PORT_INTERFACE, "State", "4: ACTIVE");
         harness_assert_property(h, HFI1_0 "/port/1", RDMAD_PORT_INTERFACE, "StateChanges", "2");
@@ -329,7 +329,7 @@ static void test_slow_read_shared_and_loop_answers(void **state) {
         free(error_name);
 
         for (size_t i = 0; i < N_SHARED; i++) {
-                assert_true(harness_wait(h, harness_reply_done, &replies[i], 60000));
+                harness_wait_reply(h, &replies[i], 30000, "a shared GetAllCounters");
                 assert_null(replies[i].error_name);
                 assert_string_equal(replies[i].value, replies[0].value);
         }

@@ -167,7 +167,7 @@ static void test_waiters_of_a_departed_user_are_dropped(void **state) {
                                              UINT32_MAX) >= 0);
         harness_wait_log_count(h, "WaitForState calls held: ", 257);
         harness_write(h, MLX4_SYS, "ports/1/state", "1: DOWN\n"); /* the poll sees it */
-        assert_true(harness_wait(h, harness_reply_done, &root_held, 20000));
+        harness_wait_reply(h, &root_held, 20000, "root's WaitForState(DOWN) on mlx4_0/1");
         assert_null(root_held.error_name);
         assert_string_equal(root_held.value, "DOWN");
         async_reply_clear(&root_held);
@@ -235,23 +235,15 @@ static void test_managed_objects_calls_of_a_departed_connection_are_dropped(void
                 assert_true(sd_bus_call_method_async(c, NULL, RDMAD_BUS_NAME, RDMAD_ROOT_PATH,
                                                      "org.freedesktop.DBus.ObjectManager", "GetManagedObjects",
                                                      ignore_reply, NULL, "") >= 0);
-        assert_true(sd_bus_flush(c) >= 0);
-        usleep(200000); /* passed on by dbus-daemon */
+        harness_bus_barrier(c); /* passed on by the bus, before the news that c left */
         sd_bus_flush_close_unref(c);
         harness_resume(h);
 
         after = managed_objects_dump(h->bus, NULL);
         assert_non_null(after);
         assert_string_equal(after, reference);
-        for (unsigned tries = 0;; tries++) {
-                log = harness_daemon_log(h);
-                if (strstr(log, needle))
-                        break;
-                if (tries > 200)
-                        fail_msg("the daemon never said \"%s\"; its log:\n%s", needle, log);
-                free(log);
-                harness_settle(h, 50);
-        }
+        harness_wait_log(h, needle);
+        log = harness_daemon_log(h);
         printf("%s\n", strstr(log, needle));
         free(log);
         free(reference);
@@ -295,20 +287,23 @@ static long held_now(Harness *h) {
         return n;
 }
 
-static bool held_is(Harness *h, const void *data) {
-        return held_now(h) == *(const long *) data;
-}
+static bool held_is(Harness *h, const void *data, FILE *seen) {
+        long n = held_now(h);
 
-static void wait_held(Harness *h, long n, int ms) {
-        if (!harness_wait(h, held_is, &n, ms)) {
+        if (n != *(const long *) data) {
                 char *log = harness_daemon_log(h);
                 size_t len = log ? strlen(log) : 0;
 
-                fprintf(stderr, "the daemon's log ends:\n%s\n", log ? log + (len > 3000 ? len - 3000 : 0) : "");
+                fprintf(seen, "%ld held; the daemon's log ends:\n%s", n,
+                        log ? log + (len > 3000 ? len - 3000 : 0) : "");
                 free(log);
         }
-        if (!held_is(h, &n))
-                fail_msg("WaitForState calls held: %ld after %d ms, not %ld", held_now(h), ms, n);
+        return n == *(const long *) data;
+}
+
+/* ms: a bound the caller scaled. */
+static void wait_held(Harness *h, long n, int ms) {
+        harness_wait_for_bound(h, held_is, &n, (uint64_t) ms, "WaitForState calls held: %ld", n);
 }
 
 static int lost_setup(void **state) {
@@ -347,7 +342,7 @@ static void test_a_departure_never_told_is_found(void **state) {
 
         attacker_start(&at, &again, NOBODY);
         wait_held(h, 4 * again.in_flight, (int) (harness_time_bound(20 * 1000000ULL) / 1000));
-        harness_settle(h, 200);
+        harness_observe(h, 200, "the attack to go on against a full registry: its errors would show");
         (void) attacker_stop(&at, &errors);
         assert_int_equal(errors, 0);
 }
@@ -455,7 +450,8 @@ static void test_a_departure_lost_in_a_full_queue_is_found(void **state) {
                 fail_msg("the bus took every 30 MB call: its queue to rdmad never filled");
         }
         (void) attacker_stop(&at, NULL); /* their NameOwnerChanged finds the queue full */
-        harness_settle(h, 500);
+        /* The bus says nothing when it drops a message for a full queue: a window. */
+        harness_observe(h, 500, "the bus to route the departures into the full queue");
         harness_resume(h);
         t = now_usec();
         wait_held(h, 0, (int) (harness_time_bound(12 * 1000000ULL) / 1000));

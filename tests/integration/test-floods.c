@@ -515,6 +515,13 @@ static size_t published_devices(Harness *h) {
         return n;
 }
 
+static bool devices_published(Harness *h, const void *data, FILE *seen) {
+        size_t n = published_devices(h);
+
+        fprintf(seen, "%zu devices published", n);
+        return n == *(const unsigned *) data;
+}
+
 /* GetManagedObjects without the timestamps, counts and history of state
  * changes, which a fresh daemon has not seen. */
 static char *tree_snapshot(Harness *h) {
@@ -633,11 +640,8 @@ static void test_clients_and_uevents_at_once(void **state) {
 
         /* The clients keep calling until the daemon has caught up. */
         expected = 4; /* mlx5_0, mlx5_1, hfi1_0, mlx4_0 */
-        for (unsigned tries = 0; published_devices(h) != expected; tries++) {
-                if (tries > 1200)
-                        fail_msg("after the flood: %zu devices published, %u in sysfs", published_devices(h), expected);
-                usleep(50000);
-        }
+        harness_wait_for_bound(h, devices_published, &expected, 60000,
+                               "the %u devices in sysfs published after the flood", expected);
         atomic_store(&stop, true);
         for (unsigned i = 0; i < n_clients; i++) {
                 assert_int_equal(pthread_join(clients[i].thread, NULL), 0);
@@ -657,7 +661,8 @@ static void test_clients_and_uevents_at_once(void **state) {
         assert_int_equal(events, n_events);
 
         /* Let the last flap be polled, then: the tree a fresh daemon reads. */
-        harness_settle(h, 500);
+        harness_wait_property(h, MLX5_0 "/port/1", RDMAD_PORT_INTERFACE, "StateName", "ACTIVE", 0);
+        harness_wait_property(h, HFI1_0 "/port/1", RDMAD_PORT_INTERFACE, "StateName", "DOWN", 0);
         harness_assert_property(h, MLX5_0 "/port/1", RDMAD_PORT_INTERFACE, "StateName", "ACTIVE");
         harness_assert_property(h, HFI1_0 "/port/1", RDMAD_PORT_INTERFACE, "StateName", "DOWN");
         before = tree_snapshot(h);

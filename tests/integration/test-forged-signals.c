@@ -51,15 +51,18 @@ static bool port_is(Harness *h, const char *path, const char *state) {
         return is;
 }
 
-static bool every_port_init(Harness *h, const void *data) {
-        return port_is(h, HFI1_PORT1, "INIT") && port_is(h, MLX4_PORT1, "INIT");
+static bool every_port_init(Harness *h, const void *data, FILE *seen) {
+        bool hfi1 = port_is(h, HFI1_PORT1, "INIT"), mlx4 = port_is(h, MLX4_PORT1, "INIT");
+
+        fprintf(seen, "hfi1_0/1 %s, mlx4_0/1 %s", hfi1 ? "INIT" : "not INIT", mlx4 ? "INIT" : "not INIT");
+        return hfi1 && mlx4;
 }
 
 /* Every port with a link INIT (mlx4_0/2 has none: DOWN, Disabled). */
 static void bring_links_to_init(Harness *h) {
         harness_write(h, HFI1_SYS, "ports/1/state", "2: INIT\n");
         harness_write(h, MLX4_SYS, "ports/1/state", "2: INIT\n");
-        assert_true(harness_wait(h, every_port_init, NULL, 10000));
+        harness_wait_for(h, every_port_init, NULL, 10000, "every port with a link INIT");
 }
 
 /* Everything a forger would say to end a wait, every 100 ms for ms. */
@@ -75,7 +78,7 @@ static void forge_links_up_for(Harness *h, sd_bus *forger, int ms) {
                 /* "rdmad left, and came back as me": then mine would be believed. */
                 if (t % 1000 == 0)
                         forge_owner_change(forger, RDMAD_BUS_NAME, owner, self);
-                harness_settle(h, 100);
+                harness_observe(h, 100, "the forger's pace: every 100 ms");
         }
 }
 
@@ -95,7 +98,9 @@ static void test_a_forged_active_does_not_end_a_wait(void **state) {
                 children[i] = rdmactl_child_start(forms[i]);
         /* rdmad-wait-online.service's ExecStart, as it is (its timeout is 2min). */
         unit = rdmactl_child_start("wait --quiet --timeout=2min");
-        harness_settle(h, 300); /* subscribed and read */
+        /* A quiet wait says nothing when it has subscribed and read; the forgeries
+         * go on for 2.5 s, this only lets them hear all of it. */
+        harness_observe(h, 300, "the waits to subscribe and read");
 
         forge_links_up_for(h, forger, 2500);
 
@@ -114,7 +119,7 @@ static void test_a_forged_active_does_not_end_a_wait(void **state) {
 
         /* The real thing still ends it. */
         unit = rdmactl_child_start("wait --quiet --timeout=20s");
-        harness_settle(h, 300);
+        harness_observe(h, 300, "the wait to subscribe and read, so that a change ends it");
         harness_write(h, HFI1_SYS, "ports/1/state", "4: ACTIVE\n");
         harness_write(h, MLX4_SYS, "ports/1/state", "4: ACTIVE\n");
         harness_write(h, MLX4_SYS, "ports/2/state", "4: ACTIVE\n");
@@ -146,12 +151,12 @@ static void test_monitor_prints_no_forgery(void **state) {
         forge_owner_change(forger, RDMAD_BUS_NAME, owner, self);
         forge_evil_device(forger);
         forge_port_active(forger, MLX4_PORT2);
-        harness_settle(h, 500);
+        harness_bus_barrier(forger); /* the bus has routed them all, before the real change */
 
         /* A real change after them all: what monitor prints up to it is all it took in. */
         harness_write(h, MLX4_SYS, "ports/2/state", "3: ARMED\n");
         monitor_expect(m, "mlx4_0 port 2: ");
-        harness_settle(h, 200);
+        monitor_expect(m, "DOWN -> ARMED");
         (void) rdmactl_child_wait_for(m, "\x01never", false, 200);
         if (strstr(m->out->str, "evil0") || strstr(m->out->str, "removed") || strstr(m->out->str, "hfi1_0") ||
             strstr(m->out->str, "ACTIVE") || strstr(m->out->str, "restarted") || strstr(m->err->str, "left"))
@@ -181,18 +186,20 @@ static void test_a_forged_departure_keeps_roots_wait(void **state) {
         assert_true(sd_bus_call_method_async(h->bus, NULL, RDMAD_BUS_NAME, HFI1_PORT1, RDMAD_PORT_INTERFACE,
                                              "WaitForState", harness_on_reply, &reply, "su", "ACTIVE",
                                              (uint32_t) 15000) >= 0);
-        harness_settle(h, 300); /* rdmad holds it */
+        harness_ping(h); /* rdmad holds it, or answered before the Ping */
         assert_false(reply.done);
 
         /* "root's connection left the bus", to rdmad by name and to everyone. */
         assert_true(sd_bus_get_unique_name(h->bus, &root) >= 0);
         for (int i = 0; i < 5; i++)
                 forge(forger, DBUS_PATH, DBUS_INTERFACE, "NameOwnerChanged", "sss", root, root, "");
-        harness_settle(h, 500);
+        /* rdmad reads one connection in order: after both round trips it has handled every forgery. */
+        harness_bus_barrier(forger);
+        harness_ping(h);
         assert_false(reply.done);
 
         harness_write(h, HFI1_SYS, "ports/1/state", "4: ACTIVE\n");
-        assert_true(harness_wait(h, harness_reply_done, &reply, 10000));
+        harness_wait_reply(h, &reply, 10000, "WaitForState(ACTIVE) after the real change");
         assert_null(reply.error_name);
         log = harness_daemon_log(h);
         assert_null(strstr(log, "left the bus"));

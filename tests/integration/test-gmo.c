@@ -226,7 +226,7 @@ static void flap_both(Harness *h, unsigned round) {
         harness_write(h, MLX4_SYS, "ports/1/state", state);
         harness_write(h, MLX4_SYS, "ports/1/phys_state", phys);
         harness_resume(h);
-        harness_settle(h, 30 + round % 5 * 20);
+        harness_observe(h, 30 + round % 5 * 20, "a varying part of the poll period between flaps");
 }
 
 static void test_changes_never_mixed(void **state) {
@@ -269,8 +269,7 @@ static void test_calls_per_connection(void **state) {
                 assert_true(sd_bus_call_method_async(c, NULL, RDMAD_BUS_NAME, RDMAD_ROOT_PATH,
                                                      "org.freedesktop.DBus.ObjectManager", "GetManagedObjects",
                                                      on_counted_reply, counts, "") >= 0);
-        assert_true(sd_bus_flush(c) >= 0);
-        usleep(200000); /* passed on by dbus-daemon, so that they arrive in one go */
+        harness_bus_barrier(c); /* passed on by the bus, so that they arrive in one go */
         harness_resume(h);
         for (uint64_t deadline = now_usec() + 60 * 1000000ULL; !counted(h, counts) && now_usec() < deadline;)
                 assert_true(sd_bus_wait(c, 100000) >= 0 && sd_bus_process(c, NULL) >= 0);
@@ -301,12 +300,9 @@ static void test_size_counted(void **state) {
 
         assert_non_null(reply);
         exact = message_body_size(reply);
-        for (unsigned tries = 0; !(log = harness_daemon_log(h)) || !(p = strstr(log, " bytes counted")); tries++) {
-                if (tries > 200)
-                        fail_msg("the daemon never said how many bytes it counted; its log:\n%s", log);
-                free(log);
-                harness_settle(h, 50);
-        }
+        harness_wait_log(h, " bytes counted");
+        log = harness_daemon_log(h);
+        p = strstr(log, " bytes counted");
         while (p > log && p[-1] >= '0' && p[-1] <= '9')
                 p--;
         counted = strtoull(p, NULL, 10);
@@ -396,7 +392,8 @@ static void call_all_at_once(Harness *h, sd_bus **buses, Answer *answers, unsign
         }
         harness_pause(h);
         send_all(buses, answers, n, &n_answered);
-        usleep(200000); /* passed on by dbus-daemon */
+        for (unsigned i = 0; i < n; i++)
+                harness_bus_barrier(buses[i]); /* passed on by the bus */
         harness_resume(h);
         read_answers(buses, n, &n_answered, true);
         rank_answers(answers, n);

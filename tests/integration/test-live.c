@@ -42,7 +42,7 @@ static void test_hot_add_and_remove(void **state) {
 
         harness_wait_signals(h, RDMAD_ROOT_PATH, "InterfacesAdded", 2);
         harness_wait_signals(h, RDMAD_ROOT_PATH, "PropertiesChanged", 1);
-        harness_settle(h, 100);
+        harness_ping(h); /* every signal of the batch is in */
         assert_int_equal(harness_count_signals(h, RDMAD_ROOT_PATH, "InterfacesAdded"), 2);
         assert_non_null(strstr(h->signals[0].body, "\"/org/rdmad1/device/rxe5\" {"));
         assert_non_null(strstr(h->signals[0].body, "\"org.rdmad1.Device\": {\"Name\": \"rxe5\""));
@@ -61,7 +61,7 @@ static void test_hot_add_and_remove(void **state) {
         umockdev_testbed_remove_device(h->testbed, "/sys/devices/virtual/infiniband/rxe5");
         harness_wait_signals(h, RDMAD_ROOT_PATH, "InterfacesRemoved", 2);
         harness_wait_signals(h, RDMAD_ROOT_PATH, "PropertiesChanged", 1);
-        harness_settle(h, 100);
+        harness_ping(h);
         assert_int_equal(harness_count_signals(h, RDMAD_ROOT_PATH, "InterfacesRemoved"), 2);
         assert_non_null(strstr(h->signals[0].body, "\"/org/rdmad1/device/rxe5/port/1\""));
         assert_non_null(strstr(h->signals[1].body, "\"/org/rdmad1/device/rxe5\" [\"org.freedesktop.DBus.Peer\""));
@@ -78,7 +78,7 @@ static void test_rename_via_move(void **state) {
         harness_rename_device(h, HFI1_SYS, "opa0");
 
         harness_wait_signals(h, RDMAD_ROOT_PATH, "InterfacesAdded", 2);
-        harness_settle(h, 100);
+        harness_ping(h);
         assert_int_equal(harness_count_signals(h, RDMAD_ROOT_PATH, "InterfacesRemoved"), 2);
         assert_int_equal(harness_count_signals(h, RDMAD_ROOT_PATH, "InterfacesAdded"), 2);
         /* Removed before added. */
@@ -97,7 +97,7 @@ static void test_port_flap_is_one_signal_with_exactly_the_changes(void **state) 
         const Signal *s;
         char *names, *usec;
 
-        harness_settle(h, 200);
+        harness_ping(h); /* what the start-up had to say is in, and cleared */
         harness_clear_signals(h);
 
         /* Down: state and phys_state change together between two ticks. */
@@ -106,7 +106,8 @@ static void test_port_flap_is_one_signal_with_exactly_the_changes(void **state) 
         harness_write(h, HFI1_SYS, "ports/1/phys_state", "3: Disabled\n");
         harness_resume(h);
         harness_wait_signals(h, HFI1_0 "/port/1", "PropertiesChanged", 1);
-        harness_settle(h, 300); /* several more ticks: nothing more to say */
+        /* No tick can be awaited: six at 50 ms, in which a second signal would come. */
+        harness_observe(h, 300, "several more ticks: nothing more to say");
         assert_int_equal(h->n_signals, 1);
         s = harness_find_signal(h, HFI1_0 "/port/1", "PropertiesChanged");
         names = signal_changed_names(s);
@@ -126,7 +127,7 @@ static void test_port_flap_is_one_signal_with_exactly_the_changes(void **state) 
         harness_write(h, HFI1_SYS, "ports/1/rate", "56 Gb/sec (4X FDR)\n");
         harness_resume(h);
         harness_wait_signals(h, HFI1_0 "/port/1", "PropertiesChanged", 1);
-        harness_settle(h, 300);
+        harness_observe(h, 300, "several more ticks: nothing more to say");
         assert_int_equal(h->n_signals, 1);
         names = signal_changed_names(&h->signals[0]);
         assert_string_equal(names, "State StateNum StateName PhysState PhysStateNum PhysStateName Rate RateSpeed "
@@ -159,7 +160,7 @@ static void test_phys_state_settling_after_the_state_is_seen(void **state) {
         Harness *h = *state;
         char *names;
 
-        harness_settle(h, 200);
+        harness_ping(h);
         harness_clear_signals(h);
         harness_write(h, HFI1_SYS, "ports/1/state", "1: DOWN\n");
         harness_wait_signals(h, HFI1_0 "/port/1", "PropertiesChanged", 1);
@@ -179,7 +180,8 @@ static void test_phys_state_settling_after_the_state_is_seen(void **state) {
         /* Settled: a phys_state change without a state change waits for the sweep. */
         harness_clear_signals(h);
         harness_write(h, HFI1_SYS, "ports/1/phys_state", "2: Polling\n");
-        harness_settle(h, 3000);
+        /* No tick can be awaited: three at 1 s, any of which would send the change if it were not waiting. */
+        harness_observe(h, 3000, "three ticks without a signal");
         assert_int_equal(harness_count_signals(h, HFI1_0 "/port/1", "PropertiesChanged"), 0);
 }
 
@@ -202,7 +204,7 @@ static void test_a_yielding_poll_pass_reaches_every_port(void **state) {
         Harness *h = *state;
         char *names;
 
-        harness_settle(h, 200);
+        harness_ping(h);
         harness_clear_signals(h);
         harness_pause(h);
         harness_write(h, HFI1_SYS, "ports/1/state", "1: DOWN\n");
@@ -212,7 +214,7 @@ static void test_a_yielding_poll_pass_reaches_every_port(void **state) {
         harness_resume(h);
         harness_wait_signals(h, HFI1_0 "/port/1", "PropertiesChanged", 1);
         harness_wait_signals(h, MLX4_0 "/port/1", "PropertiesChanged", 1);
-        harness_settle(h, 500); /* ten passes at 50 ms */
+        harness_observe(h, 500, "ten passes at 50 ms: nothing more to say");
         assert_int_equal(h->n_signals, 2);
         for (size_t i = 0; i < h->n_signals; i++) {
                 names = signal_changed_names(&h->signals[i]);
@@ -243,7 +245,7 @@ static void uevent_changes(Harness *h, const char *syspath, const char *action, 
 static void test_pf_and_vf_publish_each_other_coming_and_going(void **state) {
         Harness *h = *state;
 
-        harness_settle(h, 100);
+        harness_wait_property(h, MLX5_0, RDMAD_DEVICE_INTERFACE, "VirtualFunctions", "[\"" MLX5_1 "\"]", 0);
         harness_assert_property(h, MLX5_0, RDMAD_DEVICE_INTERFACE, "VirtualFunctions", "[\"" MLX5_1 "\"]");
         harness_assert_property(h, MLX5_1, RDMAD_DEVICE_INTERFACE, "PhysicalFunction", MLX5_0);
 
@@ -263,9 +265,9 @@ static void test_pf_and_vf_publish_each_other_coming_and_going(void **state) {
 static void test_quiet_ticks_say_nothing(void **state) {
         Harness *h = *state;
 
-        harness_settle(h, 100);
+        harness_ping(h);
         harness_clear_signals(h);
-        harness_settle(h, 600); /* a dozen ticks at 50 ms */
+        harness_observe(h, 600, "a dozen ticks at 50 ms: nothing to say");
         assert_int_equal(h->n_signals, 0);
 }
 
@@ -280,7 +282,7 @@ static void test_netdev_remove_and_add_follow_the_port(void **state) {
 
         harness_wait_signals(h, RDMAD_ROOT_PATH, "InterfacesRemoved", 1);
         harness_wait_signals(h, MLX5_0 "/port/1", "PropertiesChanged", 1);
-        harness_settle(h, 100);
+        harness_ping(h);
         assert_non_null(
                 strstr(harness_find_signal(h, RDMAD_ROOT_PATH, "InterfacesRemoved")->body, MLX5_0 "/netdev/ens1f0np0"));
         harness_assert_property(h, MLX5_0 "/port/1", RDMAD_PORT_INTERFACE, "NetDev", "/");
@@ -348,17 +350,17 @@ static void test_wait_for_state(void **state) {
 
         /* Times out. */
         wait_for_state_async(h, HFI1_0 "/port/1", "ARMED", 300, &a);
-        assert_true(harness_wait(h, harness_reply_done, &a, 10000));
+        harness_wait_reply(h, &a, 10000, "WaitForState(ARMED, 300 ms)");
         assert_string_equal(a.error_name, RDMAD_ERROR_TIMEOUT);
 
         /* Reached later, after a change; two waiters on the same port both answered. */
         wait_for_state_async(h, HFI1_0 "/port/1", "DOWN", 20000, &b);
         wait_for_state_async(h, HFI1_0 "/port/1", "down", 20000, &c);
-        harness_settle(h, 150);
+        harness_ping(h); /* both held, or answered before the Ping's answer */
         assert_false(b.done);
         harness_write(h, HFI1_SYS, "ports/1/state", "1: DOWN\n");
-        assert_true(harness_wait(h, harness_reply_done, &b, 10000));
-        assert_true(harness_wait(h, harness_reply_done, &c, 10000));
+        harness_wait_reply(h, &b, 10000, "WaitForState(DOWN) after the port went down");
+        harness_wait_reply(h, &c, 10000, "WaitForState(down) after the port went down");
         assert_null(b.error_name);
         assert_string_equal(b.value, "DOWN");
         assert_string_equal(c.value, "DOWN");
@@ -368,13 +370,24 @@ static void test_wait_for_state(void **state) {
 
         /* The device goes away while waiting. */
         wait_for_state_async(h, HFI1_0 "/port/1", "ACTIVE", 20000, &a);
-        harness_settle(h, 100);
+        harness_ping(h);
         assert_false(a.done);
         umockdev_testbed_uevent(h->testbed, HFI1_SYS, "remove");
         umockdev_testbed_remove_device(h->testbed, HFI1_SYS);
-        assert_true(harness_wait(h, harness_reply_done, &a, 10000));
+        harness_wait_reply(h, &a, 10000, "WaitForState(ACTIVE) when the device is removed");
         assert_string_equal(a.error_name, RDMAD_ERROR_NO_SUCH_DEVICE);
         async_reply_clear(&a);
+}
+
+static bool devices_are(Harness *h, const void *data, FILE *seen) {
+        char *devices = harness_get_property(h, RDMAD_ROOT_PATH, RDMAD_MANAGER_INTERFACE, "Devices", NULL);
+        size_t n = 0;
+
+        for (const char *p = devices; p && (p = strstr(p, "\"/org")); p++)
+                n++;
+        free(devices);
+        fprintf(seen, "%zu devices", n);
+        return n == *(const size_t *) data;
 }
 
 /* 500 devices, 1000 add/remove uevents; then the published tree must be
@@ -431,20 +444,8 @@ static void test_uevent_storm_leaves_the_tree_equal_to_sysfs(void **state) {
         for (int i = 0; i < count; i++)
                 expected += present[i];
 
-        /* Wait until the daemon has caught up: the device count settles. */
-        for (int tries = 0;; tries++) {
-                char *devices = harness_get_property(h, RDMAD_ROOT_PATH, RDMAD_MANAGER_INTERFACE, "Devices", NULL);
-                size_t n = 0;
-
-                for (const char *p = devices; (p = strstr(p, "\"/org")); p++)
-                        n++;
-                free(devices);
-                if (n == expected)
-                        break;
-                if (tries > 600)
-                        fail_msg("after the storm: %zu devices published, %zu in sysfs", n, expected);
-                harness_settle(h, 100);
-        }
+        /* Wait until the daemon has caught up: the device count settles (as long as before: 60 s). */
+        harness_wait_for_bound(h, devices_are, &expected, 60000, "%zu devices published after the storm", expected);
 
         o = get_managed_objects(h);
         for (int i = 0; i < N; i++) {
@@ -460,11 +461,12 @@ static void test_uevent_storm_leaves_the_tree_equal_to_sysfs(void **state) {
         objects_free(o);
 
         /* The strongest check: a full comparison with sysfs finds no difference. */
-        harness_settle(h, 200);
+        harness_ping(h);
         harness_clear_signals(h);
         assert_true(sd_bus_call_method(h->bus, RDMAD_BUS_NAME, RDMAD_ROOT_PATH, RDMAD_MANAGER_INTERFACE, "Rescan", NULL,
                                        NULL, "") >= 0);
-        harness_settle(h, 300);
+        /* Its changes, were there any, come after its answer: a window, no barrier. */
+        harness_observe(h, 300, "the Rescan's signals, of which there must be none");
         assert_int_equal(h->n_signals, 0);
 }
 

@@ -181,7 +181,7 @@ static void test_link_flap_is_a_journal_entry_with_fields(void **state) {
         free(e);
 
         /* One entry per change: quiet ticks add none. */
-        harness_settle(h, 300);
+        harness_observe(h, 300, "quiet poll ticks, which must log nothing");
         while ((e = journal_next(0))) {
                 assert_null(strstr(e, "RDMA_DEVICE="));
                 free(e);
@@ -197,7 +197,7 @@ static void test_link_flap_on_a_pipe_is_a_prefixed_line(void **state) {
         char *log;
 
         flap_hfi1(h, "1: DOWN\n", "3: Disabled\n");
-        harness_settle(h, 200);
+        harness_wait_log(h, "<6>hfi1_0 port 1: ACTIVE -> DOWN (Disabled).\n");
         log = harness_daemon_log(h);
         assert_non_null(strstr(log, "<6>Ready on the system bus as org.rdmad1.\n"));
         assert_non_null(strstr(log, "<6>hfi1_0 port 1: ACTIVE -> DOWN (Disabled).\n"));

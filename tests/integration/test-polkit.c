@@ -63,8 +63,10 @@ static char *set_num_vfs(Harness *h, uint32_t count, bool interactive) {
         return name;
 }
 
-static bool got_numvfs_signal(Harness *h, const void *data) {
+static bool got_numvfs_signal(Harness *h, const void *data, FILE *seen) {
         const Signal *s = harness_find_signal(h, SRIOV, "PropertiesChanged");
+
+        fprintf(seen, "%s", s ? s->body : "no PropertiesChanged on it");
         return s && strstr(s->body, data);
 }
 
@@ -83,7 +85,7 @@ static void test_root_changes_the_count(void **state) {
         content = numvfs_file(h);
         assert_string_equal(content, "4\n");
         free(content);
-        assert_true(harness_wait(h, got_numvfs_signal, "\"NumVfs\": 4", 5000));
+        harness_wait_for(h, got_numvfs_signal, "\"NumVfs\": 4", 5000, "a PropertiesChanged of NumVfs 4 on %s", SRIOV);
 
         /* Back to 0, and the same count again: nothing to do, still a success. */
         assert_null(set_num_vfs(h, 0, false));
@@ -208,10 +210,10 @@ static void test_slow_driver_never_blocks_the_bus(void **state) {
         harness_fifo_expect_writes(fifo, "0\n4\n");
         harness_fifo_serve_read(fifo, "4\n");
 
-        assert_true(harness_wait(h, harness_reply_done, &first, 10000));
+        harness_wait_reply(h, &first, 10000, "the first SetNumVfs(4)");
         assert_null(first.error_name);
         async_reply_clear(&first);
-        assert_true(harness_wait(h, got_numvfs_signal, "\"NumVfs\": 4", 5000));
+        harness_wait_for(h, got_numvfs_signal, "\"NumVfs\": 4", 5000, "a PropertiesChanged of NumVfs 4 on %s", SRIOV);
         free(fifo);
 }
 
@@ -273,7 +275,7 @@ static void test_racing_pair_leaves_no_query(void **state) {
         harness_fifo_serve_read(fifo, "1\n");
         harness_fifo_expect_writes(fifo, "0\n4\n");
         harness_fifo_serve_read(fifo, "4\n");
-        assert_true(harness_wait(h, harness_reply_done, &root, 20000));
+        harness_wait_reply(h, &root, 20000, "root's SetNumVfs(4)");
         assert_null(root.error_name);
         async_reply_clear(&root);
         user_caller_finish(&n);

@@ -115,8 +115,11 @@ static int valgrind_setup(void **state) {
         return 0;
 }
 
-static bool got_port_change(Harness *h, const void *data) {
-        return harness_count_signals(h, data, "PropertiesChanged") > 0;
+static bool got_port_change(Harness *h, const void *data, FILE *seen) {
+        size_t n = harness_count_signals(h, data, "PropertiesChanged");
+
+        fprintf(seen, "%zu PropertiesChanged on it, %zu signals in all", n, h->n_signals);
+        return n > 0;
 }
 
 /* Everything the daemon did is freed at SIGTERM: valgrind exits 99 otherwise,
@@ -128,7 +131,9 @@ static void test_sigterm_under_valgrind_is_clean(void **state) {
         assert_non_null(objects_get(o, MLX5_0, RDMAD_DEVICE_INTERFACE, "Name"));
         objects_free(o);
         harness_write(h, MLX5_SYS, "ports/1/state", "1: DOWN\n");
-        assert_true(harness_wait(h, got_port_change, MLX5_0 "/port/1", 30000));
+        /* Under valgrind, which harness_time_bound() no longer knows of here: 30 s. */
+        harness_wait_for_bound(h, got_port_change, MLX5_0 "/port/1", 30000, "a PropertiesChanged on %s",
+                               MLX5_0 "/port/1");
         assert_true(sd_bus_call_method(h->bus, RDMAD_BUS_NAME, RDMAD_ROOT_PATH, RDMAD_MANAGER_INTERFACE, "Rescan", NULL,
                                        NULL, "") >= 0);
 }
@@ -163,8 +168,10 @@ static void test_bus_loss_ends_the_daemon_with_a_failure(void **state) {
         assert_int_equal(WEXITSTATUS(status), EXIT_FAILURE);
 }
 
-static bool node_desc_changed(Harness *h, const void *data) {
+static bool node_desc_changed(Harness *h, const void *data, FILE *seen) {
         const Signal *s = harness_find_signal(h, MLX5_0, "PropertiesChanged");
+
+        fprintf(seen, "%s", s ? s->body : "no PropertiesChanged on it");
         return s && strstr(s->body, "\"NodeDescription\": \"renamed by admin\"");
 }
 
@@ -172,10 +179,10 @@ static void test_sighup_rescans(void **state) {
         Harness *h = *state;
 
         harness_write(h, MLX5_SYS, "node_desc", "renamed by admin\n");
-        harness_settle(h, 200);
+        harness_observe(h, 200, "a change in sysfs alone, which must not show");
         assert_int_equal(harness_count_signals(h, MLX5_0, "PropertiesChanged"), 0); /* no poll, no event */
         kill(h->daemon_pid, SIGHUP);
-        assert_true(harness_wait(h, node_desc_changed, NULL, 10000));
+        harness_wait_for(h, node_desc_changed, NULL, 10000, "a PropertiesChanged of %s's NodeDescription", MLX5_0);
 }
 
 static void test_help_version_and_bad_options(void **state) {
@@ -240,8 +247,11 @@ static void test_help_version_and_bad_options(void **state) {
 #define SRIOV      "/org/rdmad1/device/mlx5_5f0/sriov"
 #define MLX4_PORT2 "/org/rdmad1/device/mlx4_5f0/port/2"
 
-static bool both_done(Harness *h, const void *data) {
+static bool both_done(Harness *h, const void *data, FILE *seen) {
         const AsyncReply *r = data;
+
+        fprintf(seen, "SetNumVfs: %s; WaitForState: %s", r[0].done ? "answered" : "no reply",
+                r[1].done ? "answered" : "no reply");
         return r[0].done && r[1].done;
 }
 
@@ -281,7 +291,7 @@ static void test_sigterm_answers_held_calls_and_does_not_wait_for_a_stuck_driver
         start = now_usec();
         assert_int_equal(kill(h->daemon_pid, SIGTERM), 0);
         /* The bound is 10 s (SRIOV_STOP_TIMEOUT_USEC). */
-        assert_true(harness_wait(h, both_done, replies, 60000));
+        harness_wait_for_bound(h, both_done, replies, 60000, "the replies to SetNumVfs and WaitForState");
         printf("SIGTERM: both calls answered after %.1f s\n", (now_usec() - start) / 1e6);
         assert_string_equal(replies[0].error_name, RDMAD_ERROR_FAILED);
         assert_string_equal(replies[0].error_message,

@@ -187,13 +187,19 @@ typedef struct Expect {
         const char *needle;
 } Expect;
 
-static bool has_change(Harness *h, const void *data) {
+static bool has_change(Harness *h, const void *data, FILE *seen) {
         const Expect *e = data;
+        const Signal *last = NULL;
 
         for (size_t i = 0; i < h->n_signals; i++)
                 if (strcmp(h->signals[i].member, "PropertiesChanged") == 0 &&
-                    strcmp(h->signals[i].path, e->path) == 0 && strstr(h->signals[i].body, e->needle))
-                        return true;
+                    strcmp(h->signals[i].path, e->path) == 0) {
+                        if (strstr(h->signals[i].body, e->needle))
+                                return true;
+                        last = &h->signals[i];
+                }
+        if (seen) /* NULL: a look outside a wait */
+                fprintf(seen, "%s", last ? last->body : "no PropertiesChanged on it");
         return false;
 }
 
@@ -203,8 +209,8 @@ static void wait_health(Harness *h, const char *device, const char *health, int 
 
         snprintf(path, sizeof(path), "/org/rdmad1/device/%s", device);
         snprintf(needle, sizeof(needle), "\"Health\": \"%s\"", health);
-        if (!harness_wait(h, has_change, &e, timeout_ms))
-                fail_msg("%s: no PropertiesChanged to Health %s within %d ms", device, health, timeout_ms);
+        harness_wait_for_bound(h, has_change, &e, (uint64_t) timeout_ms, "a PropertiesChanged of %s to Health %s",
+                               device, health);
 }
 
 static char *device_property(Harness *h, const char *device, const char *name) {
@@ -279,7 +285,7 @@ static void measure(Harness *h, const char *healthy, int ms, Load *ret, void (*c
                         next_check = now_usec() + 100000;
                 }
                 /* The signals the daemon sends meanwhile are recorded. */
-                harness_settle(h, 10);
+                harness_observe(h, 10, "the measurement's pace");
         }
         if (now_usec() - last_ping > l.gap)
                 l.gap = now_usec() - last_ping;
@@ -304,7 +310,7 @@ static void hang_check(Harness *h, void *data) {
         Expect e = { path, "\"Health\": \"unresponsive\"" };
 
         snprintf(path, sizeof(path), "/org/rdmad1/device/%s", c->device);
-        if (!c->seen && has_change(h, &e)) {
+        if (!c->seen && has_change(h, &e, NULL)) {
                 c->seen = true;
                 c->unresponsive_usec = now_usec();
         }
@@ -400,7 +406,7 @@ static void test_one_device_hangs(void **state) {
         wait_health(h, "sick3", "ok", (int) (harness_time_bound(5000000) / 1000));
         {
                 Expect e = { "/org/rdmad1/device/sick3/port/1", "\"State\": \"1: DOWN\"" };
-                assert_true(harness_wait(h, has_change, &e, 20000));
+                harness_wait_for(h, has_change, &e, 20000, "a PropertiesChanged of %s with %s", e.path, e.needle);
         }
         harness_assert_property(h, "/org/rdmad1/device/sick3/port/1", RDMAD_PORT_INTERFACE, "State", "1: DOWN");
         harness_assert_property(h, "/org/rdmad1/device/sick3", RDMAD_DEVICE_INTERFACE, "HealthReason", "");
@@ -714,7 +720,7 @@ static void test_twelve_devices_hang(void **state) {
                         blocked += fault_fs_blocked(mounts[i]);
                 if (blocked >= POOL_THREADS)
                         break;
-                harness_settle(h, 50);
+                harness_observe(h, 50, "a polling interval of this bounded loop");
         }
         assert_int_equal(blocked, POOL_THREADS);
         measure(h, "sick0", 4000, &l, NULL, NULL);
@@ -766,7 +772,7 @@ static void test_twelve_devices_hang(void **state) {
                                 break;
                         if (now_usec() > deadline)
                                 fail_msg("%s still not ok after the release", name);
-                        harness_settle(h, 100);
+                        harness_observe(h, 100, "a polling interval of this bounded loop");
                 }
         }
         assert_true(daemon_threads(h) <= THREADS_BEFORE + POOL_THREADS);

@@ -133,21 +133,20 @@ typedef struct LogWait {
         unsigned count;
 } LogWait;
 
-static bool log_reached(Harness *h, const void *data) {
+static bool log_reached(Harness *h, const void *data, FILE *seen) {
         const LogWait *w = data;
-        return stub_count(w->prefix) >= w->count;
+        char *text = stub_log();
+        unsigned n = count_lines(text, w->prefix);
+
+        fprintf(seen, "%u times in the stub's log:\n%s", n, text);
+        free(text);
+        return n >= w->count;
 }
 
 static void wait_stub(Harness *h, const char *prefix, unsigned count) {
         LogWait w = { prefix, count };
 
-        if (!harness_wait(h, log_reached, &w, 20000)) {
-                char *text = stub_log();
-
-                print_error("\"%s\" %u times expected in the stub's log:\n%s", prefix, count, text);
-                free(text);
-                fail();
-        }
+        harness_wait_for(h, log_reached, &w, 20000, "\"%s\" %u times in the stub's log", prefix, count);
 }
 
 static void send_events(const char *device, uint32_t type, uint32_t port, unsigned n) {
@@ -184,8 +183,11 @@ static int fifo_unread(const char *device) {
         return n;
 }
 
-static bool fifo_drained(Harness *h, const void *data) {
-        return fifo_unread(data) == 0;
+static bool fifo_drained(Harness *h, const void *data, FILE *seen) {
+        int n = fifo_unread(data);
+
+        fprintf(seen, "%d bytes unread", n);
+        return n == 0;
 }
 
 static void prepare(Harness *h) {
@@ -221,11 +223,12 @@ static int stub_teardown(void **state) {
         return r;
 }
 
-static bool port_state_is(Harness *h, const void *data) {
+static bool port_state_is(Harness *h, const void *data, FILE *seen) {
         const char *const *want = data; /* path, state */
         char *s = harness_get_property(h, want[0], RDMAD_PORT_INTERFACE, "State", NULL);
         bool ok = s && strcmp(s, want[1]) == 0;
 
+        fprintf(seen, "%s", s ?: "(no value)");
         free(s);
         return ok;
 }
@@ -242,23 +245,29 @@ static void test_event_path(void **state) {
         harness_assert_property(h, MLX4_PORT2, RDMAD_PORT_INTERFACE, "LinkEvents", "rtnetlink");
         harness_wait_property(h, HFI1_PORT1, RDMAD_PORT_INTERFACE, "LinkEvents", "verbs", 20000);
 
-        harness_settle(h, 300);
+        /* The re-reads after the opens (the second of each port: the first is the
+         * start-up's), and what they have to say: they run on the reader threads
+         * and say nothing when they are done, so a window after their start. */
+        wait_stub(h, "reread mlx4_0 1", 2);
+        wait_stub(h, "reread hfi1_0 1", 2);
+        harness_observe(h, 300, "the re-reads under way to finish");
         harness_clear_signals(h);
         harness_write(h, MLX4_SYS, "ports/1/state", "1: DOWN\n");
         harness_write(h, MLX4_SYS, "ports/1/phys_state", "2: Polling\n");
-        harness_settle(h, 1500);
+        /* No poll for an hour and no event: nothing can show it, and no barrier can prove that. */
+        harness_observe(h, 1500, "a change in sysfs alone, which must not show");
         assert_int_equal(harness_count_signals(h, MLX4_PORT1, "PropertiesChanged"), 0);
         harness_assert_property(h, MLX4_PORT1, RDMAD_PORT_INTERFACE, "State", "4: ACTIVE");
 
         send_events("mlx4_0", IBV_EVENT_PORT_ERR, 1, 1);
         harness_wait_signals(h, MLX4_PORT1, "PropertiesChanged", 1);
-        assert_true(harness_wait(h, port_state_is, down, 1000));
+        harness_wait_for(h, port_state_is, down, 1000, "%s State to read %s", down[0], down[1]);
         assert_non_null(strstr(harness_find_signal(h, MLX4_PORT1, "PropertiesChanged")->body, "\"1: DOWN\""));
 
         harness_clear_signals(h);
         harness_write(h, MLX4_SYS, "ports/1/state", "4: ACTIVE\n");
         harness_write(h, MLX4_SYS, "ports/1/phys_state", "5: LinkUp\n");
-        harness_settle(h, 1000);
+        harness_observe(h, 1000, "a change in sysfs alone, which must not show");
         assert_int_equal(harness_count_signals(h, MLX4_PORT1, "PropertiesChanged"), 0);
         send_events("mlx4_0", IBV_EVENT_PORT_ACTIVE, 1, 1);
         harness_wait_signals(h, MLX4_PORT1, "PropertiesChanged", 1);
@@ -278,9 +287,9 @@ static void test_port_events_and_fatal(void **state) {
         wait_stub(h, "open mlx4_0", 1);
         wait_stub(h, "open hfi1_0", 1);
         /* The re-read after each open. */
-        wait_stub(h, "reread mlx4_0 1", 1);
-        wait_stub(h, "reread hfi1_0 1", 1);
-        harness_settle(h, 300);
+        wait_stub(h, "reread mlx4_0 1", 2); /* the first is the start-up's */
+        wait_stub(h, "reread hfi1_0 1", 2);
+        harness_observe(h, 300, "the re-reads under way to finish");
 
         harness_clear_signals(h);
         harness_write(h, MLX4_SYS, "ports/1/lid", "0x9\n");
@@ -290,7 +299,8 @@ static void test_port_events_and_fatal(void **state) {
                 hfi1 = stub_count("reread hfi1_0 1");
                 send_events("mlx4_0", events[i], 1, 1);
                 wait_stub(h, "reread mlx4_0 1", port1 + 1);
-                harness_settle(h, 300);
+                /* A re-read of another port, or a second one, would come on the reader threads: a window. */
+                harness_observe(h, 300, "re-reads the event must not cause");
                 assert_int_equal(stub_count("reread mlx4_0 1"), port1 + 1);
                 assert_int_equal(stub_count("reread mlx4_0 2"), port2);
                 assert_int_equal(stub_count("reread hfi1_0 1"), hfi1);
@@ -304,11 +314,11 @@ static void test_port_events_and_fatal(void **state) {
         log = stub_log();
         assert_non_null(strstr(log, "close mlx4_0 got=4 acked=4\n"));
         free(log);
-        harness_settle(h, 200);
+        harness_wait_property(h, MLX4_PORT1, RDMAD_PORT_INTERFACE, "LinkEvents", "poll", 0);
         harness_assert_property(h, MLX4_PORT1, RDMAD_PORT_INTERFACE, "LinkEvents", "poll");
         harness_assert_property(h, HFI1_PORT1, RDMAD_PORT_INTERFACE, "LinkEvents", "verbs");
         /* Not reopened while the device is dead. */
-        harness_settle(h, 1500);
+        harness_observe(h, 1500, "a reopen, which must not come");
         assert_int_equal(stub_count("open mlx4_0"), 1);
 }
 
@@ -320,15 +330,15 @@ static void test_gid_change(void **state) {
         char *before, *still, *after;
 
         wait_stub(h, "open mlx4_0", 1);
-        wait_stub(h, "reread mlx4_0 1", 1);
-        harness_settle(h, 300);
+        wait_stub(h, "reread mlx4_0 1", 2); /* the first is the start-up's */
+        harness_observe(h, 300, "the re-read under way to finish");
         before = harness_get_property(h, MLX4_PORT1, RDMAD_PORT_INTERFACE, "Gids", NULL);
         assert_non_null(before);
         assert_null(strstr(before, gid));
 
         harness_clear_signals(h);
         harness_write(h, MLX4_SYS, "ports/1/gids/1", "fe80:0000:0000:0000:0002:c903:00a1:b2c2\n");
-        harness_settle(h, 500);
+        harness_observe(h, 500, "a change in sysfs alone, which must not show");
         still = harness_get_property(h, MLX4_PORT1, RDMAD_PORT_INTERFACE, "Gids", NULL);
         assert_string_equal(still, before);
         assert_int_equal(harness_count_signals(h, MLX4_PORT1, "PropertiesChanged"), 0);
@@ -368,7 +378,7 @@ static void test_close_and_reopen(void **state) {
         wait_stub(h, "close mlx4_0", 1);
         /* Closed before the device's own removal, which has not even begun. */
         assert_true(has_object(h, "/org/rdmad1/device/mlx4_5f0"));
-        harness_settle(h, 200);
+        harness_wait_property(h, MLX4_PORT1, RDMAD_PORT_INTERFACE, "LinkEvents", "poll", 0);
         harness_assert_property(h, MLX4_PORT1, RDMAD_PORT_INTERFACE, "LinkEvents", "poll");
         assert_int_equal(stub_count("open mlx4_0"), 1);
 
@@ -391,7 +401,8 @@ static void test_close_and_reopen(void **state) {
         harness_wait_property(h, OPA0_PORT1, RDMAD_PORT_INTERFACE, "LinkEvents", "verbs", 20000);
         /* The re-read after the open done: a stopping rdmad closes the
          * contexts of idle devices and leaves busy ones to the kernel. */
-        harness_settle(h, 200);
+        wait_stub(h, "reread opa0 1", 2); /* the move's read, then the open's */
+        harness_observe(h, 200, "the re-read under way to finish");
 
         harness_stop_daemon(h);
         log = stub_log();
@@ -421,7 +432,7 @@ static void test_node_removed_while_opening(void **state) {
 
         wait_stub(h, "close mlx4_0", 1);
         harness_wait_log(h, "mlx4_0: its open was on uverbs0, removed meanwhile: closed.");
-        harness_settle(h, 200);
+        harness_wait_property(h, MLX4_PORT1, RDMAD_PORT_INTERFACE, "LinkEvents", "poll", 0);
         assert_int_equal(stub_count("open mlx4_0"), 1);
         harness_assert_property(h, MLX4_PORT1, RDMAD_PORT_INTERFACE, "LinkEvents", "poll");
 
@@ -444,14 +455,17 @@ static void test_node_removed_while_opening(void **state) {
         stub_file("hold-mlx4_0", NULL);
         wait_stub(h, "open mlx4_0", 4);
         harness_wait_property(h, MLX4_PORT1, RDMAD_PORT_INTERFACE, "LinkEvents", "verbs", 20000);
-        harness_settle(h, 200);
+        harness_ping(h);
         assert_int_equal(stub_count("close mlx4_0"), 3);
         assert_int_equal(stub_count("open mlx4_0"), 4);
         harness_assert_property(h, MLX4_PORT1, RDMAD_PORT_INTERFACE, "LinkEvents", "verbs");
 }
 
-static bool signal_on(Harness *h, const void *path) {
-        return harness_count_signals(h, path, "PropertiesChanged") > 0;
+static bool signal_on(Harness *h, const void *path, FILE *seen) {
+        size_t n = harness_count_signals(h, path, "PropertiesChanged");
+
+        fprintf(seen, "%zu PropertiesChanged on it, %zu signals in all", n, h->n_signals);
+        return n > 0;
 }
 
 /* A refused open: that device is polled at the normal period, the device
@@ -465,7 +479,7 @@ static void test_open_refused(void **state) {
         h = *state = start(HARNESS_FIXTURES("mlx4-vpi", "hfi1", "rxe", "siw", "mlx5-roce-sriov"), NULL);
         wait_stub(h, "open-failed mlx4_0", 1);
         wait_stub(h, "open hfi1_0", 1);
-        harness_settle(h, 300);
+        harness_wait_property(h, MLX4_PORT1, RDMAD_PORT_INTERFACE, "LinkEvents", "poll", 0);
         harness_assert_property(h, MLX4_PORT1, RDMAD_PORT_INTERFACE, "LinkEvents", "poll");
         harness_wait_property(h, HFI1_PORT1, RDMAD_PORT_INTERFACE, "LinkEvents", "verbs", 20000);
         harness_assert_property(h, "/org/rdmad1/device/rxe0/port/1", RDMAD_PORT_INTERFACE, "LinkEvents", "rtnetlink");
@@ -483,19 +497,20 @@ static void test_open_refused(void **state) {
         /* The default period is 1 s: the refused device's change shows within 3. */
         harness_clear_signals(h);
         harness_write(h, MLX4_SYS, "ports/1/state", "1: DOWN\n");
-        assert_true(harness_wait(h, signal_on, MLX4_PORT1, 3000));
+        harness_wait_for(h, signal_on, MLX4_PORT1, 3000, "a PropertiesChanged on %s", MLX4_PORT1);
 
         /* The open one's, with no event, not within 3 s; on the slow period (10 s). */
         harness_clear_signals(h);
         harness_write(h, HFI1_SYS, "ports/1/state", "1: DOWN\n");
-        assert_false(harness_wait(h, signal_on, HFI1_PORT1, 3000));
-        assert_true(harness_wait(h, signal_on, HFI1_PORT1, 15000));
+        harness_assert_never(h, signal_on, HFI1_PORT1, 3000, "a PropertiesChanged on %s, polled on the slow period",
+                             HFI1_PORT1);
+        harness_wait_for(h, signal_on, HFI1_PORT1, 15000, "a PropertiesChanged on %s", HFI1_PORT1);
 
         /* ENODEV: the same fallback, said with its reason. */
         stub_file("fail-mlx4_0", "ENODEV\n");
         harness_restart_daemon(h, NULL);
         wait_stub(h, "open-failed mlx4_0", 2);
-        harness_settle(h, 300);
+        harness_wait_property(h, MLX4_PORT1, RDMAD_PORT_INTERFACE, "LinkEvents", "poll", 0);
         harness_assert_property(h, MLX4_PORT1, RDMAD_PORT_INTERFACE, "LinkEvents", "poll");
         log = harness_daemon_log(h);
         assert_non_null(strstr(log, "mlx4_0: no verbs events (cannot open its uverbs node: No such device)"));
@@ -512,7 +527,7 @@ static void test_read_failure_backs_off(void **state) {
         wait_stub(h, "open hfi1_0", 1);
         wait_stub(h, "close hfi1_0", 1);
         /* Retries 1 s, then 2 s, 4 s later: 3 opens in 4 s, not a busy loop. */
-        harness_settle(h, 4000);
+        harness_observe(h, 4000, "the retries of 4 s of back-off");
         opens = stub_count("open hfi1_0");
         assert_true(opens >= 2);
         assert_true(opens <= 4);
@@ -520,7 +535,7 @@ static void test_read_failure_backs_off(void **state) {
         /* Healed: the next retry keeps its context. */
         stub_file("broken-hfi1_0", NULL);
         wait_stub(h, "open hfi1_0", opens + 1);
-        harness_settle(h, 500);
+        harness_observe(h, 500, "a close, which must not come now that reads succeed");
         assert_int_equal(stub_count("close hfi1_0"), opens);
         harness_wait_property(h, HFI1_PORT1, RDMAD_PORT_INTERFACE, "LinkEvents", "verbs", 20000);
 }
@@ -545,8 +560,8 @@ static void test_storm(void **state) {
         harness_pause(h);
         send_events("mlx4_0", IBV_EVENT_LID_CHANGE, 1, STORM);
         harness_resume(h);
-        assert_true(harness_wait(h, fifo_drained, "mlx4_0", 20000));
-        harness_settle(h, 200);
+        harness_wait_for(h, fifo_drained, "mlx4_0", 20000, "rdmad to read every event of mlx4_0's FIFO");
+        harness_observe(h, 200, "the re-reads the last events cause");
         rereads = stub_count("reread mlx4_0 1") - before;
         print_message("queued storm: %u events, %u re-reads\n", STORM, rereads);
         assert_true(rereads >= 1);
@@ -561,9 +576,9 @@ static void test_storm(void **state) {
                 v = harness_get_property(h, HFI1_PORT1, RDMAD_PORT_INTERFACE, "State", NULL);
                 assert_non_null(v);
                 free(v);
-                usleep(10000);
+                usleep(10000); /* not a wait: the storm's pace, 100 rounds over a second */
         }
-        assert_true(harness_wait(h, fifo_drained, "mlx4_0", 20000));
+        harness_wait_for(h, fifo_drained, "mlx4_0", 20000, "rdmad to read every event of mlx4_0's FIFO");
         rereads = stub_count("reread mlx4_0 1") - before;
         print_message("live storm: %u events, %u re-reads\n", STORM, rereads);
         assert_true(rereads >= 1);
@@ -606,7 +621,7 @@ static void test_real_libibverbs(void **state) {
         umockdev_testbed_uevent(h->testbed, MLX4_SYS, "remove");
         umockdev_testbed_uevent(h->testbed, MLX4_SYS, "add");
         harness_wait_signals(h, RDMAD_ROOT_PATH, "InterfacesAdded", 1);
-        harness_settle(h, 300);
+        harness_observe(h, 300, "a second \"No verbs devices\", which must not come");
         log = harness_daemon_log(h);
         first = strstr(log, "No verbs devices");
         if (!first)
@@ -670,7 +685,7 @@ static void test_a_hanging_list(void **state) {
         for (int i = 0; i < 5; i++) {
                 harness_assert_property(h, HFI1_PORT1, RDMAD_PORT_INTERFACE, "State", "4: ACTIVE");
                 harness_assert_property(h, MLX4_PORT1, RDMAD_PORT_INTERFACE, "LinkEvents", "verbs");
-                harness_settle(h, 100);
+                harness_observe(h, 100, "time for the list to stay blocked");
         }
         harness_assert_property(h, HFI1_PORT1, RDMAD_PORT_INTERFACE, "LinkEvents", "poll");
         assert_int_equal(stub_count("open hfi1_0"), 1);

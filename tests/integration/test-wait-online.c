@@ -90,7 +90,7 @@ static int child_wait_exit(Harness *h, Child *c, int timeout_ms) {
                 }
                 if (now_usec() > deadline)
                         return -1;
-                harness_settle(h, 10);
+                harness_observe(h, 10, "a polling interval of this bounded loop");
         }
 }
 

@@ -2,6 +2,7 @@
 /* The attacker of the floods: one user's child processes keeping calls in
  * flight on many connections, or connecting, calling and leaving. */
 #include "attack.h"
+#include "process.h"
 
 #include <fcntl.h>
 #include <grp.h>
@@ -255,7 +256,7 @@ void attacker_start(Attacker *at, const Attack *a, uid_t uid) {
                 parent_fd_add(report[0]);
                 parent_fd_add(control[1]);
                 /* Connected, and its first calls sent. */
-                if (read(report[0], &c, 1) != 1)
+                if (harness_read_within(report[0], &c, 1, 0, "an attacker to connect and send") != 1)
                         fail_msg("attacker %u did not start", i);
         }
 }
@@ -269,14 +270,14 @@ unsigned long attacker_stop(Attacker *at, unsigned long *ret_errors) {
         for (unsigned i = 0; i < at->n; i++) {
                 char line[128] = "";
                 unsigned a = 0, e = 0;
-                ssize_t k = read(at->reports[i], line, sizeof(line) - 1);
+                ssize_t k = harness_read_within(at->reports[i], line, sizeof(line) - 1, 0, "an attacker's report");
                 int status;
 
                 if (k > 0 && sscanf(line, "%u %u", &a, &e) == 2) {
                         answers += a;
                         errors += e;
                 }
-                assert_int_equal(waitpid(at->pids[i], &status, 0), at->pids[i]);
+                status = harness_waitpid_within(at->pids[i], 0, "an attacker, stopped");
                 if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
                         fail_msg("attacker %u exited with status %d", i, status);
                 parent_fd_close(at->reports[i]);

@@ -332,7 +332,7 @@ void start_bus(Harness *h) {
                 close(pipefd[1]);
 
                 /* dbus-daemon prints its address once it listens. */
-                n = read(pipefd[0], line, sizeof(line) - 1);
+                n = harness_read_within(pipefd[0], line, sizeof(line) - 1, 0, "dbus-daemon to print its address");
                 close(pipefd[0]);
                 if (n <= 0)
                         fail_msg("dbus-daemon did not start");

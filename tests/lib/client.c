@@ -86,17 +86,26 @@ typedef struct SignalQuery {
         size_t count;
 } SignalQuery;
 
-static bool signals_reached(Harness *h, const void *data) {
+static bool signals_reached(Harness *h, const void *data, FILE *seen) {
         const SignalQuery *q = data;
-        return harness_count_signals(h, q->path, q->member) >= q->count;
+        size_t n = harness_count_signals(h, q->path, q->member);
+        const Signal *last = NULL;
+
+        for (size_t i = 0; i < h->n_signals; i++)
+                if ((!q->path || strcmp(h->signals[i].path, q->path) == 0) &&
+                    (!q->member || strcmp(h->signals[i].member, q->member) == 0))
+                        last = &h->signals[i];
+        fprintf(seen, "%zu of them", n);
+        if (last)
+                fprintf(seen, ", the last on %s: %s", last->path, last->body);
+        fprintf(seen, "; %zu signals in all", h->n_signals);
+        return n >= q->count;
 }
 
 void harness_wait_signals(Harness *h, const char *path, const char *member, size_t count) {
         SignalQuery q = { path, member, count };
 
-        if (!harness_wait(h, signals_reached, &q, 20000))
-                fail_msg("expected %zu %s on %s, got %zu", count, member, path ?: "any path",
-                         harness_count_signals(h, path, member));
+        harness_wait_for(h, signals_reached, &q, 0, "%zu %s on %s", count, member ?: "signals", path ?: "any path");
 }
 
 char *harness_python_check(Harness *h, const char *text, const char *script) {
@@ -128,8 +137,20 @@ int harness_on_reply(sd_bus_message *m, void *userdata, sd_bus_error *ret_error)
         return 0;
 }
 
-bool harness_reply_done(Harness *h, const void *data) {
-        return ((const AsyncReply *) data)->done;
+bool harness_reply_done(Harness *h, const void *data, FILE *seen) {
+        const AsyncReply *a = data;
+
+        if (!a->done)
+                fprintf(seen, "no reply");
+        else if (a->error_name)
+                fprintf(seen, "%s: %s", a->error_name, a->error_message);
+        else
+                fprintf(seen, "a reply: %s", a->value ?: "(nothing)");
+        return a->done;
+}
+
+void harness_wait_reply(Harness *h, AsyncReply *a, int timeout_ms, const char *what) {
+        harness_wait_for(h, harness_reply_done, a, timeout_ms, "the reply to %s", what);
 }
 
 void async_reply_clear(AsyncReply *a) {
@@ -151,29 +172,110 @@ void harness_clear_signals(Harness *h) {
         h->n_signals = 0;
 }
 
-bool harness_wait(Harness *h, bool (*pred)(Harness *h, const void *data), const void *data, int timeout_ms) {
-        uint64_t deadline = now_ms() + (uint64_t) timeout_ms;
-
+/* The deadline passes or check holds; *ret_seen: what the last check printed. */
+static bool run_until(Harness *h, HarnessCheck check, const void *data, uint64_t deadline_ms, char **ret_seen) {
         for (;;) {
+                char *seen = NULL;
+                size_t size = 0;
+                FILE *f;
+                bool ok;
                 int r;
 
                 while ((r = sd_bus_process(h->bus, NULL)) > 0)
                         ;
                 assert_true(r >= 0);
-                if (pred(h, data))
-                        return true;
-                if (now_ms() >= deadline)
-                        return false;
+                f = open_memstream(&seen, &size);
+                assert_non_null(f);
+                ok = check(h, data, f);
+                assert_int_equal(fclose(f), 0);
+                if (ok || now_ms() >= deadline_ms) {
+                        *ret_seen = seen;
+                        return ok;
+                }
+                free(seen);
                 (void) sd_bus_wait(h->bus, 10000);
         }
 }
 
-static bool never(Harness *h, const void *data) {
+static void wait_forv(Harness *h, HarnessCheck check, const void *data, uint64_t bound_ms, const char *what_fmt,
+                      va_list ap) {
+        uint64_t start = now_ms();
+        char *seen = NULL, *what = NULL;
+
+        if (run_until(h, check, data, start + bound_ms, &seen)) {
+                free(seen);
+                return;
+        }
+        assert_true(vasprintf(&what, what_fmt, ap) >= 0);
+        fail_msg("waited %.1f s for %s; last seen: %s", (double) (now_ms() - start) / 1000, what, seen);
+}
+
+static uint64_t scaled_ms(int timeout_ms) {
+        return harness_time_bound((uint64_t) (timeout_ms > 0 ? timeout_ms : HARNESS_WAIT_MS) * 1000) / 1000;
+}
+
+void harness_wait_for(Harness *h, HarnessCheck check, const void *data, int timeout_ms, const char *what_fmt, ...) {
+        va_list ap;
+
+        va_start(ap, what_fmt);
+        wait_forv(h, check, data, scaled_ms(timeout_ms), what_fmt, ap);
+        va_end(ap);
+}
+
+void harness_wait_for_bound(Harness *h, HarnessCheck check, const void *data, uint64_t bound_ms, const char *what_fmt,
+                            ...) {
+        va_list ap;
+
+        va_start(ap, what_fmt);
+        wait_forv(h, check, data, bound_ms, what_fmt, ap);
+        va_end(ap);
+}
+
+void harness_assert_never(Harness *h, HarnessCheck check, const void *data, int ms, const char *what_fmt, ...) {
+        uint64_t start = now_ms();
+        char *seen = NULL, *what = NULL;
+        va_list ap;
+
+        if (!run_until(h, check, data, start + (uint64_t) (ms > 0 ? ms : 0), &seen)) {
+                free(seen);
+                return;
+        }
+        va_start(ap, what_fmt);
+        assert_true(vasprintf(&what, what_fmt, ap) >= 0);
+        va_end(ap);
+        fail_msg("within %.1f s: %s; seen: %s", (double) (now_ms() - start) / 1000, what, seen);
+}
+
+void harness_ping(Harness *h) {
+        sd_bus_error error = SD_BUS_ERROR_NULL;
+        int r;
+
+        if (sd_bus_call_method(h->bus, RDMAD_BUS_NAME, RDMAD_ROOT_PATH, "org.freedesktop.DBus.Peer", "Ping", &error,
+                               NULL, "") < 0)
+                fail_msg("Peer.Ping to rdmad: %s", error.message ?: error.name);
+        while ((r = sd_bus_process(h->bus, NULL)) > 0)
+                ;
+        assert_true(r >= 0);
+}
+
+void harness_bus_barrier(sd_bus *bus) {
+        sd_bus_error error = SD_BUS_ERROR_NULL;
+
+        if (sd_bus_call_method(bus, "org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus", "GetId",
+                               &error, NULL, "") < 0)
+                fail_msg("a round trip to the bus: %s", error.message ?: error.name);
+}
+
+static bool never(Harness *h, const void *data, FILE *seen) {
         return false;
 }
 
-void harness_settle(Harness *h, int ms) {
-        (void) harness_wait(h, never, NULL, ms);
+void harness_observe(Harness *h, int ms, const char *why) {
+        char *seen = NULL;
+
+        (void) why; /* the caller's reason, spelled where it waits */
+        (void) run_until(h, never, NULL, now_ms() + (uint64_t) (ms > 0 ? ms : 0), &seen);
+        free(seen);
 }
 
 size_t harness_count_signals(Harness *h, const char *path, const char *member) {
@@ -228,12 +330,15 @@ typedef struct PropertyWant {
         const char *path, *interface, *name, *value;
 } PropertyWant;
 
-static bool property_is(Harness *h, const void *data) {
+static bool property_is(Harness *h, const void *data, FILE *seen) {
         const PropertyWant *w = data;
-        char *v = harness_get_property(h, w->path, w->interface, w->name, NULL);
+        char *error = NULL;
+        char *v = harness_get_property(h, w->path, w->interface, w->name, &error);
         bool ok = v && strcmp(v, w->value) == 0;
 
+        fprintf(seen, "%s", v ?: error ?: "(no value)");
         free(v);
+        free(error);
         return ok;
 }
 
@@ -241,11 +346,7 @@ void harness_wait_property(Harness *h, const char *path, const char *interface, 
                            int timeout_ms) {
         PropertyWant w = { path, interface, name, value };
 
-        if (!harness_wait(h, property_is, &w, timeout_ms)) {
-                char *v = harness_get_property(h, path, interface, name, NULL);
-
-                fail_msg("%s %s.%s: %s after %d ms, not %s", path, interface, name, v ?: "(error)", timeout_ms, value);
-        }
+        harness_wait_for(h, property_is, &w, timeout_ms, "%s %s.%s to read %s", path, interface, name, value);
 }
 
 char *harness_get_property(Harness *h, const char *path, const char *interface, const char *name,

@@ -137,13 +137,32 @@ bool harness_log_has(Harness *h, const char *needle) {
         return found;
 }
 
-static bool log_has(Harness *h, const void *needle) {
-        return harness_log_has(h, needle);
+/* The end of the log, its last 3 lines, or "(empty)". */
+static void print_log_tail(FILE *seen, const char *log) {
+        const char *p = log ? log + strlen(log) : NULL;
+        unsigned lines = 0;
+
+        if (!p || p == log) {
+                fprintf(seen, "(empty log)");
+                return;
+        }
+        while (p > log && lines <= 3)
+                if (*--p == '\n' && p[1] != '\0')
+                        lines++;
+        fprintf(seen, "the log ends:\n%s", p == log ? p : p + 1);
+}
+
+static bool log_has(Harness *h, const void *needle, FILE *seen) {
+        char *log = harness_daemon_log(h);
+        bool found = log && strstr(log, needle);
+
+        print_log_tail(seen, log);
+        free(log);
+        return found;
 }
 
 void harness_wait_log(Harness *h, const char *needle) {
-        if (!harness_wait(h, log_has, needle, 30000))
-                fail_msg("the daemon never logged \"%s\"", needle);
+        harness_wait_for(h, log_has, needle, 30000, "the daemon to log \"%s\"", needle);
 }
 
 typedef struct LogTimes {
@@ -151,7 +170,7 @@ typedef struct LogTimes {
         unsigned n;
 } LogTimes;
 
-static bool log_has_times(Harness *h, const void *data) {
+static bool log_has_times(Harness *h, const void *data, FILE *seen) {
         const LogTimes *t = data;
         char *log = harness_daemon_log(h), *p = log;
         unsigned n = 0;
@@ -160,6 +179,8 @@ static bool log_has_times(Harness *h, const void *data) {
                 n++;
                 p++;
         }
+        fprintf(seen, "%u times; ", n);
+        print_log_tail(seen, log);
         free(log);
         return n >= t->n;
 }
@@ -167,8 +188,7 @@ static bool log_has_times(Harness *h, const void *data) {
 void harness_wait_log_times(Harness *h, const char *needle, unsigned n) {
         LogTimes t = { needle, n };
 
-        if (!harness_wait(h, log_has_times, &t, 30000))
-                fail_msg("the daemon did not log \"%s\" %u times", needle, n);
+        harness_wait_for(h, log_has_times, &t, 30000, "the daemon to log \"%s\" %u times", needle, n);
 }
 
 long harness_log_count(Harness *h, const char *prefix) {
@@ -188,16 +208,18 @@ typedef struct CountIs {
         long n;
 } CountIs;
 
-static bool count_is(Harness *h, const void *data) {
+static bool count_is(Harness *h, const void *data, FILE *seen) {
         const CountIs *c = data;
-        return harness_log_count(h, c->prefix) == c->n;
+        long n = harness_log_count(h, c->prefix);
+
+        fprintf(seen, "%ld (-1: never logged)", n);
+        return n == c->n;
 }
 
 void harness_wait_log_count(Harness *h, const char *prefix, long n) {
         CountIs c = { prefix, n };
 
-        if (!harness_wait(h, count_is, &c, 30000))
-                fail_msg("\"%s\" is %ld, not %ld", prefix, harness_log_count(h, prefix), n);
+        harness_wait_for(h, count_is, &c, 30000, "the daemon's log to say \"%s%ld\"", prefix, n);
 }
 
 void start_daemon(Harness *h, const char *const *args) {
@@ -454,9 +476,11 @@ bool harness_daemon_wrapped(void) {
 }
 
 uint64_t harness_settled_rss_kib(Harness *h) {
-        harness_settle(h, 5500);
-        assert_true(sd_bus_call_method(h->bus, RDMAD_BUS_NAME, RDMAD_ROOT_PATH, "org.freedesktop.DBus.Peer", "Ping",
-                                       NULL, NULL, "") >= 0);
-        harness_settle(h, 200);
+        /* Not a wait for anything: the daemon trims at most every 5 s, after an iteration that did something. */
+        harness_observe(h, 5500, "the daemon's trim interval to pass");
+        /* The iteration that answers this Ping trims; the second Ping's answer comes after it has. */
+        for (unsigned i = 0; i < 2; i++)
+                assert_true(sd_bus_call_method(h->bus, RDMAD_BUS_NAME, RDMAD_ROOT_PATH, "org.freedesktop.DBus.Peer",
+                                               "Ping", NULL, NULL, "") >= 0);
         return harness_daemon_rss_kib(h);
 }

@@ -54,7 +54,8 @@ void harness_wait_log_count(Harness *h, const char *prefix, long n);
 uint64_t harness_daemon_rss_kib(Harness *h);
 
 /* The same once the daemon has given back the heap freed by a burst (it
- * trims at most every 5 s): settles, pings, then reads. */
+ * trims at most every 5 s): waits out that interval, pings twice (the
+ * second answer comes after the trim), then reads. */
 uint64_t harness_settled_rss_kib(Harness *h);
 /* The daemon runs under $RDMAD_TEST_WRAPPER (valgrind): ~30 times slower,
  * its RSS mostly the wrapper's own; tests scale their loads and bounds. */

@@ -337,10 +337,21 @@ FaultFs *fault_fs_mount(const char *dir) {
         close(memfd);
         f->pid = pid;
 
-        pthread_mutex_lock(&f->mutex);
-        while (f->mounted == 0)
-                pthread_cond_wait(&f->changed, &f->mutex);
-        pthread_mutex_unlock(&f->mutex);
+        /* At most 20 s: a server that never mounts fails the test, not its meson timeout. */
+        {
+                struct timespec ts;
+
+                clock_gettime(CLOCK_REALTIME, &ts);
+                ts.tv_sec += 20;
+                pthread_mutex_lock(&f->mutex);
+                while (f->mounted == 0 && pthread_cond_timedwait(&f->changed, &f->mutex, &ts) != ETIMEDOUT)
+                        ;
+                pthread_mutex_unlock(&f->mutex);
+                if (f->mounted == 0)
+                        fail_msg("waited 20 s for the fault file system over %s to mount; last seen: not mounted, its "
+                                 "server (pid %d) %s",
+                                 dir, (int) pid, waitpid(pid, NULL, WNOHANG) == pid ? "exited" : "running");
+        }
         if (f->mounted < 0) {
                 (void) waitpid(f->pid, NULL, 0);
                 close(f->base_fd);

@@ -144,3 +144,55 @@ pid_t harness_spawn_logged(char *const argv[], const char *log_path) {
 int harness_stop_process(pid_t pid, int timeout_ms) {
         return stop_process(pid, timeout_ms);
 }
+
+static uint64_t bound_ms(int timeout_ms) {
+        return harness_time_bound((uint64_t) (timeout_ms > 0 ? timeout_ms : HARNESS_WAIT_MS) * 1000) / 1000;
+}
+
+ssize_t harness_read_within(int fd, void *buf, size_t size, int timeout_ms, const char *what) {
+        uint64_t start = now_ms(), deadline = start + bound_ms(timeout_ms);
+
+        for (;;) {
+                struct pollfd p = { .fd = fd, .events = POLLIN };
+                uint64_t now = now_ms();
+                int r;
+
+                if (now >= deadline)
+                        fail_msg("waited %.1f s for %s; last seen: nothing to read on fd %d", (now - start) / 1e3, what,
+                                 fd);
+                r = poll(&p, 1, (int) (deadline - now));
+                if (r < 0 && errno != EINTR)
+                        fail_msg("poll for %s: %m", what);
+                if (r > 0)
+                        return read(fd, buf, size);
+        }
+}
+
+int harness_waitpid_within(pid_t pid, int timeout_ms, const char *what) {
+        uint64_t start = now_ms(), deadline = start + bound_ms(timeout_ms);
+        int status;
+
+        for (;;) {
+                pid_t r = waitpid(pid, &status, WNOHANG);
+
+                if (r == pid)
+                        return status;
+                if (r < 0)
+                        fail_msg("waitpid %d (%s): %m", (int) pid, what);
+                if (now_ms() >= deadline) {
+                        char path[64], state[256] = "(gone)";
+                        FILE *f;
+
+                        snprintf(path, sizeof(path), "/proc/%d/stat", (int) pid);
+                        if ((f = fopen(path, "re"))) {
+                                if (!fgets(state, sizeof(state), f))
+                                        state[0] = '\0';
+                                fclose(f);
+                        }
+                        state[strcspn(state, "\n")] = '\0';
+                        fail_msg("waited %.1f s for %s (pid %d) to exit; last seen: %s", (now_ms() - start) / 1e3, what,
+                                 (int) pid, state);
+                }
+                usleep(5000); /* the polling interval of this bounded wait */
+        }
+}

@@ -18,3 +18,11 @@ pid_t harness_spawn(char *const argv[]);
  * if need be): a test that reads what the program logged. */
 pid_t harness_spawn_logged(char *const argv[], const char *log_path);
 int harness_stop_process(pid_t pid, int timeout_ms);
+
+/* Blocking steps with a deadline (timeout_ms as harness_wait_for()'s: 0 for
+ * HARNESS_WAIT_MS, scaled by harness_time_bound()); past it they fail the
+ * test with "waited N s for <what>; last seen: ...".
+ * harness_read_within(): one read(2) once fd is readable; its result.
+ * harness_waitpid_within(): the child's wait status. */
+ssize_t harness_read_within(int fd, void *buf, size_t size, int timeout_ms, const char *what);
+int harness_waitpid_within(pid_t pid, int timeout_ms, const char *what);

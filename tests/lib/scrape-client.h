@@ -16,7 +16,10 @@ typedef struct HttpReply {
 } HttpReply;
 
 /* method "GET" or "HEAD"; accept may be NULL. Retries the connection for up
- * to connect_timeout_ms (a server still starting). 0 or -errno. */
+ * to connect_timeout_ms (a server still starting), then waits at most
+ * HTTP_REPLY_TIMEOUT_MS for the whole answer: -ETIMEDOUT after it, with
+ * what came so far on stderr. 0 or -errno. */
+#define HTTP_REPLY_TIMEOUT_MS 30000
 int http_request(unsigned port, const char *method, const char *target, const char *accept, int connect_timeout_ms,
                  HttpReply *ret);
 /* The same with more header lines ("Name: value\r\n" each, NULL for none). */

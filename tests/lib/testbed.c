@@ -153,10 +153,25 @@ char *harness_fifo_numvfs(Harness *h, const char *devpath) {
         return fifo;
 }
 
-void harness_fifo_serve_read(const char *fifo, const char *value) {
-        int fd = open(fifo, O_WRONLY | O_CLOEXEC);
+/* How long the test plays the slow driver before it gives up on the worker. */
+static uint64_t fifo_bound_ms(void) {
+        return harness_time_bound((uint64_t) HARNESS_WAIT_MS * 1000) / 1000;
+}
 
-        assert_true(fd >= 0);
+void harness_fifo_serve_read(const char *fifo, const char *value) {
+        uint64_t start = now_ms();
+        int fd;
+
+        /* Non-blocking: ENXIO until the worker opens its end to read. */
+        while ((fd = open(fifo, O_WRONLY | O_NONBLOCK | O_CLOEXEC)) < 0) {
+                if (errno != ENXIO)
+                        fail_msg("open %s: %m", fifo);
+                if (now_ms() - start > fifo_bound_ms())
+                        fail_msg("waited %.1f s for the worker to read %s; last seen: no reader",
+                                 (now_ms() - start) / 1e3, fifo);
+                usleep(1000);
+        }
+        assert_int_equal(fcntl(fd, F_SETFL, 0), 0);
         assert_int_equal(write(fd, value, strlen(value)), (ssize_t) strlen(value));
         close(fd);
 }
@@ -165,19 +180,31 @@ void harness_fifo_serve_read(const char *fifo, const char *value) {
  * worker's writes would make the second fail with EPIPE. */
 void harness_fifo_expect_writes(const char *fifo, const char *expected) {
         size_t want = strlen(expected), got = 0;
+        uint64_t start = now_ms();
         char buf[64];
         int fd;
 
         assert_true(want < sizeof(buf));
-        fd = open(fifo, O_RDONLY | O_CLOEXEC);
+        /* Non-blocking: open at once, and every read bounded. */
+        fd = open(fifo, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
         assert_true(fd >= 0);
         while (got < want) {
-                ssize_t n = read(fd, buf + got, want - got);
+                struct pollfd p = { .fd = fd, .events = POLLIN };
+                ssize_t n;
 
-                assert_true(n >= 0);
-                if (n == 0)
-                        usleep(1000); /* between two opens of the writer */
-                got += (size_t) n;
+                if (now_ms() - start > fifo_bound_ms()) {
+                        buf[got] = '\0';
+                        fail_msg("waited %.1f s for the worker to write \"%s\" to %s; last seen: \"%s\"",
+                                 (now_ms() - start) / 1e3, expected, fifo, buf);
+                }
+                (void) poll(&p, 1, 10);
+                n = read(fd, buf + got, want - got);
+                if (n < 0 && errno != EAGAIN)
+                        fail_msg("read %s: %m", fifo);
+                if (n <= 0)
+                        usleep(1000); /* no writer yet, or between two opens of the writer */
+                else
+                        got += (size_t) n;
         }
         close(fd);
         buf[got] = '\0';

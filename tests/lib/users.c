@@ -333,7 +333,7 @@ char *user_caller_read_line(UserCaller *c) {
         size_t len = 0;
 
         while (len < sizeof(buf) - 1) {
-                ssize_t k = read(c->report, buf + len, 1);
+                ssize_t k = harness_read_within(c->report, buf + len, 1, 0, "a line from the other user's caller");
 
                 assert_true(k >= 0);
                 if (k == 0 || buf[len] == '\n')
@@ -348,7 +348,7 @@ void user_caller_finish(UserCaller *c) {
         int status;
 
         close(c->control);
-        assert_int_equal(waitpid(c->pid, &status, 0), c->pid);
+        status = harness_waitpid_within(c->pid, 0, "the other user's caller, let go");
         assert_true(WIFEXITED(status));
         assert_int_equal(WEXITSTATUS(status), 0);
         close(c->report);
