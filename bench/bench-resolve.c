@@ -80,9 +80,12 @@ typedef struct SignalQuery {
         size_t count;
 } SignalQuery;
 
-static bool signals_reached(Harness *h, const void *data) {
+static bool signals_reached(Harness *h, const void *data, FILE *seen) {
         const SignalQuery *q = data;
-        return harness_count_signals(h, q->path, "PropertiesChanged") >= q->count;
+        size_t n = harness_count_signals(h, q->path, "PropertiesChanged");
+
+        fprintf(seen, "%zu PropertiesChanged on %s", n, q->path);
+        return n >= q->count;
 }
 
 /* From `ip addr add` returning to the Gids signal, the entry written after delay_ms. */
@@ -96,7 +99,7 @@ static Stats address_to_signal(Harness *h, const char *ifname, const char *port_
                 uint64_t t0;
                 SignalQuery q = { port_path, 1 };
 
-                harness_settle(h, 100);
+                harness_observe(h, 100, "the last run's re-reads end");
                 harness_clear_signals(h);
                 snprintf(command, sizeof(command), "ip addr add 10.%u.0.1/24 dev %s", third, ifname);
                 run(command);
@@ -105,10 +108,7 @@ static Stats address_to_signal(Harness *h, const char *ifname, const char *port_
                         usleep(delay_ms * 1000);
                 snprintf(gid, sizeof(gid), "0000:0000:0000:0000:0000:ffff:0a%02x:0001", third);
                 put_gid(first_slot + k, gid, ifname);
-                if (!harness_wait(h, signals_reached, &q, 20000)) {
-                        fprintf(stderr, "bench-resolve: no Gids signal within 20 s\n");
-                        exit(1);
-                }
+                harness_wait_for(h, signals_reached, &q, 20000, "the Gids signal of %s", port_path);
                 took[k] = harness_find_signal(h, port_path, "PropertiesChanged")->usec - t0;
         }
         return stats(took, FLIPS);

@@ -185,10 +185,12 @@ typedef struct FileWait {
 } FileWait;
 
 /* The file holds n changes, the last one `last`. */
-static bool file_has(Harness *h, const void *data) {
+static bool file_has(Harness *h, const void *data, FILE *seen) {
         const FileWait *w = data;
         Change c[CHANGES_MAX];
         long n = read_history_file(w->name, c);
+
+        fprintf(seen, "%ld changes in the file", n);
 
         return n == (long) w->n &&
                (n == 0 || (c[n - 1].usec == w->last->usec && strcmp(c[n - 1].new_state, w->last->new_state) == 0));
@@ -197,8 +199,7 @@ static bool file_has(Harness *h, const void *data) {
 static void wait_file_has(Harness *h, const char *name, const Change *changes, size_t n) {
         FileWait w = { name, n, n > 0 ? &changes[n - 1] : NULL };
 
-        if (!harness_wait(h, file_has, &w, 10000))
-                fail_msg("%s/%s does not hold the %zu changes of LinkHistory after 10 s", state_dir, name, n);
+        harness_wait_for(h, file_has, &w, 10000, "%s/%s to hold the %zu changes of LinkHistory", state_dir, name, n);
 }
 
 /* ---- PortGuid ------------------------------------------------------------ */

@@ -335,6 +335,13 @@ static int vf_kill_teardown(void **state) {
         return r;
 }
 
+static bool file_exists(Harness *h, const void *data, FILE *seen) {
+        bool there = access(data, F_OK) == 0;
+
+        fprintf(seen, "%s", there ? "there" : "not there");
+        return there;
+}
+
 /* Killed in the middle of SetNumVfs (issue 42): the next rdmad says which
  * change was interrupted, with the count asked for and the count the
  * function has now (a journal message with RDMA_* fields), removes the
@@ -353,11 +360,7 @@ static void test_interrupted_set_num_vfs_is_reported(void **state) {
         harness_wait_log(h, "→ 4 VFs: started.");
         snprintf(path, sizeof(path), "%s/%s", vf_state_dir, record);
         /* The record is written before the first write, which hangs. */
-        for (uint64_t deadline = now_usec() + harness_time_bound(10000000); access(path, F_OK) < 0;) {
-                if (now_usec() > deadline)
-                        fail_msg("no record %s of the VF change in flight after 10 s", path);
-                harness_settle(h, 20);
-        }
+        harness_wait_for(h, file_exists, path, 0, "the record %s of the VF change in flight", path);
         assert_true(g_file_get_contents(path, &text, NULL, NULL));
         assert_non_null(strstr(text, "device=mlx5_0\n"));
         assert_non_null(strstr(text, "count=4\n"));
