@@ -287,6 +287,10 @@ static int run(int argc, char *argv[]) {
                 r = bus_server_new(m, &s);
                 if (r < 0)
                         return log_error_errno(r, "Failed to set up: %m");
+                /* A second rdmad says so before it reads anything. */
+                r = bus_server_open(s);
+                if (r < 0)
+                        return r;
         }
 
         /* The monitor starts before the enumeration, so nothing falls in between. */

@@ -156,7 +156,8 @@ static int log_name_owner(sd_bus *bus, int error) {
         return log_error_errno(error, "%s is already owned by another process.", RDMAD_BUS_NAME);
 }
 
-int bus_server_connect(BusServer *s) {
+int bus_server_open(BusServer *s) {
+        _cleanup_(sd_bus_creds_unrefp) sd_bus_creds *creds = NULL;
         int r;
 
         assert(s);
@@ -165,6 +166,23 @@ int bus_server_connect(BusServer *s) {
         r = sd_bus_open_system_with_description(&s->bus, "rdmad");
         if (r < 0)
                 return log_error_errno(r, "Failed to connect to the system bus: %m");
+        /* Not the decision (RequestName is, once the model is read): the
+         * early word of a second rdmad. */
+        if (sd_bus_get_name_creds(s->bus, RDMAD_BUS_NAME, 0, &creds) >= 0)
+                return log_name_owner(s->bus, -EEXIST);
+        return 0;
+}
+
+int bus_server_connect(BusServer *s) {
+        int r;
+
+        assert(s);
+
+        if (!s->bus) {
+                r = bus_server_open(s);
+                if (r < 0)
+                        return r;
+        }
 
         r = bus_objects_register(s);
         if (r < 0)

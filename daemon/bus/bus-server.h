@@ -69,7 +69,13 @@ static inline BusServer *bus_server_of(const Manager *m) {
         return m->events_userdata;
 }
 
-/* Connects to the system bus, publishes the objects, takes the name. */
+/* Start-up, before sysfs is read: connects to the system bus and fails
+ * with -EEXIST, naming the owner, when another rdmad has the name, so that
+ * a second rdmad says so at once rather than after reading all of sysfs. */
+int bus_server_open(BusServer *s);
+
+/* Publishes the objects and takes the name (connecting first if
+ * bus_server_open() did not). */
 int bus_server_connect(BusServer *s);
 
 /* On SIGTERM: answers every held call with an error, and ends the event

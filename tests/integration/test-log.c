@@ -258,6 +258,9 @@ static void test_second_rdmad_names_the_owner(void **state) {
         if (!strstr(out, expected))
                 fail_msg("expected \"%s\" in:\n%s", expected, out);
         assert_null(strstr(out, "File exists"));
+        /* Said before reading sysfs, not after the whole scan. */
+        if (strstr(out, "RDMA device"))
+                fail_msg("the second rdmad read sysfs before it named the owner:\n%s", out);
         free(out);
 }
 

@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <fcntl.h>
+#include <sys/ioctl.h>
 #include <ftw.h>
 #include <sched.h>
 #include <poll.h>
@@ -173,6 +174,19 @@ void harness_fifo_serve_read(const char *fifo, const char *value) {
         }
         assert_int_equal(fcntl(fd, F_SETFL, 0), 0);
         assert_int_equal(write(fd, value, strlen(value)), (ssize_t) strlen(value));
+        /* Until the worker has taken it: a harness_fifo_expect_writes()
+         * right after must not open the FIFO and read the value back. */
+        for (;;) {
+                int left = 0;
+
+                assert_int_equal(ioctl(fd, FIONREAD, &left), 0);
+                if (left == 0)
+                        break;
+                if (now_ms() - start > fifo_bound_ms())
+                        fail_msg("waited %.1f s for the worker to read \"%s\" from %s; last seen: %d bytes unread",
+                                 (now_ms() - start) / 1e3, value, fifo, left);
+                usleep(1000);
+        }
         close(fd);
 }
 

@@ -51,7 +51,7 @@ echo "dpkg-buildpackage -us -uc -b (log: build.log)"
         { tail -40 "$tmp/build.log" >&2; fail "dpkg-buildpackage"; }
 debs=$(cd "$tmp" && ls rdmad_*.deb rdmad-exporter_*.deb python3-rdmad_*.deb)
 [ "$(echo "$debs" | wc -l)" = 3 ] || fail "expected three binary packages, got: $debs"
-lintian --allow-root --fail-on error "$tmp"/rdmad_*.changes >"$tmp/lintian.log" 2>&1 ||
+lintian -I --allow-root --fail-on error "$tmp"/rdmad_*.changes >"$tmp/lintian.log" 2>&1 ||
         { cat "$tmp/lintian.log" >&2; fail "lintian reports errors"; }
 echo "lintian: no error ($(grep -c '^W:' "$tmp/lintian.log" || true) warnings, $(grep -c '^I:' "$tmp/lintian.log" || true) info)"
 
