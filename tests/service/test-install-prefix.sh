@@ -1,5 +1,5 @@
 #!/bin/bash
-# The README's real-host recipe, checked: a build directory of its own
+# The real-host recipe of docs/operating.md ("From source"), checked: a build directory of its own
 # configured with --prefix=/usr -Dtests=false needs none of the test
 # dependencies and builds no test, fuzzer or benchmark; `meson install` puts
 # every file where Debian's dbus-daemon, polkitd, systemd and udev read it
@@ -12,10 +12,11 @@ tmp=$(mktemp -d /tmp/rdmad-install-prefix-XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
 fail() { echo "FAIL: $*" >&2; exit 1; }
 
-# The recipe in the README is this one.
+# The recipe in docs/operating.md is this one.
+recipe=$src/docs/operating.md
 setup="meson setup build-release --prefix=/usr -Dtests=false"
-grep -qF "$setup" "$src/README.md" || fail "the README's recipe does not say: $setup"
-grep -qF "systemctl enable --now rdmad" "$src/README.md" || fail "the README's recipe does not enable rdmad"
+grep -qF "$setup" "$recipe" || fail "the recipe of docs/operating.md does not say: $setup"
+grep -qF "systemctl enable --now rdmad" "$recipe" || fail "the recipe of docs/operating.md does not enable rdmad"
 
 build=$tmp/build-release
 dest=$tmp/dest

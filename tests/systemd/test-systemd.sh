@@ -12,7 +12,7 @@
 #
 # Three boots on one root (an overlay of the host's / on a tmpfs; each boot
 # a fresh layer over the one before, so the host is never written):
-#   install  apt-get installs the packages, as README's "Installing" says;
+#   install  apt-get installs the packages, as docs/operating.md says;
 #            then the checks on the running system, in order: verify,
 #            start, sandbox, journal, activation, watchdog, wait-online@,
 #            exporter, the boot log.
@@ -21,7 +21,7 @@
 #            port INIT; the port turns ACTIVE from outside 3 s into the boot.
 #   timeout  the same with the port left INIT and the wait's timeout
 #            shortened (a test drop-in): the wait fails, the boot goes on.
-# Where it differs from README's "On a real host" recipe: the packages, not
+# Where it differs from docs/operating.md's "From source" recipe: the packages, not
 # meson install (the recipe's sysusers, daemon-reload and enable are what
 # their scripts do); no udevd in a container (/sys read-only), so the udev
 # rule's chgrp/chmod of sriov_numvfs is done on the simulated tree by hand
@@ -296,7 +296,7 @@ t_install() {
                 fail "installation enabled: $(comm -13 <(echo "$before") <(echo "$after"))"
         [ "$(show rdmad.service ActiveState)" = inactive ] || fail "installation started rdmad"
         [ "$(show rdmad-exporter.socket ActiveState)" = inactive ] || fail "installation started the exporter's socket"
-        # README: "systemctl reload dbus" (the package's trigger asks the bus to reload too).
+        # docs/operating.md: "systemctl reload dbus" (the package's trigger asks the bus to reload too).
         c systemctl reload dbus.service || fail "systemctl reload dbus"
         # What 90-rdmad.rules does on the add event, by hand: no udevd here.
         c chgrp rdmad "$pf/sriov_numvfs" && c chmod g+w "$pf/sriov_numvfs"
