@@ -133,8 +133,8 @@ static bool make_network(void) {
                 "ip addr add 2001:db8::10/64 dev ens1f0np0 nodad",
                 "ip addr add fe80::9a03:9bff:feaa:bbc0/64 dev ens1f0np0 nodad",
                 /* A VLAN; a macvlan, an upper device all the same, where the kernel has no 8021q. */
-                "ip link add link ens1f0np0 name ens1f0np0.100 type vlan id 100 2>/dev/null || "
-                "ip link add link ens1f0np0 name ens1f0np0.100 type macvlan",
+                ("ip link add link ens1f0np0 name ens1f0np0.100 type vlan id 100 2>/dev/null || "
+                 "ip link add link ens1f0np0 name ens1f0np0.100 type macvlan"),
                 "ip link set ens1f0np0.100 up",
                 "ip addr add 192.168.100.10/24 dev ens1f0np0.100",
                 "ip link add ib0 type veth peer name ib0p",

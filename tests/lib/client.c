@@ -198,6 +198,8 @@ static bool run_until(Harness *h, HarnessCheck check, const void *data, uint64_t
 }
 
 static void wait_forv(Harness *h, HarnessCheck check, const void *data, uint64_t bound_ms, const char *what_fmt,
+                      va_list ap) __attribute__((format(printf, 5, 0)));
+static void wait_forv(Harness *h, HarnessCheck check, const void *data, uint64_t bound_ms, const char *what_fmt,
                       va_list ap) {
         uint64_t start = now_ms();
         char *seen = NULL, *what = NULL;
