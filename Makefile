@@ -1,11 +1,12 @@
 # Convenience entry points; the build itself is meson's.
 #   make check   install missing packages, build, run every test (on
-#                dbus-daemon), the integration suite again on dbus-broker,
+#                dbus-daemon), the tests of suite 'bus' again on dbus-broker,
 #                the units under a real systemd in a container (both buses), then
-#                everything again built with clang's AddressSanitizer +
-#                UndefinedBehaviorSanitizer (the fuzz targets fuzz for
-#                FUZZ_SECONDS=30 there);
-#                VALGRIND=1 adds a pass under valgrind memcheck
+#                everything that runs our code built with clang's
+#                AddressSanitizer + UndefinedBehaviorSanitizer (the fuzz
+#                targets fuzz for FUZZ_SECONDS=30 there);
+#                VALGRIND=1 adds a pass under valgrind memcheck (not the
+#                clients' and the floods' tests: tests/meson.build says why)
 #   make demo    build and run rdmad on a simulated host, show it through busctl
 #   make package-check  build the Debian package (debian/), install, run, purge it
 #   make rpm     build the RPMs (rdmad.spec) into build-rpm/ from a git archive
