@@ -112,6 +112,19 @@ static int nlmsg_error(const struct nlmsghdr *h) {
         return e->error > 0 ? -e->error : e->error;
 }
 
+/* Whether h is an answer of `type` to question seq, at least hdrlen long:
+ * 1 yes; 0 not ours (another question, another type, an acknowledgement);
+ * < 0 the kernel's error, or a message too short to be one. */
+static int nlmsg_answer(const struct nlmsghdr *h, uint32_t seq, uint16_t type, size_t hdrlen) {
+        if (h->nlmsg_seq != seq)
+                return 0;
+        if (h->nlmsg_type == NLMSG_ERROR)
+                return nlmsg_error(h);
+        if (h->nlmsg_type != type)
+                return 0;
+        return h->nlmsg_len < NLMSG_LENGTH(hdrlen) ? -EBADMSG : 1;
+}
+
 static const char *route_type_no_route(unsigned char type) {
         switch (type) {
         case RTN_UNREACHABLE:
@@ -138,20 +151,13 @@ int rtnl_parse_route_reply(const void *buf, size_t len, uint32_t seq, RouteAnswe
                 const struct rtmsg *rt;
                 const struct rtattr *a;
                 size_t n;
+                int r = nlmsg_answer(h, seq, RTM_NEWROUTE, sizeof(struct rtmsg));
 
-                if (h->nlmsg_seq != seq)
+                if (r <= 0) {
+                        if (r < 0)
+                                return r;
                         continue;
-                if (h->nlmsg_type == NLMSG_ERROR) {
-                        int e = nlmsg_error(h);
-
-                        if (e == 0)
-                                continue; /* an acknowledgement */
-                        return e;
                 }
-                if (h->nlmsg_type != RTM_NEWROUTE)
-                        continue;
-                if (h->nlmsg_len < NLMSG_LENGTH(sizeof(struct rtmsg)))
-                        return -EBADMSG;
                 rt = NLMSG_DATA(h);
                 if (rt->rtm_family != AF_INET && rt->rtm_family != AF_INET6)
                         return -EBADMSG;
@@ -182,24 +188,18 @@ int rtnl_parse_addr_dump(const void *buf, size_t len, uint32_t seq, int family, 
         while ((k = nlmsg_next(buf, len, &off, &h)) > 0) {
                 const struct ifaddrmsg *ifa;
                 const struct rtattr *a;
+                int r;
 
-                if (h->nlmsg_seq != seq)
-                        continue;
-                if (h->nlmsg_type == NLMSG_DONE) {
+                if (h->nlmsg_seq == seq && h->nlmsg_type == NLMSG_DONE) {
                         *ret_done = true;
                         return 0;
                 }
-                if (h->nlmsg_type == NLMSG_ERROR) {
-                        int e = nlmsg_error(h);
-
-                        if (e == 0)
-                                continue;
-                        return e;
-                }
-                if (h->nlmsg_type != RTM_NEWADDR)
+                r = nlmsg_answer(h, seq, RTM_NEWADDR, sizeof(struct ifaddrmsg));
+                if (r <= 0) {
+                        if (r < 0)
+                                return r;
                         continue;
-                if (h->nlmsg_len < NLMSG_LENGTH(sizeof(struct ifaddrmsg)))
-                        return -EBADMSG;
+                }
                 ifa = NLMSG_DATA(h);
                 if (ifa->ifa_family != family)
                         continue;
@@ -387,21 +387,13 @@ int rtnl_parse_link_lower(const void *buf, size_t len, uint32_t seq) {
         assert(buf || len == 0);
         while ((k = nlmsg_next(buf, len, &off, &h)) > 0) {
                 const struct rtattr *a;
-                int link = 0;
+                int link = 0, r = nlmsg_answer(h, seq, RTM_NEWLINK, sizeof(struct ifinfomsg));
 
-                if (h->nlmsg_seq != seq)
+                if (r <= 0) {
+                        if (r < 0)
+                                return r;
                         continue;
-                if (h->nlmsg_type == NLMSG_ERROR) {
-                        int e = nlmsg_error(h);
-
-                        if (e == 0)
-                                continue;
-                        return e;
                 }
-                if (h->nlmsg_type != RTM_NEWLINK)
-                        continue;
-                if (h->nlmsg_len < NLMSG_LENGTH(sizeof(struct ifinfomsg)))
-                        return -EBADMSG;
                 /* A link into another namespace (a veth's peer there) is none of ours. */
                 if (nlmsg_attr(h, sizeof(struct ifinfomsg), IFLA_LINK_NETNSID))
                         return 0;
