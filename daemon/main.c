@@ -12,6 +12,7 @@
 #include "basic/parse.h"
 #include "basic/timespan.h"
 #include "basic/util.h"
+#include "bus-objects.h"
 #include "bus-server.h"
 #include "bus-util.h"
 #include "enumerate.h"
@@ -359,6 +360,10 @@ static int run(int argc, char *argv[]) {
         if (r < 0)
                 return log_error_errno(r, "Failed to register the error map: %m");
 
+        /* The objects first, the name last: whoever finds the name finds them. */
+        r = bus_objects_register(s);
+        if (r < 0)
+                return r;
         r = bus_server_connect(s);
         if (r < 0)
                 return r;

@@ -296,7 +296,7 @@ int bus_port_get_counters(sd_bus_message *message, void *userdata, sd_bus_error 
                 counter_targets_free(t, 1);
                 return r;
         }
-        return submit(bus_server_of(p->device->manager), message, t, 1, reply_counters, error);
+        return submit(bus_server_current(message), message, t, 1, reply_counters, error);
 }
 
 int bus_device_get_counters(sd_bus_message *message, void *userdata, sd_bus_error *error) {
@@ -315,7 +315,7 @@ int bus_device_get_counters(sd_bus_message *message, void *userdata, sd_bus_erro
                 counter_targets_free(t, n);
                 return r;
         }
-        return submit(bus_server_of(d->manager), message, t, n, reply_counters, error);
+        return submit(bus_server_current(message), message, t, n, reply_counters, error);
 }
 
 int bus_manager_get_all_counters(sd_bus_message *message, void *userdata, sd_bus_error *error) {

@@ -7,7 +7,6 @@
 
 #include "bus-port.h"
 #include "bus-netdev.h"
-#include "bus-sriov.h"
 #include "bus-counters.h"
 #include "bus-server.h"
 #include "bus-util.h"
@@ -31,17 +30,6 @@ int device_bus_path(const Device *d, char **ret) {
         return bus_path_device(d->name, ret);
 }
 
-int bus_property_get_device_of(sd_bus *bus, const char *path, const char *interface, const char *property,
-                               sd_bus_message *reply, void *userdata, sd_bus_error *error) {
-        _cleanup_free_ char *p = NULL;
-        Device *const *d = userdata;
-        int r;
-
-        r = device_bus_path(*d, &p);
-        if (r < 0)
-                return r;
-        return sd_bus_message_append(reply, "o", p);
-}
 
 int device_object_find(sd_bus *bus, const char *path, const char *interface, void *userdata, void **found,
                        sd_bus_error *error) {
@@ -105,7 +93,7 @@ static int bus_property_get_sriov(sd_bus *bus, const char *path, const char *int
 
         if (!d->sriov_capable)
                 return sd_bus_message_append(reply, "o", "/");
-        r = sriov_bus_path(d, &p);
+        r = bus_path_sriov(d->name, &p);
         if (r < 0)
                 return r;
         return sd_bus_message_append(reply, "o", p);
@@ -159,9 +147,6 @@ static int bus_property_get_health(sd_bus *bus, const char *path, const char *in
 
 /* ---------- what the getters marshal, at most ---------- */
 
-size_t bus_property_size_device_of(const void *object, size_t path_len) {
-        return BUS_PATH_SIZE_MAX(path_len); /* a prefix of the port's or netdev's path */
-}
 
 /* Another device's path: its name escaped takes at most 3 bytes a byte. */
 static size_t device_path_size_max(const Device *d) {

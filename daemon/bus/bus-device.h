@@ -26,9 +26,3 @@ Device *device_bus_lookup(Manager *m, const char *path, BusPathKind kind);
 
 int device_bus_path(const Device *d, char **ret);
 
-/* Property getter for the path of the Device a field points to: GET_FIELD
- * of a Port's or NetDev's device (properties.h); and what it marshals at
- * most for an object at a path of path_len. */
-int bus_property_get_device_of(sd_bus *bus, const char *path, const char *interface, const char *property,
-                               sd_bus_message *reply, void *userdata, sd_bus_error *error);
-size_t bus_property_size_device_of(const void *object, size_t path_len);

@@ -68,50 +68,6 @@ static int method_get_device_by_name(sd_bus_message *message, void *userdata, sd
         return sd_bus_reply_method_return(message, "o", p);
 }
 
-static void rescan_calls_answer(RescanCalls *c) {
-        for (size_t i = 0; i < c->n; i++) {
-                (void) sd_bus_reply_method_return(c->calls[i], NULL);
-                sd_bus_message_unref(c->calls[i]);
-        }
-        c->n = 0;
-        c->timer = sd_event_source_disable_unref(c->timer);
-}
-
-void bus_manager_rescanned(BusServer *s) {
-        assert(s);
-        rescan_calls_answer(&s->rescans);
-}
-
-void rescan_calls_drop_sender(RescanCalls *c, const char *sender) {
-        size_t k = 0;
-
-        for (size_t i = 0; i < c->n; i++)
-                if (streq_ptr(sd_bus_message_get_sender(c->calls[i]), sender))
-                        sd_bus_message_unref(c->calls[i]);
-                else
-                        c->calls[k++] = c->calls[i];
-        c->n = k;
-        if (k == 0)
-                c->timer = sd_event_source_disable_unref(c->timer);
-}
-
-void rescan_calls_clear(RescanCalls *c) {
-        for (size_t i = 0; i < c->n; i++)
-                sd_bus_message_unref(c->calls[i]);
-        c->calls = mfree(c->calls);
-        c->n = c->allocated = 0;
-        c->timer = sd_event_source_disable_unref(c->timer);
-}
-
-/* A read of the rescan hangs: answered anyway; the device says it is unresponsive. */
-static int on_rescan_timeout(sd_event_source *source, uint64_t usec, void *userdata) {
-        RescanCalls *c = userdata;
-
-        log_info("Rescan: some reads have not answered in time; answering.");
-        rescan_calls_answer(c);
-        return 0;
-}
-
 static int method_rescan(sd_bus_message *message, void *userdata, sd_bus_error *error) {
         BusServer *s = userdata;
         RescanCalls *c = &s->rescans;
@@ -129,27 +85,14 @@ static int method_rescan(sd_bus_message *message, void *userdata, sd_bus_error *
                 return sd_bus_error_set(error, SD_BUS_ERROR_ACCESS_DENIED, "Rescan is for root only.");
 
         log_info("Rescan requested by %s.", strempty(sd_bus_message_get_sender(message)));
-        if (c->n >= RESCAN_CALLS_MAX)
-                return sd_bus_error_set(error, RDMAD_ERROR_BUSY, "Too many Rescan calls are waiting; try again.");
-        if (ARRAY_RESERVE(c->calls, c->allocated, c->n + 1) < 0)
-                return -ENOMEM;
-        if (!c->timer) {
-                r = sd_event_add_time_relative(s->event, &c->timer, CLOCK_MONOTONIC, timeout, 0, on_rescan_timeout, c);
-                if (r < 0)
-                        return r;
-                (void) sd_event_source_set_description(c->timer, "rescan-timeout");
-        }
-        c->calls[c->n++] = sd_bus_message_ref(message);
+        r = rescan_calls_hold(c, s->event, message, timeout, error);
+        if (r < 0 || sd_bus_error_is_set(error))
+                return r;
 
         /* Answered by the model's rescanned event, at once when nothing is read on threads. */
         r = manager_rescan(s->manager);
         if (r < 0) {
-                for (size_t i = 0; i < c->n; i++)
-                        if (c->calls[i] == message) {
-                                sd_bus_message_unref(message);
-                                c->calls[i] = c->calls[--c->n];
-                                break;
-                        }
+                rescan_calls_release(c, message);
                 return sd_bus_error_set_errnof(error, r, "Rescan failed: %m");
         }
         return 1;

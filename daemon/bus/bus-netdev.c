@@ -6,7 +6,6 @@
 
 #include "api/bus-path.h"
 #include "basic/util.h"
-#include "bus-device.h"
 #include "bus-server.h"
 #include "bus-util.h"
 #include "manager.h"

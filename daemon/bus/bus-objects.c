@@ -97,6 +97,10 @@ static int node_enumerator(sd_bus *bus, const char *path, void *userdata, char *
         return 1;
 }
 
+/* InterfacesAdded for all objects of a device: after it is in the table,
+ * parent first (sd-bus reads the properties through the find callbacks).
+ * InterfacesRemoved: while it is still there, children first (sd-bus asks
+ * the find callbacks which interfaces the object had). */
 static void send_device_objects(BusServer *s, const Device *d, bool added) {
         _cleanup_strv_free_ char **paths = NULL;
         size_t n = 0, allocated = 0;
@@ -120,14 +124,6 @@ static void send_device_objects(BusServer *s, const Device *d, bool added) {
         }
 }
 
-void bus_objects_send_device_added(BusServer *s, const Device *d) {
-        send_device_objects(s, d, true);
-}
-
-void bus_objects_send_device_removed(BusServer *s, const Device *d) {
-        send_device_objects(s, d, false);
-}
-
 static void send_netdev_object(BusServer *s, const NetDev *n, bool added) {
         _cleanup_free_ char *path = NULL;
 
@@ -137,21 +133,63 @@ static void send_netdev_object(BusServer *s, const NetDev *n, bool added) {
         (void) (added ? sd_bus_emit_object_added(s->bus, path) : sd_bus_emit_object_removed(s->bus, path));
 }
 
-void bus_objects_send_netdev_added(BusServer *s, const NetDev *n) {
-        send_netdev_object(s, n, true);
-}
-
-void bus_objects_send_netdev_removed(BusServer *s, const NetDev *n) {
-        send_netdev_object(s, n, false);
-}
-
-void bus_objects_schedule_emit(BusServer *s) {
+static void schedule_emit(BusServer *s) {
         /* Every change of the model comes through here (or announces objects):
          * a GetManagedObjects reply being built must not mix before and after. */
         bus_managed_objects_changed(&s->managed_objects);
         if (s->emit_event)
                 (void) sd_event_source_set_enabled(s->emit_event, SD_EVENT_ONESHOT);
 }
+
+/* The model's events: objects announced as they come and go, changes
+ * kept until the emission. */
+static void on_device_added(Device *d, void *userdata) {
+        send_device_objects(userdata, d, true);
+}
+
+static void on_device_removing(Device *d, void *userdata) {
+        BusServer *s = userdata;
+
+        port_wait_fail_device(&s->port_waits, d->name);
+        pending_changes_drop_device(&s->pending, d->name);
+        send_device_objects(s, d, false);
+}
+
+static void on_netdev_added(NetDev *n, void *userdata) {
+        send_netdev_object(userdata, n, true);
+}
+
+static void on_netdev_removing(NetDev *n, void *userdata) {
+        BusServer *s = userdata;
+
+        pending_changes_drop_netdev(&s->pending, n->device->name, n->name);
+        send_netdev_object(s, n, false);
+}
+
+static void on_model_changed(ModelObjectKind kind, void *object, uint32_t mask, void *userdata) {
+        BusServer *s = userdata;
+
+        if (kind == MODEL_DEVICE_SET)
+                s->devices_changed = true;
+        else
+                pending_changes_add(&s->pending, kind, object, mask);
+        schedule_emit(s);
+}
+
+static void on_rescanned(void *userdata) {
+        BusServer *s = userdata;
+
+        rescan_calls_answer(&s->rescans);
+}
+
+static const ModelEvents model_events = {
+        .device_added = on_device_added,
+        .device_removing = on_device_removing,
+        .netdev_added = on_netdev_added,
+        .netdev_removing = on_netdev_removing,
+        .changed = on_model_changed,
+        .rescanned = on_rescanned,
+};
 
 /* How each kind of object announces its changes: one PropertiesChanged
  * for the names of its pending bits, which are then clear. */
@@ -287,6 +325,8 @@ int bus_objects_register(BusServer *s) {
         assert(s);
         assert(s->bus);
         assert(s->event);
+
+        manager_set_events(s->manager, &model_events, s);
 
         for (size_t i = 0; i < ELEMENTSOF(bus_object_types); i++) {
                 const BusObjectType *t = &bus_object_types[i];

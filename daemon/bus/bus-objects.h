@@ -26,22 +26,10 @@ typedef struct BusObjectType {
         size_t (*getters_size_max)(const void *object, size_t path_len);
 } BusObjectType;
 
-/* Adds the vtables, the node enumerator, the object manager and the
- * emission source; s->bus exists. */
+/* Subscribes to the model's events and adds the vtables, the node
+ * enumerator, the object manager and the emission source; s->bus exists. */
 int bus_objects_register(BusServer *s);
 
 /* Every object path of a device, the device first, then its ports, netdevs
  * and sriov; appended to *l (n entries, NULL-terminated). */
 int bus_objects_device_paths(const Device *d, char ***l, size_t *n, size_t *allocated);
-
-/* InterfacesAdded for all objects of a device: after it is in the table,
- * parent first (sd-bus reads the properties through the find callbacks).
- * InterfacesRemoved: while it is still there, children first (sd-bus asks
- * the find callbacks which interfaces the object had). No-ops without a bus. */
-void bus_objects_send_device_added(BusServer *s, const Device *d);
-void bus_objects_send_device_removed(BusServer *s, const Device *d);
-void bus_objects_send_netdev_added(BusServer *s, const NetDev *n);
-void bus_objects_send_netdev_removed(BusServer *s, const NetDev *n);
-
-/* Dirty bits or s->devices_changed were set: emit at the end of this iteration. */
-void bus_objects_schedule_emit(BusServer *s);

@@ -6,7 +6,6 @@
 #include <string.h>
 
 #include "arg-quote.h"
-#include "bus-device.h"
 #include "caller.h"
 #include "api/bus-path.h"
 #include "bus-counters.h"
@@ -129,7 +128,7 @@ static size_t bus_property_size_link_history(const void *object, size_t path_len
 
 static int method_wait_for_state(sd_bus_message *message, void *userdata, sd_bus_error *error) {
         Port *p = userdata;
-        BusServer *s = bus_server_of(p->device->manager);
+        BusServer *s = bus_server_current(message);
         const char *state, *wanted;
         char quoted[ARG_QUOTE_SIZE];
         uint32_t timeout_ms;

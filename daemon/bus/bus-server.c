@@ -6,7 +6,6 @@
 #include "basic/log.h"
 #include "basic/time-util.h"
 #include "basic/util.h"
-#include "bus-objects.h"
 #include "bus-util.h"
 #include "counters-worker.h"
 #include "manager.h"
@@ -39,54 +38,6 @@ static void on_caller_gone(const char *sender, void *userdata) {
         rescan_calls_drop_sender(&s->rescans, sender);
 }
 
-/* ---------- the model's events ---------- */
-
-static void on_device_added(Device *d, void *userdata) {
-        bus_objects_send_device_added(userdata, d);
-}
-
-static void on_device_removing(Device *d, void *userdata) {
-        BusServer *s = userdata;
-
-        port_wait_fail_device(&s->port_waits, d->name);
-        pending_changes_drop_device(&s->pending, d->name);
-        bus_objects_send_device_removed(s, d);
-}
-
-static void on_netdev_added(NetDev *n, void *userdata) {
-        bus_objects_send_netdev_added(userdata, n);
-}
-
-static void on_netdev_removing(NetDev *n, void *userdata) {
-        BusServer *s = userdata;
-
-        pending_changes_drop_netdev(&s->pending, n->device->name, n->name);
-        bus_objects_send_netdev_removed(s, n);
-}
-
-static void on_model_changed(ModelObjectKind kind, void *object, uint32_t mask, void *userdata) {
-        BusServer *s = userdata;
-
-        if (kind == MODEL_DEVICE_SET)
-                s->devices_changed = true;
-        else
-                pending_changes_add(&s->pending, kind, object, mask);
-        bus_objects_schedule_emit(s);
-}
-
-static void on_rescanned(void *userdata) {
-        bus_manager_rescanned(userdata);
-}
-
-static const ModelEvents model_events = {
-        .device_added = on_device_added,
-        .device_removing = on_device_removing,
-        .netdev_added = on_netdev_added,
-        .netdev_removing = on_netdev_removing,
-        .changed = on_model_changed,
-        .rescanned = on_rescanned,
-};
-
 int bus_server_new(Manager *m, BusServer **ret) {
         _cleanup_(bus_server_freep) BusServer *s = NULL;
 
@@ -101,7 +52,6 @@ int bus_server_new(Manager *m, BusServer **ret) {
         port_wait_registry_init(&s->port_waits, s->event, port_state_lookup, s);
         sriov_job_registry_init(&s->sriov_jobs, s->event, on_sriov_job_done, s);
         caller_registry_init(&s->callers, on_caller_gone, s);
-        manager_set_events(m, &model_events, s);
 
         *ret = TAKE_PTR(s);
         return 0;
@@ -145,6 +95,13 @@ static int on_trim_post(sd_event_source *source, void *userdata) {
         return 0;
 }
 
+BusServer *bus_server_current(sd_bus_message *call) {
+        sd_bus_slot *slot = sd_bus_get_current_slot(sd_bus_message_get_bus(call));
+
+        assert(slot);
+        return sd_bus_slot_get_userdata(slot);
+}
+
 /* A second rdmad: "File exists" says nothing; name the one that runs. */
 static int log_name_owner(sd_bus *bus, int error) {
         _cleanup_(sd_bus_creds_unrefp) sd_bus_creds *creds = NULL;
@@ -177,16 +134,7 @@ int bus_server_connect(BusServer *s) {
         int r;
 
         assert(s);
-
-        if (!s->bus) {
-                r = bus_server_open(s);
-                if (r < 0)
-                        return r;
-        }
-
-        r = bus_objects_register(s);
-        if (r < 0)
-                return r;
+        assert(s->bus);
 
         r = caller_registry_start(&s->callers, s->bus, s->event);
         if (r < 0)
@@ -244,7 +192,7 @@ int bus_server_stop(BusServer *s) {
         polkit_fail_all(&s->polkit, STOPPING_MESSAGE);
         bus_ration_fail_all(&s->ration, STOPPING_MESSAGE);
         /* What they asked for was read, or is being read: nothing more to wait for. */
-        bus_manager_rescanned(s);
+        rescan_calls_answer(&s->rescans);
         if (!s->sriov_jobs.jobs)
                 return sd_event_exit(s->event, 0);
 

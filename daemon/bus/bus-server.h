@@ -7,19 +7,20 @@
 #include <systemd/sd-event.h>
 
 #include "bus-changes.h"
-#include "bus-manager.h"
 #include "bus-managed-objects.h"
 #include "bus-ration.h"
 #include "caller.h"
 #include "forward.h"
 #include "manager.h"
 #include "polkit.h"
+#include "rescan-calls.h"
 #include "port-wait.h"
 #include "sriov-worker.h"
 
 /* The model on the system bus: the connection, the objects, the emission
- * of changes, and the registries of what callers make the daemon hold. It
- * hears of the model through ModelEvents (manager_set_events()). */
+ * of changes, and the registries of what callers make the daemon hold.
+ * bus-objects.c hears of the model (ModelEvents) and publishes it; this
+ * file keeps the connection and the registries and calls neither. */
 struct BusServer {
         Manager *manager; /* the model; not owned */
         sd_event *event;  /* the manager's */
@@ -63,19 +64,18 @@ static inline void bus_server_freep(BusServer **s) {
         bus_server_free(*s);
 }
 
-/* The server of a model object's manager: what a method handler, which
- * sd-bus hands the object, reaches the registries through. */
-static inline BusServer *bus_server_of(const Manager *m) {
-        return m->events_userdata;
-}
+/* The server of the call being dispatched: what a method handler, which
+ * sd-bus hands the object found, reaches the registries through (every
+ * vtable is registered with the server as its userdata). */
+BusServer *bus_server_current(sd_bus_message *call);
 
 /* Start-up, before sysfs is read: connects to the system bus and fails
  * with -EEXIST, naming the owner, when another rdmad has the name, so that
  * a second rdmad says so at once rather than after reading all of sysfs. */
 int bus_server_open(BusServer *s);
 
-/* Publishes the objects and takes the name (connecting first if
- * bus_server_open() did not). */
+/* After the objects are registered (bus_objects_register()): watches the
+ * callers, attaches the connection to the loop and takes the name. */
 int bus_server_connect(BusServer *s);
 
 /* On SIGTERM: answers every held call with an error, and ends the event

@@ -51,7 +51,7 @@ static size_t bus_property_size_device(const void *object, size_t path_len) {
 
 static int method_set_num_vfs(sd_bus_message *message, void *userdata, sd_bus_error *error) {
         Device *d = userdata;
-        BusServer *s = bus_server_of(d->manager);
+        BusServer *s = bus_server_current(message);
         char count_str[16];
         uint32_t count;
         uid_t uid;

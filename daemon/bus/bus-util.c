@@ -3,8 +3,10 @@
 
 #include <errno.h>
 
+#include "api/bus-path.h"
 #include "basic/log.h"
 #include "basic/util.h"
+#include "model.h"
 
 const sd_bus_error_map rdmad_error_map[] = {
         SD_BUS_ERROR_MAP(RDMAD_ERROR_INVALID_ARGUMENT, EINVAL),
@@ -84,4 +86,20 @@ int bus_emit_properties_changed(sd_bus *bus, const char *path, const char *inter
         if (r < 0)
                 return log_warning_errno(r, "Failed to announce changes of %s: %m", path);
         return 0;
+}
+
+int bus_property_get_device_of(sd_bus *bus, const char *path, const char *interface, const char *property,
+                               sd_bus_message *reply, void *userdata, sd_bus_error *error) {
+        _cleanup_free_ char *p = NULL;
+        Device *const *d = userdata;
+        int r;
+
+        r = bus_path_device((*d)->name, &p);
+        if (r < 0)
+                return r;
+        return sd_bus_message_append(reply, "o", p);
+}
+
+size_t bus_property_size_device_of(const void *object, size_t path_len) {
+        return BUS_PATH_SIZE_MAX(path_len); /* a prefix of the port's or netdev's path */
 }

@@ -73,3 +73,10 @@ int bus_emit_properties_changed(sd_bus *bus, const char *path, const char *inter
 #define BUS_PROPERTY_SIZE_FIELD(getter)
 #define BUS_PROPERTY_SIZE_GET(getter)       +bus_property_size_##getter(object, path_len)
 #define BUS_PROPERTY_SIZE_GET_FIELD(getter) +bus_property_size_##getter(object, path_len)
+
+/* Property getter for the path of the Device a field points to: GET_FIELD
+ * of a Port's or NetDev's device (properties.h); and what it marshals at
+ * most for an object at a path of path_len. */
+int bus_property_get_device_of(sd_bus *bus, const char *path, const char *interface, const char *property,
+                               sd_bus_message *reply, void *userdata, sd_bus_error *error);
+size_t bus_property_size_device_of(const void *object, size_t path_len);
