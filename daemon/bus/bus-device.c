@@ -30,7 +30,6 @@ int device_bus_path(const Device *d, char **ret) {
         return bus_path_device(d->name, ret);
 }
 
-
 int device_object_find(sd_bus *bus, const char *path, const char *interface, void *userdata, void **found,
                        sd_bus_error *error) {
         Device *d = device_bus_lookup(((BusServer *) userdata)->manager, path, BUS_PATH_DEVICE);
@@ -146,7 +145,6 @@ static int bus_property_get_health(sd_bus *bus, const char *path, const char *in
 }
 
 /* ---------- what the getters marshal, at most ---------- */
-
 
 /* Another device's path: its name escaped takes at most 3 bytes a byte. */
 static size_t device_path_size_max(const Device *d) {

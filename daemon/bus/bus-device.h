@@ -25,4 +25,3 @@ int device_object_find(sd_bus *bus, const char *path, const char *interface, voi
 Device *device_bus_lookup(Manager *m, const char *path, BusPathKind kind);
 
 int device_bus_path(const Device *d, char **ret);
-
