@@ -53,7 +53,7 @@ static void dump_device(const Device *d) {
                                p->gids[j].ndev);
         }
         for (size_t i = 0; i < d->n_netdevs; i++) {
-                const NetDev *n = &d->netdevs[i];
+                const NetDev *n = d->netdevs[i];
                 printf("  netdev %s DevPort=%u Port=%u OperState=%s Address=%s Mtu=%u\n", n->name, n->dev_port, n->port,
                        n->operstate, n->address, n->mtu);
         }

@@ -71,6 +71,13 @@ static inline void fclosep(FILE **f) {
                 _taken;                                                                                                \
         })
 
+#define SWAP_VALUES(a, b)                                                                                              \
+        do {                                                                                                           \
+                __typeof__(a) _swapped = (a);                                                                          \
+                (a) = (b);                                                                                             \
+                (b) = _swapped;                                                                                        \
+        } while (0)
+
 #define ELEMENTSOF(x) (sizeof(x) / sizeof((x)[0]))
 
 static inline bool streq(const char *a, const char *b) {

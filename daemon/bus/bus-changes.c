@@ -5,178 +5,155 @@
 #include "basic/util.h"
 #include "model.h"
 
-/* The index where name is or would go in the sorted devices. */
-static size_t devices_lower_bound(const PendingChanges *c, const char *name) {
-        size_t lo = 0, hi = c->n_devices;
+static size_t slot_of(const PendingChanges *c, const void *object, ModelObjectKind kind) {
+        uint64_t h = ((uint64_t) (uintptr_t) object ^ (uint64_t) kind) * UINT64_C(0x9e3779b97f4a7c15);
 
-        while (lo < hi) {
-                size_t mid = lo + (hi - lo) / 2;
-
-                if (strcmp(c->devices[mid].name, name) < 0)
-                        lo = mid + 1;
-                else
-                        hi = mid;
-        }
-        return lo;
+        return (size_t) (h >> 32) & (c->n_slots - 1);
 }
 
-static PendingDevice *pending_device(PendingChanges *c, const char *name) {
-        size_t i = devices_lower_bound(c, name);
-        char *copy;
+/* The slot of the object's change, or the empty slot where it would go. */
+static size_t *find_slot(const PendingChanges *c, const void *object, ModelObjectKind kind) {
+        for (size_t i = slot_of(c, object, kind);; i = (i + 1) & (c->n_slots - 1)) {
+                size_t *slot = &c->slots[i];
 
-        if (i < c->n_devices && streq(c->devices[i].name, name))
-                return &c->devices[i];
-        copy = strdup(name);
-        if (!copy || ARRAY_RESERVE(c->devices, c->allocated, c->n_devices + 1) < 0) {
-                free(copy);
-                return NULL;
+                if (*slot == 0 || (c->changes[*slot - 1].object == object && c->changes[*slot - 1].kind == kind))
+                        return slot;
         }
-        memmove(c->devices + i + 1, c->devices + i, (c->n_devices - i) * sizeof(*c->devices));
-        c->devices[i] = (PendingDevice){ .name = copy };
-        c->n_devices++;
-        return &c->devices[i];
 }
 
-static uint32_t *pending_port(PendingDevice *d, uint32_t number) {
-        size_t i = 0;
+/* Twice the slots of the changes (dropped ones included), so that probes stay short. */
+static int reindex(PendingChanges *c, size_t n_changes) {
+        size_t n = 64, *slots;
 
-        while (i < d->n_ports && d->ports[i].number < number)
-                i++;
-        if (i < d->n_ports && d->ports[i].number == number)
-                return &d->ports[i].mask;
-        if (ARRAY_RESERVE(d->ports, d->allocated_ports, d->n_ports + 1) < 0)
-                return NULL;
-        memmove(d->ports + i + 1, d->ports + i, (d->n_ports - i) * sizeof(*d->ports));
-        d->ports[i] = (PendingPort){ .number = number };
-        d->n_ports++;
-        return &d->ports[i].mask;
-}
-
-static uint32_t *pending_netdev(PendingDevice *d, const char *name) {
-        size_t i = 0;
-        char *copy;
-
-        while (i < d->n_netdevs && strcmp(d->netdevs[i].name, name) < 0)
-                i++;
-        if (i < d->n_netdevs && streq(d->netdevs[i].name, name))
-                return &d->netdevs[i].mask;
-        copy = strdup(name);
-        if (!copy || ARRAY_RESERVE(d->netdevs, d->allocated_netdevs, d->n_netdevs + 1) < 0) {
-                free(copy);
-                return NULL;
-        }
-        memmove(d->netdevs + i + 1, d->netdevs + i, (d->n_netdevs - i) * sizeof(*d->netdevs));
-        d->netdevs[i] = (PendingNetDev){ .name = copy };
-        d->n_netdevs++;
-        return &d->netdevs[i].mask;
+        while (n < 2 * n_changes)
+                n *= 2;
+        if (n <= c->n_slots && c->slots)
+                return 0;
+        slots = calloc(n, sizeof(size_t));
+        if (!slots)
+                return -ENOMEM;
+        free(c->slots);
+        c->slots = slots;
+        c->n_slots = n;
+        for (size_t i = 0; i < c->n; i++)
+                if (c->changes[i].object)
+                        *find_slot(c, c->changes[i].object, c->changes[i].kind) = i + 1;
+        return 0;
 }
 
 void pending_changes_add(PendingChanges *c, ModelObjectKind kind, const void *object, uint32_t mask) {
-        const Device *owner;
-        PendingDevice *d;
-        uint32_t *bits = NULL;
+        size_t *slot;
 
         assert(c);
 
-        if (mask == 0 || c->everything)
+        if (mask == 0 || !object || c->everything)
                 return;
-        switch (kind) {
-        case MODEL_DEVICE:
-        case MODEL_SRIOV:
-                owner = object;
-                break;
-        case MODEL_PORT:
-                owner = ((const Port *) object)->device;
-                break;
-        case MODEL_NETDEV:
-                owner = ((const NetDev *) object)->device;
-                break;
-        default:
-                return;
-        }
-
-        d = pending_device(c, owner->name);
-        if (d)
-                switch (kind) {
-                case MODEL_DEVICE:
-                        bits = &d->device;
-                        break;
-                case MODEL_SRIOV:
-                        bits = &d->sriov;
-                        break;
-                case MODEL_PORT:
-                        bits = pending_port(d, ((const Port *) object)->number);
-                        break;
-                default:
-                        bits = pending_netdev(d, ((const NetDev *) object)->name);
-                        break;
-                }
-        if (!bits) {
+        if (reindex(c, c->n + 1) < 0 || ARRAY_RESERVE(c->changes, c->allocated, c->n + 1) < 0) {
                 log_oom();
                 c->everything = true;
                 return;
         }
-        *bits |= mask;
-}
-
-static void pending_device_done(PendingDevice *d) {
-        for (size_t i = 0; i < d->n_netdevs; i++)
-                free(d->netdevs[i].name);
-        free(d->netdevs);
-        free(d->ports);
-        free(d->name);
-}
-
-void pending_changes_drop_device(PendingChanges *c, const char *device) {
-        size_t i;
-
-        assert(c);
-        assert(device);
-
-        i = devices_lower_bound(c, device);
-        if (i >= c->n_devices || !streq(c->devices[i].name, device))
-                return;
-        pending_device_done(&c->devices[i]);
-        memmove(c->devices + i, c->devices + i + 1, (c->n_devices - i - 1) * sizeof(*c->devices));
-        c->n_devices--;
-}
-
-void pending_changes_drop_netdev(PendingChanges *c, const char *device, const char *netdev) {
-        size_t i;
-
-        assert(c);
-
-        i = devices_lower_bound(c, device);
-        if (i >= c->n_devices || !streq(c->devices[i].name, device))
-                return;
-        for (size_t j = 0; j < c->devices[i].n_netdevs; j++) {
-                PendingDevice *d = &c->devices[i];
-
-                if (!streq(d->netdevs[j].name, netdev))
-                        continue;
-                free(d->netdevs[j].name);
-                memmove(d->netdevs + j, d->netdevs + j + 1, (d->n_netdevs - j - 1) * sizeof(*d->netdevs));
-                d->n_netdevs--;
-                return;
+        slot = find_slot(c, object, kind);
+        if (*slot == 0) {
+                c->changes[c->n] = (PendingChange){ .object = object, .kind = kind };
+                *slot = ++c->n;
         }
+        c->changes[*slot - 1].mask |= mask;
+}
+
+static void drop(PendingChanges *c, ModelObjectKind kind, const void *object) {
+        size_t *slot;
+
+        if (c->n == 0)
+                return;
+        slot = find_slot(c, object, kind);
+        /* The slot stays, pointing at a change no object matches: probes go on past it. */
+        if (*slot != 0)
+                c->changes[*slot - 1] = (PendingChange){};
+}
+
+void pending_changes_drop_device(PendingChanges *c, const Device *d) {
+        assert(c);
+        assert(d);
+
+        drop(c, MODEL_DEVICE, d);
+        drop(c, MODEL_SRIOV, d);
+        for (size_t i = 0; i < d->n_ports; i++)
+                drop(c, MODEL_PORT, &d->ports[i]);
+        for (size_t i = 0; i < d->n_netdevs; i++)
+                drop(c, MODEL_NETDEV, d->netdevs[i]);
+}
+
+void pending_changes_drop_netdev(PendingChanges *c, const NetDev *n) {
+        assert(c);
+        assert(n);
+        drop(c, MODEL_NETDEV, n);
+}
+
+static const Device *owner_of(const PendingChange *x) {
+        switch (x->kind) {
+        case MODEL_PORT:
+                return ((const Port *) x->object)->device;
+        case MODEL_NETDEV:
+                return ((const NetDev *) x->object)->device;
+        default:
+                return x->object;
+        }
+}
+
+/* Within a device: the device, its ports, its netdevs, its SR-IOV control. */
+static int kind_rank(ModelObjectKind kind) {
+        return kind == MODEL_DEVICE ? 0 : kind == MODEL_PORT ? 1 : kind == MODEL_NETDEV ? 2 : 3;
+}
+
+static int change_compare(const void *a, const void *b) {
+        const PendingChange *x = a, *y = b;
+        int k;
+
+        if (!x->object || !y->object)
+                return !x->object - !y->object;
+        k = strcmp(owner_of(x)->name, owner_of(y)->name);
+        if (k != 0)
+                return k;
+        if (x->kind != y->kind)
+                return kind_rank(x->kind) - kind_rank(y->kind);
+        if (x->kind == MODEL_PORT) {
+                uint32_t p = ((const Port *) x->object)->number, q = ((const Port *) y->object)->number;
+                return p < q ? -1 : p > q;
+        }
+        if (x->kind == MODEL_NETDEV)
+                return strcmp(((const NetDev *) x->object)->name, ((const NetDev *) y->object)->name);
+        return 0;
+}
+
+void pending_changes_sort(PendingChanges *c) {
+        assert(c);
+
+        if (c->n < 2)
+                return;
+        qsort(c->changes, c->n, sizeof(PendingChange), change_compare);
+        /* The index points at the old places: it is cleared with the changes after the emission. */
 }
 
 void pending_changes_clear(PendingChanges *c) {
         assert(c);
 
-        for (size_t i = 0; i < c->n_devices; i++)
-                pending_device_done(&c->devices[i]);
-        c->n_devices = 0;
+        if (c->n > 0 && c->slots)
+                memset(c->slots, 0, c->n_slots * sizeof(size_t));
+        c->n = 0;
         c->everything = false;
-        /* The array stays for the next iteration's few changes; a burst's goes back. */
-        if (c->allocated > 64) {
-                c->devices = mfree(c->devices);
+        /* The arrays stay for the next iteration's few changes; a burst's go back. */
+        if (c->allocated > 256) {
+                c->changes = mfree(c->changes);
                 c->allocated = 0;
+                c->slots = mfree(c->slots);
+                c->n_slots = 0;
         }
 }
 
 void pending_changes_done(PendingChanges *c) {
         pending_changes_clear(c);
-        c->devices = mfree(c->devices);
-        c->allocated = 0;
+        c->changes = mfree(c->changes);
+        c->slots = mfree(c->slots);
+        c->allocated = c->n_slots = 0;
 }

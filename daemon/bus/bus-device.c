@@ -47,7 +47,7 @@ static int port_path_at(const void *object, size_t i, char **ret) {
 
 static int netdev_path_at(const void *object, size_t i, char **ret) {
         const Device *d = object;
-        return netdev_bus_path(&d->netdevs[i], ret);
+        return netdev_bus_path(d->netdevs[i], ret);
 }
 
 static int bus_property_get_ports(sd_bus *bus, const char *path, const char *interface, const char *property,

@@ -50,7 +50,7 @@ int bus_objects_device_paths(const Device *d, char ***l, size_t *n, size_t *allo
                         return r;
         }
         for (size_t i = 0; i < d->n_netdevs; i++) {
-                r = netdev_bus_path(&d->netdevs[i], &p);
+                r = netdev_bus_path(d->netdevs[i], &p);
                 if (r < 0)
                         return r;
                 r = strv_push_take(l, n, allocated, p);
@@ -151,7 +151,7 @@ static void on_device_removing(Device *d, void *userdata) {
         BusServer *s = userdata;
 
         port_wait_fail_device(&s->port_waits, d->name);
-        pending_changes_drop_device(&s->pending, d->name);
+        pending_changes_drop_device(&s->pending, d);
         send_device_objects(s, d, false);
 }
 
@@ -162,7 +162,7 @@ static void on_netdev_added(NetDev *n, void *userdata) {
 static void on_netdev_removing(NetDev *n, void *userdata) {
         BusServer *s = userdata;
 
-        pending_changes_drop_netdev(&s->pending, n->device->name, n->name);
+        pending_changes_drop_netdev(&s->pending, n);
         send_netdev_object(s, n, false);
 }
 
@@ -239,22 +239,6 @@ static int send_changed(sd_bus *bus, ModelObjectKind kind, const void *object, u
         return bus_emit_properties_changed(bus, path, e->interface, &names);
 }
 
-/* A device's pending changes, as the model has it now: its objects in order. */
-static void send_device_changes(BusServer *s, const PendingDevice *pending) {
-        const Device *d = manager_find_device(s->manager, pending->name);
-
-        if (!d)
-                return;
-        (void) send_changed(s->bus, MODEL_DEVICE, d, pending->device);
-        for (size_t j = 0; j < pending->n_ports; j++)
-                (void) send_changed(s->bus, MODEL_PORT, device_find_port(d, pending->ports[j].number),
-                                    pending->ports[j].mask);
-        for (size_t j = 0; j < pending->n_netdevs; j++)
-                (void) send_changed(s->bus, MODEL_NETDEV, device_find_netdev(d, pending->netdevs[j].name),
-                                    pending->netdevs[j].mask);
-        (void) send_changed(s->bus, MODEL_SRIOV, d, pending->sriov);
-}
-
 /* Every object announced as changed: a change that could not be recorded. */
 static void send_everything_changed(BusServer *s) {
         Manager *m = s->manager;
@@ -266,7 +250,7 @@ static void send_everything_changed(BusServer *s) {
                 for (size_t j = 0; j < d->n_ports; j++)
                         (void) send_changed(s->bus, MODEL_PORT, &d->ports[j], UINT32_MAX);
                 for (size_t j = 0; j < d->n_netdevs; j++)
-                        (void) send_changed(s->bus, MODEL_NETDEV, &d->netdevs[j], UINT32_MAX);
+                        (void) send_changed(s->bus, MODEL_NETDEV, d->netdevs[j], UINT32_MAX);
                 (void) send_changed(s->bus, MODEL_SRIOV, d, UINT32_MAX);
         }
 }
@@ -282,9 +266,14 @@ static int on_emit(sd_event_source *source, void *userdata) {
 
         if (s->pending.everything)
                 send_everything_changed(s);
-        else
-                for (size_t i = 0; i < s->pending.n_devices; i++)
-                        send_device_changes(s, &s->pending.devices[i]);
+        else {
+                pending_changes_sort(&s->pending);
+                for (size_t i = 0; i < s->pending.n; i++) {
+                        const PendingChange *c = &s->pending.changes[i];
+
+                        (void) send_changed(s->bus, c->kind, c->object, c->mask);
+                }
+        }
         pending_changes_clear(&s->pending);
 
         /* The states are published: now the waiters may be answered. */

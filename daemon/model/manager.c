@@ -527,77 +527,148 @@ void manager_set_num_vfs(Manager *m, const char *pci_path, uint32_t num_vfs) {
         }
 }
 
-/* A new snapshot of a device that is already published. Objects whose
- * identity changed are re-announced; everything else is reported as changes
- * of the new snapshot, which also carries what the old had pending. */
-static void manager_replace_device_at(Manager *m, size_t index, Device *new) {
-        Device *old = m->devices[index];
+/* fresh, a new read of the port p, moved into p; what the port keeps of
+ * itself (its device, its change count and time, its history) is fresh's
+ * already (port_carry_over()), and fresh holds the old values, freed with it. */
+static void port_take_values(Port *p, Port *fresh) {
+        Port old = *p;
+
+        *p = *fresh;
+        p->device = old.device;
+        *fresh = old;
+        fresh->history = NULL; /* p's */
+}
+
+/* What a port keeps across reads, into its new read, before the two are compared. */
+static void port_carry_over(Port *fresh, const Port *p) {
+        fresh->state_changed_usec = p->state_changed_usec;
+        fresh->state_changes = p->state_changes;
+        fresh->history = p->history;
+        fresh->link_events = port_link_events(fresh);
+}
+
+static size_t netdev_index(const Device *d, const char *name) {
+        size_t i = 0;
+
+        while (i < d->n_netdevs && !streq(d->netdevs[i]->name, name))
+                i++;
+        return i;
+}
+
+/* fresh's netdevs become d's: one of a name d has already keeps its
+ * address and takes the new values, and the old values go to fresh in its
+ * place; the ones that went are announced first (d still holds them), the
+ * new ones once d holds them. The old array is fresh's, freed with it. */
+static int device_take_netdevs(Manager *m, Device *d, Device *fresh, uint32_t *masks) {
+        _cleanup_free_ NetDev **added = calloc(fresh->n_netdevs + 1, sizeof(NetDev *));
+        size_t n_added = 0;
+
+        if (!added)
+                return -ENOMEM;
+        for (size_t i = 0; i < d->n_netdevs; i++)
+                if (netdev_index(fresh, d->netdevs[i]->name) == fresh->n_netdevs && m->events.netdev_removing)
+                        m->events.netdev_removing(d->netdevs[i], m->events_userdata);
+        for (size_t i = 0; i < fresh->n_netdevs; i++) {
+                size_t j = netdev_index(d, fresh->netdevs[i]->name);
+                NetDev *kept, old;
+
+                if (j == d->n_netdevs) {
+                        fresh->netdevs[i]->device = d;
+                        added[n_added++] = fresh->netdevs[i];
+                        continue;
+                }
+                kept = d->netdevs[j];
+                masks[i] = netdev_changed_mask(kept, fresh->netdevs[i]);
+                old = *kept;
+                *kept = *fresh->netdevs[i];
+                kept->device = d;
+                *fresh->netdevs[i] = old;
+                d->netdevs[j] = fresh->netdevs[i];
+                fresh->netdevs[i] = kept;
+        }
+        SWAP_VALUES(d->netdevs, fresh->netdevs);
+        SWAP_VALUES(d->n_netdevs, fresh->n_netdevs);
+        for (size_t i = 0; i < n_added; i++)
+                if (m->events.netdev_added)
+                        m->events.netdev_added(added[i], m->events_userdata);
+        return 0;
+}
+
+/* A new read of a device that is already published. Whose identity
+ * changed is another device: removed and added. Else the new values move
+ * into the device, its ports and netdevs, which keep their addresses (and
+ * so whatever follows them), and what changed is reported. */
+static void manager_update_device_at(Manager *m, size_t index, Device *fresh) {
+        Device *d = m->devices[index], old;
         uint32_t device_mask, sriov_mask;
         _cleanup_free_ uint32_t *port_masks = NULL, *netdev_masks = NULL;
 
-        if (device_identity_changed(old, new)) {
+        if (device_identity_changed(d, fresh)) {
                 manager_remove_device_at(m, index);
-                if (manager_insert_device(m, new) < 0) {
+                if (manager_insert_device(m, fresh) < 0) {
                         log_oom();
-                        device_free(new);
+                        device_free(fresh);
                 }
                 return;
         }
 
-        port_masks = calloc(new->n_ports + 1, sizeof(uint32_t));
-        netdev_masks = calloc(new->n_netdevs + 1, sizeof(uint32_t));
+        port_masks = calloc(d->n_ports + 1, sizeof(uint32_t));
+        netdev_masks = calloc(fresh->n_netdevs + 1, sizeof(uint32_t));
         if (!port_masks || !netdev_masks) {
-                /* Keep the old snapshot: the next event or the sweep re-reads it. */
-                manager_defer_resync(m, -ENOMEM, new->name);
-                device_free(new);
+                /* Keep what the device had: the next event or the sweep re-reads it. */
+                manager_defer_resync(m, -ENOMEM, fresh->name);
+                device_free(fresh);
                 return;
         }
 
-        /* Netdevs that went away: reported while the old snapshot is findable. */
-        for (size_t i = 0; i < old->n_netdevs; i++)
-                if (!device_find_netdev(new, old->netdevs[i].name) && m->events.netdev_removing)
-                        m->events.netdev_removing(&old->netdevs[i], m->events_userdata);
+        fresh->verbs_covered = d->verbs_covered;
+        device_mask = device_changed_mask(d, fresh);
+        sriov_mask = sriov_changed_mask(d, fresh);
+        /* The same port numbers in the same order: the identity says so. */
+        for (size_t i = 0; i < d->n_ports; i++) {
+                Port *p = &d->ports[i], *n = &fresh->ports[i];
 
-        device_mask = device_changed_mask(old, new);
-        sriov_mask = sriov_changed_mask(old, new);
-        new->verbs_covered = old->verbs_covered;
-        /* The health is the manager's, set by the caller from how the read went. */
-        new->health = old->health;
-        free(new->health_reason);
-        new->health_reason = TAKE_PTR(old->health_reason);
-        new->lane = TAKE_PTR(old->lane);
-        for (size_t i = 0; i < new->n_ports; i++) {
-                Port *p = &new->ports[i], *o = &old->ports[i];
-
-                p->link_events = port_link_events(p);
-                if (port_keep_state(p, o) < 0)
+                port_carry_over(n, p);
+                if (port_keep_state(n, p) < 0)
                         log_oom();
-                p->state_changed_usec = o->state_changed_usec;
-                p->state_changes = o->state_changes;
-                p->history = TAKE_PTR(o->history);
-                port_masks[i] = port_stamp(m, p, port_changed_mask(o, p), o->state_name);
+                port_masks[i] = port_changed_mask(p, n);
+                port_take_values(p, n);
+                /* n holds the old values now, its state name among them. */
+                port_masks[i] = port_stamp(m, p, port_masks[i], n->state_name);
         }
-        for (size_t i = 0; i < new->n_netdevs; i++) {
-                const NetDev *o = device_find_netdev(old, new->netdevs[i].name);
-                if (o)
-                        netdev_masks[i] = netdev_changed_mask(o, &new->netdevs[i]);
+        if (device_take_netdevs(m, d, fresh, netdev_masks) < 0) {
+                log_oom();
+                manager_defer_resync(m, -ENOMEM, fresh->name);
         }
 
-        new->manager = m;
-        m->devices[index] = new;
+        /* The device's own values; what is the manager's (its table, health,
+         * lane, verbs coverage) and its ports and netdevs stay. */
+        old = *d;
+        *d = *fresh;
+        d->manager = old.manager;
+        d->ports = old.ports;
+        d->n_ports = old.n_ports;
+        d->netdevs = old.netdevs;
+        d->n_netdevs = old.n_netdevs;
+        d->health = old.health;
+        d->health_reason = old.health_reason;
+        d->lane = old.lane;
+        d->verbs_covered = old.verbs_covered;
+        old.ports = fresh->ports;
+        old.n_ports = fresh->n_ports;
+        old.netdevs = fresh->netdevs;
+        old.n_netdevs = fresh->n_netdevs;
+        old.health_reason = NULL;
+        old.lane = NULL;
+        *fresh = old;
+        device_free(fresh);
 
-        /* Netdevs that are new: reported now that the new snapshot is findable. */
-        for (size_t i = 0; i < new->n_netdevs; i++)
-                if (!device_find_netdev(old, new->netdevs[i].name) && m->events.netdev_added)
-                        m->events.netdev_added(&new->netdevs[i], m->events_userdata);
-        device_free(old);
-
-        manager_mark(m, MODEL_DEVICE, new, device_mask);
-        manager_mark(m, MODEL_SRIOV, new, sriov_mask);
-        for (size_t i = 0; i < new->n_ports; i++)
-                manager_mark(m, MODEL_PORT, &new->ports[i], port_masks[i]);
-        for (size_t i = 0; i < new->n_netdevs; i++)
-                manager_mark(m, MODEL_NETDEV, &new->netdevs[i], netdev_masks[i]);
+        manager_mark(m, MODEL_DEVICE, d, device_mask);
+        manager_mark(m, MODEL_SRIOV, d, sriov_mask);
+        for (size_t i = 0; i < d->n_ports; i++)
+                manager_mark(m, MODEL_PORT, &d->ports[i], port_masks[i]);
+        for (size_t i = 0; i < d->n_netdevs; i++)
+                manager_mark(m, MODEL_NETDEV, d->netdevs[i], netdev_masks[i]);
 }
 
 /* "journalctl MESSAGE_ID=..." finds every health transition of every device. */
@@ -711,7 +782,7 @@ static void manager_apply_load(Manager *m, DeviceRead *r, const ReaderResult *re
 
         i = devices_index(m->devices, m->n_devices, d->name);
         if (i < m->n_devices)
-                manager_replace_device_at(m, i, d);
+                manager_update_device_at(m, i, d);
         else if (manager_insert_device(m, d) < 0) {
                 device_free(d);
                 log_oom();

@@ -98,7 +98,15 @@ static int netdev_load(int net_fd, const char *name, NetDev *n) {
 }
 
 static int netdev_compare(const void *a, const void *b) {
-        return strcmp(((const NetDev *) a)->name, ((const NetDev *) b)->name);
+        return strcmp((*(NetDev *const *) a)->name, (*(NetDev *const *) b)->name);
+}
+
+NetDev *netdev_free(NetDev *n) {
+        if (n) {
+                netdev_clear(n);
+                free(n);
+        }
+        return NULL;
 }
 
 static int device_add_netdev(Device *d, size_t *allocated, int net_fd, const char *name) {
@@ -107,20 +115,22 @@ static int device_add_netdev(Device *d, size_t *allocated, int net_fd, const cha
         if (!*name || strchr(name, '/') || streq(name, ".") || streq(name, ".."))
                 return 0;
         for (size_t i = 0; i < d->n_netdevs; i++)
-                if (streq(d->netdevs[i].name, name))
+                if (streq(d->netdevs[i]->name, name))
                         return 0;
 
         if (ARRAY_RESERVE(d->netdevs, *allocated, d->n_netdevs + 1) < 0)
                 return -ENOMEM;
-        d->netdevs[d->n_netdevs] = (NetDev){};
-        r = netdev_load(net_fd, name, &d->netdevs[d->n_netdevs]);
+        d->netdevs[d->n_netdevs] = calloc(1, sizeof(NetDev));
+        if (!d->netdevs[d->n_netdevs])
+                return -ENOMEM;
+        r = netdev_load(net_fd, name, d->netdevs[d->n_netdevs]);
         if (errno_is_resource(r)) {
                 d->n_netdevs++; /* freed with the device */
                 return r;
         }
         /* Gone, or a second name that reads the same once made valid UTF-8. */
-        if (r < 0 || (d->n_netdevs > 0 && device_find_netdev(d, d->netdevs[d->n_netdevs].name))) {
-                netdev_clear(&d->netdevs[d->n_netdevs]);
+        if (r < 0 || (d->n_netdevs > 0 && device_find_netdev(d, d->netdevs[d->n_netdevs]->name))) {
+                d->netdevs[d->n_netdevs] = netdev_free(d->netdevs[d->n_netdevs]);
                 return 0;
         }
         d->n_netdevs++;
@@ -163,10 +173,10 @@ int device_load_netdevs(int parent_fd, Device *d) {
         }
 
         if (d->n_netdevs > 0)
-                qsort(d->netdevs, d->n_netdevs, sizeof(NetDev), netdev_compare);
+                qsort(d->netdevs, d->n_netdevs, sizeof(NetDev *), netdev_compare);
         ARRAY_SHRINK(d->netdevs, allocated, d->n_netdevs);
         for (size_t i = 0; i < d->n_netdevs; i++)
-                d->netdevs[i].device = d;
+                d->netdevs[i]->device = d;
 
         /* Port N's netdev has dev_port N-1; failing that, the one its GIDs name.
          * Sorted by name, so "ib0" wins over its child "ib0.8001". */
@@ -175,11 +185,11 @@ int device_load_netdevs(int parent_fd, Device *d) {
                 NetDev *match = NULL;
 
                 for (size_t j = 0; j < d->n_netdevs && !match; j++)
-                        if (p->number > 0 && d->netdevs[j].dev_port == p->number - 1 && d->netdevs[j].port == 0)
-                                match = &d->netdevs[j];
+                        if (p->number > 0 && d->netdevs[j]->dev_port == p->number - 1 && d->netdevs[j]->port == 0)
+                                match = d->netdevs[j];
                 for (size_t j = 0; j < d->n_netdevs && !match; j++)
-                        if (streq(d->netdevs[j].name, p->gid_ndev) && d->netdevs[j].port == 0)
-                                match = &d->netdevs[j];
+                        if (streq(d->netdevs[j]->name, p->gid_ndev) && d->netdevs[j]->port == 0)
+                                match = d->netdevs[j];
                 if (match) {
                         match->port = p->number;
                         if (str_set(&p->netdev, match->name) < 0)

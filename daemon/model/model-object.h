@@ -84,5 +84,6 @@ int object_refresh(const ObjectKind *k, void *object, const char *dir, const Pol
  * loading of a device's ports and netdevs. */
 void port_clear(Port *p);
 void netdev_clear(NetDev *n);
+NetDev *netdev_free(NetDev *n);
 int device_load_ports(int dev_fd, Device *d);
 int device_load_netdevs(int parent_fd, Device *d);

@@ -252,7 +252,7 @@ Device *device_free(Device *d) {
                 port_clear(&d->ports[i]);
         free(d->ports);
         for (size_t i = 0; i < d->n_netdevs; i++)
-                netdev_clear(&d->netdevs[i]);
+                netdev_free(d->netdevs[i]);
         free(d->netdevs);
         attr_list_clear(&d->attributes);
         attr_list_clear(&d->power_attributes);
@@ -279,7 +279,7 @@ const NetDev *device_find_netdev(const Device *d, const char *name) {
         assert(d);
         assert(name);
         for (size_t i = 0; i < d->n_netdevs; i++)
-                if (streq(d->netdevs[i].name, name))
-                        return &d->netdevs[i];
+                if (streq(d->netdevs[i]->name, name))
+                        return d->netdevs[i];
         return NULL;
 }

@@ -111,7 +111,7 @@ struct Device {
         Port *ports; /* sorted by number */
         size_t n_ports;
 
-        NetDev *netdevs; /* sorted by name */
+        NetDev **netdevs; /* sorted by name; each keeps its address while it exists */
         size_t n_netdevs;
 
         bool sriov_capable;

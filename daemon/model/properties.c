@@ -49,7 +49,7 @@ static bool netdev_names_equal(const void *x, const void *y) {
         if (a->n_netdevs != b->n_netdevs)
                 return false;
         for (size_t i = 0; i < a->n_netdevs; i++)
-                if (!streq(a->netdevs[i].name, b->netdevs[i].name))
+                if (!streq(a->netdevs[i]->name, b->netdevs[i]->name))
                         return false;
         return true;
 }

@@ -137,7 +137,7 @@ static void refresh_all_links(Manager *m) {
                 Device *d = m->devices[i];
 
                 for (size_t j = 0; j < d->n_netdevs; j++)
-                        refresh_netdev(m, &d->netdevs[j]);
+                        refresh_netdev(m, d->netdevs[j]);
                 for (size_t j = 0; j < d->n_ports; j++)
                         (void) manager_refresh_port(m, &d->ports[j]);
         }

@@ -210,12 +210,12 @@ static void check_device(const Device *d) {
                         fuzz_assert(device_find_netdev(d, p->netdev));
         }
         for (size_t i = 0; i < d->n_netdevs; i++) {
-                check_string(d->netdevs[i].name);
-                check_string(d->netdevs[i].operstate);
-                check_string(d->netdevs[i].address);
-                check_attributes(&d->netdevs[i].attributes);
+                check_string(d->netdevs[i]->name);
+                check_string(d->netdevs[i]->operstate);
+                check_string(d->netdevs[i]->address);
+                check_attributes(&d->netdevs[i]->attributes);
                 if (i > 0)
-                        fuzz_assert(strcmp(d->netdevs[i - 1].name, d->netdevs[i].name) < 0);
+                        fuzz_assert(strcmp(d->netdevs[i - 1]->name, d->netdevs[i]->name) < 0);
         }
 }
 

@@ -270,11 +270,15 @@ static void test_replace_reports_changed_port_of_new_snapshot(void **state) {
         host_free(h);
 }
 
-static void test_replace_keeps_pending_changes(void **state) {
+static void test_reread_keeps_addresses(void **state) {
         Host *h = HOST("mlx4-vpi");
-        Port *p;
+        Device *d = manager_find_device(h->manager, "mlx4_0");
+        Port *p1 = &d->ports[0], *p2 = &d->ports[1];
+        NetDev *n = d->netdevs[0];
 
-        /* Not yet published when the next snapshot replaces it: still pending after. */
+        assert_int_equal(d->n_ports, 2);
+        assert_true(d->n_netdevs > 0);
+        /* Not yet published when the device is read again: still pending after. */
         write_sysfs(h, MLX4_SYS, "ports/1/state", "1: DOWN\n");
         assert_int_equal(manager_reload_device(h->manager, MLX4_SYS, "mlx4_0"), 0);
         write_sysfs(h, MLX4_SYS, "ports/2/state", "2: INIT\n");
@@ -283,16 +287,26 @@ static void test_replace_keeps_pending_changes(void **state) {
         assert_int_equal(h->recorder.n, 2);
         assert_event(h, 0, EVENT_CHANGED, "mlx4_0/1");
         assert_event(h, 1, EVENT_CHANGED, "mlx4_0/2");
-        p = (Port *) device_find_port(manager_find_device(h->manager, "mlx4_0"), 1);
-        assert_int_equal(p->state_changes, 1);
-        /* The bus side's store, keyed by name and number, holds both across the replacement. */
-        assert_int_equal(h->recorder.pending.n_devices, 1);
-        assert_string_equal(h->recorder.pending.devices[0].name, "mlx4_0");
-        assert_int_equal(h->recorder.pending.devices[0].n_ports, 2);
-        assert_int_equal(h->recorder.pending.devices[0].ports[0].number, 1);
-        assert_true(h->recorder.pending.devices[0].ports[0].mask & PROPERTY_BIT(PORT_PROP_STATE));
-        assert_int_equal(h->recorder.pending.devices[0].ports[1].number, 2);
-        assert_true(h->recorder.pending.devices[0].ports[1].mask & PROPERTY_BIT(PORT_PROP_STATE));
+        /* The device, its ports and netdevs are where they were, with the new values. */
+        assert_ptr_equal(manager_find_device(h->manager, "mlx4_0"), d);
+        assert_ptr_equal(&d->ports[0], p1);
+        assert_ptr_equal(d->netdevs[0], n);
+        assert_string_equal(p1->state_name, "DOWN");
+        assert_string_equal(p2->state_name, "INIT");
+        assert_int_equal(p1->state_changes, 1);
+        assert_int_equal(p2->state_changes, 1);
+        /* The bus side's store, by object: both ports, once each, in port order. */
+        pending_changes_sort(&h->recorder.pending);
+        assert_int_equal(h->recorder.pending.n, 2);
+        assert_ptr_equal(h->recorder.pending.changes[0].object, p1);
+        assert_true(h->recorder.pending.changes[0].mask & PROPERTY_BIT(PORT_PROP_STATE));
+        assert_ptr_equal(h->recorder.pending.changes[1].object, p2);
+        assert_true(h->recorder.pending.changes[1].mask & PROPERTY_BIT(PORT_PROP_STATE));
+        /* A device that goes takes its pending changes with it. */
+        pending_changes_drop_device(&h->recorder.pending, d);
+        pending_changes_sort(&h->recorder.pending);
+        assert_null(h->recorder.pending.changes[0].object);
+        assert_null(h->recorder.pending.changes[1].object);
         host_free(h);
 }
 
@@ -373,7 +387,7 @@ static void test_netdev_changed_and_num_vfs(void **state) {
         NetDev *n;
 
         assert_true(d->n_netdevs > 0);
-        n = &d->netdevs[0];
+        n = d->netdevs[0];
         manager_netdev_changed(h->manager, n, 0);
         assert_int_equal(h->recorder.n, 0);
         manager_netdev_changed(h->manager, n, PROPERTY_BIT(NETDEV_PROP_MTU));
@@ -390,8 +404,11 @@ static void test_netdev_changed_and_num_vfs(void **state) {
 
 static void test_netdev_gone_reported_before_the_swap(void **state) {
         Host *h = HOST("mlx4-vpi");
+        Device *d = manager_find_device(h->manager, "mlx4_0");
+        const NetDev *kept = device_find_netdev(d, "ens1d1");
         bool device_changed = false;
 
+        assert_non_null(kept);
         umockdev_testbed_remove_device(h->testbed, "/sys/devices/pci0000:00/0000:00:03.0/0000:03:00.0/net/ib0");
         assert_int_equal(manager_reload_device(h->manager, MLX4_SYS, "mlx4_0"), 0);
 
@@ -407,6 +424,8 @@ static void test_netdev_gone_reported_before_the_swap(void **state) {
         }
         assert_true(device_changed);
         assert_null(device_find_netdev(manager_find_device(h->manager, "mlx4_0"), "ib0"));
+        /* The netdev that stayed is where it was. */
+        assert_ptr_equal(device_find_netdev(d, "ens1d1"), kept);
         host_free(h);
 }
 
@@ -415,7 +434,7 @@ int main(void) {
                 cmocka_unit_test(test_load_reports_nothing),
                 cmocka_unit_test(test_reload_unchanged_reports_nothing),
                 cmocka_unit_test(test_replace_reports_changed_port_of_new_snapshot),
-                cmocka_unit_test(test_replace_keeps_pending_changes),
+                cmocka_unit_test(test_reread_keeps_addresses),
                 cmocka_unit_test(test_refresh_port_reports_once),
                 cmocka_unit_test(test_identity_change_is_remove_then_add),
                 cmocka_unit_test(test_rename_removes_old_before_adding_new),

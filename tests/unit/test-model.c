@@ -143,7 +143,7 @@ static void test_mlx4_vpi_ib_and_ethernet_ports(void **state) {
         assert_string_equal(p->gids[0].ndev, "ens1d1");
 
         assert_int_equal(d->n_netdevs, 2);
-        assert_string_equal(d->netdevs[0].name, "ens1d1"); /* sorted by name */
+        assert_string_equal(d->netdevs[0]->name, "ens1d1"); /* sorted by name */
         n = device_find_netdev(d, "ib0");
         assert_non_null(n);
         assert_int_equal(n->dev_port, 0);
@@ -197,9 +197,9 @@ static void test_mlx5_roce_pf_with_sriov_and_its_vf(void **state) {
         assert_string_equal(pf->physfn_path, ""); /* a PF */
 
         assert_int_equal(pf->n_netdevs, 1);
-        assert_string_equal(pf->netdevs[0].name, "ens1f0np0");
-        assert_int_equal(pf->netdevs[0].mtu, 9000);
-        assert_string_equal(pf->netdevs[0].address, "98:03:9b:aa:bb:c0");
+        assert_string_equal(pf->netdevs[0]->name, "ens1f0np0");
+        assert_int_equal(pf->netdevs[0]->mtu, 9000);
+        assert_string_equal(pf->netdevs[0]->address, "98:03:9b:aa:bb:c0");
 
         /* The VF is an RDMA device of its own; SR-IOV belongs to the PF only. */
         vf = host_device(h, "mlx5_1");
@@ -245,9 +245,9 @@ static void test_rxe_finds_its_netdev_through_gid_ndevs(void **state) {
         assert_string_equal(d->transport, "RoCE");
         assert_false(d->sriov_capable);
         assert_int_equal(d->n_netdevs, 1);
-        assert_string_equal(d->netdevs[0].name, "veth-rdma0");
-        assert_string_equal(d->netdevs[0].operstate, "up");
-        assert_int_equal(d->netdevs[0].port, 1);
+        assert_string_equal(d->netdevs[0]->name, "veth-rdma0");
+        assert_string_equal(d->netdevs[0]->operstate, "up");
+        assert_int_equal(d->netdevs[0]->port, 1);
         assert_string_equal(p->netdev, "veth-rdma0");
         assert_string_equal(p->rate_info, "1X FDR10");
         assert_int_equal(p->n_gids, 4);
@@ -388,10 +388,10 @@ static void test_whole_host_sorted_and_valid_utf8(void **state) {
                         assert_attrs_utf8(&p->attributes);
                 }
                 for (size_t j = 0; j < d->n_netdevs; j++) {
-                        ASSERT_UTF8(d->netdevs[j].name);
-                        ASSERT_UTF8(d->netdevs[j].operstate);
-                        ASSERT_UTF8(d->netdevs[j].address);
-                        assert_attrs_utf8(&d->netdevs[j].attributes);
+                        ASSERT_UTF8(d->netdevs[j]->name);
+                        ASSERT_UTF8(d->netdevs[j]->operstate);
+                        ASSERT_UTF8(d->netdevs[j]->address);
+                        assert_attrs_utf8(&d->netdevs[j]->attributes);
                 }
         }
         host_free(h);

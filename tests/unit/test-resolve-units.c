@@ -240,8 +240,9 @@ static void test_gid_resolve(void **state) {
         };
         Port mlx4_port = { .number = 1, .netdev = "", .link_layer = "InfiniBand", .gids = mlx4_gids, .n_gids = 1 };
         NetDev ib0 = { .name = "ib0", .port = 1 }, ens = { .name = "ens1f0np0", .port = 1 };
-        Device mlx5 = { .name = "mlx5_0", .ports = &mlx5_port, .n_ports = 1, .netdevs = &ens, .n_netdevs = 1 };
-        Device mlx4 = { .name = "mlx4_0", .ports = &mlx4_port, .n_ports = 1, .netdevs = &ib0, .n_netdevs = 1 };
+        NetDev *mlx5_netdevs[] = { &ens }, *mlx4_netdevs[] = { &ib0 };
+        Device mlx5 = { .name = "mlx5_0", .ports = &mlx5_port, .n_ports = 1, .netdevs = mlx5_netdevs, .n_netdevs = 1 };
+        Device mlx4 = { .name = "mlx4_0", .ports = &mlx4_port, .n_ports = 1, .netdevs = mlx4_netdevs, .n_netdevs = 1 };
         Device *devices[] = { &mlx4, &mlx5 };
         Manager m = { .devices = devices, .n_devices = 2 };
         uint8_t a[16] = { 192, 168, 1, 10 };
