@@ -198,3 +198,12 @@ int device_load_netdevs(int parent_fd, Device *d) {
         }
         return 0;
 }
+
+const NetDev *device_find_netdev(const Device *d, const char *name) {
+        assert(d);
+        assert(name);
+        for (size_t i = 0; i < d->n_netdevs; i++)
+                if (streq(d->netdevs[i]->name, name))
+                        return d->netdevs[i];
+        return NULL;
+}

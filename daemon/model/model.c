@@ -274,12 +274,3 @@ const Port *device_find_port(const Device *d, uint32_t number) {
         size_t i = device_port_index(d, number);
         return i < d->n_ports ? &d->ports[i] : NULL;
 }
-
-const NetDev *device_find_netdev(const Device *d, const char *name) {
-        assert(d);
-        assert(name);
-        for (size_t i = 0; i < d->n_netdevs; i++)
-                if (streq(d->netdevs[i]->name, name))
-                        return d->netdevs[i];
-        return NULL;
-}
