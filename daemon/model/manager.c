@@ -658,7 +658,7 @@ static void manager_update_device_at(Manager *m, size_t index, Device *fresh) {
         old.n_ports = fresh->n_ports;
         old.netdevs = fresh->netdevs;
         old.n_netdevs = fresh->n_netdevs;
-        old.health_reason = NULL;
+        old.health_reason = fresh->health_reason; /* the read's own, unused */
         old.lane = NULL;
         *fresh = old;
         device_free(fresh);
