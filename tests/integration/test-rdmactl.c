@@ -1174,7 +1174,7 @@ static void test_usage_help_and_version(void **state) {
                 char *expected = NULL;
 
                 assert_true(asprintf(&expected,
-                                     "rdmactl: cannot connect to the system bus at unix:path=%s/no-such-socket: No "
+                                     "rdmactl: Failed to connect to the system bus at unix:path=%s/no-such-socket: No "
                                      "such file or directory.\n",
                                      h->tmpdir) > 0);
                 assert_string_equal(out, expected);
