@@ -285,18 +285,6 @@ static void port_link_words(const RdmaPort *p, char width[static 16], char speed
                 snprintf(speed, 16, "%s", p->link_speed);
 }
 
-static const char *port_transport(const RdmaPort *p, const RdmaDevice *d) {
-        if (!isempty(p->transport))
-                return p->transport;
-        if (d && streq_ptr(d->node_type, "RNIC"))
-                return "iWARP";
-        if (streq_ptr(p->link_layer, "Ethernet"))
-                return "RoCE";
-        if (streq_ptr(p->link_layer, "InfiniBand"))
-                return "InfiniBand";
-        return "";
-}
-
 static void write_devices(FILE *f, ExpositionFormat format, const Inventory *inv) {
         Family info = family(f, format, "rdma_", "device_info", FAMILY_INFO,
                              "RDMA device identity from rdmad; the value is always 1.");

@@ -327,7 +327,7 @@ static enum MHD_Result scrape_respond(Scrape *sc) {
         struct MHD_Response *response;
 
         if (sc->error < 0) {
-                log_error_errno(sc->error, "Cannot render the metrics: %m");
+                log_error_errno(sc->error, "Failed to render the metrics: %m");
                 return respond_static(sc->connection, MHD_HTTP_INTERNAL_SERVER_ERROR, "Out of memory.\n",
                                       "text/plain; charset=utf-8");
         }
@@ -462,7 +462,7 @@ static void log_mhd(void *cls, const char *fmt, va_list ap) {
 
 static void run_mhd(HttpServer *s) {
         if (MHD_run(s->daemon) == MHD_NO)
-                log_debug("MHD_run() failed.");
+                log_debug("Failed to run libmicrohttpd (MHD_run()).");
         reschedule(s);
 }
 
@@ -527,7 +527,7 @@ int http_server_start(sd_event *event, Model *model, const HttpConfig *config, H
         if (!s->daemon) {
                 sd_event_unref(s->event);
                 free(s);
-                return log_error_errno(EINVAL, "libmicrohttpd could not start on the listening socket.");
+                return log_error_errno(EINVAL, "Failed to start libmicrohttpd on the listening socket.");
         }
         info = MHD_get_daemon_info(s->daemon, MHD_DAEMON_INFO_EPOLL_FD);
         r = info ? sd_event_add_io(event, &s->io, info->epoll_fd, EPOLLIN, on_io, s) : -EINVAL;
@@ -542,7 +542,7 @@ int http_server_start(sd_event *event, Model *model, const HttpConfig *config, H
                 r = sd_event_add_post(event, &s->post, on_post, s);
         if (r < 0) {
                 http_server_stop(s);
-                return log_error_errno(r, "Cannot watch libmicrohttpd's sockets: %m");
+                return log_error_errno(r, "Failed to watch libmicrohttpd's sockets: %m");
         }
         reschedule(s);
         *ret = s;

@@ -95,9 +95,9 @@ int listen_socket_open(const char *address) {
                         freeaddrinfo(result);
                 }
         } else if (r != 0)
-                return log_error_errno(EADDRNOTAVAIL, "Cannot resolve '%s': %s", host, gai_strerror(r));
+                return log_error_errno(EADDRNOTAVAIL, "Failed to resolve '%s': %s", host, gai_strerror(r));
         if (fd < 0)
-                return log_error_errno(fd, "Cannot listen on %s: %m", address);
+                return log_error_errno(fd, "Failed to listen on %s: %m", address);
         return fd;
 }
 

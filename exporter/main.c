@@ -116,7 +116,7 @@ static int get_listen_socket(const Options *o, const char **ret_source) {
         int n = sd_listen_fds(true);
 
         if (n < 0)
-                return log_error_errno(n, "Cannot get the sockets passed by systemd: %m");
+                return log_error_errno(n, "Failed to get the sockets passed by systemd: %m");
         if (n > 1)
                 return log_error_errno(EINVAL, "Expected one socket from systemd, got %d.", n);
         if (n == 1) {
@@ -155,7 +155,7 @@ static int run(int argc, char *argv[]) {
         sigaddset(&mask, SIGINT);
         sigaddset(&mask, SIGHUP);
         if (sigprocmask(SIG_BLOCK, &mask, NULL) < 0)
-                return log_error_errno(errno, "Cannot block signals: %m");
+                return log_error_errno(errno, "Failed to block signals: %m");
         signal(SIGPIPE, SIG_IGN);
 
         r = sd_event_default(&event);
@@ -166,7 +166,7 @@ static int run(int argc, char *argv[]) {
         if (r >= 0)
                 r = sd_event_add_signal(event, NULL, SIGHUP, on_hup, NULL);
         if (r < 0)
-                return log_error_errno(r, "Cannot set up the event loop: %m");
+                return log_error_errno(r, "Failed to set up the event loop: %m");
 
         fd = get_listen_socket(&o, &source);
         if (fd < 0)
@@ -195,7 +195,7 @@ static int run(int argc, char *argv[]) {
         (void) sd_notify(false, "STOPPING=1");
         http_server_stop(server);
         model_free(model);
-        return r < 0 ? log_error_errno(r, "The event loop failed: %m") : 0;
+        return r < 0 ? log_error_errno(r, "Failed to run the event loop: %m") : 0;
 }
 
 int main(int argc, char *argv[]) {

@@ -32,14 +32,14 @@ static void on_load_failed(InventoryFollow *f, int r, const sd_bus_error *e, voi
         Model *m = userdata;
 
         if (!e) {
-                log_warning_errno(r, "Cannot read the GetManagedObjects reply: %m");
+                log_warning_errno(r, "Failed to read the GetManagedObjects reply: %m");
                 return;
         }
         if (sd_bus_error_has_names(e, SD_BUS_ERROR_SERVICE_UNKNOWN, SD_BUS_ERROR_NAME_HAS_NO_OWNER))
                 log_full_errno(m->failing ? LOG_DEBUG : LOG_NOTICE, 0, "rdmad is not on the bus (%s).", e->name);
         else
-                log_full_errno(m->failing ? LOG_DEBUG : LOG_WARNING, 0, "GetManagedObjects failed: %s: %s", e->name,
-                               strempty(e->message));
+                log_full_errno(m->failing ? LOG_DEBUG : LOG_WARNING, 0,
+                               "Failed to get the objects (GetManagedObjects): %s: %s", e->name, strempty(e->message));
         m->failing = true;
 }
 
@@ -60,13 +60,13 @@ static void on_changed(InventoryFollow *f, InventoryChange change, const char *p
         if (r < 0)
                 switch (change) {
                 case INVENTORY_CHANGE_ADDED:
-                        log_warning_errno(r, "Cannot read InterfacesAdded: %m");
+                        log_warning_errno(r, "Failed to read InterfacesAdded: %m");
                         break;
                 case INVENTORY_CHANGE_REMOVED:
-                        log_warning_errno(r, "Cannot read InterfacesRemoved: %m");
+                        log_warning_errno(r, "Failed to read InterfacesRemoved: %m");
                         return; /* nothing was removed */
                 case INVENTORY_CHANGE_PROPERTIES:
-                        log_warning_errno(r, "Cannot read PropertiesChanged of %s: %m", path);
+                        log_warning_errno(r, "Failed to read PropertiesChanged of %s: %m", path);
                         break;
                 }
         touched(m);
@@ -79,7 +79,7 @@ static void on_gone(InventoryFollow *f, void *userdata) {
 static void on_appeared(InventoryFollow *f, const char *owner, int r, void *userdata) {
         log_info("rdmad is on the bus (%s): reading its model.", owner);
         if (r < 0)
-                log_warning_errno(r, "Cannot ask rdmad for its model: %m");
+                log_warning_errno(r, "Failed to ask rdmad for its model: %m");
 }
 
 Model *model_new(sd_event *event) {
@@ -142,7 +142,7 @@ int model_connect(Model *m) {
 fail:
         m->bus = sd_bus_flush_close_unref(m->bus);
         /* Tried again at every scrape: logged once until the model is read. */
-        r = log_full_errno(m->failing ? LOG_DEBUG : LOG_WARNING, r, "Cannot connect to the system bus: %m");
+        r = log_full_errno(m->failing ? LOG_DEBUG : LOG_WARNING, r, "Failed to connect to the system bus: %m");
         m->failing = true;
         return r;
 }
@@ -169,14 +169,14 @@ static int on_counters(sd_bus_message *reply, void *userdata, sd_bus_error *ret_
         if (!e) {
                 r = counter_table_read(&t, reply);
                 if (r < 0) {
-                        log_warning_errno(r, "Cannot read the GetAllCounters reply: %m");
+                        log_warning_errno(r, "Failed to read the GetAllCounters reply: %m");
                         counter_table_clear(&t);
                 } else
                         up = true;
         } else if (sd_bus_error_has_name(e, SD_BUS_ERROR_UNKNOWN_METHOD))
                 up = true; /* an rdmad older than GetAllCounters: the model without counters */
         else
-                log_debug("GetAllCounters failed: %s: %s", e->name, strempty(e->message));
+                log_debug("Failed to get the counters (GetAllCounters): %s: %s", e->name, strempty(e->message));
         c->done(&t, up, c->userdata);
         counter_table_clear(&t);
         c->slot = sd_bus_slot_unref(c->slot);
@@ -208,7 +208,7 @@ int model_get_counters(Model *m, uint64_t timeout_usec, model_counters_done_t do
                 r = sd_bus_call_async(m->bus, &c->slot, call, on_counters, c, timeout_usec);
         if (r < 0) {
                 free(c);
-                log_warning_errno(r, "Cannot call GetAllCounters: %m");
+                log_warning_errno(r, "Failed to call GetAllCounters: %m");
                 done(&(CounterTable){}, false, userdata);
                 *ret = NULL;
                 return 0;

@@ -181,7 +181,7 @@ int report_bus_error(const char *what, int r, const sd_bus_error *error) {
 
         switch (f) {
         case BUS_FAILURE_UNREACHABLE:
-                fprintf(stderr, "rdmactl: cannot connect to the system bus at %s: %s.\n", system_bus_address(),
+                fprintf(stderr, "rdmactl: Failed to connect to the system bus at %s: %s.\n", system_bus_address(),
                         strerror(r < 0 ? -r : EIO));
                 break;
         case BUS_FAILURE_NOT_RUNNING:

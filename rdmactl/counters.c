@@ -279,9 +279,7 @@ static int print_sample(const View *v, const CounterTable *t, const CounterTable
 
                 json_writer_init(&w, stdout, v->o->json == JSON_PRETTY);
                 field_tree_json(root, &w);
-                if (json_writer_finish(&w) < 0)
-                        return report_bus_error("JSON output", -EINVAL, NULL);
-                return EXIT_OK;
+                return finish_json_output(&w, EXIT_OK);
         }
         if (v->n_shown == 0)
                 printf("No RDMA ports.\n");
@@ -352,7 +350,7 @@ static int show(const View *v, bool terminal, const CounterTable *cur, const Cou
                 for (size_t i = 0; i < v->n_shown; i++)
                         print_watch_line(v, &v->shown[i], shown_counters(cur, &v->shown[i]),
                                          prev ? shown_counters(prev, &v->shown[i]) : NULL, interval_usec);
-        return finish_output(status);
+        return status != EXIT_OK ? status : finish_output(status); /* a failure was told where it happened */
 }
 
 static void sleep_until(uint64_t monotonic_usec) {
@@ -453,10 +451,8 @@ int verb_counters(sd_bus *bus, const Options *o, char **args, size_t n_args) {
         if (status == EXIT_OK && (n_targets > 0 || n_args == 0)) {
                 if (o->watch)
                         status = watch(bus, &v, &t);
-                else {
-                        status = print_sample(&v, &t, NULL, 0);
-                        status = finish_output(status);
-                }
+                else if ((status = print_sample(&v, &t, NULL, 0)) == EXIT_OK)
+                        status = finish_output(status); /* a failure was told where it happened */
         }
         free(v.shown);
         return status != EXIT_OK ? status : worst;

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "basic/utf8.h"
 #include "basic/util.h"
 #include "format.h"
 
@@ -260,7 +261,40 @@ static void text_colored(const TextContext *t, const char *s, const char *color)
                 fputs(s, t->f);
 }
 
+/* The longest text of a scalar in a buffer: a timestamp. */
+#define SCALAR_TEXT_MAX TIMESTAMP_MAX
+
+/* A scalar's text: its string, its empty text, or its number written in
+ * buf; NULL for a container. */
+static const char *scalar_text(const Field *n, char buf[static SCALAR_TEXT_MAX]) {
+        switch (n->type) {
+        case FIELD_STRING:
+                return n->string && *n->string ? n->string : n->empty;
+        case FIELD_NULL:
+                return n->empty;
+        case FIELD_UINT:
+                if (n->flags & FIELD_TEXT_HEX32)
+                        snprintf(buf, SCALAR_TEXT_MAX, "%08" PRIx32, (uint32_t) n->u);
+                else if (n->flags & FIELD_TEXT_TIME)
+                        format_timestamp(n->u, buf);
+                else
+                        snprintf(buf, SCALAR_TEXT_MAX, "%" PRIu64, n->u);
+                return buf;
+        case FIELD_INT:
+                snprintf(buf, SCALAR_TEXT_MAX, "%" PRIi64, n->i);
+                return buf;
+        case FIELD_DOUBLE:
+                snprintf(buf, SCALAR_TEXT_MAX, "%g", n->d);
+                return buf;
+        case FIELD_BOOL:
+                return n->b ? "yes" : "no";
+        default:
+                return NULL;
+        }
+}
+
 static void text_inline(const TextContext *t, const Field *n) {
+        char buf[SCALAR_TEXT_MAX];
         bool first = true;
 
         if (!text_shown(n))
@@ -268,28 +302,8 @@ static void text_inline(const TextContext *t, const Field *n) {
         fputs(strempty(n->before), t->f);
         switch (n->type) {
         case FIELD_STRING:
-                text_colored(t, n->string && *n->string ? n->string : n->empty, n->color);
-                break;
-        case FIELD_NULL:
-                text_colored(t, n->empty, n->color);
-                break;
-        case FIELD_UINT:
-                if (n->flags & FIELD_TEXT_HEX32)
-                        fprintf(t->f, "%08" PRIx32, (uint32_t) n->u);
-                else if (n->flags & FIELD_TEXT_TIME) {
-                        char ts[TIMESTAMP_MAX];
-                        fputs(format_timestamp(n->u, ts), t->f);
-                } else
-                        fprintf(t->f, "%" PRIu64, n->u);
-                break;
-        case FIELD_INT:
-                fprintf(t->f, "%" PRIi64, n->i);
-                break;
-        case FIELD_DOUBLE:
-                fprintf(t->f, "%g", n->d);
-                break;
-        case FIELD_BOOL:
-                fputs(n->b ? "yes" : "no", t->f);
+        case FIELD_NULL: /* the words in colour; numbers as they are */
+                text_colored(t, scalar_text(n, buf), n->color);
                 break;
         case FIELD_OBJECT:
         case FIELD_ARRAY:
@@ -303,6 +317,9 @@ static void text_inline(const TextContext *t, const Field *n) {
                         first = false;
                         text_inline(t, c);
                 }
+                break;
+        default:
+                fputs(scalar_text(n, buf), t->f);
                 break;
         }
         fputs(strempty(n->after), t->f);
@@ -344,4 +361,150 @@ void field_tree_line(const Field *root, FILE *f, bool color) {
         TextContext t = { .f = f, .color = color };
 
         text_inline(&t, root);
+}
+
+/* ---- tables ---- */
+
+Table *table_new_columns(size_t n_columns, const TableColumn *columns) {
+        Table *t;
+
+        if (n_columns == 0 || n_columns > TABLE_COLUMNS_MAX) {
+                errno = EINVAL;
+                return NULL;
+        }
+        t = calloc(1, sizeof(Table));
+        if (!t)
+                return NULL;
+        t->n_columns = n_columns;
+        memcpy(t->columns, columns, n_columns * sizeof(TableColumn));
+        t->rows = field_tree_new();
+        if (!t->rows)
+                return mfree(t);
+        return t;
+}
+
+Table *table_new(size_t n_columns, const char *const *headers) {
+        TableColumn columns[TABLE_COLUMNS_MAX] = {};
+
+        for (size_t i = 0; i < n_columns && i < TABLE_COLUMNS_MAX; i++)
+                columns[i].header = headers[i];
+        return table_new_columns(n_columns, columns);
+}
+
+Table *table_free(Table *t) {
+        if (!t)
+                return NULL;
+        field_tree_free(t->rows);
+        free(t);
+        return NULL;
+}
+
+/* The column of the next cell, its row begun when it is the first. */
+static const TableColumn *next_column(Table *t) {
+        if (!t->row || t->n_filled == t->n_columns) {
+                t->row = field_object(t->rows, NULL);
+                t->n_filled = 0;
+                t->n_rows++;
+        }
+        return &t->columns[t->n_filled++];
+}
+
+/* A cell as its column has it: its key, not in the JSON without one, "-" for nothing in the text. */
+static int cell_done(const Table *t, const TableColumn *c, Field *cell, const char *color) {
+        field_color(field_empty(field_flags(cell, c->flags | (c->key ? 0 : FIELD_TEXT_ONLY)), "-"), color);
+        return field_tree_check(t->rows);
+}
+
+int table_add(Table *t, const char *text, const char *color) {
+        const TableColumn *c = next_column(t);
+
+        return cell_done(t, c, field_string_copy(t->row, c->key, text), color);
+}
+
+int table_add_uint(Table *t, uint64_t value, const char *color) {
+        const TableColumn *c = next_column(t);
+
+        return cell_done(t, c, field_uint(t->row, c->key, value), color);
+}
+
+int table_add_double(Table *t, double value, const char *color) {
+        const TableColumn *c = next_column(t);
+
+        return cell_done(t, c, field_double(t->row, c->key, value), color);
+}
+
+void table_hide_column(Table *t, size_t column) {
+        if (column < t->n_columns)
+                t->columns[column].flags |= FIELD_JSON_ONLY;
+}
+
+size_t table_rows(const Table *t) {
+        return t->n_rows;
+}
+
+static bool column_in_text(const Table *t, size_t c) {
+        return !(t->columns[c].flags & FIELD_JSON_ONLY);
+}
+
+/* What a cell (or a header) shows: "-" for nothing. */
+static const char *cell_text(const Field *cell, char buf[static SCALAR_TEXT_MAX]) {
+        const char *s = scalar_text(cell, buf);
+
+        return s && *s ? s : "-";
+}
+
+static const char *header_text(const TableColumn *c) {
+        return c->header && *c->header ? c->header : "-";
+}
+
+/* One cell and the blanks up to the next column; the header underlined across them, as networkctl's. */
+static void print_cell(FILE *f, const char *text, const char *color, size_t width, bool is_last, bool is_header,
+                       bool use_color) {
+        int pad = (int) (width - utf8_width(text) + 1);
+
+        if (use_color && color)
+                fputs(color, f);
+        fputs(text, f);
+        if (!is_last && is_header && use_color)
+                fprintf(f, "%*s", pad, "");
+        if (use_color && color)
+                fputs(ANSI_NORMAL, f);
+        if (is_last)
+                fputc('\n', f);
+        else if (!(is_header && use_color))
+                fprintf(f, "%*s", pad, "");
+}
+
+void table_print(const Table *t, FILE *f, bool header, bool use_color) {
+        size_t widths[TABLE_COLUMNS_MAX] = {}, last = 0, c;
+        char buf[SCALAR_TEXT_MAX];
+
+        for (c = 0; c < t->n_columns; c++) {
+                if (column_in_text(t, c))
+                        last = c;
+                if (header)
+                        widths[c] = utf8_width(header_text(&t->columns[c]));
+        }
+        for (const Field *row = t->rows->children; row; row = row->siblings_next) {
+                c = 0;
+                for (const Field *cell = row->children; cell && c < t->n_columns; cell = cell->siblings_next, c++)
+                        if (utf8_width(cell_text(cell, buf)) > widths[c])
+                                widths[c] = utf8_width(cell_text(cell, buf));
+        }
+
+        for (c = 0; header && c < t->n_columns; c++)
+                if (column_in_text(t, c))
+                        print_cell(f, header_text(&t->columns[c]), ANSI_UNDERLINE, widths[c], c == last, true,
+                                   use_color);
+        for (const Field *row = t->rows->children; row; row = row->siblings_next) {
+                c = 0;
+                for (const Field *cell = row->children; cell && c < t->n_columns; cell = cell->siblings_next, c++)
+                        if (column_in_text(t, c))
+                                print_cell(f, cell_text(cell, buf), cell->color, widths[c], c == last, false,
+                                           use_color);
+        }
+}
+
+void table_json(const Table *t, JsonWriter *w) {
+        field_tree_json(t->rows, w);
 }

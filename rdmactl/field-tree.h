@@ -12,7 +12,8 @@
  * leave the line out); the children of an unlabelled container are
  * looked at in its place. A field's value on its line is its text, its
  * children's in turn for a container, each with its affixes. A root object
- * is one line (`monitor`'s events). */
+ * is one line (`monitor`'s events). A Table (below) is a root array of rows,
+ * its text aligned columns (`list`, `gids`, `status`' summary). */
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -107,3 +108,47 @@ void field_tree_line(const Field *root, FILE *f, bool color);
 /* The root's elements as text blocks, a blank line between them; the
  * labels right-aligned to label_width. bullet heads each block. */
 void field_tree_text(const Field *root, FILE *f, unsigned label_width, const char *bullet, bool color);
+
+/* ---- tables ---- */
+
+/* A table is a field tree: a root array of rows, each an object with a
+ * cell per column in the columns' order, built a cell at a time. Its JSON
+ * is the tree's (an array of one object per row, a member per column that
+ * has a key); its text the cells in columns padded to their widest, under
+ * the headers. */
+#define TABLE_COLUMNS_MAX 16
+
+typedef struct TableColumn {
+        const char *header; /* text */
+        const char *key;    /* JSON member; NULL: not in the JSON */
+        FieldFlags flags;   /* FIELD_JSON_ONLY: not in the text */
+} TableColumn;
+
+typedef struct Table {
+        size_t n_columns;
+        TableColumn columns[TABLE_COLUMNS_MAX];
+        Field *rows;     /* the root */
+        Field *row;      /* the row being filled */
+        size_t n_filled; /* its cells so far */
+        size_t n_rows;
+} Table;
+
+/* A text-only table (no JSON keys). */
+Table *table_new(size_t n_columns, const char *const *headers);
+Table *table_new_columns(size_t n_columns, const TableColumn *columns);
+Table *table_free(Table *t);
+static inline void table_freep(Table **t) {
+        table_free(*t);
+}
+/* Adds the next cell (rows fill left to right); NULL or "" shows as "-" in
+ * the text. -ENOMEM, and the table is failed, when out of memory. */
+int table_add(Table *t, const char *text, const char *color);
+int table_add_uint(Table *t, uint64_t value, const char *color);
+int table_add_double(Table *t, double value, const char *color);
+/* Leaves a column out of the text from now on. */
+void table_hide_column(Table *t, size_t column);
+size_t table_rows(const Table *t); /* without the header */
+/* No trailing blanks on any line; colours only if use_color. */
+void table_print(const Table *t, FILE *f, bool header, bool use_color);
+/* The rows as one JSON array of objects. */
+void table_json(const Table *t, JsonWriter *w);

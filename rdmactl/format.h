@@ -1,15 +1,14 @@
 /* SPDX-License-Identifier: MIT */
 #pragma once
 
-/* Output helpers of rdmactl: colours, aligned tables, timestamps (JSON is
- * json-writer.h's). Pure: everything goes to a FILE the caller gives. */
+/* Output helpers of rdmactl: colours, timestamps, sizes and rates (what is
+ * shown is a field tree, field-tree.h). Pure: everything goes to a FILE the
+ * caller gives. */
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
-
-#include "json-writer.h"
 
 #define ANSI_RED       "\x1b[0;31m"
 #define ANSI_GREEN     "\x1b[0;32m"
@@ -48,58 +47,6 @@ char *format_ago(uint64_t now, uint64_t then, char buf[static AGO_MAX]);
  * in buf; NULL for any other GID or text. */
 #define GID_IPV4_MAX 16
 char *gid_to_ipv4(const char *gid, char buf[static GID_IPV4_MAX]);
-
-#define TABLE_COLUMNS_MAX 16
-
-/* A table of cells, printed as text with columns padded to their widest
- * cell, or as JSON: an array of one object per row, a member per column
- * that has a key. A cell is written once for both (as systemd's
- * format-table does). */
-typedef enum TableColumnFlags {
-        TABLE_COLUMN_JSON_ONLY = 1 << 0, /* not in the text */
-        TABLE_COLUMN_HIDDEN = 1 << 1,    /* not in the text, for now (table_hide_column) */
-} TableColumnFlags;
-
-typedef struct TableColumn {
-        const char *header; /* text */
-        const char *key;    /* JSON member; NULL: not in the JSON */
-        TableColumnFlags flags;
-} TableColumn;
-
-typedef struct TableCell {
-        char *text;        /* NULL: null in JSON; "-" in text, as "" */
-        const char *color; /* ANSI sequence or NULL */
-        bool is_number;    /* a JSON number, and text its digits */
-        uint64_t number;
-        bool is_real; /* a JSON number with a fraction: real */
-        double real;
-} TableCell;
-
-typedef struct Table {
-        size_t n_columns;
-        TableColumn columns[TABLE_COLUMNS_MAX];
-        TableCell *cells; /* row-major; the first row is the header */
-        size_t n_cells, allocated;
-} Table;
-
-/* A text-only table (no JSON keys). */
-Table *table_new(size_t n_columns, const char *const *headers);
-Table *table_new_columns(size_t n_columns, const TableColumn *columns);
-Table *table_free(Table *t);
-static inline void table_freep(Table **t) {
-        table_free(*t);
-}
-/* Adds the next cell (rows fill left to right); NULL or "" shows as "-". */
-int table_add(Table *t, const char *text, const char *color);
-int table_add_uint(Table *t, uint64_t value, const char *color);
-int table_add_double(Table *t, double value, const char *color);
-void table_hide_column(Table *t, size_t column);
-size_t table_rows(const Table *t); /* without the header */
-/* No trailing blanks on any line; colours only if use_color. */
-void table_print(const Table *t, FILE *f, bool header, bool use_color);
-
-/* The rows as one JSON array of objects. */
-void table_json(const Table *t, JsonWriter *w);
 
 /* "113.3 GiB", "512 B": IEC units, one decimal above a KiB. */
 #define BYTES_STRING_MAX 32

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "basic/util.h"
+#include "field-tree.h"
 #include "format.h"
 #include "rdmactl.h"
 #include "target.h"
@@ -15,7 +16,7 @@
 
 static const TableColumn gids_columns[] = {
         { "DEV", "device" }, { "PORT", "port" }, { "INDEX", "index" },   { "GID", "gid" },
-        { "IPv4", "ipv4" },  { "VER", "ver" },   { "NETDEV", "netdev" }, { NULL, "type", TABLE_COLUMN_JSON_ONLY },
+        { "IPv4", "ipv4" },  { "VER", "ver" },   { "NETDEV", "netdev" }, { NULL, "type", FIELD_JSON_ONLY },
 };
 
 /* show_gids's VER: v1 or v2 for RoCE, nothing on InfiniBand. */
@@ -90,9 +91,7 @@ int verb_gids(sd_bus *bus, const Options *o, char **args, size_t n_args) {
 
                 json_writer_init(&w, stdout, o->json == JSON_PRETTY);
                 table_json(t, &w);
-                if (json_writer_finish(&w) < 0)
-                        return report_bus_error("JSON output", -EINVAL, NULL);
-                return finish_output(worst);
+                return finish_json_output(&w, worst);
         }
         if (table_rows(t) > 0 || o->legend)
                 table_print(t, stdout, o->legend, o->color);

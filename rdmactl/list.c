@@ -9,6 +9,7 @@
 
 #include "basic/util.h"
 #include "filter.h"
+#include "field-tree.h"
 #include "format.h"
 #include "rdmactl.h"
 #include "verb-util.h"
@@ -72,17 +73,17 @@ static const TableColumn list_columns[] = {
         { "DEVICE", "device" },
         { "PORT", "port" },
         { "STATE", "state" },
-        { NULL, "state_num", TABLE_COLUMN_JSON_ONLY },
+        { NULL, "state_num", FIELD_JSON_ONLY },
         { "PHYS STATE", "phys_state" },
-        { NULL, "phys_state_num", TABLE_COLUMN_JSON_ONLY },
+        { NULL, "phys_state_num", FIELD_JSON_ONLY },
         { "RATE", "rate" },
-        { NULL, "rate_gbps", TABLE_COLUMN_JSON_ONLY }, /* RateSpeed as a number; null when unknown */
+        { NULL, "rate_gbps", FIELD_JSON_ONLY }, /* RateSpeed as a number; null when unknown */
         { "LINK LAYER", "link_layer" },
         { "NETDEV", "netdev" },
         { "TRANSPORT", "transport" },
         /* The device's: null from an rdmad without Health. */
         [COLUMN_HEALTH] = { "HEALTH", "health" },
-        { NULL, "health_reason", TABLE_COLUMN_JSON_ONLY },
+        { NULL, "health_reason", FIELD_JSON_ONLY },
 };
 
 static int add_port_row(Table *t, const Inventory *inv, const RdmaPort *p) {
@@ -100,7 +101,7 @@ static int add_port_row(Table *t, const Inventory *inv, const RdmaPort *p) {
             (r = p->rate_speed > 0 ? table_add_double(t, p->rate_speed, NULL) : table_add(t, NULL, NULL)) < 0 ||
             (r = table_add(t, p->link_layer, NULL)) < 0 ||
             (r = table_add(t, inventory_netdev_name(inv, p->netdev), NULL)) < 0 ||
-            (r = table_add(t, port_transport(inv, p), NULL)) < 0 ||
+            (r = table_add(t, port_transport(p, d), NULL)) < 0 ||
             (r = table_add(t, health, health_color(health))) < 0 ||
             (r = table_add(t, health ? d->health_reason : NULL, NULL)) < 0)
                 return r;
@@ -140,9 +141,7 @@ int verb_list(sd_bus *bus, const Options *o, char **args, size_t n_args) {
 
                 json_writer_init(&w, stdout, o->json == JSON_PRETTY);
                 table_json(t, &w);
-                if (json_writer_finish(&w) < 0)
-                        return report_bus_error("JSON output", -EINVAL, NULL);
-                return finish_output(EXIT_OK);
+                return finish_json_output(&w, EXIT_OK);
         }
         if (!any_unhealthy(inv))
                 table_hide_column(t, COLUMN_HEALTH);

@@ -3,6 +3,7 @@
  * written as a timestamp and the change in words, or as one JSON object
  * with the same facts. */
 #include <inttypes.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #include "basic/time-util.h"
@@ -10,6 +11,7 @@
 #include "field-tree.h"
 #include "format.h"
 #include "monitor.h"
+#include "verb-util.h"
 
 /* An event: the timestamp starts the text line; time, usec and the event's
  * name are the JSON object's first members. */
@@ -38,10 +40,8 @@ static void line_emit(Monitor *m, Field *line) {
                 fputc('\n', stdout);
         }
         field_tree_free(line);
-        if (fflush(stdout) != 0) {
-                fprintf(stderr, "rdmactl: cannot write the output: %m\n");
+        if (flush_output(m->options->json, EXIT_OK) != EXIT_OK)
                 (void) sd_event_exit(m->event, EXIT_FAILURE_GENERIC);
-        }
 }
 
 static const char *device_name(const Monitor *m, const char *path) {
@@ -135,24 +135,28 @@ void announce_port_added(Monitor *m, const RdmaPort *p) {
 typedef struct LinkString {
         const char *key;   /* JSON */
         const char *label; /* text */
-        size_t offset;     /* in PortLink */
+        size_t offset;     /* in RdmaPort; LINK_NETDEV: the side's netdev name */
 } LinkString;
 
+#define LINK_NETDEV SIZE_MAX
+
 static const LinkString link_strings[] = {
-        { "rate", "rate", offsetof(PortLink, rate) },
-        { "link_layer", "link layer", offsetof(PortLink, link_layer) },
-        { "netdev", "netdev", offsetof(PortLink, netdev) },
+        { "rate", "rate", offsetof(RdmaPort, rate) },
+        { "link_layer", "link layer", offsetof(RdmaPort, link_layer) },
+        { "netdev", "netdev", LINK_NETDEV },
 };
 
-static const char *link_string(const PortLink *l, const LinkString *prop) {
-        return *(char *const *) ((const uint8_t *) l + prop->offset);
+static const char *link_string(const PortSide *side, const LinkString *prop) {
+        if (prop->offset == LINK_NETDEV)
+                return side->netdev;
+        return *(char *const *) ((const uint8_t *) side->port + prop->offset);
 }
 
 /* A string as `list --json` has it (a netdev of none null), "-" in text for none. */
-static Field *add_link_string(Field *line, const char *key, const LinkString *prop, const PortLink *l) {
-        if (streq(prop->key, "netdev") && !*l->netdev)
+static Field *add_link_string(Field *line, const char *key, const LinkString *prop, const PortSide *side) {
+        if (prop->offset == LINK_NETDEV && !*side->netdev)
                 return field_empty(field_null(line, key), "-");
-        return field_empty(field_string(line, key, link_string(l, prop)), "-");
+        return field_empty(field_string(line, key, link_string(side, prop)), "-");
 }
 
 /* "mlx4_0 port 1: rate 40 Gb/sec (4X QDR) -> 10 Gb/sec (1X QDR)": the line
@@ -171,24 +175,23 @@ static Field *add_gbps(Field *line, const char *key, double gbps) {
         return field_flags(gbps > 0 ? field_double(line, key, gbps) : field_null(line, key), FIELD_JSON_ONLY);
 }
 
-static void announce_port_string(Monitor *m, const RdmaPort *p, const LinkString *prop, const PortLink *old,
-                                 const PortLink *new) {
-        Field *line = port_property_line(m, p, prop->key, prop->label);
+static void announce_port_string(Monitor *m, const LinkString *prop, const PortSide *old, const PortSide *new) {
+        Field *line = port_property_line(m, new->port, prop->key, prop->label);
 
         field_affix(add_link_string(line, "old", prop, old), NULL, " -> ");
         add_link_string(line, "new", prop, new);
         if (streq(prop->key, "rate")) { /* the numbers beside the text, as list --json has them */
-                add_gbps(line, "old_gbps", old->rate_gbps);
-                add_gbps(line, "new_gbps", new->rate_gbps);
+                add_gbps(line, "old_gbps", old->port->rate_speed);
+                add_gbps(line, "new_gbps", new->port->rate_speed);
         }
         line_emit(m, line);
 }
 
-static void announce_port_shown(Monitor *m, const RdmaPort *p, PortShown i, const PortLink *old, const PortLink *new) {
+static void announce_port_shown(Monitor *m, PortShown i, const RdmaPort *old, const RdmaPort *p) {
         Field *line = port_property_line(m, p, port_shown_properties[i].key, port_shown_properties[i].label);
 
-        field_affix(field_uint(line, "old", old->shown[i]), NULL, " -> ");
-        field_uint(line, "new", new->shown[i]);
+        field_affix(field_uint(line, "old", port_shown_value(old, i)), NULL, " -> ");
+        field_uint(line, "new", port_shown_value(p, i));
         line_emit(m, line);
 }
 
@@ -213,17 +216,20 @@ static void announce_port_state(Monitor *m, const RdmaPort *p, const char *old_s
 }
 
 /* One line for a state or physical state change, then one per other property that changed. */
-void announce_port_changes(Monitor *m, const RdmaPort *p, const PortLink *old, const PortLink *new) {
+void announce_port_changes(Monitor *m, const PortSide *old, const PortSide *new) {
+        const RdmaPort *was = old->port, *p = new->port;
+
         if (!port_named(m, p, new->netdev, old->netdev))
                 return;
-        if (!streq(old->state, new->state) || !streq(old->phys_state, new->phys_state))
-                announce_port_state(m, p, old->state, old->phys_state);
+        if (!streq(was->state_name, p->state_name) || !streq(was->phys_state_name, p->phys_state_name))
+                announce_port_state(m, p, was->state_name, was->phys_state_name);
         for (const LinkString *prop = link_strings; prop < link_strings + ELEMENTSOF(link_strings); prop++)
                 if (!streq(link_string(old, prop), link_string(new, prop)))
-                        announce_port_string(m, p, prop, old, new);
+                        announce_port_string(m, prop, old, new);
         for (PortShown i = 0; i < _PORT_SHOWN_MAX; i++)
-                if ((port_shown_properties[i].flags & PORT_SHOWN_MONITOR) && old->shown[i] != new->shown[i])
-                        announce_port_shown(m, p, i, old, new);
+                if ((port_shown_properties[i].flags & PORT_SHOWN_MONITOR) &&
+                    port_shown_value(was, i) != port_shown_value(p, i))
+                        announce_port_shown(m, i, was, p);
 }
 
 /* "mlx5_0: SR-IOV 1 -> 3 VFs" */

@@ -17,6 +17,7 @@
  * With patterns (filter.h), only the events of what they name are printed;
  * a pattern that names nothing yet is waited for, as a device may come. */
 #include <errno.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -161,60 +162,32 @@ static void objects_removed(Monitor *m, const Inventory *before, const char *pat
         forget_renamed(m, path);
 }
 
-static void port_link_done(PortLink *l) {
-        free(l->state);
-        free(l->phys_state);
-        free(l->rate);
-        free(l->link_layer);
-        free(l->netdev);
-}
-
-/* The name of a netdev object: from the inventory, or, when the object is
- * already gone or not yet announced, decoded from its path (bus-path.h). */
-static char *netdev_name(const Inventory *inv, const char *path) {
+/* The name of a port's netdev: from inv, or, when the object is already
+ * gone or not yet announced, decoded from its path (bus-path.h) into buf. */
+static const char *netdev_name(const Monitor *m, const Inventory *inv, const char *path,
+                               char buf[static NAME_MAX + 1]) {
         const char *name = inventory_netdev_name(inv, path), *slash;
         BusPath parsed;
 
         if (name)
-                return strdup(name);
+                return name;
         if (!path || streq(path, "/") || !(slash = strrchr(path, '/')))
-                return strdup("");
-        if (bus_path_parse(path, &parsed) > 0 && parsed.kind == BUS_PATH_NETDEV)
-                return strdup(parsed.ifname);
-        return strdup(slash + 1);
+                return "";
+        if (bus_path_parse(path, &parsed) <= 0 || parsed.kind != BUS_PATH_NETDEV)
+                return slash + 1; /* an object path's characters are all printable */
+        memcpy(buf, parsed.ifname, sizeof(parsed.ifname));
+        if (!m->options->json) /* a decoded name did not go through inventory_make_printable_at() */
+                make_printable(buf);
+        return buf;
 }
 
-/* The port's link now; the netdev's name looked up in inv. */
-static int port_link_save(const Monitor *m, const Inventory *inv, const RdmaPort *p, PortLink *ret) {
-        *ret = (PortLink){
-                .state = strdup(p->state_name),
-                .phys_state = strdup(p->phys_state_name),
-                .rate = strdup(p->rate),
-                .rate_gbps = p->rate_speed,
-                .link_layer = strdup(p->link_layer),
-                .netdev = netdev_name(inv, p->netdev),
-        };
-        for (PortShown i = 0; i < _PORT_SHOWN_MAX; i++)
-                ret->shown[i] = port_shown_value(p, i);
-        if (!ret->state || !ret->phys_state || !ret->rate || !ret->link_layer || !ret->netdev) {
-                port_link_done(ret);
-                return -ENOMEM;
-        }
-        if (!m->options->json) /* a decoded name did not go through inventory_make_printable() */
-                make_printable(ret->netdev);
-        return 0;
-}
+/* A port as it was (its netdev named in old_inv) and as it is (in inv): the objects themselves, no copies. */
+static void port_changed(Monitor *m, const Inventory *old_inv, const RdmaPort *old, const Inventory *inv,
+                         const RdmaPort *p) {
+        char old_netdev[NAME_MAX + 1], new_netdev[NAME_MAX + 1];
 
-static void port_changed(Monitor *m, const Inventory *inv, const RdmaPort *before, const RdmaPort *p) {
-        PortLink old, new;
-
-        if (port_link_save(m, inv, before, &old) < 0)
-                return;
-        if (port_link_save(m, inv, p, &new) >= 0) {
-                announce_port_changes(m, p, &old, &new);
-                port_link_done(&new);
-        }
-        port_link_done(&old);
+        announce_port_changes(m, &(PortSide){ old, netdev_name(m, old_inv, old->netdev, old_netdev) },
+                              &(PortSide){ p, netdev_name(m, inv, p->netdev, new_netdev) });
 }
 
 /* Whether a device's health is news: another Health, or another reason for
@@ -233,7 +206,7 @@ static void properties_changed(Monitor *m, const Inventory *inv, const Inventory
         const RdmaDevice *d = inventory_find_device(inv, path), *old_device = inventory_find_device(before, path);
 
         if (p && old_port)
-                port_changed(m, inv, old_port, p);
+                port_changed(m, inv, old_port, inv, p);
         if (s && old_sriov && s->num_vfs != old_sriov->num_vfs)
                 announce_num_vfs(m, s, old_sriov->num_vfs);
         if (d && old_device && health_changed(old_device->health, old_device->health_reason, d))
@@ -246,9 +219,9 @@ static void on_changed(InventoryFollow *f, InventoryChange change, const char *p
         const Inventory *before = inventory_follow_before(f);
 
         if (r < 0 || !path || !before)
-                return; /* not what the API promises, or out of memory: ignore it */
-        if (!m->options->json)
-                inventory_make_printable(inv);
+                return;        /* not what the API promises, or out of memory: ignore it */
+        if (!m->options->json) /* the rest was made printable when it came */
+                inventory_make_printable_at(inv, path);
         switch (change) {
         case INVENTORY_CHANGE_ADDED:
                 objects_added(m, inv, before, path);
@@ -312,22 +285,14 @@ static void announce_differences(Monitor *m, const Inventory *now, const Invento
 
         for (size_t i = 0; i < now->n_ports; i++) {
                 const RdmaPort *p = now->ports[i], *before;
-                PortLink was, is;
 
                 if (!inventory_find_device(old, p->device))
                         continue; /* a new or renamed device: told above */
                 before = inventory_find_port(old, p->path);
-                if (!before) {
+                if (before)
+                        port_changed(m, old, before, now, p);
+                else
                         announce_port_added(m, p);
-                        continue;
-                }
-                if (port_link_save(m, old, before, &was) < 0)
-                        continue;
-                if (port_link_save(m, now, p, &is) >= 0) {
-                        announce_port_changes(m, p, &was, &is);
-                        port_link_done(&is);
-                }
-                port_link_done(&was);
         }
 
         for (size_t i = 0; i < now->n_sriovs; i++) {
@@ -374,7 +339,7 @@ static void on_load_failed(InventoryFollow *f, int r, const sd_bus_error *error,
                 return;
         }
         /* Still away as far as we know: the next owner change tries again. */
-        fprintf(stderr, "rdmactl: rdmad is back, but reading its objects failed: %s\n",
+        fprintf(stderr, "rdmactl: rdmad is back, but failed to read its objects: %s\n",
                 error && error->message ? error->message : strerror(-r));
 }
 

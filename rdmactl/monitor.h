@@ -35,14 +35,12 @@ typedef struct Monitor {
         JsonWriter json; /* --json: on stdout, a document a line (or indented) */
 } Monitor;
 
-/* A port's link as last announced: what a change is told against. Owns its
- * strings, so that it outlives the object it was taken from. */
-typedef struct PortLink {
-        char *state, *phys_state, *rate, *link_layer;
-        double rate_gbps;                /* RateSpeed, 0 when unknown */
-        char *netdev;                    /* the name; "" for none */
-        uint64_t shown[_PORT_SHOWN_MAX]; /* PORT_SHOWN_PROPERTIES' values */
-} PortLink;
+/* A port as it was or as it is, and the name of its netdev ("" for none):
+ * the inventory's own object, not a copy. */
+typedef struct PortSide {
+        const RdmaPort *port;
+        const char *netdev;
+} PortSide;
 
 /* One line each, text or JSON as the options say, flushed at once. */
 void announce_removal(Monitor *m, const RemovedDevice *r);
@@ -50,7 +48,7 @@ void announce_device_added(Monitor *m, const RdmaDevice *d);
 void announce_rename(Monitor *m, const RemovedDevice *from, const RdmaDevice *to);
 void announce_port_added(Monitor *m, const RdmaPort *p);
 /* A line for a state or physical state change, then one per other property that changed. */
-void announce_port_changes(Monitor *m, const RdmaPort *p, const PortLink *old, const PortLink *new);
+void announce_port_changes(Monitor *m, const PortSide *old, const PortSide *new);
 void announce_num_vfs(Monitor *m, const RdmaSriov *s, uint32_t old);
 /* A device's Health or its reason changed from old_health (old_reason). */
 void announce_health(Monitor *m, const RdmaDevice *d, const char *old_health, const char *old_reason);

@@ -10,6 +10,7 @@
 
 #include "api/bus-path.h"
 #include "basic/util.h"
+#include "field-tree.h"
 #include "format.h"
 #include "rdmactl.h"
 #include "verb-util.h"
@@ -20,42 +21,39 @@ typedef struct Route {
         uint32_t gid_index;
         const char *gid, *gid_type, *netdev, *source;
         BusPath port;
-        char *state; /* the port's StateName, NULL when it could not be read */
+        const char *state; /* the port's StateName, NULL when it could not be read */
 } Route;
 
-static void route_print_json(const Route *r, const Options *o, JsonWriter *w) {
-        json_writer_init(w, stdout, o->json == JSON_PRETTY);
-        json_writer_begin_object(w);
-        json_writer_field_string(w, "address", r->address);
-        json_writer_field_string(w, "device", r->port.device);
-        json_writer_field_uint(w, "port", r->port.port);
-        json_writer_field_uint(w, "gid_index", r->gid_index);
-        json_writer_field_string(w, "gid", r->gid);
-        /* InfiniBand (IPoIB) GIDs have no type: null, not "". */
-        json_writer_field_string(w, "gid_type", *r->gid_type ? r->gid_type : NULL);
-        json_writer_field_string(w, "netdev", r->netdev);
-        json_writer_field_string(w, "source", r->source);
-        json_writer_field_string(w, "state", r->state);
-        json_writer_field_string(w, "object", r->port_path);
-        json_writer_end_object(w);
-}
+/* One line and one JSON object from the same fields. The JSON names the
+ * port before the netdev and the source; the line says them first ("via",
+ * "from"): text-only copies there, JSON-only fields in their place. */
+static Field *route_fields(const Route *r) {
+        Field *line = field_tree_new_object();
 
-static void route_print_text(const Route *r, const Options *o) {
-        printf("%s via %s from %s: %s/%" PRIu32 " gid %" PRIu32 " %s", r->address, r->netdev, r->source, r->port.device,
-               r->port.port, r->gid_index, r->gid);
-        if (*r->gid_type)
-                printf(" %s", r->gid_type);
-        if (r->state) {
-                fputs(" (", stdout);
-                print_colored(o->color, r->state, state_color(r->state));
-                fputc(')', stdout);
-        }
-        fputc('\n', stdout);
+        field_empty(field_affix(field_string(line, "address", r->address), NULL, " via "), "");
+        field_flags(field_empty(field_affix(field_string(line, "netdev", r->netdev), NULL, " from "), ""),
+                    FIELD_TEXT_ONLY);
+        field_flags(field_empty(field_affix(field_string(line, "source", r->source), NULL, ": "), ""), FIELD_TEXT_ONLY);
+        field_empty(field_affix(field_string(line, "device", r->port.device), NULL, "/"), "");
+        field_affix(field_uint(line, "port", r->port.port), NULL, " gid ");
+        field_affix(field_uint(line, "gid_index", r->gid_index), NULL, " ");
+        field_empty(field_string(line, "gid", r->gid), "");
+        /* InfiniBand (IPoIB) GIDs have no type: null, not "". */
+        field_affix(field_string(line, "gid_type", *r->gid_type ? r->gid_type : NULL), " ", NULL);
+        field_flags(field_string(line, "netdev", r->netdev), FIELD_JSON_ONLY);
+        field_flags(field_string(line, "source", r->source), FIELD_JSON_ONLY);
+        /* null when it could not be read: nothing in the text then */
+        field_empty(field_color(field_affix(field_string(line, "state", r->state), " (", ")"), state_color(r->state)),
+                    r->state ? "" : NULL);
+        field_flags(field_string(line, "object", r->port_path), FIELD_JSON_ONLY);
+        return line;
 }
 
 int verb_route(sd_bus *bus, const Options *o, char **args, size_t n_args) {
         _cleanup_(sd_bus_error_free) sd_bus_error error = SD_BUS_ERROR_NULL;
         _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
+        _cleanup_(field_tree_freep) Field *line = NULL;
+        _cleanup_free_ char *state = NULL;
         Route route = { .address = args[0] };
         int r;
 
@@ -74,20 +72,22 @@ int verb_route(sd_bus *bus, const Options *o, char **args, size_t n_args) {
         /* The state is for the reader; a port gone meanwhile still has its answer. */
         sd_bus_error_free(&error);
         if (sd_bus_get_property_string(bus, RDMAD_BUS_NAME, route.port_path, RDMAD_PORT_INTERFACE, "StateName", &error,
-                                       &route.state) < 0)
-                route.state = NULL;
+                                       &state) < 0)
+                state = mfree(state);
+        route.state = state;
 
+        line = route_fields(&route);
+        if (field_tree_check(line) < 0)
+                return report_oom();
         if (o->json) {
                 JsonWriter w;
 
-                route_print_json(&route, o, &w);
-                free(route.state);
-                if (json_writer_finish(&w) < 0)
-                        return report_bus_error("JSON output", -EINVAL, NULL);
-                fputc('\n', stdout);
-                return finish_output(EXIT_OK);
+                json_writer_init(&w, stdout, o->json == JSON_PRETTY);
+                field_tree_json(line, &w);
+                fputc('\n', stdout); /* a blank line after the document, as route always wrote it */
+                return finish_json_output(&w, EXIT_OK);
         }
-        route_print_text(&route, o);
-        free(route.state);
+        field_tree_line(line, stdout, o->color);
+        fputc('\n', stdout);
         return finish_output(EXIT_OK);
 }

@@ -235,7 +235,8 @@ static void add_port(Field *ports, const Inventory *inv, const RdmaPort *p, cons
         field_flags(field_string(f, "link_speed", p->link_speed), FIELD_JSON_ONLY);
         field_affix(field_string(f, "link_layer", p->link_layer), ", ", NULL);
         /* RoCE and iWARP say what runs over Ethernet; the text names only the port's own. */
-        field_flags(field_affix(field_string(f, "transport", port_transport(inv, p)), " (", ")"),
+        field_flags(field_affix(field_string(f, "transport", port_transport(p, inventory_find_device(inv, p->device))),
+                                " (", ")"),
                     !*p->transport || streq(p->transport, p->link_layer) ? FIELD_JSON_ONLY : 0);
         field_affix(field_string(f, "netdev", inventory_netdev_name(inv, p->netdev)), ", netdev ", NULL);
         /* "port GUID 0002:c903:00a1:b2c1", as ibstat's "Port GUID"; null when unknown. */
@@ -436,9 +437,7 @@ int verb_status(sd_bus *bus, const Options *o, char **args, size_t n_args) {
 
                 json_writer_init(&w, stdout, o->json == JSON_PRETTY);
                 field_tree_json(root, &w);
-                if (json_writer_finish(&w) < 0)
-                        return report_bus_error("JSON output", -EINVAL, NULL);
-                return finish_output(worst);
+                return finish_json_output(&w, worst);
         }
         if (n_args == 0 && n_targets == 0) /* silence would look like a hang or a failure */
                 printf("No RDMA devices.\n");

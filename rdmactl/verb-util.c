@@ -2,16 +2,38 @@
 #include "verb-util.h"
 
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "basic/util.h"
 
+/* "rdmactl: Failed to write JSON output: No space left on device"; the status a failed write turns status into. */
+static int output_failed(const char *what, int error, int status) {
+        fprintf(stderr, "rdmactl: Failed to write %s: %s\n", what, strerror(error));
+        return status == EXIT_OK ? EXIT_FAILURE_GENERIC : status;
+}
+
+int flush_output(bool json, int status) {
+        const char *what = json ? "JSON output" : "the output";
+
+        errno = 0;
+        if (fflush(stdout) == 0 && !ferror(stdout))
+                return status;
+        /* Without errno, an earlier write failed and fflush had nothing left to say why. */
+        return output_failed(what, errno ?: EIO, status);
+}
+
 int finish_output(int status) {
-        if (fflush(stdout) != 0 || ferror(stdout)) {
-                fprintf(stderr, "rdmactl: cannot write the output: %m\n");
-                return status == EXIT_OK ? EXIT_FAILURE_GENERIC : status;
-        }
-        return status;
+        return flush_output(false, status);
+}
+
+int finish_json_output(const JsonWriter *w, int status) {
+        int r = json_writer_finish(w);
+
+        if (r < 0) /* a document left open or nested too deep: rdmactl's own mistake, said as it is */
+                return output_failed("JSON output", -r, status);
+        return flush_output(true, status);
 }
 
 int load_inventory(sd_bus *bus, const Options *o, Inventory **ret) {
@@ -35,14 +57,6 @@ int load_inventory(sd_bus *bus, const Options *o, Inventory **ret) {
 
 const char *port_device_name(const Inventory *inv, const RdmaPort *p) {
         return inventory_device_name(inv, p->device) ?: "";
-}
-
-const char *port_transport(const Inventory *inv, const RdmaPort *p) {
-        const RdmaDevice *d = inventory_find_device(inv, p->device);
-
-        if (*p->transport)
-                return p->transport;
-        return d ? d->transport : "";
 }
 
 const char *port_health(const Inventory *inv, const RdmaPort *p) {

@@ -2,25 +2,30 @@
 #pragma once
 
 /* What several verbs do the same way: read the inventory, end the output,
- * name a port's device and transport. */
+ * name a port's device, its health. */
 
+#include <stdbool.h>
 #include <systemd/sd-bus.h>
 
 #include "client/inventory.h"
+#include "json-writer.h"
 #include "rdmactl.h"
 
 /* GetManagedObjects into *ret, made printable unless for JSON; prints the
  * error and returns the exit status for it on failure. */
 int load_inventory(sd_bus *bus, const Options *o, Inventory **ret);
 
-/* Flushes stdout: its errors (a full disk, a closed pipe) are failures too. */
-int finish_output(int status);
+/* Flushes stdout: its errors (a full disk, a closed pipe) are failures too,
+ * said as "rdmactl: Failed to write the output: <why>" ("JSON output" when
+ * json); EXIT_FAILURE_GENERIC then, unless status is already a failure. */
+int flush_output(bool json, int status);
+int finish_output(int status); /* flush_output(false, status) */
+
+/* The same after a JSON document on stdout: the writer's own error, or the
+ * stream's, as "rdmactl: Failed to write JSON output: <why>". */
+int finish_json_output(const JsonWriter *w, int status);
 
 const char *port_device_name(const Inventory *inv, const RdmaPort *p);
-
-/* The port's own transport (a VPI card's ports differ); a daemon from
- * before Port.Transport gives only the device's. */
-const char *port_transport(const Inventory *inv, const RdmaPort *p);
 
 /* The Health of the port's device; NULL from an rdmad without it. */
 const char *port_health(const Inventory *inv, const RdmaPort *p);

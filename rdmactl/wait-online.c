@@ -81,7 +81,7 @@ static void decide(WaitOnline *w, bool from_rdmad) {
                 return; /* the answer to that read decides */
         r = inventory_follow_reload(w->follow);
         if (r < 0) {
-                fprintf(stderr, "rdmactl: cannot read rdmad's objects: %s\n", strerror(-r));
+                fprintf(stderr, "rdmactl: Failed to read rdmad's objects: %s\n", strerror(-r));
                 (void) sd_event_exit(w->event, EXIT_FAILURE_GENERIC);
                 return;
         }
@@ -132,7 +132,7 @@ static void on_appeared(InventoryFollow *f, const char *owner, int r, void *user
         WaitOnline *w = userdata;
 
         if (r < 0) {
-                fprintf(stderr, "rdmactl: cannot read rdmad's objects: %s\n", strerror(-r));
+                fprintf(stderr, "rdmactl: Failed to read rdmad's objects: %s\n", strerror(-r));
                 (void) sd_event_exit(w->event, EXIT_FAILURE_GENERIC);
         }
 }

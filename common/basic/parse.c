@@ -86,6 +86,13 @@ int parse_node_type(const char *s, uint32_t *ret_num, const char **ret_name) {
         return parse_numbered_name(s, node_type_names, ELEMENTSOF(node_type_names), ret_num, ret_name);
 }
 
+uint32_t node_type_from_name(const char *name) {
+        for (uint32_t i = 0; name && i < ELEMENTSOF(node_type_names); i++)
+                if (node_type_names[i] && streq(node_type_names[i], name))
+                        return i;
+        return 0;
+}
+
 static int copy_field(char *dst, const char *src, size_t len) {
         if (len >= RATE_FIELD_MAX)
                 return -EINVAL;

@@ -15,6 +15,8 @@ int parse_numbered_name(const char *s, const char *const *names, unsigned n_name
 int parse_port_state(const char *s, uint32_t *ret_num, const char **ret_name);
 int parse_port_phys_state(const char *s, uint32_t *ret_num, const char **ret_name);
 int parse_node_type(const char *s, uint32_t *ret_num, const char **ret_name);
+/* A node type's number from its name as Device.NodeType has it ("RNIC" → 4); 0 for none of them. */
+uint32_t node_type_from_name(const char *name);
 
 enum {
         NODE_TYPE_CA = 1,

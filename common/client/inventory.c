@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "basic/parse.h"
 #include "basic/util.h"
 #include "client/inventory-decode.h"
 #include "client/inventory-index.h"
@@ -100,6 +101,12 @@ Inventory *inventory_free(Inventory *inv) {
         inventory_index_free(inv->index);
         free(inv);
         return NULL;
+}
+
+const char *port_transport(const RdmaPort *p, const RdmaDevice *d) {
+        if (p->transport && *p->transport)
+                return p->transport;
+        return transport_from(d ? node_type_from_name(d->node_type) : 0, p->link_layer);
 }
 
 bool device_health_ok(const RdmaDevice *d) {
@@ -358,4 +365,13 @@ void inventory_make_printable(Inventory *inv) {
         for (InventoryKind k = 0; k < _INVENTORY_KIND_MAX; k++)
                 for (size_t i = 0; i < *kind_count(inv, k); i++)
                         object_make_printable(k, (*kind_array(inv, k))[i]);
+}
+
+void inventory_make_printable_at(Inventory *inv, const char *path) {
+        for (InventoryKind k = 0; k < _INVENTORY_KIND_MAX; k++) {
+                void *object = find_object(inv, k, path);
+
+                if (object)
+                        object_make_printable(k, object);
+        }
 }

@@ -123,6 +123,14 @@ typedef struct RdmaDevice {
         size_t n_port_numbers;
 } RdmaDevice;
 
+/* The port's transport, the one rule of every client: its own
+ * Port.Transport (a VPI card's ports differ); from an rdmad older than
+ * that, what rdmad would say (transport_from(): an RNIC's is iWARP, else
+ * by the port's link layer: InfiniBand, RoCE, otherwise "unknown"), never
+ * the device's, which is "mixed" for such a card. d: the port's device,
+ * NULL when unknown. */
+const char *port_transport(const RdmaPort *p, const RdmaDevice *d);
+
 /* Whether a device's files answer as they should: Health "ok", or none
  * at all (an rdmad older than Health). */
 bool device_health_ok(const RdmaDevice *d);
@@ -201,4 +209,6 @@ const char *inventory_netdev_name(const Inventory *inv, const char *path);
 /* For text on a terminal: every control character in every string becomes
  * '?', so that a device attribute cannot move the cursor or set colours. */
 void inventory_make_printable(Inventory *inv);
+/* The same for the objects at path alone: what a signal just added or changed. */
+void inventory_make_printable_at(Inventory *inv, const char *path);
 void make_printable(char *s);

@@ -437,7 +437,7 @@ static void test_unreachable_bus_is_logged_once(void **state) {
         }
         assert_int_equal(harness_stop_process(pid, 30000), 0);
         text = read_file(log);
-        if (count_lines(text, "Cannot connect to the system bus") != 1)
+        if (count_lines(text, "Failed to connect to the system bus") != 1)
                 fail_msg("Expected one line about the bus in:\n%s", text);
 }
 

@@ -25,6 +25,7 @@
 #include "harness.h"
 #include "basic/util.h"
 #include "prometheus-server.h"
+#include "rdmactl-run.h"
 #include "scrape-client.h"
 
 #define MLX4_PORT1 "/sys/devices/pci0000:00/0000:00:03.0/0000:03:00.0/infiniband/mlx4_0/ports/1"
@@ -632,12 +633,41 @@ static void test_scrape_during_a_hung_read(void **state) {
 #endif
 }
 
+/* One rule for a port's transport (client/inventory.h's port_transport()):
+ * the transport label of each port's rdma_port_info is what `rdmactl list`
+ * prints for that port, for every port of the fixtures. */
+static void test_transport_label_is_what_rdmactl_lists(void **state) {
+        Fixture *f = *state;
+        char *listed = rdmactl_run_ok(f->h, "list --json"), *scraped = scrape_text(f->exporter_port, NULL),
+             *both = NULL, *out;
+
+        assert_true(asprintf(&both, "%s\n#----\n%s", listed, scraped) >= 0);
+        out = harness_python_check(
+                f->h, both,
+                "import json, re, sys\n"
+                "listed, scraped = open(sys.argv[1]).read().split(\"\\n#----\\n\")\n"
+                "rows = {(r[\"device\"], str(r[\"port\"])): r[\"transport\"] for r in json.loads(listed)}\n"
+                "labels = {}\n"
+                "for m in re.finditer(r\"^rdma_port_info[{](.*)[}] 1$\", scraped, re.M):\n"
+                "    l = dict(re.findall(r\"(\\w+)=\\x22([^\\x22]*)\\x22\", m.group(1)))\n"
+                "    labels[(l[\"device\"], l[\"port\"])] = l[\"transport\"]\n"
+                "assert rows == labels, (rows, labels)\n"
+                "print(len(rows), \" \".join(sorted(set(rows.values()))))\n");
+        /* mlx4_0's two ports (a VPI card: InfiniBand and RoCE), mlx5_0's and mlx5_1's, hfi1_0's. */
+        assert_string_equal(out, "5 InfiniBand RoCE");
+        free(out);
+        free(both);
+        free(scraped);
+        free(listed);
+}
+
 int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_forgeries_leave_the_metrics_unchanged),
                 cmocka_unit_test(test_every_node_exporter_port_series_has_its_twin),
                 cmocka_unit_test(test_promtool_accepts_the_exposition),
                 cmocka_unit_test(test_http_negotiation_and_errors),
+                cmocka_unit_test(test_transport_label_is_what_rdmactl_lists),
                 cmocka_unit_test(test_prometheus_scrapes_counters_and_a_flap),
                 cmocka_unit_test(test_dashboard_and_rules_use_only_exposed_metrics),
                 cmocka_unit_test(test_standalone_listen),

@@ -1127,6 +1127,37 @@ static void test_clear_message_when_rdmad_is_not_running(void **state) {
         }
 }
 
+/* Output that cannot be written (a full disk: /dev/full fails the flush
+ * with ENOSPC) is a failure said as what it is, JSON or text, exit 1. */
+static void test_unwritable_output_is_a_clear_failure(void **state) {
+        static const struct {
+                const char *args, *message;
+        } cases[] = {
+                { "list --json", "rdmactl: Failed to write JSON output: No space left on device\n" },
+                { "list --json=pretty", "rdmactl: Failed to write JSON output: No space left on device\n" },
+                { "status mlx5_0 --json", "rdmactl: Failed to write JSON output: No space left on device\n" },
+                { "gids --json", "rdmactl: Failed to write JSON output: No space left on device\n" },
+                { "list", "rdmactl: Failed to write the output: No space left on device\n" },
+                { "status", "rdmactl: Failed to write the output: No space left on device\n" },
+        };
+        Harness *h = *state;
+
+        for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+                char *command = NULL, *out;
+                int status;
+
+                /* A shell of its own, so that only rdmactl's stdout goes to /dev/full, its stderr to us. */
+                assert_true(asprintf(&command, "sh -c '" RDMACTL_ENV "%s %s >/dev/full'", rdmactl_command(),
+                                     cases[i].args) >= 0);
+                out = harness_run_command(h, command, &status);
+                if (status != 1 || strcmp(out, cases[i].message) != 0)
+                        fail_msg("rdmactl %s >/dev/full: exit %d (expected 1), output:\n%s\n(expected:\n%s)",
+                                 cases[i].args, status, out, cases[i].message);
+                free(out);
+                free(command);
+        }
+}
+
 static void test_usage_help_and_version(void **state) {
         Harness *h = *state;
         char *out, *command = NULL;
@@ -1174,7 +1205,7 @@ static void test_usage_help_and_version(void **state) {
                 char *expected = NULL;
 
                 assert_true(asprintf(&expected,
-                                     "rdmactl: cannot connect to the system bus at unix:path=%s/no-such-socket: No "
+                                     "rdmactl: Failed to connect to the system bus at unix:path=%s/no-such-socket: No "
                                      "such file or directory.\n",
                                      h->tmpdir) > 0);
                 assert_string_equal(out, expected);
@@ -1222,6 +1253,8 @@ int main(void) {
                 cmocka_unit_test_setup_teardown(test_clear_message_when_rdmad_is_not_running, host_setup,
                                                 harness_teardown_clean),
                 cmocka_unit_test_setup_teardown(test_usage_help_and_version, host_setup, harness_teardown_clean),
+                cmocka_unit_test_setup_teardown(test_unwritable_output_is_a_clear_failure, host_setup,
+                                                harness_teardown_clean),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }

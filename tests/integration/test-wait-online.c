@@ -284,8 +284,8 @@ static void test_no_bus_at_all_is_exit_3(void **state) {
         assert_int_equal(status, 3);
         command = NULL;
         assert_true(asprintf(&command,
-                             "rdmactl: cannot connect to the system bus at unix:path=%s/no-such-socket: No such file "
-                             "or directory.\n",
+                             "rdmactl: Failed to connect to the system bus at unix:path=%s/no-such-socket: No such "
+                             "file or directory.\n",
                              h->tmpdir) > 0);
         assert_string_equal(out, command); /* where it looked, and why it failed */
         free(command);

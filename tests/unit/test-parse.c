@@ -229,6 +229,13 @@ static void test_link_layer_and_transport(void **state) {
         assert_string_equal(transport_from(NODE_TYPE_RNIC, NULL), "iWARP");
         assert_string_equal(transport_from(NODE_TYPE_CA, "Unknown"), "unknown");
         assert_string_equal(transport_from(0, NULL), "unknown");
+        /* Device.NodeType's name back to its number, for the clients' transport_from(). */
+        assert_int_equal(node_type_from_name("RNIC"), NODE_TYPE_RNIC);
+        assert_int_equal(node_type_from_name("CA"), NODE_TYPE_CA);
+        assert_int_equal(node_type_from_name("usNIC UDP"), NODE_TYPE_USNIC_UDP);
+        assert_int_equal(node_type_from_name("rnic"), 0); /* the kernel's spelling only */
+        assert_int_equal(node_type_from_name(""), 0);
+        assert_int_equal(node_type_from_name(NULL), 0);
 }
 
 int main(void) {

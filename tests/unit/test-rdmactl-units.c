@@ -437,6 +437,104 @@ static void test_table_pads_by_characters_not_bytes(void **state) {
         assert_int_equal(utf8_width("●x"), 2);
 }
 
+/* A table is a field tree: its JSON is the tree's, a member per column
+ * with a key, JSON-only columns in it, keyless ones and hidden ones only
+ * out of the text. */
+static void test_table_json_is_the_field_trees(void **state) {
+        static const TableColumn columns[] = {
+                { "NAME", "name" }, { "N", "n" }, { NULL, "gbps", FIELD_JSON_ONLY }, { "NOTE", NULL }, { "OPT", "opt" },
+        };
+        _cleanup_(table_freep) Table *t = table_new_columns(ELEMENTSOF(columns), columns);
+        char *out = NULL;
+        JsonWriter w;
+
+        assert_non_null(t);
+        assert_int_equal(table_add(t, "a", NULL), 0);
+        assert_int_equal(table_add_uint(t, 7, NULL), 0);
+        assert_int_equal(table_add_double(t, 2.5, NULL), 0);
+        assert_int_equal(table_add(t, "text only", NULL), 0);
+        assert_int_equal(table_add(t, NULL, NULL), 0);
+        assert_int_equal(table_rows(t), 1);
+
+        CAPTURE(out, {
+                json_writer_init(&w, f, false);
+                table_json(t, &w);
+                assert_int_equal(json_writer_finish(&w), 0);
+        });
+        assert_string_equal(out, "[{\"name\":\"a\",\"n\":7,\"gbps\":2.5,\"opt\":null}]\n");
+        free(out);
+
+        CAPTURE(out, table_print(t, f, true, false));
+        assert_string_equal(out, "NAME N NOTE      OPT\n"
+                                 "a    7 text only -\n");
+        free(out);
+
+        table_hide_column(t, 4);
+        CAPTURE(out, table_print(t, f, true, false));
+        assert_string_equal(out, "NAME N NOTE\n"
+                                 "a    7 text only\n");
+        free(out);
+        CAPTURE(out, {
+                json_writer_init(&w, f, false);
+                table_json(t, &w); /* hidden from the text only */
+                assert_int_equal(json_writer_finish(&w), 0);
+        });
+        assert_string_equal(out, "[{\"name\":\"a\",\"n\":7,\"gbps\":2.5,\"opt\":null}]\n");
+        free(out);
+
+        /* No rows: an empty array, and the header alone. */
+        table_free(t);
+        t = table_new_columns(ELEMENTSOF(columns), columns);
+        assert_non_null(t);
+        CAPTURE(out, {
+                json_writer_init(&w, f, false);
+                table_json(t, &w);
+        });
+        assert_string_equal(out, "[]\n");
+        free(out);
+        CAPTURE(out, table_print(t, f, true, false));
+        assert_string_equal(out, "NAME N NOTE OPT\n");
+        free(out);
+}
+
+/* One rule for every client (rdmactl's list and status, rdmad-exporter's
+ * labels): the port's own Transport, else what rdmad would derive, never
+ * the device's "mixed". */
+static void test_port_transport_is_one_rule(void **state) {
+        RdmaDevice vpi = { .node_type = (char *) "CA", .transport = (char *) "mixed" };
+        RdmaDevice rnic = { .node_type = (char *) "RNIC", .transport = (char *) "iWARP" };
+        RdmaPort p = { .transport = (char *) "RoCE", .link_layer = (char *) "InfiniBand" };
+
+        assert_string_equal(port_transport(&p, &vpi), "RoCE"); /* rdmad's word, as it is */
+        p.transport = (char *) "";                             /* an rdmad older than Port.Transport */
+        assert_string_equal(port_transport(&p, &vpi), "InfiniBand");
+        p.link_layer = (char *) "Ethernet";
+        assert_string_equal(port_transport(&p, &vpi), "RoCE");
+        assert_string_equal(port_transport(&p, NULL), "RoCE");
+        assert_string_equal(port_transport(&p, &rnic), "iWARP");
+        p.link_layer = (char *) "";
+        assert_string_equal(port_transport(&p, &vpi), "unknown");
+        p.transport = NULL;
+        p.link_layer = NULL;
+        assert_string_equal(port_transport(&p, NULL), "unknown");
+}
+
+/* `monitor` makes printable what a signal brought, not the whole inventory again. */
+static void test_make_printable_at_touches_only_that_path(void **state) {
+        char path_a[] = "/org/rdmad1/device/a", path_b[] = "/org/rdmad1/device/b";
+        char name_a[] = "a\x1b[31m", name_b[] = "b\x1b[31m";
+        RdmaDevice a = { .path = path_a, .name = name_a }, b = { .path = path_b, .name = name_b };
+        RdmaDevice *devices[] = { &a, &b };
+        Inventory inv = { .devices = devices, .n_devices = 2 };
+
+        inventory_make_printable_at(&inv, path_b);
+        assert_string_equal(b.name, "b?[31m");
+        assert_string_equal(a.name, "a\x1b[31m");
+        inventory_make_printable_at(&inv, "/org/rdmad1/device/c"); /* nothing there: nothing done */
+        inventory_make_printable_at(&inv, path_a);
+        assert_string_equal(a.name, "a?[31m");
+}
+
 static void test_state_colors(void **state) {
         assert_string_equal(state_color("ACTIVE"), ANSI_GREEN);
         assert_string_equal(state_color("DOWN"), ANSI_RED);
@@ -819,6 +917,9 @@ int main(void) {
                 cmocka_unit_test(test_field_tree_renders_text_and_json),
                 cmocka_unit_test(test_timestamp_is_iso8601_with_the_zone_offset),
                 cmocka_unit_test(test_table_pads_by_characters_not_bytes),
+                cmocka_unit_test(test_table_json_is_the_field_trees),
+                cmocka_unit_test(test_port_transport_is_one_rule),
+                cmocka_unit_test(test_make_printable_at_touches_only_that_path),
                 cmocka_unit_test(test_state_colors),
                 cmocka_unit_test(test_colors_only_on_a_real_terminal),
                 cmocka_unit_test(test_timespan_units_and_bare_seconds),
