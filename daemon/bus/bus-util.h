@@ -50,7 +50,7 @@ int bus_emit_properties_changed(sd_bus *bus, const char *path, const char *inter
 
 /* A vtable's property rows: { ..., LIST(BUS_<KIND>_PROPERTY) ... } with
  * #define BUS_<KIND>_PROPERTY(...) BUS_PROPERTY(Object, __VA_ARGS__). */
-#define BUS_PROPERTY(Object, id, name, signature, emits, bit, compare, field, bus, getter)                             \
+#define BUS_PROPERTY(Object, id, name, signature, emits, compare, field, bus, getter)                                  \
         SD_BUS_PROPERTY(name, signature, BUS_PROPERTY_GETTER_##bus(compare, getter),                                   \
                         BUS_PROPERTY_OFFSET_##bus(Object, field), BUS_PROPERTY_FLAGS_##emits),
 
@@ -68,7 +68,7 @@ int bus_emit_properties_changed(sd_bus *bus, const char *path, const char *inter
 /* Sums the bounds of a list's getters:
  *   return 0 LIST(BUS_PROPERTY_SIZE);
  * in a function of (const void *object, size_t path_len). */
-#define BUS_PROPERTY_SIZE(id, name, signature, emits, bit, compare, field, bus, getter) BUS_PROPERTY_SIZE_##bus(getter)
+#define BUS_PROPERTY_SIZE(id, name, signature, emits, compare, field, bus, getter) BUS_PROPERTY_SIZE_##bus(getter)
 
 #define BUS_PROPERTY_SIZE_FIELD(getter)
 #define BUS_PROPERTY_SIZE_GET(getter)       +bus_property_size_##getter(object, path_len)

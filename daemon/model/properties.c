@@ -31,18 +31,6 @@ static_assert(_DEVICE_PROP_MAX <= 32 && _PORT_PROP_MAX <= 32 && _NETDEV_PROP_MAX
               "a property mask has 32 bits");
 static_assert(PROPERTY_NAMES_MAX >= 32, "PropertyNames holds every bit of a mask");
 
-#define PROPERTY_BITS_CHANGE(bit) | PROPERTY_BIT(bit)
-#define PROPERTY_BITS_CONST(bit)
-#define PROPERTY_BITS(id, name, signature, emits, bit, ...) PROPERTY_BITS_##emits(bit)
-#define ASSERT_PROPERTY_BITS(list, max)                                                                                \
-        static_assert((0 list(PROPERTY_BITS)) == (UINT64_C(1) << (max)) - 1,                                           \
-                      #list ": bits 0 to " #max " - 1, each once")
-
-ASSERT_PROPERTY_BITS(DEVICE_PROPERTIES, _DEVICE_PROP_MAX);
-ASSERT_PROPERTY_BITS(PORT_PROPERTIES, _PORT_PROP_MAX);
-ASSERT_PROPERTY_BITS(NETDEV_PROPERTIES, _NETDEV_PROP_MAX);
-ASSERT_PROPERTY_BITS(SRIOV_PROPERTIES, _SRIOV_PROP_MAX);
-
 static bool netdev_names_equal(const void *x, const void *y) {
         const Device *a = x, *b = y;
 
@@ -104,13 +92,13 @@ static bool port_guid_equal(const void *x, const void *y) {
 #define ROW_PARENT(Object, f)    FIELD_PARENT, 0, NULL
 #define ROW_BIT_CHANGE(bit)      bit
 #define ROW_BIT_CONST(bit)       -1
-#define ROW(Object, id, name, signature, emits, bit, compare, field, ...)                                              \
-        { name, ROW_BIT_##emits(bit), ROW_##compare(Object, field) },
+#define ROW(Object, prefix, id, name, signature, emits, compare, field, ...)                                           \
+        { name, ROW_BIT_##emits(prefix##id), ROW_##compare(Object, field) },
 
-#define DEVICE_ROW(...) ROW(Device, __VA_ARGS__)
-#define PORT_ROW(...)   ROW(Port, __VA_ARGS__)
-#define NETDEV_ROW(...) ROW(NetDev, __VA_ARGS__)
-#define SRIOV_ROW(...)  ROW(Device, __VA_ARGS__)
+#define DEVICE_ROW(...) ROW(Device, DEVICE_PROP_, __VA_ARGS__)
+#define PORT_ROW(...)   ROW(Port, PORT_PROP_, __VA_ARGS__)
+#define NETDEV_ROW(...) ROW(NetDev, NETDEV_PROP_, __VA_ARGS__)
+#define SRIOV_ROW(...)  ROW(Device, SRIOV_PROP_, __VA_ARGS__)
 
 static const PropertyField device_rows[] = { DEVICE_PROPERTIES(DEVICE_ROW) };
 static const PropertyField port_rows[] = { PORT_PROPERTIES(PORT_ROW) };
@@ -118,9 +106,9 @@ static const PropertyField netdev_rows[] = { NETDEV_PROPERTIES(NETDEV_ROW) };
 static const PropertyField sriov_rows[] = { SRIOV_PROPERTIES(SRIOV_ROW) };
 
 /* The names of the bits, indexed by them: what PropertiesChanged names. */
-#define NAME_CHANGE(bit, name) [bit] = name,
-#define NAME_CONST(bit, name)
-#define NAME(id, name, signature, emits, bit, ...) NAME_##emits(bit, name)
+#define NAME_CHANGE(name) name,
+#define NAME_CONST(name)
+#define NAME(id, name, signature, emits, ...) NAME_##emits(name)
 
 static const char *const device_names[_DEVICE_PROP_MAX] = { DEVICE_PROPERTIES(NAME) };
 static const char *const port_names[_PORT_PROP_MAX] = { PORT_PROPERTIES(NAME) };

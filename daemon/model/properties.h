@@ -18,16 +18,16 @@
  * (bus-<kind>.c: the vtable, the bound of a reply's size) both expand.
  * A row is
  *
- *   X(id, name, signature, emits, bit, compare, field, bus, getter)
+ *   X(id, name, signature, emits, compare, field, bus, getter)
  *
  *   id         PORT_PROP_<id> and so on, for a property that can change
  *   name       its D-Bus name; signature its D-Bus type
  *   emits      CHANGE: it can change at run time, and announces it with
- *              PropertiesChanged; bit is its bit in the masks of changes
- *              (PROPERTY_BIT(PORT_PROP_STATE)), 0 to _PORT_PROP_MAX - 1, each
- *              once, in the order a PropertiesChanged names them;
- *              CONST: constant (bit _), compared as an identity row: one that
- *              differs means the object is re-announced
+ *              PropertiesChanged; its bit in the masks of changes
+ *              (PROPERTY_BIT(PORT_PROP_STATE)) is its place among the list's
+ *              CHANGE rows, which is also the order a PropertiesChanged
+ *              names them in; CONST: constant, compared as an identity row:
+ *              one that differs means the object is re-announced
  *   compare    how two snapshots of the object differ: STRING, U32, I32, U64,
  *              DOUBLE, BOOL, ATTR_LIST: the model's field `field`;
  *              CUSTOM: field names a function of properties.c comparing the
@@ -45,9 +45,9 @@
  * The changes are collected as masks of these bits on the objects and turned
  * into one PropertiesChanged per object per event-loop iteration. */
 
-#define PROPERTY_ENUM_CHANGE(id, bit) id = bit,
-#define PROPERTY_ENUM_CONST(id, bit)
-#define PROPERTY_ENUM(prefix, id, name, signature, emits, bit, ...) PROPERTY_ENUM_##emits(prefix##id, bit)
+#define PROPERTY_ENUM_CHANGE(id) id,
+#define PROPERTY_ENUM_CONST(id)
+#define PROPERTY_ENUM(prefix, id, name, signature, emits, ...) PROPERTY_ENUM_##emits(prefix##id)
 
 #define PROPERTY_COUNT_CHANGE +1
 #define PROPERTY_COUNT_CONST
