@@ -41,7 +41,7 @@ static int reindex(PendingChanges *c, size_t n_changes) {
         return 0;
 }
 
-void pending_changes_add(PendingChanges *c, ModelObjectKind kind, const void *object, uint32_t mask) {
+void pending_changes_add(PendingChanges *c, ModelObjectKind kind, const void *object, PropertyMask mask) {
         size_t *slot;
 
         assert(c);

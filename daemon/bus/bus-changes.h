@@ -17,7 +17,7 @@
 typedef struct PendingChange {
         const void *object; /* NULL: dropped */
         ModelObjectKind kind;
-        uint32_t mask; /* PROPERTY_BIT()s of the kind's properties */
+        PropertyMask mask; /* PROPERTY_BIT()s of the kind's properties */
 } PendingChange;
 
 typedef struct PendingChanges {
@@ -33,7 +33,7 @@ typedef struct PendingChanges {
 } PendingChanges;
 
 /* ORs mask into the object's pending bits. */
-void pending_changes_add(PendingChanges *c, ModelObjectKind kind, const void *object, uint32_t mask);
+void pending_changes_add(PendingChanges *c, ModelObjectKind kind, const void *object, PropertyMask mask);
 /* The object is going: nothing of it is announced. A device's drop is
  * also its SR-IOV control's, its ports' and its netdevs'. */
 void pending_changes_drop_device(PendingChanges *c, const Device *d);

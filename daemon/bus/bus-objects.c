@@ -166,7 +166,7 @@ static void on_netdev_removing(NetDev *n, void *userdata) {
         send_netdev_object(s, n, false);
 }
 
-static void on_model_changed(ModelObjectKind kind, void *object, uint32_t mask, void *userdata) {
+static void on_model_changed(ModelObjectKind kind, void *object, PropertyMask mask, void *userdata) {
         BusServer *s = userdata;
 
         if (kind == MODEL_DEVICE_SET)
@@ -196,7 +196,7 @@ static const ModelEvents model_events = {
 typedef struct ChangeEmitter {
         const char *interface;
         int (*path)(const void *object, char **ret);
-        void (*names)(uint32_t mask, PropertyNames *ret);
+        void (*names)(PropertyMask mask, PropertyNames *ret);
 } ChangeEmitter;
 
 static int device_path_of(const void *object, char **ret) {
@@ -222,7 +222,7 @@ static const ChangeEmitter change_emitters[] = {
         [MODEL_SRIOV] = { RDMAD_SRIOV_INTERFACE, sriov_path_of, sriov_property_names },
 };
 
-static int send_changed(sd_bus *bus, ModelObjectKind kind, const void *object, uint32_t mask) {
+static int send_changed(sd_bus *bus, ModelObjectKind kind, const void *object, PropertyMask mask) {
         const ChangeEmitter *e = &change_emitters[kind];
         _cleanup_free_ char *path = NULL;
         PropertyNames names;
@@ -246,12 +246,12 @@ static void send_everything_changed(BusServer *s) {
         for (size_t i = 0; i < m->n_devices; i++) {
                 const Device *d = m->devices[i];
 
-                (void) send_changed(s->bus, MODEL_DEVICE, d, UINT32_MAX);
+                (void) send_changed(s->bus, MODEL_DEVICE, d, UINT64_MAX);
                 for (size_t j = 0; j < d->n_ports; j++)
-                        (void) send_changed(s->bus, MODEL_PORT, &d->ports[j], UINT32_MAX);
+                        (void) send_changed(s->bus, MODEL_PORT, &d->ports[j], UINT64_MAX);
                 for (size_t j = 0; j < d->n_netdevs; j++)
-                        (void) send_changed(s->bus, MODEL_NETDEV, d->netdevs[j], UINT32_MAX);
-                (void) send_changed(s->bus, MODEL_SRIOV, d, UINT32_MAX);
+                        (void) send_changed(s->bus, MODEL_NETDEV, d->netdevs[j], UINT64_MAX);
+                (void) send_changed(s->bus, MODEL_SRIOV, d, UINT64_MAX);
         }
 }
 

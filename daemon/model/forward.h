@@ -5,6 +5,12 @@
  * without including the header that defines them (manager.h includes the
  * registries' headers; they must not include it back). */
 
+#include <stdint.h>
+
+/* A set of an interface's properties that changed: PROPERTY_BIT()s of
+ * their places among its CHANGE rows (properties.h). */
+typedef uint64_t PropertyMask;
+
 typedef struct Manager Manager;
 typedef struct Device Device;
 typedef struct Port Port;

@@ -74,12 +74,12 @@ void manager_set_events(Manager *m, const ModelEvents *events, void *userdata) {
  * what is pending. Objects coming and going (device_added/_removing,
  * netdev_added/_removing) and a finished rescan (rescanned) have their own
  * events, called where they happen. */
-static void manager_changed(Manager *m, ModelObjectKind kind, void *object, uint32_t mask) {
+static void manager_changed(Manager *m, ModelObjectKind kind, void *object, PropertyMask mask) {
         if (m->events.changed)
                 m->events.changed(kind, object, mask, m->events_userdata);
 }
 
-static void manager_mark(Manager *m, ModelObjectKind kind, void *object, uint32_t mask) {
+static void manager_mark(Manager *m, ModelObjectKind kind, void *object, PropertyMask mask) {
         if (mask != 0)
                 manager_changed(m, kind, object, mask);
 }
@@ -377,7 +377,7 @@ static void port_log_state_change(const Port *p, const char *old_state_name) {
 
 /* A State or PhysState change also moves StateChangedUsec, and is logged; a
  * State change counts in StateChanges and goes into LinkHistory. */
-static uint32_t port_stamp(Manager *m, Port *p, uint32_t mask, const char *old_state_name) {
+static PropertyMask port_stamp(Manager *m, Port *p, PropertyMask mask, const char *old_state_name) {
         if (mask & PORT_STATE_MASK) {
                 p->state_changed_usec = now_usec(CLOCK_REALTIME);
                 mask |= PROPERTY_BIT(PORT_PROP_STATE_CHANGED_USEC);
@@ -394,7 +394,7 @@ static uint32_t port_stamp(Manager *m, Port *p, uint32_t mask, const char *old_s
 }
 
 /* What a port's re-read changed, applied: marked for emission, stamped. */
-static void manager_port_changed(Manager *m, Port *p, uint32_t changed, const char *old_state_name) {
+static void manager_port_changed(Manager *m, Port *p, PropertyMask changed, const char *old_state_name) {
         if (changed != 0)
                 manager_mark(m, MODEL_PORT, p, port_stamp(m, p, changed, old_state_name));
         if (m->sources.port_changed)
@@ -505,7 +505,7 @@ void manager_set_verbs_covered(Manager *m, Device *d, bool covered) {
                 m->sources.uncovered(m->sources_userdata);
 }
 
-void manager_netdev_changed(Manager *m, NetDev *n, uint32_t mask) {
+void manager_netdev_changed(Manager *m, NetDev *n, PropertyMask mask) {
         assert(m);
         assert(n);
 
@@ -559,7 +559,7 @@ static size_t netdev_index(const Device *d, const char *name) {
  * address and takes the new values, and the old values go to fresh in its
  * place; the ones that went are announced first (d still holds them), the
  * new ones once d holds them. The old array is fresh's, freed with it. */
-static int device_take_netdevs(Manager *m, Device *d, Device *fresh, uint32_t *masks) {
+static int device_take_netdevs(Manager *m, Device *d, Device *fresh, PropertyMask *masks) {
         _cleanup_free_ NetDev **added = calloc(fresh->n_netdevs + 1, sizeof(NetDev *));
         size_t n_added = 0;
 
@@ -600,8 +600,8 @@ static int device_take_netdevs(Manager *m, Device *d, Device *fresh, uint32_t *m
  * so whatever follows them), and what changed is reported. */
 static void manager_update_device_at(Manager *m, size_t index, Device *fresh) {
         Device *d = m->devices[index], old;
-        uint32_t device_mask, sriov_mask;
-        _cleanup_free_ uint32_t *port_masks = NULL, *netdev_masks = NULL;
+        PropertyMask device_mask, sriov_mask;
+        _cleanup_free_ PropertyMask *port_masks = NULL, *netdev_masks = NULL;
 
         if (device_identity_changed(d, fresh)) {
                 manager_remove_device_at(m, index);
@@ -612,8 +612,8 @@ static void manager_update_device_at(Manager *m, size_t index, Device *fresh) {
                 return;
         }
 
-        port_masks = calloc(d->n_ports + 1, sizeof(uint32_t));
-        netdev_masks = calloc(fresh->n_netdevs + 1, sizeof(uint32_t));
+        port_masks = calloc(d->n_ports + 1, sizeof(PropertyMask));
+        netdev_masks = calloc(fresh->n_netdevs + 1, sizeof(PropertyMask));
         if (!port_masks || !netdev_masks) {
                 /* Keep what the device had: the next event or the sweep re-reads it. */
                 manager_defer_resync(m, -ENOMEM, fresh->name);
@@ -677,7 +677,7 @@ static void manager_update_device_at(Manager *m, size_t index, Device *fresh) {
 /* One journal entry per transition, with fields to select by. */
 static void manager_set_health(Manager *m, Device *d, DeviceHealth health, const char *reason) {
         char device[256], field[64];
-        uint32_t mask = 0;
+        PropertyMask mask = 0;
 
         reason = health == DEVICE_HEALTH_OK ? "" : strempty(reason);
         if (d->health != health)
@@ -804,7 +804,7 @@ static void manager_apply_ports(Manager *m, Device *d, DeviceRead *r, const Read
                 PortRead *pr = &r->ports[i];
                 Port *p = (Port *) device_find_port(d, pr->number);
                 char old_state_name[64];
-                uint32_t changed = 0, more = 0;
+                PropertyMask changed = 0, more = 0;
                 int k = 0;
 
                 if (!p || pr->done == 0)
@@ -826,7 +826,7 @@ static void manager_apply_ports(Manager *m, Device *d, DeviceRead *r, const Read
 
 static void manager_apply_netdev(Manager *m, Device *d, DeviceRead *r, const ReaderResult *res) {
         NetDev *n = (NetDev *) device_find_netdev(d, r->netdev);
-        uint32_t changed = 0;
+        PropertyMask changed = 0;
         int k = r->error;
 
         if (n && k >= 0)

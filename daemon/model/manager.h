@@ -136,7 +136,7 @@ void manager_read_result(Manager *m, const char *name, const struct ReaderResult
 void manager_set_verbs_covered(Manager *m, Device *d, bool covered);
 
 /* Records changed PROPERTY_BIT(NETDEV_PROP_*)s and schedules their emission. */
-void manager_netdev_changed(Manager *m, NetDev *n, uint32_t mask);
+void manager_netdev_changed(Manager *m, NetDev *n, PropertyMask mask);
 
 /* The PCI function at pci_path (a PF) has num_vfs VFs now: every device on
  * it publishes the count. */

@@ -27,7 +27,7 @@ typedef struct ModelEvents {
         void (*device_removing)(Device *d, void *userdata);
         void (*netdev_added)(NetDev *n, void *userdata);
         void (*netdev_removing)(NetDev *n, void *userdata);
-        void (*changed)(ModelObjectKind kind, void *object, uint32_t mask, void *userdata);
+        void (*changed)(ModelObjectKind kind, void *object, PropertyMask mask, void *userdata);
         /* Every read a rescan asked for is applied: what it found is in the model. */
         void (*rescanned)(void *userdata);
 } ModelEvents;

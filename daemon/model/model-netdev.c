@@ -40,7 +40,7 @@ static int netdev_derive_object(void *object) {
         return netdev_derive(object);
 }
 
-static uint32_t netdev_changed_object(const void *a, const void *b) {
+static PropertyMask netdev_changed_object(const void *a, const void *b) {
         return netdev_changed_mask(a, b);
 }
 
@@ -66,13 +66,13 @@ int netdev_read(const char *name, FileValue *values) {
         return object_read_files(dir, netdev_files, NETDEV_FILES, false, values);
 }
 
-int netdev_apply(NetDev *n, const FileValue *values, uint32_t *ret_changed) {
+int netdev_apply(NetDev *n, const FileValue *values, PropertyMask *ret_changed) {
         return object_apply_files(&netdev_kind, n, netdev_files, NETDEV_FILES, values, ret_changed);
 }
 
 static int netdev_load(int net_fd, const char *name, NetDev *n) {
         _cleanup_close_ int fd = -EBADF;
-        uint32_t changed;
+        PropertyMask changed;
         int r;
 
         /* Interface names are bytes to the kernel; the bus wants UTF-8. */

@@ -79,7 +79,7 @@ int derive_str(char **field, const char *value) {
  * comparison with the object before (properties.c). Used when loading and
  * when the poll has found a file with new contents. On failure the object is
  * as it was. */
-int object_update(const ObjectKind *k, void *object, uint32_t *ret_changed) {
+int object_update(const ObjectKind *k, void *object, PropertyMask *ret_changed) {
         ObjectSnapshot before;
         int r;
 
@@ -179,10 +179,10 @@ int object_read_files(const char *dir, const PolledFile *files, size_t n_files, 
  * map and, if any differed, the object re-derived: *ret_changed is what
  * changed, with Attributes. */
 int object_apply_files(const ObjectKind *k, void *object, const PolledFile *files, size_t n_files,
-                       const FileValue *values, uint32_t *ret_changed) {
+                       const FileValue *values, PropertyMask *ret_changed) {
         AttrList *attributes = (AttrList *) ((uint8_t *) object + k->attributes_offset);
         bool any = false;
-        uint32_t changed;
+        PropertyMask changed;
         int r;
 
         *ret_changed = 0;
@@ -209,7 +209,7 @@ int object_apply_files(const ObjectKind *k, void *object, const PolledFile *file
  * the InfiniBand addressing if skip_ib_addressing) and, if any differed,
  * re-derives the object: *ret_changed is what changed, with Attributes. */
 int object_refresh(const ObjectKind *k, void *object, const char *dir, const PolledFile *files, size_t n_files,
-                   bool skip_ib_addressing, uint32_t *ret_changed) {
+                   bool skip_ib_addressing, PropertyMask *ret_changed) {
         FileValue values[16];
         int r;
 

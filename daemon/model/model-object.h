@@ -39,9 +39,9 @@ typedef struct ObjectKind {
         const size_t *strings;
         size_t n_strings;
         size_t attributes_offset;
-        uint32_t attributes_bit;
+        PropertyMask attributes_bit;
         int (*derive)(void *object);
-        uint32_t (*changed_mask)(const void *a, const void *b);
+        PropertyMask (*changed_mask)(const void *a, const void *b);
 } ObjectKind;
 
 /* A shallow copy of any object of a kind, taken before re-deriving it. */
@@ -52,7 +52,7 @@ typedef union ObjectSnapshot {
 
 /* Re-derives the object from its attribute map; *ret_changed is what that
  * changed (properties.c compares). On failure the object is as it was. */
-int object_update(const ObjectKind *k, void *object, uint32_t *ret_changed);
+int object_update(const ObjectKind *k, void *object, PropertyMask *ret_changed);
 
 /* A file the poll re-reads into an object's attribute map. */
 typedef struct PolledFile {
@@ -73,12 +73,12 @@ int attr_list_refresh(AttrList *l, const char *name, int read_result, const char
 int object_read_files(const char *dir, const PolledFile *files, size_t n_files, bool skip_ib_addressing,
                       FileValue *values);
 int object_apply_files(const ObjectKind *k, void *object, const PolledFile *files, size_t n_files,
-                       const FileValue *values, uint32_t *ret_changed);
+                       const FileValue *values, PropertyMask *ret_changed);
 
 /* Re-reads dir/<file> for each of files (but the InfiniBand addressing if
  * skip_ib_addressing) and, if any differed, re-derives the object. */
 int object_refresh(const ObjectKind *k, void *object, const char *dir, const PolledFile *files, size_t n_files,
-                   bool skip_ib_addressing, uint32_t *ret_changed);
+                   bool skip_ib_addressing, PropertyMask *ret_changed);
 
 /* Between the three files: a port's and a netdev's lifetimes, and the
  * loading of a device's ports and netdevs. */

@@ -182,7 +182,7 @@ static int port_derive_object(void *object) {
         return port_derive(object);
 }
 
-static uint32_t port_changed_object(const void *a, const void *b) {
+static PropertyMask port_changed_object(const void *a, const void *b) {
         return port_changed_mask(a, b);
 }
 
@@ -214,7 +214,7 @@ bool port_state_parses(const char *value) {
 /* The port's state did not parse in a full read: the state it had, kept. */
 int port_keep_state(Port *p, const Port *old) {
         const char *state = attr_list_get(&old->attributes, "state");
-        uint32_t changed;
+        PropertyMask changed;
         int r;
 
         if (!p->state_unparsed || !state)
@@ -228,7 +228,7 @@ int port_keep_state(Port *p, const Port *old) {
 
 static int port_load(int ports_fd, const char *dirname, Port *p) {
         _cleanup_close_ int fd = -EBADF;
-        uint32_t changed;
+        PropertyMask changed;
         int r;
 
         r = parse_decimal_u32(dirname, &p->number);
@@ -305,7 +305,7 @@ int port_read_link(const char *device_path, uint32_t number, bool ethernet, File
         return object_read_files(dir, port_link_files, PORT_LINK_FILES, ethernet, values);
 }
 
-int port_apply_link(Port *p, const FileValue *values, uint32_t *ret_changed) {
+int port_apply_link(Port *p, const FileValue *values, PropertyMask *ret_changed) {
         return object_apply_files(&port_kind, p, port_link_files, PORT_LINK_FILES, values, ret_changed);
 }
 
@@ -316,7 +316,7 @@ int port_read_unreported(const char *device_path, uint32_t number, FileValue *va
         return object_read_files(dir, port_unreported_files, PORT_UNREPORTED_FILES, false, values);
 }
 
-int port_apply_unreported(Port *p, const FileValue *values, uint32_t *ret_changed) {
+int port_apply_unreported(Port *p, const FileValue *values, PropertyMask *ret_changed) {
         return object_apply_files(&port_kind, p, port_unreported_files, PORT_UNREPORTED_FILES, values, ret_changed);
 }
 
@@ -348,7 +348,7 @@ int port_read_gids(const char *device_path, uint32_t number, bool infiniband, Gi
         return r;
 }
 
-int port_apply_gids(Port *p, GidSet *s, uint32_t *ret_changed) {
+int port_apply_gids(Port *p, GidSet *s, PropertyMask *ret_changed) {
         Port fresh = *p;
 
         fresh.gids = s->gids;

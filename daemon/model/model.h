@@ -174,9 +174,9 @@ int port_read_link(const char *device_path, uint32_t number, bool ethernet, File
 bool port_state_parses(const char *value);
 /* After a full read whose state did not parse: old's state, kept. */
 int port_keep_state(Port *p, const Port *old);
-int port_apply_link(Port *p, const FileValue *values, uint32_t *ret_changed);
+int port_apply_link(Port *p, const FileValue *values, PropertyMask *ret_changed);
 int port_read_unreported(const char *device_path, uint32_t number, FileValue *values);
-int port_apply_unreported(Port *p, const FileValue *values, uint32_t *ret_changed);
+int port_apply_unreported(Port *p, const FileValue *values, PropertyMask *ret_changed);
 /* GIDs: read into a set of their own, which the apply takes. */
 typedef struct GidSet {
         Gid *gids;
@@ -185,9 +185,9 @@ typedef struct GidSet {
 } GidSet;
 void gid_set_clear(GidSet *s);
 int port_read_gids(const char *device_path, uint32_t number, bool infiniband, GidSet *ret);
-int port_apply_gids(Port *p, GidSet *s, uint32_t *ret_changed);
+int port_apply_gids(Port *p, GidSet *s, PropertyMask *ret_changed);
 int netdev_read(const char *name, FileValue *values);
-int netdev_apply(NetDev *n, const FileValue *values, uint32_t *ret_changed);
+int netdev_apply(NetDev *n, const FileValue *values, PropertyMask *ret_changed);
 /* A published stand-in for a device whose first read has not returned:
  * its name and path. */
 int device_new_placeholder(const char *syspath, const char *name, Device **ret);

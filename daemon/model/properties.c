@@ -26,10 +26,10 @@ typedef struct PropertyField {
         bool (*equal)(const void *a, const void *b);
 } PropertyField;
 
-/* Masks are uint32_t; each list's bits are 0 to _*_PROP_MAX - 1, each once. */
-static_assert(_DEVICE_PROP_MAX <= 32 && _PORT_PROP_MAX <= 32 && _NETDEV_PROP_MAX <= 32 && _SRIOV_PROP_MAX <= 32,
-              "a property mask has 32 bits");
-static_assert(PROPERTY_NAMES_MAX >= 32, "PropertyNames holds every bit of a mask");
+/* Each list's bits are 0 to _*_PROP_MAX - 1, each once, in a PropertyMask. */
+static_assert(_DEVICE_PROP_MAX <= 64 && _PORT_PROP_MAX <= 64 && _NETDEV_PROP_MAX <= 64 && _SRIOV_PROP_MAX <= 64,
+              "a property mask has 64 bits");
+static_assert(PROPERTY_NAMES_MAX >= 64, "PropertyNames holds every bit of a mask");
 
 static bool netdev_names_equal(const void *x, const void *y) {
         const Device *a = x, *b = y;
@@ -148,8 +148,8 @@ static bool field_equal(const PropertyField *f, const void *a, const void *b) {
         return false;
 }
 
-static uint32_t changed_mask(const PropertyField *rows, size_t n, const void *a, const void *b) {
-        uint32_t mask = 0;
+static PropertyMask changed_mask(const PropertyField *rows, size_t n, const void *a, const void *b) {
+        PropertyMask mask = 0;
 
         assert(a);
         assert(b);
@@ -168,7 +168,7 @@ static bool identity_changed(const PropertyField *rows, size_t n, const void *a,
         return false;
 }
 
-static void names_from_mask(const char *const *names, size_t max, uint32_t mask, PropertyNames *ret) {
+static void names_from_mask(const char *const *names, size_t max, PropertyMask mask, PropertyNames *ret) {
         assert(ret);
         ret->n = 0;
         for (size_t i = 0; i < max; i++)
@@ -194,10 +194,10 @@ static const char *property_row(const PropertyField *rows, size_t n, size_t i, i
         const char *kind##_property_to_string(Kind##Property p) {                                                      \
                 return property_to_string(kind##_names, max, p);                                                       \
         }                                                                                                              \
-        void kind##_property_names(uint32_t mask, PropertyNames *ret) {                                                \
+        void kind##_property_names(PropertyMask mask, PropertyNames *ret) {                                            \
                 names_from_mask(kind##_names, max, mask, ret);                                                         \
         }                                                                                                              \
-        uint32_t kind##_changed_mask(const Object *a, const Object *b) {                                               \
+        PropertyMask kind##_changed_mask(const Object *a, const Object *b) {                                           \
                 return changed_mask(kind##_rows, ELEMENTSOF(kind##_rows), a, b);                                       \
         }                                                                                                              \
         const char *kind##_property_row(size_t i, int *ret_bit) {                                                      \

@@ -75,7 +75,7 @@ typedef enum SriovProperty {
         SRIOV_PROPERTIES(SRIOV_PROPERTY_ENUM) _SRIOV_PROP_MAX = 0 SRIOV_PROPERTIES(PROPERTY_COUNT),
 } SriovProperty;
 
-#define PROPERTY_BIT(p) (UINT32_C(1) << (p))
+#define PROPERTY_BIT(p) (UINT64_C(1) << (p))
 
 /* A State or PhysState change: also what moves StateChangedUsec. */
 #define PORT_STATE_MASK                                                                                                \
@@ -89,7 +89,7 @@ const char *port_property_to_string(PortProperty p);
 const char *netdev_property_to_string(NetDevProperty p);
 const char *sriov_property_to_string(SriovProperty p);
 
-#define PROPERTY_NAMES_MAX 32
+#define PROPERTY_NAMES_MAX 64
 
 typedef struct PropertyNames {
         const char *names[PROPERTY_NAMES_MAX + 1]; /* NULL-terminated, for sd_bus_emit_properties_changed_strv */
@@ -97,18 +97,18 @@ typedef struct PropertyNames {
 } PropertyNames;
 
 /* The names of the bits set in mask, in enum order. */
-void device_property_names(uint32_t mask, PropertyNames *ret);
-void port_property_names(uint32_t mask, PropertyNames *ret);
-void netdev_property_names(uint32_t mask, PropertyNames *ret);
-void sriov_property_names(uint32_t mask, PropertyNames *ret);
+void device_property_names(PropertyMask mask, PropertyNames *ret);
+void port_property_names(PropertyMask mask, PropertyNames *ret);
+void netdev_property_names(PropertyMask mask, PropertyNames *ret);
+void sriov_property_names(PropertyMask mask, PropertyNames *ret);
 
 /* The one place that decides what changed: two snapshots of the same object
  * compared field by field through the tables; a mask of PROPERTY_BIT()s.
  * Strings may be NULL (a port being loaded). */
-uint32_t device_changed_mask(const Device *a, const Device *b);
-uint32_t port_changed_mask(const Port *a, const Port *b);
-uint32_t netdev_changed_mask(const NetDev *a, const NetDev *b);
-uint32_t sriov_changed_mask(const Device *a, const Device *b);
+PropertyMask device_changed_mask(const Device *a, const Device *b);
+PropertyMask port_changed_mask(const Port *a, const Port *b);
+PropertyMask netdev_changed_mask(const NetDev *a, const NetDev *b);
+PropertyMask sriov_changed_mask(const Device *a, const Device *b);
 
 /* Row i of an interface's list, in its order: the property's name, and in
  * *ret_bit its bit, -1 for a constant one (an identity row). NULL past the

@@ -26,7 +26,7 @@ static int on_table_changed(void *userdata) {
         return poll_update(s->poll);
 }
 
-static void on_port_changed(const Port *p, uint32_t changed, void *userdata) {
+static void on_port_changed(const Port *p, PropertyMask changed, void *userdata) {
         EventSources *s = userdata;
 
         poll_port_changed(s->poll, p, changed);

@@ -416,7 +416,7 @@ void poll_turn_done(Poll *p, const char *device) {
                 mk->busy = false;
 }
 
-void poll_port_changed(Poll *p, const Port *port, uint32_t changed) {
+void poll_port_changed(Poll *p, const Port *port, PropertyMask changed) {
         assert(port);
 
         if (!p)

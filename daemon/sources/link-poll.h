@@ -29,7 +29,7 @@ void poll_wake(Poll *p);
 
 /* What a re-read changed of a port (PROPERTY_BIT(PORT_PROP_*)): a state
  * change marks it to be re-read in full once more at the next tick. */
-void poll_port_changed(Poll *p, const Port *port, uint32_t changed);
+void poll_port_changed(Poll *p, const Port *port, PropertyMask changed);
 
 /* The poll's turn of the device has been read (or will never be): its next
  * turn may be queued. */

@@ -34,7 +34,7 @@ typedef struct Event {
         EventType type;
         ModelObjectKind kind; /* EVENT_CHANGED */
         char name[128];       /* "mlx4_0", "mlx4_0/1", "ib0"; "" for the device set */
-        uint32_t mask;
+        PropertyMask mask;
         bool findable; /* the object was in the manager's table when reported */
 } Event;
 
@@ -92,7 +92,7 @@ static void on_netdev_removing(NetDev *n, void *userdata) {
         e->findable = netdev_is_published(r->manager, n);
 }
 
-static void on_changed(ModelObjectKind kind, void *object, uint32_t mask, void *userdata) {
+static void on_changed(ModelObjectKind kind, void *object, PropertyMask mask, void *userdata) {
         Recorder *r = userdata;
         Event *e = record(r, EVENT_CHANGED);
 

@@ -405,7 +405,7 @@ static void test_whole_host_sorted_and_valid_utf8(void **state) {
  * frees (one without a row in the change table, say) is a leak here. */
 /* A re-read as rdmad makes it: the reads (a reader thread's half), then
  * their application to the model (the loop's). */
-static int refresh_link(Port *p, uint32_t *ret_changed) {
+static int refresh_link(Port *p, PropertyMask *ret_changed) {
         FileValue values[PORT_LINK_FILES] = {};
         int r;
 
@@ -416,7 +416,7 @@ static int refresh_link(Port *p, uint32_t *ret_changed) {
         return r;
 }
 
-static int refresh_netdev(NetDev *n, uint32_t *ret_changed) {
+static int refresh_netdev(NetDev *n, PropertyMask *ret_changed) {
         FileValue values[NETDEV_FILES] = {};
         int r;
 
@@ -432,7 +432,7 @@ static void test_refresh_replaces_derived_strings(void **state) {
         Device *d = (Device *) host_device(h, "mlx4_0");
         Port *p = (Port *) port(d, 1), *eth = (Port *) port(d, 2);
         NetDev *n = (NetDev *) device_find_netdev(d, "ib0");
-        uint32_t changed;
+        PropertyMask changed;
 
         for (int round = 0; round < 2; round++) {
                 bool down = round == 0;
