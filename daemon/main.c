@@ -18,6 +18,7 @@
 #include "enumerate.h"
 #include "event-sources.h"
 #include "history-store.h"
+#include "link-poll.h"
 #include "manager.h"
 #include "reader-pool.h"
 #include "sriov-intent.h"
@@ -74,8 +75,29 @@ static void help(void) {
                "     --state-dir=DIR      Keep the ports' link histories in DIR (default:\n"
                "                          $STATE_DIRECTORY, as StateDirectory= sets it;\n"
                "                          empty: none kept)\n"
-               "     --dump               Print the model read from sysfs and exit\n",
-               program_invocation_short_name, POLL_INTERVAL_MS_DEFAULT);
+               "     --dump               Print the model read from sysfs and exit\n"
+               "\nLimits (rdmad(8), \"Limits\"):\n"
+               "     --poll-batch=N       Read at most N ports' states before letting the\n"
+               "                          event loop run (default %u)\n"
+               "     --gmo-unprivileged-share=PERCENT\n"
+               "                          Time the GetManagedObjects replies to users other\n"
+               "                          than root may keep the bus connection busy\n"
+               "                          (default %u%%)\n"
+               "     --gmo-wait-max=SPAN  A GetManagedObjects call not served after SPAN\n"
+               "                          is answered Busy (default 20s)\n"
+               "     --gmo-reply-max=BYTES\n"
+               "                          Largest GetManagedObjects reply in bytes\n"
+               "                          (default %u)\n"
+               "\nFor tests, not for production (rdmad(8), \"Options for testing\"):\n"
+               "     --gmo-builtin        Leave GetManagedObjects to sd-bus\n"
+               "     --gmo-slice-objects=N\n"
+               "                          Build GetManagedObjects N objects at a time\n"
+               "     --gmo-unprivileged-pause=SPAN\n"
+               "                          Pause SPAN after every unprivileged reply\n"
+               "     --ignore-name-owner-changed\n"
+               "                          Act as if the bus lost every NameOwnerChanged\n",
+               program_invocation_short_name, POLL_INTERVAL_MS_DEFAULT, LINK_POLL_BATCH_DEFAULT,
+               MANAGED_OBJECTS_UNPRIVILEGED_SHARE, MANAGED_OBJECTS_REPLY_MAX);
 }
 
 typedef struct Options {
@@ -83,6 +105,9 @@ typedef struct Options {
         uint32_t poll_interval_ms;
         uint64_t read_timeout_usec;
         const char *state_dir; /* NULL or "": link histories in memory only */
+        uint32_t poll_batch;   /* 0: LINK_POLL_BATCH_DEFAULT */
+        ManagedObjectsTuning gmo;
+        bool ignore_name_owner_changed;
 } Options;
 
 /* 0: go on; 1: done, exit successfully (--help, --version); <0: bad usage. */
@@ -94,6 +119,14 @@ static int parse_argv(int argc, char *argv[], Options *o) {
                 ARG_READ_TIMEOUT,
                 ARG_DUMP,
                 ARG_STATE_DIR,
+                ARG_POLL_BATCH,
+                ARG_GMO_UNPRIVILEGED_SHARE,
+                ARG_GMO_WAIT_MAX,
+                ARG_GMO_REPLY_MAX,
+                ARG_GMO_BUILTIN,
+                ARG_GMO_SLICE_OBJECTS,
+                ARG_GMO_UNPRIVILEGED_PAUSE,
+                ARG_IGNORE_NAME_OWNER_CHANGED,
         };
         static const struct option options[] = {
                 { "help", no_argument, NULL, 'h' },
@@ -103,8 +136,17 @@ static int parse_argv(int argc, char *argv[], Options *o) {
                 { "read-timeout", required_argument, NULL, ARG_READ_TIMEOUT },
                 { "dump", no_argument, NULL, ARG_DUMP },
                 { "state-dir", required_argument, NULL, ARG_STATE_DIR },
+                { "poll-batch", required_argument, NULL, ARG_POLL_BATCH },
+                { "gmo-unprivileged-share", required_argument, NULL, ARG_GMO_UNPRIVILEGED_SHARE },
+                { "gmo-wait-max", required_argument, NULL, ARG_GMO_WAIT_MAX },
+                { "gmo-reply-max", required_argument, NULL, ARG_GMO_REPLY_MAX },
+                { "gmo-builtin", no_argument, NULL, ARG_GMO_BUILTIN },
+                { "gmo-slice-objects", required_argument, NULL, ARG_GMO_SLICE_OBJECTS },
+                { "gmo-unprivileged-pause", required_argument, NULL, ARG_GMO_UNPRIVILEGED_PAUSE },
+                { "ignore-name-owner-changed", no_argument, NULL, ARG_IGNORE_NAME_OWNER_CHANGED },
                 {},
         };
+        uint32_t u;
         int c, r;
 
         while ((c = getopt_long(argc, argv, "h", options, NULL)) >= 0)
@@ -139,6 +181,46 @@ static int parse_argv(int argc, char *argv[], Options *o) {
                         if (*optarg && optarg[0] != '/')
                                 return log_error_errno(EINVAL, "--state-dir= takes an absolute path: %s", optarg);
                         o->state_dir = optarg;
+                        break;
+                case ARG_POLL_BATCH:
+                        if (parse_u32(optarg, &o->poll_batch) < 0 || o->poll_batch == 0)
+                                return log_error_errno(EINVAL, "Invalid poll batch (a number of ports > 0): %s",
+                                                       optarg);
+                        break;
+                case ARG_GMO_UNPRIVILEGED_SHARE:
+                        if (parse_u32(optarg, &u) < 0 || u < 1 || u > 100)
+                                return log_error_errno(
+                                        EINVAL, "Invalid GetManagedObjects share (a percentage, 1-100): %s", optarg);
+                        o->gmo.unprivileged_share = u;
+                        break;
+                case ARG_GMO_WAIT_MAX:
+                        if (parse_timespan(optarg, &o->gmo.wait_max_usec) < 0 || o->gmo.wait_max_usec == 0 ||
+                            o->gmo.wait_max_usec == TIMESPAN_INFINITY)
+                                return log_error_errno(EINVAL, "Invalid GetManagedObjects wait (a span > 0): %s",
+                                                       optarg);
+                        break;
+                case ARG_GMO_REPLY_MAX:
+                        if (parse_u32(optarg, &u) < 0 || u == 0)
+                                return log_error_errno(EINVAL, "Invalid GetManagedObjects reply size (bytes > 0): %s",
+                                                       optarg);
+                        o->gmo.reply_max = u;
+                        break;
+                case ARG_GMO_BUILTIN:
+                        o->gmo.builtin = true;
+                        break;
+                case ARG_GMO_SLICE_OBJECTS:
+                        if (parse_u32(optarg, &u) < 0)
+                                return log_error_errno(
+                                        EINVAL, "Invalid GetManagedObjects slice (a number of objects): %s", optarg);
+                        o->gmo.slice_objects = u;
+                        break;
+                case ARG_GMO_UNPRIVILEGED_PAUSE:
+                        if (parse_timespan(optarg, &o->gmo.unprivileged_pause_usec) < 0 ||
+                            o->gmo.unprivileged_pause_usec == TIMESPAN_INFINITY)
+                                return log_error_errno(EINVAL, "Invalid GetManagedObjects pause (a span): %s", optarg);
+                        break;
+                case ARG_IGNORE_NAME_OWNER_CHANGED:
+                        o->ignore_name_owner_changed = true;
                         break;
                 case '?':
                         /* getopt said what was wrong; say where the right options are. */
@@ -284,10 +366,14 @@ static int run(int argc, char *argv[]) {
         if (r < 0)
                 return log_error_errno(r, "Failed to set up: %m");
         m->poll_interval_ms = o.poll_interval_ms;
+        if (o.poll_batch > 0)
+                link_poll_set_batch(sources->poll, o.poll_batch);
         if (!o.dump) {
                 r = bus_server_new(m, &s);
                 if (r < 0)
                         return log_error_errno(r, "Failed to set up: %m");
+                s->managed_objects.tuning = o.gmo;
+                s->callers.ignore_name_owner_changed = o.ignore_name_owner_changed;
                 /* A second rdmad says so before it reads anything. */
                 r = bus_server_open(s);
                 if (r < 0)

@@ -14,7 +14,6 @@
 #include "basic/time-util.h"
 #include "basic/util.h"
 #include "bus-managed-objects-reply.h"
-#include "test-knobs.h"
 
 static void call_unref(void *call) {
         sd_bus_message_unref(call);
@@ -374,15 +373,14 @@ void bus_managed_objects_drop_sender(ManagedObjectsQueue *q, const char *name) {
 int bus_managed_objects_start(ManagedObjectsQueue *q, sd_bus *bus, sd_event *event, const char *root,
                               const BusObjectType *types, size_t n_types, ManagedObjectsListPaths list_paths,
                               void *userdata, CallerRegistry *registry) {
-        const TestKnobs *knobs = test_knobs();
+        const ManagedObjectsTuning tuning = q->tuning;
         CallSchedulerLimits limits = {
                 .calls_max = MANAGED_OBJECTS_CALLS_MAX,
                 .callers_max = MANAGED_OBJECTS_CALLERS_MAX,
-                .share_percent = test_knob_or(knobs->gmo_unprivileged_share, MANAGED_OBJECTS_UNPRIVILEGED_SHARE),
-                .pause_usec = test_knob_or(knobs->gmo_unprivileged_pause_msec, 0) * USEC_PER_MSEC,
+                .share_percent = tuning.unprivileged_share ?: MANAGED_OBJECTS_UNPRIVILEGED_SHARE,
+                .pause_usec = tuning.unprivileged_pause_usec,
                 .pause_max_usec = MANAGED_OBJECTS_PAUSE_MAX_USEC,
-                .wait_max_usec = test_knob_or(knobs->gmo_wait_max_msec, MANAGED_OBJECTS_WAIT_MAX_USEC / USEC_PER_MSEC) *
-                                 USEC_PER_MSEC,
+                .wait_max_usec = tuning.wait_max_usec ?: MANAGED_OBJECTS_WAIT_MAX_USEC,
         };
         int r;
 
@@ -395,6 +393,7 @@ int bus_managed_objects_start(ManagedObjectsQueue *q, sd_bus *bus, sd_event *eve
         if (limits.share_percent < 1 || limits.share_percent > 100)
                 limits.share_percent = MANAGED_OBJECTS_UNPRIVILEGED_SHARE;
         *q = (ManagedObjectsQueue){
+                .tuning = tuning,
                 .bus = bus,
                 .root = root,
                 .types = types,
@@ -402,12 +401,12 @@ int bus_managed_objects_start(ManagedObjectsQueue *q, sd_bus *bus, sd_event *eve
                 .list_paths = list_paths,
                 .userdata = userdata,
                 .registry = registry,
-                .reply_max = test_knob_or(knobs->gmo_reply_max, MANAGED_OBJECTS_REPLY_MAX),
-                .slice_objects = test_knob_or(knobs->gmo_slice_objects, 0),
+                .reply_max = tuning.reply_max ?: MANAGED_OBJECTS_REPLY_MAX,
+                .slice_objects = tuning.slice_objects,
         };
         call_scheduler_init(&q->scheduler, &limits, NULL, NULL, call_unref);
 
-        if (knobs->gmo_builtin)
+        if (tuning.builtin)
                 return 0;
 
         r = sd_event_add_defer(event, &q->build_event, on_build, q);

@@ -74,7 +74,19 @@ typedef int (*ManagedObjectsListPaths)(void *userdata, char ***ret_paths, size_t
  * bounds); the header needs a few hundred bytes more. */
 #define MANAGED_OBJECTS_REPLY_MAX (31u * 1024 * 1024)
 
+/* What rdmad's options change of the above (rdmad(8), main.c); 0 in a
+ * field: its default. Set before bus_managed_objects_start(). */
+typedef struct ManagedObjectsTuning {
+        bool builtin;                     /* --gmo-builtin: sd-bus answers, in one go */
+        unsigned slice_objects;           /* --gmo-slice-objects: objects a slice instead of a time */
+        unsigned unprivileged_share;      /* --gmo-unprivileged-share: percent, 1..100 */
+        uint64_t unprivileged_pause_usec; /* --gmo-unprivileged-pause: this pause, whatever a reply took */
+        uint64_t wait_max_usec;           /* --gmo-wait-max */
+        uint64_t reply_max;               /* --gmo-reply-max: bytes */
+} ManagedObjectsTuning;
+
 typedef struct ManagedObjectsQueue {
+        ManagedObjectsTuning tuning;
         sd_bus *bus; /* not owned */
         const char *root;
         const BusObjectType *types;
@@ -100,12 +112,12 @@ typedef struct ManagedObjectsQueue {
 
         bool trim_after_send; /* a reply is leaving: its megabytes go back once it has */
         size_t reply_max;
-        unsigned slice_objects; /* tests: this many objects a slice instead of a time */
+        unsigned slice_objects; /* this many objects a slice instead of a time (0: a time) */
         bool warned_too_large;
 } ManagedObjectsQueue;
 
-/* Installs the filter and the build source. userdata is what the types'
- * find callbacks and list_paths get. */
+/* Installs the filter and the build source, as q->tuning says. userdata is
+ * what the types' find callbacks and list_paths get. */
 int bus_managed_objects_start(ManagedObjectsQueue *q, sd_bus *bus, sd_event *event, const char *root,
                               const BusObjectType *types, size_t n_types, ManagedObjectsListPaths list_paths,
                               void *userdata, CallerRegistry *registry);

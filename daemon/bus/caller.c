@@ -11,7 +11,6 @@
 #include "basic/log.h"
 #include "basic/util.h"
 #include "bus-util.h"
-#include "test-knobs.h"
 
 /* GetConnectionCredentials of one unique name, and the calls waiting for it. */
 struct CallerLookup {
@@ -482,7 +481,6 @@ int caller_registry_start(CallerRegistry *registry, sd_bus *bus, sd_event *event
         assert(event);
 
         registry->bus = bus;
-        registry->ignore_name_owner_changed = test_knobs()->lose_name_owner_changed;
         r = sd_event_add_time_relative(event, &registry->revalidate_timer, CLOCK_MONOTONIC, CALLER_REVALIDATE_USEC, 0,
                                        on_revalidate_timer, registry);
         if (r < 0)

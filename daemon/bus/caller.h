@@ -76,8 +76,10 @@ typedef struct CallerRegistry {
         size_t n_sweep, sweep_next;
         CallerCheck *checks;
         unsigned n_checks;
-        bool sweep_failed;              /* a question of this sweep got no answer */
-        bool ignore_name_owner_changed; /* tests: every NameOwnerChanged is lost */
+        bool sweep_failed; /* a question of this sweep got no answer */
+        /* rdmad --ignore-name-owner-changed (set before the start): every
+         * NameOwnerChanged is lost, and re-validation alone finds who left. */
+        bool ignore_name_owner_changed;
 } CallerRegistry;
 
 void caller_registry_init(CallerRegistry *registry, CallerGone gone, void *userdata);

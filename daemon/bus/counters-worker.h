@@ -8,15 +8,15 @@
 #include <systemd/sd-event.h>
 
 #include "basic/time-util.h"
-#include "counters.h"
+#include "counters-read.h"
 #include "forward.h"
 
 /* GetCounters and GetAllCounters: the sysfs reads run on the reader pool,
  * each device's on its lane, so that the event loop answers other calls
- * while a big host is read and a sick device holds up only itself. A
- * piece gets a snapshot of the directories to read (paths, never the live
- * model); the loop hears when it is done. A device that has not answered
- * within the read timeout is given up for this read.
+ * while a big host is read and a sick device holds up only itself
+ * (counters-read.c, the thread side). A read gets the directories to read
+ * (paths, never the live model); the loop hears when it is done. A device
+ * that has not answered within the read timeout is given up for this read.
  *
  * Calls that arrive while a read runs and ask for nothing more than it
  * reads share it; the others are queued and share the next read. One read
@@ -47,20 +47,6 @@ typedef struct CounterTarget {
         char *path;
 } CounterTarget;
 
-/* The counters of one directory as one read found them. Shared by the
- * cache and the replies still being built; only the event loop touches the
- * reference count. */
-typedef struct CounterSnapshot {
-        unsigned n_ref;
-        bool present;      /* a counter directory exists there */
-        bool unresponsive; /* its device did not answer within the read timeout */
-        CounterList counters;
-} CounterSnapshot;
-
-CounterSnapshot *counter_snapshot_unref(CounterSnapshot *s);
-/* Unrefs every snapshot and frees the array. */
-void counter_snapshots_free(CounterSnapshot **s, size_t n);
-
 /* One reply's body for every call answered from the same snapshots: the
  * first reply built is kept (sealed, as sent) and the next calls get a
  * copy of its body instead of marshalling the counters again. Dropped when
@@ -78,16 +64,6 @@ CounterShare *counter_share_unref(CounterShare *s);
  * takes both arrays (a big reply is built over several loop iterations). */
 typedef int (*CounterReplyFn)(sd_bus_message *call, CounterTarget *targets, CounterSnapshot **snapshots, size_t n,
                               CounterShare *share);
-
-/* Where the reads run: a device's counters on its lane of the pool. */
-typedef struct CounterReaderHost {
-        struct ReaderLane *(*lane)(const char *device, void *userdata);
-        /* A device whose reads hang: nothing is queued for it. */
-        bool (*unresponsive)(const char *device, void *userdata);
-        /* How a device's read went (an I/O error sets its health). */
-        void (*read_result)(const char *device, const struct ReaderResult *result, void *userdata);
-        void *userdata;
-} CounterReaderHost;
 
 /* pool NULL: the reads run on the loop (tests). */
 int counter_reader_new(sd_event *event, struct ReaderPool *pool, const CounterReaderHost *host, CounterReader **ret);

@@ -23,32 +23,32 @@ static void on_device_removing(Device *d, void *userdata) {
 static int on_table_changed(void *userdata) {
         EventSources *s = userdata;
 
-        return poll_update(s->poll);
+        return link_poll_update(s->poll);
 }
 
 static void on_port_changed(const Port *p, PropertyMask changed, void *userdata) {
         EventSources *s = userdata;
 
-        poll_port_changed(s->poll, p, changed);
+        link_poll_port_changed(s->poll, p, changed);
 }
 
 static void on_uncovered(void *userdata) {
         EventSources *s = userdata;
 
-        poll_wake(s->poll);
+        link_poll_wake(s->poll);
 }
 
 static void on_turn_done(const char *device, void *userdata) {
         EventSources *s = userdata;
 
-        poll_turn_done(s->poll, device);
+        link_poll_turn_done(s->poll, device);
 }
 
 static void on_detach(void *userdata) {
         EventSources *s = userdata;
 
         verbs_events_free(s);
-        poll_free(s->poll);
+        link_poll_free(s->poll);
         gid_follow_free(s->gid_follow);
         sd_event_source_disable_unref(s->monitor_event);
         sd_event_source_disable_unref(s->rtnl_event);
@@ -78,14 +78,14 @@ int event_sources_attach(Manager *m, EventSources **ret) {
         if (!s)
                 return -ENOMEM;
         *s = (EventSources){ .manager = m, .rtnl_fd = -EBADF };
-        r = poll_new(m, &s->poll);
+        r = link_poll_new(m, &s->poll);
         if (r < 0) {
                 free(s);
                 return r;
         }
         r = gid_follow_new(m, &s->gid_follow);
         if (r < 0) {
-                poll_free(s->poll);
+                link_poll_free(s->poll);
                 free(s);
                 return r;
         }
@@ -111,7 +111,7 @@ int event_sources_run(EventSources *s) {
         r = verbs_events_start(s);
         if (r < 0)
                 return r;
-        r = poll_update(s->poll);
+        r = link_poll_update(s->poll);
         if (r < 0)
                 return log_error_errno(r, "Failed to start polling: %m");
         return 0;

@@ -11,7 +11,7 @@
  * The manager knows them only through the ModelSources they register. */
 typedef struct EventSources {
         Manager *manager;
-        struct Poll *poll; /* the link-state poll's own state (link-poll.c) */
+        struct LinkPoll *poll; /* the link-state poll's own state (link-poll.c) */
 
         struct udev_monitor *monitor;
         sd_event_source *monitor_event;

@@ -15,7 +15,7 @@
  * there is no timer.
  *
  * Everything the poll keeps (its schedule, where a pass stopped, the marks
- * of the ports it watches more closely for a while) is its own, in Poll:
+ * of the ports it watches more closely for a while) is its own, in LinkPoll:
  * the model knows nothing of it. Marks go by device name and port number,
  * since a re-read device is a new snapshot. */
 #include "link-poll.h"
@@ -26,20 +26,19 @@
 #include "manager.h"
 #include "properties.h"
 #include "reader-pool.h"
-#include "test-knobs.h"
 
 /* A port the poll watches every tick for a while; port 0: its device,
  * whose last turn is still being read. */
-typedef struct PollMark {
+typedef struct LinkPollMark {
         char *device;
         uint32_t port;
         bool busy;     /* port 0: a turn of the device is queued or being read */
         uint8_t boost; /* ticks left to read it every tick, after a link event */
         bool settle;   /* its state changed: the next tick re-reads it in full */
         unsigned owed; /* PORT_READ_* its turn wanted while its device was busy */
-} PollMark;
+} LinkPollMark;
 
-struct Poll {
+struct LinkPoll {
         Manager *manager;
         sd_event_source *timer;
         unsigned ticks;
@@ -54,11 +53,12 @@ struct Poll {
                 unsigned tick, round, index;
                 size_t device, port;
         } pass;
-        PollMark *marks; /* sorted by device and port */
+        LinkPollMark *marks; /* sorted by device and port */
         size_t n_marks, allocated_marks;
+        unsigned batch; /* ports whose state is read per dispatch at most */
 };
 
-static bool manager_has_ports(Manager *m) {
+static bool link_poll_has_ports(Manager *m) {
         for (size_t i = 0; i < m->n_devices; i++)
                 if (m->devices[i]->n_ports > 0)
                         return true;
@@ -84,28 +84,31 @@ static bool manager_has_ports(Manager *m) {
  * most of what an idle host costs (BENCHMARKS.md, "Verbs events"). */
 #define SLOW_SWEEP_ROUNDS 180
 
-/* The state of this many ports is read per dispatch at most: a pass over
- * thousands of ports yields to the loop between batches, so that an event
- * (a verbs PORT_ERR, a bus call) waits for one batch, not for the round. */
-#define POLL_PORTS_PER_DISPATCH 256
-
 /* A device's ports are read in one job on its lane; at most this many. */
 #define POLL_TURNS_MAX 64
 
-int poll_new(Manager *m, Poll **ret) {
-        Poll *p;
+int link_poll_new(Manager *m, LinkPoll **ret) {
+        LinkPoll *p;
 
         assert(ret);
 
-        p = calloc(1, sizeof(Poll));
+        p = calloc(1, sizeof(LinkPoll));
         if (!p)
                 return -ENOMEM;
         p->manager = m;
+        p->batch = LINK_POLL_BATCH_DEFAULT;
         *ret = p;
         return 0;
 }
 
-Poll *poll_free(Poll *p) {
+void link_poll_set_batch(LinkPoll *p, unsigned batch) {
+        assert(p);
+        assert(batch > 0);
+
+        p->batch = batch;
+}
+
+LinkPoll *link_poll_free(LinkPoll *p) {
         if (!p)
                 return NULL;
         sd_event_source_disable_unref(p->timer);
@@ -116,19 +119,19 @@ Poll *poll_free(Poll *p) {
         return NULL;
 }
 
-static int mark_compare(const PollMark *a, const char *device, uint32_t port) {
+static int link_poll_mark_compare(const LinkPollMark *a, const char *device, uint32_t port) {
         int c = strcmp(a->device, device);
 
         return c != 0 ? c : a->port < port ? -1 : a->port > port;
 }
 
-static size_t marks_lower_bound(const Poll *p, const char *device, uint32_t port) {
+static size_t link_poll_marks_lower_bound(const LinkPoll *p, const char *device, uint32_t port) {
         size_t lo = 0, hi = p->n_marks;
 
         while (lo < hi) {
                 size_t mid = lo + (hi - lo) / 2;
 
-                if (mark_compare(&p->marks[mid], device, port) < 0)
+                if (link_poll_mark_compare(&p->marks[mid], device, port) < 0)
                         lo = mid + 1;
                 else
                         hi = mid;
@@ -136,24 +139,24 @@ static size_t marks_lower_bound(const Poll *p, const char *device, uint32_t port
         return lo;
 }
 
-static PollMark *poll_find(const Poll *p, const char *device, uint32_t port) {
+static LinkPollMark *link_poll_find(const LinkPoll *p, const char *device, uint32_t port) {
         size_t i;
 
         if (p->n_marks == 0)
                 return NULL;
-        i = marks_lower_bound(p, device, port);
-        return i < p->n_marks && mark_compare(&p->marks[i], device, port) == 0 ? &p->marks[i] : NULL;
+        i = link_poll_marks_lower_bound(p, device, port);
+        return i < p->n_marks && link_poll_mark_compare(&p->marks[i], device, port) == 0 ? &p->marks[i] : NULL;
 }
 
-static PollMark *poll_find_mark(const Poll *p, const Port *port) {
-        return poll_find(p, port->device->name, port->number);
+static LinkPollMark *link_poll_find_mark(const LinkPoll *p, const Port *port) {
+        return link_poll_find(p, port->device->name, port->number);
 }
 
-static PollMark *poll_add(Poll *p, const char *name, uint32_t port) {
-        size_t i = marks_lower_bound(p, name, port);
+static LinkPollMark *link_poll_add(LinkPoll *p, const char *name, uint32_t port) {
+        size_t i = link_poll_marks_lower_bound(p, name, port);
         char *device;
 
-        if (i < p->n_marks && mark_compare(&p->marks[i], name, port) == 0)
+        if (i < p->n_marks && link_poll_mark_compare(&p->marks[i], name, port) == 0)
                 return &p->marks[i];
         device = strdup(name);
         if (!device || ARRAY_RESERVE(p->marks, p->allocated_marks, p->n_marks + 1) < 0) {
@@ -161,21 +164,21 @@ static PollMark *poll_add(Poll *p, const char *name, uint32_t port) {
                 return NULL;
         }
         memmove(p->marks + i + 1, p->marks + i, (p->n_marks - i) * sizeof(*p->marks));
-        p->marks[i] = (PollMark){ .device = device, .port = port };
+        p->marks[i] = (LinkPollMark){ .device = device, .port = port };
         p->n_marks++;
         return &p->marks[i];
 }
 
-static PollMark *poll_add_mark(Poll *p, const Port *port) {
-        return poll_add(p, port->device->name, port->number);
+static LinkPollMark *link_poll_add_mark(LinkPoll *p, const Port *port) {
+        return link_poll_add(p, port->device->name, port->number);
 }
 
 /* Marks with nothing left to say go, with those of ports that are gone. */
-static void poll_prune_marks(Poll *p) {
+static void link_poll_prune_marks(LinkPoll *p) {
         size_t k = 0;
 
         for (size_t i = 0; i < p->n_marks; i++) {
-                PollMark *mk = &p->marks[i];
+                LinkPollMark *mk = &p->marks[i];
                 Device *d = p->manager ? manager_find_device(p->manager, mk->device) : NULL;
 
                 if ((mk->boost == 0 && !mk->settle && mk->owed == 0 && !mk->busy) || !d ||
@@ -192,12 +195,12 @@ static void poll_prune_marks(Poll *p) {
         }
 }
 
-bool poll_port_every_tick(const Poll *p, const Port *port) {
-        const PollMark *mk;
+bool link_poll_port_every_tick(const LinkPoll *p, const Port *port) {
+        const LinkPollMark *mk;
 
         assert(port);
 
-        mk = p ? poll_find_mark(p, port) : NULL;
+        mk = p ? link_poll_find_mark(p, port) : NULL;
         if ((mk && (mk->boost > 0 || mk->settle)) || !port->link_events || streq(port->link_events, "poll"))
                 return true;
         if (streq(port->link_events, "verbs"))
@@ -206,30 +209,30 @@ bool poll_port_every_tick(const Poll *p, const Port *port) {
         return false;
 }
 
-static bool port_covered(const Port *p) {
+static bool link_poll_port_covered(const Port *p) {
         return p->link_events && !streq(p->link_events, "poll");
 }
 
-static uint64_t poll_slow_usec(const Poll *p) {
+static uint64_t link_poll_slow_usec(const LinkPoll *p) {
         uint32_t ms = p->manager->poll_interval_ms;
 
         return (uint64_t) (ms > SLOW_PERIOD_MS ? ms : SLOW_PERIOD_MS) * 1000;
 }
 
-static bool poll_wants_ticks(Poll *p) {
+static bool link_poll_wants_ticks(LinkPoll *p) {
         Manager *m = p->manager;
 
         for (size_t i = 0; i < m->n_devices; i++)
                 for (size_t j = 0; j < m->devices[i]->n_ports; j++)
-                        if (poll_port_every_tick(p, &m->devices[i]->ports[j]))
+                        if (link_poll_port_every_tick(p, &m->devices[i]->ports[j]))
                                 return true;
         return false;
 }
 
 /* The next expiry: the next tick while a port wants every tick, else the
  * next slow round. */
-static void poll_arm(Poll *p, uint64_t usec) {
-        uint64_t next = poll_wants_ticks(p) ? usec + (uint64_t) p->manager->poll_interval_ms * 1000 : p->slow_next;
+static void link_poll_arm(LinkPoll *p, uint64_t usec) {
+        uint64_t next = link_poll_wants_ticks(p) ? usec + (uint64_t) p->manager->poll_interval_ms * 1000 : p->slow_next;
         int r;
 
         r = sd_event_source_set_time(p->timer, next);
@@ -240,7 +243,7 @@ static void poll_arm(Poll *p, uint64_t usec) {
                 log_error_errno(r, "Failed to re-enable the poll timer: %m");
 }
 
-static void poll_pass_begin(Poll *p, uint64_t usec) {
+static void link_poll_pass_begin(LinkPoll *p, uint64_t usec) {
         p->pass.active = true;
         p->pass.usec = usec;
         p->pass.tick = p->ticks++;
@@ -252,7 +255,7 @@ static void poll_pass_begin(Poll *p, uint64_t usec) {
         if (p->pass.slow) {
                 p->slow_rounds++;
                 /* Fixed rate, from the scheduled time: no drift. */
-                p->slow_next = (usec > p->slow_next ? usec : p->slow_next) + poll_slow_usec(p);
+                p->slow_next = (usec > p->slow_next ? usec : p->slow_next) + link_poll_slow_usec(p);
         }
         /* Out of resources earlier and no event since: the sweep's turn to retry. */
         if (usec >= p->retry_next) {
@@ -262,7 +265,7 @@ static void poll_pass_begin(Poll *p, uint64_t usec) {
 }
 
 /* Goes on with the pass at the next loop iteration, after what is pending. */
-static void poll_pass_yield(Poll *p, size_t device, size_t port, unsigned index) {
+static void link_poll_pass_yield(LinkPoll *p, size_t device, size_t port, unsigned index) {
         uint64_t now;
         int r;
 
@@ -278,13 +281,13 @@ static void poll_pass_yield(Poll *p, size_t device, size_t port, unsigned index)
                 log_error_errno(r, "Failed to resume the poll's pass: %m");
 }
 
-static void poll_submit(Poll *p, Device *d, PollTurn *turns, size_t n) {
+static void link_poll_submit(LinkPoll *p, Device *d, PollTurn *turns, size_t n) {
         Manager *m = p->manager;
         int r = manager_poll_device(m, d, turns, n);
 
         if (r > 0) {
                 /* Queued: no more turns of it until this one is read. */
-                PollMark *mk = poll_add(p, d->name, 0);
+                LinkPollMark *mk = link_poll_add(p, d->name, 0);
 
                 if (mk)
                         mk->busy = true;
@@ -296,16 +299,15 @@ static void poll_submit(Poll *p, Device *d, PollTurn *turns, size_t n) {
                 log_warning_errno(r, "%s: cannot queue the poll's read: %m", d->name);
 }
 
-static int on_poll(sd_event_source *s, uint64_t usec, void *userdata) {
-        Poll *p = userdata;
+static int on_link_poll(sd_event_source *s, uint64_t usec, void *userdata) {
+        LinkPoll *p = userdata;
         Manager *m = p->manager;
-        unsigned long long per_dispatch = test_knob_or(test_knobs()->poll_ports_per_dispatch, POLL_PORTS_PER_DISPATCH);
         unsigned index, tick, round, read = 0;
         PollTurn turns[POLL_TURNS_MAX];
         bool slow;
 
         if (!p->pass.active)
-                poll_pass_begin(p, usec);
+                link_poll_pass_begin(p, usec);
         tick = p->pass.tick;
         round = p->pass.round;
         slow = p->pass.slow;
@@ -319,7 +321,7 @@ static int on_poll(sd_event_source *s, uint64_t usec, void *userdata) {
                  * read is owed, and read at its next turn (a slow round's
                  * read of a covered port would otherwise wait for the next
                  * slow round). */
-                PollMark *dm = poll_find(p, d->name, 0);
+                LinkPollMark *dm = link_poll_find(p, d->name, 0);
                 bool busy, readable;
                 size_t n = 0;
 
@@ -331,18 +333,18 @@ static int on_poll(sd_event_source *s, uint64_t usec, void *userdata) {
                 busy = manager_device_readable(m, d) && dm && dm->busy;
                 readable = manager_device_readable(m, d) && !busy;
 
-                if (read > 0 && read >= per_dispatch) {
-                        poll_pass_yield(p, i, 0, index);
+                if (read > 0 && read >= p->batch) {
+                        link_poll_pass_yield(p, i, 0, index);
                         return 0;
                 }
                 for (size_t j = i == p->pass.device ? p->pass.port : 0; j < d->n_ports; j++, index++) {
                         Port *port = &d->ports[j];
-                        PollMark *mk = poll_find_mark(p, port);
+                        LinkPollMark *mk = link_poll_find_mark(p, port);
                         bool covered, watch, sweep;
                         unsigned what = 0;
 
-                        covered = port_covered(port);
-                        watch = slow || poll_port_every_tick(p, port);
+                        covered = link_poll_port_covered(port);
+                        watch = slow || link_poll_port_every_tick(p, port);
                         if (mk && mk->boost > 0)
                                 mk->boost--;
                         if (!readable && !busy)
@@ -362,7 +364,7 @@ static int on_poll(sd_event_source *s, uint64_t usec, void *userdata) {
                         if (!readable) {
                                 /* Busy: a port read every tick is read at the next one anyway. */
                                 if (what != 0 && (covered || what != PORT_READ_STATE)) {
-                                        mk = mk ?: poll_add_mark(p, port);
+                                        mk = mk ?: link_poll_add_mark(p, port);
                                         if (mk)
                                                 mk->owed |= what;
                                 }
@@ -381,21 +383,21 @@ static int on_poll(sd_event_source *s, uint64_t usec, void *userdata) {
                         read++;
                         turns[n++] = (PollTurn){ port, what };
                         if (n == ELEMENTSOF(turns)) {
-                                poll_submit(p, d, turns, n);
+                                link_poll_submit(p, d, turns, n);
                                 n = 0;
                         }
                 }
                 if (n > 0)
-                        poll_submit(p, d, turns, n);
+                        link_poll_submit(p, d, turns, n);
         }
 
         p->pass.active = false;
-        poll_prune_marks(p);
-        poll_arm(p, p->pass.usec);
+        link_poll_prune_marks(p);
+        link_poll_arm(p, p->pass.usec);
         return 0;
 }
 
-void poll_wake(Poll *p) {
+void link_poll_wake(LinkPoll *p) {
         uint64_t now, next;
 
         if (!p || !p->timer || p->manager->poll_interval_ms == 0 ||
@@ -406,17 +408,17 @@ void poll_wake(Poll *p) {
                 (void) sd_event_source_set_time(p->timer, now);
 }
 
-void poll_turn_done(Poll *p, const char *device) {
-        PollMark *mk;
+void link_poll_turn_done(LinkPoll *p, const char *device) {
+        LinkPollMark *mk;
 
         assert(device);
 
-        mk = p ? poll_find(p, device, 0) : NULL;
+        mk = p ? link_poll_find(p, device, 0) : NULL;
         if (mk)
                 mk->busy = false;
 }
 
-void poll_port_changed(Poll *p, const Port *port, PropertyMask changed) {
+void link_poll_port_changed(LinkPoll *p, const Port *port, PropertyMask changed) {
         assert(port);
 
         if (!p)
@@ -425,7 +427,7 @@ void poll_port_changed(Poll *p, const Port *port, PropertyMask changed) {
          * settle a moment after the state. The next tick re-reads the port
          * once more, instead of leaving them stale until its sweep. */
         if (changed & PROPERTY_BIT(PORT_PROP_STATE)) {
-                PollMark *mk = poll_add_mark(p, port);
+                LinkPollMark *mk = link_poll_add_mark(p, port);
 
                 if (mk)
                         mk->settle = true;
@@ -433,27 +435,27 @@ void poll_port_changed(Poll *p, const Port *port, PropertyMask changed) {
                         log_oom();
         }
         /* Left ACTIVE for INIT or ARMED, or settling: the timer may sleep till its slow round. */
-        if (poll_port_every_tick(p, port))
-                poll_wake(p);
+        if (link_poll_port_every_tick(p, port))
+                link_poll_wake(p);
 }
 
-void poll_port_boost(Poll *p, const Port *port, unsigned ticks) {
-        PollMark *mk;
+void link_poll_port_boost(LinkPoll *p, const Port *port, unsigned ticks) {
+        LinkPollMark *mk;
 
         assert(port);
 
         if (!p)
                 return;
-        mk = poll_add_mark(p, port);
+        mk = link_poll_add_mark(p, port);
         if (!mk) {
                 log_oom();
                 return;
         }
         mk->boost = ticks > UINT8_MAX ? UINT8_MAX : ticks;
-        poll_wake(p);
+        link_poll_wake(p);
 }
 
-int poll_update(Poll *p) {
+int link_poll_update(LinkPoll *p) {
         Manager *m;
         uint64_t now;
         bool want;
@@ -463,7 +465,7 @@ int poll_update(Poll *p) {
         m = p->manager;
         assert(m->event);
 
-        want = m->poll_interval_ms > 0 && manager_has_ports(m);
+        want = m->poll_interval_ms > 0 && link_poll_has_ports(m);
         if (!want) {
                 if (p->timer)
                         (void) sd_event_source_set_enabled(p->timer, SD_EVENT_OFF);
@@ -476,8 +478,8 @@ int poll_update(Poll *p) {
 
                 if (sd_event_source_get_enabled(p->timer, &enabled) >= 0 && enabled != SD_EVENT_OFF) {
                         /* A new device may be one no event covers. */
-                        if (poll_wants_ticks(p))
-                                poll_wake(p);
+                        if (link_poll_wants_ticks(p))
+                                link_poll_wake(p);
                         return 0;
                 }
                 r = sd_event_now(m->event, CLOCK_MONOTONIC, &now);
@@ -492,10 +494,10 @@ int poll_update(Poll *p) {
         r = sd_event_now(m->event, CLOCK_MONOTONIC, &now);
         if (r < 0)
                 return r;
-        p->slow_next = now + poll_slow_usec(p);
+        p->slow_next = now + link_poll_slow_usec(p);
         /* 1 ms accuracy: a change must be seen within the interval, not a quarter second later. */
         r = sd_event_add_time(m->event, &p->timer, CLOCK_MONOTONIC, now + (uint64_t) m->poll_interval_ms * 1000, 1000,
-                              on_poll, p);
+                              on_link_poll, p);
         if (r < 0)
                 return log_error_errno(r, "Failed to add the poll timer: %m");
         (void) sd_event_source_set_description(p->timer, "link-poll");

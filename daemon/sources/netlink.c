@@ -160,7 +160,7 @@ static void on_link_name(const char *ifname, void *userdata) {
                         if (!streq(p->netdev, ifname) && !streq(p->gid_ndev, ifname))
                                 continue;
                         /* The driver may update the port after the netdev: watch it for a few ticks. */
-                        poll_port_boost(s->poll, p, 3);
+                        link_poll_port_boost(s->poll, p, 3);
                         (void) manager_refresh_port(m, p);
                 }
         }

@@ -4,16 +4,11 @@
  * calls that list, open and close a device and read and acknowledge its
  * async events are used: nothing is allocated on the device.
  *
- * Listing reads sysfs (libibverbs reads every device's node_type and its
- * uverbs node's files), and opening and closing a context are commands to
- * the driver, which a wedged firmware never answers: none of them runs on
- * the loop (rdmad(8), SICK ADAPTERS). The list is made on a lane of its
- * own of the reader pool, each open and close on the device's lane;
- * only reading and acknowledging events, from a non-blocking descriptor,
- * stay on the loop. */
+ * Listing, opening and closing run on the reader pool (verbs-open.c); only
+ * reading and acknowledging events, from a non-blocking descriptor, and
+ * following the device table stay on the loop, here. */
 #include "verbs-events.h"
 
-#include <fcntl.h>
 #include <infiniband/verbs.h>
 #include <systemd/sd-event.h>
 
@@ -22,59 +17,11 @@
 #include "event-sources.h"
 #include "manager.h"
 #include "reader-pool.h"
-
-/* The reader pool's lane of the device list; no device has this name. */
-#define VERBS_LIST_LANE "(libibverbs)"
+#include "verbs-internal.h"
 
 /* Events read per wakeup: a storm must not hold the bus calls queued behind
  * it; the descriptor stays readable and we come back. */
 #define VERBS_EVENTS_PER_WAKEUP 256
-
-typedef struct VerbsDevice {
-        VerbsEvents *owner;
-        char *name;
-        char *node; /* "uverbs0", for its remove uevent; "" before the first open */
-        struct ibv_context *context;
-        sd_event_source *io, *retry;
-        bool want_open;        /* an open waits for the next device list */
-        bool opening;          /* its open runs on its lane */
-        unsigned failures;     /* failed reads in a row, for the back-off */
-        bool fatal;            /* DEVICE_FATAL: closed until the device or its node comes back */
-        char *said;            /* why it polls, as last logged: each reason is said once */
-        uint64_t pending;      /* PROPERTY_BIT-style bits of ports 1..63 to re-read */
-        bool pending_all;      /* every port (a port number beyond 63, a reopen) */
-        uint64_t pending_gids; /* the same for GID tables (GID_CHANGE) */
-        bool pending_gids_all;
-        /* uverbs nodes removed while an open was wanted or ran: its node is
-         * known only when the open is applied, and may be one of them;
-         * node_back: one of them was added again meanwhile, so an open
-         * dropped for it is made again. Reset when an open is wanted. */
-        char **nodes_gone;
-        size_t n_nodes_gone, allocated_nodes_gone;
-        bool node_back;
-} VerbsDevice;
-
-struct VerbsEvents {
-        Manager *manager;
-        VerbsDevice **devices;
-        size_t n_devices, allocated;
-        sd_event_source *defer; /* the re-reads the events asked for, once per iteration */
-        bool stopped;
-        bool said_none; /* "no verbs devices" is said once */
-        /* One list serves every open that waits for it: libibverbs reads
-         * sysfs for each list. listing: one is being made; list_again:
-         * another open came meanwhile, so another list follows. */
-        bool listing, list_again;
-};
-
-/* A device list, shared by the opens made from it. */
-typedef struct VerbsList {
-        VerbsEvents *owner; /* apply() only */
-        struct ibv_device **devices;
-        int n;
-        int error; /* errno of ibv_get_device_list() */
-        unsigned refs;
-} VerbsList;
 
 /* For the debug log; ibv_event_type_str() is not among the calls we make. */
 static const char *event_name(enum ibv_event_type type) {
@@ -98,15 +45,14 @@ static const char *event_name(enum ibv_event_type type) {
         }
 }
 
-static VerbsDevice *verbs_find(VerbsEvents *v, const char *name) {
+VerbsDevice *verbs_find(VerbsEvents *v, const char *name) {
         for (size_t i = 0; i < v->n_devices; i++)
                 if (streq(v->devices[i]->name, name))
                         return v->devices[i];
         return NULL;
 }
 
-/* Says once, at info, why a device is polled; a new reason is said again. */
-static void verbs_say_polling(VerbsDevice *vd, int error, const char *why) {
+void verbs_say_polling(VerbsDevice *vd, int error, const char *why) {
         char text[512];
 
         snprintf(text, sizeof(text), "%s", why);
@@ -120,8 +66,7 @@ static void verbs_say_polling(VerbsDevice *vd, int error, const char *why) {
         (void) free_and_strdup(&vd->said, text);
 }
 
-/* gids: the port's GID table too, which only GID_CHANGE tells of. */
-static void verbs_schedule_reread(VerbsDevice *vd, uint32_t port, bool gids) {
+void verbs_schedule_reread(VerbsDevice *vd, uint32_t port, bool gids) {
         VerbsEvents *v = vd->owner;
 
         if (port >= 1 && port < 64) {
@@ -136,78 +81,6 @@ static void verbs_schedule_reread(VerbsDevice *vd, uint32_t port, bool gids) {
                 /* Cannot happen for a defer source; the poll's sweep would catch up. */
                 log_debug("Cannot schedule a verbs re-read.");
         }
-}
-
-static VerbsList *verbs_list_ref(VerbsList *l) {
-        if (l)
-                __atomic_add_fetch(&l->refs, 1, __ATOMIC_RELAXED);
-        return l;
-}
-
-/* On the loop or on a reader thread: the last open made from it frees it. */
-static void verbs_list_unref(VerbsList *l) {
-        if (!l || __atomic_sub_fetch(&l->refs, 1, __ATOMIC_ACQ_REL) > 0)
-                return;
-        if (l->devices)
-                ibv_free_device_list(l->devices);
-        free(l);
-}
-
-typedef struct VerbsClose {
-        struct ibv_context *context;
-        struct VerbsClose *next; /* in left_open */
-} VerbsClose;
-
-/* Contexts whose close was dropped before it ran, because rdmad exits: the
- * kernel closes their descriptors with the process; waiting for a close on
- * the way out could be for good. Kept reachable until then. */
-static VerbsClose *left_open;
-
-static void close_run(ReaderLane *lane, void *arg) {
-        VerbsClose *c = arg;
-
-        (void) ibv_close_device(c->context);
-        c->context = NULL;
-}
-
-static void close_free(void *arg) {
-        VerbsClose *c = arg;
-
-        if (!c->context) {
-                free(c);
-                return;
-        }
-        /* On the loop or on an abandoned reader thread. */
-        c->next = __atomic_load_n(&left_open, __ATOMIC_RELAXED);
-        while (!__atomic_compare_exchange_n(&left_open, &c->next, c, false, __ATOMIC_RELEASE, __ATOMIC_RELAXED))
-                ;
-}
-
-/* The context is closed on the device's lane, never on the loop. */
-static void verbs_close_context(VerbsEvents *v, const char *name, struct ibv_context *context) {
-        Manager *m = v->manager;
-        Device *d = manager_find_device(m, name);
-        ReaderLane *lane = NULL;
-        VerbsClose *arg;
-        int r = -ENOMEM;
-
-        if (!context)
-                return;
-        if (!m->readers) {
-                (void) ibv_close_device(context);
-                return;
-        }
-        arg = calloc(1, sizeof(*arg));
-        if (arg) {
-                arg->context = context;
-                lane = d && d->lane ? reader_lane_ref(d->lane) : reader_pool_lane(m->readers, name);
-                r = lane ? reader_pool_submit(m->readers, lane, close_run, NULL, close_free, arg, NULL) : -ENOMEM;
-                reader_lane_unref(lane);
-                if (r < 0)
-                        free(arg);
-        }
-        if (r < 0)
-                log_warning_errno(r, "%s: cannot queue the close of its verbs context; left open: %m", name);
 }
 
 /* Whether closing is told to the model: the ports' LinkEvents go back to
@@ -230,8 +103,6 @@ static void verbs_close(VerbsDevice *vd, const char *why, VerbsCloseMode mode) {
         if (d)
                 manager_set_verbs_covered(m, d, false);
 }
-
-static int verbs_open(VerbsDevice *vd);
 
 static int on_retry(sd_event_source *s, uint64_t usec, void *userdata) {
         VerbsDevice *vd = userdata;
@@ -307,251 +178,30 @@ static int on_async_event(sd_event_source *s, int fd, uint32_t revents, void *us
         return 0;
 }
 
-/* An open, on the device's lane: the device from the list, the context
- * made, its descriptor non-blocking; or why not. */
-typedef struct VerbsOpen {
-        VerbsEvents *owner; /* apply() only */
-        char *name;
-        VerbsList *list;
-        struct ibv_device *device; /* in list; NULL: the list does not have it */
-        struct ibv_context *context;
-        char node[IBV_SYSFS_NAME_MAX];
-        int error;
-        const char *why;
-} VerbsOpen;
-
-static void open_free(void *arg) {
-        VerbsOpen *o = arg;
-
-        /* Opened, and its device went before it was applied: the one close on
-         * the loop, right after an open that answered. */
-        if (o->context)
-                (void) ibv_close_device(o->context);
-        verbs_list_unref(o->list);
-        free(o->name);
-        free(o);
-}
-
-static void open_run(ReaderLane *lane, void *arg) {
-        VerbsOpen *o = arg;
-        int flags;
-
-        if (!o->device) {
-                o->why = "libibverbs does not list it: no uverbs node yet, or no provider";
-                return;
-        }
-        o->context = ibv_open_device(o->device);
-        if (!o->context) {
-                o->error = errno ?: EIO;
-                o->why = "cannot open its uverbs node";
-                return;
-        }
-        snprintf(o->node, sizeof(o->node), "%s", o->device->dev_name);
-        flags = fcntl(o->context->async_fd, F_GETFL);
-        if (flags < 0 || fcntl(o->context->async_fd, F_SETFL, flags | O_NONBLOCK) < 0) {
-                o->error = errno;
-                o->why = "cannot make its event descriptor non-blocking";
-                (void) ibv_close_device(o->context);
-                o->context = NULL;
-        }
-}
-
-static void verbs_forget_nodes_gone(VerbsDevice *vd) {
-        vd->nodes_gone = strv_free(vd->nodes_gone);
-        vd->n_nodes_gone = vd->allocated_nodes_gone = 0;
-        vd->node_back = false;
-}
-
-static void open_apply(void *arg, const ReaderResult *result, void *userdata) {
-        VerbsOpen *o = arg;
-        VerbsEvents *v = o->owner;
+void verbs_attach(VerbsDevice *vd, Device *d, struct ibv_context *context, const char *node) {
+        VerbsEvents *v = vd->owner;
         Manager *m = v->manager;
-        VerbsDevice *vd = verbs_find(v, o->name);
-        Device *d = manager_find_device(m, o->name);
-        bool node_gone = false, node_back = false;
         int r;
 
-        if (vd) {
-                vd->opening = false;
-                /* A failed open's node is not known: any node that came back may be its own. */
-                node_gone = o->context && strv_contains(vd->nodes_gone, o->node);
-                node_back = vd->node_back;
-                verbs_forget_nodes_gone(vd);
-        }
-        if (!o->context) {
-                if (vd && o->why)
-                        verbs_say_polling(vd, o->error, o->why);
-                if (vd && node_back)
-                        (void) verbs_open(vd);
-                return;
-        }
-        /* Its node's remove came before we knew the node: the kernel waits
-         * for this context to close; a node added since is opened anew. */
-        if (vd && node_gone) {
-                log_debug("%s: its open was on %s, removed meanwhile: closed.", o->name, o->node);
-                verbs_close_context(v, o->name, TAKE_PTR(o->context));
-                if (node_back)
-                        (void) verbs_open(vd);
-                return;
-        }
-        /* Closed, removed or stopped meanwhile: this context is not wanted. */
-        if (!vd || !d || vd->context || vd->fatal || vd->retry || v->stopped) {
-                verbs_close_context(v, o->name, TAKE_PTR(o->context));
-                return;
-        }
-        r = free_and_strdup(&vd->node, o->node);
+        r = free_and_strdup(&vd->node, node);
         if (r < 0) {
-                verbs_close_context(v, o->name, TAKE_PTR(o->context));
+                verbs_close_context(v, vd->name, context);
                 log_oom();
                 return;
         }
-        r = sd_event_add_io(m->event, &vd->io, o->context->async_fd, EPOLLIN, on_async_event, vd);
+        r = sd_event_add_io(m->event, &vd->io, context->async_fd, EPOLLIN, on_async_event, vd);
         if (r < 0) {
-                verbs_close_context(v, o->name, TAKE_PTR(o->context));
+                verbs_close_context(v, vd->name, context);
                 verbs_say_polling(vd, -r, "cannot watch its event descriptor");
                 return;
         }
         (void) sd_event_source_set_description(vd->io, "verbs-events");
-        vd->context = TAKE_PTR(o->context);
+        vd->context = context;
         vd->said = mfree(vd->said);
         log_debug("%s: link events from its verbs context (%s).", vd->name, vd->node);
         manager_set_verbs_covered(m, d, true);
         /* Events before the open are lost: read the ports once now. */
         verbs_schedule_reread(vd, 0, false);
-}
-
-/* Queues the open of vd's context on its lane, from list. */
-static void verbs_submit_open(VerbsDevice *vd, VerbsList *list) {
-        VerbsEvents *v = vd->owner;
-        Manager *m = v->manager;
-        Device *d = manager_find_device(m, vd->name);
-        VerbsOpen *o;
-        int r;
-
-        if (!d || vd->context || vd->opening || vd->fatal || vd->retry || v->stopped)
-                return;
-        o = calloc(1, sizeof(VerbsOpen));
-        if (!o || !(o->name = strdup(vd->name))) {
-                free(o);
-                log_oom();
-                return;
-        }
-        o->owner = v;
-        o->list = verbs_list_ref(list);
-        for (int i = 0; i < list->n && !o->device; i++)
-                if (streq(ibv_get_device_name(list->devices[i]), vd->name))
-                        o->device = list->devices[i];
-        vd->opening = true;
-        if (!m->readers || !d->lane) {
-                open_run(NULL, o);
-                open_apply(o, &(ReaderResult){}, NULL);
-                open_free(o);
-                return;
-        }
-        r = reader_pool_submit(m->readers, d->lane, open_run, open_apply, open_free, o, NULL);
-        if (r < 0) {
-                vd->opening = false;
-                open_free(o);
-                log_warning_errno(r, "%s: cannot queue the open of its verbs context: %m", vd->name);
-        }
-}
-
-static void verbs_request_list(VerbsEvents *v);
-
-static void list_run(ReaderLane *lane, void *arg) {
-        VerbsList *l = arg;
-
-        l->devices = ibv_get_device_list(&l->n);
-        if (!l->devices)
-                l->error = errno ?: EIO;
-}
-
-/* The list is here: every open that waited for it is queued. */
-static void list_apply(void *arg, const ReaderResult *result, void *userdata) {
-        VerbsList *l = arg;
-        VerbsEvents *v = l->owner;
-
-        v->listing = false;
-        if (!l->devices || l->n == 0) {
-                if (!v->said_none) {
-                        if (l->error != 0)
-                                log_full_errno(LOG_INFO, l->error,
-                                               "No verbs devices (libibverbs: %m): polling the link state of every "
-                                               "port.");
-                        else
-                                log_info("No verbs devices (no uverbs node, or no libibverbs provider): polling the "
-                                         "link state of every port.");
-                        v->said_none = true;
-                }
-                for (size_t i = 0; i < v->n_devices; i++)
-                        v->devices[i]->want_open = false;
-        } else
-                for (size_t i = 0; i < v->n_devices; i++)
-                        if (v->devices[i]->want_open) {
-                                v->devices[i]->want_open = false;
-                                verbs_submit_open(v->devices[i], l);
-                        }
-        if (v->list_again) {
-                v->list_again = false;
-                verbs_request_list(v);
-        }
-}
-
-static void list_free(void *arg) {
-        verbs_list_unref(arg);
-}
-
-/* A new device list, for the opens that want one. */
-static void verbs_request_list(VerbsEvents *v) {
-        Manager *m = v->manager;
-        ReaderLane *lane;
-        VerbsList *l;
-        int r;
-
-        if (v->stopped)
-                return;
-        if (v->listing) {
-                v->list_again = true;
-                return;
-        }
-        l = calloc(1, sizeof(VerbsList));
-        if (!l) {
-                log_oom();
-                return;
-        }
-        l->refs = 1;
-        l->owner = v;
-        if (!m->readers) {
-                list_run(NULL, l);
-                list_apply(l, &(ReaderResult){}, NULL);
-                list_free(l);
-                return;
-        }
-        lane = reader_pool_lane(m->readers, VERBS_LIST_LANE);
-        r = lane ? reader_pool_submit(m->readers, lane, list_run, list_apply, list_free, l, NULL) : -ENOMEM;
-        reader_lane_unref(lane);
-        if (r < 0) {
-                list_free(l);
-                log_warning_errno(r, "Cannot queue the verbs device list: %m");
-                return;
-        }
-        v->listing = true;
-}
-
-/* Opens the device's context unless it is open, given up on, or the source
- * stopped: with the next device list, on its lane. */
-static int verbs_open(VerbsDevice *vd) {
-        VerbsEvents *v = vd->owner;
-
-        if (vd->context || vd->opening || vd->fatal || vd->retry || v->stopped)
-                return 0;
-        if (!manager_find_device(v->manager, vd->name))
-                return 0;
-        if (!vd->want_open)
-                verbs_forget_nodes_gone(vd);
-        vd->want_open = true;
-        verbs_request_list(v);
-        return 0;
 }
 
 static int on_reread(sd_event_source *s, void *userdata) {

@@ -5,7 +5,7 @@
  * - nobody's flood of WaitForState calls, bounded per user (root still
  *   answered), all dropped when it disconnects, the allowance whole again;
  * - GetManagedObjects calls of a connection that leaves, dropped;
- * - a departure the bus never told (its NameOwnerChanged lost: a knob plays
+ * - a departure the bus never told (its NameOwnerChanged lost: rdmad --ignore-name-owner-changed plays
  *   the full queue that drops it), found by the re-validation;
  * - the same with a real full queue: rdmad stopped, the bus's queue to it
  *   filled with 30 MB calls until it refuses more.
@@ -204,10 +204,9 @@ static void test_waiters_of_a_departed_user_are_dropped(void **state) {
 
 static int gmo_setup(void **state) {
         /* One object per loop iteration: the calls are still being answered when their caller goes. */
-        setenv("RDMAD_TEST_GMO_SLICE_OBJECTS", "1", 1);
-        *state = harness_start_logged(HARNESS_FIXTURES("mlx4-vpi", "mlx5-roce-sriov", "hfi1", "rxe", "siw", "broken"),
-                                      (const char *const[]){ "--poll-interval=50", "--log-level=debug", NULL });
-        unsetenv("RDMAD_TEST_GMO_SLICE_OBJECTS");
+        *state = harness_start_logged(
+                HARNESS_FIXTURES("mlx4-vpi", "mlx5-roce-sriov", "hfi1", "rxe", "siw", "broken"),
+                (const char *const[]){ "--poll-interval=50", "--log-level=debug", "--gmo-slice-objects=1", NULL });
         return 0;
 }
 
@@ -259,12 +258,12 @@ static void prepare_host(Harness *h) {
         free(root);
 }
 
-static Harness *start_host(unsigned devices) {
+static Harness *start_host(unsigned devices, const char *const *args) {
         Harness *h;
 
         attack_n_devices = devices;
         harness_prepare = prepare_host;
-        h = harness_start_logged(NULL, debug_args);
+        h = harness_start_logged(NULL, args);
         harness_prepare = NULL;
         return h;
 }
@@ -307,10 +306,10 @@ static void wait_held(Harness *h, long n, int ms) {
 }
 
 static int lost_setup(void **state) {
-        /* The full queue that drops NameOwnerChanged, played by a knob. */
-        setenv("RDMAD_TEST_LOSE_NAME_OWNER_CHANGED", "1", 1);
-        *state = start_host(harness_daemon_wrapped() ? 8 : 16);
-        unsetenv("RDMAD_TEST_LOSE_NAME_OWNER_CHANGED");
+        /* The full queue that drops NameOwnerChanged, played by an option for tests. */
+        static const char *const args[] = { "--log-level=debug", "--ignore-name-owner-changed", NULL };
+
+        *state = start_host(harness_daemon_wrapped() ? 8 : 16, args);
         return 0;
 }
 
@@ -347,7 +346,7 @@ static void test_a_departure_never_told_is_found(void **state) {
         assert_int_equal(errors, 0);
 }
 
-/* The same without a knob: rdmad is stopped, one caller fills the bus's
+/* The same without --ignore-name-owner-changed: rdmad is stopped, one caller fills the bus's
  * queue to it with 30 MB calls until the bus refuses more
  * (LimitsExceeded), and then the 128 waiters' connections close: the bus
  * drops their NameOwnerChanged, as the issue's attacker made it. */
@@ -403,7 +402,7 @@ static void fill_queue(int report, int control) {
 }
 
 static int overflow_setup(void **state) {
-        *state = start_host(harness_daemon_wrapped() ? 8 : 16);
+        *state = start_host(harness_daemon_wrapped() ? 8 : 16, debug_args);
         return 0;
 }
 

@@ -389,11 +389,10 @@ static int share_setup(void **state) {
         /* Replies to users other than root may keep the bus busy 1% of the
          * time: after a reply that took t to leave, 99 t of pause, but
          * never more than the bound. */
-        setenv("RDMAD_TEST_GMO_UNPRIVILEGED_SHARE", "1", 1);
+        static const char *const args[] = { "--gmo-unprivileged-share=1", NULL };
         unsigned n = env_unsigned("RDMAD_ATTACK_DEVICES", 64) * 4;
 
-        *state = harness_daemon_wrapped() ? NULL : start_host(n < 512 ? n : 512, NULL);
-        unsetenv("RDMAD_TEST_GMO_UNPRIVILEGED_SHARE");
+        *state = harness_daemon_wrapped() ? NULL : start_host(n < 512 ? n : 512, args);
         return 0;
 }
 

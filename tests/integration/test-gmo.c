@@ -10,8 +10,8 @@
  * size it counts is at least the real one; a reply too big for the bus is a
  * clear error, and the objects can still be read one by one.
  *
- * RDMAD_TEST_GMO_SLICE_OBJECTS=1 makes the daemon build one object per
- * event-loop iteration, so that the small fixtures span many iterations. */
+ * --gmo-slice-objects=1 makes the daemon build one object per event-loop
+ * iteration, so that the small fixtures span many iterations. */
 #include <grp.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -34,26 +34,28 @@
 #define MLX4_PORT     "/org/rdmad1/device/mlx4_5f0/port/1"
 #define CALLS_MAX     4 /* MANAGED_OBJECTS_CALLS_MAX */
 
-static const char *const fast_poll[] = { "--poll-interval=50", NULL };
-static const char *const debug_log[] = { "--poll-interval=50", "--log-level=debug", NULL };
+static const char *const args_sliced[] = { "--poll-interval=50", "--gmo-slice-objects=1", NULL };
+static const char *const args_builtin[] = { "--poll-interval=50", "--gmo-builtin", NULL };
+static const char *const args_sliced_debug[] = { "--poll-interval=50", "--gmo-slice-objects=1", "--log-level=debug",
+                                                 NULL };
+/* Unprivileged replies may take all of the connection: no pauses between them. */
+static const char *const args_turns[] = { "--poll-interval=50", "--gmo-slice-objects=1", "--gmo-unprivileged-share=100",
+                                          NULL };
+/* After one unprivileged reply the share is spent for 10 minutes; a call waits 2.5 s at most. */
+static const char *const args_share_spent[] = { "--poll-interval=50", "--gmo-unprivileged-pause=10min",
+                                                "--gmo-wait-max=2500ms", NULL };
+static const char *const args_small_limit[] = { "--poll-interval=50", "--gmo-reply-max=4096", NULL };
 
 static bool streq(const char *a, const char *b) {
         return strcmp(a, b) == 0;
 }
 
 static int setup_sliced(void **state) {
-        setenv("RDMAD_TEST_GMO_SLICE_OBJECTS", "1", 1);
-        *state = harness_start(HOST_FIXTURES, fast_poll);
+        *state = harness_start(HOST_FIXTURES, args_sliced);
         return 0;
 }
 
 static int teardown(void **state) {
-        unsetenv("RDMAD_TEST_GMO_SLICE_OBJECTS");
-        unsetenv("RDMAD_TEST_GMO_BUILTIN");
-        unsetenv("RDMAD_TEST_GMO_REPLY_MAX");
-        unsetenv("RDMAD_TEST_GMO_UNPRIVILEGED_SHARE");
-        unsetenv("RDMAD_TEST_GMO_UNPRIVILEGED_PAUSE_MSEC");
-        unsetenv("RDMAD_TEST_GMO_WAIT_MAX_MSEC");
         harness_capture_daemon_log = false;
         return harness_teardown_clean(state);
 }
@@ -87,9 +89,7 @@ static void test_reply_equals_sd_bus(void **state) {
         assert_non_null(strstr(sliced, "\"org.rdmad1.NetDev\""));
 
         /* sd-bus's, on the same host. */
-        unsetenv("RDMAD_TEST_GMO_SLICE_OBJECTS");
-        setenv("RDMAD_TEST_GMO_BUILTIN", "1", 1);
-        harness_restart_daemon(h, fast_poll);
+        harness_restart_daemon(h, args_builtin);
         builtin = managed_objects_dump(h->bus, NULL);
         assert_non_null(builtin);
         if (!streq(sliced, builtin))
@@ -283,9 +283,8 @@ static void test_calls_per_connection(void **state) {
 }
 
 static int setup_debug_log(void **state) {
-        setenv("RDMAD_TEST_GMO_SLICE_OBJECTS", "1", 1);
         harness_capture_daemon_log = true;
-        *state = harness_start(HOST_FIXTURES, debug_log);
+        *state = harness_start(HOST_FIXTURES, args_sliced_debug);
         return 0;
 }
 
@@ -400,9 +399,7 @@ static void call_all_at_once(Harness *h, sd_bus **buses, Answer *answers, unsign
 }
 
 static int setup_turns(void **state) {
-        setenv("RDMAD_TEST_GMO_SLICE_OBJECTS", "1", 1);
-        setenv("RDMAD_TEST_GMO_UNPRIVILEGED_SHARE", "100", 1);
-        *state = harness_start(HOST_FIXTURES, fast_poll);
+        *state = harness_start(HOST_FIXTURES, args_turns);
         return 0;
 }
 
@@ -451,10 +448,7 @@ static void test_users_take_turns(void **state) {
 }
 
 static int setup_share_spent(void **state) {
-        /* After one unprivileged reply the share is spent for 10 minutes; a call waits 2.5 s at most. */
-        setenv("RDMAD_TEST_GMO_UNPRIVILEGED_PAUSE_MSEC", "600000", 1);
-        setenv("RDMAD_TEST_GMO_WAIT_MAX_MSEC", "2500", 1);
-        *state = harness_start(HOST_FIXTURES, fast_poll);
+        *state = harness_start(HOST_FIXTURES, args_share_spent);
         return 0;
 }
 
@@ -517,8 +511,7 @@ static void test_share_spent(void **state) {
 /* ---------- too big for the bus ---------- */
 
 static int setup_small_limit(void **state) {
-        setenv("RDMAD_TEST_GMO_REPLY_MAX", "4096", 1);
-        *state = harness_start(HOST_FIXTURES, fast_poll);
+        *state = harness_start(HOST_FIXTURES, args_small_limit);
         return 0;
 }
 

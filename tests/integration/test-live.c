@@ -189,11 +189,11 @@ static void test_phys_state_settling_after_the_state_is_seen(void **state) {
 #define MLX4_0   "/org/rdmad1/device/mlx4_5f0"
 
 static int one_port_per_dispatch_setup(void **state) {
-        /* Read by rdmad when it starts: a pass over the polled ports yields
-         * to the loop after each one, as a big host's does after each batch. */
-        setenv("RDMAD_TEST_POLL_PORTS_PER_DISPATCH", "1", 1);
-        *state = harness_start(HARNESS_FIXTURES("hfi1", "mlx4-vpi"), fast_poll);
-        unsetenv("RDMAD_TEST_POLL_PORTS_PER_DISPATCH");
+        /* A pass over the polled ports yields to the loop after each one,
+         * as a big host's does after each batch. */
+        static const char *const args[] = { "--poll-interval=50", "--poll-batch=1", NULL };
+
+        *state = harness_start(HARNESS_FIXTURES("hfi1", "mlx4-vpi"), args);
         return 0;
 }
 

@@ -1,12 +1,12 @@
 #!/bin/bash
-# The one link rule a link check cannot see: libsystemd, which the model
-# and the event sources link for sd-event, holds sd-bus too, so a call to
+# The one link rule a link check cannot see: libsystemd, which the readers,
+# the model and the event sources link for sd-event, holds sd-bus too, so a call to
 # sd_bus_*() declared by hand (past no-sd-bus.h's poison) would link. Their
 # static libraries must not reference any sd-bus symbol.
 set -euo pipefail
 build=$1
 fail=0
-for lib in daemon/model/librdmad-model.a daemon/sources/librdmad-sources.a; do
+for lib in daemon/readers/librdmad-readers.a daemon/model/librdmad-model.a daemon/sources/librdmad-sources.a; do
         [ -f "$build/$lib" ] || { echo "FAIL: $build/$lib is not built" >&2; exit 1; }
         refs=$(nm -u "$build/$lib" | awk '$2 ~ /^sd_bus_/ { print $2 }' | sort -u)
         if [ -n "$refs" ]; then

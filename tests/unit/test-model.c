@@ -498,9 +498,9 @@ static void test_verbs_coverage_and_poll_schedule(void **state) {
         Device *mlx4 = (Device *) host_device(h, "mlx4_0");
         Device *mlx5 = (Device *) host_device(h, "mlx5_0");
         Port *ib = &mlx4->ports[0], *eth = &mlx4->ports[1];
-        Poll *poll = NULL;
+        LinkPoll *poll = NULL;
 
-        assert_int_equal(poll_new(NULL, &poll), 0);
+        assert_int_equal(link_poll_new(NULL, &poll), 0);
 
         assert_null(verbs_skip_reason(mlx4));
         assert_null(verbs_skip_reason(host_device(h, "hfi1_0")));
@@ -510,35 +510,35 @@ static void test_verbs_coverage_and_poll_schedule(void **state) {
 
         assert_string_equal(ib->link_events, "poll");
         assert_string_equal(eth->link_events, "rtnetlink");
-        assert_true(poll_port_every_tick(poll, ib));
-        assert_false(poll_port_every_tick(poll, eth));
-        poll_port_boost(poll, eth, 1);
-        assert_true(poll_port_every_tick(poll, eth));
+        assert_true(link_poll_port_every_tick(poll, ib));
+        assert_false(link_poll_port_every_tick(poll, eth));
+        link_poll_port_boost(poll, eth, 1);
+        assert_true(link_poll_port_every_tick(poll, eth));
         /* A state change: read every tick until the next tick re-read it in full. */
-        assert_false(poll_port_every_tick(poll, &mlx5->ports[0]));
-        poll_port_changed(poll, &mlx5->ports[0], PROPERTY_BIT(PORT_PROP_LID));
-        assert_false(poll_port_every_tick(poll, &mlx5->ports[0]));
-        poll_port_changed(poll, &mlx5->ports[0], PROPERTY_BIT(PORT_PROP_STATE));
-        assert_true(poll_port_every_tick(poll, &mlx5->ports[0]));
+        assert_false(link_poll_port_every_tick(poll, &mlx5->ports[0]));
+        link_poll_port_changed(poll, &mlx5->ports[0], PROPERTY_BIT(PORT_PROP_LID));
+        assert_false(link_poll_port_every_tick(poll, &mlx5->ports[0]));
+        link_poll_port_changed(poll, &mlx5->ports[0], PROPERTY_BIT(PORT_PROP_STATE));
+        assert_true(link_poll_port_every_tick(poll, &mlx5->ports[0]));
 
         mlx4->verbs_covered = true;
         ib->link_events = port_link_events(ib);
         assert_string_equal(ib->link_events, "verbs");
         assert_string_equal(port_link_events(eth), "rtnetlink");
         /* ACTIVE: the events cover it; INIT and ARMED: polled until ACTIVE. */
-        assert_false(poll_port_every_tick(poll, ib));
+        assert_false(link_poll_port_every_tick(poll, ib));
         ib->state_num = 2;
-        assert_true(poll_port_every_tick(poll, ib));
+        assert_true(link_poll_port_every_tick(poll, ib));
         ib->state_num = 3;
-        assert_true(poll_port_every_tick(poll, ib));
+        assert_true(link_poll_port_every_tick(poll, ib));
         ib->state_num = 1;
-        assert_false(poll_port_every_tick(poll, ib));
+        assert_false(link_poll_port_every_tick(poll, ib));
 
         assert_int_equal(verbs_retry_delay_usec(1), 1000000);
         assert_int_equal(verbs_retry_delay_usec(2), 2000000);
         assert_int_equal(verbs_retry_delay_usec(4), 8000000);
         assert_int_equal(verbs_retry_delay_usec(40), 300000000);
-        poll_free(poll);
+        link_poll_free(poll);
         host_free(h);
 }
 

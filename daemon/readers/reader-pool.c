@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
+/* The reader pool: lanes, their queues, the threads that run them and the
+ * results on the loop. The read timeout's watch is reader-watch.c. */
 #include "reader-pool.h"
 
-#include <fcntl.h>
 #include <sys/poll.h>
 #include <pthread.h>
 #include <signal.h>
@@ -11,6 +12,7 @@
 #include "basic/list.h"
 #include "basic/log.h"
 #include "basic/util.h"
+#include "reader-pool-internal.h"
 
 /* An idle thread ends after this long without work: a poll every second
  * keeps its threads, an idle host has none. */
@@ -32,72 +34,7 @@
  * batches of this many, instead of waking it once per job. */
 #define READER_NOTIFY_BATCH 32
 
-enum { JOB_QUEUED, JOB_RUNNING, JOB_DONE };
-
-struct ReaderJob {
-        ReaderPool *pool;
-        ReaderLane *lane; /* a reference */
-        ReaderRun run;
-        ReaderApply apply;
-        ReaderFree free_arg;
-        void *arg;
-        int state;
-        bool cancelled;
-        /* CLOCK_MONOTONIC: when the thread last made progress (took the
-         * job, or a read returned), and when its read in progress began
-         * (0: none). The read timeout times one read, or the work between
-         * two: never the job as a whole, whose reads may each take long
-         * on a busy adapter and still answer. */
-        uint64_t progress_usec;
-        uint64_t read_usec;
-        pid_t tid; /* the thread running it */
-        /* What the thread reads now, for the loop to name when it hangs. */
-        int note_fd;
-        const char *note_name;
-        ReaderResult result;
-        LIST_FIELDS(ReaderJob, queue); /* the lane's queue, or the pool's done list */
-        LIST_FIELDS(ReaderJob, running);
-};
-
-struct ReaderLane {
-        ReaderPool *pool;
-        char *name;
-        unsigned n_ref;     /* the owner's, and one per job not yet freed */
-        unsigned n_pending; /* jobs not yet applied or cancelled */
-        ReaderJob *queue, *queue_tail;
-        ReaderJob *running;
-        bool ready; /* on the pool's ready list */
-        bool stuck;
-        void *context;
-        void (*free_context)(void *);
-        LIST_FIELDS(ReaderLane, ready);
-        LIST_FIELDS(ReaderLane, lanes);
-};
-
-struct ReaderPool {
-        pthread_mutex_t mutex;
-        pthread_cond_t work;
-        pthread_cond_t gone; /* a thread ended (reader_pool_free() waits for them) */
-        unsigned n_ref;      /* the loop's, and one per thread */
-        bool shutdown;
-
-        ReaderLane *lanes; /* every lane with a reference */
-        ReaderLane *ready, *ready_tail;
-        ReaderJob *running;
-        ReaderJob *done, *done_tail;
-        unsigned n_threads, n_idle, n_woken;
-        unsigned n_starting;   /* threads created that have not looked for work yet */
-        unsigned n_unnotified; /* results on the done list the eventfd has not told of */
-
-        int fd; /* eventfd: jobs are done */
-        /* The loop's alone: */
-        sd_event_source *fd_event, *timer_event, *stall_event;
-        uint64_t timeout_usec;
-        ReaderPoolEvents events;
-        void *userdata;
-};
-
-static __thread ReaderJob *current_job;
+__thread ReaderJob *reader_current_job;
 
 static void pool_unref_locked_last(ReaderPool *p);
 
@@ -131,95 +68,6 @@ static void lane_make_ready_locked(ReaderLane *l) {
                 return;
         l->ready = true;
         LIST_APPEND(ready, p->ready, p->ready_tail, l);
-}
-
-static void copy_str(char *buf, size_t size, const char *s) {
-        size_t l = strlen(s);
-
-        if (l >= size)
-                l = size - 1;
-        memcpy(buf, s, l);
-        buf[l] = '\0';
-}
-
-/* Where name's file is relative to the device: after ".../<lane>/", else
- * its last two components ("eth0/mtu", "0000:3b:00.0/sriov_numvfs"). */
-static void relative_name(const char *lane, const char *path, char *buf, size_t size) {
-        char key[300];
-        const char *found = NULL, *s, *slash;
-
-        snprintf(key, sizeof(key), "/%s/", lane);
-        for (s = strstr(path, key); s; s = strstr(s + 1, key))
-                found = s;
-        if (found) {
-                copy_str(buf, size, found + strlen(key));
-                return;
-        }
-        slash = strrchr(path, '/');
-        for (s = slash; s && s > path; s--)
-                if (s[-1] == '/' && s != slash) {
-                        copy_str(buf, size, s);
-                        return;
-                }
-        copy_str(buf, size, slash ? slash + 1 : path);
-}
-
-static void resolve_note(const ReaderJob *j, int dirfd, const char *name, char *buf, size_t size) {
-        char link[64], dir[4096], full[4096 + 256];
-        ssize_t n;
-
-        if (!name) {
-                copy_str(buf, size, "(between reads)");
-                return;
-        }
-        if (name[0] == '/' || dirfd == AT_FDCWD)
-                copy_str(full, sizeof(full), name);
-        else {
-                snprintf(link, sizeof(link), "/proc/self/fd/%d", dirfd);
-                n = readlink(link, dir, sizeof(dir) - 1);
-                if (n < 0)
-                        n = 0;
-                dir[n] = '\0';
-                snprintf(full, sizeof(full), "%s%s%s", dir, *name ? "/" : "", name);
-        }
-        relative_name(j->lane->name, full, buf, size);
-}
-
-void reader_read_begin(int dirfd, const char *name) {
-        ReaderJob *j = current_job;
-
-        if (!j)
-                return;
-        pthread_mutex_lock(&j->pool->mutex);
-        j->note_fd = dirfd;
-        j->note_name = name;
-        j->read_usec = now_usec(CLOCK_MONOTONIC);
-        pthread_mutex_unlock(&j->pool->mutex);
-}
-
-void reader_read_end(int dirfd, const char *name, int r) {
-        ReaderJob *j = current_job;
-
-        if (!j)
-                return;
-        pthread_mutex_lock(&j->pool->mutex);
-        j->note_name = NULL;
-        j->read_usec = 0;
-        j->progress_usec = now_usec(CLOCK_MONOTONIC);
-        pthread_mutex_unlock(&j->pool->mutex);
-        if (errno_is_io(r) && j->result.io_error == 0) {
-                j->result.io_error = r;
-                resolve_note(j, dirfd, name, j->result.io_file, sizeof(j->result.io_file));
-        }
-}
-
-void reader_read_failed(int dirfd, const char *name, int r) {
-        ReaderJob *j = current_job;
-
-        if (!j || j->result.io_error < 0)
-                return;
-        j->result.io_error = r;
-        resolve_note(j, dirfd, name, j->result.io_file, sizeof(j->result.io_file));
 }
 
 /* Under the mutex: the loop hears of the results held back. */
@@ -271,9 +119,9 @@ static void *reader_thread(void *userdata) {
                 LIST_PREPEND(running, p->running, j);
                 pthread_mutex_unlock(&p->mutex);
 
-                current_job = j;
+                reader_current_job = j;
                 j->run(l, j->arg);
-                current_job = NULL;
+                reader_current_job = NULL;
 
                 pthread_mutex_lock(&p->mutex);
                 LIST_REMOVE(running, p->running, j);
@@ -377,110 +225,6 @@ static void pool_unref_locked_last(ReaderPool *p) {
         pthread_mutex_unlock(&p->mutex);
 }
 
-static void pool_arm_timer(ReaderPool *p, uint64_t usec) {
-        int r;
-
-        r = sd_event_source_set_time(p->timer_event, usec);
-        if (r >= 0)
-                r = sd_event_source_set_enabled(p->timer_event, SD_EVENT_ONESHOT);
-        if (r < 0)
-                log_error_errno(r, "Cannot arm the read timeout: %m");
-}
-
-typedef struct StuckReport {
-        char lane[256];
-        char reason[512];
-} StuckReport;
-
-/* Whether thread tid of this process is running or waits for a CPU (state
- * R in /proc): a thread that only waits for its turn on a loaded machine
- * is not waiting for its device, whatever the clock says. Anything else
- * (D: in a driver, S: asleep in the kernel) counts as waiting. */
-static bool thread_runnable(pid_t tid) {
-        char path[64], buf[512];
-        const char *close_paren;
-        ssize_t n;
-        int fd;
-
-        snprintf(path, sizeof(path), "/proc/self/task/%d/stat", (int) tid);
-        fd = open(path, O_RDONLY | O_CLOEXEC);
-        if (fd < 0)
-                return false;
-        n = read(fd, buf, sizeof(buf) - 1);
-        close(fd);
-        if (n <= 0)
-                return false;
-        buf[n] = '\0';
-        /* "tid (comm) S ...": comm may hold anything, the state follows the last ')'. */
-        close_paren = strrchr(buf, ')');
-        return close_paren && close_paren[1] == ' ' && close_paren[2] == 'R';
-}
-
-static uint64_t min_usec(uint64_t a, uint64_t b) {
-        return a < b ? a : b;
-}
-
-/* A thread found runnable past its deadline is looked at again this soon. */
-#define READER_STARVED_RECHECK_USEC (100 * USEC_PER_MSEC)
-
-/* Marks the reads that outlived the timeout and reports their lanes; the
- * next deadline, or UINT64_MAX when nothing runs or waits. What is timed
- * is the read in progress (from reader_read_begin()), or the work since
- * the last read returned: a job of many reads that each answer is never
- * stuck, however long the job. */
-static uint64_t pool_check(ReaderPool *p, uint64_t now) {
-        StuckReport reports[READER_POOL_THREADS_MAX];
-        unsigned n = 0;
-        uint64_t next = UINT64_MAX;
-
-        if (p->timeout_usec == 0)
-                return UINT64_MAX;
-        pthread_mutex_lock(&p->mutex);
-        LIST_FOREACH(running, j, p->running) {
-                uint64_t since = j->read_usec ?: j->progress_usec;
-
-                if (j->lane->stuck)
-                        continue;
-                if (now < since + p->timeout_usec) {
-                        next = min_usec(next, since + p->timeout_usec);
-                        continue;
-                }
-                if (thread_runnable(j->tid)) {
-                        /* Starved of the CPU, not stuck in the device. */
-                        next = min_usec(next, now + READER_STARVED_RECHECK_USEC);
-                        continue;
-                }
-                j->lane->stuck = true;
-                if (n < ELEMENTSOF(reports)) {
-                        char file[256];
-
-                        resolve_note(j, j->note_fd, j->note_name, file, sizeof(file));
-                        copy_str(reports[n].lane, sizeof(reports[n].lane), j->lane->name);
-                        snprintf(reports[n].reason, sizeof(reports[n].reason), "%s: no answer for %.1f s", file,
-                                 (double) (now - since) / USEC_PER_SEC);
-                        n++;
-                }
-        }
-        /* Work waiting for a thread: it starts at the earliest now. */
-        if (p->ready)
-                next = min_usec(next, now + p->timeout_usec);
-        pthread_mutex_unlock(&p->mutex);
-
-        for (unsigned i = 0; i < n; i++)
-                if (p->events.stuck)
-                        p->events.stuck(reports[i].lane, reports[i].reason, p->userdata);
-        return next;
-}
-
-static int on_timer(sd_event_source *s, uint64_t usec, void *userdata) {
-        ReaderPool *p = userdata;
-        uint64_t next = pool_check(p, now_usec(CLOCK_MONOTONIC));
-
-        if (next != UINT64_MAX)
-                pool_arm_timer(p, next);
-        return 0;
-}
-
 static void pool_dispatch(ReaderPool *p) {
         ReaderJob *done;
 
@@ -579,7 +323,8 @@ int reader_pool_new(sd_event *event, uint64_t timeout_usec, const ReaderPoolEven
         if (r < 0)
                 goto fail;
         (void) sd_event_source_set_description(p->fd_event, "reader-pool");
-        r = sd_event_add_time(event, &p->timer_event, CLOCK_MONOTONIC, UINT64_MAX, 100 * USEC_PER_MSEC, on_timer, p);
+        r = sd_event_add_time(event, &p->timer_event, CLOCK_MONOTONIC, UINT64_MAX, 100 * USEC_PER_MSEC,
+                              reader_watch_on_timer, p);
         if (r < 0)
                 goto fail;
         (void) sd_event_source_set_enabled(p->timer_event, SD_EVENT_OFF);
@@ -796,7 +541,7 @@ int reader_pool_submit(ReaderPool *p, ReaderLane *lane, ReaderRun run, ReaderApp
          * check comes at the earliest a timeout from now. */
         if (p->timeout_usec > 0 && sd_event_source_get_enabled(p->timer_event, &enabled) >= 0 &&
             enabled == SD_EVENT_OFF)
-                pool_arm_timer(p, now_usec(CLOCK_MONOTONIC) + p->timeout_usec);
+                reader_watch_arm(p, now_usec(CLOCK_MONOTONIC) + p->timeout_usec);
         pool_arm_stall(p);
         if (ret)
                 *ret = j;
@@ -832,7 +577,7 @@ int reader_pool_wait(ReaderPool *p, uint64_t until) {
         int r;
 
         if (now >= until) {
-                (void) pool_check(p, now);
+                (void) reader_watch_check(p, now);
                 return -ETIME;
         }
         /* No loop runs yet to check for stalls: this does, as often. */
@@ -847,7 +592,7 @@ int reader_pool_wait(ReaderPool *p, uint64_t until) {
         pool_dispatch(p);
         now = now_usec(CLOCK_MONOTONIC);
         if (r == 0 && now >= until) {
-                (void) pool_check(p, now);
+                (void) reader_watch_check(p, now);
                 return -ETIME;
         }
         return 0;

@@ -23,7 +23,10 @@
  * waits for and that read's own age); its thread is
  * abandoned, never joined, and still counts against the bound, so the pool
  * never grows whatever number of devices hang. The loop hears of finished
- * jobs through an eventfd and applies their results in order. */
+ * jobs through an eventfd and applies their results in order.
+ *
+ * reader-pool.c keeps the lanes and runs the threads; reader-watch.c times
+ * the reads (reader_read_begin() and the rest below) and finds the stuck. */
 
 #define READER_POOL_THREADS_MAX   8
 #define READ_TIMEOUT_USEC_DEFAULT (5 * USEC_PER_SEC)

@@ -1,0 +1,91 @@
+/* SPDX-License-Identifier: MIT */
+#pragma once
+
+/* The reader pool's insides, shared by its two halves: reader-pool.c (the
+ * lanes, their queues, the threads and the results on the loop) and
+ * reader-watch.c (the read timeout: what each thread reads now, and the
+ * check that finds the reads that outlived it). Nothing outside
+ * daemon/readers/ includes this. */
+
+#include <pthread.h>
+#include <sys/types.h>
+
+#include "basic/list.h"
+#include "reader-pool.h"
+
+enum { JOB_QUEUED, JOB_RUNNING, JOB_DONE };
+
+struct ReaderJob {
+        ReaderPool *pool;
+        ReaderLane *lane; /* a reference */
+        ReaderRun run;
+        ReaderApply apply;
+        ReaderFree free_arg;
+        void *arg;
+        int state;
+        bool cancelled;
+        /* CLOCK_MONOTONIC: when the thread last made progress (took the
+         * job, or a read returned), and when its read in progress began
+         * (0: none). The read timeout times one read, or the work between
+         * two: never the job as a whole, whose reads may each take long
+         * on a busy adapter and still answer. */
+        uint64_t progress_usec;
+        uint64_t read_usec;
+        pid_t tid; /* the thread running it */
+        /* What the thread reads now, for the loop to name when it hangs. */
+        int note_fd;
+        const char *note_name;
+        ReaderResult result;
+        LIST_FIELDS(ReaderJob, queue); /* the lane's queue, or the pool's done list */
+        LIST_FIELDS(ReaderJob, running);
+};
+
+struct ReaderLane {
+        ReaderPool *pool;
+        char *name;
+        unsigned n_ref;     /* the owner's, and one per job not yet freed */
+        unsigned n_pending; /* jobs not yet applied or cancelled */
+        ReaderJob *queue, *queue_tail;
+        ReaderJob *running;
+        bool ready; /* on the pool's ready list */
+        bool stuck;
+        void *context;
+        void (*free_context)(void *);
+        LIST_FIELDS(ReaderLane, ready);
+        LIST_FIELDS(ReaderLane, lanes);
+};
+
+struct ReaderPool {
+        pthread_mutex_t mutex;
+        pthread_cond_t work;
+        pthread_cond_t gone; /* a thread ended (reader_pool_free() waits for them) */
+        unsigned n_ref;      /* the loop's, and one per thread */
+        bool shutdown;
+
+        ReaderLane *lanes; /* every lane with a reference */
+        ReaderLane *ready, *ready_tail;
+        ReaderJob *running;
+        ReaderJob *done, *done_tail;
+        unsigned n_threads, n_idle, n_woken;
+        unsigned n_starting;   /* threads created that have not looked for work yet */
+        unsigned n_unnotified; /* results on the done list the eventfd has not told of */
+
+        int fd; /* eventfd: jobs are done */
+        /* The loop's alone: */
+        sd_event_source *fd_event, *timer_event, *stall_event;
+        uint64_t timeout_usec;
+        ReaderPoolEvents events;
+        void *userdata;
+};
+
+/* The job the calling thread runs (NULL on the loop): its reads are noted
+ * in it (reader_read_begin()). */
+extern __thread ReaderJob *reader_current_job;
+
+/* reader-watch.c: marks the reads that outlived the timeout and reports
+ * their lanes; the next deadline, or UINT64_MAX when nothing runs or waits. */
+uint64_t reader_watch_check(ReaderPool *p, uint64_t now);
+/* The check at usec (CLOCK_MONOTONIC). */
+void reader_watch_arm(ReaderPool *p, uint64_t usec);
+/* The timer's callback (p->timer_event): checks, and arms the next check. */
+int reader_watch_on_timer(sd_event_source *s, uint64_t usec, void *userdata);

@@ -1,0 +1,207 @@
+/* SPDX-License-Identifier: MIT */
+/* The reader pool's watch over its reads: the reading code notes each read
+ * of a device's file as it begins and ends (reader_read_begin(),
+ * reader_read_end()), so that the loop's check finds a read that has not
+ * returned within the read timeout, tells a stuck device from a thread
+ * that only waits for a CPU, and names the file in the report ("ports/1/
+ * state: no answer for 5.0 s"); the first I/O error of a job is kept in its
+ * result, with its file, the same way. */
+#include <fcntl.h>
+#include <stdio.h>
+#include <unistd.h>
+
+#include "basic/log.h"
+#include "basic/util.h"
+#include "reader-pool-internal.h"
+#include "reader-pool.h"
+
+static void copy_str(char *buf, size_t size, const char *s) {
+        size_t l = strlen(s);
+
+        if (l >= size)
+                l = size - 1;
+        memcpy(buf, s, l);
+        buf[l] = '\0';
+}
+
+/* Where name's file is relative to the device: after ".../<lane>/", else
+ * its last two components ("eth0/mtu", "0000:3b:00.0/sriov_numvfs"). */
+static void relative_name(const char *lane, const char *path, char *buf, size_t size) {
+        char key[300];
+        const char *found = NULL, *s, *slash;
+
+        snprintf(key, sizeof(key), "/%s/", lane);
+        for (s = strstr(path, key); s; s = strstr(s + 1, key))
+                found = s;
+        if (found) {
+                copy_str(buf, size, found + strlen(key));
+                return;
+        }
+        slash = strrchr(path, '/');
+        for (s = slash; s && s > path; s--)
+                if (s[-1] == '/' && s != slash) {
+                        copy_str(buf, size, s);
+                        return;
+                }
+        copy_str(buf, size, slash ? slash + 1 : path);
+}
+
+static void resolve_note(const ReaderJob *j, int dirfd, const char *name, char *buf, size_t size) {
+        char link[64], dir[4096], full[4096 + 256];
+        ssize_t n;
+
+        if (!name) {
+                copy_str(buf, size, "(between reads)");
+                return;
+        }
+        if (name[0] == '/' || dirfd == AT_FDCWD)
+                copy_str(full, sizeof(full), name);
+        else {
+                snprintf(link, sizeof(link), "/proc/self/fd/%d", dirfd);
+                n = readlink(link, dir, sizeof(dir) - 1);
+                if (n < 0)
+                        n = 0;
+                dir[n] = '\0';
+                snprintf(full, sizeof(full), "%s%s%s", dir, *name ? "/" : "", name);
+        }
+        relative_name(j->lane->name, full, buf, size);
+}
+
+void reader_read_begin(int dirfd, const char *name) {
+        ReaderJob *j = reader_current_job;
+
+        if (!j)
+                return;
+        pthread_mutex_lock(&j->pool->mutex);
+        j->note_fd = dirfd;
+        j->note_name = name;
+        j->read_usec = now_usec(CLOCK_MONOTONIC);
+        pthread_mutex_unlock(&j->pool->mutex);
+}
+
+void reader_read_end(int dirfd, const char *name, int r) {
+        ReaderJob *j = reader_current_job;
+
+        if (!j)
+                return;
+        pthread_mutex_lock(&j->pool->mutex);
+        j->note_name = NULL;
+        j->read_usec = 0;
+        j->progress_usec = now_usec(CLOCK_MONOTONIC);
+        pthread_mutex_unlock(&j->pool->mutex);
+        if (errno_is_io(r) && j->result.io_error == 0) {
+                j->result.io_error = r;
+                resolve_note(j, dirfd, name, j->result.io_file, sizeof(j->result.io_file));
+        }
+}
+
+void reader_read_failed(int dirfd, const char *name, int r) {
+        ReaderJob *j = reader_current_job;
+
+        if (!j || j->result.io_error < 0)
+                return;
+        j->result.io_error = r;
+        resolve_note(j, dirfd, name, j->result.io_file, sizeof(j->result.io_file));
+}
+
+void reader_watch_arm(ReaderPool *p, uint64_t usec) {
+        int r;
+
+        r = sd_event_source_set_time(p->timer_event, usec);
+        if (r >= 0)
+                r = sd_event_source_set_enabled(p->timer_event, SD_EVENT_ONESHOT);
+        if (r < 0)
+                log_error_errno(r, "Cannot arm the read timeout: %m");
+}
+
+typedef struct StuckReport {
+        char lane[256];
+        char reason[512];
+} StuckReport;
+
+/* Whether thread tid of this process is running or waits for a CPU (state
+ * R in /proc): a thread that only waits for its turn on a loaded machine
+ * is not waiting for its device, whatever the clock says. Anything else
+ * (D: in a driver, S: asleep in the kernel) counts as waiting. */
+static bool thread_runnable(pid_t tid) {
+        char path[64], buf[512];
+        const char *close_paren;
+        ssize_t n;
+        int fd;
+
+        snprintf(path, sizeof(path), "/proc/self/task/%d/stat", (int) tid);
+        fd = open(path, O_RDONLY | O_CLOEXEC);
+        if (fd < 0)
+                return false;
+        n = read(fd, buf, sizeof(buf) - 1);
+        close(fd);
+        if (n <= 0)
+                return false;
+        buf[n] = '\0';
+        /* "tid (comm) S ...": comm may hold anything, the state follows the last ')'. */
+        close_paren = strrchr(buf, ')');
+        return close_paren && close_paren[1] == ' ' && close_paren[2] == 'R';
+}
+
+static uint64_t min_usec(uint64_t a, uint64_t b) {
+        return a < b ? a : b;
+}
+
+/* A thread found runnable past its deadline is looked at again this soon. */
+#define READER_STARVED_RECHECK_USEC (100 * USEC_PER_MSEC)
+
+/* What is timed is the read in progress (from reader_read_begin()), or the
+ * work since the last read returned: a job of many reads that each answer
+ * is never stuck, however long the job. */
+uint64_t reader_watch_check(ReaderPool *p, uint64_t now) {
+        StuckReport reports[READER_POOL_THREADS_MAX];
+        unsigned n = 0;
+        uint64_t next = UINT64_MAX;
+
+        if (p->timeout_usec == 0)
+                return UINT64_MAX;
+        pthread_mutex_lock(&p->mutex);
+        LIST_FOREACH(running, j, p->running) {
+                uint64_t since = j->read_usec ?: j->progress_usec;
+
+                if (j->lane->stuck)
+                        continue;
+                if (now < since + p->timeout_usec) {
+                        next = min_usec(next, since + p->timeout_usec);
+                        continue;
+                }
+                if (thread_runnable(j->tid)) {
+                        /* Starved of the CPU, not stuck in the device. */
+                        next = min_usec(next, now + READER_STARVED_RECHECK_USEC);
+                        continue;
+                }
+                j->lane->stuck = true;
+                if (n < ELEMENTSOF(reports)) {
+                        char file[256];
+
+                        resolve_note(j, j->note_fd, j->note_name, file, sizeof(file));
+                        copy_str(reports[n].lane, sizeof(reports[n].lane), j->lane->name);
+                        snprintf(reports[n].reason, sizeof(reports[n].reason), "%s: no answer for %.1f s", file,
+                                 (double) (now - since) / USEC_PER_SEC);
+                        n++;
+                }
+        }
+        /* Work waiting for a thread: it starts at the earliest now. */
+        if (p->ready)
+                next = min_usec(next, now + p->timeout_usec);
+        pthread_mutex_unlock(&p->mutex);
+
+        for (unsigned i = 0; i < n; i++)
+                if (p->events.stuck)
+                        p->events.stuck(reports[i].lane, reports[i].reason, p->userdata);
+        return next;
+}
+
+int reader_watch_on_timer(sd_event_source *s, uint64_t usec, void *userdata) {
+        ReaderPool *p = userdata;
+        uint64_t next = reader_watch_check(p, now_usec(CLOCK_MONOTONIC));
+
+        if (next != UINT64_MAX)
+                reader_watch_arm(p, next);
+        return 0;
+}
