@@ -123,6 +123,12 @@ static inline int negative_errno(void) {
         return errno > 0 ? -errno : -EIO;
 }
 
+/* An I/O error of a device, as opposed to a file that is not there or not
+ * readable in its state (ENOENT, EINVAL, EOPNOTSUPP...). */
+static inline bool errno_is_io(int r) {
+        return r == -EIO || r == -ETIMEDOUT || r == -ENXIO || r == -EREMOTEIO || r == -EPROTO;
+}
+
 /* Out of memory or out of file descriptors: the failure says nothing about
  * the file, so it must not be taken as "attribute missing". The caller
  * keeps what it had and the read is retried later. r is -errno. */

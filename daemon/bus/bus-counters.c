@@ -228,7 +228,7 @@ static ReaderLane *counters_lane(const char *device, void *userdata) {
 
 static bool counters_unresponsive(const char *device, void *userdata) {
         Device *d = manager_find_device(userdata, device);
-        return d && !manager_device_readable(userdata, d);
+        return d && !device_readable(d);
 }
 
 static void counters_read_result(const char *device, const ReaderResult *result, void *userdata) {
@@ -286,7 +286,7 @@ int bus_port_get_counters(sd_bus_message *message, void *userdata, sd_bus_error 
         CounterTarget *t;
         int r;
 
-        if (!manager_device_readable(p->device->manager, p->device))
+        if (!device_readable(p->device))
                 return unresponsive_error(p->device, error);
         t = calloc(1, sizeof(CounterTarget));
         if (!t)
@@ -305,7 +305,7 @@ int bus_device_get_counters(sd_bus_message *message, void *userdata, sd_bus_erro
         size_t n = 0;
         int r;
 
-        if (!manager_device_readable(d->manager, d))
+        if (!device_readable(d))
                 return unresponsive_error(d, error);
         t = calloc(1, sizeof(CounterTarget));
         if (!t)
@@ -332,7 +332,7 @@ int bus_manager_get_all_counters(sd_bus_message *message, void *userdata, sd_bus
                 return -ENOMEM;
         /* The devices that do not answer are left out; the others are read. */
         for (size_t i = 0; i < m->n_devices && r >= 0; i++)
-                if (manager_device_readable(m, m->devices[i]))
+                if (device_readable(m->devices[i]))
                         r = device_targets(m->devices[i], true, t, &n);
         if (r < 0) {
                 counter_targets_free(t, n);

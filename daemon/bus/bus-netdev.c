@@ -10,6 +10,7 @@
 #include "bus-util.h"
 #include "manager.h"
 #include "properties.h"
+#include "netdev.h"
 
 int netdev_bus_path(const NetDev *n, char **ret) {
         assert(n);

@@ -16,6 +16,9 @@
 #include "basic/parse.h"
 #include "port-wait.h"
 #include "basic/util.h"
+#include "port.h"
+#include "device.h"
+#include "port-gids.h"
 
 int port_bus_path(const Port *p, char **ret) {
         assert(p);

@@ -9,6 +9,7 @@
 #include "bus-util.h"
 #include "counters-worker.h"
 #include "manager.h"
+#include "device.h"
 
 #define TRIM_INTERVAL_USEC (5 * USEC_PER_SEC)
 #define STOPPING_MESSAGE   "rdmad is stopping."

@@ -69,7 +69,7 @@ static int method_set_num_vfs(sd_bus_message *message, void *userdata, sd_bus_er
                 return sd_bus_error_setf(error, RDMAD_ERROR_BUSY, "A VF change on %s is already running.", d->name);
         /* A write behind a stuck read would hang too: refused, also after
          * polkit (this handler runs again then). Health is public anyway. */
-        if (!manager_device_readable(d->manager, d))
+        if (!device_readable(d))
                 return sd_bus_error_setf(error, RDMAD_ERROR_UNRESPONSIVE, "%s does not answer: %s.", d->name,
                                          *strempty(d->health_reason) ? d->health_reason
                                                                      : "its first read has not returned");

@@ -3,6 +3,7 @@
 
 #include "basic/log.h"
 #include "basic/util.h"
+#include "device.h"
 
 static void udev_enumerate_unrefp(struct udev_enumerate **e) {
         udev_enumerate_unref(*e);

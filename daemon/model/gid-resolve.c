@@ -12,6 +12,8 @@
 #include "basic/util.h"
 #include "manager.h"
 #include "sysfs.h"
+#include "netdev.h"
+#include "device.h"
 
 void gid_format(const uint8_t g[16], char buf[static GID_TEXT_MAX]) {
         snprintf(buf, GID_TEXT_MAX, "%02x%02x:%02x%02x:%02x%02x:%02x%02x:%02x%02x:%02x%02x:%02x%02x:%02x%02x", g[0],

@@ -91,10 +91,7 @@ Device *manager_next_virtual_function(Manager *m, const Device *pf, size_t *i);
 /* Re-reads everything and publishes the differences. */
 int manager_rescan(Manager *m);
 
-/* A sysfs read failed with errno_is_resource(error): what is published is
- * kept, and a full rescan follows on the next event (udev, rtnetlink, or the
- * poll's sweep at the latest). Logs once per episode. */
-void manager_defer_resync(Manager *m, int error, const char *what);
+/* A rescan, if a read failed for lack of resources (resync_defer()). */
 void manager_retry_resync(Manager *m);
 
 /* Re-reads one device (after an add/change uevent); a device that is gone
@@ -105,38 +102,11 @@ int manager_reload_device(Manager *m, const char *syspath, const char *name);
 int manager_rename_device(Manager *m, const char *old_name, const char *syspath, const char *name);
 void manager_remove_device(Manager *m, const char *name);
 
-/* Re-reads a port's link (port_read_link()) and records what changed for
- * emission when the result is applied; a State or PhysState change also
- * moves StateChangedUsec. A lack of resources defers to a resync
- * (manager_defer_resync). Nothing is read of an unresponsive device: its
- * recovery reads it in full. */
-int manager_refresh_port(Manager *m, Port *p);
-/* Re-reads a port's GIDs (port_read_gids()) and records a change. */
-int manager_refresh_port_gids(Manager *m, Port *p);
-/* Re-reads a netdev's files (netdev_read()). */
-int manager_refresh_netdev(Manager *m, NetDev *n);
 /* Re-reads sriov_numvfs of the PCI function at pci_path, if a device is on it. */
 int manager_read_num_vfs(Manager *m, const char *pci_path);
 
-/* The poll's turn of a device: the ports and what to read of each (PORT_READ_*
- * of device-reads.h); the results are applied when they come. */
-typedef struct PollTurn {
-        Port *port;
-        unsigned what;
-} PollTurn;
-int manager_poll_device(Manager *m, Device *d, const PollTurn *turns, size_t n);
-/* Whether a device may be read now: not unresponsive, not waiting for its
- * first read, no read of it stuck. */
-bool manager_device_readable(Manager *m, const Device *d);
 /* How a read of the device's files made elsewhere went (counters). */
 void manager_read_result(Manager *m, const char *name, const struct ReaderResult *res);
-
-/* The device's verbs context delivers events, or no longer does: its
- * ports' LinkEvents change, and with them how often the poll reads them. */
-void manager_set_verbs_covered(Manager *m, Device *d, bool covered);
-
-/* Records changed PROPERTY_BIT(NETDEV_PROP_*)s and schedules their emission. */
-void manager_netdev_changed(Manager *m, NetDev *n, PropertyMask mask);
 
 /* The PCI function at pci_path (a PF) has num_vfs VFs now: every device on
  * it publishes the count. */

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 #pragma once
 
-/* For model.c, model-port.c and model-netdev.c only: what their objects
- * share. Not part of the model's interface (model.h). */
+/* For device.c, port.c and netdev.c only: what their objects share. Not
+ * part of the model's interface. */
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -79,11 +79,3 @@ int object_apply_files(const ObjectKind *k, void *object, const PolledFile *file
  * skip_ib_addressing) and, if any differed, re-derives the object. */
 int object_refresh(const ObjectKind *k, void *object, const char *dir, const PolledFile *files, size_t n_files,
                    bool skip_ib_addressing, PropertyMask *ret_changed);
-
-/* Between the three files: a port's and a netdev's lifetimes, and the
- * loading of a device's ports and netdevs. */
-void port_clear(Port *p);
-void netdev_clear(NetDev *n);
-NetDev *netdev_free(NetDev *n);
-int device_load_ports(int dev_fd, Device *d);
-int device_load_netdevs(int parent_fd, Device *d);

@@ -7,6 +7,7 @@
 #include <sys/types.h>
 
 #include "forward.h"
+#include "health.h"
 #include "sysfs.h"
 
 /* The in-memory model of one RDMA device as sysfs shows it. Every string is
@@ -27,14 +28,6 @@ typedef struct FileValue {
         size_t len;
 } FileValue;
 void file_values_clear(FileValue *v, size_t n);
-
-typedef enum DeviceHealth {
-        DEVICE_HEALTH_OK,
-        DEVICE_HEALTH_ERRORS,
-        DEVICE_HEALTH_UNRESPONSIVE,
-        _DEVICE_HEALTH_MAX,
-} DeviceHealth;
-const char *device_health_to_string(DeviceHealth h);
 
 struct Port {
         Device *device;
@@ -131,63 +124,3 @@ struct Device {
         struct ReaderLane *lane;
         bool placeholder; /* published before its first read returned (start-up) */
 };
-
-/* Reads everything about the device at syspath (its /sys/devices/... path as
- * udev names it). Missing or unreadable files become "" and 0; only a device
- * directory that cannot be opened at all, or OOM, is an error. */
-int device_load(const char *syspath, const char *name, Device **ret);
-Device *device_free(Device *d);
-static inline void device_freep(Device **d) {
-        device_free(*d);
-}
-
-/* The ports' common transport, "mixed" if they differ; without ports, from
- * the node type ("iWARP" for an RNIC, else "unknown"). */
-const char *device_transport(const Device *d);
-
-const Port *device_find_port(const Device *d, uint32_t number);
-/* The index in d->ports of port number, n_ports if there is none: for who
- * holds a mutable Device and needs a mutable Port, without a cast. */
-size_t device_port_index(const Device *d, uint32_t number);
-
-/* Which mechanism reports the port's link changes: "rtnetlink" for an
- * Ethernet link layer (RoCE, iWARP), "verbs" on a device whose verbs
- * context is open, "poll" otherwise. */
-const char *port_link_events(const Port *p);
-const NetDev *device_find_netdev(const Device *d, const char *name);
-
-/* The port's GUID, the interface ID of GID index 0 as sysfs prints a GUID
- * ("9803:9b03:009f:cfd6"), in buf; "" without a GID 0 or with an all-zero
- * interface ID. */
-#define PORT_GUID_MAX 20
-const char *port_guid(const Port *p, char buf[static PORT_GUID_MAX]);
-
-/* A port's and a netdev's re-reads in two halves, for the reader pool: the reads on a
- * reader thread into values (no model touched), and their application on
- * the loop. PORT_LINK_FILES values for the link, PORT_UNREPORTED_FILES for
- * the unreported files, NETDEV_FILES for a netdev. */
-#define PORT_LINK_FILES       7
-#define PORT_UNREPORTED_FILES 2
-#define NETDEV_FILES          5
-int port_read_link(const char *device_path, uint32_t number, bool ethernet, FileValue *values);
-/* A state value as the kernel prints it ("4: ACTIVE"); "" or garbage is not. */
-bool port_state_parses(const char *value);
-/* After a full read whose state did not parse: old's state, kept. */
-int port_keep_state(Port *p, const Port *old);
-int port_apply_link(Port *p, const FileValue *values, PropertyMask *ret_changed);
-int port_read_unreported(const char *device_path, uint32_t number, FileValue *values);
-int port_apply_unreported(Port *p, const FileValue *values, PropertyMask *ret_changed);
-/* GIDs: read into a set of their own, which the apply takes. */
-typedef struct GidSet {
-        Gid *gids;
-        size_t n_gids;
-        char *gid_ndev;
-} GidSet;
-void gid_set_clear(GidSet *s);
-int port_read_gids(const char *device_path, uint32_t number, bool infiniband, GidSet *ret);
-int port_apply_gids(Port *p, GidSet *s, PropertyMask *ret_changed);
-int netdev_read(const char *name, FileValue *values);
-int netdev_apply(NetDev *n, const FileValue *values, PropertyMask *ret_changed);
-/* A published stand-in for a device whose first read has not returned:
- * its name and path. */
-int device_new_placeholder(const char *syspath, const char *name, Device **ret);

@@ -6,6 +6,8 @@
 #include "basic/log.h"
 #include "basic/util.h"
 #include "model.h"
+#include "port.h"
+#include "port-gids.h"
 
 int port_history_key(const Port *p, char ret[static LINK_HISTORY_KEY_MAX]) {
         char guid[PORT_GUID_MAX];

@@ -4,6 +4,8 @@
 #include <assert.h>
 
 #include "basic/util.h"
+#include "port.h"
+#include "port-gids.h"
 
 typedef enum FieldType {
         FIELD_STRING, /* char *, owned */

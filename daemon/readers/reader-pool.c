@@ -34,8 +34,6 @@
  * batches of this many, instead of waking it once per job. */
 #define READER_NOTIFY_BATCH 32
 
-__thread ReaderJob *reader_current_job;
-
 static void pool_unref_locked_last(ReaderPool *p);
 
 static void lane_free(ReaderLane *l) {

@@ -107,9 +107,3 @@ void reader_read_end(int dirfd, const char *name, int r);
 /* A read that returned what cannot be a value of its file (-EBADMSG): a
  * failed read of the device, as an I/O error is. */
 void reader_read_failed(int dirfd, const char *name, int r);
-
-/* An I/O error of a device, as opposed to a file that is not there or not
- * readable in its state (ENOENT, EINVAL, EOPNOTSUPP...). */
-static inline bool errno_is_io(int r) {
-        return r == -EIO || r == -ETIMEDOUT || r == -ENXIO || r == -EREMOTEIO || r == -EPROTO;
-}

@@ -15,6 +15,9 @@
 #include "reader-pool-internal.h"
 #include "reader-pool.h"
 
+/* The job a pool thread runs, for its reads' notes (set by the pool). */
+__thread ReaderJob *reader_current_job;
+
 static void copy_str(char *buf, size_t size, const char *s) {
         size_t l = strlen(s);
 

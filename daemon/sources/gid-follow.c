@@ -9,6 +9,8 @@
 #include "basic/time-util.h"
 #include "basic/util.h"
 #include "manager.h"
+#include "port.h"
+#include "read-job.h"
 
 typedef struct FollowedNetdev {
         char name[IF_NAMESIZE];
@@ -75,9 +77,9 @@ static void reread(GidFollow *f) {
 
                         if (!port_followed(f, &d->ports[j]))
                                 continue;
-                        r = manager_refresh_port_gids(m, &d->ports[j]);
+                        r = port_refresh_gids(&d->ports[j]);
                         if (errno_is_resource(r))
-                                manager_defer_resync(m, r, d->name);
+                                resync_defer(m, r, d->name);
                 }
         }
 }

@@ -14,7 +14,7 @@
  * until GID_FOLLOW_WINDOW_USEC after the last message that named it. So an
  * entry the kernel writes up to a second late is published within 2 s,
  * and a netdev's burst of messages costs one read per port and tick. Each
- * read goes through the reader pool (manager_refresh_port_gids()). */
+ * read goes through the reader pool (port_refresh_gids()). */
 
 #define GID_FOLLOW_TICK_USEC   (200 * USEC_PER_MSEC)
 #define GID_FOLLOW_WINDOW_USEC (1500 * USEC_PER_MSEC)

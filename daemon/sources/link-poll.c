@@ -22,10 +22,12 @@
 
 #include "basic/log.h"
 #include "basic/util.h"
-#include "device-reads.h"
+#include "port.h"
 #include "manager.h"
 #include "properties.h"
 #include "reader-pool.h"
+#include "read-job.h"
+#include "device.h"
 
 /* A port the poll watches every tick for a while; port 0: its device,
  * whose last turn is still being read. */
@@ -283,7 +285,7 @@ static void link_poll_pass_yield(LinkPoll *p, size_t device, size_t port, unsign
 
 static void link_poll_submit(LinkPoll *p, Device *d, PollTurn *turns, size_t n) {
         Manager *m = p->manager;
-        int r = manager_poll_device(m, d, turns, n);
+        int r = device_poll_ports(d, turns, n);
 
         if (r > 0) {
                 /* Queued: no more turns of it until this one is read. */
@@ -294,7 +296,7 @@ static void link_poll_submit(LinkPoll *p, Device *d, PollTurn *turns, size_t n) 
                 else
                         log_oom();
         } else if (errno_is_resource(r))
-                manager_defer_resync(m, r, d->name);
+                resync_defer(m, r, d->name);
         else if (r < 0)
                 log_warning_errno(r, "%s: cannot queue the poll's read: %m", d->name);
 }
@@ -330,8 +332,8 @@ static int on_link_poll(sd_event_source *s, uint64_t usec, void *userdata) {
                  * no turn outstanding. */
                 if (dm && dm->busy && (!d->lane || reader_lane_pending(d->lane) == 0))
                         dm->busy = false;
-                busy = manager_device_readable(m, d) && dm && dm->busy;
-                readable = manager_device_readable(m, d) && !busy;
+                busy = device_readable(d) && dm && dm->busy;
+                readable = device_readable(d) && !busy;
 
                 if (read > 0 && read >= p->batch) {
                         link_poll_pass_yield(p, i, 0, index);

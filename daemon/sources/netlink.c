@@ -20,6 +20,9 @@
 #include "manager.h"
 #include "link-poll.h"
 #include "route-query.h"
+#include "netdev.h"
+#include "port.h"
+#include "read-job.h"
 
 #define RTNL_RCVBUF_SIZE (8 * 1024 * 1024)
 
@@ -126,10 +129,10 @@ static void on_address_index(int ifindex, void *userdata) {
 }
 
 static void refresh_netdev(Manager *m, NetDev *n) {
-        int r = manager_refresh_netdev(m, n);
+        int r = netdev_refresh(n);
 
         if (errno_is_resource(r))
-                manager_defer_resync(m, r, n->name);
+                resync_defer(m, r, n->name);
 }
 
 static void refresh_all_links(Manager *m) {
@@ -139,7 +142,7 @@ static void refresh_all_links(Manager *m) {
                 for (size_t j = 0; j < d->n_netdevs; j++)
                         refresh_netdev(m, d->netdevs[j]);
                 for (size_t j = 0; j < d->n_ports; j++)
-                        (void) manager_refresh_port(m, &d->ports[j]);
+                        (void) port_refresh(&d->ports[j]);
         }
 }
 
@@ -161,7 +164,7 @@ static void on_link_name(const char *ifname, void *userdata) {
                                 continue;
                         /* The driver may update the port after the netdev: watch it for a few ticks. */
                         link_poll_port_boost(s->poll, p, 3);
-                        (void) manager_refresh_port(m, p);
+                        (void) port_refresh(p);
                 }
         }
 }

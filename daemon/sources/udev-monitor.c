@@ -12,6 +12,8 @@
 #include "event-sources.h"
 #include "manager.h"
 #include "verbs-events.h"
+#include "read-job.h"
+#include "netdev.h"
 
 static const char *basename_of(const char *path) {
         const char *s = strrchr(path, '/');
@@ -93,7 +95,7 @@ static void handle_pci(Manager *m, struct udev_device *dev, const char *action) 
         /* Read on the lane of a device of that PF; not a PF of ours: nothing is read. */
         r = manager_read_num_vfs(m, syspath);
         if (errno_is_resource(r))
-                manager_defer_resync(m, r, syspath);
+                resync_defer(m, r, syspath);
 }
 
 /* Events handled per wakeup: a storm of thousands must not hold the bus

@@ -18,6 +18,7 @@
 #include "manager.h"
 #include "reader-pool.h"
 #include "verbs-internal.h"
+#include "port.h"
 
 /* Events read per wakeup: a storm must not hold the bus calls queued behind
  * it; the descriptor stays readable and we come back. */
@@ -43,27 +44,6 @@ static const char *event_name(enum ibv_event_type type) {
         default:
                 return "event";
         }
-}
-
-VerbsDevice *verbs_find(VerbsEvents *v, const char *name) {
-        for (size_t i = 0; i < v->n_devices; i++)
-                if (streq(v->devices[i]->name, name))
-                        return v->devices[i];
-        return NULL;
-}
-
-void verbs_say_polling(VerbsDevice *vd, int error, const char *why) {
-        char text[512];
-
-        snprintf(text, sizeof(text), "%s", why);
-        if (streq_ptr(vd->said, text))
-                return;
-        if (error != 0)
-                log_full_errno(LOG_INFO, error, "%s: no verbs events (%s: %m); polling its link state.", vd->name,
-                               text);
-        else
-                log_info("%s: no verbs events (%s); polling its link state.", vd->name, text);
-        (void) free_and_strdup(&vd->said, text);
 }
 
 void verbs_schedule_reread(VerbsDevice *vd, uint32_t port, bool gids) {
@@ -101,7 +81,7 @@ static void verbs_close(VerbsDevice *vd, const char *why, VerbsCloseMode mode) {
         log_debug("%s: verbs context closed (%s).", vd->name, why);
         d = mode == VERBS_CLOSE_REPORT ? manager_find_device(m, vd->name) : NULL;
         if (d)
-                manager_set_verbs_covered(m, d, false);
+                device_set_verbs_covered(d, false);
 }
 
 static int on_retry(sd_event_source *s, uint64_t usec, void *userdata) {
@@ -178,7 +158,7 @@ static int on_async_event(sd_event_source *s, int fd, uint32_t revents, void *us
         return 0;
 }
 
-void verbs_attach(VerbsDevice *vd, Device *d, struct ibv_context *context, const char *node) {
+static void verbs_attach(VerbsDevice *vd, Device *d, struct ibv_context *context, const char *node) {
         VerbsEvents *v = vd->owner;
         Manager *m = v->manager;
         int r;
@@ -199,7 +179,7 @@ void verbs_attach(VerbsDevice *vd, Device *d, struct ibv_context *context, const
         vd->context = context;
         vd->said = mfree(vd->said);
         log_debug("%s: link events from its verbs context (%s).", vd->name, vd->node);
-        manager_set_verbs_covered(m, d, true);
+        device_set_verbs_covered(d, true);
         /* Events before the open are lost: read the ports once now. */
         verbs_schedule_reread(vd, 0, false);
 }
@@ -226,12 +206,12 @@ static int on_reread(sd_event_source *s, void *userdata) {
 
                         if (!all && !(pending & bit))
                                 continue;
-                        r = manager_refresh_port(m, p);
+                        r = port_refresh(p);
                         if (r < 0 && !errno_is_resource(r))
                                 log_warning_errno(r, "%s port %u: cannot re-read link state: %m", d->name, p->number);
                         if (!all_gids && !(pending_gids & bit))
                                 continue;
-                        r = manager_refresh_port_gids(m, p);
+                        r = port_refresh_gids(p);
                         if (r < 0 && !errno_is_resource(r))
                                 log_warning_errno(r, "%s port %u: cannot re-read GIDs: %m", d->name, p->number);
                 }
@@ -264,6 +244,7 @@ int verbs_events_start(EventSources *s) {
         if (!v)
                 return log_oom();
         v->manager = m;
+        v->attach = verbs_attach;
         r = sd_event_add_defer(m->event, &v->defer, on_reread, v);
         if (r < 0) {
                 free(v);

@@ -49,21 +49,21 @@ struct VerbsEvents {
          * sysfs for each list. listing: one is being made; list_again:
          * another open came meanwhile, so another list follows. */
         bool listing, list_again;
+        /* Takes the context an open of d made (verbs-events.c): watched on
+         * the loop from now on (its events read, the device's ports
+         * covered), or closed if that cannot be. */
+        void (*attach)(VerbsDevice *vd, Device *d, struct ibv_context *context, const char *node);
 };
 
 /* verbs-events.c */
-VerbsDevice *verbs_find(VerbsEvents *v, const char *name);
-/* Says once, at info, why a device is polled; a new reason is said again. */
-void verbs_say_polling(VerbsDevice *vd, int error, const char *why);
 /* Re-reads a port (0: every port) once this loop iteration is done; gids:
  * its GID table too, which only GID_CHANGE tells of. */
 void verbs_schedule_reread(VerbsDevice *vd, uint32_t port, bool gids);
-/* Takes the context an open of d made: watched on the loop from now on
- * (its events read, the device's ports covered), or closed if that cannot
- * be. */
-void verbs_attach(VerbsDevice *vd, Device *d, struct ibv_context *context, const char *node);
 
 /* verbs-open.c */
+VerbsDevice *verbs_find(VerbsEvents *v, const char *name);
+/* Says once, at info, why a device is polled; a new reason is said again. */
+void verbs_say_polling(VerbsDevice *vd, int error, const char *why);
 /* Opens the device's context unless it is open, given up on, or the source
  * stopped: with the next device list, on its lane. */
 int verbs_open(VerbsDevice *vd);

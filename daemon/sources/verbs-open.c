@@ -71,6 +71,27 @@ static void close_free(void *arg) {
                 ;
 }
 
+VerbsDevice *verbs_find(VerbsEvents *v, const char *name) {
+        for (size_t i = 0; i < v->n_devices; i++)
+                if (streq(v->devices[i]->name, name))
+                        return v->devices[i];
+        return NULL;
+}
+
+void verbs_say_polling(VerbsDevice *vd, int error, const char *why) {
+        char text[512];
+
+        snprintf(text, sizeof(text), "%s", why);
+        if (streq_ptr(vd->said, text))
+                return;
+        if (error != 0)
+                log_full_errno(LOG_INFO, error, "%s: no verbs events (%s: %m); polling its link state.", vd->name,
+                               text);
+        else
+                log_info("%s: no verbs events (%s); polling its link state.", vd->name, text);
+        (void) free_and_strdup(&vd->said, text);
+}
+
 void verbs_close_context(VerbsEvents *v, const char *name, struct ibv_context *context) {
         Manager *m = v->manager;
         Device *d = manager_find_device(m, name);
@@ -188,7 +209,7 @@ static void open_apply(void *arg, const ReaderResult *result, void *userdata) {
                 verbs_close_context(v, o->name, TAKE_PTR(o->context));
                 return;
         }
-        verbs_attach(vd, d, TAKE_PTR(o->context), o->node);
+        v->attach(vd, d, TAKE_PTR(o->context), o->node);
 }
 
 /* Queues the open of vd's context on its lane, from list. */

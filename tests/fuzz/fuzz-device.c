@@ -13,6 +13,8 @@
 #include "basic/utf8.h"
 #include "fuzz.h"
 #include "model.h"
+#include "netdev.h"
+#include "device.h"
 
 typedef struct Input {
         const uint8_t *p;

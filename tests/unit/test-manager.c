@@ -18,6 +18,9 @@
 #include "bus-changes.h"
 #include "manager.h"
 #include "properties.h"
+#include "port.h"
+#include "device.h"
+#include "netdev.h"
 
 #define MLX4_SYS "/sys/devices/pci0000:00/0000:00:03.0/0000:03:00.0/infiniband/mlx4_0"
 #define HFI1_SYS "/sys/devices/pci0000:80/0000:80:03.0/0000:81:00.0/infiniband/hfi1_0"
@@ -315,17 +318,17 @@ static void test_refresh_port_reports_once(void **state) {
         Device *d = manager_find_device(h->manager, "hfi1_0");
         Port *p = &d->ports[0];
 
-        assert_int_equal(manager_refresh_port(h->manager, p), 0);
+        assert_int_equal(port_refresh(p), 0);
         assert_int_equal(h->recorder.n, 0);
 
         write_sysfs(h, HFI1_SYS, "ports/1/state", "2: INIT\n");
-        assert_int_equal(manager_refresh_port(h->manager, p), 0);
+        assert_int_equal(port_refresh(p), 0);
         assert_int_equal(h->recorder.n, 1);
         assert_event(h, 0, EVENT_CHANGED, "hfi1_0/1");
         assert_true(event_at(h, 0)->mask & PROPERTY_BIT(PORT_PROP_STATE_NUM));
 
         /* Read again, nothing new: no second report. */
-        assert_int_equal(manager_refresh_port(h->manager, p), 0);
+        assert_int_equal(port_refresh(p), 0);
         assert_int_equal(h->recorder.n, 1);
         host_free(h);
 }
@@ -388,9 +391,9 @@ static void test_netdev_changed_and_num_vfs(void **state) {
 
         assert_true(d->n_netdevs > 0);
         n = d->netdevs[0];
-        manager_netdev_changed(h->manager, n, 0);
+        netdev_report_changed(n, 0);
         assert_int_equal(h->recorder.n, 0);
-        manager_netdev_changed(h->manager, n, PROPERTY_BIT(NETDEV_PROP_MTU));
+        netdev_report_changed(n, PROPERTY_BIT(NETDEV_PROP_MTU));
         assert_int_equal(h->recorder.n, 1);
         assert_event(h, 0, EVENT_CHANGED, n->name);
         assert_int_equal(event_at(h, 0)->kind, MODEL_NETDEV);

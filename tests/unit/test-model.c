@@ -18,6 +18,9 @@
 #include "link-poll.h"
 #include "properties.h"
 #include "verbs-events.h"
+#include "device.h"
+#include "netdev.h"
+#include "port.h"
 
 typedef struct Host {
         UMockdevTestbed *testbed;

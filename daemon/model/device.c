@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
-/* A device as sysfs shows it: its attributes, its parent PCI function,
- * SR-IOV; the ports (model-port.c) and netdevs (model-netdev.c) in it. */
-#include "model.h"
+/* A device's whole life: read from sysfs (its attributes, its parent PCI
+ * function, SR-IOV; its ports in port.c, its netdevs in netdev.c) and read
+ * again into the same objects. */
+#include "device.h"
 
 #include <fcntl.h>
 #include <stdio.h>
@@ -10,9 +11,13 @@
 #include "basic/parse.h"
 #include "basic/utf8.h"
 #include "basic/util.h"
+#include "manager.h"
 #include "model-object.h"
+#include "netdev.h"
+#include "port.h"
 #include "properties.h"
 #include "rdma-drivers.h"
+#include "read-job.h"
 
 static const size_t device_strings[] = {
         offsetof(Device, name),           offsetof(Device, sysfs_path),  offsetof(Device, device_path),
@@ -22,15 +27,6 @@ static const size_t device_strings[] = {
         offsetof(Device, hw_rev),         offsetof(Device, board_id),    offsetof(Device, node_desc),
         offsetof(Device, health_reason),
 };
-
-const char *device_health_to_string(DeviceHealth h) {
-        static const char *const table[_DEVICE_HEALTH_MAX] = {
-                [DEVICE_HEALTH_OK] = "ok",
-                [DEVICE_HEALTH_ERRORS] = "errors",
-                [DEVICE_HEALTH_UNRESPONSIVE] = "unresponsive",
-        };
-        return h >= 0 && h < _DEVICE_HEALTH_MAX ? table[h] : NULL;
-}
 
 /* Every string of a device that was not set: "" (published as such). */
 static int device_fill_strings(Device *d) {
@@ -273,4 +269,74 @@ size_t device_port_index(const Device *d, uint32_t number) {
 const Port *device_find_port(const Device *d, uint32_t number) {
         size_t i = device_port_index(d, number);
         return i < d->n_ports ? &d->ports[i] : NULL;
+}
+
+/* What is the manager's (its table, the health, the lane, the verbs
+ * coverage) stays with d, and so do its ports and netdevs. */
+void device_update(Device *d, Device *fresh) {
+        Manager *m = d->manager;
+        PropertyMask device_mask, sriov_mask;
+        _cleanup_free_ PropertyMask *port_masks = NULL, *netdev_masks = NULL;
+        Device old;
+
+        assert(d);
+        assert(fresh);
+
+        port_masks = calloc(d->n_ports + 1, sizeof(PropertyMask));
+        netdev_masks = calloc(fresh->n_netdevs + 1, sizeof(PropertyMask));
+        if (!port_masks || !netdev_masks) {
+                /* Keep what the device had: the next event or the sweep re-reads it. */
+                resync_defer(m, -ENOMEM, fresh->name);
+                device_free(fresh);
+                return;
+        }
+
+        fresh->verbs_covered = d->verbs_covered;
+        device_mask = device_changed_mask(d, fresh);
+        sriov_mask = sriov_changed_mask(d, fresh);
+        /* The same port numbers in the same order: the identity says so. */
+        for (size_t i = 0; i < d->n_ports; i++) {
+                Port *p = &d->ports[i], *n = &fresh->ports[i];
+
+                port_carry_over(n, p);
+                if (port_keep_state(n, p) < 0)
+                        log_oom();
+                port_masks[i] = port_changed_mask(p, n);
+                port_take_values(p, n);
+                /* n holds the old values now, its state name among them. */
+                port_masks[i] = port_stamp(p, port_masks[i], n->state_name);
+        }
+        if (device_take_netdevs(d, fresh, netdev_masks) < 0) {
+                log_oom();
+                resync_defer(m, -ENOMEM, fresh->name);
+        }
+
+        /* The device's own values; what is the manager's (its table, health,
+         * lane, verbs coverage) and its ports and netdevs stay. */
+        old = *d;
+        *d = *fresh;
+        d->manager = old.manager;
+        d->ports = old.ports;
+        d->n_ports = old.n_ports;
+        d->netdevs = old.netdevs;
+        d->n_netdevs = old.n_netdevs;
+        d->health = old.health;
+        d->health_reason = old.health_reason;
+        d->lane = old.lane;
+        d->verbs_covered = old.verbs_covered;
+        old.ports = fresh->ports;
+        old.n_ports = fresh->n_ports;
+        old.netdevs = fresh->netdevs;
+        old.n_netdevs = fresh->n_netdevs;
+        old.health_reason = fresh->health_reason; /* the read's own, unused */
+        old.lane = NULL;
+        *fresh = old;
+        device_free(fresh);
+
+        model_report(m, MODEL_DEVICE, d, device_mask);
+        model_report(m, MODEL_SRIOV, d, sriov_mask);
+        for (size_t i = 0; i < d->n_ports; i++)
+                model_report(m, MODEL_PORT, &d->ports[i], port_masks[i]);
+        for (size_t i = 0; i < d->n_netdevs; i++)
+                model_report(m, MODEL_NETDEV, d->netdevs[i], netdev_masks[i]);
 }

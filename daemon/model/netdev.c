@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
-/* A device's network interfaces: found through its PCI function or its
- * ports' GIDs, read and re-read, matched to their ports. */
-#include "model.h"
+/* A netdev's whole life: found through its device's PCI function or its
+ * ports' GIDs, matched to its port, re-read on the device's lane, applied
+ * on the loop and reported; kept across its device's re-reads. */
+#include "netdev.h"
 
 #include <fcntl.h>
 #include <stdio.h>
@@ -10,8 +11,11 @@
 #include "basic/parse.h"
 #include "basic/utf8.h"
 #include "basic/util.h"
+#include "health.h"
+#include "manager.h"
 #include "model-object.h"
 #include "properties.h"
+#include "read-job.h"
 
 static const size_t netdev_strings[] = {
         offsetof(NetDev, name),
@@ -206,4 +210,113 @@ const NetDev *device_find_netdev(const Device *d, const char *name) {
                 if (streq(d->netdevs[i]->name, name))
                         return d->netdevs[i];
         return NULL;
+}
+
+/* ---------- a netdev's life after its load: re-read, applied, reported ---------- */
+
+typedef struct NetDevJob {
+        ReadJob job;
+        char *netdev;
+        FileValue values[NETDEV_FILES];
+} NetDevJob;
+
+static void netdev_job_free(ReadJob *j) {
+        NetDevJob *nj = (NetDevJob *) j;
+
+        file_values_clear(nj->values, NETDEV_FILES);
+        free(nj->netdev);
+}
+
+static void netdev_job_run(ReaderLane *lane, ReadJob *j) {
+        NetDevJob *nj = (NetDevJob *) j;
+
+        j->error = netdev_read(nj->netdev, nj->values);
+}
+
+void netdev_report_changed(NetDev *n, PropertyMask mask) {
+        assert(n);
+        model_report(n->device->manager, MODEL_NETDEV, n, mask);
+}
+
+/* By name: a netdev may go while its read runs (its device stays). */
+static void netdev_job_apply(ReadJob *j, const ReaderResult *res) {
+        NetDevJob *nj = (NetDevJob *) j;
+        NetDev *n = (NetDev *) device_find_netdev(j->device, nj->netdev);
+        PropertyMask changed = 0;
+        int k = j->error;
+
+        if (n && k >= 0)
+                k = netdev_apply(n, nj->values, &changed);
+        if (errno_is_resource(k))
+                resync_defer(j->manager, k, nj->netdev);
+        else if (n && k >= 0)
+                netdev_report_changed(n, changed);
+        device_read_health(j->device, res, READ_PARTIAL);
+}
+
+int netdev_refresh(NetDev *n) {
+        NetDevJob *nj;
+
+        assert(n);
+        if (!device_readable(n->device))
+                return 0;
+        nj = calloc(1, sizeof(NetDevJob));
+        if (!nj)
+                return -ENOMEM;
+        nj->job.run = netdev_job_run;
+        nj->job.apply = netdev_job_apply;
+        nj->job.free = netdev_job_free;
+        if (read_job_init(&nj->job, n->device->manager, n->device, NULL, NULL) < 0 || !(nj->netdev = strdup(n->name))) {
+                read_job_free(&nj->job);
+                return -ENOMEM;
+        }
+        return read_job_submit(&nj->job, n->device->lane);
+}
+
+static size_t netdev_index(const Device *d, const char *name) {
+        size_t i = 0;
+
+        while (i < d->n_netdevs && !streq(d->netdevs[i]->name, name))
+                i++;
+        return i;
+}
+
+/* fresh's netdevs become d's: one of a name d has already keeps its
+ * address and takes the new values, and the old values go to fresh in its
+ * place; the ones that went are announced first (d still holds them), the
+ * new ones once d holds them. The old array is fresh's, freed with it. */
+int device_take_netdevs(Device *d, Device *fresh, PropertyMask *masks) {
+        Manager *m = d->manager;
+        _cleanup_free_ NetDev **added = calloc(fresh->n_netdevs + 1, sizeof(NetDev *));
+        size_t n_added = 0;
+
+        if (!added)
+                return -ENOMEM;
+        for (size_t i = 0; i < d->n_netdevs; i++)
+                if (netdev_index(fresh, d->netdevs[i]->name) == fresh->n_netdevs && m->events.netdev_removing)
+                        m->events.netdev_removing(d->netdevs[i], m->events_userdata);
+        for (size_t i = 0; i < fresh->n_netdevs; i++) {
+                size_t j = netdev_index(d, fresh->netdevs[i]->name);
+                NetDev *kept, old;
+
+                if (j == d->n_netdevs) {
+                        fresh->netdevs[i]->device = d;
+                        added[n_added++] = fresh->netdevs[i];
+                        continue;
+                }
+                kept = d->netdevs[j];
+                masks[i] = netdev_changed_mask(kept, fresh->netdevs[i]);
+                old = *kept;
+                *kept = *fresh->netdevs[i];
+                kept->device = d;
+                *fresh->netdevs[i] = old;
+                d->netdevs[j] = fresh->netdevs[i];
+                fresh->netdevs[i] = kept;
+        }
+        SWAP_VALUES(d->netdevs, fresh->netdevs);
+        SWAP_VALUES(d->n_netdevs, fresh->n_netdevs);
+        for (size_t i = 0; i < n_added; i++)
+                if (m->events.netdev_added)
+                        m->events.netdev_added(added[i], m->events_userdata);
+        return 0;
 }

@@ -1,0 +1,43 @@
+/* SPDX-License-Identifier: MIT */
+#pragma once
+
+#include <stdbool.h>
+
+#include "forward.h"
+#include "reader-pool.h"
+
+/* A read of a device's files: run on the device's lane of the reader pool,
+ * where it touches no model object (it carries copies of what it needs),
+ * and applied on the loop, the only way values enter the model. Each kind
+ * embeds one as its first member and says how it runs, applies and frees:
+ * a load (manager.c), a port's files (port.c), a netdev's (netdev.c),
+ * sriov_numvfs (manager.c). */
+typedef struct ReadJob ReadJob;
+struct ReadJob {
+        Manager *manager;
+        /* The device read, NULL for a load (which finds or makes its own):
+         * valid until the job is applied, as removing a device cancels the
+         * jobs of its lane. */
+        Device *device;
+        char *name; /* the device's */
+        char *sysfs_path;
+        int error;      /* a lack of resources stopped the read; a load's -errno */
+        bool from_poll; /* the poll's turn: it hears when the job is applied */
+        void (*run)(ReaderLane *lane, ReadJob *j);
+        /* Not called for a job of a device whose read hung (res->stuck):
+         * its values are old, and the recovery reads it again. */
+        void (*apply)(ReadJob *j, const ReaderResult *res);
+        void (*free)(ReadJob *j); /* the kind's own part, before the job itself */
+};
+
+/* Of d, or (a load) of the device called name at sysfs_path. */
+int read_job_init(ReadJob *j, Manager *m, Device *d, const char *name, const char *sysfs_path);
+void read_job_free(ReadJob *j);
+/* Queued on the lane; without readers (tests, --dump) run and applied at
+ * once, in line. The job is the queue's, even on failure. */
+int read_job_submit(ReadJob *j, ReaderLane *lane);
+
+/* A sysfs read failed with errno_is_resource(error): what is published is
+ * kept, and a full rescan follows on the next event (udev, rtnetlink, or the
+ * poll's sweep at the latest; manager_retry_resync()). Logs once per episode. */
+void resync_defer(Manager *m, int error, const char *what);
