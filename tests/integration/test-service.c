@@ -207,7 +207,29 @@ static void test_help_version_and_bad_options(void **state) {
                                  "     --state-dir=DIR      Keep the ports' link histories in DIR (default:\n"
                                  "                          $STATE_DIRECTORY, as StateDirectory= sets it;\n"
                                  "                          empty: none kept)\n"
-                                 "     --dump               Print the model read from sysfs and exit\n");
+                                 "     --dump               Print the model read from sysfs and exit\n"
+                                 "\n"
+                                 "Limits (rdmad(8), \"Limits\"):\n"
+                                 "     --poll-batch=N       Read at most N ports' states before letting the\n"
+                                 "                          event loop run (default 256)\n"
+                                 "     --gmo-unprivileged-share=PERCENT\n"
+                                 "                          Time the GetManagedObjects replies to users other\n"
+                                 "                          than root may keep the bus connection busy\n"
+                                 "                          (default 10%)\n"
+                                 "     --gmo-wait-max=SPAN  A GetManagedObjects call not served after SPAN\n"
+                                 "                          is answered Busy (default 20s)\n"
+                                 "     --gmo-reply-max=BYTES\n"
+                                 "                          Largest GetManagedObjects reply in bytes\n"
+                                 "                          (default 32505856)\n"
+                                 "\n"
+                                 "For tests, not for production (rdmad(8), \"Options for testing\"):\n"
+                                 "     --gmo-builtin        Leave GetManagedObjects to sd-bus\n"
+                                 "     --gmo-slice-objects=N\n"
+                                 "                          Build GetManagedObjects N objects at a time\n"
+                                 "     --gmo-unprivileged-pause=SPAN\n"
+                                 "                          Pause SPAN after every unprivileged reply\n"
+                                 "     --ignore-name-owner-changed\n"
+                                 "                          Act as if the bus lost every NameOwnerChanged\n");
         free(out);
 
         snprintf(cmd, sizeof(cmd), "%s --version", getenv("RDMAD_BINARY"));
