@@ -150,7 +150,7 @@ static void on_device_added(Device *d, void *userdata) {
 static void on_device_removing(Device *d, void *userdata) {
         BusServer *s = userdata;
 
-        port_wait_fail_device(&s->port_waits, d->name);
+        port_wait_fail_device(&s->port_waits, d);
         pending_changes_drop_device(&s->pending, d);
         send_device_objects(s, d, false);
 }

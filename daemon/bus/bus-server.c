@@ -14,14 +14,6 @@
 #define TRIM_INTERVAL_USEC (5 * USEC_PER_SEC)
 #define STOPPING_MESSAGE   "rdmad is stopping."
 
-static const char *port_state_lookup(const char *device, uint32_t port, void *userdata) {
-        BusServer *s = userdata;
-        Device *d = manager_find_device(s->manager, device);
-        const Port *p = d ? device_find_port(d, port) : NULL;
-
-        return p ? p->state_name : NULL;
-}
-
 static void on_sriov_job_done(const char *device_path, uint32_t num_vfs, void *userdata) {
         BusServer *s = userdata;
 
@@ -50,7 +42,7 @@ int bus_server_new(Manager *m, BusServer **ret) {
                 return -ENOMEM;
         s->manager = m;
         s->event = m->event;
-        port_wait_registry_init(&s->port_waits, s->event, port_state_lookup, s);
+        port_wait_registry_init(&s->port_waits, s->event);
         sriov_job_registry_init(&s->sriov_jobs, s->event, on_sriov_job_done, s);
         caller_registry_init(&s->callers, on_caller_gone, s);
 

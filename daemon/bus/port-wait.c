@@ -9,6 +9,7 @@
 #include "basic/time-util.h"
 #include "basic/util.h"
 #include "bus-util.h"
+#include "model.h"
 
 struct PortWait {
         LIST_FIELDS(PortWait, waits);
@@ -16,19 +17,17 @@ struct PortWait {
         sd_bus_message *call;
         char *sender; /* NULL on a direct connection */
         uid_t uid;
-        char *device;
-        uint32_t port;
+        const Port *port;  /* until its device goes: port_wait_fail_device() */
         const char *state; /* static: from the parser's table */
         uint64_t timeout_ms;
         sd_event_source *timer;
 };
 
-void port_wait_registry_init(PortWaitRegistry *registry, sd_event *event, PortWaitLookup lookup, void *userdata) {
+void port_wait_registry_init(PortWaitRegistry *registry, sd_event *event) {
         assert(registry);
         assert(event);
-        assert(lookup);
 
-        *registry = (PortWaitRegistry){ .event = event, .lookup = lookup, .userdata = userdata };
+        *registry = (PortWaitRegistry){ .event = event };
 }
 
 static void port_wait_free(PortWait *w) {
@@ -41,7 +40,6 @@ static void port_wait_free(PortWait *w) {
         sd_event_source_disable_unref(w->timer);
         sd_bus_message_unref(w->call);
         free(w->sender);
-        free(w->device);
         free(w);
 }
 
@@ -54,13 +52,11 @@ static void port_wait_finish(PortWait *w, int r) {
 
 static int on_timeout(sd_event_source *s, uint64_t usec, void *userdata) {
         PortWait *w = userdata;
-        PortWaitRegistry *registry = w->registry;
-        const char *now = registry->lookup(w->device, w->port, registry->userdata);
 
-        port_wait_finish(w,
-                         sd_bus_reply_method_errorf(w->call, RDMAD_ERROR_TIMEOUT,
-                                                    "Port %u of %s did not reach %s within %" PRIu64 " ms; it is %s.",
-                                                    w->port, w->device, w->state, w->timeout_ms, now ?: "gone"));
+        port_wait_finish(w, sd_bus_reply_method_errorf(
+                                    w->call, RDMAD_ERROR_TIMEOUT,
+                                    "Port %u of %s did not reach %s within %" PRIu64 " ms; it is %s.", w->port->number,
+                                    w->port->device->name, w->state, w->timeout_ms, w->port->state_name));
         return 0;
 }
 
@@ -72,8 +68,8 @@ static unsigned port_waits_of_user(PortWaitRegistry *registry, uid_t uid) {
         return n;
 }
 
-int port_wait_add(PortWaitRegistry *registry, sd_bus_message *call, uid_t uid, const char *device, uint32_t port,
-                  const char *state, uint32_t timeout_ms, sd_bus_error *error) {
+int port_wait_add(PortWaitRegistry *registry, sd_bus_message *call, uid_t uid, const Port *port, const char *state,
+                  uint32_t timeout_ms, sd_bus_error *error) {
         const char *sender = sd_bus_message_get_sender(call);
         PortWait *w;
         int r;
@@ -81,7 +77,7 @@ int port_wait_add(PortWaitRegistry *registry, sd_bus_message *call, uid_t uid, c
         assert(registry);
         assert(registry->event);
         assert(call);
-        assert(device);
+        assert(port);
         assert(state);
 
         if (sd_bus_message_get_expect_reply(call) == 0) {
@@ -116,7 +112,6 @@ int port_wait_add(PortWaitRegistry *registry, sd_bus_message *call, uid_t uid, c
         w->call = sd_bus_message_ref(call);
         w->uid = uid;
         w->sender = sender ? strdup(sender) : NULL;
-        w->device = strdup(device);
         w->port = port;
         w->state = state;
         w->timeout_ms = timeout_ms;
@@ -124,7 +119,7 @@ int port_wait_add(PortWaitRegistry *registry, sd_bus_message *call, uid_t uid, c
         registry->n_waits++;
         if (uid != 0)
                 registry->n_unprivileged++;
-        if (!w->device || (sender && !w->sender)) {
+        if (sender && !w->sender) {
                 port_wait_free(w);
                 return sd_bus_error_set_errno(error, ENOMEM);
         }
@@ -143,25 +138,22 @@ int port_wait_add(PortWaitRegistry *registry, sd_bus_message *call, uid_t uid, c
 void port_wait_check(PortWaitRegistry *registry) {
         assert(registry);
         LIST_FOREACH_SAFE(waits, w, next, registry->waits) {
-                const char *now = registry->lookup(w->device, w->port, registry->userdata);
+                const char *now = w->port->state_name;
 
-                if (!now)
-                        port_wait_finish(w, sd_bus_reply_method_errorf(w->call, RDMAD_ERROR_NO_SUCH_DEVICE,
-                                                                       "Port %u of %s is gone.", w->port, w->device));
-                else if (strcasecmp(now, w->state) == 0)
+                if (strcasecmp(now, w->state) == 0)
                         port_wait_finish(w, sd_bus_reply_method_return(w->call, "s", now));
         }
 }
 
-void port_wait_fail_device(PortWaitRegistry *registry, const char *device) {
+void port_wait_fail_device(PortWaitRegistry *registry, const Device *d) {
         assert(registry);
-        assert(device);
+        assert(d);
         LIST_FOREACH_SAFE(waits, w, next, registry->waits) {
-                if (streq(w->device, device))
+                if (w->port->device == d)
                         port_wait_finish(w,
                                          sd_bus_reply_method_errorf(w->call, RDMAD_ERROR_NO_SUCH_DEVICE,
                                                                     "Device %s was removed while waiting for port %u.",
-                                                                    w->device, w->port));
+                                                                    d->name, w->port->number));
         }
 }
 

@@ -324,6 +324,7 @@ void device_update(Device *d, Device *fresh) {
         d->health_reason = old.health_reason;
         d->lane = old.lane;
         d->verbs_covered = old.verbs_covered;
+        d->poll = old.poll;
         old.ports = fresh->ports;
         old.n_ports = fresh->n_ports;
         old.netdevs = fresh->netdevs;

@@ -18,11 +18,11 @@ typedef struct ModelSources {
         /* The table changed: the poll's timer is armed, or not, again. */
         int (*table_changed)(void *userdata);
         /* What a re-read changed of a port (PROPERTY_BIT(PORT_PROP_*)). */
-        void (*port_changed)(const Port *p, PropertyMask changed, void *userdata);
+        void (*port_changed)(Port *p, PropertyMask changed, void *userdata);
         /* A device lost its verbs events: its ports want the poll's every tick. */
         void (*uncovered)(void *userdata);
         /* The poll's turn of a device has been read (or will never be). */
-        void (*turn_done)(const char *device, void *userdata);
+        void (*turn_done)(Device *d, void *userdata);
         /* manager_free(), before anything of the model goes: the sources let
          * go of the loop and of their state. */
         void (*detach)(void *userdata);

@@ -29,6 +29,15 @@ typedef struct FileValue {
 } FileValue;
 void file_values_clear(FileValue *v, size_t n);
 
+/* What the link poll keeps of a port or a device (link-poll.c); the model
+ * only carries it across re-reads of the device. */
+typedef struct PollMark {
+        bool busy;     /* a device's: a turn of it is queued or being read */
+        uint8_t boost; /* ticks left to read the port every tick, after a link event */
+        bool settle;   /* its state changed: the next tick re-reads it in full */
+        unsigned owed; /* PORT_READ_* its turn wanted while its device was busy */
+} PollMark;
+
 struct Port {
         Device *device;
         uint32_t number;
@@ -68,6 +77,7 @@ struct Port {
         /* The last State changes (LinkHistory), NULL for none: kept with the
          * port across re-reads of its device (port-history.h). */
         struct LinkHistory *history;
+        PollMark poll;
 };
 
 struct NetDev {
@@ -123,4 +133,5 @@ struct Device {
          * whether the poll's last turn of it is still being read. */
         struct ReaderLane *lane;
         bool placeholder; /* published before its first read returned (start-up) */
+        PollMark poll;
 };

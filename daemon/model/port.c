@@ -603,5 +603,6 @@ void port_carry_over(Port *fresh, const Port *p) {
         fresh->state_changed_usec = p->state_changed_usec;
         fresh->state_changes = p->state_changes;
         fresh->history = p->history;
+        fresh->poll = p->poll;
         fresh->link_events = port_link_events(fresh);
 }

@@ -33,7 +33,7 @@ static void job_apply(void *arg, const ReaderResult *res, void *userdata) {
         Manager *m = j->manager;
 
         if (j->from_poll && m->sources.turn_done)
-                m->sources.turn_done(j->name, m->sources_userdata);
+                m->sources.turn_done(j->device, m->sources_userdata);
         if (j->device && res->stuck)
                 return;
         j->apply(j, res);

@@ -26,7 +26,7 @@ static int on_table_changed(void *userdata) {
         return link_poll_update(s->poll);
 }
 
-static void on_port_changed(const Port *p, PropertyMask changed, void *userdata) {
+static void on_port_changed(Port *p, PropertyMask changed, void *userdata) {
         EventSources *s = userdata;
 
         link_poll_port_changed(s->poll, p, changed);
@@ -38,10 +38,10 @@ static void on_uncovered(void *userdata) {
         link_poll_wake(s->poll);
 }
 
-static void on_turn_done(const char *device, void *userdata) {
+static void on_turn_done(Device *d, void *userdata) {
         EventSources *s = userdata;
 
-        link_poll_turn_done(s->poll, device);
+        link_poll_turn_done(s->poll, d);
 }
 
 static void on_detach(void *userdata) {

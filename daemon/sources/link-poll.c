@@ -14,10 +14,10 @@
  * without changes emits nothing; with no ports (or --poll-interval=0)
  * there is no timer.
  *
- * Everything the poll keeps (its schedule, where a pass stopped, the marks
- * of the ports it watches more closely for a while) is its own, in LinkPoll:
- * the model knows nothing of it. Marks go by device name and port number,
- * since a re-read device is a new snapshot. */
+ * The poll's schedule and where a pass stopped are in LinkPoll; its marks
+ * of the ports it watches more closely for a while (and of a device whose
+ * turn is being read) hang off those objects (PollMark), which keep their
+ * address across re-reads and take their marks with them when they go. */
 #include "link-poll.h"
 
 #include "basic/log.h"
@@ -28,17 +28,6 @@
 #include "reader-pool.h"
 #include "read-job.h"
 #include "device.h"
-
-/* A port the poll watches every tick for a while; port 0: its device,
- * whose last turn is still being read. */
-typedef struct LinkPollMark {
-        char *device;
-        uint32_t port;
-        bool busy;     /* port 0: a turn of the device is queued or being read */
-        uint8_t boost; /* ticks left to read it every tick, after a link event */
-        bool settle;   /* its state changed: the next tick re-reads it in full */
-        unsigned owed; /* PORT_READ_* its turn wanted while its device was busy */
-} LinkPollMark;
 
 struct LinkPoll {
         Manager *manager;
@@ -55,8 +44,6 @@ struct LinkPoll {
                 unsigned tick, round, index;
                 size_t device, port;
         } pass;
-        LinkPollMark *marks; /* sorted by device and port */
-        size_t n_marks, allocated_marks;
         unsigned batch; /* ports whose state is read per dispatch at most */
 };
 
@@ -114,96 +101,14 @@ LinkPoll *link_poll_free(LinkPoll *p) {
         if (!p)
                 return NULL;
         sd_event_source_disable_unref(p->timer);
-        for (size_t i = 0; i < p->n_marks; i++)
-                free(p->marks[i].device);
-        free(p->marks);
         free(p);
         return NULL;
 }
 
-static int link_poll_mark_compare(const LinkPollMark *a, const char *device, uint32_t port) {
-        int c = strcmp(a->device, device);
-
-        return c != 0 ? c : a->port < port ? -1 : a->port > port;
-}
-
-static size_t link_poll_marks_lower_bound(const LinkPoll *p, const char *device, uint32_t port) {
-        size_t lo = 0, hi = p->n_marks;
-
-        while (lo < hi) {
-                size_t mid = lo + (hi - lo) / 2;
-
-                if (link_poll_mark_compare(&p->marks[mid], device, port) < 0)
-                        lo = mid + 1;
-                else
-                        hi = mid;
-        }
-        return lo;
-}
-
-static LinkPollMark *link_poll_find(const LinkPoll *p, const char *device, uint32_t port) {
-        size_t i;
-
-        if (p->n_marks == 0)
-                return NULL;
-        i = link_poll_marks_lower_bound(p, device, port);
-        return i < p->n_marks && link_poll_mark_compare(&p->marks[i], device, port) == 0 ? &p->marks[i] : NULL;
-}
-
-static LinkPollMark *link_poll_find_mark(const LinkPoll *p, const Port *port) {
-        return link_poll_find(p, port->device->name, port->number);
-}
-
-static LinkPollMark *link_poll_add(LinkPoll *p, const char *name, uint32_t port) {
-        size_t i = link_poll_marks_lower_bound(p, name, port);
-        char *device;
-
-        if (i < p->n_marks && link_poll_mark_compare(&p->marks[i], name, port) == 0)
-                return &p->marks[i];
-        device = strdup(name);
-        if (!device || ARRAY_RESERVE(p->marks, p->allocated_marks, p->n_marks + 1) < 0) {
-                free(device);
-                return NULL;
-        }
-        memmove(p->marks + i + 1, p->marks + i, (p->n_marks - i) * sizeof(*p->marks));
-        p->marks[i] = (LinkPollMark){ .device = device, .port = port };
-        p->n_marks++;
-        return &p->marks[i];
-}
-
-static LinkPollMark *link_poll_add_mark(LinkPoll *p, const Port *port) {
-        return link_poll_add(p, port->device->name, port->number);
-}
-
-/* Marks with nothing left to say go, with those of ports that are gone. */
-static void link_poll_prune_marks(LinkPoll *p) {
-        size_t k = 0;
-
-        for (size_t i = 0; i < p->n_marks; i++) {
-                LinkPollMark *mk = &p->marks[i];
-                Device *d = p->manager ? manager_find_device(p->manager, mk->device) : NULL;
-
-                if ((mk->boost == 0 && !mk->settle && mk->owed == 0 && !mk->busy) || !d ||
-                    (mk->port != 0 && !device_find_port(d, mk->port))) {
-                        free(mk->device);
-                        continue;
-                }
-                p->marks[k++] = *mk;
-        }
-        p->n_marks = k;
-        if (k == 0 && p->allocated_marks > 64) {
-                p->marks = mfree(p->marks);
-                p->allocated_marks = 0;
-        }
-}
-
 bool link_poll_port_every_tick(const LinkPoll *p, const Port *port) {
-        const LinkPollMark *mk;
-
         assert(port);
 
-        mk = p ? link_poll_find_mark(p, port) : NULL;
-        if ((mk && (mk->boost > 0 || mk->settle)) || !port->link_events || streq(port->link_events, "poll"))
+        if (port->poll.boost > 0 || port->poll.settle || !port->link_events || streq(port->link_events, "poll"))
                 return true;
         if (streq(port->link_events, "verbs"))
                 /* INIT (2) and ARMED (3): the steps to ACTIVE send no event. */
@@ -289,12 +194,7 @@ static void link_poll_submit(LinkPoll *p, Device *d, PollTurn *turns, size_t n) 
 
         if (r > 0) {
                 /* Queued: no more turns of it until this one is read. */
-                LinkPollMark *mk = link_poll_add(p, d->name, 0);
-
-                if (mk)
-                        mk->busy = true;
-                else
-                        log_oom();
+                d->poll.busy = true;
         } else if (errno_is_resource(r))
                 resync_defer(m, r, d->name);
         else if (r < 0)
@@ -323,16 +223,14 @@ static int on_link_poll(sd_event_source *s, uint64_t usec, void *userdata) {
                  * read is owed, and read at its next turn (a slow round's
                  * read of a covered port would otherwise wait for the next
                  * slow round). */
-                LinkPollMark *dm = link_poll_find(p, d->name, 0);
                 bool busy, readable;
                 size_t n = 0;
 
-                /* A turn cancelled with its device (removed, then added
-                 * again) never comes back: a lane with nothing pending has
-                 * no turn outstanding. */
-                if (dm && dm->busy && (!d->lane || reader_lane_pending(d->lane) == 0))
-                        dm->busy = false;
-                busy = device_readable(d) && dm && dm->busy;
+                /* A lane with nothing pending has no turn outstanding (a
+                 * turn cancelled by a stuck read's recovery never comes back). */
+                if (d->poll.busy && (!d->lane || reader_lane_pending(d->lane) == 0))
+                        d->poll.busy = false;
+                busy = device_readable(d) && d->poll.busy;
                 readable = device_readable(d) && !busy;
 
                 if (read > 0 && read >= p->batch) {
@@ -341,20 +239,20 @@ static int on_link_poll(sd_event_source *s, uint64_t usec, void *userdata) {
                 }
                 for (size_t j = i == p->pass.device ? p->pass.port : 0; j < d->n_ports; j++, index++) {
                         Port *port = &d->ports[j];
-                        LinkPollMark *mk = link_poll_find_mark(p, port);
+                        PollMark *mk = &port->poll;
                         bool covered, watch, sweep;
                         unsigned what = 0;
 
                         covered = link_poll_port_covered(port);
                         watch = slow || link_poll_port_every_tick(p, port);
-                        if (mk && mk->boost > 0)
+                        if (mk->boost > 0)
                                 mk->boost--;
                         if (!readable && !busy)
                                 continue;
                         /* Ticks come every period while an uncovered port exists. */
                         sweep = covered ? slow && index % SLOW_SWEEP_ROUNDS == round % SLOW_SWEEP_ROUNDS
                                         : index % SWEEP_TICKS == tick % SWEEP_TICKS;
-                        if ((mk && mk->settle) || (sweep && !covered)) {
+                        if (mk->settle || (sweep && !covered)) {
                                 /* By path, the state too; a new change settles again. */
                                 what = PORT_READ_LINK;
                         } else {
@@ -365,18 +263,13 @@ static int on_link_poll(sd_event_source *s, uint64_t usec, void *userdata) {
                         }
                         if (!readable) {
                                 /* Busy: a port read every tick is read at the next one anyway. */
-                                if (what != 0 && (covered || what != PORT_READ_STATE)) {
-                                        mk = mk ?: link_poll_add_mark(p, port);
-                                        if (mk)
-                                                mk->owed |= what;
-                                }
+                                if (what != 0 && (covered || what != PORT_READ_STATE))
+                                        mk->owed |= what;
                                 continue;
                         }
-                        if (mk) {
-                                what |= mk->owed;
-                                mk->owed = 0;
-                                mk->settle = false;
-                        }
+                        what |= mk->owed;
+                        mk->owed = 0;
+                        mk->settle = false;
                         if (what & PORT_READ_LINK)
                                 /* By path: the state and everything unreported too. */
                                 what = PORT_READ_LINK | (what & PORT_READ_GIDS);
@@ -394,7 +287,6 @@ static int on_link_poll(sd_event_source *s, uint64_t usec, void *userdata) {
         }
 
         p->pass.active = false;
-        link_poll_prune_marks(p);
         link_poll_arm(p, p->pass.usec);
         return 0;
 }
@@ -410,17 +302,12 @@ void link_poll_wake(LinkPoll *p) {
                 (void) sd_event_source_set_time(p->timer, now);
 }
 
-void link_poll_turn_done(LinkPoll *p, const char *device) {
-        LinkPollMark *mk;
-
-        assert(device);
-
-        mk = p ? link_poll_find(p, device, 0) : NULL;
-        if (mk)
-                mk->busy = false;
+void link_poll_turn_done(LinkPoll *p, Device *d) {
+        assert(d);
+        d->poll.busy = false;
 }
 
-void link_poll_port_changed(LinkPoll *p, const Port *port, PropertyMask changed) {
+void link_poll_port_changed(LinkPoll *p, Port *port, PropertyMask changed) {
         assert(port);
 
         if (!p)
@@ -428,32 +315,19 @@ void link_poll_port_changed(LinkPoll *p, const Port *port, PropertyMask changed)
         /* The port's files are no snapshot: phys_state, rate or the LIDs may
          * settle a moment after the state. The next tick re-reads the port
          * once more, instead of leaving them stale until its sweep. */
-        if (changed & PROPERTY_BIT(PORT_PROP_STATE)) {
-                LinkPollMark *mk = link_poll_add_mark(p, port);
-
-                if (mk)
-                        mk->settle = true;
-                else
-                        log_oom();
-        }
+        if (changed & PROPERTY_BIT(PORT_PROP_STATE))
+                port->poll.settle = true;
         /* Left ACTIVE for INIT or ARMED, or settling: the timer may sleep till its slow round. */
         if (link_poll_port_every_tick(p, port))
                 link_poll_wake(p);
 }
 
-void link_poll_port_boost(LinkPoll *p, const Port *port, unsigned ticks) {
-        LinkPollMark *mk;
-
+void link_poll_port_boost(LinkPoll *p, Port *port, unsigned ticks) {
         assert(port);
 
         if (!p)
                 return;
-        mk = link_poll_add_mark(p, port);
-        if (!mk) {
-                log_oom();
-                return;
-        }
-        mk->boost = ticks > UINT8_MAX ? UINT8_MAX : ticks;
+        port->poll.boost = ticks > UINT8_MAX ? UINT8_MAX : ticks;
         link_poll_wake(p);
 }
 

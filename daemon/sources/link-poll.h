@@ -6,8 +6,8 @@
 
 #include "forward.h"
 
-/* The link-state poll (link-poll.c): its timer, its schedule and the marks of
- * the ports it watches every tick for a while, all its own. */
+/* The link-state poll (link-poll.c): its timer and its schedule; its marks
+ * of the ports it watches every tick for a while are on the ports (PollMark). */
 typedef struct LinkPoll LinkPoll;
 
 /* The state of this many ports is read per dispatch at most: a pass over
@@ -15,7 +15,7 @@ typedef struct LinkPoll LinkPoll;
  * (a verbs PORT_ERR, a bus call) waits for one batch, not for the round. */
 #define LINK_POLL_BATCH_DEFAULT 256
 
-/* m may be NULL for a poll that only keeps marks (tests). */
+/* m may be NULL for a poll that only answers for ports (tests). */
 int link_poll_new(Manager *m, LinkPoll **ret);
 LinkPoll *link_poll_free(LinkPoll *p);
 
@@ -37,12 +37,12 @@ void link_poll_wake(LinkPoll *p);
 
 /* What a re-read changed of a port (PROPERTY_BIT(PORT_PROP_*)): a state
  * change marks it to be re-read in full once more at the next tick. */
-void link_poll_port_changed(LinkPoll *p, const Port *port, PropertyMask changed);
+void link_poll_port_changed(LinkPoll *p, Port *port, PropertyMask changed);
 
 /* The poll's turn of the device has been read (or will never be): its next
  * turn may be queued. */
-void link_poll_turn_done(LinkPoll *p, const char *device);
+void link_poll_turn_done(LinkPoll *p, Device *d);
 
 /* A link event of its netdev: the port is read every tick for ticks ticks
  * (the driver may update the port after the netdev). */
-void link_poll_port_boost(LinkPoll *p, const Port *port, unsigned ticks);
+void link_poll_port_boost(LinkPoll *p, Port *port, unsigned ticks);

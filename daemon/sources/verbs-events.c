@@ -71,17 +71,13 @@ typedef enum VerbsCloseMode {
 } VerbsCloseMode;
 
 static void verbs_close(VerbsDevice *vd, const char *why, VerbsCloseMode mode) {
-        Manager *m = vd->owner->manager;
-        Device *d;
-
         if (!vd->context)
                 return;
         vd->io = sd_event_source_disable_unref(vd->io);
-        verbs_close_context(vd->owner, vd->name, TAKE_PTR(vd->context));
+        verbs_close_context(vd->owner, vd->device, vd->name, TAKE_PTR(vd->context));
         log_debug("%s: verbs context closed (%s).", vd->name, why);
-        d = mode == VERBS_CLOSE_REPORT ? manager_find_device(m, vd->name) : NULL;
-        if (d)
-                device_set_verbs_covered(d, false);
+        if (mode == VERBS_CLOSE_REPORT)
+                device_set_verbs_covered(vd->device, false);
 }
 
 static int on_retry(sd_event_source *s, uint64_t usec, void *userdata) {
@@ -165,13 +161,13 @@ static void verbs_attach(VerbsDevice *vd, Device *d, struct ibv_context *context
 
         r = free_and_strdup(&vd->node, node);
         if (r < 0) {
-                verbs_close_context(v, vd->name, context);
+                verbs_close_context(v, vd->device, vd->name, context);
                 log_oom();
                 return;
         }
         r = sd_event_add_io(m->event, &vd->io, context->async_fd, EPOLLIN, on_async_event, vd);
         if (r < 0) {
-                verbs_close_context(v, vd->name, context);
+                verbs_close_context(v, vd->device, vd->name, context);
                 verbs_say_polling(vd, -r, "cannot watch its event descriptor");
                 return;
         }
@@ -186,7 +182,6 @@ static void verbs_attach(VerbsDevice *vd, Device *d, struct ibv_context *context
 
 static int on_reread(sd_event_source *s, void *userdata) {
         VerbsEvents *v = userdata;
-        Manager *m = v->manager;
 
         for (size_t i = 0; i < v->n_devices; i++) {
                 VerbsDevice *vd = v->devices[i];
@@ -198,8 +193,8 @@ static int on_reread(sd_event_source *s, void *userdata) {
                         continue;
                 vd->pending = vd->pending_gids = 0;
                 vd->pending_all = vd->pending_gids_all = false;
-                d = manager_find_device(m, vd->name);
-                for (size_t j = 0; d && j < d->n_ports; j++) {
+                d = vd->device;
+                for (size_t j = 0; j < d->n_ports; j++) {
                         Port *p = &d->ports[j];
                         uint64_t bit = p->number < 64 ? UINT64_C(1) << p->number : 0;
                         int r;
@@ -262,14 +257,13 @@ int verbs_events_start(EventSources *s) {
 
 void verbs_events_stop(EventSources *s) {
         VerbsEvents *v = s ? s->verbs : NULL;
-        Manager *m = s ? s->manager : NULL;
 
         if (!v)
                 return;
         v->stopped = true;
         for (size_t i = 0; i < v->n_devices; i++) {
                 VerbsDevice *vd = v->devices[i];
-                Device *d = manager_find_device(m, vd->name);
+                Device *d = vd->device;
 
                 /* rdmad is about to exit: a close queued or running on a
                  * thread would race with the exit. A device whose lane is
@@ -328,6 +322,7 @@ void verbs_device_added(EventSources *s, Device *d) {
                 vd->owner = v;
                 v->devices[v->n_devices++] = vd;
         }
+        vd->device = d;
         (void) verbs_open(vd);
 }
 

@@ -16,6 +16,9 @@
 
 typedef struct VerbsDevice {
         VerbsEvents *owner;
+        /* Its device: a VerbsDevice lives from the device's addition to its
+         * removal (verbs_device_added(), verbs_device_removing()). */
+        Device *device;
         char *name;
         char *node; /* "uverbs0", for its remove uevent; "" before the first open */
         struct ibv_context *context;
@@ -67,5 +70,6 @@ void verbs_say_polling(VerbsDevice *vd, int error, const char *why);
 /* Opens the device's context unless it is open, given up on, or the source
  * stopped: with the next device list, on its lane. */
 int verbs_open(VerbsDevice *vd);
-/* The context is closed on the device's lane, never on the loop. */
-void verbs_close_context(VerbsEvents *v, const char *name, struct ibv_context *context);
+/* The context is closed on the device's lane (d: NULL once it is gone),
+ * never on the loop. */
+void verbs_close_context(VerbsEvents *v, Device *d, const char *name, struct ibv_context *context);

@@ -92,9 +92,8 @@ void verbs_say_polling(VerbsDevice *vd, int error, const char *why) {
         (void) free_and_strdup(&vd->said, text);
 }
 
-void verbs_close_context(VerbsEvents *v, const char *name, struct ibv_context *context) {
+void verbs_close_context(VerbsEvents *v, Device *d, const char *name, struct ibv_context *context) {
         Manager *m = v->manager;
-        Device *d = manager_find_device(m, name);
         ReaderLane *lane = NULL;
         VerbsClose *arg;
         int r = -ENOMEM;
@@ -176,9 +175,8 @@ static void verbs_forget_nodes_gone(VerbsDevice *vd) {
 static void open_apply(void *arg, const ReaderResult *result, void *userdata) {
         VerbsOpen *o = arg;
         VerbsEvents *v = o->owner;
-        Manager *m = v->manager;
         VerbsDevice *vd = verbs_find(v, o->name);
-        Device *d = manager_find_device(m, o->name);
+        Device *d = vd ? vd->device : NULL;
         bool node_gone = false, node_back = false;
 
         if (vd) {
@@ -199,14 +197,14 @@ static void open_apply(void *arg, const ReaderResult *result, void *userdata) {
          * for this context to close; a node added since is opened anew. */
         if (vd && node_gone) {
                 log_debug("%s: its open was on %s, removed meanwhile: closed.", o->name, o->node);
-                verbs_close_context(v, o->name, TAKE_PTR(o->context));
+                verbs_close_context(v, d, o->name, TAKE_PTR(o->context));
                 if (node_back)
                         (void) verbs_open(vd);
                 return;
         }
         /* Closed, removed or stopped meanwhile: this context is not wanted. */
-        if (!vd || !d || vd->context || vd->fatal || vd->retry || v->stopped) {
-                verbs_close_context(v, o->name, TAKE_PTR(o->context));
+        if (!vd || vd->context || vd->fatal || vd->retry || v->stopped) {
+                verbs_close_context(v, d, o->name, TAKE_PTR(o->context));
                 return;
         }
         v->attach(vd, d, TAKE_PTR(o->context), o->node);
@@ -216,11 +214,11 @@ static void open_apply(void *arg, const ReaderResult *result, void *userdata) {
 static void verbs_submit_open(VerbsDevice *vd, VerbsList *list) {
         VerbsEvents *v = vd->owner;
         Manager *m = v->manager;
-        Device *d = manager_find_device(m, vd->name);
+        Device *d = vd->device;
         VerbsOpen *o;
         int r;
 
-        if (!d || vd->context || vd->opening || vd->fatal || vd->retry || v->stopped)
+        if (vd->context || vd->opening || vd->fatal || vd->retry || v->stopped)
                 return;
         o = calloc(1, sizeof(VerbsOpen));
         if (!o || !(o->name = strdup(vd->name))) {
@@ -334,8 +332,6 @@ int verbs_open(VerbsDevice *vd) {
         VerbsEvents *v = vd->owner;
 
         if (vd->context || vd->opening || vd->fatal || vd->retry || v->stopped)
-                return 0;
-        if (!manager_find_device(v->manager, vd->name))
                 return 0;
         if (!vd->want_open)
                 verbs_forget_nodes_gone(vd);

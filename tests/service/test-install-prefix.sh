@@ -29,7 +29,7 @@ fi
 targets=$(meson introspect "$build" --targets | python3 -c 'import json,sys; print(" ".join(sorted(t["name"] for t in json.load(sys.stdin))))')
 for t in $targets; do
         case $t in
-        rdmad | rdmactl | rdmad-basic | rdmad-api | rdmad-client | rdmad-model | rdmad-sources | rdmad-bus | rdmactl-core | rdmad-exporter | rdmad-exporter-core) ;;
+        rdmad | rdmactl | rdmad-basic | rdmad-api | rdmad-client | rdmad-readers | rdmad-model | rdmad-sources | rdmad-bus | rdmactl-core | rdmad-exporter | rdmad-exporter-core) ;;
         *) fail "-Dtests=false builds $t" ;;
         esac
 done
@@ -55,7 +55,7 @@ done
 grep -q "Dependency libmicrohttpd skipped: feature exporter disabled" "$tmp/setup-minimal.log" ||
         fail "-Dexporter=disabled still looks for libmicrohttpd"
 minimal_targets=$(meson introspect "$minimal" --targets | python3 -c 'import json,sys; print(" ".join(sorted(t["name"] for t in json.load(sys.stdin))))')
-[ "$minimal_targets" = "rdmactl rdmactl-core rdmad rdmad-api rdmad-basic rdmad-bus rdmad-client rdmad-model rdmad-sources" ] ||
+[ "$minimal_targets" = "rdmactl rdmactl-core rdmad rdmad-api rdmad-basic rdmad-bus rdmad-client rdmad-model rdmad-readers rdmad-sources" ] ||
         fail "-Dexporter=disabled builds: $minimal_targets"
 echo "-Dtests=false -Dexporter=disabled: requires libsystemd and libudev only, targets: $minimal_targets"
 nice meson compile -C "$build" >"$tmp/compile.log" 2>&1 || { tail -30 "$tmp/compile.log" >&2; fail "meson compile"; }
