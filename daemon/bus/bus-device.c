@@ -14,17 +14,6 @@
 #include "properties.h"
 #include "basic/util.h"
 
-Device *device_bus_lookup(Manager *m, const char *path, BusPathKind kind) {
-        BusPath parsed;
-
-        assert(m);
-        assert(path);
-
-        if (bus_path_parse(path, &parsed) <= 0 || parsed.kind != kind)
-                return NULL;
-        return manager_find_device(m, parsed.device);
-}
-
 int device_bus_path(const Device *d, char **ret) {
         assert(d);
         return bus_path_device(d->name, ret);
@@ -32,7 +21,7 @@ int device_bus_path(const Device *d, char **ret) {
 
 int device_object_find(sd_bus *bus, const char *path, const char *interface, void *userdata, void **found,
                        sd_bus_error *error) {
-        Device *d = device_bus_lookup(((BusServer *) userdata)->manager, path, BUS_PATH_DEVICE);
+        Device *d = bus_path_lookup_device(((BusServer *) userdata)->manager, path, BUS_PATH_DEVICE, NULL);
 
         if (!d)
                 return 0;

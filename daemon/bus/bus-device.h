@@ -21,7 +21,4 @@ size_t device_getters_size_max(const void *object, size_t path_len);
 int device_object_find(sd_bus *bus, const char *path, const char *interface, void *userdata, void **found,
                        sd_bus_error *error);
 
-/* The device a device-level path of this kind (the device itself, its sriov) names. */
-Device *device_bus_lookup(Manager *m, const char *path, BusPathKind kind);
-
 int device_bus_path(const Device *d, char **ret);

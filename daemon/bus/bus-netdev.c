@@ -23,9 +23,7 @@ int netdev_object_find(sd_bus *bus, const char *path, const char *interface, voi
         const NetDev *n;
         Device *d;
 
-        if (bus_path_parse(path, &parsed) <= 0 || parsed.kind != BUS_PATH_NETDEV)
-                return 0;
-        d = manager_find_device(((BusServer *) userdata)->manager, parsed.device);
+        d = bus_path_lookup_device(((BusServer *) userdata)->manager, path, BUS_PATH_NETDEV, &parsed);
         if (!d)
                 return 0;
         n = device_find_netdev(d, parsed.ifname);

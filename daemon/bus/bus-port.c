@@ -31,9 +31,7 @@ int port_object_find(sd_bus *bus, const char *path, const char *interface, void 
         Device *d;
         size_t i;
 
-        if (bus_path_parse(path, &parsed) <= 0 || parsed.kind != BUS_PATH_PORT)
-                return 0;
-        d = manager_find_device(((BusServer *) userdata)->manager, parsed.device);
+        d = bus_path_lookup_device(((BusServer *) userdata)->manager, path, BUS_PATH_PORT, &parsed);
         if (!d)
                 return 0;
         i = device_port_index(d, parsed.port);

@@ -24,7 +24,7 @@ int sriov_bus_path(const Device *d, char **ret) {
 
 int sriov_object_find(sd_bus *bus, const char *path, const char *interface, void *userdata, void **found,
                       sd_bus_error *error) {
-        Device *d = device_bus_lookup(((BusServer *) userdata)->manager, path, BUS_PATH_SRIOV);
+        Device *d = bus_path_lookup_device(((BusServer *) userdata)->manager, path, BUS_PATH_SRIOV, NULL);
 
         if (!d || !d->sriov_capable)
                 return 0;

@@ -6,6 +6,7 @@
 #include "api/bus-path.h"
 #include "basic/log.h"
 #include "basic/util.h"
+#include "manager.h"
 #include "model.h"
 
 const sd_bus_error_map rdmad_error_map[] = {
@@ -102,4 +103,17 @@ int bus_property_get_device_of(sd_bus *bus, const char *path, const char *interf
 
 size_t bus_property_size_device_of(const void *object, size_t path_len) {
         return BUS_PATH_SIZE_MAX(path_len); /* a prefix of the port's or netdev's path */
+}
+
+Device *bus_path_lookup_device(Manager *m, const char *path, BusPathKind kind, BusPath *ret) {
+        BusPath parsed;
+
+        assert(m);
+        assert(path);
+
+        if (bus_path_parse(path, &parsed) <= 0 || parsed.kind != kind)
+                return NULL;
+        if (ret)
+                *ret = parsed;
+        return manager_find_device(m, parsed.device);
 }

@@ -4,6 +4,7 @@
 #include <stddef.h>
 #include <systemd/sd-bus.h>
 
+#include "api/bus-path.h"
 #include "api/rdmad-api.h"
 #include "properties.h"
 #include "sysfs.h"
@@ -80,3 +81,8 @@ int bus_emit_properties_changed(sd_bus *bus, const char *path, const char *inter
 int bus_property_get_device_of(sd_bus *bus, const char *path, const char *interface, const char *property,
                                sd_bus_message *reply, void *userdata, sd_bus_error *error);
 size_t bus_property_size_device_of(const void *object, size_t path_len);
+
+/* The device of an object path of kind (its device's, its port's, ...),
+ * NULL when the path is of another kind or names no device; *ret (optional)
+ * the parsed path. What every find callback starts from. */
+Device *bus_path_lookup_device(Manager *m, const char *path, BusPathKind kind, BusPath *ret);

@@ -452,17 +452,22 @@ static void load_job_run(ReaderLane *lane, ReadJob *j) {
 
 /* A new read of a device that is already published: whose identity
  * changed is another device, removed and added; else the new values move
- * into the objects, which keep their addresses (device_update()). */
-static void manager_update_device_at(Manager *m, size_t index, Device *fresh) {
-        if (!device_identity_changed(m->devices[index], fresh)) {
-                device_update(m->devices[index], fresh);
-                return;
+ * into the objects, which keep their addresses (device_update()). The
+ * device in the table now, NULL without memory. */
+static Device *manager_update_device_at(Manager *m, size_t index, Device *fresh) {
+        Device *d = m->devices[index];
+
+        if (!device_identity_changed(d, fresh)) {
+                device_update(d, fresh);
+                return d;
         }
         manager_remove_device_at(m, index);
         if (manager_insert_device(m, fresh) < 0) {
                 log_oom();
                 device_free(fresh);
+                return NULL;
         }
+        return fresh;
 }
 
 /* A full read's result: the device as read, or gone. */
@@ -501,13 +506,12 @@ static void manager_apply_load(Manager *m, LoadJob *lj, const ReaderResult *res)
         }
 
         if (i < m->n_devices && streq(m->devices[i]->name, d->name))
-                manager_update_device_at(m, i, d);
+                d = manager_update_device_at(m, i, d);
         else if (manager_insert_device(m, d) < 0) {
                 device_free(d);
                 log_oom();
                 return;
         }
-        d = manager_find_device(m, j->name);
         if (d)
                 device_read_health(d, res, READ_FULL);
         (void) manager_table_changed(m);
