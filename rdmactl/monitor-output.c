@@ -10,8 +10,9 @@
 #include "basic/util.h"
 #include "field-tree.h"
 #include "format.h"
-#include "monitor.h"
+#include "monitor-output.h"
 #include "verb-util.h"
+#include "client/inventory-decode.h"
 
 /* An event: the timestamp starts the text line; time, usec and the event's
  * name are the JSON object's first members. */

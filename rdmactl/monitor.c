@@ -30,9 +30,10 @@
 #include "basic/util.h"
 #include "client/inventory.h"
 #include "client/inventory-follow.h"
-#include "monitor.h"
+#include "monitor-output.h"
 #include "rdmactl.h"
 #include "verbs.h"
+#include "client/inventory-decode.h"
 
 /* How long a removal waits for the addition that would make it a rename
  * when nothing else settles it first. Only a fallback: rdmad follows every

@@ -18,6 +18,7 @@
 #include "rdmactl.h"
 #include "target.h"
 #include "verb-util.h"
+#include "client/inventory-decode.h"
 
 #define LABEL_WIDTH 19
 

@@ -30,3 +30,20 @@ int object_fill_missing(InventoryKind kind, void *object);
 void *object_copy(InventoryKind kind, const void *object);
 void object_free(InventoryKind kind, void *object);
 void object_make_printable(InventoryKind kind, void *object);
+
+/* When the port's link last changed, as far as anyone knows: the later of
+ * StateChangedUsec and the last LinkHistory entry (kept across restarts of
+ * rdmad); 0 for never. */
+uint64_t port_last_change_usec(const RdmaPort *p);
+
+/* The value of a shown property of the port (inventory.h, PORT_SHOWN_PROPERTIES). */
+uint64_t port_shown_value(const RdmaPort *p, PortShown i);
+
+/* Reads an a{sv} of changed values into an existing object. */
+int port_read_properties(RdmaPort *p, sd_bus_message *m);
+int sriov_read_properties(RdmaSriov *s, sd_bus_message *m);
+int device_read_properties(RdmaDevice *d, sd_bus_message *m);
+int netdev_read_properties(RdmaNetDev *n, sd_bus_message *m);
+
+/* Every control character of s becomes '?' (inventory_make_printable()). */
+void make_printable(char *s);

@@ -84,13 +84,6 @@ typedef struct RdmaPort {
         size_t n_link_history;
 } RdmaPort;
 
-/* When the port's link last changed, as far as anyone knows: the later of
- * StateChangedUsec and the last LinkHistory entry (kept across restarts of
- * rdmad); 0 for never. */
-uint64_t port_last_change_usec(const RdmaPort *p);
-
-uint64_t port_shown_value(const RdmaPort *p, PortShown i);
-
 typedef struct RdmaNetDev {
         char *path;
         char *name;
@@ -176,12 +169,6 @@ void inventory_remove_object(Inventory *inv, const char *path, char **interfaces
 /* Deep copies of the objects src holds at path (one per interface) into dst. */
 int inventory_copy_objects_at(Inventory *dst, const Inventory *src, const char *path);
 
-/* Reads an a{sv} of changed values into an existing object. */
-int port_read_properties(RdmaPort *p, sd_bus_message *m);
-int sriov_read_properties(RdmaSriov *s, sd_bus_message *m);
-int device_read_properties(RdmaDevice *d, sd_bus_message *m);
-int netdev_read_properties(RdmaNetDev *n, sd_bus_message *m);
-
 /* A PropertiesChanged signal into the object it is about; 0 and nothing
  * changed for an object or interface the inventory does not hold. */
 int inventory_apply_properties_changed(Inventory *inv, sd_bus_message *m);
@@ -211,4 +198,3 @@ const char *inventory_netdev_name(const Inventory *inv, const char *path);
 void inventory_make_printable(Inventory *inv);
 /* The same for the objects at path alone: what a signal just added or changed. */
 void inventory_make_printable_at(Inventory *inv, const char *path);
-void make_printable(char *s);

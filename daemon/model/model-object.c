@@ -11,6 +11,7 @@
 #include "model-object.h"
 #include "properties.h"
 #include "reader-pool.h"
+#include "reader-watch.h"
 
 /* After a failed open: the error if it is a lack of resources (to be
  * retried), else 0 (the file or directory is not there, or not one). */

@@ -21,6 +21,7 @@
 #include "properties.h"
 #include "read-job.h"
 #include "reader-pool.h"
+#include "reader-watch.h"
 
 /* The strings each object owns, listed once: freed by its clear, and by an
  * update for those that a re-derivation replaced, whether or not they are

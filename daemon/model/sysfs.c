@@ -8,6 +8,7 @@
 #include "basic/utf8.h"
 #include "basic/util.h"
 #include "reader-pool.h"
+#include "reader-watch.h"
 
 /* Sorted; the names of sysfs attributes, a few dozen distinct ones. The
  * only state outside the Manager: a constant pool, freed at exit. */

@@ -14,6 +14,7 @@
 #include "basic/util.h"
 #include "reader-pool-internal.h"
 #include "reader-pool.h"
+#include "reader-watch.h"
 
 /* The job a pool thread runs, for its reads' notes (set by the pool). */
 __thread ReaderJob *reader_current_job;

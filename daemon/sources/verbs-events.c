@@ -19,6 +19,7 @@
 #include "reader-pool.h"
 #include "verbs-internal.h"
 #include "port.h"
+#include "verbs-policy.h"
 
 /* Events read per wakeup: a storm must not hold the bus calls queued behind
  * it; the descriptor stays readable and we come back. */

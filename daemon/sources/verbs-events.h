@@ -32,9 +32,3 @@ void verbs_device_removing(struct EventSources *s, Device *d);
 
 /* A uevent of the infiniband_verbs subsystem: node is its sysname ("uverbs0"). */
 void verbs_node_event(struct EventSources *s, const char *node, const char *action);
-
-/* Decisions, pure (verbs-policy.c). Why rdmad opens no context for d
- * (a software device, no InfiniBand port), or NULL when it does. */
-const char *verbs_skip_reason(const Device *d);
-/* The wait before reopening a context after its n-th failure in a row (n ≥ 1). */
-uint64_t verbs_retry_delay_usec(unsigned failures);

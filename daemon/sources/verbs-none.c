@@ -5,6 +5,7 @@
 #include "event-sources.h"
 #include "manager.h"
 #include "verbs-events.h"
+#include "verbs-policy.h"
 
 static bool said;
 

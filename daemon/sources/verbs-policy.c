@@ -2,7 +2,7 @@
 /* Which devices the verbs event source opens, and how it backs off. */
 #include "basic/util.h"
 #include "model.h"
-#include "verbs-events.h"
+#include "verbs-policy.h"
 
 const char *verbs_skip_reason(const Device *d) {
         bool infiniband = false;

@@ -21,6 +21,7 @@
 #include "device.h"
 #include "netdev.h"
 #include "port.h"
+#include "verbs-policy.h"
 
 typedef struct Host {
         UMockdevTestbed *testbed;

@@ -27,6 +27,7 @@
 #include "json-writer.h"
 #include "rdmactl.h"
 #include "verbs.h"
+#include "client/inventory-decode.h"
 
 /* Runs a writer into memory and returns what it wrote. */
 #define CAPTURE(out, stmt)                                                                                             \

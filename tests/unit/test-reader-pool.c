@@ -21,6 +21,7 @@
 #include "basic/time-util.h"
 #include "basic/util.h"
 #include "reader-pool.h"
+#include "reader-watch.h"
 
 #define LANES 24
 

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
-/* rdmactl monitor: what the event handling (monitor.c) and the lines it
- * prints (monitor-output.c) share. */
+/* rdmactl monitor's output (monitor-output.c): the lines it prints, and
+ * the state they are printed from, which the event handling (monitor.c)
+ * keeps. */
 #pragma once
 
 #include <stdbool.h>
