@@ -270,8 +270,8 @@ static int open_state_dir(Manager *m, const Options *o) {
         m->keep_history = true;
         r = history_store_new(m->event, dir, &m->history);
         if (r < 0)
-                log_warning_errno(r, "Cannot open the state directory %s: %m. Link histories are kept in memory only.",
-                                  dir);
+                log_warning_errno(
+                        r, "Failed to open the state directory %s: %m. Link histories are kept in memory only.", dir);
         else
                 log_debug("Link histories are kept in %s.", dir);
         r = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -291,7 +291,7 @@ static void report_interrupted_vf_changes(Manager *m, int state_fd) {
 
         r = sriov_intents_take(state_fd, &intents, &n);
         if (r < 0) {
-                log_warning_errno(r, "Cannot read the records of VF changes in the state directory: %m");
+                log_warning_errno(r, "Failed to read the records of VF changes in the state directory: %m");
                 return;
         }
         for (size_t i = 0; i < n; i++) {

@@ -144,7 +144,7 @@ static int on_all_counters_chunk(sd_event_source *s, void *userdata) {
 
         r = all_counters_reply_append(a);
         if (r < 0)
-                log_warning_errno(r, "Cannot answer GetAllCounters: %m");
+                log_warning_errno(r, "Failed to answer GetAllCounters: %m");
         if (r != 0) {
                 /* Take the loop's reference back and drop it: the destroy callback frees a. */
                 (void) sd_event_source_set_enabled(s, SD_EVENT_OFF);

@@ -195,7 +195,7 @@ int bus_server_stop(BusServer *s) {
         if (r >= 0)
                 r = sd_event_add_post(s->event, &s->stop_post, on_stop_post, s);
         if (r < 0) {
-                log_error_errno(r, "Cannot wait for the VF changes: %m");
+                log_error_errno(r, "Failed to wait for the VF changes: %m");
                 return on_stop_timeout(NULL, 0, s);
         }
         return 0;

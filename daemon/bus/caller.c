@@ -157,9 +157,9 @@ static int on_lookup_reply(sd_bus_message *reply, void *userdata, sd_bus_error *
                 r = caller_remember(registry, l->sender, uid, pid);
         if (r < 0) {
                 if (e)
-                        log_warning("Cannot tell who %s is (%s); its calls are refused.", l->sender, e->name);
+                        log_warning("Failed to tell who %s is (%s); its calls are refused.", l->sender, e->name);
                 else
-                        log_warning_errno(r, "Cannot remember who %s is: %m", l->sender);
+                        log_warning_errno(r, "Failed to remember who %s is: %m", l->sender);
                 for (size_t i = 0; i < l->n_parked; i++)
                         (void) sd_bus_reply_method_errorf(l->parked[i], SD_BUS_ERROR_ACCESS_DENIED,
                                                           "Cannot tell who is calling: %s.",
@@ -211,7 +211,7 @@ static void lookups_start_waiting(CallerRegistry *registry) {
                 int r = lookup_send(registry, l);
 
                 if (r < 0) {
-                        log_warning_errno(r, "Cannot ask who %s is: %m", l->sender);
+                        log_warning_errno(r, "Failed to ask who %s is: %m", l->sender);
                         for (size_t i = 0; i < l->n_parked; i++)
                                 (void) sd_bus_reply_method_errnof(l->parked[i], r, "Cannot ask who is calling: %m");
                         lookup_free(l);

@@ -390,7 +390,7 @@ int counter_read_start(sd_event *event, ReaderPool *pool, const CounterReaderHos
                 entries[i].read_usec = start_usec;
         r = read_split(read);
         if (r < 0)
-                log_warning_errno(r, "Cannot start reading the counters: %m");
+                log_warning_errno(r, "Failed to start reading the counters: %m");
         else {
                 log_debug("Reading the counters of %zu devices.", read->n_pieces);
                 r = read_submit(read);

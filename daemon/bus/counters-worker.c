@@ -86,7 +86,7 @@ static void pending_call_fail(PendingCall *c, int error) {
 
         r = sd_bus_reply_method_errorf(c->call, RDMAD_ERROR_FAILED, "Cannot read the counters: %s", strerror(-error));
         if (r < 0)
-                log_warning_errno(r, "Cannot answer a counters call: %m");
+                log_warning_errno(r, "Failed to answer a counters call: %m");
         pending_call_free(c);
 }
 
@@ -149,7 +149,7 @@ static void pending_call_answer(CounterReader *reader, PendingCall *c) {
         r = c->reply(c->call, TAKE_PTR(c->targets), snapshots, c->n_targets,
                      shared_find(reader, c->reply, snapshots, c->n_targets));
         if (r < 0)
-                log_warning_errno(r, "Cannot answer a counters call: %m");
+                log_warning_errno(r, "Failed to answer a counters call: %m");
         c->n_targets = 0;
         pending_call_free(c);
 }
@@ -256,7 +256,7 @@ static void arm_cache_expiry(CounterReader *reader) {
                 r = sd_event_add_time_relative(reader->event, &reader->expire_event, CLOCK_MONOTONIC,
                                                COUNTERS_MIN_AGE_USEC, 0, on_cache_expire, reader);
         if (r < 0)
-                log_warning_errno(r, "Cannot arm the expiry of the counters cache: %m");
+                log_warning_errno(r, "Failed to arm the expiry of the counters cache: %m");
 }
 
 static void on_read_done(CounterRead *read, void *userdata) {
@@ -274,7 +274,7 @@ static void on_read_done(CounterRead *read, void *userdata) {
         if (r >= 0)
                 r = cache_merge(reader, entries, n_entries, now);
         if (r < 0)
-                log_warning_errno(r, "Cannot read the counters: %m");
+                log_warning_errno(r, "Failed to read the counters: %m");
         else
                 arm_cache_expiry(reader);
         calls = TAKE_PTR(reader->running_calls);
@@ -345,7 +345,7 @@ static void start_next_read(CounterReader *reader) {
 
         r = collect_entries(reader->queued, &entries, &n_entries);
         if (r < 0) {
-                log_warning_errno(r, "Cannot start reading the counters: %m");
+                log_warning_errno(r, "Failed to start reading the counters: %m");
                 goto fail;
         }
         r = counter_read_start(reader->event, reader->pool, &reader->host, entries, n_entries,

@@ -125,7 +125,7 @@ static int on_check_reply(sd_bus_message *reply, void *userdata, sd_bus_error *r
         if (r >= 0)
                 r = sd_event_source_set_priority(q->cleanup, SD_EVENT_PRIORITY_IDLE);
         if (r < 0) {
-                log_error_errno(r, "Cannot schedule the end of an authorization: %m");
+                log_error_errno(r, "Failed to schedule the end of an authorization: %m");
                 for (size_t i = 0; i < q->n_calls; i++)
                         (void) sd_bus_reply_method_errorf(q->calls[i], SD_BUS_ERROR_FAILED, "Internal error: %s.",
                                                           strerror(-r));
@@ -137,7 +137,7 @@ static int on_check_reply(sd_bus_message *reply, void *userdata, sd_bus_error *r
         for (size_t i = 0; i < q->n_calls; i++) {
                 r = sd_bus_enqueue_for_read(bus, q->calls[i]);
                 if (r < 0) {
-                        log_error_errno(r, "Cannot re-queue a method call after authorization: %m");
+                        log_error_errno(r, "Failed to re-queue a method call after authorization: %m");
                         (void) sd_bus_reply_method_errorf(q->calls[i], SD_BUS_ERROR_FAILED, "Internal error: %s.",
                                                           strerror(-r));
                 }

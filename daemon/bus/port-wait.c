@@ -46,7 +46,7 @@ static void port_wait_free(PortWait *w) {
 /* The answer, then the wait is gone. */
 static void port_wait_finish(PortWait *w, int r) {
         if (r < 0)
-                log_debug_errno(r, "Cannot answer a WaitForState call: %m");
+                log_debug_errno(r, "Failed to answer a WaitForState call: %m");
         port_wait_free(w);
 }
 

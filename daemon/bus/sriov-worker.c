@@ -76,11 +76,11 @@ static void job_run(void *userdata) {
         snprintf(intent.pci_path, sizeof(intent.pci_path), "%s", j->device_path);
         r = sriov_intent_record(j->state_fd, &intent);
         if (r < 0)
-                log_warning_errno(r, "Cannot record the VF change of %s in the state directory: %m", j->device);
+                log_warning_errno(r, "Failed to record the VF change of %s in the state directory: %m", j->device);
         sriov_set_num_vfs(j->io, j->numvfs_path, j->count, &j->result);
         r = sriov_intent_clear(j->state_fd, j->device_path);
         if (r < 0)
-                log_warning_errno(r, "Cannot remove the record of the VF change of %s: %m", j->device);
+                log_warning_errno(r, "Failed to remove the record of the VF change of %s: %m", j->device);
 }
 
 static void on_job_done(Worker *w, void *userdata) {
@@ -105,7 +105,7 @@ static void on_job_done(Worker *w, void *userdata) {
                 k = sd_bus_reply_method_errorf(j->call, RDMAD_ERROR_FAILED, "%s", message);
         }
         if (k < 0)
-                log_warning_errno(k, "Cannot answer SetNumVfs: %m");
+                log_warning_errno(k, "Failed to answer SetNumVfs: %m");
         job_free(j);
 }
 
@@ -164,7 +164,7 @@ void sriov_job_registry_abandon(SriovJobRegistry *registry, const char *reason) 
                             j->device, j->count);
                 k = sd_bus_reply_method_errorf(j->call, RDMAD_ERROR_FAILED, "%s", reason);
                 if (k < 0)
-                        log_warning_errno(k, "Cannot answer SetNumVfs: %m");
+                        log_warning_errno(k, "Failed to answer SetNumVfs: %m");
                 /* The thread still uses j and its path: the call goes here, the
                  * rest when (if) its write returns, unless it already has. */
                 j->call = sd_bus_message_unref(j->call);

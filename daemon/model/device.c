@@ -127,7 +127,7 @@ static int device_load_parent(int dev_fd, Device *d) {
                         r = resource_errno_or_zero();
                         if (r < 0)
                                 return r;
-                        log_debug_errno(errno, "%s: cannot open parent device: %m", d->name);
+                        log_debug_errno(errno, "%s: failed to open parent device: %m", d->name);
                 }
         }
 
@@ -202,7 +202,7 @@ int device_load(const char *syspath, const char *name, Device **ret) {
 
         r = sysfs_read_attributes_at(fd, ".", &d->attributes);
         if (r < 0 && !errno_is_resource(r))
-                log_debug_errno(r, "%s: cannot list attributes: %m", name);
+                log_debug_errno(r, "%s: failed to list attributes: %m", name);
         if (errno_is_resource(r))
                 return r;
         r = sysfs_read_attributes_at(fd, "power", &d->power_attributes);

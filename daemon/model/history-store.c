@@ -124,7 +124,7 @@ static void store_job_finished(HistoryStore *s, WriteJob *j) {
                         log_debug_errno(f->error, "Link history: a write failed: %s/%s: %m", s->dir, f->key);
                         if (!s->failing)
                                 log_warning_errno(f->error,
-                                                  "Cannot write the link history %s/%s: %m. Keeping it in memory "
+                                                  "Failed to write the link history %s/%s: %m. Keeping it in memory "
                                                   "only; the next change tries again.",
                                                   s->dir, f->key);
                         s->failing = true;
@@ -209,7 +209,7 @@ static void store_start_job(HistoryStore *s, uint64_t now) {
         r = worker_start(s->event, write_job_run, on_job_done, j, &s->worker);
         if (r < 0) {
                 /* No thread now: the entries wait for the next second. */
-                log_warning_errno(r, "Cannot start a thread to write the link history: %m");
+                log_warning_errno(r, "Failed to start a thread to write the link history: %m");
                 for (size_t i = 0; i < j->n_files; i++) {
                         StoreEntry *e = store_find(s, j->files[i].key);
                         if (e) {
@@ -267,7 +267,7 @@ static void store_schedule(HistoryStore *s) {
                         r = sd_event_source_set_enabled(s->timer, SD_EVENT_ONESHOT);
         }
         if (r < 0)
-                log_warning_errno(r, "Cannot arm the link history's timer: %m");
+                log_warning_errno(r, "Failed to arm the link history's timer: %m");
 }
 
 int history_store_save(HistoryStore *s, const char *key, const LinkHistory *h) {
@@ -314,7 +314,7 @@ void history_store_load(HistoryStore *s, const char *key, LinkHistory *ret) {
                 if (errno == ENOENT)
                         log_debug("%s/%s: no link history yet.", s->dir, key);
                 else
-                        log_warning_errno(errno, "%s/%s: cannot read the link history: %m. Starting an empty one.",
+                        log_warning_errno(errno, "%s/%s: failed to read the link history: %m. Starting an empty one.",
                                           s->dir, key);
                 return;
         }
@@ -342,7 +342,7 @@ void history_store_load(HistoryStore *s, const char *key, LinkHistory *ret) {
         if (r == -EBADMSG)
                 log_warning("%s/%s: the link history is truncated or damaged. Starting an empty one.", s->dir, key);
         else if (r < 0)
-                log_warning_errno(r, "%s/%s: cannot read the link history: %m. Starting an empty one.", s->dir, key);
+                log_warning_errno(r, "%s/%s: failed to read the link history: %m. Starting an empty one.", s->dir, key);
         if (r < 0)
                 *ret = (LinkHistory){};
 }
@@ -353,7 +353,7 @@ int history_store_new(sd_event *event, const char *dir, HistoryStore **ret) {
         assert(event);
         assert(dir);
         if (mkdir(dir, 0755) < 0 && errno != EEXIST)
-                log_debug_errno(errno, "Cannot make %s: %m", dir);
+                log_debug_errno(errno, "Failed to make %s: %m", dir);
         s = calloc(1, sizeof(HistoryStore));
         if (!s)
                 return -ENOMEM;

@@ -485,7 +485,7 @@ static void manager_apply_load(Manager *m, LoadJob *lj, const ReaderResult *res)
         }
         if (j->error < 0) {
                 /* Gone again before we could read it: the remove event follows, or it never existed. */
-                log_debug_errno(j->error, "%s: cannot load %s: %m", j->name, j->sysfs_path);
+                log_debug_errno(j->error, "%s: failed to load %s: %m", j->name, j->sysfs_path);
                 if (!m->starting)
                         manager_remove_device(m, j->name);
                 return;

@@ -90,7 +90,7 @@ static int netdev_load(int net_fd, const char *name, NetDev *n) {
         if (fd < 0) {
                 r = negative_errno();
                 if (!errno_is_resource(r))
-                        log_debug_errno(r, "Cannot open netdev %s: %m", name);
+                        log_debug_errno(r, "Failed to open netdev %s: %m", name);
                 return r;
         }
 

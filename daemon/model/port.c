@@ -146,7 +146,7 @@ static int port_load(int ports_fd, const char *dirname, Port *p) {
                 r = resource_errno_or_zero();
                 if (r < 0)
                         return r;
-                log_debug_errno(errno, "Cannot open port directory %s: %m", dirname);
+                log_debug_errno(errno, "Failed to open port directory %s: %m", dirname);
         } else {
                 r = sysfs_read_attributes_at(fd, ".", &p->attributes);
                 if (errno_is_resource(r))

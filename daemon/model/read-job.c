@@ -65,8 +65,9 @@ void resync_defer(Manager *m, int error, const char *what) {
         assert(what);
 
         if (!m->resync_pending)
-                log_error_errno(error,
-                                "%s: cannot read sysfs: %m. Keeping the last known state; retrying on the next event.",
-                                what);
+                log_error_errno(
+                        error,
+                        "%s: failed to read sysfs: %m. Keeping the last known state; retrying on the next event.",
+                        what);
         m->resync_pending = true;
 }

@@ -190,7 +190,7 @@ static void pool_wake_locked(ReaderPool *p) {
         pthread_sigmask(SIG_SETMASK, &old, NULL);
         if (r != 0) {
                 /* The threads there are take the work; with none, the next submission retries. */
-                log_warning_errno(r, "Cannot start a reader thread: %m");
+                log_warning_errno(r, "Failed to start a reader thread: %m");
                 return;
         }
         p->n_threads++;
@@ -266,7 +266,7 @@ static void pool_arm_stall(ReaderPool *p) {
         if (r >= 0)
                 r = sd_event_source_set_enabled(p->stall_event, SD_EVENT_ONESHOT);
         if (r < 0)
-                log_error_errno(r, "Cannot arm the reader pool's stall check: %m");
+                log_error_errno(r, "Failed to arm the reader pool's stall check: %m");
 }
 
 /* While work waits or results are held back: a thread for the work if the

@@ -115,7 +115,7 @@ void reader_watch_arm(ReaderPool *p, uint64_t usec) {
         if (r >= 0)
                 r = sd_event_source_set_enabled(p->timer_event, SD_EVENT_ONESHOT);
         if (r < 0)
-                log_error_errno(r, "Cannot arm the read timeout: %m");
+                log_error_errno(r, "Failed to arm the read timeout: %m");
 }
 
 typedef struct StuckReport {

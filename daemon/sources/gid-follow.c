@@ -123,7 +123,7 @@ static void arm(GidFollow *f, uint64_t now) {
                 r = sd_event_add_time(f->manager->event, &f->timer, CLOCK_MONOTONIC, now + GID_FOLLOW_TICK_USEC, 0,
                                       on_tick, f);
                 if (r < 0) {
-                        log_warning_errno(r, "Cannot follow GID tables after an address change: %m");
+                        log_warning_errno(r, "Failed to follow GID tables after an address change: %m");
                         return;
                 }
                 (void) sd_event_source_set_description(f->timer, "gid-follow");

@@ -198,7 +198,7 @@ static void link_poll_submit(LinkPoll *p, Device *d, PollTurn *turns, size_t n) 
         } else if (errno_is_resource(r))
                 resync_defer(m, r, d->name);
         else if (r < 0)
-                log_warning_errno(r, "%s: cannot queue the poll's read: %m", d->name);
+                log_warning_errno(r, "%s: failed to queue the poll's read: %m", d->name);
 }
 
 static int on_link_poll(sd_event_source *s, uint64_t usec, void *userdata) {

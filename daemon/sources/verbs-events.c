@@ -60,7 +60,7 @@ void verbs_schedule_reread(VerbsDevice *vd, uint32_t port, bool gids) {
         }
         if (sd_event_source_set_enabled(v->defer, SD_EVENT_ONESHOT) < 0) {
                 /* Cannot happen for a defer source; the poll's sweep would catch up. */
-                log_debug("Cannot schedule a verbs re-read.");
+                log_debug("Failed to schedule a verbs re-read.");
         }
 }
 
@@ -95,7 +95,7 @@ static void verbs_fail(VerbsDevice *vd, int error) {
         uint64_t delay = verbs_retry_delay_usec(++vd->failures), now;
         int r;
 
-        log_warning_errno(error, "%s: cannot read verbs events: %m. Closing; retrying in %" PRIu64 " s.", vd->name,
+        log_warning_errno(error, "%s: failed to read verbs events: %m. Closing; retrying in %" PRIu64 " s.", vd->name,
                           delay / 1000000);
         verbs_close(vd, "read failed", VERBS_CLOSE_REPORT);
         /* What happened meanwhile: read now, then polled. */
@@ -104,7 +104,7 @@ static void verbs_fail(VerbsDevice *vd, int error) {
                 return;
         r = sd_event_add_time(m->event, &vd->retry, CLOCK_MONOTONIC, now + delay, 100 * 1000, on_retry, vd);
         if (r < 0)
-                log_warning_errno(r, "%s: cannot schedule the verbs retry: %m", vd->name);
+                log_warning_errno(r, "%s: failed to schedule the verbs retry: %m", vd->name);
         else
                 (void) sd_event_source_set_description(vd->retry, "verbs-retry");
 }
@@ -204,12 +204,13 @@ static int on_reread(sd_event_source *s, void *userdata) {
                                 continue;
                         r = port_refresh(p);
                         if (r < 0 && !errno_is_resource(r))
-                                log_warning_errno(r, "%s port %u: cannot re-read link state: %m", d->name, p->number);
+                                log_warning_errno(r, "%s port %u: failed to re-read link state: %m", d->name,
+                                                  p->number);
                         if (!all_gids && !(pending_gids & bit))
                                 continue;
                         r = port_refresh_gids(p);
                         if (r < 0 && !errno_is_resource(r))
-                                log_warning_errno(r, "%s port %u: cannot re-read GIDs: %m", d->name, p->number);
+                                log_warning_errno(r, "%s port %u: failed to re-read GIDs: %m", d->name, p->number);
                 }
         }
         return 0;

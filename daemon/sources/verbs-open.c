@@ -114,7 +114,7 @@ void verbs_close_context(VerbsEvents *v, Device *d, const char *name, struct ibv
                         free(arg);
         }
         if (r < 0)
-                log_warning_errno(r, "%s: cannot queue the close of its verbs context; left open: %m", name);
+                log_warning_errno(r, "%s: failed to queue the close of its verbs context; left open: %m", name);
 }
 
 /* An open, on the device's lane: the device from the list, the context
@@ -242,7 +242,7 @@ static void verbs_submit_open(VerbsDevice *vd, VerbsList *list) {
         if (r < 0) {
                 vd->opening = false;
                 open_free(o);
-                log_warning_errno(r, "%s: cannot queue the open of its verbs context: %m", vd->name);
+                log_warning_errno(r, "%s: failed to queue the open of its verbs context: %m", vd->name);
         }
 }
 
@@ -322,7 +322,7 @@ static void verbs_request_list(VerbsEvents *v) {
         reader_lane_unref(lane);
         if (r < 0) {
                 list_free(l);
-                log_warning_errno(r, "Cannot queue the verbs device list: %m");
+                log_warning_errno(r, "Failed to queue the verbs device list: %m");
                 return;
         }
         v->listing = true;

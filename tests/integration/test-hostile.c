@@ -552,7 +552,7 @@ static void test_out_of_file_descriptors(void **state) {
         harness_add_device(h, GHOST_RECORD);
         harness_write(h, MLX5_SYS, "node_desc", "changed while out of descriptors\n");
         umockdev_testbed_uevent(h->testbed, MLX5_SYS, "change");
-        harness_wait_log(h, "cannot read sysfs: Too many open files.");
+        harness_wait_log(h, "failed to read sysfs: Too many open files.");
         /* Poll ticks at 50 ms fail too, and must not log again: a window for a dozen of them. */
         harness_observe(h, 700, "the poll's failed reads");
         assert_int_equal(count_signals_mentioning(h, "ghost0"), 0);
@@ -561,8 +561,9 @@ static void test_out_of_file_descriptors(void **state) {
         harness_assert_property(h, MLX5_0 "/port/1", RDMAD_PORT_INTERFACE, "StateName", "ACTIVE");
         harness_assert_daemon_answers(h);
         log = harness_daemon_log(h);
-        if (!strstr(log, "cannot read sysfs: Too many open files. Keeping the last known state; retrying on the next "
-                         "event."))
+        if (!strstr(log,
+                    "failed to read sysfs: Too many open files. Keeping the last known state; retrying on the next "
+                    "event."))
                 fail_msg("no EMFILE message in the log:\n%s", log);
         /* Once per episode, however many events and poll ticks failed. */
         if (count_occurrences(log, "Too many open files") != 1)
