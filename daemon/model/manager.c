@@ -378,6 +378,13 @@ static void num_vfs_job_apply(ReadJob *j, const ReaderResult *res) {
         device_read_health(j->device, res, READ_PARTIAL);
 }
 
+static const ReadJobKind num_vfs_job_kind = {
+        .size = sizeof(NumVfsJob),
+        .run = num_vfs_job_run,
+        .apply = num_vfs_job_apply,
+        .free = num_vfs_job_free,
+};
+
 int manager_read_num_vfs(Manager *m, const char *pci_path) {
         NumVfsJob *nj;
 
@@ -391,14 +398,9 @@ int manager_read_num_vfs(Manager *m, const char *pci_path) {
                         continue;
                 if (!device_readable(d))
                         return 0;
-                nj = calloc(1, sizeof(NumVfsJob));
-                if (!nj)
-                        return -ENOMEM;
-                nj->job.run = num_vfs_job_run;
-                nj->job.apply = num_vfs_job_apply;
-                nj->job.free = num_vfs_job_free;
-                if (read_job_init(&nj->job, m, d, NULL, NULL) < 0 || !(nj->pci_path = strdup(pci_path))) {
-                        read_job_free(&nj->job);
+                nj = (NumVfsJob *) read_job_new(&num_vfs_job_kind, m, d, NULL, NULL);
+                if (!nj || !(nj->pci_path = strdup(pci_path))) {
+                        read_job_free((ReadJob *) nj);
                         return -ENOMEM;
                 }
                 return read_job_submit(&nj->job, d->lane);
@@ -533,18 +535,19 @@ static void load_job_apply(ReadJob *j, const ReaderResult *res) {
 
 static int manager_submit_load(Manager *m, ReaderLane *lane, const char *name, const char *syspath,
                                const char *old_name, unsigned rescan) {
-        LoadJob *lj = calloc(1, sizeof(LoadJob));
+        static const ReadJobKind load_job_kind = {
+                .size = sizeof(LoadJob),
+                .run = load_job_run,
+                .apply = load_job_apply,
+                .free = load_job_free,
+        };
+        LoadJob *lj = (LoadJob *) read_job_new(&load_job_kind, m, NULL, name, syspath);
 
-        if (!lj)
-                return -ENOMEM;
-        lj->job.run = load_job_run;
-        lj->job.apply = load_job_apply;
-        lj->job.free = load_job_free;
-        lj->rescan = rescan;
-        if (read_job_init(&lj->job, m, NULL, name, syspath) < 0 || (old_name && !(lj->old_name = strdup(old_name)))) {
-                read_job_free(&lj->job);
+        if (!lj || (old_name && !(lj->old_name = strdup(old_name)))) {
+                read_job_free((ReadJob *) lj);
                 return -ENOMEM;
         }
+        lj->rescan = rescan;
         return read_job_submit(&lj->job, lane);
 }
 

@@ -254,20 +254,22 @@ static void netdev_job_apply(ReadJob *j, const ReaderResult *res) {
         device_read_health(j->device, res, READ_PARTIAL);
 }
 
+static const ReadJobKind netdev_job_kind = {
+        .size = sizeof(NetDevJob),
+        .run = netdev_job_run,
+        .apply = netdev_job_apply,
+        .free = netdev_job_free,
+};
+
 int netdev_refresh(NetDev *n) {
         NetDevJob *nj;
 
         assert(n);
         if (!device_readable(n->device))
                 return 0;
-        nj = calloc(1, sizeof(NetDevJob));
-        if (!nj)
-                return -ENOMEM;
-        nj->job.run = netdev_job_run;
-        nj->job.apply = netdev_job_apply;
-        nj->job.free = netdev_job_free;
-        if (read_job_init(&nj->job, n->device->manager, n->device, NULL, NULL) < 0 || !(nj->netdev = strdup(n->name))) {
-                read_job_free(&nj->job);
+        nj = (NetDevJob *) read_job_new(&netdev_job_kind, n->device->manager, n->device, NULL, NULL);
+        if (!nj || !(nj->netdev = strdup(n->name))) {
+                read_job_free((ReadJob *) nj);
                 return -ENOMEM;
         }
         return read_job_submit(&nj->job, n->device->lane);

@@ -521,23 +521,23 @@ static int ports_job_add(PortsJob *pj, Port *p, unsigned what) {
         return 0;
 }
 
+static const ReadJobKind ports_job_kind = {
+        .size = sizeof(PortsJob),
+        .run = ports_job_run,
+        .apply = ports_job_apply,
+        .free = ports_job_free,
+};
+
 /* The turns' ports of d, on its lane; nothing of a device that cannot be read now. */
 static int ports_read(Device *d, const PollTurn *turns, size_t n, bool from_poll) {
         PortsJob *pj;
 
         if (!device_readable(d))
                 return 0;
-        pj = calloc(1, sizeof(PortsJob));
+        pj = (PortsJob *) read_job_new(&ports_job_kind, d->manager, d, NULL, NULL);
         if (!pj)
                 return -ENOMEM;
-        pj->job.run = ports_job_run;
-        pj->job.apply = ports_job_apply;
-        pj->job.free = ports_job_free;
         pj->job.from_poll = from_poll;
-        if (read_job_init(&pj->job, d->manager, d, NULL, NULL) < 0) {
-                read_job_free(&pj->job);
-                return -ENOMEM;
-        }
         for (size_t i = 0; i < n; i++)
                 if (ports_job_add(pj, turns[i].port, turns[i].what) < 0) {
                         read_job_free(&pj->job);

@@ -5,19 +5,30 @@
 #include "basic/util.h"
 #include "manager.h"
 
-int read_job_init(ReadJob *j, Manager *m, Device *d, const char *name, const char *sysfs_path) {
+ReadJob *read_job_new(const ReadJobKind *kind, Manager *m, Device *d, const char *name, const char *sysfs_path) {
+        ReadJob *j;
+
+        assert(kind->size >= sizeof(ReadJob));
+        j = calloc(1, kind->size);
+        if (!j)
+                return NULL;
+        j->kind = kind;
         j->manager = m;
         j->device = d;
         j->name = strdup(d ? d->name : name);
         j->sysfs_path = strdup(d ? d->sysfs_path : sysfs_path);
-        return j->name && j->sysfs_path ? 0 : -ENOMEM;
+        if (!j->name || !j->sysfs_path) {
+                read_job_free(j);
+                return NULL;
+        }
+        return j;
 }
 
 void read_job_free(ReadJob *j) {
         if (!j)
                 return;
-        if (j->free)
-                j->free(j);
+        if (j->kind->free)
+                j->kind->free(j);
         free(j->name);
         free(j->sysfs_path);
         free(j);
@@ -25,7 +36,7 @@ void read_job_free(ReadJob *j) {
 
 static void job_run(ReaderLane *lane, void *arg) {
         ReadJob *j = arg;
-        j->run(lane, j);
+        j->kind->run(lane, j);
 }
 
 static void job_apply(void *arg, const ReaderResult *res, void *userdata) {
@@ -36,7 +47,7 @@ static void job_apply(void *arg, const ReaderResult *res, void *userdata) {
                 m->sources.turn_done(j->device, m->sources_userdata);
         if (j->device && res->stuck)
                 return;
-        j->apply(j, res);
+        j->kind->apply(j, res);
 }
 
 static void job_free(void *arg) {
@@ -48,7 +59,7 @@ int read_job_submit(ReadJob *j, ReaderLane *lane) {
         int r;
 
         if (!m->readers || !lane) {
-                j->run(NULL, j);
+                j->kind->run(NULL, j);
                 job_apply(j, &(ReaderResult){}, m);
                 read_job_free(j);
                 return 0;

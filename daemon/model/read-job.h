@@ -2,6 +2,7 @@
 #pragma once
 
 #include <stdbool.h>
+#include <stddef.h>
 
 #include "forward.h"
 #include "reader-pool.h"
@@ -13,7 +14,20 @@
  * a load (manager.c), a port's files (port.c), a netdev's (netdev.c),
  * sriov_numvfs (manager.c). */
 typedef struct ReadJob ReadJob;
+
+/* A kind of read: the size of its struct (a ReadJob first), how it runs on
+ * the reader thread, how its result is applied on the loop (not for a job
+ * of a device whose read hung, res->stuck: its values are old, and the
+ * recovery reads it again), and how its own part is freed (may be NULL). */
+typedef struct ReadJobKind {
+        size_t size;
+        void (*run)(ReaderLane *lane, ReadJob *j);
+        void (*apply)(ReadJob *j, const ReaderResult *res);
+        void (*free)(ReadJob *j);
+} ReadJobKind;
+
 struct ReadJob {
+        const ReadJobKind *kind;
         Manager *manager;
         /* The device read, NULL for a load (which finds or makes its own):
          * valid until the job is applied, as removing a device cancels the
@@ -23,15 +37,11 @@ struct ReadJob {
         char *sysfs_path;
         int error;      /* a lack of resources stopped the read; a load's -errno */
         bool from_poll; /* the poll's turn: it hears when the job is applied */
-        void (*run)(ReaderLane *lane, ReadJob *j);
-        /* Not called for a job of a device whose read hung (res->stuck):
-         * its values are old, and the recovery reads it again. */
-        void (*apply)(ReadJob *j, const ReaderResult *res);
-        void (*free)(ReadJob *j); /* the kind's own part, before the job itself */
 };
 
-/* Of d, or (a load) of the device called name at sysfs_path. */
-int read_job_init(ReadJob *j, Manager *m, Device *d, const char *name, const char *sysfs_path);
+/* A zeroed job of kind, of d or (a load) of the device called name at
+ * sysfs_path; NULL without memory. */
+ReadJob *read_job_new(const ReadJobKind *kind, Manager *m, Device *d, const char *name, const char *sysfs_path);
 void read_job_free(ReadJob *j);
 /* Queued on the lane; without readers (tests, --dump) run and applied at
  * once, in line. The job is the queue's, even on failure. */
