@@ -66,6 +66,10 @@ struct ReaderPool {
         ReaderLane *ready, *ready_tail;
         ReaderJob *running;
         ReaderJob *done, *done_tail;
+        /* The done jobs pool_dispatch() took and is applying, one at a
+         * time: an apply may cancel a lane (its device is gone), which must
+         * reach the jobs of this batch not yet applied too. */
+        ReaderJob *dispatching, *dispatching_tail;
         unsigned n_threads, n_idle, n_woken;
         unsigned n_starting;   /* threads created that have not looked for work yet */
         unsigned n_unnotified; /* results on the done list the eventfd has not told of */

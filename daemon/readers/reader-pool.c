@@ -224,11 +224,12 @@ static void pool_unref_locked_last(ReaderPool *p) {
 }
 
 static void pool_dispatch(ReaderPool *p) {
-        ReaderJob *done;
-
         pthread_mutex_lock(&p->mutex);
-        done = TAKE_PTR(p->done);
-        p->done_tail = NULL;
+        LIST_FOREACH_SAFE(queue, j, next, p->done) {
+                /* Appended to what a dispatch under way has left, in order. */
+                LIST_REMOVE_TAIL(queue, p->done, p->done_tail, j);
+                LIST_APPEND(queue, p->dispatching, p->dispatching_tail, j);
+        }
         p->n_unnotified = 0;
         {
                 eventfd_t v;
@@ -236,10 +237,18 @@ static void pool_dispatch(ReaderPool *p) {
         }
         pthread_mutex_unlock(&p->mutex);
 
-        LIST_FOREACH_SAFE(queue, j, next, done) {
-                ReaderLane *l = j->lane;
+        for (;;) {
+                ReaderJob *j;
+                ReaderLane *l;
 
-                LIST_REMOVE(queue, done, j);
+                pthread_mutex_lock(&p->mutex);
+                j = p->dispatching;
+                if (j)
+                        LIST_REMOVE_TAIL(queue, p->dispatching, p->dispatching_tail, j);
+                pthread_mutex_unlock(&p->mutex);
+                if (!j)
+                        break;
+                l = j->lane;
                 if (!j->cancelled)
                         l->n_pending--;
                 if (j->result.stuck && p->events.unstuck)
@@ -490,6 +499,11 @@ void reader_lane_cancel_all(ReaderLane *l) {
                 l->n_pending--;
         }
         LIST_FOREACH(queue, j, p->done)
+                if (j->lane == l && j->apply && !j->cancelled) {
+                        j->cancelled = true;
+                        l->n_pending--;
+                }
+        LIST_FOREACH(queue, j, p->dispatching)
                 if (j->lane == l && j->apply && !j->cancelled) {
                         j->cancelled = true;
                         l->n_pending--;

@@ -44,9 +44,10 @@ typedef struct Job {
         unsigned read_ms;
         bool spin; /* ... spent running, not asleep (a thread starved of the CPU looks the same) */
         bool applied;
-        bool stuck;        /* what apply() was told */
-        unsigned *order;   /* apply() appends seq here */
-        unsigned *n_order; /* ... at this index */
+        bool stuck;         /* what apply() was told */
+        unsigned *order;    /* apply() appends seq here */
+        unsigned *n_order;  /* ... at this index */
+        ReaderLane *cancel; /* apply() cancels this lane (its device went) */
 } Job;
 
 static void job_run(ReaderLane *lane, void *arg) {
@@ -92,6 +93,8 @@ static void job_apply(void *arg, const ReaderResult *result, void *userdata) {
         j->applied = true;
         j->stuck = result->stuck;
         p->n_applied++;
+        if (j->cancel)
+                reader_lane_cancel_all(j->cancel);
         if (j->order)
                 j->order[(*j->n_order)++] = j->seq;
 }
@@ -159,6 +162,29 @@ static void submit(Pool *p, Job *j) {
                         assert_true(sd_event_run((p)->event, 100 * USEC_PER_MSEC) >= 0);                               \
                 }                                                                                                      \
         } while (0)
+
+/* A job that is done, waiting to be applied in the same batch as one
+ * whose apply cancels its lane (its device was removed by the first),
+ * is not applied: its device is gone, and it may hold a pointer to it. */
+static void test_cancel_reaches_the_batch_being_applied(void **state) {
+        Pool *p = *state;
+        Job first = { .lane = 0, .cancel = lanes[1] }, second = { .lane = 1, .n_reads = 1, .read_ms = 20 };
+        uint64_t deadline = now_usec(CLOCK_MONOTONIC) + 5 * USEC_PER_SEC;
+
+        submit(p, &first);
+        submit(p, &second);
+        /* Both done before the loop dispatches: one batch, first then second. */
+        while (atomic_load(&p->started) < 2 || atomic_load(&p->running[0]) > 0 || atomic_load(&p->running[1]) > 0) {
+                assert_true(now_usec(CLOCK_MONOTONIC) < deadline);
+                usleep(1000);
+        }
+        usleep(10 * 1000);
+        RUN_UNTIL(p, first.applied);
+        assert_int_equal(sd_event_run(p->event, 50 * USEC_PER_MSEC) >= 0, 1);
+        assert_false(second.applied);
+        assert_int_equal(reader_lane_pending(lanes[1]), 0);
+        assert_int_equal(p->n_applied, 1);
+}
 
 /* A burst over many lanes: every job applied once, each lane's in the
  * order submitted, never two of one lane at once, within the bound. */
@@ -333,6 +359,7 @@ static void test_start_up_wait(void **state) {
 int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test_setup_teardown(test_lanes_in_order_one_at_a_time, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_cancel_reaches_the_batch_being_applied, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_others_served_while_one_is_stuck, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_bound_holds_whatever_hangs, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_result_before_a_hang_is_not_held, setup, teardown),
