@@ -7,6 +7,7 @@
 #include "bus-server.h"
 #include "bus-util.h"
 #include "counters-worker.h"
+#include "health.h"
 #include "manager.h"
 #include "reader-pool.h"
 
@@ -203,6 +204,7 @@ static int reply_all_counters(sd_bus_message *call, CounterTarget *targets, Coun
 
 static int target_set(CounterTarget *t, const Device *d, uint32_t port) {
         t->device = strdup(d->name);
+        t->lane = reader_lane_ref(d->lane);
         t->port = port;
         if (port == 0)
                 t->path = strdup(d->sysfs_path);
@@ -221,18 +223,17 @@ static int device_targets(const Device *d, bool with_ports, CounterTarget *t, si
         return r;
 }
 
-static ReaderLane *counters_lane(const char *device, void *userdata) {
-        Device *d = manager_find_device(userdata, device);
-        return d ? d->lane : NULL;
-}
-
-static bool counters_unresponsive(const char *device, void *userdata) {
-        Device *d = manager_find_device(userdata, device);
+/* The lane's owner: its device, unless it is gone meanwhile. */
+static bool counters_unresponsive(ReaderLane *lane, void *userdata) {
+        Device *d = reader_lane_owner(lane);
         return d && !device_readable(d);
 }
 
-static void counters_read_result(const char *device, const ReaderResult *result, void *userdata) {
-        manager_read_result(userdata, device, result);
+static void counters_read_result(ReaderLane *lane, const ReaderResult *result, void *userdata) {
+        Device *d = reader_lane_owner(lane);
+
+        if (d)
+                device_read_health(d, result, READ_PARTIAL);
 }
 
 /* A device whose reads hang: the call fails now rather than wait for it. */
@@ -254,7 +255,6 @@ static int submit(BusServer *s, sd_bus_message *message, CounterTarget *targets,
         }
         if (!s->counter_reader) {
                 const CounterReaderHost host = {
-                        .lane = counters_lane,
                         .unresponsive = counters_unresponsive,
                         .read_result = counters_read_result,
                         .userdata = s->manager,

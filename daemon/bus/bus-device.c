@@ -91,10 +91,9 @@ static int bus_property_get_physical_function(sd_bus *bus, const char *path, con
                                               const char *property, sd_bus_message *reply, void *userdata,
                                               sd_bus_error *error) {
         _cleanup_free_ char *p = NULL;
-        Device *d = userdata, *pf;
+        const Device *d = userdata, *pf = d->physical_function;
         int r;
 
-        pf = manager_find_physical_function(d->manager, d);
         if (!pf)
                 return sd_bus_message_append(reply, "o", "/");
         r = device_bus_path(pf, &p);
@@ -141,7 +140,7 @@ static size_t device_path_size_max(const Device *d) {
 }
 
 static size_t bus_property_size_physical_function(const void *object, size_t path_len) {
-        const Device *d = object, *pf = manager_find_physical_function(d->manager, d);
+        const Device *d = object, *pf = d->physical_function;
 
         return pf ? device_path_size_max(pf) : BUS_STRING_SIZE_MAX(1);
 }

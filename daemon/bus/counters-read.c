@@ -31,6 +31,7 @@ typedef struct PieceArg {
 /* The loop's side of a piece: enough to answer without it. */
 typedef struct Piece {
         char *device;
+        ReaderLane *lane;      /* a reference; NULL: read on the loop */
         ReaderJob *handle;     /* until applied or cancelled */
         CounterEntry *entries; /* the paths (snapshots marked unresponsive if it never answers) */
         size_t n_entries;
@@ -85,6 +86,7 @@ void counter_snapshots_free(CounterSnapshot **s, size_t n) {
 void counter_entry_clear(CounterEntry *e) {
         free(e->path);
         free(e->device);
+        reader_lane_unref(e->lane);
         counter_snapshot_unref(e->snapshot);
 }
 
@@ -137,6 +139,7 @@ CounterRead *counter_read_free(CounterRead *read) {
         for (size_t i = 0; i < read->n_pieces; i++) {
                 reader_job_cancel(read->pieces[i].handle);
                 free(read->pieces[i].device);
+                reader_lane_unref(read->pieces[i].lane);
                 counter_entries_free(read->pieces[i].entries, read->pieces[i].n_entries);
         }
         free(read->pieces);
@@ -219,7 +222,7 @@ static void piece_apply(void *userdata, const ReaderResult *result, void *host_u
         Piece *p = &read->pieces[a->index];
 
         if (read->host.read_result)
-                read->host.read_result(p->device, result, read->host.userdata);
+                read->host.read_result(p->lane, result, read->host.userdata);
         piece_take(read, p, a);
         piece_finish(read, p);
 }
@@ -234,7 +237,7 @@ static int on_read_deadline(sd_event_source *s, uint64_t usec, void *userdata) {
 
                 if (p->done)
                         continue;
-                if (!all && !(read->host.unresponsive && read->host.unresponsive(p->device, read->host.userdata)))
+                if (!all && !(read->host.unresponsive && read->host.unresponsive(p->lane, read->host.userdata)))
                         continue;
                 log_warning("%s: %s; answering without its counters.", p->device,
                             all ? "its counters are not read after four read timeouts" : "a read does not answer");
@@ -292,10 +295,11 @@ static int read_split(CounterRead *read) {
                         if (ARRAY_RESERVE(read->pieces, allocated, read->n_pieces + 1) < 0)
                                 return -ENOMEM;
                         p = &read->pieces[read->n_pieces++];
-                        *p = (Piece){ .device = strdup(e->device) };
+                        *p = (Piece){ .device = strdup(e->device), .lane = TAKE_PTR(e->lane) };
                         if (!p->device)
                                 return -ENOMEM;
                 }
+                e->lane = reader_lane_unref(e->lane); /* the piece's has it */
                 {
                         CounterEntry *entries = reallocarray(p->entries, p->n_entries + 1, sizeof(CounterEntry));
                         if (!entries)
@@ -317,10 +321,11 @@ static int read_submit(CounterRead *read) {
 
         for (size_t i = 0; i < n; i++) {
                 Piece *p = &read->pieces[i];
-                ReaderLane *lane = NULL;
                 PieceArg *a;
 
-                if (read->host.unresponsive && read->host.unresponsive(p->device, read->host.userdata)) {
+                if (!read->pool) /* tests: read here */
+                        p->lane = reader_lane_unref(p->lane);
+                if (p->lane && read->host.unresponsive && read->host.unresponsive(p->lane, read->host.userdata)) {
                         piece_give_up(p);
                         p->done = true;
                         read->n_done++;
@@ -337,9 +342,7 @@ static int read_submit(CounterRead *read) {
                         return r;
                 }
                 a->n_entries = p->n_entries;
-                if (read->pool && read->host.lane)
-                        lane = read->host.lane(p->device, read->host.userdata);
-                if (!lane) {
+                if (!p->lane) {
                         /* No pool (tests) or a device gone meanwhile: read here. */
                         piece_run(NULL, a);
                         piece_take(read, p, a);
@@ -348,7 +351,7 @@ static int read_submit(CounterRead *read) {
                         read->n_done++;
                         continue;
                 }
-                r = reader_pool_submit(read->pool, lane, piece_run, piece_apply, piece_arg_free, a, &p->handle);
+                r = reader_pool_submit(read->pool, p->lane, piece_run, piece_apply, piece_arg_free, a, &p->handle);
                 if (r < 0) {
                         piece_arg_free(a);
                         return r;

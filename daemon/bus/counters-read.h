@@ -37,6 +37,7 @@ void counter_snapshots_free(CounterSnapshot **s, size_t n);
 typedef struct CounterEntry {
         char *path;
         char *device;
+        struct ReaderLane *lane; /* a reference, until the read takes it: where the device reads; NULL: here */
         bool port_dir;
         CounterSnapshot *snapshot;
         uint64_t read_usec; /* CLOCK_MONOTONIC when the read that filled it started */
@@ -49,13 +50,12 @@ int counter_entry_compare(const void *a, const void *b);
 /* In e, sorted by path. */
 const CounterEntry *counter_entries_find(const CounterEntry *e, size_t n, const char *path);
 
-/* Where the reads run: a device's counters on its lane of the pool. */
+/* How the reads go: a device's counters on its lane of the pool. */
 typedef struct CounterReaderHost {
-        struct ReaderLane *(*lane)(const char *device, void *userdata);
         /* A device whose reads hang: nothing is queued for it. */
-        bool (*unresponsive)(const char *device, void *userdata);
+        bool (*unresponsive)(struct ReaderLane *lane, void *userdata);
         /* How a device's read went (an I/O error sets its health). */
-        void (*read_result)(const char *device, const struct ReaderResult *result, void *userdata);
+        void (*read_result)(struct ReaderLane *lane, const struct ReaderResult *result, void *userdata);
         void *userdata;
 } CounterReaderHost;
 

@@ -62,6 +62,7 @@ CounterShare *counter_share_unref(CounterShare *s) {
 void counter_targets_free(CounterTarget *t, size_t n) {
         for (size_t i = 0; i < n; i++) {
                 free(t[i].device);
+                reader_lane_unref(t[i].lane);
                 free(t[i].path);
         }
         free(t);
@@ -309,6 +310,7 @@ static int collect_entries(const PendingCall *calls, CounterEntry **ret, size_t 
                                 goto oom;
                         e[n] = (CounterEntry){ .path = strdup(c->targets[i].path),
                                                .device = strdup(c->targets[i].device),
+                                               .lane = reader_lane_ref(c->targets[i].lane),
                                                .port_dir = c->targets[i].port > 0,
                                                .snapshot = counter_snapshot_new() };
                         n++;

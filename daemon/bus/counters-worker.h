@@ -43,6 +43,7 @@ typedef struct CounterReader CounterReader;
  * device-wide hw_counters (the device directory, port 0). */
 typedef struct CounterTarget {
         char *device;
+        struct ReaderLane *lane; /* a reference: where the device reads, NULL for none */
         uint32_t port;
         char *path;
 } CounterTarget;

@@ -18,6 +18,7 @@
 #include "properties.h"
 #include "rdma-drivers.h"
 #include "read-job.h"
+#include "reader-pool.h"
 
 static const size_t device_strings[] = {
         offsetof(Device, name),           offsetof(Device, sysfs_path),  offsetof(Device, device_path),
@@ -271,6 +272,15 @@ const Port *device_find_port(const Device *d, uint32_t number) {
         return i < d->n_ports ? &d->ports[i] : NULL;
 }
 
+void device_set_lane(Device *d, ReaderLane *lane) {
+        assert(d);
+        if (reader_lane_owner(d->lane) == d)
+                reader_lane_set_owner(d->lane, NULL);
+        reader_lane_unref(d->lane);
+        d->lane = lane;
+        reader_lane_set_owner(lane, d);
+}
+
 /* What is the manager's (its table, the health, the lane, the verbs
  * coverage) stays with d, and so do its ports and netdevs. */
 void device_update(Device *d, Device *fresh) {
@@ -325,6 +335,7 @@ void device_update(Device *d, Device *fresh) {
         d->lane = old.lane;
         d->verbs_covered = old.verbs_covered;
         d->poll = old.poll;
+        d->physical_function = old.physical_function;
         old.ports = fresh->ports;
         old.n_ports = fresh->n_ports;
         old.netdevs = fresh->netdevs;

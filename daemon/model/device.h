@@ -29,6 +29,10 @@ int device_new_placeholder(const char *syspath, const char *name, Device **ret);
  * fresh. */
 void device_update(Device *d, Device *fresh);
 
+/* d reads on lane from now on (a reference, taken), or on none: the lane
+ * names d its owner, so that its events reach d without a search. */
+void device_set_lane(Device *d, struct ReaderLane *lane);
+
 /* The ports' common transport, "mixed" if they differ; without ports, from
  * the node type ("iWARP" for an RNIC, else "unknown"). */
 const char *device_transport(const Device *d);

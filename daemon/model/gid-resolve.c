@@ -101,7 +101,7 @@ static bool find_port_gid(Manager *m, const Device *first, const char *gid, GidM
 }
 
 GidResolveResult gid_resolve(Manager *m, const char *ifname, int family, const uint8_t source[16], GidMatch *ret) {
-        const Port *named = NULL;
+        const Port *named = NULL, *served;
         const NetDev *n;
         uint8_t g[16];
         int best = -1;
@@ -145,17 +145,18 @@ GidResolveResult gid_resolve(Manager *m, const char *ifname, int family, const u
                 return GID_RESOLVE_FOUND;
 
         n = find_netdev(m, ifname);
+        served = n && n->port > 0 ? device_find_port(n->device, n->port) : NULL;
         if (n && streq_ptr(attr_list_get(&n->attributes, "type"), ARPHRD_INFINIBAND_TEXT) &&
             ipoib_address_gid(attr_list_get(&n->attributes, "address"), g) >= 0) {
                 ret->ipoib = true;
                 gid_format(g, ret->wanted);
                 if (find_port_gid(m, n->device, ret->wanted, ret))
                         return GID_RESOLVE_FOUND;
-                ret->port = n->port > 0 ? device_find_port(n->device, n->port) : named;
+                ret->port = served ?: named;
                 return GID_RESOLVE_NO_GID;
         }
         if (named || n) {
-                ret->port = named ?: (n->port > 0 ? device_find_port(n->device, n->port) : NULL);
+                ret->port = named ?: served;
                 return GID_RESOLVE_NO_GID;
         }
         return GID_RESOLVE_NOT_RDMA;

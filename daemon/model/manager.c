@@ -56,7 +56,7 @@ Manager *manager_free(Manager *m) {
         if (m->sources.detach)
                 m->sources.detach(m->sources_userdata);
         for (size_t i = 0; i < m->n_devices; i++)
-                m->devices[i]->lane = reader_lane_unref(m->devices[i]->lane);
+                device_set_lane(m->devices[i], NULL);
         /* Reads still running are left to their threads. */
         reader_pool_free(m->readers);
         history_store_free(m->history);
@@ -74,8 +74,8 @@ void manager_set_events(Manager *m, const ModelEvents *events, void *userdata) {
         m->events_userdata = userdata;
 }
 
-static void manager_on_stuck(const char *name, const char *reason, void *userdata);
-static void manager_on_unstuck(const char *name, void *userdata);
+static void manager_on_stuck(ReaderLane *lane, const char *reason, void *userdata);
+static void manager_on_unstuck(ReaderLane *lane, void *userdata);
 
 int manager_start_readers(Manager *m, uint64_t read_timeout_usec) {
         static const ReaderPoolEvents events = {
@@ -91,6 +91,7 @@ int manager_start_readers(Manager *m, uint64_t read_timeout_usec) {
 
 static int manager_submit_load(Manager *m, ReaderLane *lane, const char *name, const char *syspath,
                                const char *old_name, unsigned rescan);
+static Device *first_device_on(Manager *m, const char *pci_path);
 static size_t devices_lower_bound(Device *const *devices, size_t n, const char *name);
 static int devices_insert_at(Manager *m, size_t i, Device *d);
 
@@ -135,13 +136,12 @@ static int manager_load_on_readers(Manager *m) {
                 char buf[512];
                 size_t j;
 
-                if (manager_find_device(m, name))
-                        continue;
                 lane = reader_pool_lane(m->readers, name);
                 if (!lane)
                         return -ENOMEM;
-                if (reader_lane_pending(lane) == 0) {
-                        reader_lane_unref(lane); /* gone meanwhile */
+                /* Loaded (its lane has its device), or gone meanwhile. */
+                if (reader_lane_owner(lane) || reader_lane_pending(lane) == 0) {
+                        reader_lane_unref(lane);
                         continue;
                 }
                 for (j = 0; j + 1 < m->n_start_stuck; j += 2)
@@ -161,7 +161,7 @@ static int manager_load_on_readers(Manager *m) {
                         return r;
                 }
                 d->health = DEVICE_HEALTH_UNRESPONSIVE;
-                d->lane = lane;
+                device_set_lane(d, lane);
                 d->manager = m;
                 log_struct(LOG_WARNING, (const char *const[]){ "RDMA_HEALTH=unresponsive", NULL },
                            "%s: unresponsive: %s. Publishing its name and path for now.", name, reason);
@@ -188,9 +188,14 @@ int manager_load(Manager *m) {
         if (r < 0)
                 return r;
         for (size_t i = 0; i < m->n_devices; i++) {
-                m->devices[i]->manager = m;
-                m->n_virtual_functions += !!*m->devices[i]->physfn_path;
-                device_history_load(m->history, m->devices[i]);
+                Device *d = m->devices[i];
+
+                d->manager = m;
+                device_history_load(m->history, d);
+                if (!*d->physfn_path)
+                        continue;
+                m->n_virtual_functions++;
+                d->physical_function = first_device_on(m, d->physfn_path);
         }
         log_info("Found %zu RDMA device%s.", m->n_devices, m->n_devices == 1 ? "" : "s");
         /* The enumeration's temporaries are gone: give their pages back. */
@@ -240,18 +245,6 @@ Device *manager_find_device(Manager *m, const char *name) {
         return i < m->n_devices ? m->devices[i] : NULL;
 }
 
-Device *manager_find_physical_function(Manager *m, const Device *vf) {
-        assert(m);
-        assert(vf);
-
-        if (!*vf->physfn_path)
-                return NULL;
-        for (size_t i = 0; i < m->n_devices; i++)
-                if (streq(m->devices[i]->device_path, vf->physfn_path))
-                        return m->devices[i];
-        return NULL;
-}
-
 Device *manager_next_virtual_function(Manager *m, const Device *pf, size_t *i) {
         assert(m);
         assert(pf);
@@ -266,9 +259,21 @@ Device *manager_next_virtual_function(Manager *m, const Device *pf, size_t *i) {
         return NULL;
 }
 
-/* d comes or goes: the devices it is a VF or a PF of publish their side of
- * the relation (a VF's RDMA device may appear long after its PF's). */
-static void manager_mark_related(Manager *m, const Device *d) {
+/* The first device (by name) in the table on the PCI function pci_path:
+ * what a VF on it calls its PhysicalFunction. */
+static Device *first_device_on(Manager *m, const char *pci_path) {
+        for (size_t i = 0; i < m->n_devices; i++)
+                if (streq(m->devices[i]->device_path, pci_path))
+                        return m->devices[i];
+        return NULL;
+}
+
+/* d came into the table or left it: the VFs and PFs it is related to point
+ * to their PF again, and publish their side of the relation (a VF's RDMA
+ * device may appear long after its PF's). */
+static void manager_relate(Manager *m, Device *d, bool in_table) {
+        if (*d->physfn_path)
+                d->physical_function = in_table ? first_device_on(m, d->physfn_path) : NULL;
         for (size_t i = 0; i < m->n_devices; i++) {
                 Device *o = m->devices[i];
 
@@ -276,8 +281,10 @@ static void manager_mark_related(Manager *m, const Device *d) {
                         continue;
                 if (*d->physfn_path && streq(o->device_path, d->physfn_path))
                         model_report(m, MODEL_DEVICE, o, PROPERTY_BIT(DEVICE_PROP_VIRTUAL_FUNCTIONS));
-                if (*d->device_path && streq(o->physfn_path, d->device_path))
+                if (*d->device_path && streq(o->physfn_path, d->device_path)) {
+                        o->physical_function = first_device_on(m, d->device_path);
                         model_report(m, MODEL_DEVICE, o, PROPERTY_BIT(DEVICE_PROP_PHYSICAL_FUNCTION));
+                }
         }
 }
 
@@ -299,13 +306,13 @@ static int manager_insert_device(Manager *m, Device *d) {
         m->n_virtual_functions += !!*d->physfn_path;
         d->manager = m;
         if (m->readers && !d->lane)
-                d->lane = reader_pool_lane(m->readers, d->name);
+                device_set_lane(d, reader_pool_lane(m->readers, d->name));
         device_history_load(m->history, d);
 
         log_info("%s: added (%zu port%s, %s).", d->name, d->n_ports, d->n_ports == 1 ? "" : "s", d->transport);
         if (m->events.device_added)
                 m->events.device_added(d, m->events_userdata);
-        manager_mark_related(m, d);
+        manager_relate(m, d, true);
         model_report(m, MODEL_DEVICE_SET, NULL, 0);
         if (m->sources.device_added)
                 m->sources.device_added(d, m->sources_userdata);
@@ -324,12 +331,11 @@ static void manager_remove_device_at(Manager *m, size_t i) {
         memmove(m->devices + i, m->devices + i + 1, (m->n_devices - i - 1) * sizeof(Device *));
         m->n_devices--;
         m->n_virtual_functions -= !!*d->physfn_path;
-        manager_mark_related(m, d);
-        if (d->lane) {
-                /* What is still being read of it would bring it back. */
+        manager_relate(m, d, false);
+        /* What is still being read of it would bring it back. */
+        if (d->lane)
                 reader_lane_cancel_all(d->lane);
-                d->lane = reader_lane_unref(d->lane);
-        }
+        device_set_lane(d, NULL);
         device_free(d);
         model_report(m, MODEL_DEVICE_SET, NULL, 0);
 }
@@ -423,13 +429,6 @@ void manager_set_num_vfs(Manager *m, const char *pci_path, uint32_t num_vfs) {
         }
 }
 
-void manager_read_result(Manager *m, const char *name, const ReaderResult *res) {
-        Device *d = manager_find_device(m, name);
-
-        if (d)
-                device_read_health(d, res, READ_PARTIAL);
-}
-
 /* A full read of a device, as the udev monitor, a rescan, a recovery or the
  * start-up asks for it: applied as the device's addition, update or removal. */
 typedef struct LoadJob {
@@ -502,7 +501,7 @@ static void manager_apply_load(Manager *m, LoadJob *lj, const ReaderResult *res)
                         device_free(d);
                         return;
                 }
-                d->lane = m->readers ? reader_pool_lane(m->readers, d->name) : NULL;
+                device_set_lane(d, m->readers ? reader_pool_lane(m->readers, d->name) : NULL);
                 device_read_health(d, res, READ_FULL);
                 return;
         }
@@ -551,12 +550,13 @@ static int manager_submit_load(Manager *m, ReaderLane *lane, const char *name, c
         return read_job_submit(&lj->job, lane);
 }
 
-static void manager_on_stuck(const char *name, const char *reason, void *userdata) {
+static void manager_on_stuck(ReaderLane *lane, const char *reason, void *userdata) {
         Manager *m = userdata;
-        Device *d = manager_find_device(m, name);
+        Device *d = reader_lane_owner(lane);
 
         if (m->starting) {
-                (void) strv_push_take(&m->start_stuck, &m->n_start_stuck, &(size_t){ m->n_start_stuck }, strdup(name));
+                (void) strv_push_take(&m->start_stuck, &m->n_start_stuck, &(size_t){ m->n_start_stuck },
+                                      strdup(reader_lane_name(lane)));
                 (void) strv_push_take(&m->start_stuck, &m->n_start_stuck, &(size_t){ m->n_start_stuck },
                                       strdup(reason));
         }
@@ -566,13 +566,13 @@ static void manager_on_stuck(const char *name, const char *reason, void *userdat
 
 /* The stuck read returned: the device is read again in full, which sets
  * its health back and publishes what changed meanwhile. */
-static void manager_on_unstuck(const char *name, void *userdata) {
+static void manager_on_unstuck(ReaderLane *lane, void *userdata) {
         Manager *m = userdata;
-        Device *d = manager_find_device(m, name);
+        Device *d = reader_lane_owner(lane);
 
-        log_info("%s: the stuck read returned; reading the device again.", name);
+        log_info("%s: the stuck read returned; reading the device again.", reader_lane_name(lane));
         if (d && manager_submit_load(m, d->lane, d->name, d->sysfs_path, NULL, 0) < 0)
-                resync_defer(m, -ENOMEM, name);
+                resync_defer(m, -ENOMEM, d->name);
 }
 
 static int manager_read_device(Manager *m, const char *old_name, const char *syspath, const char *name,
@@ -588,7 +588,6 @@ int manager_rename_device(Manager *m, const char *old_name, const char *syspath,
 
 static int manager_read_device(Manager *m, const char *old_name, const char *syspath, const char *name,
                                bool from_rescan) {
-        Device *d;
         ReaderLane *lane;
         int k;
 
@@ -596,14 +595,15 @@ static int manager_read_device(Manager *m, const char *old_name, const char *sys
         assert(syspath);
         assert(name);
 
-        d = manager_find_device(m, name);
-        /* Stuck: the recovery reads it in full anyway. */
-        if (!old_name && d && d->lane && reader_lane_stuck(d->lane))
-                return 0;
         lane = m->readers ? reader_pool_lane(m->readers, name) : NULL;
         if (m->readers && !lane) {
                 resync_defer(m, -ENOMEM, name);
                 return -ENOMEM;
+        }
+        /* Stuck: the recovery reads its device in full anyway. */
+        if (!old_name && lane && reader_lane_owner(lane) && reader_lane_stuck(lane)) {
+                reader_lane_unref(lane);
+                return 0;
         }
         if (from_rescan && m->readers)
                 m->rescan_loads++;

@@ -82,10 +82,9 @@ void manager_set_sources(Manager *m, const ModelSources *sources, void *userdata
 
 Device *manager_find_device(Manager *m, const char *name);
 
-/* SR-IOV relations between published devices, through the PCI functions:
- * the first device (by name) on a VF's PF, or NULL; the i-th device (by
- * name) on a VF of the PF d, counting from *i, or NULL when there is none. */
-Device *manager_find_physical_function(Manager *m, const Device *vf);
+/* SR-IOV relations between published devices, through the PCI functions
+ * (a VF's PF is its Device.physical_function): the i-th device (by name) on
+ * a VF of the PF d, counting from *i, or NULL when there is none. */
 Device *manager_next_virtual_function(Manager *m, const Device *pf, size_t *i);
 
 /* Re-reads everything and publishes the differences. */
@@ -104,9 +103,6 @@ void manager_remove_device(Manager *m, const char *name);
 
 /* Re-reads sriov_numvfs of the PCI function at pci_path, if a device is on it. */
 int manager_read_num_vfs(Manager *m, const char *pci_path);
-
-/* How a read of the device's files made elsewhere went (counters). */
-void manager_read_result(Manager *m, const char *name, const struct ReaderResult *res);
 
 /* The PCI function at pci_path (a PF) has num_vfs VFs now: every device on
  * it publishes the count. */

@@ -103,6 +103,7 @@ struct Device {
         char *pci_address; /* the parent PCI function's "0000:3b:00.0", "" if not PCI */
         int32_t numa_node; /* the parent's numa_node, -1 when absent */
         char *physfn_path; /* a VF's PF (its parent's physfn link), as device_path; "" else */
+        Device *physical_function; /* that PF's device while it is in the table (manager.c) */
         char *node_guid;
         char *sys_image_guid;
         char *fw_ver;

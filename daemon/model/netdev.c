@@ -114,13 +114,18 @@ NetDev *netdev_free(NetDev *n) {
 }
 
 static int device_add_netdev(Device *d, size_t *allocated, int net_fd, const char *name) {
+        _cleanup_free_ char *sane = NULL;
         int r;
 
         if (!*name || strchr(name, '/') || streq(name, ".") || streq(name, ".."))
                 return 0;
-        for (size_t i = 0; i < d->n_netdevs; i++)
-                if (streq(d->netdevs[i]->name, name))
-                        return 0;
+        /* Named twice (the ports' ndevs), or a second name that reads the
+         * same once made valid UTF-8. */
+        sane = utf8_sanitize(name, strlen(name));
+        if (!sane)
+                return -ENOMEM;
+        if (device_find_netdev(d, sane))
+                return 0;
 
         if (ARRAY_RESERVE(d->netdevs, *allocated, d->n_netdevs + 1) < 0)
                 return -ENOMEM;
@@ -132,8 +137,7 @@ static int device_add_netdev(Device *d, size_t *allocated, int net_fd, const cha
                 d->n_netdevs++; /* freed with the device */
                 return r;
         }
-        /* Gone, or a second name that reads the same once made valid UTF-8. */
-        if (r < 0 || (d->n_netdevs > 0 && device_find_netdev(d, d->netdevs[d->n_netdevs]->name))) {
+        if (r < 0) { /* gone */
                 d->netdevs[d->n_netdevs] = netdev_free(d->netdevs[d->n_netdevs]);
                 return 0;
         }
@@ -216,7 +220,8 @@ const NetDev *device_find_netdev(const Device *d, const char *name) {
 
 typedef struct NetDevJob {
         ReadJob job;
-        char *netdev;
+        NetDev *target; /* the loop's: its reads are cancelled when it goes */
+        char *netdev;   /* its name, for the thread */
         FileValue values[NETDEV_FILES];
 } NetDevJob;
 
@@ -238,19 +243,17 @@ void netdev_report_changed(NetDev *n, PropertyMask mask) {
         model_report(n->device->manager, MODEL_NETDEV, n, mask);
 }
 
-/* By name: a netdev may go while its read runs (its device stays). */
 static void netdev_job_apply(ReadJob *j, const ReaderResult *res) {
         NetDevJob *nj = (NetDevJob *) j;
-        NetDev *n = (NetDev *) device_find_netdev(j->device, nj->netdev);
         PropertyMask changed = 0;
         int k = j->error;
 
-        if (n && k >= 0)
-                k = netdev_apply(n, nj->values, &changed);
+        if (k >= 0)
+                k = netdev_apply(nj->target, nj->values, &changed);
         if (errno_is_resource(k))
                 resync_defer(j->manager, k, nj->netdev);
-        else if (n && k >= 0)
-                netdev_report_changed(n, changed);
+        else if (k >= 0)
+                netdev_report_changed(nj->target, changed);
         device_read_health(j->device, res, READ_PARTIAL);
 }
 
@@ -268,11 +271,24 @@ int netdev_refresh(NetDev *n) {
         if (!device_readable(n->device))
                 return 0;
         nj = (NetDevJob *) read_job_new(&netdev_job_kind, n->device->manager, n->device, NULL, NULL);
+        if (nj)
+                nj->target = n;
         if (!nj || !(nj->netdev = strdup(n->name))) {
                 read_job_free((ReadJob *) nj);
                 return -ENOMEM;
         }
         return read_job_submit(&nj->job, n->device->lane);
+}
+
+static bool netdev_job_reads(void *arg, void *netdev) {
+        ReadJob *j = arg;
+        return j->kind == &netdev_job_kind && ((NetDevJob *) j)->target == netdev;
+}
+
+/* n goes while its device stays: its reads in flight would apply to it. */
+static void netdev_cancel_reads(NetDev *n) {
+        if (n->device->lane)
+                reader_lane_cancel(n->device->lane, netdev_job_reads, n);
 }
 
 static size_t netdev_index(const Device *d, const char *name) {
@@ -294,9 +310,13 @@ int device_take_netdevs(Device *d, Device *fresh, PropertyMask *masks) {
 
         if (!added)
                 return -ENOMEM;
-        for (size_t i = 0; i < d->n_netdevs; i++)
-                if (netdev_index(fresh, d->netdevs[i]->name) == fresh->n_netdevs && m->events.netdev_removing)
+        for (size_t i = 0; i < d->n_netdevs; i++) {
+                if (netdev_index(fresh, d->netdevs[i]->name) < fresh->n_netdevs)
+                        continue;
+                netdev_cancel_reads(d->netdevs[i]);
+                if (m->events.netdev_removing)
                         m->events.netdev_removing(d->netdevs[i], m->events_userdata);
+        }
         for (size_t i = 0; i < fresh->n_netdevs; i++) {
                 size_t j = netdev_index(d, fresh->netdevs[i]->name);
                 NetDev *kept, old;

@@ -49,6 +49,7 @@ struct ReaderLane {
         ReaderJob *running;
         bool ready; /* on the pool's ready list */
         bool stuck;
+        void *owner; /* the loop's alone */
         void *context;
         void (*free_context)(void *);
         LIST_FIELDS(ReaderLane, ready);

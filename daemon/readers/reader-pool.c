@@ -137,8 +137,11 @@ static void *reader_thread(void *userdata) {
                 p->n_unnotified++;
                 lane_make_ready_locked(l);
                 /* With more work at hand, the results go in a batch (the
-                 * loop's stall check takes them if the next job hangs). */
-                if (!p->ready || p->n_unnotified >= READER_NOTIFY_BATCH)
+                 * loop's stall check takes them if the next job hangs);
+                 * but not when the only work left is this lane's next job:
+                 * this thread takes it, and if it hangs no stall check
+                 * would be armed to take what is held. */
+                if (!p->ready || (p->ready == l && !l->ready_next) || p->n_unnotified >= READER_NOTIFY_BATCH)
                         pool_notify_locked(p);
         }
 out:
@@ -252,7 +255,7 @@ static void pool_dispatch(ReaderPool *p) {
                 if (!j->cancelled)
                         l->n_pending--;
                 if (j->result.stuck && p->events.unstuck)
-                        p->events.unstuck(l->name, p->userdata);
+                        p->events.unstuck(l, p->userdata);
                 if (!j->cancelled && j->apply)
                         j->apply(j->arg, &j->result, p->userdata);
                 pthread_mutex_lock(&p->mutex);
@@ -470,6 +473,15 @@ const char *reader_lane_name(const ReaderLane *l) {
         return l->name;
 }
 
+void *reader_lane_owner(const ReaderLane *l) {
+        return l ? l->owner : NULL;
+}
+
+void reader_lane_set_owner(ReaderLane *l, void *owner) {
+        if (l)
+                l->owner = owner;
+}
+
 bool reader_lane_stuck(ReaderLane *l) {
         bool b;
 
@@ -483,28 +495,36 @@ unsigned reader_lane_pending(ReaderLane *l) {
         return l->n_pending;
 }
 
+static bool job_matches(const ReaderJob *j, bool (*match)(void *arg, void *userdata), void *userdata) {
+        return j->apply && !j->cancelled && (!match || match(j->arg, userdata));
+}
+
 void reader_lane_cancel_all(ReaderLane *l) {
+        reader_lane_cancel(l, NULL, NULL);
+}
+
+void reader_lane_cancel(ReaderLane *l, bool (*match)(void *arg, void *userdata), void *userdata) {
         ReaderPool *p = l->pool;
 
         pthread_mutex_lock(&p->mutex);
         LIST_FOREACH_SAFE(queue, j, next, l->queue) {
-                if (!j->apply)
+                if (!job_matches(j, match, userdata))
                         continue;
                 LIST_REMOVE_TAIL(queue, l->queue, l->queue_tail, j);
                 l->n_pending--;
                 job_free_locked(j);
         }
-        if (l->running && l->running->apply && !l->running->cancelled) {
+        if (l->running && job_matches(l->running, match, userdata)) {
                 l->running->cancelled = true;
                 l->n_pending--;
         }
         LIST_FOREACH(queue, j, p->done)
-                if (j->lane == l && j->apply && !j->cancelled) {
+                if (j->lane == l && job_matches(j, match, userdata)) {
                         j->cancelled = true;
                         l->n_pending--;
                 }
         LIST_FOREACH(queue, j, p->dispatching)
-                if (j->lane == l && j->apply && !j->cancelled) {
+                if (j->lane == l && job_matches(j, match, userdata)) {
                         j->cancelled = true;
                         l->n_pending--;
                 }

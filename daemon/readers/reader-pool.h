@@ -52,9 +52,9 @@ typedef void (*ReaderFree)(void *arg);
 typedef struct ReaderPoolEvents {
         /* A read of the lane has not returned within the timeout; reason
          * names the file ("ports/1/state: no answer for 5.0 s"). */
-        void (*stuck)(const char *lane, const char *reason, void *userdata);
+        void (*stuck)(ReaderLane *lane, const char *reason, void *userdata);
         /* The stuck read returned; called before its job's apply(). */
-        void (*unstuck)(const char *lane, void *userdata);
+        void (*unstuck)(ReaderLane *lane, void *userdata);
 } ReaderPoolEvents;
 
 int reader_pool_new(sd_event *event, uint64_t timeout_usec, const ReaderPoolEvents *events, void *userdata,
@@ -72,6 +72,10 @@ ReaderLane *reader_pool_lane(ReaderPool *p, const char *name);
 ReaderLane *reader_lane_ref(ReaderLane *l);
 ReaderLane *reader_lane_unref(ReaderLane *l);
 const char *reader_lane_name(const ReaderLane *l);
+/* Whose lane it is now (the device it reads), for the events to reach it
+ * without a search; NULL when none. On the loop only. */
+void *reader_lane_owner(const ReaderLane *l);
+void reader_lane_set_owner(ReaderLane *l, void *owner);
 /* A read of the lane is stuck now. */
 bool reader_lane_stuck(ReaderLane *l);
 /* Jobs of the lane queued or running, not yet applied. */
@@ -80,6 +84,9 @@ unsigned reader_lane_pending(ReaderLane *l);
  * except those without apply(): nothing of theirs comes back to the model,
  * and what they do must be done (closing a verbs context). */
 void reader_lane_cancel_all(ReaderLane *l);
+/* The same for the jobs whose arg match() holds for (an object of theirs
+ * is gone): called under the pool's lock, it may only look at arg. */
+void reader_lane_cancel(ReaderLane *l, bool (*match)(void *arg, void *userdata), void *userdata);
 
 /* The lane's context, for run() only: what a device's reads keep between
  * jobs (the poll's open descriptors). Set once; freed with the lane. */

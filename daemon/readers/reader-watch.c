@@ -119,7 +119,7 @@ void reader_watch_arm(ReaderPool *p, uint64_t usec) {
 }
 
 typedef struct StuckReport {
-        char lane[256];
+        ReaderLane *lane; /* a reference */
         char reason[512];
 } StuckReport;
 
@@ -184,7 +184,8 @@ uint64_t reader_watch_check(ReaderPool *p, uint64_t now) {
                         char file[256];
 
                         resolve_note(j, j->note_fd, j->note_name, file, sizeof(file));
-                        copy_str(reports[n].lane, sizeof(reports[n].lane), j->lane->name);
+                        reports[n].lane = j->lane;
+                        j->lane->n_ref++;
                         snprintf(reports[n].reason, sizeof(reports[n].reason), "%s: no answer for %.1f s", file,
                                  (double) (now - since) / USEC_PER_SEC);
                         n++;
@@ -195,9 +196,11 @@ uint64_t reader_watch_check(ReaderPool *p, uint64_t now) {
                 next = min_usec(next, now + p->timeout_usec);
         pthread_mutex_unlock(&p->mutex);
 
-        for (unsigned i = 0; i < n; i++)
+        for (unsigned i = 0; i < n; i++) {
                 if (p->events.stuck)
                         p->events.stuck(reports[i].lane, reports[i].reason, p->userdata);
+                reader_lane_unref(reports[i].lane);
+        }
         return next;
 }
 

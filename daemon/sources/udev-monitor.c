@@ -45,6 +45,18 @@ static void handle_infiniband(Manager *m, struct udev_device *dev, const char *a
 /* The RDMA devices a netdev event concerns: those on the same PCI function,
  * those that list the netdev (under its old name after a rename), and
  * virtual devices whose GIDs name it. */
+/* d has a netdev called ifname, or a port whose GIDs name it. */
+static bool device_names_ifname(const Device *d, const char *ifname) {
+        if (!ifname)
+                return false;
+        if (device_find_netdev(d, ifname))
+                return true;
+        for (size_t j = 0; j < d->n_ports; j++)
+                if (streq(d->ports[j].gid_ndev, ifname))
+                        return true;
+        return false;
+}
+
 static void handle_net(Manager *m, struct udev_device *dev, const char *action) {
         const char *syspath = udev_device_get_syspath(dev);
         const char *ifname = udev_device_get_sysname(dev);
@@ -67,12 +79,9 @@ static void handle_net(Manager *m, struct udev_device *dev, const char *action) 
 
         for (size_t i = 0; i < m->n_devices; i++) {
                 Device *d = m->devices[i];
-                bool hit = streq(d->device_path, parent) || device_find_netdev(d, ifname) ||
-                           (old_ifname && device_find_netdev(d, old_ifname));
+                bool hit = streq(d->device_path, parent) || device_names_ifname(d, ifname) ||
+                           device_names_ifname(d, old_ifname);
 
-                for (size_t j = 0; j < d->n_ports && !hit; j++)
-                        hit = streq(d->ports[j].gid_ndev, ifname) ||
-                              (old_ifname && streq(d->ports[j].gid_ndev, old_ifname));
                 if (hit && (strv_push_take(&reload, &n, &allocated, strdup(d->sysfs_path)) < 0 ||
                             strv_push_take(&reload, &n, &allocated, strdup(d->name)) < 0)) {
                         log_oom();

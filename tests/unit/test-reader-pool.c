@@ -99,14 +99,14 @@ static void job_apply(void *arg, const ReaderResult *result, void *userdata) {
                 j->order[(*j->n_order)++] = j->seq;
 }
 
-static void on_stuck(const char *lane, const char *reason, void *userdata) {
+static void on_stuck(ReaderLane *lane, const char *reason, void *userdata) {
         Pool *p = userdata;
 
         p->n_stuck++;
-        snprintf(p->stuck_reason, sizeof(p->stuck_reason), "%s %s", lane, reason);
+        snprintf(p->stuck_reason, sizeof(p->stuck_reason), "%s %s", reader_lane_name(lane), reason);
 }
 
-static void on_unstuck(const char *lane, void *userdata) {
+static void on_unstuck(ReaderLane *lane, void *userdata) {
         ((Pool *) userdata)->n_unstuck++;
 }
 
@@ -184,6 +184,36 @@ static void test_cancel_reaches_the_batch_being_applied(void **state) {
         assert_false(second.applied);
         assert_int_equal(reader_lane_pending(lanes[1]), 0);
         assert_int_equal(p->n_applied, 1);
+}
+
+static bool job_is_odd(void *arg, void *userdata) {
+        return ((Job *) arg)->seq % 2 == 1;
+}
+
+/* A lane's jobs of one object (a netdev that went while its device stays)
+ * are cancelled, the running one among them; the others are applied. The
+ * first job's result is not held while the next one of its lane blocks. */
+static void test_cancel_only_the_matching_jobs(void **state) {
+        Pool *p = *state;
+        static Job jobs[5];
+
+        for (unsigned k = 0; k < 5; k++) {
+                jobs[k] = (Job){ .lane = 0, .seq = k, .gate = k < 2 };
+                submit(p, &jobs[k]);
+        }
+        /* jobs[0] waits at the gate; then jobs[1], running, is cancelled too. */
+        RUN_UNTIL(p, atomic_load(&p->started) == 1);
+        (void) !write(p->gate[1], "x", 1);
+        RUN_UNTIL(p, jobs[0].applied && atomic_load(&p->started) == 2);
+        reader_lane_cancel(lanes[0], job_is_odd, NULL);
+        assert_int_equal(reader_lane_pending(lanes[0]), 2);
+        (void) !write(p->gate[1], "x", 1);
+        RUN_UNTIL(p, jobs[2].applied && jobs[4].applied);
+        assert_int_equal(sd_event_run(p->event, 50 * USEC_PER_MSEC) >= 0, 1);
+        assert_false(jobs[1].applied);
+        assert_false(jobs[3].applied);
+        assert_int_equal(p->n_applied, 3);
+        assert_int_equal(reader_lane_pending(lanes[0]), 0);
 }
 
 /* A burst over many lanes: every job applied once, each lane's in the
@@ -360,6 +390,7 @@ int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test_setup_teardown(test_lanes_in_order_one_at_a_time, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_cancel_reaches_the_batch_being_applied, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_cancel_only_the_matching_jobs, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_others_served_while_one_is_stuck, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_bound_holds_whatever_hangs, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_result_before_a_hang_is_not_held, setup, teardown),
