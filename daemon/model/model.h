@@ -99,10 +99,10 @@ struct Device {
         char *driver;
         char *node_type;
         uint32_t node_type_num;
-        char *transport;   /* the ports', "mixed" if they differ */
-        char *pci_address; /* the parent PCI function's "0000:3b:00.0", "" if not PCI */
-        int32_t numa_node; /* the parent's numa_node, -1 when absent */
-        char *physfn_path; /* a VF's PF (its parent's physfn link), as device_path; "" else */
+        char *transport;           /* the ports', "mixed" if they differ */
+        char *pci_address;         /* the parent PCI function's "0000:3b:00.0", "" if not PCI */
+        int32_t numa_node;         /* the parent's numa_node, -1 when absent */
+        char *physfn_path;         /* a VF's PF (its parent's physfn link), as device_path; "" else */
         Device *physical_function; /* that PF's device while it is in the table (manager.c) */
         char *node_guid;
         char *sys_image_guid;
