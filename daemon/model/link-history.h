@@ -3,7 +3,7 @@
 
 /* A port's last State changes (Port.LinkHistory) and the text of the file
  * that keeps them across restarts: pure, no I/O (history-store.c writes and
- * reads the files, port-history.c ties them to the ports). */
+ * reads the files, port.c ties them to the ports). */
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -15,7 +15,7 @@
 #include "device.h"
 #include "enumerate.h"
 #include "health.h"
-#include "port-history.h"
+#include "port.h"
 #include "properties.h"
 #include "read-job.h"
 #include "reader-pool.h"
@@ -363,8 +363,9 @@ static void num_vfs_job_free(ReadJob *j) {
         free(((NumVfsJob *) j)->pci_path);
 }
 
-static void num_vfs_job_run(ReaderLane *lane, ReadJob *j) {
-        NumVfsJob *nj = (NumVfsJob *) j;
+static void num_vfs_job_run(ReaderLane *lane, void *arg) {
+        NumVfsJob *nj = arg;
+        ReadJob *j = &nj->job;
         char path[4096], buf[64];
         size_t len;
         int r;
@@ -445,8 +446,9 @@ static void load_job_free(ReadJob *j) {
         free(lj->old_name);
 }
 
-static void load_job_run(ReaderLane *lane, ReadJob *j) {
-        LoadJob *lj = (LoadJob *) j;
+static void load_job_run(ReaderLane *lane, void *arg) {
+        LoadJob *lj = arg;
+        ReadJob *j = &lj->job;
 
         j->error = device_load(j->sysfs_path, j->name, &lj->device);
 }

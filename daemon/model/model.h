@@ -75,7 +75,7 @@ struct Port {
         uint64_t state_changes; /* State changes observed since the daemon started */
         bool state_unparsed;    /* a full read's state did not parse: port_keep_state() */
         /* The last State changes (LinkHistory), NULL for none: kept with the
-         * port across re-reads of its device (port-history.h). */
+         * port across re-reads of its device (port.h). */
         struct LinkHistory *history;
         PollMark poll;
 };

@@ -232,10 +232,10 @@ static void netdev_job_free(ReadJob *j) {
         free(nj->netdev);
 }
 
-static void netdev_job_run(ReaderLane *lane, ReadJob *j) {
-        NetDevJob *nj = (NetDevJob *) j;
+static void netdev_job_run(ReaderLane *lane, void *arg) {
+        NetDevJob *nj = arg;
 
-        j->error = netdev_read(nj->netdev, nj->values);
+        nj->job.error = netdev_read(nj->netdev, nj->values);
 }
 
 void netdev_report_changed(NetDev *n, PropertyMask mask) {

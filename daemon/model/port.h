@@ -6,6 +6,7 @@
 #include <stdint.h>
 
 #include "forward.h"
+#include "history-store.h"
 #include "model.h"
 
 /* A port's whole life (port.c): loaded with its device, re-read on the
@@ -77,3 +78,10 @@ void port_take_values(Port *p, Port *fresh);
  * (device.c). */
 void port_clear(Port *p);
 int device_load_ports(int dev_fd, Device *d);
+
+/* Port.LinkHistory: each port of d gets its history kept in the state
+ * directory (store NULL: none), read back when the device appears; a
+ * port's State changes are recorded where they are stamped. Kept by its
+ * port GUID where it has one (it follows the adapter across renames and
+ * slots), else by device name and port number. */
+void device_history_load(HistoryStore *store, Device *d);

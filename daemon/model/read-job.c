@@ -34,11 +34,6 @@ void read_job_free(ReadJob *j) {
         free(j);
 }
 
-static void job_run(ReaderLane *lane, void *arg) {
-        ReadJob *j = arg;
-        j->kind->run(lane, j);
-}
-
 static void job_apply(void *arg, const ReaderResult *res, void *userdata) {
         ReadJob *j = arg;
         Manager *m = j->manager;
@@ -64,7 +59,7 @@ int read_job_submit(ReadJob *j, ReaderLane *lane) {
                 read_job_free(j);
                 return 0;
         }
-        r = reader_pool_submit(m->readers, lane, job_run, job_apply, job_free, j, NULL);
+        r = reader_pool_submit(m->readers, lane, j->kind->run, job_apply, job_free, j, NULL);
         if (r < 0)
                 read_job_free(j);
         return r;

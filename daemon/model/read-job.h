@@ -21,7 +21,7 @@ typedef struct ReadJob ReadJob;
  * recovery reads it again), and how its own part is freed (may be NULL). */
 typedef struct ReadJobKind {
         size_t size;
-        void (*run)(ReaderLane *lane, ReadJob *j);
+        ReaderRun run; /* its argument is the job */
         void (*apply)(ReadJob *j, const ReaderResult *res);
         void (*free)(ReadJob *j);
 } ReadJobKind;

@@ -119,7 +119,9 @@ void reader_watch_arm(ReaderPool *p, uint64_t usec) {
 }
 
 typedef struct StuckReport {
-        ReaderLane *lane; /* a reference */
+        /* Alive while reported: its stuck job holds a reference, and only
+         * the loop, which reports, frees a job. */
+        ReaderLane *lane;
         char reason[512];
 } StuckReport;
 
@@ -185,7 +187,6 @@ uint64_t reader_watch_check(ReaderPool *p, uint64_t now) {
 
                         resolve_note(j, j->note_fd, j->note_name, file, sizeof(file));
                         reports[n].lane = j->lane;
-                        j->lane->n_ref++;
                         snprintf(reports[n].reason, sizeof(reports[n].reason), "%s: no answer for %.1f s", file,
                                  (double) (now - since) / USEC_PER_SEC);
                         n++;
@@ -196,11 +197,9 @@ uint64_t reader_watch_check(ReaderPool *p, uint64_t now) {
                 next = min_usec(next, now + p->timeout_usec);
         pthread_mutex_unlock(&p->mutex);
 
-        for (unsigned i = 0; i < n; i++) {
+        for (unsigned i = 0; i < n; i++)
                 if (p->events.stuck)
                         p->events.stuck(reports[i].lane, reports[i].reason, p->userdata);
-                reader_lane_unref(reports[i].lane);
-        }
         return next;
 }
 
