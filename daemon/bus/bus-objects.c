@@ -236,7 +236,10 @@ static int send_changed(sd_bus *bus, ModelObjectKind kind, const void *object, P
         r = e->path(object, &path);
         if (r < 0)
                 return r;
-        return bus_emit_properties_changed(bus, path, e->interface, &names);
+        r = sd_bus_emit_properties_changed_strv(bus, path, e->interface, (char **) names.names);
+        if (r < 0)
+                return log_warning_errno(r, "Failed to announce changes of %s: %m", path);
+        return 0;
 }
 
 /* Every object announced as changed: a change that could not be recorded. */

@@ -73,22 +73,6 @@ int bus_property_get_attr_list(sd_bus *bus, const char *path, const char *interf
         return bus_append_attr_list(reply, userdata);
 }
 
-int bus_emit_properties_changed(sd_bus *bus, const char *path, const char *interface, const PropertyNames *names) {
-        int r;
-
-        assert(bus);
-        assert(path);
-        assert(interface);
-        assert(names);
-
-        if (names->n == 0)
-                return 0;
-        r = sd_bus_emit_properties_changed_strv(bus, path, interface, (char **) names->names);
-        if (r < 0)
-                return log_warning_errno(r, "Failed to announce changes of %s: %m", path);
-        return 0;
-}
-
 int bus_property_get_device_of(sd_bus *bus, const char *path, const char *interface, const char *property,
                                sd_bus_message *reply, void *userdata, sd_bus_error *error) {
         _cleanup_free_ char *p = NULL;

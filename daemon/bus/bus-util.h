@@ -22,10 +22,6 @@ int bus_property_get_attr_list(sd_bus *bus, const char *path, const char *interf
 typedef int (*ObjectPathAt)(const void *object, size_t i, char **ret);
 int bus_append_object_paths(sd_bus_message *m, const void *object, size_t n, ObjectPathAt path_at);
 
-/* One PropertiesChanged naming `names` (nothing when empty); a failure is
- * logged, with the path, and returned. */
-int bus_emit_properties_changed(sd_bus *bus, const char *path, const char *interface, const PropertyNames *names);
-
 /* ---------- the vtable rows of a property list (properties.h) ---------- */
 
 #define BUS_PROPERTY_FLAGS_CHANGE SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE
