@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "api/bus-message.h"
 #include "basic/util.h"
 
 typedef enum PropertyKind {
@@ -316,50 +317,50 @@ static int read_value(void *object, const PropertySpec *spec, sd_bus_message *m)
         return -EINVAL;
 }
 
-static int read_properties(void *object, const PropertySpec *specs, SpecialReader special, sd_bus_message *m) {
+typedef struct PropertiesReading {
+        void *object;
+        const PropertySpec *specs;
+        SpecialReader special;
+} PropertiesReading;
+
+/* One (name, value) of an a{sv}. */
+static int read_property_entry(sd_bus_message *m, void *userdata) {
+        const PropertiesReading *p = userdata;
+        const PropertySpec *spec = NULL;
+        const char *name, *contents;
+        char type;
         int r;
 
-        r = sd_bus_message_enter_container(m, 'a', "{sv}");
+        r = sd_bus_message_read(m, "s", &name);
         if (r < 0)
                 return r;
-        while ((r = sd_bus_message_enter_container(m, 'e', "sv")) > 0) {
-                const PropertySpec *spec = NULL;
-                const char *name, *contents;
-                char type;
+        r = sd_bus_message_peek_type(m, &type, &contents);
+        if (r < 0)
+                return r;
+        for (const PropertySpec *s = p->specs; s->name; s++)
+                if (streq(s->name, name) && streq(s->signature, contents)) {
+                        spec = s;
+                        break;
+                }
 
-                r = sd_bus_message_read(m, "s", &name);
-                if (r < 0)
-                        return r;
-                r = sd_bus_message_peek_type(m, &type, &contents);
-                if (r < 0)
-                        return r;
-                for (const PropertySpec *s = specs; s->name; s++)
-                        if (streq(s->name, name) && streq(s->signature, contents)) {
-                                spec = s;
-                                break;
-                        }
-
-                r = sd_bus_message_enter_container(m, 'v', contents);
-                if (r < 0)
-                        return r;
-                if (spec)
-                        r = read_value(object, spec, m);
-                else if (special && (r = special(object, name, contents, m)) > 0)
-                        r = 0;
-                else if (r >= 0)
-                        r = sd_bus_message_skip(m, contents);
-                if (r < 0)
-                        return r;
-                r = sd_bus_message_exit_container(m);
-                if (r < 0)
-                        return r;
-                r = sd_bus_message_exit_container(m);
-                if (r < 0)
-                        return r;
-        }
+        r = sd_bus_message_enter_container(m, 'v', contents);
+        if (r < 0)
+                return r;
+        if (spec)
+                r = read_value(p->object, spec, m);
+        else if (p->special && (r = p->special(p->object, name, contents, m)) > 0)
+                r = 0;
+        else if (r >= 0)
+                r = sd_bus_message_skip(m, contents);
         if (r < 0)
                 return r;
         return sd_bus_message_exit_container(m);
+}
+
+static int read_properties(void *object, const PropertySpec *specs, SpecialReader special, sd_bus_message *m) {
+        PropertiesReading p = { .object = object, .specs = specs, .special = special };
+
+        return bus_message_read_entries(m, 'e', "sv", read_property_entry, &p);
 }
 
 int port_read_properties(RdmaPort *p, sd_bus_message *m) {
