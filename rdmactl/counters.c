@@ -274,13 +274,8 @@ static int print_sample(const View *v, const CounterTable *t, const CounterTable
         }
         if (field_tree_check(root) < 0)
                 return report_oom();
-        if (v->o->json) {
-                JsonWriter w;
-
-                json_writer_init(&w, stdout, v->o->json == JSON_PRETTY);
-                field_tree_json(root, &w);
-                return finish_json_output(&w, EXIT_OK);
-        }
+        if (v->o->json)
+                return print_fields_json(root, v->o, EXIT_OK);
         if (v->n_shown == 0)
                 printf("No RDMA ports.\n");
         field_tree_text(root, stdout, label_width(v, t), utf8_locale() ? "●" : "*", v->o->color);

@@ -72,13 +72,8 @@ int verb_gids(sd_bus *bus, const Options *o, char **args, size_t n_args) {
                                 return report_oom(); /* table_add() fails for memory only */
         }
 
-        if (o->json) {
-                JsonWriter w;
-
-                json_writer_init(&w, stdout, o->json == JSON_PRETTY);
-                table_json(t, &w);
-                return finish_json_output(&w, worst);
-        }
+        if (o->json)
+                return print_table_json(t, o, worst);
         if (table_rows(t) > 0 || o->legend)
                 table_print(t, stdout, o->legend, o->color);
         if (o->legend)

@@ -401,13 +401,8 @@ int verb_status(sd_bus *bus, const Options *o, char **args, size_t n_args) {
         if (field_tree_check(root) < 0)
                 return report_oom();
 
-        if (o->json) {
-                JsonWriter w;
-
-                json_writer_init(&w, stdout, o->json == JSON_PRETTY);
-                field_tree_json(root, &w);
-                return finish_json_output(&w, worst);
-        }
+        if (o->json)
+                return print_fields_json(root, o, worst);
         if (n_args == 0 && n_targets == 0) /* silence would look like a hang or a failure */
                 printf("No RDMA devices.\n");
         field_tree_text(root, stdout, LABEL_WIDTH, utf8_locale() ? "●" : "*", o->color);
