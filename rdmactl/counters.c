@@ -274,13 +274,8 @@ static int print_sample(const View *v, const CounterTable *t, const CounterTable
         }
         if (field_tree_check(root) < 0)
                 return report_oom();
-        if (v->o->json) {
-                JsonWriter w;
-
-                json_writer_init(&w, stdout, v->o->json == JSON_PRETTY);
-                field_tree_json(root, &w);
-                return finish_json_output(&w, EXIT_OK);
-        }
+        if (v->o->json)
+                return print_fields_json(root, v->o, EXIT_OK);
         if (v->n_shown == 0)
                 printf("No RDMA ports.\n");
         field_tree_text(root, stdout, label_width(v, t), utf8_locale() ? "●" : "*", v->o->color);
@@ -426,25 +421,9 @@ int verb_counters(sd_bus *bus, const Options *o, char **args, size_t n_args) {
         if (status != EXIT_OK)
                 return status;
         v.inv = inv;
-        targets = calloc(n_args > 0 ? n_args : inv->n_devices + 1, sizeof(Target));
-        if (!targets)
-                return report_oom();
-        if (n_args == 0)
-                for (size_t i = 0; i < inv->n_devices; i++)
-                        targets[n_targets++] = (Target){ .device = inv->devices[i] };
-        for (size_t i = 0; i < n_args;) {
-                size_t consumed = 1;
-
-                status = target_parse(bus, inv, args + i, n_args - i, TARGET_PORT_NUMBER, &targets[n_targets],
-                                      &consumed);
-                i += consumed;
-                if (status == EXIT_OK)
-                        n_targets++;
-                else if (status == EXIT_NOT_RUNNING)
-                        return status;
-                else if (worst == EXIT_OK) /* as `status` does: the others are still shown */
-                        worst = status;
-        }
+        status = targets_parse(bus, inv, args, n_args, &targets, &n_targets, &worst);
+        if (status != EXIT_OK)
+                return status;
         status = collect(&v, targets, n_targets);
         if (status == EXIT_OK && (n_targets > 0 || n_args == 0))
                 status = fetch(bus, &v, &t);

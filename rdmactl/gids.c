@@ -56,26 +56,12 @@ int verb_gids(sd_bus *bus, const Options *o, char **args, size_t n_args) {
         status = load_inventory(bus, o, &inv);
         if (status != EXIT_OK)
                 return status;
-        targets = calloc(n_args > 0 ? n_args : inv->n_devices + 1, sizeof(Target));
         t = table_new_columns(ELEMENTSOF(gids_columns), gids_columns);
-        if (!targets || !t)
+        if (!t)
                 return report_oom();
-        if (n_args == 0)
-                for (size_t i = 0; i < inv->n_devices; i++)
-                        targets[n_targets++] = (Target){ .device = inv->devices[i] };
-        for (size_t i = 0; i < n_args;) {
-                size_t consumed = 1;
-
-                status = target_parse(bus, inv, args + i, n_args - i, TARGET_PORT_NUMBER, &targets[n_targets],
-                                      &consumed);
-                i += consumed;
-                if (status == EXIT_OK)
-                        n_targets++;
-                else if (status == EXIT_NOT_RUNNING)
-                        return status;
-                else if (worst == EXIT_OK) /* as `status` does: the others are still shown */
-                        worst = status;
-        }
+        status = targets_parse(bus, inv, args, n_args, &targets, &n_targets, &worst);
+        if (status != EXIT_OK)
+                return status;
         for (size_t k = 0; k < n_targets; k++) {
                 size_t n;
                 RdmaPort *const *ports = inventory_device_ports(inv, targets[k].device->path, &n);
@@ -86,13 +72,8 @@ int verb_gids(sd_bus *bus, const Options *o, char **args, size_t n_args) {
                                 return report_oom(); /* table_add() fails for memory only */
         }
 
-        if (o->json) {
-                JsonWriter w;
-
-                json_writer_init(&w, stdout, o->json == JSON_PRETTY);
-                table_json(t, &w);
-                return finish_json_output(&w, worst);
-        }
+        if (o->json)
+                return print_table_json(t, o, worst);
         if (table_rows(t) > 0 || o->legend)
                 table_print(t, stdout, o->legend, o->color);
         if (o->legend)

@@ -136,13 +136,8 @@ int verb_list(sd_bus *bus, const Options *o, char **args, size_t n_args) {
                 if (port_filter_keeps(&filter, inv, inv->ports[i]) && add_port_row(t, inv, inv->ports[i]) < 0)
                         return report_oom(); /* table_add() fails for memory only */
 
-        if (o->json) {
-                JsonWriter w;
-
-                json_writer_init(&w, stdout, o->json == JSON_PRETTY);
-                table_json(t, &w);
-                return finish_json_output(&w, EXIT_OK);
-        }
+        if (o->json)
+                return print_table_json(t, o, EXIT_OK);
         if (!any_unhealthy(inv))
                 table_hide_column(t, COLUMN_HEALTH);
         if (table_rows(t) > 0 || o->legend)

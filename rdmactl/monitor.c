@@ -32,6 +32,7 @@
 #include "client/inventory-follow.h"
 #include "monitor-output.h"
 #include "rdmactl.h"
+#include "verb-util.h"
 #include "verbs.h"
 #include "client/inventory-decode.h"
 
@@ -426,15 +427,7 @@ int verb_monitor(sd_bus *bus, const Options *options, char **args, size_t n_args
                 goto finish;
         }
         m.event = event;
-
-        /* Subscribes first, then reads the objects: nothing falls between the two. */
-        r = inventory_follow_start(m.follow, bus);
-        if (r < 0) {
-                status = report_bus_error("subscribing", r, NULL);
-                goto finish;
-        }
-        r = sd_event_loop(event);
-        status = r < 0 ? report_bus_error("monitor", r, NULL) : r;
+        status = follow_and_run(m.follow, bus, event, "monitor");
 
 finish:
         inventory_follow_free(m.follow);

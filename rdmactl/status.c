@@ -296,38 +296,6 @@ static void add_device(Field *root, const Inventory *inv, const Target *t, const
                 add_port(ports, inv, shown[i], counter_table_find(counters, d->name, shown[i]->number), now);
 }
 
-/* Reads the targets args name (all devices for none); the exit status of
- * the first that fails in *worst, the others are still shown. */
-static int parse_targets(sd_bus *bus, const Inventory *inv, char **args, size_t n_args, Target **ret, size_t *ret_n,
-                         int *worst) {
-        _cleanup_free_ Target *targets = calloc(n_args > 0 ? n_args : inv->n_devices + 1, sizeof(Target));
-        size_t n = 0;
-
-        if (!targets)
-                return report_oom();
-        if (n_args == 0)
-                for (size_t i = 0; i < inv->n_devices; i++)
-                        targets[n++] = (Target){ .device = inv->devices[i] };
-        for (size_t i = 0; i < n_args;) {
-                size_t consumed = 1;
-                int status = target_parse(bus, inv, args + i, n_args - i, TARGET_PORT_NUMBER, &targets[n], &consumed);
-
-                i += consumed;
-                if (status == EXIT_OK) {
-                        n++;
-                        continue;
-                }
-                /* Like systemctl status: the others are still shown. */
-                if (*worst == EXIT_OK)
-                        *worst = status;
-                if (status == EXIT_NOT_RUNNING)
-                        return status;
-        }
-        *ret = TAKE_PTR(targets);
-        *ret_n = n;
-        return EXIT_OK;
-}
-
 /* The summary: a line per port, what an operator looks at first. */
 enum {
         SUMMARY_PORT,
@@ -401,7 +369,7 @@ int verb_status(sd_bus *bus, const Options *o, char **args, size_t n_args) {
                 return status;
         if (n_args == 0 && !o->json)
                 return status_summary(inv, o);
-        status = parse_targets(bus, inv, args, n_args, &targets, &n_targets, &worst);
+        status = targets_parse(bus, inv, args, n_args, &targets, &n_targets, &worst);
         if (status != EXIT_OK)
                 return status;
 
@@ -433,13 +401,8 @@ int verb_status(sd_bus *bus, const Options *o, char **args, size_t n_args) {
         if (field_tree_check(root) < 0)
                 return report_oom();
 
-        if (o->json) {
-                JsonWriter w;
-
-                json_writer_init(&w, stdout, o->json == JSON_PRETTY);
-                field_tree_json(root, &w);
-                return finish_json_output(&w, worst);
-        }
+        if (o->json)
+                return print_fields_json(root, o, worst);
         if (n_args == 0 && n_targets == 0) /* silence would look like a hang or a failure */
                 printf("No RDMA devices.\n");
         field_tree_text(root, stdout, LABEL_WIDTH, utf8_locale() ? "●" : "*", o->color);

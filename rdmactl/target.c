@@ -147,3 +147,33 @@ done:
                 *ret_consumed = consumed;
         return EXIT_OK;
 }
+
+int targets_parse(sd_bus *bus, const Inventory *inv, char **args, size_t n_args, Target **ret, size_t *ret_n,
+                  int *worst) {
+        _cleanup_free_ Target *targets = calloc(n_args > 0 ? n_args : inv->n_devices + 1, sizeof(Target));
+        size_t n = 0;
+
+        if (!targets)
+                return report_oom();
+        if (n_args == 0)
+                for (size_t i = 0; i < inv->n_devices; i++)
+                        targets[n++] = (Target){ .device = inv->devices[i] };
+        for (size_t i = 0; i < n_args;) {
+                size_t consumed = 1;
+                int status = target_parse(bus, inv, args + i, n_args - i, TARGET_PORT_NUMBER, &targets[n], &consumed);
+
+                i += consumed;
+                if (status == EXIT_OK) {
+                        n++;
+                        continue;
+                }
+                /* Like systemctl status: the others are still shown. */
+                if (*worst == EXIT_OK)
+                        *worst = status;
+                if (status == EXIT_NOT_RUNNING)
+                        return status;
+        }
+        *ret = TAKE_PTR(targets);
+        *ret_n = n;
+        return EXIT_OK;
+}

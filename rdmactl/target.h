@@ -28,3 +28,11 @@ typedef enum TargetFlags {
  * device, port or netdev, 2 for a malformed port. */
 int target_parse(sd_bus *bus, const Inventory *inv, char **args, size_t n_args, TargetFlags flags, Target *ret,
                  size_t *ret_consumed);
+
+/* Reads the targets args name, each a device or a port (TARGET_PORT_NUMBER);
+ * every device for none. Like systemctl status, a name that fails does not
+ * stop the others: the exit status of the first that fails is in *worst
+ * (which starts as EXIT_OK); returns it at once only when rdmad is not
+ * running, and 0 (EXIT_OK) otherwise. */
+int targets_parse(sd_bus *bus, const Inventory *inv, char **args, size_t n_args, Target **ret, size_t *ret_n,
+                  int *worst);

@@ -36,6 +36,32 @@ int finish_json_output(const JsonWriter *w, int status) {
         return flush_output(true, status);
 }
 
+int print_fields_json(const Field *root, const Options *o, int status) {
+        JsonWriter w;
+
+        json_writer_init(&w, stdout, o->json == JSON_PRETTY);
+        field_tree_json(root, &w);
+        return finish_json_output(&w, status);
+}
+
+int print_table_json(const Table *t, const Options *o, int status) {
+        JsonWriter w;
+
+        json_writer_init(&w, stdout, o->json == JSON_PRETTY);
+        table_json(t, &w);
+        return finish_json_output(&w, status);
+}
+
+int follow_and_run(InventoryFollow *f, sd_bus *bus, sd_event *event, const char *verb) {
+        int r;
+
+        r = inventory_follow_start(f, bus);
+        if (r < 0)
+                return report_bus_error("subscribing", r, NULL);
+        r = sd_event_loop(event);
+        return r < 0 ? report_bus_error(verb, r, NULL) : r;
+}
+
 int load_inventory(sd_bus *bus, const Options *o, Inventory **ret) {
         _cleanup_(inventory_freep) Inventory *inv = inventory_new();
         sd_bus_error error = SD_BUS_ERROR_NULL;

@@ -106,14 +106,22 @@ static void format_reason(char *buf, size_t size, const char *reason) {
 /* One port against the state: true when it is there; a line when not. The
  * state of a device that does not answer is its last known one, not its
  * state now: such a port is not there yet, whatever it last said. */
+typedef struct Tally {
+        size_t ok, total; /* ports in the state, ports waited for */
+        bool incomplete;  /* something named is not there (yet) */
+} Tally;
+
+/* A port waited for, counted in t. */
 static int check_port(const WaitSpec *s, const Inventory *inv, const RdmaPort *p, const char *as, WaitCheck *c,
-                      bool *ret_ok) {
+                      Tally *t) {
         const RdmaDevice *d = inventory_find_device(inv, p->device);
         char name[512], link[256], reason[512] = "";
 
-        *ret_ok = !device_unresponsive(d) && streq(p->state_name, s->state);
-        if (*ret_ok)
+        t->total++;
+        if (!device_unresponsive(d) && streq(p->state_name, s->state)) {
+                t->ok++;
                 return 0;
+        }
         snprintf(name, sizeof(name), "%s/%" PRIu32 "%s%s%s", d ? d->name : "", p->number, as ? " (" : "", strempty(as),
                  as ? ")" : "");
         /* "INIT (LinkUp)"; what could not be read is "unknown". */
@@ -142,11 +150,6 @@ static bool port_waited_for(const Inventory *inv, const RdmaPort *p) {
                !(p->phys_state_num >= PHYS_STATE_SLEEP && p->phys_state_num <= PHYS_STATE_DISABLED);
 }
 
-typedef struct Tally {
-        size_t ok, total; /* ports in the state, ports waited for */
-        bool incomplete;  /* something named is not there (yet) */
-} Tally;
-
 static int check_device(const WaitSpec *s, const Inventory *inv, const RdmaDevice *d, WaitCheck *c, Tally *t) {
         size_t found = 0;
         int r;
@@ -154,7 +157,6 @@ static int check_device(const WaitSpec *s, const Inventory *inv, const RdmaDevic
         for (size_t i = 0; i < inv->n_ports; i++) {
                 const RdmaPort *p = inv->ports[i];
                 char port_name[512];
-                bool ok;
 
                 if (!streq(p->device, d->path))
                         continue;
@@ -162,11 +164,9 @@ static int check_device(const WaitSpec *s, const Inventory *inv, const RdmaDevic
                 snprintf(port_name, sizeof(port_name), "%s/%" PRIu32, d->name, p->number);
                 if (port_ignored(s, inv, p, port_name))
                         continue;
-                r = check_port(s, inv, p, NULL, c, &ok);
+                r = check_port(s, inv, p, NULL, c, t);
                 if (r < 0)
                         return r;
-                t->total++;
-                t->ok += ok;
         }
         if (found == 0) {
                 t->incomplete = true;
@@ -181,7 +181,6 @@ static int check_name(const WaitSpec *s, const Inventory *inv, const char *name,
         const RdmaNetDev *n;
         const RdmaPort *p;
         uint32_t number;
-        bool ok;
         int r;
 
         r = parse_device_slash_port(name, &device_name, &number);
@@ -195,10 +194,7 @@ static int check_name(const WaitSpec *s, const Inventory *inv, const char *name,
                         return pending_line(c, "%s: not present%s, waiting for %s", name,
                                             d ? " (the device has no such port yet)" : "", s->state);
                 }
-                r = check_port(s, inv, p, NULL, c, &ok);
-                t->total++;
-                t->ok += ok;
-                return r;
+                return check_port(s, inv, p, NULL, c, t);
         }
 
         /* A device wins over a netdev of the same name, as everywhere in rdmactl. */
@@ -213,10 +209,7 @@ static int check_name(const WaitSpec *s, const Inventory *inv, const char *name,
                 return pending_line(c, "%s: %s, waiting for %s", name,
                                     n ? "a network interface of no port" : "not present", s->state);
         }
-        r = check_port(s, inv, p, name, c, &ok);
-        t->total++;
-        t->ok += ok;
-        return r;
+        return check_port(s, inv, p, name, c, t);
 }
 
 /* No names: every port with a link, and at least one. */
@@ -226,17 +219,14 @@ static int check_linked(const WaitSpec *s, const Inventory *inv, WaitCheck *c, T
         for (size_t i = 0; i < inv->n_ports; i++) {
                 const RdmaPort *p = inv->ports[i];
                 char port_name[512];
-                bool ok;
 
                 snprintf(port_name, sizeof(port_name), "%s/%" PRIu32, strempty(inventory_device_name(inv, p->device)),
                          p->number);
                 if (!port_waited_for(inv, p) || port_ignored(s, inv, p, port_name))
                         continue;
-                r = check_port(s, inv, p, NULL, c, &ok);
+                r = check_port(s, inv, p, NULL, c, t);
                 if (r < 0)
                         return r;
-                t->total++;
-                t->ok += ok;
         }
         if (t->total == 0) {
                 t->incomplete = true;

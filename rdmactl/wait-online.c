@@ -21,6 +21,7 @@
 #include "basic/util.h"
 #include "bus-errors.h"
 #include "client/inventory-follow.h"
+#include "verb-util.h"
 
 /* As systemd-networkd-wait-online logs: not at once (a wait that ends in a
  * moment says nothing), then now and then, so the boot log shows progress. */
@@ -212,18 +213,8 @@ int wait_online(sd_bus *bus, const Options *o, const WaitSpec *spec, uint64_t ti
                 if (!w.follow)
                         r = -ENOMEM;
         }
-        /* Subscribes first, then reads: nothing falls between the two. */
-        if (r >= 0)
-                r = inventory_follow_start(w.follow, bus);
-        if (r < 0) {
-                status = report_bus_error("subscribing", r, NULL);
-                goto finish;
-        }
+        status = r < 0 ? report_bus_error("subscribing", r, NULL) : follow_and_run(w.follow, bus, event, "wait");
 
-        r = sd_event_loop(event);
-        status = r < 0 ? report_bus_error("wait", r, NULL) : r;
-
-finish:
         inventory_follow_free(w.follow);
         free(w.load_error);
         sd_event_source_unref(w.progress);

@@ -49,14 +49,6 @@ static bool label_escapes(char c, bool first) {
         return first || c < '0' || c > '9';
 }
 
-static int hex_lower(char c) {
-        if (c >= '0' && c <= '9')
-                return c - '0';
-        if (c >= 'a' && c <= 'f')
-                return c - 'a' + 10;
-        return -1;
-}
-
 /* Decodes label[0..len) into buf, accepting only what sd_bus_path_encode()
  * writes for a non-empty name: letters and digits as they are, any other
  * byte but NUL (and a first digit) as _xx in lowercase hex. Any other
@@ -70,7 +62,8 @@ static bool label_decode(const char *label, size_t len, char *buf, size_t size) 
                 if (c == '_') {
                         int hi, lo;
 
-                        if (len - i < 3 || (hi = hex_lower(label[i + 1])) < 0 || (lo = hex_lower(label[i + 2])) < 0)
+                        if (len - i < 3 || (hi = unhexchar_lower(label[i + 1])) < 0 ||
+                            (lo = unhexchar_lower(label[i + 2])) < 0)
                                 return false;
                         c = (char) (hi << 4 | lo);
                         if (c == '\0' || !label_escapes(c, n == 0))

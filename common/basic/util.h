@@ -119,6 +119,16 @@ static inline int free_and_strdup(char **p, const char *s) {
         return 0;
 }
 
+/* The value of a lowercase hexadecimal digit (as sd_bus_path_encode() and
+ * the kernel write them), -1 for any other character. */
+static inline int unhexchar_lower(char c) {
+        if (c >= '0' && c <= '9')
+                return c - '0';
+        if (c >= 'a' && c <= 'f')
+                return c - 'a' + 10;
+        return -1;
+}
+
 static inline int negative_errno(void) {
         return errno > 0 ? -errno : -EIO;
 }

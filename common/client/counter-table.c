@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "api/bus-message.h"
 #include "basic/util.h"
 
 static void port_counters_clear(PortCounters *p) {
@@ -93,29 +94,20 @@ int counter_table_read_port(CounterTable *t, const char *device, uint32_t port, 
         return port_counters_read_dict(p, reply);
 }
 
-int counter_table_read(CounterTable *t, sd_bus_message *reply) {
+/* One (device, port, counters) of GetAllCounters' reply. */
+static int read_port_entry(sd_bus_message *m, void *userdata) {
+        const char *device;
+        uint32_t port;
         int r;
 
-        r = sd_bus_message_enter_container(reply, 'a', "(sua{st})");
+        r = sd_bus_message_read(m, "su", &device, &port);
         if (r < 0)
                 return r;
-        while ((r = sd_bus_message_enter_container(reply, 'r', "sua{st}")) > 0) {
-                const char *device;
-                uint32_t port;
+        return counter_table_read_port(userdata, device, port, m);
+}
 
-                r = sd_bus_message_read(reply, "su", &device, &port);
-                if (r < 0)
-                        return r;
-                r = counter_table_read_port(t, device, port, reply);
-                if (r < 0)
-                        return r;
-                r = sd_bus_message_exit_container(reply);
-                if (r < 0)
-                        return r;
-        }
-        if (r < 0)
-                return r;
-        return sd_bus_message_exit_container(reply);
+int counter_table_read(CounterTable *t, sd_bus_message *reply) {
+        return bus_message_read_entries(reply, 'r', "sua{st}", read_port_entry, t);
 }
 
 const PortCounters *counter_table_find(const CounterTable *t, const char *device, uint32_t port) {

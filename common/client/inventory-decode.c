@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "api/bus-message.h"
 #include "basic/util.h"
 
 typedef enum PropertyKind {
@@ -122,86 +123,191 @@ static const PropertySpec sriov_properties[] = {
         {},
 };
 
-static void gids_free(RdmaGid *gids, size_t n) {
-        for (size_t i = 0; i < n; i++) {
-                free(gids[i].gid);
-                free(gids[i].type);
-                free(gids[i].netdev);
-        }
-        free(gids);
-}
+/* A property that is an array of structs: its members in the order of the
+ * struct's signature, as the table's rows. A daemon may send fewer than
+ * all: the members it does not send are empty strings. */
+typedef struct ArraySpec {
+        const char *name;
+        const PropertySpec *members;
+        size_t min_members;
+        size_t size;             /* of an element */
+        size_t offset, n_offset; /* of the array and of its length in the object */
+} ArraySpec;
 
-/* "a(usss)" (index, gid, type, netdev); "a(uss)" from daemons before GID netdevs. */
-static int read_gids(RdmaPort *p, sd_bus_message *m, bool with_netdev) {
-        RdmaGid *gids = NULL;
-        size_t n = 0, allocated = 0;
-        uint32_t index;
-        const char *gid, *type, *netdev = "";
+static const PropertySpec gid_members[] = {
+        UINT32("index", RdmaGid, index),
+        STRING("gid", RdmaGid, gid),
+        STRING("type", RdmaGid, type),
+        STRING("netdev", RdmaGid, netdev),
+        {},
+};
+
+static const PropertySpec link_change_members[] = {
+        UINT64("usec", RdmaLinkChange, usec),
+        STRING("old_state", RdmaLinkChange, old_state),
+        STRING("new_state", RdmaLinkChange, new_state),
+        {},
+};
+
+static const ArraySpec port_arrays[] = {
+        /* "a(usss)" (index, gid, type, netdev); "a(uss)" from daemons before GID netdevs. */
+        { "Gids", gid_members, 3, sizeof(RdmaGid), offsetof(RdmaPort, gids), offsetof(RdmaPort, n_gids) },
+        /* "a(tss)": (usec, old state, new state), oldest first. */
+        { "LinkHistory", link_change_members, 3, sizeof(RdmaLinkChange), offsetof(RdmaPort, link_history),
+          offsetof(RdmaPort, n_link_history) },
+        {},
+};
+
+#define FIELD(object, spec)  ((uint8_t *) (object) + (spec)->offset)
+#define LENGTH(object, spec) ((size_t *) ((uint8_t *) (object) + (spec)->n_offset))
+
+static int read_value(void *object, const PropertySpec *spec, sd_bus_message *m) {
+        uint8_t *field = FIELD(object, spec);
         int r;
 
-        r = sd_bus_message_enter_container(m, 'a', with_netdev ? "(usss)" : "(uss)");
+        switch (spec->kind) {
+        case PROPERTY_STRING: {
+                const char *s;
+
+                r = sd_bus_message_read_basic(m, spec->signature[0], &s);
+                if (r < 0)
+                        return r;
+                return free_and_strdup((char **) field, s);
+        }
+        case PROPERTY_UINT32:
+                return sd_bus_message_read_basic(m, 'u', field);
+        case PROPERTY_INT32:
+                return sd_bus_message_read_basic(m, 'i', field);
+        case PROPERTY_UINT64:
+                return sd_bus_message_read_basic(m, 't', field);
+        case PROPERTY_DOUBLE:
+                return sd_bus_message_read_basic(m, 'd', field);
+        case PROPERTY_BOOL: {
+                int b;
+
+                r = sd_bus_message_read_basic(m, 'b', &b);
+                if (r < 0)
+                        return r;
+                *(bool *) field = b;
+                return 0;
+        }
+        }
+        return -EINVAL;
+}
+
+static void strings_free(const PropertySpec *specs, void *object) {
+        for (const PropertySpec *s = specs; s->name; s++)
+                if (s->kind == PROPERTY_STRING)
+                        free(*(char **) FIELD(object, s));
+}
+
+/* Replaces every string of a memcpy()'d copy with its own copy (NULL when
+ * out of memory), so that freeing the copy frees only its own; false then. */
+static bool strings_copy(const PropertySpec *specs, void *copy) {
+        bool ok = true;
+
+        for (const PropertySpec *s = specs; s->name; s++)
+                if (s->kind == PROPERTY_STRING) {
+                        char **field = (char **) FIELD(copy, s);
+                        const char *from = *field;
+
+                        *field = from ? strdup(from) : NULL;
+                        ok = ok && (!from || *field);
+                }
+        return ok;
+}
+
+static void elements_free(const ArraySpec *a, void *elements, size_t n) {
+        for (size_t i = 0; i < n; i++)
+                strings_free(a->members, (uint8_t *) elements + i * a->size);
+        free(elements);
+}
+
+/* How many members contents ("a(usss)") sends, or -EINVAL when it is not this array's. */
+static int array_members_sent(const ArraySpec *a, const char *contents) {
+        size_t k = 0;
+
+        if (strncmp(contents, "a(", 2) != 0)
+                return -EINVAL;
+        for (contents += 2; a->members[k].name && *contents == a->members[k].signature[0]; contents++)
+                k++;
+        return streq(contents, ")") && k >= a->min_members ? (int) k : -EINVAL;
+}
+
+typedef struct ArrayReading {
+        const ArraySpec *spec;
+        size_t n_sent; /* members per element */
+        void *elements;
+        size_t n, allocated;
+} ArrayReading;
+
+static int read_element(sd_bus_message *m, void *userdata) {
+        ArrayReading *a = userdata;
+        const PropertySpec *members = a->spec->members;
+        uint8_t *element;
+        int r;
+
+        r = array_reserve(&a->elements, &a->allocated, a->n + 1, a->spec->size);
         if (r < 0)
                 return r;
-        while ((r = with_netdev ? sd_bus_message_read(m, "(usss)", &index, &gid, &type, &netdev)
-                                : sd_bus_message_read(m, "(uss)", &index, &gid, &type)) > 0) {
-                r = ARRAY_RESERVE(gids, allocated, n + 1);
+        element = (uint8_t *) a->elements + a->n++ * a->spec->size;
+        memset(element, 0, a->spec->size);
+        for (size_t i = 0; members[i].name; i++) {
+                if (i < a->n_sent)
+                        r = read_value(element, &members[i], m);
+                else if (members[i].kind == PROPERTY_STRING)
+                        r = free_and_strdup((char **) FIELD(element, &members[i]), "");
                 if (r < 0)
-                        break;
-                gids[n] =
-                        (RdmaGid){ .index = index, .gid = strdup(gid), .type = strdup(type), .netdev = strdup(netdev) };
-                n++;
-                if (!gids[n - 1].gid || !gids[n - 1].type || !gids[n - 1].netdev) {
-                        r = -ENOMEM;
-                        break;
-                }
+                        return r;
         }
+        return 0;
+}
+
+static int read_array(void *object, const ArraySpec *spec, size_t n_sent, const char *contents, sd_bus_message *m) {
+        ArrayReading a = { .spec = spec, .n_sent = n_sent };
+        char members[256];
+        int r;
+
+        snprintf(members, sizeof(members), "%.*s", (int) strlen(contents) - 3, contents + 2); /* a(...) */
+        r = sd_bus_message_enter_container(m, 'v', contents);
+        if (r >= 0)
+                r = bus_message_read_entries(m, 'r', members, read_element, &a);
         if (r < 0) {
-                gids_free(gids, n);
+                elements_free(spec, a.elements, a.n);
                 return r;
         }
-        gids_free(p->gids, p->n_gids);
-        p->gids = gids;
-        p->n_gids = n;
+        elements_free(spec, *(void **) FIELD(object, spec), *LENGTH(object, spec));
+        *(void **) FIELD(object, spec) = a.elements;
+        *LENGTH(object, spec) = a.n;
         return sd_bus_message_exit_container(m);
 }
 
-static void link_history_free(RdmaLinkChange *h, size_t n) {
-        for (size_t i = 0; i < n; i++) {
-                free(h[i].old_state);
-                free(h[i].new_state);
+/* The arrays of copy, a memcpy() of object: its own, or NULL and -ENOMEM. */
+static int arrays_copy(const ArraySpec *arrays, void *copy, const void *object) {
+        /* Every array is the copy's own (or NULL) before anything can fail. */
+        for (const ArraySpec *a = arrays; a && a->name; a++) {
+                *(void **) FIELD(copy, a) = NULL;
+                *LENGTH(copy, a) = 0;
         }
-        free(h);
-}
+        for (const ArraySpec *a = arrays; a && a->name; a++) {
+                size_t n = *LENGTH(object, a);
+                uint8_t *elements;
+                bool ok = true;
 
-/* "a(tss)": (usec, old state, new state), oldest first. */
-static int read_link_history(RdmaPort *p, sd_bus_message *m) {
-        RdmaLinkChange *h = NULL;
-        size_t n = 0, allocated = 0;
-        const char *a, *b;
-        uint64_t usec;
-        int r;
-
-        r = sd_bus_message_enter_container(m, 'a', "(tss)");
-        if (r < 0)
-                return r;
-        while ((r = sd_bus_message_read(m, "(tss)", &usec, &a, &b)) > 0) {
-                r = ARRAY_RESERVE(h, allocated, n + 1);
-                if (r < 0)
-                        break;
-                h[n++] = (RdmaLinkChange){ .usec = usec, .old_state = strdup(a), .new_state = strdup(b) };
-                if (!h[n - 1].old_state || !h[n - 1].new_state) {
-                        r = -ENOMEM;
-                        break;
-                }
+                if (n == 0)
+                        continue;
+                elements = malloc(n * a->size);
+                if (!elements)
+                        return -ENOMEM;
+                memcpy(elements, *(void **) FIELD(object, a), n * a->size);
+                *(void **) FIELD(copy, a) = elements;
+                *LENGTH(copy, a) = n;
+                for (size_t i = 0; i < n; i++)
+                        ok = strings_copy(a->members, elements + i * a->size) && ok;
+                if (!ok)
+                        return -ENOMEM;
         }
-        if (r < 0) {
-                link_history_free(h, n);
-                return r;
-        }
-        link_history_free(p->link_history, p->n_link_history);
-        p->link_history = h;
-        p->n_link_history = n;
-        return sd_bus_message_exit_container(m);
+        return 0;
 }
 
 uint64_t port_last_change_usec(const RdmaPort *p) {
@@ -237,18 +343,6 @@ static int read_port_numbers(RdmaDevice *d, sd_bus_message *m) {
  * consumed the variant's contents, 0 when the name is not one of them. */
 typedef int (*SpecialReader)(void *object, const char *name, const char *contents, sd_bus_message *m);
 
-static int port_special(void *object, const char *name, const char *contents, sd_bus_message *m) {
-        if (streq(name, "Gids") && (streq(contents, "a(usss)") || streq(contents, "a(uss)"))) {
-                int r = read_gids(object, m, streq(contents, "a(usss)"));
-                return r < 0 ? r : 1;
-        }
-        if (streq(name, "LinkHistory") && streq(contents, "a(tss)")) {
-                int r = read_link_history(object, m);
-                return r < 0 ? r : 1;
-        }
-        return 0;
-}
-
 static int read_virtual_functions(RdmaDevice *d, sd_bus_message *m) {
         _cleanup_strv_free_ char **paths = NULL;
         size_t n = 0, allocated = 0;
@@ -282,111 +376,53 @@ static int device_special(void *object, const char *name, const char *contents, 
         return 0;
 }
 
-static int read_value(void *object, const PropertySpec *spec, sd_bus_message *m) {
-        uint8_t *field = (uint8_t *) object + spec->offset;
+typedef struct PropertiesReading {
+        void *object;
+        const PropertySpec *specs;
+        const ArraySpec *arrays;
+        SpecialReader special;
+} PropertiesReading;
+
+/* One (name, value) of an a{sv}. */
+static int read_property_entry(sd_bus_message *m, void *userdata) {
+        const PropertiesReading *p = userdata;
+        const PropertySpec *spec = NULL;
+        const char *name, *contents;
+        char type;
         int r;
 
-        switch (spec->kind) {
-        case PROPERTY_STRING: {
-                const char *s;
-
-                r = sd_bus_message_read_basic(m, spec->signature[0], &s);
-                if (r < 0)
-                        return r;
-                return free_and_strdup((char **) field, s);
-        }
-        case PROPERTY_UINT32:
-                return sd_bus_message_read_basic(m, 'u', field);
-        case PROPERTY_INT32:
-                return sd_bus_message_read_basic(m, 'i', field);
-        case PROPERTY_UINT64:
-                return sd_bus_message_read_basic(m, 't', field);
-        case PROPERTY_DOUBLE:
-                return sd_bus_message_read_basic(m, 'd', field);
-        case PROPERTY_BOOL: {
-                int b;
-
-                r = sd_bus_message_read_basic(m, 'b', &b);
-                if (r < 0)
-                        return r;
-                *(bool *) field = b;
-                return 0;
-        }
-        }
-        return -EINVAL;
-}
-
-static int read_properties(void *object, const PropertySpec *specs, SpecialReader special, sd_bus_message *m) {
-        int r;
-
-        r = sd_bus_message_enter_container(m, 'a', "{sv}");
+        r = sd_bus_message_read(m, "s", &name);
         if (r < 0)
                 return r;
-        while ((r = sd_bus_message_enter_container(m, 'e', "sv")) > 0) {
-                const PropertySpec *spec = NULL;
-                const char *name, *contents;
-                char type;
+        r = sd_bus_message_peek_type(m, &type, &contents);
+        if (r < 0)
+                return r;
+        for (const PropertySpec *s = p->specs; s->name; s++)
+                if (streq(s->name, name) && streq(s->signature, contents)) {
+                        spec = s;
+                        break;
+                }
+        for (const ArraySpec *a = p->arrays; !spec && a && a->name; a++)
+                if (streq(a->name, name) && (r = array_members_sent(a, contents)) >= 0)
+                        return read_array(p->object, a, r, contents, m);
 
-                r = sd_bus_message_read(m, "s", &name);
-                if (r < 0)
-                        return r;
-                r = sd_bus_message_peek_type(m, &type, &contents);
-                if (r < 0)
-                        return r;
-                for (const PropertySpec *s = specs; s->name; s++)
-                        if (streq(s->name, name) && streq(s->signature, contents)) {
-                                spec = s;
-                                break;
-                        }
-
-                r = sd_bus_message_enter_container(m, 'v', contents);
-                if (r < 0)
-                        return r;
-                if (spec)
-                        r = read_value(object, spec, m);
-                else if (special && (r = special(object, name, contents, m)) > 0)
-                        r = 0;
-                else if (r >= 0)
-                        r = sd_bus_message_skip(m, contents);
-                if (r < 0)
-                        return r;
-                r = sd_bus_message_exit_container(m);
-                if (r < 0)
-                        return r;
-                r = sd_bus_message_exit_container(m);
-                if (r < 0)
-                        return r;
-        }
+        r = sd_bus_message_enter_container(m, 'v', contents);
+        if (r < 0)
+                return r;
+        if (spec)
+                r = read_value(p->object, spec, m);
+        else if (p->special && (r = p->special(p->object, name, contents, m)) > 0)
+                r = 0;
+        else if (r >= 0)
+                r = sd_bus_message_skip(m, contents);
         if (r < 0)
                 return r;
         return sd_bus_message_exit_container(m);
 }
 
-int port_read_properties(RdmaPort *p, sd_bus_message *m) {
-        return read_properties(p, port_properties, port_special, m);
-}
-
-int sriov_read_properties(RdmaSriov *s, sd_bus_message *m) {
-        return read_properties(s, sriov_properties, NULL, m);
-}
-
-int device_read_properties(RdmaDevice *d, sd_bus_message *m) {
-        return read_properties(d, device_properties, device_special, m);
-}
-
-int netdev_read_properties(RdmaNetDev *n, sd_bus_message *m) {
-        return read_properties(n, netdev_properties, NULL, m);
-}
-
 static void device_free_arrays(void *object) {
         free(((RdmaDevice *) object)->port_numbers);
         strv_free(((RdmaDevice *) object)->virtual_functions);
-}
-
-static void port_free_arrays(void *object) {
-        RdmaPort *p = object;
-        gids_free(p->gids, p->n_gids);
-        link_history_free(p->link_history, p->n_link_history);
 }
 
 /* The arrays of a copy made by memcpy(): its own, or NULL and -ENOMEM. */
@@ -416,76 +452,21 @@ static int device_copy_arrays(void *object) {
         return 0;
 }
 
-static int port_copy_link_history(RdmaPort *p) {
-        const RdmaLinkChange *h = p->link_history;
-        size_t n = p->n_link_history;
-
-        p->link_history = NULL;
-        p->n_link_history = 0;
-        if (n == 0)
-                return 0;
-        p->link_history = calloc(n, sizeof(RdmaLinkChange));
-        if (!p->link_history)
-                return -ENOMEM;
-        for (; p->n_link_history < n; p->n_link_history++) {
-                RdmaLinkChange *c = &p->link_history[p->n_link_history];
-
-                *c = (RdmaLinkChange){ .usec = h[p->n_link_history].usec,
-                                       .old_state = strdup(h[p->n_link_history].old_state),
-                                       .new_state = strdup(h[p->n_link_history].new_state) };
-                if (!c->old_state || !c->new_state) {
-                        p->n_link_history++;
-                        return -ENOMEM;
-                }
-        }
-        return 0;
-}
-
-static int port_copy_arrays(void *object) {
-        RdmaPort *p = object;
-        const RdmaGid *gids = p->gids;
-        size_t n = p->n_gids;
-
-        p->gids = NULL;
-        p->n_gids = 0;
-        /* Both arrays are the copy's own (or NULL) before anything can fail. */
-        if (port_copy_link_history(p) < 0)
-                return -ENOMEM;
-        if (n == 0)
-                return 0;
-        p->gids = calloc(n, sizeof(RdmaGid));
-        if (!p->gids)
-                return -ENOMEM;
-        for (; p->n_gids < n; p->n_gids++) {
-                RdmaGid *g = &p->gids[p->n_gids];
-
-                *g = (RdmaGid){ .index = gids[p->n_gids].index,
-                                .gid = strdup(gids[p->n_gids].gid),
-                                .type = strdup(gids[p->n_gids].type),
-                                .netdev = strdup(gids[p->n_gids].netdev) };
-                if (!g->gid || !g->type || !g->netdev) {
-                        p->n_gids++;
-                        return -ENOMEM;
-                }
-        }
-        return 0;
-}
-
 /* What the tables do not cover, per kind. */
 typedef struct KindDecoder {
         const char *interface;
         size_t size;
         const PropertySpec *properties;
+        const ArraySpec *arrays;
         SpecialReader special;
         void (*free_arrays)(void *object);
         int (*copy_arrays)(void *object);
 } KindDecoder;
 
 static const KindDecoder decoders[_INVENTORY_KIND_MAX] = {
-        [INVENTORY_DEVICE] = { RDMAD_DEVICE_INTERFACE, sizeof(RdmaDevice), device_properties, device_special,
+        [INVENTORY_DEVICE] = { RDMAD_DEVICE_INTERFACE, sizeof(RdmaDevice), device_properties, NULL, device_special,
                                device_free_arrays, device_copy_arrays },
-        [INVENTORY_PORT] = { RDMAD_PORT_INTERFACE, sizeof(RdmaPort), port_properties, port_special, port_free_arrays,
-                             port_copy_arrays },
+        [INVENTORY_PORT] = { RDMAD_PORT_INTERFACE, sizeof(RdmaPort), port_properties, port_arrays },
         [INVENTORY_NETDEV] = { RDMAD_NETDEV_INTERFACE, sizeof(RdmaNetDev), netdev_properties },
         [INVENTORY_SRIOV] = { RDMAD_SRIOV_INTERFACE, sizeof(RdmaSriov), sriov_properties },
 };
@@ -512,15 +493,22 @@ void *object_new(InventoryKind kind, const char *path) {
 }
 
 int object_read_properties(InventoryKind kind, void *object, sd_bus_message *m) {
-        return read_properties(object, decoders[kind].properties, decoders[kind].special, m);
+        PropertiesReading p = {
+                .object = object,
+                .specs = decoders[kind].properties,
+                .arrays = decoders[kind].arrays,
+                .special = decoders[kind].special,
+        };
+
+        return bus_message_read_entries(m, 'e', "sv", read_property_entry, &p);
 }
 
 void object_free(InventoryKind kind, void *object) {
         const KindDecoder *k = &decoders[kind];
 
-        for (const PropertySpec *s = k->properties; s->name; s++)
-                if (s->kind == PROPERTY_STRING)
-                        free(*(char **) ((uint8_t *) object + s->offset));
+        strings_free(k->properties, object);
+        for (const ArraySpec *a = k->arrays; a && a->name; a++)
+                elements_free(a, *(void **) FIELD(object, a), *LENGTH(object, a));
         if (k->free_arrays)
                 k->free_arrays(object);
         free(*(char **) object);
@@ -530,7 +518,7 @@ void object_free(InventoryKind kind, void *object) {
 /* Empty strings instead of NULL for what the daemon did not send. */
 int object_fill_missing(InventoryKind kind, void *object) {
         for (const PropertySpec *s = decoders[kind].properties; s->name; s++) {
-                char **field = (char **) ((uint8_t *) object + s->offset);
+                char **field = (char **) FIELD(object, s);
 
                 if (s->kind == PROPERTY_STRING && !*field) {
                         *field = strdup(streq(s->signature, "o") ? "/" : "");
@@ -545,23 +533,18 @@ int object_fill_missing(InventoryKind kind, void *object) {
 void *object_copy(InventoryKind kind, const void *object) {
         const KindDecoder *k = &decoders[kind];
         void *copy = malloc(k->size);
-        bool failed = false;
+        bool ok;
 
         if (!copy)
                 return NULL;
         memcpy(copy, object, k->size);
         /* Every pointer the copy shares is replaced before any can fail, so that object_free() frees only its own. */
-        for (const PropertySpec *s = k->properties; s->name; s++)
-                if (s->kind == PROPERTY_STRING) {
-                        char **field = (char **) ((uint8_t *) copy + s->offset);
-                        const char *from = *field;
-
-                        *field = from ? strdup(from) : NULL;
-                        failed = failed || (from && !*field);
-                }
+        ok = strings_copy(k->properties, copy);
         *(char **) copy = strdup(*(char *const *) object);
-        failed = failed || !*(char **) copy;
-        if ((k->copy_arrays && k->copy_arrays(copy) < 0) || failed) {
+        ok = *(char **) copy && ok;
+        ok = arrays_copy(k->arrays, copy, object) >= 0 && ok;
+        ok = (!k->copy_arrays || k->copy_arrays(copy) >= 0) && ok;
+        if (!ok) {
                 object_free(kind, copy);
                 return NULL;
         }
@@ -574,21 +557,15 @@ void make_printable(char *s) {
                         *p = '?';
 }
 
-void object_make_printable(InventoryKind kind, void *object) {
-        for (const PropertySpec *s = decoders[kind].properties; s->name; s++)
+static void strings_make_printable(const PropertySpec *specs, void *object) {
+        for (const PropertySpec *s = specs; s->name; s++)
                 if (s->kind == PROPERTY_STRING)
-                        make_printable(*(char **) ((uint8_t *) object + s->offset));
-        if (kind == INVENTORY_PORT) {
-                RdmaPort *p = object;
+                        make_printable(*(char **) FIELD(object, s));
+}
 
-                for (size_t g = 0; g < p->n_gids; g++) {
-                        make_printable(p->gids[g].gid);
-                        make_printable(p->gids[g].type);
-                        make_printable(p->gids[g].netdev);
-                }
-                for (size_t i = 0; i < p->n_link_history; i++) {
-                        make_printable(p->link_history[i].old_state);
-                        make_printable(p->link_history[i].new_state);
-                }
-        }
+void object_make_printable(InventoryKind kind, void *object) {
+        strings_make_printable(decoders[kind].properties, object);
+        for (const ArraySpec *a = decoders[kind].arrays; a && a->name; a++)
+                for (size_t i = 0; i < *LENGTH(object, a); i++)
+                        strings_make_printable(a->members, *(uint8_t **) FIELD(object, a) + i * a->size);
 }

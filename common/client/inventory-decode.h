@@ -39,11 +39,5 @@ uint64_t port_last_change_usec(const RdmaPort *p);
 /* The value of a shown property of the port (inventory.h, PORT_SHOWN_PROPERTIES). */
 uint64_t port_shown_value(const RdmaPort *p, PortShown i);
 
-/* Reads an a{sv} of changed values into an existing object. */
-int port_read_properties(RdmaPort *p, sd_bus_message *m);
-int sriov_read_properties(RdmaSriov *s, sd_bus_message *m);
-int device_read_properties(RdmaDevice *d, sd_bus_message *m);
-int netdev_read_properties(RdmaNetDev *n, sd_bus_message *m);
-
 /* Every control character of s becomes '?' (inventory_make_printable()). */
 void make_printable(char *s);

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "api/bus-message.h"
 #include "basic/parse.h"
 #include "basic/util.h"
 #include "client/inventory-decode.h"
@@ -264,52 +265,42 @@ static int add_interface(Inventory *inv, const char *path, const char *interface
         return append_object(inv, k, object);
 }
 
-int inventory_add_object(Inventory *inv, const char *path, sd_bus_message *m) {
+typedef struct ObjectReading {
+        Inventory *inv;
+        const char *path;
+} ObjectReading;
+
+/* One (interface, properties) of an object. */
+static int read_interface_entry(sd_bus_message *m, void *userdata) {
+        ObjectReading *o = userdata;
+        const char *interface;
         int r;
 
-        r = sd_bus_message_enter_container(m, 'a', "{sa{sv}}");
+        r = sd_bus_message_read(m, "s", &interface);
         if (r < 0)
                 return r;
-        while ((r = sd_bus_message_enter_container(m, 'e', "sa{sv}")) > 0) {
-                const char *interface;
+        return add_interface(o->inv, o->path, interface, m);
+}
 
-                r = sd_bus_message_read(m, "s", &interface);
-                if (r < 0)
-                        return r;
-                r = add_interface(inv, path, interface, m);
-                if (r < 0)
-                        return r;
-                r = sd_bus_message_exit_container(m);
-                if (r < 0)
-                        return r;
-        }
+int inventory_add_object(Inventory *inv, const char *path, sd_bus_message *m) {
+        ObjectReading o = { .inv = inv, .path = path };
+
+        return bus_message_read_entries(m, 'e', "sa{sv}", read_interface_entry, &o);
+}
+
+/* One (path, interfaces) of GetManagedObjects' reply. */
+static int read_object_entry(sd_bus_message *m, void *userdata) {
+        const char *path;
+        int r;
+
+        r = sd_bus_message_read(m, "o", &path);
         if (r < 0)
                 return r;
-        return sd_bus_message_exit_container(m);
+        return inventory_add_object(userdata, path, m);
 }
 
 int inventory_read_managed_objects(Inventory *inv, sd_bus_message *reply) {
-        int r;
-
-        r = sd_bus_message_enter_container(reply, 'a', "{oa{sa{sv}}}");
-        if (r < 0)
-                return r;
-        while ((r = sd_bus_message_enter_container(reply, 'e', "oa{sa{sv}}")) > 0) {
-                const char *path;
-
-                r = sd_bus_message_read(reply, "o", &path);
-                if (r < 0)
-                        return r;
-                r = inventory_add_object(inv, path, reply);
-                if (r < 0)
-                        return r;
-                r = sd_bus_message_exit_container(reply);
-                if (r < 0)
-                        return r;
-        }
-        if (r < 0)
-                return r;
-        return sd_bus_message_exit_container(reply);
+        return bus_message_read_entries(reply, 'e', "oa{sa{sv}}", read_object_entry, inv);
 }
 
 int inventory_load(Inventory *inv, sd_bus *bus, sd_bus_error *error) {

@@ -3,7 +3,9 @@
  * socketpair: the read, each signal into the inventory, org.rdmad1 leaving
  * and coming back with and without forgetting, a failed read, the lost
  * connection, and forged signals (another sender, a destination, a
- * NameOwnerChanged not from the bus driver) that change nothing. */
+ * NameOwnerChanged not from the bus driver) that change nothing. And the
+ * decoding of a port's arrays of structs (Gids, LinkHistory), as a daemon
+ * before GID netdevs, the current one and a newer one send them. */
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -408,11 +410,100 @@ static void test_forged_signals_change_nothing(void **state) {
         fixture_stop(&f);
 }
 
+#define PORT_PATH DEVICE_PATH "/port/1"
+
+/* An object's interfaces ("a{sa{sv}}") with a port whose Gids have the
+ * signature gids ("a(uss)", "a(usss)", ...), read into inv. */
+static void add_port(Fixture *f, Inventory *inv, const char *gids) {
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *m = NULL;
+
+        assert_true(sd_bus_message_new_signal(f->pair.server, &m, RDMAD_ROOT_PATH, DBUS_OBJECT_MANAGER_INTERFACE,
+                                              "InterfacesAdded") >= 0);
+        assert_true(sd_bus_message_open_container(m, 'a', "{sa{sv}}") >= 0);
+        assert_true(sd_bus_message_open_container(m, 'e', "sa{sv}") >= 0);
+        assert_true(sd_bus_message_append(m, "s", RDMAD_PORT_INTERFACE) >= 0);
+        assert_true(sd_bus_message_open_container(m, 'a', "{sv}") >= 0);
+        assert_true(sd_bus_message_append(m, "{sv}", "Number", "u", 1) >= 0);
+        assert_true(sd_bus_message_open_container(m, 'e', "sv") >= 0);
+        assert_true(sd_bus_message_append(m, "s", "Gids") >= 0);
+        assert_true(sd_bus_message_open_container(m, 'v', gids) >= 0);
+        if (streq(gids, "a(uss)"))
+                assert_true(sd_bus_message_append(m, gids, 2, 0, "fe80::1", "IB/RoCE v1", 1, "fe80::1", "RoCE v2") >=
+                            0);
+        else if (streq(gids, "a(usss)"))
+                assert_true(sd_bus_message_append(m, gids, 1, 3, "::ffff:10.0.0.1", "RoCE v2", "ens1f0np0") >= 0);
+        else
+                assert_true(sd_bus_message_append(m, gids, 1, 4, "::1", "RoCE v2", "ens1f0np0", "more") >= 0);
+        assert_true(sd_bus_message_close_container(m) >= 0);
+        assert_true(sd_bus_message_close_container(m) >= 0);
+        assert_true(sd_bus_message_append(m, "{sv}", "LinkHistory", "a(tss)", 2, UINT64_C(100), "DOWN", "ACTIVE",
+                                          UINT64_C(200), "ACTIVE", "DOWN\x1b") >= 0);
+        assert_true(sd_bus_message_close_container(m) >= 0);
+        assert_true(sd_bus_message_close_container(m) >= 0);
+        assert_true(sd_bus_message_close_container(m) >= 0);
+        assert_true(sd_bus_message_seal(m, 1, 0) >= 0);
+        assert_true(inventory_add_object(inv, PORT_PATH, m) >= 0);
+}
+
+static void test_reads_port_arrays(void **state) {
+        _cleanup_(inventory_freep) Inventory *inv = inventory_new(), *copy = inventory_new();
+        Fixture f = {};
+        RdmaPort *p;
+
+        assert_non_null(inv);
+        assert_non_null(copy);
+        bus_pair_new(&f.pair);
+
+        /* A daemon before GID netdevs: the netdev is empty. */
+        add_port(&f, inv, "a(uss)");
+        p = inventory_find_port(inv, PORT_PATH);
+        assert_non_null(p);
+        assert_int_equal(p->number, 1);
+        assert_int_equal(p->n_gids, 2);
+        assert_int_equal(p->gids[1].index, 1);
+        assert_string_equal(p->gids[1].gid, "fe80::1");
+        assert_string_equal(p->gids[1].type, "RoCE v2");
+        assert_string_equal(p->gids[1].netdev, "");
+        assert_int_equal(p->n_link_history, 2);
+        assert_int_equal(p->link_history[1].usec, 200);
+        assert_string_equal(p->link_history[1].old_state, "ACTIVE");
+
+        /* The copy owns its arrays, and a printable inventory has no control character. */
+        assert_true(inventory_copy_objects_at(copy, inv, PORT_PATH) >= 0);
+        inventory_make_printable(copy);
+        p = inventory_find_port(copy, PORT_PATH);
+        assert_non_null(p);
+        assert_int_equal(p->n_gids, 2);
+        assert_ptr_not_equal(p->gids, inventory_find_port(inv, PORT_PATH)->gids);
+        assert_string_equal(p->gids[0].type, "IB/RoCE v1");
+        assert_string_equal(p->link_history[1].new_state, "DOWN?");
+        assert_string_equal(inventory_find_port(inv, PORT_PATH)->link_history[1].new_state, "DOWN\x1b");
+
+        /* The current daemon: a second announcement replaces the first. */
+        add_port(&f, inv, "a(usss)");
+        p = inventory_find_port(inv, PORT_PATH);
+        assert_int_equal(p->n_gids, 1);
+        assert_int_equal(p->gids[0].index, 3);
+        assert_string_equal(p->gids[0].netdev, "ens1f0np0");
+
+        /* A newer daemon's members it does not know: skipped, the rest still read. */
+        add_port(&f, inv, "a(ussss)");
+        p = inventory_find_port(inv, PORT_PATH);
+        assert_int_equal(p->n_gids, 0);
+        assert_int_equal(p->n_link_history, 2);
+
+        /* The pair only made messages: nothing to flush (its handshake never ran). */
+        sd_bus_close(f.pair.client);
+        sd_bus_close(f.pair.server);
+        bus_pair_free(&f.pair);
+}
+
 int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_forged_signals_change_nothing),
                 cmocka_unit_test(test_follows_signals_and_keeps_the_model),
                 cmocka_unit_test(test_forgets_on_owner_change),
+                cmocka_unit_test(test_reads_port_arrays),
         };
 
         return cmocka_run_group_tests(tests, NULL, NULL);
