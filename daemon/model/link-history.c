@@ -88,14 +88,6 @@ static size_t escape_name(const char *s, char *out) {
         return n;
 }
 
-static int hex_value(char c) {
-        if (c >= '0' && c <= '9')
-                return c - '0';
-        if (c >= 'a' && c <= 'f')
-                return c - 'a' + 10;
-        return -1;
-}
-
 /* One word back into a name; -EBADMSG for anything escape_name() would not write. */
 static int unescape_name(const char *w, size_t len, char out[static LINK_STATE_NAME_MAX]) {
         size_t n = 0;
@@ -114,8 +106,8 @@ static int unescape_name(const char *w, size_t len, char out[static LINK_STATE_N
 
                         if (i + 2 >= len)
                                 return -EBADMSG;
-                        hi = hex_value(w[i + 1]);
-                        lo = hex_value(w[i + 2]);
+                        hi = unhexchar_lower(w[i + 1]);
+                        lo = unhexchar_lower(w[i + 2]);
                         if (hi < 0 || lo < 0)
                                 return -EBADMSG;
                         c = (char) (hi << 4 | lo);
@@ -241,7 +233,7 @@ static bool guid_valid(const char *g) {
         if (strlen(g) != 19)
                 return false;
         for (size_t i = 0; i < 19; i++)
-                if (i % 5 == 4 ? g[i] != ':' : hex_value(g[i]) < 0)
+                if (i % 5 == 4 ? g[i] != ':' : unhexchar_lower(g[i]) < 0)
                         return false;
         return true;
 }
