@@ -11,6 +11,7 @@
 #include "bus-server.h"
 #include "bus-util.h"
 #include "manager.h"
+#include "pci-function.h"
 #include "properties.h"
 #include "basic/util.h"
 
@@ -112,7 +113,7 @@ static int bus_property_get_virtual_functions(sd_bus *bus, const char *path, con
         r = sd_bus_message_open_container(reply, 'a', "o");
         if (r < 0)
                 return r;
-        while ((vf = manager_next_virtual_function(d->manager, d, &i))) {
+        while ((vf = pci_function_next_vf(d->manager, d, &i))) {
                 _cleanup_free_ char *p = NULL;
 
                 r = device_bus_path(vf, &p);
@@ -149,7 +150,7 @@ static size_t bus_property_size_virtual_functions(const void *object, size_t pat
         const Device *d = object, *vf;
         size_t size = BUS_ARRAY_SIZE_MAX, i = 0;
 
-        while ((vf = manager_next_virtual_function(d->manager, d, &i)))
+        while ((vf = pci_function_next_vf(d->manager, d, &i)))
                 size += device_path_size_max(vf);
         return size;
 }

@@ -9,6 +9,7 @@
 #include "bus-util.h"
 #include "counters-worker.h"
 #include "manager.h"
+#include "pci-function.h"
 #include "device.h"
 
 #define TRIM_INTERVAL_USEC (5 * USEC_PER_SEC)
@@ -17,7 +18,7 @@
 static void on_sriov_job_done(const char *device_path, uint32_t num_vfs, void *userdata) {
         BusServer *s = userdata;
 
-        manager_set_num_vfs(s->manager, device_path, num_vfs);
+        pci_function_set_num_vfs(s->manager, device_path, num_vfs);
 }
 
 /* What a caller made us hold goes with it: no one is left to answer. */

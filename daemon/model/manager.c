@@ -3,18 +3,17 @@
 
 #include <systemd/sd-id128.h>
 
-#include <fcntl.h>
 #include <malloc.h>
 #include <stdio.h>
 #include <time.h>
 
 #include "basic/log.h"
 #include "basic/time-util.h"
-#include "basic/parse.h"
 #include "basic/util.h"
 #include "device.h"
 #include "enumerate.h"
 #include "health.h"
+#include "pci-function.h"
 #include "port.h"
 #include "properties.h"
 #include "read-job.h"
@@ -91,7 +90,6 @@ int manager_start_readers(Manager *m, uint64_t read_timeout_usec) {
 
 static int manager_submit_load(Manager *m, ReaderLane *lane, const char *name, const char *syspath,
                                const char *old_name, unsigned rescan);
-static Device *first_device_on(Manager *m, const char *pci_path);
 static size_t devices_lower_bound(Device *const *devices, size_t n, const char *name);
 static int devices_insert_at(Manager *m, size_t i, Device *d);
 
@@ -195,7 +193,7 @@ int manager_load(Manager *m) {
                 if (!*d->physfn_path)
                         continue;
                 m->n_virtual_functions++;
-                d->physical_function = first_device_on(m, d->physfn_path);
+                d->physical_function = pci_function_first_device(m, d->physfn_path);
         }
         log_info("Found %zu RDMA device%s.", m->n_devices, m->n_devices == 1 ? "" : "s");
         /* The enumeration's temporaries are gone: give their pages back. */
@@ -245,49 +243,6 @@ Device *manager_find_device(Manager *m, const char *name) {
         return i < m->n_devices ? m->devices[i] : NULL;
 }
 
-Device *manager_next_virtual_function(Manager *m, const Device *pf, size_t *i) {
-        assert(m);
-        assert(pf);
-        assert(i);
-
-        /* A VF has no VFs of its own. */
-        if (!*pf->device_path || *pf->physfn_path || m->n_virtual_functions == 0)
-                return NULL;
-        for (; *i < m->n_devices; (*i)++)
-                if (streq(m->devices[*i]->physfn_path, pf->device_path))
-                        return m->devices[(*i)++];
-        return NULL;
-}
-
-/* The first device (by name) in the table on the PCI function pci_path:
- * what a VF on it calls its PhysicalFunction. */
-static Device *first_device_on(Manager *m, const char *pci_path) {
-        for (size_t i = 0; i < m->n_devices; i++)
-                if (streq(m->devices[i]->device_path, pci_path))
-                        return m->devices[i];
-        return NULL;
-}
-
-/* d came into the table or left it: the VFs and PFs it is related to point
- * to their PF again, and publish their side of the relation (a VF's RDMA
- * device may appear long after its PF's). */
-static void manager_relate(Manager *m, Device *d, bool in_table) {
-        if (*d->physfn_path)
-                d->physical_function = in_table ? first_device_on(m, d->physfn_path) : NULL;
-        for (size_t i = 0; i < m->n_devices; i++) {
-                Device *o = m->devices[i];
-
-                if (o == d)
-                        continue;
-                if (*d->physfn_path && streq(o->device_path, d->physfn_path))
-                        model_report(m, MODEL_DEVICE, o, PROPERTY_BIT(DEVICE_PROP_VIRTUAL_FUNCTIONS));
-                if (*d->device_path && streq(o->physfn_path, d->device_path)) {
-                        o->physical_function = first_device_on(m, d->device_path);
-                        model_report(m, MODEL_DEVICE, o, PROPERTY_BIT(DEVICE_PROP_PHYSICAL_FUNCTION));
-                }
-        }
-}
-
 void manager_set_sources(Manager *m, const ModelSources *sources, void *userdata) {
         assert(m);
         m->sources = sources ? *sources : (ModelSources){};
@@ -303,7 +258,6 @@ static int manager_insert_device(Manager *m, Device *d) {
 
         if (r < 0)
                 return r;
-        m->n_virtual_functions += !!*d->physfn_path;
         d->manager = m;
         if (m->readers && !d->lane)
                 device_set_lane(d, reader_pool_lane(m->readers, d->name));
@@ -312,7 +266,7 @@ static int manager_insert_device(Manager *m, Device *d) {
         log_info("%s: added (%zu port%s, %s).", d->name, d->n_ports, d->n_ports == 1 ? "" : "s", d->transport);
         if (m->events.device_added)
                 m->events.device_added(d, m->events_userdata);
-        manager_relate(m, d, true);
+        pci_function_relate(m, d, true);
         model_report(m, MODEL_DEVICE_SET, NULL, 0);
         if (m->sources.device_added)
                 m->sources.device_added(d, m->sources_userdata);
@@ -330,8 +284,7 @@ static void manager_remove_device_at(Manager *m, size_t i) {
                 m->events.device_removing(d, m->events_userdata);
         memmove(m->devices + i, m->devices + i + 1, (m->n_devices - i - 1) * sizeof(Device *));
         m->n_devices--;
-        m->n_virtual_functions -= !!*d->physfn_path;
-        manager_relate(m, d, false);
+        pci_function_relate(m, d, false);
         /* What is still being read of it would bring it back. */
         if (d->lane)
                 reader_lane_cancel_all(d->lane);
@@ -349,84 +302,6 @@ void manager_remove_device(Manager *m, const char *name) {
         if (i < m->n_devices) {
                 manager_remove_device_at(m, i);
                 (void) manager_table_changed(m);
-        }
-}
-
-/* sriov_numvfs of a PCI function, read on the lane of a device on it. */
-typedef struct NumVfsJob {
-        ReadJob job;
-        char *pci_path;
-        uint32_t num_vfs;
-} NumVfsJob;
-
-static void num_vfs_job_free(ReadJob *j) {
-        free(((NumVfsJob *) j)->pci_path);
-}
-
-static void num_vfs_job_run(ReaderLane *lane, void *arg) {
-        NumVfsJob *nj = arg;
-        ReadJob *j = &nj->job;
-        char path[4096], buf[64];
-        size_t len;
-        int r;
-
-        snprintf(path, sizeof(path), "%s/sriov_numvfs", nj->pci_path);
-        r = sysfs_read_buf_at(AT_FDCWD, path, buf, sizeof(buf), &len);
-        j->error = r < 0 ? r : parse_u32(buf, &nj->num_vfs);
-}
-
-static void num_vfs_job_apply(ReadJob *j, const ReaderResult *res) {
-        NumVfsJob *nj = (NumVfsJob *) j;
-
-        if (errno_is_resource(j->error))
-                resync_defer(j->manager, j->error, nj->pci_path);
-        else if (j->error >= 0)
-                manager_set_num_vfs(j->manager, nj->pci_path, nj->num_vfs);
-        device_read_health(j->device, res, READ_PARTIAL);
-}
-
-static const ReadJobKind num_vfs_job_kind = {
-        .size = sizeof(NumVfsJob),
-        .run = num_vfs_job_run,
-        .apply = num_vfs_job_apply,
-        .free = num_vfs_job_free,
-};
-
-int manager_read_num_vfs(Manager *m, const char *pci_path) {
-        NumVfsJob *nj;
-
-        assert(m);
-        assert(pci_path);
-        /* On the lane of the first device of that PCI function. */
-        for (size_t i = 0; i < m->n_devices; i++) {
-                Device *d = m->devices[i];
-
-                if (!d->sriov_capable || !streq(d->device_path, pci_path))
-                        continue;
-                if (!device_readable(d))
-                        return 0;
-                nj = (NumVfsJob *) read_job_new(&num_vfs_job_kind, m, d, NULL, NULL);
-                if (!nj || !(nj->pci_path = strdup(pci_path))) {
-                        read_job_free((ReadJob *) nj);
-                        return -ENOMEM;
-                }
-                return read_job_submit(&nj->job, d->lane);
-        }
-        return 0;
-}
-
-void manager_set_num_vfs(Manager *m, const char *pci_path, uint32_t num_vfs) {
-        assert(m);
-        assert(pci_path);
-
-        for (size_t i = 0; i < m->n_devices; i++) {
-                Device *d = m->devices[i];
-
-                if (!d->sriov_capable || !streq(d->device_path, pci_path) || d->num_vfs == num_vfs)
-                        continue;
-                log_info("%s: %u VFs (was %u).", d->name, num_vfs, d->num_vfs);
-                d->num_vfs = num_vfs;
-                model_report(m, MODEL_SRIOV, d, PROPERTY_BIT(SRIOV_PROP_NUM_VFS));
         }
 }
 

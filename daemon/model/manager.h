@@ -82,11 +82,6 @@ void manager_set_sources(Manager *m, const ModelSources *sources, void *userdata
 
 Device *manager_find_device(Manager *m, const char *name);
 
-/* SR-IOV relations between published devices, through the PCI functions
- * (a VF's PF is its Device.physical_function): the i-th device (by name) on
- * a VF of the PF d, counting from *i, or NULL when there is none. */
-Device *manager_next_virtual_function(Manager *m, const Device *pf, size_t *i);
-
 /* Re-reads everything and publishes the differences. */
 int manager_rescan(Manager *m);
 
@@ -100,10 +95,3 @@ int manager_reload_device(Manager *m, const char *syspath, const char *name);
  * new ones are read, so that a client sees the removal right before the add. */
 int manager_rename_device(Manager *m, const char *old_name, const char *syspath, const char *name);
 void manager_remove_device(Manager *m, const char *name);
-
-/* Re-reads sriov_numvfs of the PCI function at pci_path, if a device is on it. */
-int manager_read_num_vfs(Manager *m, const char *pci_path);
-
-/* The PCI function at pci_path (a PF) has num_vfs VFs now: every device on
- * it publishes the count. */
-void manager_set_num_vfs(Manager *m, const char *pci_path, uint32_t num_vfs);

@@ -11,6 +11,7 @@
 #include "basic/util.h"
 #include "event-sources.h"
 #include "manager.h"
+#include "pci-function.h"
 #include "verbs-events.h"
 #include "read-job.h"
 #include "netdev.h"
@@ -102,7 +103,7 @@ static void handle_pci(Manager *m, struct udev_device *dev, const char *action) 
                 return;
 
         /* Read on the lane of a device of that PF; not a PF of ours: nothing is read. */
-        r = manager_read_num_vfs(m, syspath);
+        r = pci_function_read_num_vfs(m, syspath);
         if (errno_is_resource(r))
                 resync_defer(m, r, syspath);
 }

@@ -17,6 +17,7 @@
 #include "basic/util.h"
 #include "bus-changes.h"
 #include "manager.h"
+#include "pci-function.h"
 #include "properties.h"
 #include "port.h"
 #include "device.h"
@@ -400,7 +401,7 @@ static void test_netdev_changed_and_num_vfs(void **state) {
         assert_int_equal(event_at(h, 0)->mask, PROPERTY_BIT(NETDEV_PROP_MTU));
 
         /* Not SR-IOV capable: a VF count for its function changes nothing. */
-        manager_set_num_vfs(h->manager, d->device_path, 4);
+        pci_function_set_num_vfs(h->manager, d->device_path, 4);
         assert_int_equal(h->recorder.n, 1);
         host_free(h);
 }
