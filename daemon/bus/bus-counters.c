@@ -7,7 +7,7 @@
 #include "bus-server.h"
 #include "bus-util.h"
 #include "counters-worker.h"
-#include "health.h"
+#include "read-job.h"
 #include "manager.h"
 #include "reader-pool.h"
 

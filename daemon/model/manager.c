@@ -12,7 +12,6 @@
 #include "basic/util.h"
 #include "device.h"
 #include "enumerate.h"
-#include "health.h"
 #include "pci-function.h"
 #include "port.h"
 #include "properties.h"

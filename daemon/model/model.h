@@ -7,7 +7,7 @@
 #include <sys/types.h>
 
 #include "forward.h"
-#include "health.h"
+#include "read-job.h"
 #include "sysfs.h"
 
 /* The in-memory model of one RDMA device as sysfs shows it. Every string is

@@ -11,7 +11,6 @@
 #include "basic/parse.h"
 #include "basic/utf8.h"
 #include "basic/util.h"
-#include "health.h"
 #include "manager.h"
 #include "model-object.h"
 #include "properties.h"
@@ -254,7 +253,6 @@ static void netdev_job_apply(ReadJob *j, const ReaderResult *res) {
                 resync_defer(j->manager, k, nj->netdev);
         else if (k >= 0)
                 netdev_report_changed(nj->target, changed);
-        device_read_health(j->device, res, READ_PARTIAL);
 }
 
 static const ReadJobKind netdev_job_kind = {

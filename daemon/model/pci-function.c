@@ -7,7 +7,6 @@
 #include "basic/log.h"
 #include "basic/parse.h"
 #include "basic/util.h"
-#include "health.h"
 #include "manager.h"
 #include "properties.h"
 #include "read-job.h"
@@ -86,7 +85,6 @@ static void num_vfs_job_apply(ReadJob *j, const ReaderResult *res) {
                 resync_defer(j->manager, j->error, nj->pci_path);
         else if (j->error >= 0)
                 pci_function_set_num_vfs(j->manager, nj->pci_path, nj->num_vfs);
-        device_read_health(j->device, res, READ_PARTIAL);
 }
 
 static const ReadJobKind num_vfs_job_kind = {

@@ -13,7 +13,6 @@
 #include "basic/time-util.h"
 #include "basic/utf8.h"
 #include "basic/util.h"
-#include "health.h"
 #include "manager.h"
 #include "model-object.h"
 #include "port-gids.h"
@@ -553,7 +552,6 @@ static void ports_job_apply(ReadJob *j, const ReaderResult *res) {
                         resync_defer(j->manager, k, j->name);
                 port_report_changed(p, changed | more, old_state_name);
         }
-        device_read_health(j->device, res, READ_PARTIAL);
 }
 
 static int ports_job_add(PortsJob *pj, Port *p, unsigned what) {

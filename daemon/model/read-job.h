@@ -18,7 +18,8 @@ typedef struct ReadJob ReadJob;
 /* A kind of read: the size of its struct (a ReadJob first), how it runs on
  * the reader thread, how its result is applied on the loop (not for a job
  * of a device whose read hung, res->stuck: its values are old, and the
- * recovery reads it again), and how its own part is freed (may be NULL). */
+ * recovery reads it again; then how the read went sets the device's
+ * health, but for a load's), and how its own part is freed (may be NULL). */
 typedef struct ReadJobKind {
         size_t size;
         ReaderRun run; /* its argument is the job */
@@ -51,3 +52,30 @@ int read_job_submit(ReadJob *j, ReaderLane *lane);
  * kept, and a full rescan follows on the next event (udev, rtnetlink, or the
  * poll's sweep at the latest; manager_retry_resync()). Logs once per episode. */
 void resync_defer(Manager *m, int error, const char *what);
+
+/* A device's health: whether its files answer (rdmad(8), SICK ADAPTERS),
+ * from how its reads go. Each transition is logged and reported. */
+
+typedef enum DeviceHealth {
+        DEVICE_HEALTH_OK,
+        DEVICE_HEALTH_ERRORS,
+        DEVICE_HEALTH_UNRESPONSIVE,
+        _DEVICE_HEALTH_MAX,
+} DeviceHealth;
+
+const char *device_health_to_string(DeviceHealth h);
+
+/* What of a device a read covered: only a full one (a load) says how the
+ * whole device answers. */
+typedef enum ReadExtent {
+        READ_PARTIAL,
+        READ_FULL,
+} ReadExtent;
+
+void device_set_health(Device *d, DeviceHealth health, const char *reason);
+/* How a read went: an I/O error sets errors, a clean full read clears
+ * them. Unresponsive ends only by a full read. */
+void device_read_health(Device *d, const ReaderResult *res, ReadExtent extent);
+/* Whether a device may be read now: not unresponsive, not waiting for its
+ * first read, no read of it stuck. */
+bool device_readable(const Device *d);
