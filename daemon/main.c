@@ -474,6 +474,5 @@ static int run(int argc, char *argv[]) {
 int main(int argc, char *argv[]) {
         int r = run(argc, argv);
 
-        attr_names_free(); /* the model is gone with the manager */
         return r < 0 ? EXIT_FAILURE : EXIT_SUCCESS;
 }

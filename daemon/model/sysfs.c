@@ -10,74 +10,154 @@
 #include "reader-pool.h"
 #include "reader-watch.h"
 
-/* Sorted; the names of sysfs attributes, a few dozen distinct ones. The
- * only state outside the Manager: a constant pool, freed at exit. */
+/* Attribute names and values repeat across a big host's hundreds of
+ * thousands of attributes (a few dozen names; "4: ACTIVE", "0x0", "up" on
+ * every port): each distinct string is kept once, counted, and freed with
+ * its last holder. An open-addressing table of entries, linear probing;
+ * the reader threads load devices at once, so it is locked. The only state
+ * outside the Manager. */
+typedef struct PooledString {
+        unsigned n_ref;
+        uint32_t hash;
+        char s[];
+} PooledString;
+
 static struct {
-        char **names;
-        size_t n, allocated;
-} name_pool;
+        PooledString **slots;
+        size_t n, n_slots; /* n_slots: 0 or a power of two */
+} string_pool;
+static pthread_mutex_t string_pool_mutex = PTHREAD_MUTEX_INITIALIZER;
 
-/* The reader threads load devices at once: the pool is shared. */
-static pthread_mutex_t name_pool_mutex = PTHREAD_MUTEX_INITIALIZER;
+static uint32_t string_hash(const char *s, size_t len) {
+        uint32_t h = 2166136261u; /* FNV-1a */
 
-static const char *attr_name_intern_locked(const char *name) {
-        size_t lo = 0, hi = name_pool.n;
-        char *copy;
+        for (size_t i = 0; i < len; i++)
+                h = (h ^ (uint8_t) s[i]) * 16777619u;
+        return h;
+}
 
-        while (lo < hi) {
-                size_t mid = (lo + hi) / 2;
-                int c = strcmp(name_pool.names[mid], name);
-                if (c == 0)
-                        return name_pool.names[mid];
-                if (c < 0)
-                        lo = mid + 1;
-                else
-                        hi = mid;
+/* Where s is, or the empty slot where it would go. */
+static size_t pool_slot(uint32_t hash, const char *s, size_t len) {
+        size_t i = hash & (string_pool.n_slots - 1);
+
+        for (PooledString *e; (e = string_pool.slots[i]); i = (i + 1) & (string_pool.n_slots - 1))
+                if (e->hash == hash && strncmp(e->s, s, len) == 0 && e->s[len] == '\0')
+                        return i;
+        return i;
+}
+
+static int pool_grow(void) {
+        PooledString **old = string_pool.slots;
+        size_t n_old = string_pool.n_slots, n = n_old ? 2 * n_old : 256;
+
+        string_pool.slots = calloc(n, sizeof(PooledString *));
+        if (!string_pool.slots) {
+                string_pool.slots = old;
+                return -ENOMEM;
         }
-        if (ARRAY_RESERVE(name_pool.names, name_pool.allocated, name_pool.n + 1) < 0)
-                return NULL;
-        copy = strdup(name);
-        if (!copy)
-                return NULL;
-        memmove(name_pool.names + lo + 1, name_pool.names + lo, (name_pool.n - lo) * sizeof(char *));
-        name_pool.names[lo] = copy;
-        name_pool.n++;
-        return copy;
+        string_pool.n_slots = n;
+        for (size_t i = 0; i < n_old; i++)
+                if (old[i])
+                        string_pool.slots[pool_slot(old[i]->hash, old[i]->s, strlen(old[i]->s))] = old[i];
+        free(old);
+        return 0;
 }
 
-const char *attr_name_intern(const char *name) {
-        const char *s;
+static const char *pool_ref_locked(const char *s, size_t len) {
+        uint32_t hash = string_hash(s, len);
+        PooledString *e;
+        size_t i;
 
-        pthread_mutex_lock(&name_pool_mutex);
-        s = attr_name_intern_locked(name);
-        pthread_mutex_unlock(&name_pool_mutex);
-        return s;
+        if ((string_pool.n + 1) * 4 > string_pool.n_slots * 3 && pool_grow() < 0)
+                return NULL;
+        i = pool_slot(hash, s, len);
+        e = string_pool.slots[i];
+        if (e) {
+                e->n_ref++;
+                return e->s;
+        }
+        e = malloc(offsetof(PooledString, s) + len + 1);
+        if (!e)
+                return NULL;
+        *e = (PooledString){ .n_ref = 1, .hash = hash };
+        memcpy(e->s, s, len);
+        e->s[len] = '\0';
+        string_pool.slots[i] = e;
+        string_pool.n++;
+        return e->s;
 }
 
-void attr_names_free(void) {
-        for (size_t i = 0; i < name_pool.n; i++)
-                free(name_pool.names[i]);
-        free(name_pool.names);
-        name_pool.names = NULL;
-        name_pool.n = name_pool.allocated = 0;
+static const char *pool_ref(const char *s, size_t len) {
+        const char *r;
+
+        pthread_mutex_lock(&string_pool_mutex);
+        r = pool_ref_locked(s, len);
+        pthread_mutex_unlock(&string_pool_mutex);
+        return r;
+}
+
+static void pool_unref_locked(const char *s) {
+        PooledString *e = (PooledString *) (s - offsetof(PooledString, s));
+        size_t i, j;
+
+        if (--e->n_ref > 0)
+                return;
+        i = pool_slot(e->hash, e->s, strlen(e->s));
+        free(e);
+        string_pool.slots[i] = NULL;
+        string_pool.n--;
+        /* Backward shift: the entries after the hole that probed past it move in. */
+        for (j = (i + 1) & (string_pool.n_slots - 1); string_pool.slots[j]; j = (j + 1) & (string_pool.n_slots - 1)) {
+                size_t home = string_pool.slots[j]->hash & (string_pool.n_slots - 1);
+
+                if (((j - home) & (string_pool.n_slots - 1)) >= ((j - i) & (string_pool.n_slots - 1))) {
+                        string_pool.slots[i] = string_pool.slots[j];
+                        string_pool.slots[j] = NULL;
+                        i = j;
+                }
+        }
+        if (string_pool.n == 0) {
+                string_pool.slots = mfree(string_pool.slots);
+                string_pool.n_slots = 0;
+        }
+}
+
+static void pool_unref(const char *s) {
+        if (!s)
+                return;
+        pthread_mutex_lock(&string_pool_mutex);
+        pool_unref_locked(s);
+        pthread_mutex_unlock(&string_pool_mutex);
+}
+
+size_t attr_strings_held(void) {
+        size_t n;
+
+        pthread_mutex_lock(&string_pool_mutex);
+        n = string_pool.n;
+        pthread_mutex_unlock(&string_pool_mutex);
+        return n;
 }
 
 static int attr_make(const char *name, const char *value, size_t value_len, Attr *ret) {
-        const char *n = attr_name_intern(name);
-        char *v;
+        const char *n = pool_ref(name, strlen(name)), *v = n ? pool_ref(value, value_len) : NULL;
 
-        if (!n)
+        if (!v) {
+                pool_unref(n);
                 return -ENOMEM;
-        v = strndup(value, value_len);
-        if (!v)
-                return -ENOMEM;
+        }
         *ret = (Attr){ .name = n, .value = v };
         return 0;
 }
 
+static void attr_done(Attr *a) {
+        pool_unref(a->name);
+        pool_unref(a->value);
+}
+
 void attr_list_clear(AttrList *l) {
         for (size_t i = 0; i < l->n; i++)
-                free(l->items[i].value);
+                attr_done(&l->items[i]);
         free(l->items);
         l->items = NULL;
         l->n = 0;
@@ -116,14 +196,14 @@ int attr_list_set(AttrList *l, const char *name, const char *value) {
                 int c = strcmp(l->items[mid].name, name);
                 if (c == 0) {
                         if (!value) {
-                                free(l->items[mid].value);
+                                attr_done(&l->items[mid]);
                                 memmove(l->items + mid, l->items + mid + 1, (l->n - mid - 1) * sizeof(Attr));
                                 l->n--;
                                 return 0;
                         }
                         if (attr_make(name, value, strlen(value), &a) < 0)
                                 return -ENOMEM;
-                        free(l->items[mid].value);
+                        attr_done(&l->items[mid]);
                         l->items[mid] = a;
                         return 0;
                 }

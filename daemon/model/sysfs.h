@@ -11,10 +11,11 @@
 #define SYSFS_ATTR_MAX 4096
 
 /* A big host holds hundreds of thousands of these, with a few dozen distinct
- * names: names are shared (attr_name_intern), values owned. */
+ * names and mostly repeated values: both are shared, counted, in one pool
+ * (sysfs.c); a list's clear drops its references. */
 typedef struct Attr {
         const char *name;
-        char *value;
+        const char *value;
 } Attr;
 
 /* Name → value map, sorted by name. */
@@ -25,10 +26,8 @@ typedef struct AttrList {
 
 void attr_list_clear(AttrList *l);
 
-/* The one copy of an attribute name; NULL on OOM. Freed by attr_names_free()
- * at exit, when no list refers to them any more. */
-const char *attr_name_intern(const char *name);
-void attr_names_free(void);
+/* How many distinct names and values the lists hold now (tests). */
+size_t attr_strings_held(void);
 bool attr_list_equal(const AttrList *a, const AttrList *b);
 const char *attr_list_get(const AttrList *l, const char *name);
 /* Sets name to a copy of value, inserting it in order; value NULL removes it. */

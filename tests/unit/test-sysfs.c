@@ -163,6 +163,51 @@ static void test_attributes_only_readable_regular_files(void **state) {
         assert_int_equal(sysfs_read_attributes_at(t->fd, "nonexistent", &l), -ENOENT);
 }
 
+/* Names and values are kept once however many lists hold them, and each
+ * goes with its last holder: thousands of distinct ones come and go in an
+ * order that empties slots in the middle of probe chains, and every list
+ * still reads what it was given. */
+static void test_attribute_strings_shared_and_released(void **state) {
+        enum { N = 3000 };
+        static AttrList lists[N];
+        char name[32], value[32];
+
+        assert_int_equal(attr_strings_held(), 0);
+        for (unsigned i = 0; i < N; i++) {
+                snprintf(value, sizeof(value), "v%u", i);
+                assert_int_equal(attr_list_set(&lists[i], "state", "4: ACTIVE"), 0);
+                assert_int_equal(attr_list_set(&lists[i], "own", value), 0);
+        }
+        /* Two names, one shared value, N values of their own. */
+        assert_int_equal(attr_strings_held(), 3 + N);
+        assert_ptr_equal(attr_list_get(&lists[0], "state"), attr_list_get(&lists[N - 1], "state"));
+
+        /* Every third list goes, then every other value is replaced. */
+        for (unsigned i = 0; i < N; i += 3)
+                attr_list_clear(&lists[i]);
+        for (unsigned i = 1; i < N; i += 2) {
+                if (i % 3 == 0)
+                        continue;
+                snprintf(value, sizeof(value), "w%u", i);
+                assert_int_equal(attr_list_set(&lists[i], "own", value), 0);
+        }
+        for (unsigned i = 0; i < N; i++) {
+                if (i % 3 == 0) {
+                        assert_int_equal(lists[i].n, 0);
+                        continue;
+                }
+                snprintf(value, sizeof(value), "%c%u", i % 2 ? 'w' : 'v', i);
+                assert_string_equal(attr_list_get(&lists[i], "own"), value);
+                assert_string_equal(attr_list_get(&lists[i], "state"), "4: ACTIVE");
+        }
+        snprintf(name, sizeof(name), "v%u", 2u);
+        assert_string_equal(attr_list_get(&lists[2], "own"), name);
+
+        for (unsigned i = 0; i < N; i++)
+                attr_list_clear(&lists[i]);
+        assert_int_equal(attr_strings_held(), 0);
+}
+
 static void test_path_join_normalize(void **state) {
         static const struct {
                 const char *base, *rel, *out;
@@ -189,6 +234,7 @@ int main(void) {
                 cmocka_unit_test_setup_teardown(test_read_errors, tree_setup, tree_teardown),
                 cmocka_unit_test_setup_teardown(test_readlink_basename, tree_setup, tree_teardown),
                 cmocka_unit_test_setup_teardown(test_attributes_only_readable_regular_files, tree_setup, tree_teardown),
+                cmocka_unit_test(test_attribute_strings_shared_and_released),
                 cmocka_unit_test(test_path_join_normalize),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
