@@ -20,31 +20,19 @@ int device_compare_by_name(const void *a, const void *b) {
 }
 
 int enumerate_devices(struct udev *udev, Device ***ret, size_t *ret_n) {
-        _cleanup_(udev_enumerate_unrefp) struct udev_enumerate *e = NULL;
-        struct udev_list_entry *entry;
+        _cleanup_strv_free_ char **paths = NULL;
         Device **devices = NULL;
-        size_t n = 0, allocated = 0;
+        size_t n_paths, n = 0;
         int r;
 
-        e = udev_enumerate_new(udev);
-        if (!e)
-                return -ENOMEM;
-        r = udev_enumerate_add_match_subsystem(e, "infiniband");
+        r = enumerate_device_paths(udev, &paths, &n_paths);
         if (r < 0)
                 return r;
-        r = udev_enumerate_scan_devices(e);
-        if (errno_is_resource(r))
-                return r; /* the caller says what it keeps and when it retries */
-        if (r < 0)
-                return log_error_errno(r, "Failed to enumerate infiniband devices: %m");
-
-        udev_list_entry_foreach(entry, udev_enumerate_get_list_entry(e)) {
-                const char *syspath = udev_list_entry_get_name(entry);
-                const char *name = strrchr(syspath, '/');
-                Device *d;
-
-                name = name ? name + 1 : syspath;
-                r = device_load(syspath, name, &d);
+        devices = calloc(n_paths + 1, sizeof(Device *));
+        if (!devices)
+                return log_oom();
+        for (size_t i = 0; i < n_paths; i++) {
+                r = device_load(paths[2 * i], paths[2 * i + 1], &devices[n]);
                 if (errno_is_resource(r)) {
                         /* Not "gone": skipping it would unpublish it. */
                         device_array_free(devices, n);
@@ -52,15 +40,10 @@ int enumerate_devices(struct udev *udev, Device ***ret, size_t *ret_n) {
                 }
                 if (r < 0) {
                         /* Gone between the scan and the read: the remove event follows. */
-                        log_warning_errno(r, "Skipping %s: %m", syspath);
+                        log_warning_errno(r, "Skipping %s: %m", paths[2 * i]);
                         continue;
                 }
-                if (ARRAY_RESERVE(devices, allocated, n + 1) < 0) {
-                        device_free(d);
-                        device_array_free(devices, n);
-                        return log_oom();
-                }
-                devices[n++] = d;
+                n++;
         }
 
         if (n > 0)

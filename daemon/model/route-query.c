@@ -263,14 +263,63 @@ static ssize_t rtnl_recv(int fd, uint8_t *buf, size_t size) {
         }
 }
 
+/* An exchange: what was asked (its sequence number) and what the answer said. */
+typedef struct RtnlExchange {
+        uint32_t seq;
+        const RouteTarget *target;
+        RouteAnswer *answer;
+        int result;
+} RtnlExchange;
+
+/* Sends req, then hands each datagram to parse until it ends the exchange:
+ * > 0 done (x->result holds the answer), 0 not yet (the next datagram),
+ * < 0 an error. */
+static int rtnl_transact(int fd, const void *req, size_t len,
+                         int (*parse)(const uint8_t *buf, size_t n, RtnlExchange *x), RtnlExchange *x) {
+        _cleanup_free_ uint8_t *buf = NULL;
+        int r;
+
+        r = rtnl_send(fd, req, len);
+        if (r < 0)
+                return r;
+        buf = malloc(RTNL_ANSWER_BUF);
+        if (!buf)
+                return -ENOMEM;
+        for (;;) {
+                ssize_t n = rtnl_recv(fd, buf, RTNL_ANSWER_BUF);
+
+                if (n < 0)
+                        return (int) n;
+                r = parse(buf, (size_t) n, x);
+                if (r != 0)
+                        return r < 0 ? r : x->result;
+        }
+}
+
+static int route_reply(const uint8_t *buf, size_t n, RtnlExchange *x) {
+        int r = rtnl_parse_route_reply(buf, n, x->seq, x->answer);
+
+        if (r >= 0)
+                return r; /* 0: not our answer */
+        switch (-r) {
+        case ENETUNREACH:
+        case EHOSTUNREACH:
+        case EACCES:
+        case EPERM:
+        case EINVAL: /* IPv4 answers a blackhole route so */
+                x->answer->no_route_errno = -r;
+                return 1;
+        default:
+                return r;
+        }
+}
+
 static int query_route(int fd, const RouteTarget *t, RouteAnswer *ret) {
         uint8_t req[NLMSG_SPACE(sizeof(struct rtmsg)) + 2 * RTA_SPACE(16)] __attribute__((aligned(NLMSG_ALIGNTO))) = {};
         struct nlmsghdr *h = (struct nlmsghdr *) req;
         struct rtmsg *rt = NLMSG_DATA(h);
-        _cleanup_free_ uint8_t *buf = NULL;
         size_t off = NLMSG_SPACE(sizeof(struct rtmsg));
-        uint32_t seq = next_seq();
-        int r;
+        RtnlExchange x = { .seq = next_seq(), .answer = ret };
 
         rt->rtm_family = (unsigned char) t->family;
         rt->rtm_dst_len = (unsigned char) (addr_len(t->family) * 8);
@@ -280,36 +329,19 @@ static int query_route(int fd, const RouteTarget *t, RouteAnswer *ret) {
         h->nlmsg_len = (uint32_t) off;
         h->nlmsg_type = RTM_GETROUTE;
         h->nlmsg_flags = NLM_F_REQUEST;
-        h->nlmsg_seq = seq;
+        h->nlmsg_seq = x.seq;
+        return rtnl_transact(fd, req, off, route_reply, &x);
+}
 
-        r = rtnl_send(fd, req, off);
+/* Found: the rest of the dump goes with the socket. */
+static int address_reply(const uint8_t *buf, size_t n, RtnlExchange *x) {
+        bool done;
+        int r = rtnl_parse_addr_dump(buf, n, x->seq, x->target->family, x->target->addr, &done);
+
         if (r < 0)
                 return r;
-        buf = malloc(RTNL_ANSWER_BUF);
-        if (!buf)
-                return -ENOMEM;
-        for (;;) {
-                ssize_t n = rtnl_recv(fd, buf, RTNL_ANSWER_BUF);
-
-                if (n < 0)
-                        return (int) n;
-                r = rtnl_parse_route_reply(buf, (size_t) n, seq, ret);
-                if (r > 0)
-                        return 0;
-                if (r == 0)
-                        continue; /* not our answer */
-                switch (-r) {
-                case ENETUNREACH:
-                case EHOSTUNREACH:
-                case EACCES:
-                case EPERM:
-                case EINVAL: /* IPv4 answers a blackhole route so */
-                        ret->no_route_errno = -r;
-                        return 0;
-                default:
-                        return r;
-                }
-        }
+        x->result = r;
+        return r > 0 || done;
 }
 
 static int query_address_holder(int fd, const RouteTarget *t) {
@@ -317,32 +349,14 @@ static int query_address_holder(int fd, const RouteTarget *t) {
                 struct nlmsghdr h;
                 struct ifaddrmsg ifa;
         } req = {};
-        _cleanup_free_ uint8_t *buf = NULL;
-        uint32_t seq = next_seq();
-        int r;
+        RtnlExchange x = { .seq = next_seq(), .target = t };
 
         req.h.nlmsg_len = NLMSG_LENGTH(sizeof(struct ifaddrmsg));
         req.h.nlmsg_type = RTM_GETADDR;
         req.h.nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP;
-        req.h.nlmsg_seq = seq;
+        req.h.nlmsg_seq = x.seq;
         req.ifa.ifa_family = (unsigned char) t->family;
-        r = rtnl_send(fd, &req, req.h.nlmsg_len);
-        if (r < 0)
-                return r;
-        buf = malloc(RTNL_ANSWER_BUF);
-        if (!buf)
-                return -ENOMEM;
-        for (;;) {
-                ssize_t n = rtnl_recv(fd, buf, RTNL_ANSWER_BUF);
-                bool done;
-
-                if (n < 0)
-                        return (int) n;
-                r = rtnl_parse_addr_dump(buf, (size_t) n, seq, t->family, t->addr, &done);
-                /* Found: the rest of the dump goes with the socket. */
-                if (r != 0 || done)
-                        return r;
-        }
+        return rtnl_transact(fd, &req, req.h.nlmsg_len, address_reply, &x);
 }
 
 int route_query(const RouteTarget *t, RouteAnswer *ret) {
@@ -405,6 +419,17 @@ int rtnl_parse_link_lower(const void *buf, size_t len, uint32_t seq) {
         return k < 0 ? k : -ENOENT;
 }
 
+static int link_reply(const uint8_t *buf, size_t n, RtnlExchange *x) {
+        int r = rtnl_parse_link_lower(buf, n, x->seq);
+
+        if (r == -ENOENT)
+                return 0; /* not our answer */
+        if (r < 0)
+                return r;
+        x->result = r;
+        return 1;
+}
+
 int route_query_lower(int ifindex) {
         struct {
                 struct nlmsghdr h;
@@ -412,9 +437,7 @@ int route_query_lower(int ifindex) {
         } req = {};
         struct sockaddr_nl sa = { .nl_family = AF_NETLINK };
         _cleanup_close_ int fd = -EBADF;
-        _cleanup_free_ uint8_t *buf = NULL;
-        uint32_t seq = next_seq();
-        int r;
+        RtnlExchange x = { .seq = next_seq() };
 
         fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC | SOCK_NONBLOCK, NETLINK_ROUTE);
         if (fd < 0)
@@ -424,22 +447,8 @@ int route_query_lower(int ifindex) {
         req.h.nlmsg_len = NLMSG_LENGTH(sizeof(struct ifinfomsg));
         req.h.nlmsg_type = RTM_GETLINK;
         req.h.nlmsg_flags = NLM_F_REQUEST;
-        req.h.nlmsg_seq = seq;
+        req.h.nlmsg_seq = x.seq;
         req.ifi.ifi_family = AF_UNSPEC;
         req.ifi.ifi_index = ifindex;
-        r = rtnl_send(fd, &req, req.h.nlmsg_len);
-        if (r < 0)
-                return r;
-        buf = malloc(RTNL_ANSWER_BUF);
-        if (!buf)
-                return -ENOMEM;
-        for (;;) {
-                ssize_t n = rtnl_recv(fd, buf, RTNL_ANSWER_BUF);
-
-                if (n < 0)
-                        return (int) n;
-                r = rtnl_parse_link_lower(buf, (size_t) n, seq);
-                if (r != -ENOENT)
-                        return r;
-        }
+        return rtnl_transact(fd, &req, req.h.nlmsg_len, link_reply, &x);
 }
