@@ -20,8 +20,8 @@ int device_bus_path(const Device *d, char **ret) {
         return bus_path_device(d->name, ret);
 }
 
-int device_object_find(sd_bus *bus, const char *path, const char *interface, void *userdata, void **found,
-                       sd_bus_error *error) {
+static int device_object_find(sd_bus *bus, const char *path, const char *interface, void *userdata, void **found,
+                              sd_bus_error *error) {
         Device *d = bus_path_lookup_device(((BusServer *) userdata)->manager, path, BUS_PATH_DEVICE, NULL);
 
         if (!d)
@@ -187,16 +187,20 @@ static size_t bus_property_size_sriov(const void *object, size_t path_len) {
         return BUS_PATH_SIZE_MAX(path_len);
 }
 
-size_t device_getters_size_max(const void *object, size_t path_len) {
+static size_t device_getters_size_max(const void *object, size_t path_len) {
         return 0 DEVICE_PROPERTIES(BUS_PROPERTY_SIZE);
 }
 
 #define BUS_DEVICE_PROPERTY(...) BUS_PROPERTY(Device, __VA_ARGS__)
 
-const sd_bus_vtable device_vtable[] = {
+static const sd_bus_vtable device_vtable[] = {
         SD_BUS_VTABLE_START(0),
         DEVICE_PROPERTIES(BUS_DEVICE_PROPERTY)
         /* Methods. */
         BUS_DEVICE_GET_COUNTERS_METHOD,
         SD_BUS_VTABLE_END,
+};
+
+const BusObjectType device_object = {
+        RDMAD_DEVICE_PREFIX, RDMAD_DEVICE_INTERFACE, device_vtable, device_object_find, device_getters_size_max,
 };

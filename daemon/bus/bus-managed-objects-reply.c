@@ -10,7 +10,7 @@
 
 struct ManagedObjectsReply {
         sd_bus *bus; /* what the getters and find callbacks get */
-        const BusObjectType *types;
+        const BusObjectType *const *types;
         size_t n_types;
         void *userdata;
 
@@ -213,7 +213,7 @@ static int append_object(ManagedObjectsReply *r, const char *path, sd_bus_error 
 
         for (unsigned fallback = 0; fallback <= 1; fallback++)
                 for (size_t i = r->n_types; i > 0; i--) {
-                        const BusObjectType *t = &r->types[i - 1];
+                        const BusObjectType *t = r->types[i - 1];
                         void *object = r->userdata;
 
                         if (fallback != !!t->find)
@@ -257,7 +257,7 @@ static int append_object(ManagedObjectsReply *r, const char *path, sd_bus_error 
 
 /* ---------- the reply ---------- */
 
-int managed_objects_reply_new(sd_bus *bus, sd_bus_message *call, const BusObjectType *types, size_t n_types,
+int managed_objects_reply_new(sd_bus *bus, sd_bus_message *call, const BusObjectType *const *types, size_t n_types,
                               void *userdata, char **paths, size_t n_paths, ManagedObjectsReply **ret) {
         _cleanup_(managed_objects_reply_freep) ManagedObjectsReply *r = NULL;
         int k;

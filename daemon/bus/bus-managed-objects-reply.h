@@ -23,7 +23,7 @@ typedef struct ManagedObjectsReply ManagedObjectsReply;
 
 /* The reply to `call`, empty; `paths` (n_paths of them, NULL-terminated) is
  * taken, also on failure. `userdata` is what the find callbacks get. */
-int managed_objects_reply_new(sd_bus *bus, sd_bus_message *call, const BusObjectType *types, size_t n_types,
+int managed_objects_reply_new(sd_bus *bus, sd_bus_message *call, const BusObjectType *const *types, size_t n_types,
                               void *userdata, char **paths, size_t n_paths, ManagedObjectsReply **ret);
 ManagedObjectsReply *managed_objects_reply_free(ManagedObjectsReply *r);
 static inline void managed_objects_reply_freep(ManagedObjectsReply **r) {

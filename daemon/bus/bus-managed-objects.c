@@ -371,7 +371,7 @@ void bus_managed_objects_drop_sender(ManagedObjectsQueue *q, const char *name) {
 }
 
 int bus_managed_objects_start(ManagedObjectsQueue *q, sd_bus *bus, sd_event *event, const char *root,
-                              const BusObjectType *types, size_t n_types, ManagedObjectsListPaths list_paths,
+                              const BusObjectType *const *types, size_t n_types, ManagedObjectsListPaths list_paths,
                               void *userdata, CallerRegistry *registry) {
         const ManagedObjectsTuning tuning = q->tuning;
         CallSchedulerLimits limits = {

@@ -89,7 +89,7 @@ typedef struct ManagedObjectsQueue {
         ManagedObjectsTuning tuning;
         sd_bus *bus; /* not owned */
         const char *root;
-        const BusObjectType *types;
+        const BusObjectType *const *types;
         size_t n_types;
         ManagedObjectsListPaths list_paths;
         void *userdata;           /* of the find callbacks, the getters and list_paths */
@@ -119,7 +119,7 @@ typedef struct ManagedObjectsQueue {
 /* Installs the filter and the build source, as q->tuning says. userdata is
  * what the types' find callbacks and list_paths get. */
 int bus_managed_objects_start(ManagedObjectsQueue *q, sd_bus *bus, sd_event *event, const char *root,
-                              const BusObjectType *types, size_t n_types, ManagedObjectsListPaths list_paths,
+                              const BusObjectType *const *types, size_t n_types, ManagedObjectsListPaths list_paths,
                               void *userdata, CallerRegistry *registry);
 
 /* An object was added, removed or changed: a build in progress starts again. */

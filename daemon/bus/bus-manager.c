@@ -102,7 +102,7 @@ static int method_rescan(sd_bus_message *message, void *userdata, sd_bus_error *
  * it is root's: checked by the handler through the caller registry, never
  * by sd-bus's synchronous default check (every entry is UNPRIVILEGED;
  * tools/check-layout refuses one that is not). */
-const sd_bus_vtable manager_vtable[] = {
+static const sd_bus_vtable manager_vtable[] = {
         SD_BUS_VTABLE_START(0),
         SD_BUS_PROPERTY("Version", "s", property_get_version, 0, SD_BUS_VTABLE_PROPERTY_CONST),
         SD_BUS_PROPERTY("Devices", "ao", property_get_devices, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
@@ -114,3 +114,5 @@ const sd_bus_vtable manager_vtable[] = {
         BUS_MANAGER_RESOLVE_ADDRESS_METHOD,
         SD_BUS_VTABLE_END,
 };
+
+const BusObjectType manager_object = { RDMAD_ROOT_PATH, RDMAD_MANAGER_INTERFACE, manager_vtable, NULL, NULL };

@@ -17,8 +17,8 @@ int netdev_bus_path(const NetDev *n, char **ret) {
         return bus_path_netdev(n->device->name, n->name, ret);
 }
 
-int netdev_object_find(sd_bus *bus, const char *path, const char *interface, void *userdata, void **found,
-                       sd_bus_error *error) {
+static int netdev_object_find(sd_bus *bus, const char *path, const char *interface, void *userdata, void **found,
+                              sd_bus_error *error) {
         BusPath parsed;
         const NetDev *n;
         Device *d;
@@ -53,13 +53,17 @@ static size_t bus_property_size_port(const void *object, size_t path_len) {
 
 #define BUS_NETDEV_PROPERTY(...) BUS_PROPERTY(NetDev, __VA_ARGS__)
 
-const sd_bus_vtable netdev_vtable[] = {
+static const sd_bus_vtable netdev_vtable[] = {
         SD_BUS_VTABLE_START(0),
         NETDEV_PROPERTIES(BUS_NETDEV_PROPERTY)
         /* No methods. */
         SD_BUS_VTABLE_END,
 };
 
-size_t netdev_getters_size_max(const void *object, size_t path_len) {
+static size_t netdev_getters_size_max(const void *object, size_t path_len) {
         return 0 NETDEV_PROPERTIES(BUS_PROPERTY_SIZE);
 }
+
+const BusObjectType netdev_object = {
+        RDMAD_DEVICE_PREFIX, RDMAD_NETDEV_INTERFACE, netdev_vtable, netdev_object_find, netdev_getters_size_max,
+};

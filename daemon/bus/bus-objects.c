@@ -18,12 +18,8 @@
 #include "properties.h"
 
 /* Every interface we serve. */
-static const BusObjectType bus_object_types[] = {
-        { RDMAD_ROOT_PATH, RDMAD_MANAGER_INTERFACE, manager_vtable, NULL, NULL },
-        { RDMAD_DEVICE_PREFIX, RDMAD_DEVICE_INTERFACE, device_vtable, device_object_find, device_getters_size_max },
-        { RDMAD_DEVICE_PREFIX, RDMAD_PORT_INTERFACE, port_vtable, port_object_find, port_getters_size_max },
-        { RDMAD_DEVICE_PREFIX, RDMAD_NETDEV_INTERFACE, netdev_vtable, netdev_object_find, netdev_getters_size_max },
-        { RDMAD_DEVICE_PREFIX, RDMAD_SRIOV_INTERFACE, sriov_vtable, sriov_object_find, sriov_getters_size_max },
+static const BusObjectType *const bus_object_types[] = {
+        &manager_object, &device_object, &port_object, &netdev_object, &sriov_object,
 };
 
 int bus_objects_device_paths(const Device *d, char ***l, size_t *n, size_t *allocated) {
@@ -321,7 +317,7 @@ int bus_objects_register(BusServer *s) {
         manager_set_events(s->manager, &model_events, s);
 
         for (size_t i = 0; i < ELEMENTSOF(bus_object_types); i++) {
-                const BusObjectType *t = &bus_object_types[i];
+                const BusObjectType *t = bus_object_types[i];
 
                 if (t->find)
                         r = sd_bus_add_fallback_vtable(s->bus, NULL, t->path, t->interface, t->vtable, t->find, s);

@@ -25,8 +25,8 @@ int port_bus_path(const Port *p, char **ret) {
         return bus_path_port(p->device->name, p->number, ret);
 }
 
-int port_object_find(sd_bus *bus, const char *path, const char *interface, void *userdata, void **found,
-                     sd_bus_error *error) {
+static int port_object_find(sd_bus *bus, const char *path, const char *interface, void *userdata, void **found,
+                            sd_bus_error *error) {
         BusPath parsed;
         Device *d;
         size_t i;
@@ -172,7 +172,7 @@ static int method_wait_for_state(sd_bus_message *message, void *userdata, sd_bus
 
 #define BUS_PORT_PROPERTY(...) BUS_PROPERTY(Port, __VA_ARGS__)
 
-const sd_bus_vtable port_vtable[] = {
+static const sd_bus_vtable port_vtable[] = {
         SD_BUS_VTABLE_START(0),
         PORT_PROPERTIES(BUS_PORT_PROPERTY)
         /* Methods. */
@@ -182,6 +182,10 @@ const sd_bus_vtable port_vtable[] = {
         SD_BUS_VTABLE_END,
 };
 
-size_t port_getters_size_max(const void *object, size_t path_len) {
+static size_t port_getters_size_max(const void *object, size_t path_len) {
         return 0 PORT_PROPERTIES(BUS_PROPERTY_SIZE);
 }
+
+const BusObjectType port_object = {
+        RDMAD_DEVICE_PREFIX, RDMAD_PORT_INTERFACE, port_vtable, port_object_find, port_getters_size_max,
+};

@@ -1,23 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 #pragma once
 
-#include "api/rdmad-api.h"
-
-#include <stddef.h>
-#include <systemd/sd-bus.h>
-
+#include "bus-objects.h"
 #include "forward.h"
 
 /* org.rdmad1.Port, a fallback under RDMAD_DEVICE_PREFIX. */
-
-extern const sd_bus_vtable port_vtable[];
-
-/* At least what the vtable's getters marshal for a port at a path of
- * path_len (BusObjectType). */
-size_t port_getters_size_max(const void *object, size_t path_len);
-
-/* userdata: the BusServer. */
-int port_object_find(sd_bus *bus, const char *path, const char *interface, void *userdata, void **found,
-                     sd_bus_error *error);
+extern const BusObjectType port_object;
 
 int port_bus_path(const Port *p, char **ret);

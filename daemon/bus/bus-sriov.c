@@ -22,8 +22,8 @@ int sriov_bus_path(const Device *d, char **ret) {
         return bus_path_sriov(d->name, ret);
 }
 
-int sriov_object_find(sd_bus *bus, const char *path, const char *interface, void *userdata, void **found,
-                      sd_bus_error *error) {
+static int sriov_object_find(sd_bus *bus, const char *path, const char *interface, void *userdata, void **found,
+                             sd_bus_error *error) {
         Device *d = bus_path_lookup_device(((BusServer *) userdata)->manager, path, BUS_PATH_SRIOV, NULL);
 
         if (!d || !d->sriov_capable)
@@ -99,7 +99,7 @@ static int method_set_num_vfs(sd_bus_message *message, void *userdata, sd_bus_er
 
 #define BUS_SRIOV_PROPERTY(...) BUS_PROPERTY(Device, __VA_ARGS__)
 
-const sd_bus_vtable sriov_vtable[] = {
+static const sd_bus_vtable sriov_vtable[] = {
         SD_BUS_VTABLE_START(0),
         SRIOV_PROPERTIES(BUS_SRIOV_PROPERTY)
         /* Unprivileged for sd-bus, so that the call reaches polkit, which decides. */
@@ -108,6 +108,10 @@ const sd_bus_vtable sriov_vtable[] = {
         SD_BUS_VTABLE_END,
 };
 
-size_t sriov_getters_size_max(const void *object, size_t path_len) {
+static size_t sriov_getters_size_max(const void *object, size_t path_len) {
         return 0 SRIOV_PROPERTIES(BUS_PROPERTY_SIZE);
 }
+
+const BusObjectType sriov_object = {
+        RDMAD_DEVICE_PREFIX, RDMAD_SRIOV_INTERFACE, sriov_vtable, sriov_object_find, sriov_getters_size_max,
+};

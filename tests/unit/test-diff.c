@@ -201,13 +201,13 @@ static const char *sriov_name(int p) {
 }
 
 static void test_property_lists_are_published(void **state) {
-        assert_list_published("Device", device_listed, ELEMENTSOF(device_listed), device_vtable, device_property_row,
-                              device_name, _DEVICE_PROP_MAX);
-        assert_list_published("Port", port_listed, ELEMENTSOF(port_listed), port_vtable, port_property_row, port_name,
-                              _PORT_PROP_MAX);
-        assert_list_published("NetDev", netdev_listed, ELEMENTSOF(netdev_listed), netdev_vtable, netdev_property_row,
-                              netdev_name, _NETDEV_PROP_MAX);
-        assert_list_published("Sriov", sriov_listed, ELEMENTSOF(sriov_listed), sriov_vtable, sriov_property_row,
+        assert_list_published("Device", device_listed, ELEMENTSOF(device_listed), device_object.vtable,
+                              device_property_row, device_name, _DEVICE_PROP_MAX);
+        assert_list_published("Port", port_listed, ELEMENTSOF(port_listed), port_object.vtable, port_property_row,
+                              port_name, _PORT_PROP_MAX);
+        assert_list_published("NetDev", netdev_listed, ELEMENTSOF(netdev_listed), netdev_object.vtable,
+                              netdev_property_row, netdev_name, _NETDEV_PROP_MAX);
+        assert_list_published("Sriov", sriov_listed, ELEMENTSOF(sriov_listed), sriov_object.vtable, sriov_property_row,
                               sriov_name, _SRIOV_PROP_MAX);
 }
 
