@@ -26,82 +26,87 @@
 
 #define RTNL_RCVBUF_SIZE (8 * 1024 * 1024)
 
-/* The NLMSG_NEXT/RTA_NEXT macros subtract aligned lengths from the remaining
- * size and wrap around when the last message or attribute is not padded to
- * the end of the datagram; offsets checked against the size cannot. */
-int rtnl_parse_link_names(const void *buf, size_t len, void (*cb)(const char *ifname, void *userdata), void *userdata) {
+/* What a parser calls back with: one of the two. */
+typedef struct RtnlCallback {
+        void (*name)(const char *ifname, void *userdata);
+        void (*index)(int ifindex, void *userdata);
+        void *userdata;
+} RtnlCallback;
+
+/* Calls fn for each message of the datagram buf of type type_new or
+ * type_del; the number of them, or -EBADMSG for a length that does not
+ * fit or such a message shorter than its header of header_len. The
+ * NLMSG_NEXT macro subtracts aligned lengths from the remaining size and
+ * wraps around when the last message is not padded to the end of the
+ * datagram; offsets checked against the size cannot. */
+static int rtnl_for_each_message(const void *buf, size_t len, uint16_t type_new, uint16_t type_del, size_t header_len,
+                                 void (*fn)(const struct nlmsghdr *h, const RtnlCallback *c), const RtnlCallback *c) {
         const uint8_t *p = buf;
         int n = 0;
 
         assert(buf || len == 0);
-        assert(cb);
 
         for (size_t off = 0; off < len && len - off >= sizeof(struct nlmsghdr);) {
                 const struct nlmsghdr *h = (const struct nlmsghdr *) (p + off);
-                size_t msg_len = h->nlmsg_len, attr_off, attr_end;
 
-                if (msg_len < sizeof(struct nlmsghdr) || msg_len > len - off)
+                if (h->nlmsg_len < sizeof(struct nlmsghdr) || h->nlmsg_len > len - off)
                         return -EBADMSG;
                 if (h->nlmsg_type == NLMSG_DONE)
                         break;
-                if (h->nlmsg_type == RTM_NEWLINK || h->nlmsg_type == RTM_DELLINK) {
-                        if (msg_len < NLMSG_LENGTH(sizeof(struct ifinfomsg)))
+                if (h->nlmsg_type == type_new || h->nlmsg_type == type_del) {
+                        if (h->nlmsg_len < NLMSG_LENGTH(header_len))
                                 return -EBADMSG;
                         n++;
-                        attr_end = off + msg_len;
-                        for (attr_off = off + NLMSG_SPACE(sizeof(struct ifinfomsg));
-                             attr_off < attr_end && attr_end - attr_off >= sizeof(struct rtattr);) {
-                                const struct rtattr *a = (const struct rtattr *) (p + attr_off);
-                                char name[IF_NAMESIZE];
-                                size_t l;
-
-                                if (a->rta_len < sizeof(struct rtattr) || a->rta_len > attr_end - attr_off)
-                                        break;
-                                if (a->rta_type == IFLA_IFNAME) {
-                                        l = a->rta_len - RTA_LENGTH(0);
-                                        if (l == 0 || l > sizeof(name))
-                                                break;
-                                        memcpy(name, RTA_DATA(a), l);
-                                        name[l - 1] = '\0';
-                                        if (name[0])
-                                                cb(name, userdata);
-                                        break;
-                                }
-                                attr_off += RTA_ALIGN(a->rta_len);
-                        }
+                        fn(h, c);
                 }
-                off += NLMSG_ALIGN(msg_len);
+                off += NLMSG_ALIGN(h->nlmsg_len);
         }
         return n;
 }
 
-int rtnl_parse_addr_indexes(const void *buf, size_t len, void (*cb)(int ifindex, void *userdata), void *userdata) {
-        const uint8_t *p = buf;
-        int n = 0;
+/* The IFLA_IFNAME of a link message; its attributes bounded as its messages are. */
+static void link_message_name(const struct nlmsghdr *h, const RtnlCallback *c) {
+        const uint8_t *m = (const uint8_t *) h;
 
-        assert(buf || len == 0);
-        assert(cb);
+        for (size_t off = NLMSG_SPACE(sizeof(struct ifinfomsg));
+             off < h->nlmsg_len && h->nlmsg_len - off >= sizeof(struct rtattr);) {
+                const struct rtattr *a = (const struct rtattr *) (m + off);
+                char name[IF_NAMESIZE];
+                size_t l;
 
-        for (size_t off = 0; off < len && len - off >= sizeof(struct nlmsghdr);) {
-                const struct nlmsghdr *h = (const struct nlmsghdr *) (p + off);
-                size_t msg_len = h->nlmsg_len;
-
-                if (msg_len < sizeof(struct nlmsghdr) || msg_len > len - off)
-                        return -EBADMSG;
-                if (h->nlmsg_type == NLMSG_DONE)
-                        break;
-                if (h->nlmsg_type == RTM_NEWADDR || h->nlmsg_type == RTM_DELADDR) {
-                        const struct ifaddrmsg *ifa = NLMSG_DATA(h);
-
-                        if (msg_len < NLMSG_LENGTH(sizeof(struct ifaddrmsg)))
-                                return -EBADMSG;
-                        n++;
-                        if (ifa->ifa_index > 0 && ifa->ifa_index <= INT32_MAX)
-                                cb((int) ifa->ifa_index, userdata);
+                if (a->rta_len < sizeof(struct rtattr) || a->rta_len > h->nlmsg_len - off)
+                        return;
+                if (a->rta_type == IFLA_IFNAME) {
+                        l = a->rta_len - RTA_LENGTH(0);
+                        if (l == 0 || l > sizeof(name))
+                                return;
+                        memcpy(name, RTA_DATA(a), l);
+                        name[l - 1] = '\0';
+                        if (name[0])
+                                c->name(name, c->userdata);
+                        return;
                 }
-                off += NLMSG_ALIGN(msg_len);
+                off += RTA_ALIGN(a->rta_len);
         }
-        return n;
+}
+
+int rtnl_parse_link_names(const void *buf, size_t len, void (*cb)(const char *ifname, void *userdata), void *userdata) {
+        assert(cb);
+        return rtnl_for_each_message(buf, len, RTM_NEWLINK, RTM_DELLINK, sizeof(struct ifinfomsg), link_message_name,
+                                     &(RtnlCallback){ .name = cb, .userdata = userdata });
+}
+
+static void address_message_index(const struct nlmsghdr *h, const RtnlCallback *c) {
+        const struct ifaddrmsg *ifa = NLMSG_DATA(h);
+
+        if (ifa->ifa_index > 0 && ifa->ifa_index <= INT32_MAX)
+                c->index((int) ifa->ifa_index, c->userdata);
+}
+
+int rtnl_parse_addr_indexes(const void *buf, size_t len, void (*cb)(int ifindex, void *userdata), void *userdata) {
+        assert(cb);
+        return rtnl_for_each_message(buf, len, RTM_NEWADDR, RTM_DELADDR, sizeof(struct ifaddrmsg),
+                                     address_message_index, &(RtnlCallback){ .index = cb, .userdata = userdata });
 }
 
 /* An upper netdev (VLAN, macvlan) has GIDs on the port of the netdev below
