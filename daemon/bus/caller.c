@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "api/bus-message.h"
 #include "api/bus-signal.h"
 #include "api/rdmad-api.h"
 #include "basic/log.h"
@@ -109,32 +110,23 @@ static void caller_departed(CallerRegistry *registry, const char *name) {
 }
 
 /* GetConnectionCredentials returns a{sv}: UnixUserID is what counts. */
-static int read_credentials(sd_bus_message *reply, uint32_t *ret_uid, uint32_t *ret_pid) {
+typedef struct Credentials {
+        uint32_t uid, pid;
+} Credentials;
+
+static int read_credential(sd_bus_message *reply, void *userdata) {
+        Credentials *c = userdata;
         const char *key;
         int r;
 
-        r = sd_bus_message_enter_container(reply, 'a', "{sv}");
+        r = sd_bus_message_read(reply, "s", &key);
         if (r < 0)
                 return r;
-        while ((r = sd_bus_message_enter_container(reply, 'e', "sv")) > 0) {
-                r = sd_bus_message_read(reply, "s", &key);
-                if (r < 0)
-                        return r;
-                if (streq(key, "UnixUserID"))
-                        r = sd_bus_message_read(reply, "v", "u", ret_uid);
-                else if (streq(key, "ProcessID"))
-                        r = sd_bus_message_read(reply, "v", "u", ret_pid);
-                else
-                        r = sd_bus_message_skip(reply, "v");
-                if (r < 0)
-                        return r;
-                r = sd_bus_message_exit_container(reply);
-                if (r < 0)
-                        return r;
-        }
-        if (r < 0)
-                return r;
-        return *ret_uid == UINT32_MAX ? -ENODATA : 0;
+        if (streq(key, "UnixUserID"))
+                return sd_bus_message_read(reply, "v", "u", &c->uid);
+        if (streq(key, "ProcessID"))
+                return sd_bus_message_read(reply, "v", "u", &c->pid);
+        return sd_bus_message_skip(reply, "v");
 }
 
 static int caller_remember(CallerRegistry *registry, const char *sender, uid_t uid, pid_t pid);
@@ -143,7 +135,7 @@ static int on_lookup_reply(sd_bus_message *reply, void *userdata, sd_bus_error *
         CallerLookup *l = userdata;
         CallerRegistry *registry = l->registry;
         const sd_bus_error *e = sd_bus_message_get_error(reply);
-        uint32_t uid = UINT32_MAX, pid = 0;
+        Credentials c = { .uid = UINT32_MAX };
         int r;
 
         if (e && sd_bus_error_has_name(e, SD_BUS_ERROR_NAME_HAS_NO_OWNER)) {
@@ -152,9 +144,9 @@ static int on_lookup_reply(sd_bus_message *reply, void *userdata, sd_bus_error *
                 lookups_start_waiting(registry);
                 return 0;
         }
-        r = e ? -EIO : read_credentials(reply, &uid, &pid);
+        r = e ? -EIO : bus_message_read_entries(reply, SD_BUS_TYPE_DICT_ENTRY, "sv", read_credential, &c);
         if (r >= 0)
-                r = caller_remember(registry, l->sender, uid, pid);
+                r = c.uid == UINT32_MAX ? -ENODATA : caller_remember(registry, l->sender, c.uid, c.pid);
         if (r < 0) {
                 if (e)
                         log_warning("Failed to tell who %s is (%s); its calls are refused.", l->sender, e->name);
