@@ -74,34 +74,17 @@ static int bus_property_get_sriov_capable(sd_bus *bus, const char *path, const c
         return sd_bus_message_append(reply, "b", (int) d->sriov_capable);
 }
 
-static int bus_property_get_sriov(sd_bus *bus, const char *path, const char *interface, const char *property,
-                                  sd_bus_message *reply, void *userdata, sd_bus_error *error) {
-        _cleanup_free_ char *p = NULL;
-        Device *d = userdata;
-        int r;
-
-        if (!d->sriov_capable)
-                return sd_bus_message_append(reply, "o", "/");
-        r = bus_path_sriov(d->name, &p);
-        if (r < 0)
-                return r;
-        return sd_bus_message_append(reply, "o", p);
+static int device_sriov_path(const Device *d, char **ret) {
+        return d->sriov_capable ? bus_path_sriov(d->name, ret) : 0;
 }
 
-static int bus_property_get_physical_function(sd_bus *bus, const char *path, const char *interface,
-                                              const char *property, sd_bus_message *reply, void *userdata,
-                                              sd_bus_error *error) {
-        _cleanup_free_ char *p = NULL;
-        const Device *d = userdata, *pf = d->physical_function;
-        int r;
+static BUS_DEFINE_PROPERTY_GET_PATH(bus_property_get_sriov, device_sriov_path);
 
-        if (!pf)
-                return sd_bus_message_append(reply, "o", "/");
-        r = device_bus_path(pf, &p);
-        if (r < 0)
-                return r;
-        return sd_bus_message_append(reply, "o", p);
+static int device_physical_function_path(const Device *d, char **ret) {
+        return d->physical_function ? device_bus_path(d->physical_function, ret) : 0;
 }
+
+static BUS_DEFINE_PROPERTY_GET_PATH(bus_property_get_physical_function, device_physical_function_path);
 
 static int bus_property_get_virtual_functions(sd_bus *bus, const char *path, const char *interface,
                                               const char *property, sd_bus_message *reply, void *userdata,

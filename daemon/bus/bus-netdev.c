@@ -33,19 +33,11 @@ static int netdev_object_find(sd_bus *bus, const char *path, const char *interfa
         return 1;
 }
 
-static int bus_property_get_port(sd_bus *bus, const char *path, const char *interface, const char *property,
-                                 sd_bus_message *reply, void *userdata, sd_bus_error *error) {
-        _cleanup_free_ char *p = NULL;
-        NetDev *n = userdata;
-        int r;
-
-        if (n->port == 0)
-                return sd_bus_message_append(reply, "o", "/");
-        r = bus_path_port(n->device->name, n->port, &p);
-        if (r < 0)
-                return r;
-        return sd_bus_message_append(reply, "o", p);
+static int netdev_port_path(const NetDev *n, char **ret) {
+        return n->port != 0 ? bus_path_port(n->device->name, n->port, ret) : 0;
 }
+
+static BUS_DEFINE_PROPERTY_GET_PATH(bus_property_get_port, netdev_port_path);
 
 static size_t bus_property_size_port(const void *object, size_t path_len) {
         return BUS_PATH_SIZE_MAX(path_len);

@@ -41,19 +41,11 @@ static int port_object_find(sd_bus *bus, const char *path, const char *interface
         return 1;
 }
 
-static int bus_property_get_netdev(sd_bus *bus, const char *path, const char *interface, const char *property,
-                                   sd_bus_message *reply, void *userdata, sd_bus_error *error) {
-        _cleanup_free_ char *p = NULL;
-        Port *port = userdata;
-        int r;
-
-        if (!*port->netdev)
-                return sd_bus_message_append(reply, "o", "/");
-        r = bus_path_netdev(port->device->name, port->netdev, &p);
-        if (r < 0)
-                return r;
-        return sd_bus_message_append(reply, "o", p);
+static int port_netdev_path(const Port *p, char **ret) {
+        return *p->netdev ? bus_path_netdev(p->device->name, p->netdev, ret) : 0;
 }
+
+static BUS_DEFINE_PROPERTY_GET_PATH(bus_property_get_netdev, port_netdev_path);
 
 static size_t bus_property_size_netdev(const void *object, size_t path_len) {
         return BUS_PATH_SIZE_MAX(path_len);

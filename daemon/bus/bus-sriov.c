@@ -32,17 +32,7 @@ static int sriov_object_find(sd_bus *bus, const char *path, const char *interfac
         return 1;
 }
 
-static int bus_property_get_device(sd_bus *bus, const char *path, const char *interface, const char *property,
-                                   sd_bus_message *reply, void *userdata, sd_bus_error *error) {
-        _cleanup_free_ char *p = NULL;
-        Device *d = userdata;
-        int r;
-
-        r = device_bus_path(d, &p);
-        if (r < 0)
-                return r;
-        return sd_bus_message_append(reply, "o", p);
-}
+static BUS_DEFINE_PROPERTY_GET_PATH(bus_property_get_device, device_bus_path);
 
 /* The device's path is a prefix of its sriov's. */
 static size_t bus_property_size_device(const void *object, size_t path_len) {

@@ -73,17 +73,11 @@ int bus_property_get_attr_list(sd_bus *bus, const char *path, const char *interf
         return bus_append_attr_list(reply, userdata);
 }
 
-int bus_property_get_device_of(sd_bus *bus, const char *path, const char *interface, const char *property,
-                               sd_bus_message *reply, void *userdata, sd_bus_error *error) {
-        _cleanup_free_ char *p = NULL;
-        Device *const *d = userdata;
-        int r;
-
-        r = bus_path_device((*d)->name, &p);
-        if (r < 0)
-                return r;
-        return sd_bus_message_append(reply, "o", p);
+static int device_of_path(Device *const *d, char **ret) {
+        return bus_path_device((*d)->name, ret);
 }
+
+BUS_DEFINE_PROPERTY_GET_PATH(bus_property_get_device_of, device_of_path);
 
 size_t bus_property_size_device_of(const void *object, size_t path_len) {
         return BUS_PATH_SIZE_MAX(path_len); /* a prefix of the port's or netdev's path */

@@ -71,6 +71,18 @@ int bus_append_object_paths(sd_bus_message *m, const void *object, size_t n, Obj
 #define BUS_PROPERTY_SIZE_GET(getter)       +bus_property_size_##getter(object, path_len)
 #define BUS_PROPERTY_SIZE_GET_FIELD(getter) +bus_property_size_##getter(object, path_len)
 
+/* Defines the getter of an "o" property that names one other object:
+ * path_of(userdata, &p) makes its path, or leaves p NULL for none ("/").
+ * systemd's BUS_DEFINE_PROPERTY_GET shape: static BUS_DEFINE_...(...); */
+#define BUS_DEFINE_PROPERTY_GET_PATH(function, path_of)                                                                \
+        int function(sd_bus *bus, const char *path, const char *interface, const char *property,                       \
+                     sd_bus_message *reply, void *userdata, sd_bus_error *error) {                                     \
+                _cleanup_free_ char *p = NULL;                                                                         \
+                int r = path_of(userdata, &p);                                                                         \
+                                                                                                                       \
+                return r < 0 ? r : sd_bus_message_append(reply, "o", p ?: "/");                                        \
+        }
+
 /* Property getter for the path of the Device a field points to: GET_FIELD
  * of a Port's or NetDev's device (properties.h); and what it marshals at
  * most for an object at a path of path_len. */
