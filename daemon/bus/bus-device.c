@@ -8,7 +8,6 @@
 #include "bus-port.h"
 #include "bus-netdev.h"
 #include "bus-counters.h"
-#include "bus-server.h"
 #include "bus-util.h"
 #include "manager.h"
 #include "pci-function.h"
@@ -18,16 +17,6 @@
 int device_bus_path(const Device *d, char **ret) {
         assert(d);
         return bus_path_device(d->name, ret);
-}
-
-static int device_object_find(sd_bus *bus, const char *path, const char *interface, void *userdata, void **found,
-                              sd_bus_error *error) {
-        Device *d = bus_path_lookup_device(((BusServer *) userdata)->manager, path, BUS_PATH_DEVICE, NULL);
-
-        if (!d)
-                return 0;
-        *found = d;
-        return 1;
 }
 
 static int port_path_at(const void *object, size_t i, char **ret) {
@@ -185,5 +174,5 @@ static const sd_bus_vtable device_vtable[] = {
 };
 
 const BusObjectType device_object = {
-        RDMAD_DEVICE_PREFIX, RDMAD_DEVICE_INTERFACE, device_vtable, device_object_find, device_getters_size_max,
+        RDMAD_DEVICE_PREFIX, RDMAD_DEVICE_INTERFACE, device_vtable, bus_object_find, device_getters_size_max,
 };

@@ -6,7 +6,6 @@
 
 #include "api/bus-path.h"
 #include "basic/util.h"
-#include "bus-server.h"
 #include "bus-util.h"
 #include "manager.h"
 #include "properties.h"
@@ -15,22 +14,6 @@
 int netdev_bus_path(const NetDev *n, char **ret) {
         assert(n);
         return bus_path_netdev(n->device->name, n->name, ret);
-}
-
-static int netdev_object_find(sd_bus *bus, const char *path, const char *interface, void *userdata, void **found,
-                              sd_bus_error *error) {
-        BusPath parsed;
-        const NetDev *n;
-        Device *d;
-
-        d = bus_path_lookup_device(((BusServer *) userdata)->manager, path, BUS_PATH_NETDEV, &parsed);
-        if (!d)
-                return 0;
-        n = device_find_netdev(d, parsed.ifname);
-        if (!n)
-                return 0;
-        *found = (NetDev *) n;
-        return 1;
 }
 
 static int netdev_port_path(const NetDev *n, char **ret) {
@@ -57,5 +40,5 @@ static size_t netdev_getters_size_max(const void *object, size_t path_len) {
 }
 
 const BusObjectType netdev_object = {
-        RDMAD_DEVICE_PREFIX, RDMAD_NETDEV_INTERFACE, netdev_vtable, netdev_object_find, netdev_getters_size_max,
+        RDMAD_DEVICE_PREFIX, RDMAD_NETDEV_INTERFACE, netdev_vtable, bus_object_find, netdev_getters_size_max,
 };

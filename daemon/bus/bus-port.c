@@ -25,22 +25,6 @@ int port_bus_path(const Port *p, char **ret) {
         return bus_path_port(p->device->name, p->number, ret);
 }
 
-static int port_object_find(sd_bus *bus, const char *path, const char *interface, void *userdata, void **found,
-                            sd_bus_error *error) {
-        BusPath parsed;
-        Device *d;
-        size_t i;
-
-        d = bus_path_lookup_device(((BusServer *) userdata)->manager, path, BUS_PATH_PORT, &parsed);
-        if (!d)
-                return 0;
-        i = device_port_index(d, parsed.port);
-        if (i >= d->n_ports)
-                return 0;
-        *found = &d->ports[i];
-        return 1;
-}
-
 static int port_netdev_path(const Port *p, char **ret) {
         return *p->netdev ? bus_path_netdev(p->device->name, p->netdev, ret) : 0;
 }
@@ -179,5 +163,5 @@ static size_t port_getters_size_max(const void *object, size_t path_len) {
 }
 
 const BusObjectType port_object = {
-        RDMAD_DEVICE_PREFIX, RDMAD_PORT_INTERFACE, port_vtable, port_object_find, port_getters_size_max,
+        RDMAD_DEVICE_PREFIX, RDMAD_PORT_INTERFACE, port_vtable, bus_object_find, port_getters_size_max,
 };

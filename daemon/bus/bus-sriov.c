@@ -22,16 +22,6 @@ int sriov_bus_path(const Device *d, char **ret) {
         return bus_path_sriov(d->name, ret);
 }
 
-static int sriov_object_find(sd_bus *bus, const char *path, const char *interface, void *userdata, void **found,
-                             sd_bus_error *error) {
-        Device *d = bus_path_lookup_device(((BusServer *) userdata)->manager, path, BUS_PATH_SRIOV, NULL);
-
-        if (!d || !d->sriov_capable)
-                return 0;
-        *found = d;
-        return 1;
-}
-
 static BUS_DEFINE_PROPERTY_GET_PATH(bus_property_get_device, device_bus_path);
 
 /* The device's path is a prefix of its sriov's. */
@@ -103,5 +93,5 @@ static size_t sriov_getters_size_max(const void *object, size_t path_len) {
 }
 
 const BusObjectType sriov_object = {
-        RDMAD_DEVICE_PREFIX, RDMAD_SRIOV_INTERFACE, sriov_vtable, sriov_object_find, sriov_getters_size_max,
+        RDMAD_DEVICE_PREFIX, RDMAD_SRIOV_INTERFACE, sriov_vtable, bus_object_find, sriov_getters_size_max,
 };

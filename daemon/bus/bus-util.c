@@ -6,8 +6,11 @@
 #include "api/bus-path.h"
 #include "basic/log.h"
 #include "basic/util.h"
+#include "bus-server.h"
+#include "device.h"
 #include "manager.h"
 #include "model.h"
+#include "netdev.h"
 
 const sd_bus_error_map rdmad_error_map[] = {
         SD_BUS_ERROR_MAP(RDMAD_ERROR_INVALID_ARGUMENT, EINVAL),
@@ -83,15 +86,47 @@ size_t bus_property_size_device_of(const void *object, size_t path_len) {
         return BUS_PATH_SIZE_MAX(path_len); /* a prefix of the port's or netdev's path */
 }
 
-Device *bus_path_lookup_device(Manager *m, const char *path, BusPathKind kind, BusPath *ret) {
-        BusPath parsed;
+static void *path_lookup(Manager *m, const BusPath *parsed) {
+        Device *d = manager_find_device(m, parsed->device);
+        size_t i;
 
-        assert(m);
-        assert(path);
-
-        if (bus_path_parse(path, &parsed) <= 0 || parsed.kind != kind)
+        if (!d)
                 return NULL;
-        if (ret)
-                *ret = parsed;
-        return manager_find_device(m, parsed.device);
+        switch (parsed->kind) {
+        case BUS_PATH_DEVICE:
+                return d;
+        case BUS_PATH_PORT:
+                i = device_port_index(d, parsed->port);
+                return i < d->n_ports ? &d->ports[i] : NULL;
+        case BUS_PATH_NETDEV:
+                return (NetDev *) device_find_netdev(d, parsed->ifname);
+        case BUS_PATH_SRIOV:
+                return d->sriov_capable ? d : NULL;
+        }
+        return NULL;
+}
+
+int bus_object_find(sd_bus *bus, const char *path, const char *interface, void *userdata, void **found,
+                    sd_bus_error *error) {
+        static const char *const kind_interface[] = {
+                [BUS_PATH_DEVICE] = RDMAD_DEVICE_INTERFACE,
+                [BUS_PATH_PORT] = RDMAD_PORT_INTERFACE,
+                [BUS_PATH_NETDEV] = RDMAD_NETDEV_INTERFACE,
+                [BUS_PATH_SRIOV] = RDMAD_SRIOV_INTERFACE,
+        };
+        BusServer *s = userdata;
+        BusPath parsed;
+        void *object;
+
+        assert(path);
+        assert(interface);
+        assert(found);
+
+        if (bus_path_parse(path, &parsed) <= 0 || !streq(interface, kind_interface[parsed.kind]))
+                return 0;
+        object = path_lookup(s->manager, &parsed);
+        if (!object)
+                return 0;
+        *found = object;
+        return 1;
 }

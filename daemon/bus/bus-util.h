@@ -90,7 +90,8 @@ int bus_property_get_device_of(sd_bus *bus, const char *path, const char *interf
                                sd_bus_message *reply, void *userdata, sd_bus_error *error);
 size_t bus_property_size_device_of(const void *object, size_t path_len);
 
-/* The device of an object path of kind (its device's, its port's, ...),
- * NULL when the path is of another kind or names no device; *ret (optional)
- * the parsed path. What every find callback starts from. */
-Device *bus_path_lookup_device(Manager *m, const char *path, BusPathKind kind, BusPath *ret);
+/* The find callback of every fallback under RDMAD_DEVICE_PREFIX (userdata:
+ * the BusServer): 1 and *found, the object path names, when it is in the
+ * table and of the kind that serves interface; else 0. */
+int bus_object_find(sd_bus *bus, const char *path, const char *interface, void *userdata, void **found,
+                    sd_bus_error *error);
