@@ -29,11 +29,7 @@ static int netdev_path_at(const void *object, size_t i, char **ret) {
         return netdev_bus_path(d->netdevs[i], ret);
 }
 
-static int bus_property_get_ports(sd_bus *bus, const char *path, const char *interface, const char *property,
-                                  sd_bus_message *reply, void *userdata, sd_bus_error *error) {
-        Device *d = userdata;
-        return bus_append_object_paths(reply, d, d->n_ports, port_path_at);
-}
+static BUS_DEFINE_PROPERTY_GET_PATHS(bus_property_get_ports, Device, n_ports, port_path_at);
 
 static int bus_property_get_port_numbers(sd_bus *bus, const char *path, const char *interface, const char *property,
                                          sd_bus_message *reply, void *userdata, sd_bus_error *error) {
@@ -51,11 +47,7 @@ static int bus_property_get_port_numbers(sd_bus *bus, const char *path, const ch
         return sd_bus_message_close_container(reply);
 }
 
-static int bus_property_get_netdevs(sd_bus *bus, const char *path, const char *interface, const char *property,
-                                    sd_bus_message *reply, void *userdata, sd_bus_error *error) {
-        Device *d = userdata;
-        return bus_append_object_paths(reply, d, d->n_netdevs, netdev_path_at);
-}
+static BUS_DEFINE_PROPERTY_GET_PATHS(bus_property_get_netdevs, Device, n_netdevs, netdev_path_at);
 
 static int bus_property_get_sriov_capable(sd_bus *bus, const char *path, const char *interface, const char *property,
                                           sd_bus_message *reply, void *userdata, sd_bus_error *error) {

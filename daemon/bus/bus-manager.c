@@ -37,15 +37,11 @@ static int property_get_poll_interval_ms(sd_bus *bus, const char *path, const ch
 }
 
 static int device_path_at(const void *object, size_t i, char **ret) {
-        const Manager *m = object;
-        return device_bus_path(m->devices[i], ret);
+        const BusServer *s = object;
+        return device_bus_path(s->manager->devices[i], ret);
 }
 
-static int property_get_devices(sd_bus *bus, const char *path, const char *interface, const char *property,
-                                sd_bus_message *reply, void *userdata, sd_bus_error *error) {
-        BusServer *s = userdata;
-        return bus_append_object_paths(reply, s->manager, s->manager->n_devices, device_path_at);
-}
+static BUS_DEFINE_PROPERTY_GET_PATHS(property_get_devices, BusServer, manager->n_devices, device_path_at);
 
 static int method_get_device_by_name(sd_bus_message *message, void *userdata, sd_bus_error *error) {
         _cleanup_free_ char *p = NULL;

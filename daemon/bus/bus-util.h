@@ -83,6 +83,15 @@ int bus_append_object_paths(sd_bus_message *m, const void *object, size_t n, Obj
                 return r < 0 ? r : sd_bus_message_append(reply, "o", p ?: "/");                                        \
         }
 
+/* Defines the getter of an "ao" property: the paths path_at(userdata, i)
+ * makes for i below userdata's (an Object's) count. */
+#define BUS_DEFINE_PROPERTY_GET_PATHS(function, Object, count, path_at)                                                \
+        int function(sd_bus *bus, const char *path, const char *interface, const char *property,                       \
+                     sd_bus_message *reply, void *userdata, sd_bus_error *error) {                                     \
+                const Object *o = userdata;                                                                            \
+                return bus_append_object_paths(reply, o, o->count, path_at);                                           \
+        }
+
 /* Property getter for the path of the Device a field points to: GET_FIELD
  * of a Port's or NetDev's device (properties.h); and what it marshals at
  * most for an object at a path of path_len. */
