@@ -22,8 +22,18 @@ static const BusObjectType *const bus_object_types[] = {
         &manager_object, &device_object, &port_object, &netdev_object, &sriov_object,
 };
 
+/* The i-th object path of a device, in the order of bus_objects_device_paths(). */
+static int device_object_path(const Device *d, size_t i, char **ret) {
+        if (i == 0)
+                return device_bus_path(d, ret);
+        if (--i < d->n_ports)
+                return port_bus_path(&d->ports[i], ret);
+        if ((i -= d->n_ports) < d->n_netdevs)
+                return netdev_bus_path(d->netdevs[i], ret);
+        return sriov_bus_path(d, ret);
+}
+
 int bus_objects_device_paths(const Device *d, char ***l, size_t *n, size_t *allocated) {
-        char *p;
         int r;
 
         assert(d);
@@ -31,30 +41,10 @@ int bus_objects_device_paths(const Device *d, char ***l, size_t *n, size_t *allo
         assert(n);
         assert(allocated);
 
-        r = device_bus_path(d, &p);
-        if (r < 0)
-                return r;
-        r = strv_push_take(l, n, allocated, p);
-        if (r < 0)
-                return r;
-        for (size_t i = 0; i < d->n_ports; i++) {
-                r = port_bus_path(&d->ports[i], &p);
-                if (r < 0)
-                        return r;
-                r = strv_push_take(l, n, allocated, p);
-                if (r < 0)
-                        return r;
-        }
-        for (size_t i = 0; i < d->n_netdevs; i++) {
-                r = netdev_bus_path(d->netdevs[i], &p);
-                if (r < 0)
-                        return r;
-                r = strv_push_take(l, n, allocated, p);
-                if (r < 0)
-                        return r;
-        }
-        if (d->sriov_capable) {
-                r = sriov_bus_path(d, &p);
+        for (size_t i = 0; i < 1 + d->n_ports + d->n_netdevs + d->sriov_capable; i++) {
+                char *p;
+
+                r = device_object_path(d, i, &p);
                 if (r < 0)
                         return r;
                 r = strv_push_take(l, n, allocated, p);
