@@ -14,9 +14,9 @@
 
 /* An interface we serve. Objects are not registered one by one: a fallback
  * vtable per interface under the prefix finds them in the manager's table
- * (userdata of every entry is the BusServer). Each bus-<kind>.c defines its
- * <kind>_object, so that its vtable, find callback and size bound stay its
- * own and registration is one table of them. */
+ * (userdata of every entry is the BusServer; bus_object_find() for all).
+ * Each bus-<kind>.c defines its <kind>_object, so that its vtable and size
+ * bound stay its own and registration is one table of them. */
 typedef struct BusObjectType {
         const char *path; /* the one object, or the prefix of a fallback */
         const char *interface;
