@@ -12,6 +12,7 @@
 #include <time.h>
 
 #include "basic/util.h"
+#include "rtnl.h"
 
 #define RTNL_ANSWER_BUF 32768
 
@@ -68,40 +69,6 @@ void route_target_format(const RouteTarget *t, char buf[static INET6_ADDRSTRLEN 
 
 static size_t addr_len(int family) {
         return family == AF_INET ? 4 : 16;
-}
-
-/* The next netlink message of buf at *off: 1 with *ret set, 0 at the end,
- * -EBADMSG for a length that does not fit. Offsets are checked against the
- * size, as in netlink.c (NLMSG_NEXT wraps on a short last message). */
-static int nlmsg_next(const void *buf, size_t len, size_t *off, const struct nlmsghdr **ret) {
-        const struct nlmsghdr *h;
-
-        if (*off >= len)
-                return 0;
-        if (len - *off < sizeof(struct nlmsghdr))
-                return -EBADMSG;
-        h = (const struct nlmsghdr *) ((const uint8_t *) buf + *off);
-        if (h->nlmsg_len < sizeof(struct nlmsghdr) || h->nlmsg_len > len - *off)
-                return -EBADMSG;
-        *off += NLMSG_ALIGN(h->nlmsg_len);
-        *ret = h;
-        return 1;
-}
-
-/* The attributes of a message whose fixed header is hdr_size bytes. */
-static const struct rtattr *nlmsg_attr(const struct nlmsghdr *h, size_t hdr_size, unsigned short type) {
-        size_t end = h->nlmsg_len, off = NLMSG_SPACE(hdr_size);
-
-        while (off < end && end - off >= sizeof(struct rtattr)) {
-                const struct rtattr *a = (const struct rtattr *) ((const uint8_t *) h + off);
-
-                if (a->rta_len < sizeof(struct rtattr) || a->rta_len > end - off)
-                        return NULL;
-                if (a->rta_type == type)
-                        return a;
-                off += RTA_ALIGN(a->rta_len);
-        }
-        return NULL;
 }
 
 static int nlmsg_error(const struct nlmsghdr *h) {
@@ -238,31 +205,6 @@ static int rtnl_send(int fd, const void *msg, size_t len) {
         return 0;
 }
 
-/* The next datagram from the kernel; the kernel queued its answer during
- * sendmsg() (and a dump's next part during the previous recvmsg()), so
- * nothing is there means nothing will come: -EAGAIN. */
-static ssize_t rtnl_recv(int fd, uint8_t *buf, size_t size) {
-        for (;;) {
-                struct sockaddr_nl sender = {};
-                struct iovec iov = { .iov_base = buf, .iov_len = size };
-                struct msghdr msg = {
-                        .msg_name = &sender, .msg_namelen = sizeof(sender), .msg_iov = &iov, .msg_iovlen = 1
-                };
-                ssize_t n = recvmsg(fd, &msg, MSG_DONTWAIT);
-
-                if (n < 0) {
-                        if (errno == EINTR)
-                                continue;
-                        return negative_errno();
-                }
-                if (msg.msg_flags & MSG_TRUNC)
-                        return -EBADMSG;
-                if (msg.msg_namelen == sizeof(sender) && sender.nl_pid == 0)
-                        return n;
-                /* Not the kernel's: ignored. */
-        }
-}
-
 /* An exchange: what was asked (its sequence number) and what the answer said. */
 typedef struct RtnlExchange {
         uint32_t seq;
@@ -273,7 +215,9 @@ typedef struct RtnlExchange {
 
 /* Sends req, then hands each datagram to parse until it ends the exchange:
  * > 0 done (x->result holds the answer), 0 not yet (the next datagram),
- * < 0 an error. */
+ * < 0 an error. The kernel queues its answer during sendmsg() (and a
+ * dump's next part during the previous recvmsg()): nothing there means
+ * nothing will come, -EAGAIN, and the loop never waits. */
 static int rtnl_transact(int fd, const void *req, size_t len,
                          int (*parse)(const uint8_t *buf, size_t n, RtnlExchange *x), RtnlExchange *x) {
         _cleanup_free_ uint8_t *buf = NULL;

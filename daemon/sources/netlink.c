@@ -20,6 +20,7 @@
 #include "manager.h"
 #include "link-poll.h"
 #include "route-query.h"
+#include "rtnl.h"
 #include "netdev.h"
 #include "port.h"
 #include "read-job.h"
@@ -35,59 +36,40 @@ typedef struct RtnlCallback {
 
 /* Calls fn for each message of the datagram buf of type type_new or
  * type_del; the number of them, or -EBADMSG for a length that does not
- * fit or such a message shorter than its header of header_len. The
- * NLMSG_NEXT macro subtracts aligned lengths from the remaining size and
- * wraps around when the last message is not padded to the end of the
- * datagram; offsets checked against the size cannot. */
+ * fit or such a message shorter than its header of header_len. */
 static int rtnl_for_each_message(const void *buf, size_t len, uint16_t type_new, uint16_t type_del, size_t header_len,
                                  void (*fn)(const struct nlmsghdr *h, const RtnlCallback *c), const RtnlCallback *c) {
-        const uint8_t *p = buf;
-        int n = 0;
+        const struct nlmsghdr *h;
+        size_t off = 0;
+        int k, n = 0;
 
         assert(buf || len == 0);
 
-        for (size_t off = 0; off < len && len - off >= sizeof(struct nlmsghdr);) {
-                const struct nlmsghdr *h = (const struct nlmsghdr *) (p + off);
-
-                if (h->nlmsg_len < sizeof(struct nlmsghdr) || h->nlmsg_len > len - off)
-                        return -EBADMSG;
+        while ((k = nlmsg_next(buf, len, &off, &h)) > 0) {
                 if (h->nlmsg_type == NLMSG_DONE)
                         break;
-                if (h->nlmsg_type == type_new || h->nlmsg_type == type_del) {
-                        if (h->nlmsg_len < NLMSG_LENGTH(header_len))
-                                return -EBADMSG;
-                        n++;
-                        fn(h, c);
-                }
-                off += NLMSG_ALIGN(h->nlmsg_len);
+                if (h->nlmsg_type != type_new && h->nlmsg_type != type_del)
+                        continue;
+                if (h->nlmsg_len < NLMSG_LENGTH(header_len))
+                        return -EBADMSG;
+                n++;
+                fn(h, c);
         }
-        return n;
+        return k < 0 ? k : n;
 }
 
-/* The IFLA_IFNAME of a link message; its attributes bounded as its messages are. */
+/* The IFLA_IFNAME of a link message. */
 static void link_message_name(const struct nlmsghdr *h, const RtnlCallback *c) {
-        const uint8_t *m = (const uint8_t *) h;
+        const struct rtattr *a = nlmsg_attr(h, sizeof(struct ifinfomsg), IFLA_IFNAME);
+        char name[IF_NAMESIZE];
+        size_t l = a ? RTA_PAYLOAD(a) : 0;
 
-        for (size_t off = NLMSG_SPACE(sizeof(struct ifinfomsg));
-             off < h->nlmsg_len && h->nlmsg_len - off >= sizeof(struct rtattr);) {
-                const struct rtattr *a = (const struct rtattr *) (m + off);
-                char name[IF_NAMESIZE];
-                size_t l;
-
-                if (a->rta_len < sizeof(struct rtattr) || a->rta_len > h->nlmsg_len - off)
-                        return;
-                if (a->rta_type == IFLA_IFNAME) {
-                        l = a->rta_len - RTA_LENGTH(0);
-                        if (l == 0 || l > sizeof(name))
-                                return;
-                        memcpy(name, RTA_DATA(a), l);
-                        name[l - 1] = '\0';
-                        if (name[0])
-                                c->name(name, c->userdata);
-                        return;
-                }
-                off += RTA_ALIGN(a->rta_len);
-        }
+        if (l == 0 || l > sizeof(name))
+                return;
+        memcpy(name, RTA_DATA(a), l);
+        name[l - 1] = '\0';
+        if (name[0])
+                c->name(name, c->userdata);
 }
 
 int rtnl_parse_link_names(const void *buf, size_t len, void (*cb)(const char *ifname, void *userdata), void *userdata) {
@@ -180,32 +162,23 @@ static int on_rtnl(sd_event_source *source, int fd, uint32_t revents, void *user
         uint8_t buf[65536] __attribute__((aligned(NLMSG_ALIGNTO)));
 
         for (;;) {
-                struct sockaddr_nl sender = {};
-                struct iovec iov = { .iov_base = buf, .iov_len = sizeof(buf) };
-                struct msghdr msg = {
-                        .msg_name = &sender, .msg_namelen = sizeof(sender), .msg_iov = &iov, .msg_iovlen = 1
-                };
-                ssize_t n = recvmsg(fd, &msg, MSG_DONTWAIT);
+                ssize_t n = rtnl_recv(fd, buf, sizeof(buf));
 
-                if (n < 0) {
-                        if (errno == EINTR)
-                                continue;
-                        if (errno == ENOBUFS) {
-                                /* Link messages were lost: re-read every netdev and port. */
-                                log_warning("rtnetlink overflowed; re-reading all netdevs and ports.");
-                                refresh_all_links(m);
-                                gid_follow_all(s->gid_follow);
-                                continue;
-                        }
-                        if (errno != EAGAIN)
-                                log_warning_errno(errno, "rtnetlink receive failed: %m");
-                        break;
-                }
-                /* Only the kernel speaks here: any process may send to our port. */
-                if (msg.msg_namelen != sizeof(sender) || sender.nl_pid != 0) {
-                        log_debug("Ignoring an rtnetlink message from port %u, not from the kernel.",
-                                  (unsigned) sender.nl_pid);
+                if (n == -ENOBUFS) {
+                        /* Link messages were lost: re-read every netdev and port. */
+                        log_warning("rtnetlink overflowed; re-reading all netdevs and ports.");
+                        refresh_all_links(m);
+                        gid_follow_all(s->gid_follow);
                         continue;
+                }
+                if (n == -EBADMSG) {
+                        log_debug("Ignoring an rtnetlink datagram cut short.");
+                        continue;
+                }
+                if (n < 0) {
+                        if (n != -EAGAIN)
+                                log_warning_errno((int) n, "rtnetlink receive failed: %m");
+                        break;
                 }
                 if (rtnl_parse_link_names(buf, (size_t) n, on_link_name, s) < 0 ||
                     rtnl_parse_addr_indexes(buf, (size_t) n, on_address_index, s) < 0)
