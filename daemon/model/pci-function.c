@@ -22,6 +22,9 @@ Device *pci_function_first_device(Manager *m, const char *pci_path) {
 /* A VF's RDMA device may appear long after its PF's: each side publishes
  * the relation when the other comes or goes. */
 void pci_function_relate(Manager *m, Device *d, bool in_table) {
+        /* The PF of the VFs on d's function, now that d came or went. */
+        Device *pf = *d->device_path ? pci_function_first_device(m, d->device_path) : NULL;
+
         if (*d->physfn_path) {
                 m->n_virtual_functions += in_table ? 1 : -1;
                 d->physical_function = in_table ? pci_function_first_device(m, d->physfn_path) : NULL;
@@ -34,7 +37,7 @@ void pci_function_relate(Manager *m, Device *d, bool in_table) {
                 if (*d->physfn_path && streq(o->device_path, d->physfn_path))
                         model_report(m, MODEL_DEVICE, o, PROPERTY_BIT(DEVICE_PROP_VIRTUAL_FUNCTIONS));
                 if (*d->device_path && streq(o->physfn_path, d->device_path)) {
-                        o->physical_function = pci_function_first_device(m, d->device_path);
+                        o->physical_function = pf;
                         model_report(m, MODEL_DEVICE, o, PROPERTY_BIT(DEVICE_PROP_PHYSICAL_FUNCTION));
                 }
         }
