@@ -73,15 +73,13 @@ int netdev_apply(NetDev *n, const FileValue *values, PropertyMask *ret_changed) 
         return object_apply_files(&netdev_kind, n, netdev_files, NETDEV_FILES, values, ret_changed);
 }
 
+/* n->name is name made valid UTF-8 already. */
 static int netdev_load(int net_fd, const char *name, NetDev *n) {
         _cleanup_close_ int fd = -EBADF;
         PropertyMask changed;
         int r;
 
-        /* Interface names are bytes to the kernel; the bus wants UTF-8. */
-        free(n->name);
-        n->name = utf8_sanitize(name, strlen(name));
-        if (!n->name || str_set(&n->operstate, "") < 0 || str_set(&n->address, "") < 0)
+        if (str_set(&n->operstate, "") < 0 || str_set(&n->address, "") < 0)
                 return -ENOMEM;
 
         /* Gone (or a stale name in gid_attrs/ndevs): not a netdev of ours. */
@@ -118,8 +116,9 @@ static int device_add_netdev(Device *d, size_t *allocated, int net_fd, const cha
 
         if (!*name || strchr(name, '/') || streq(name, ".") || streq(name, ".."))
                 return 0;
-        /* Named twice (the ports' ndevs), or a second name that reads the
-         * same once made valid UTF-8. */
+        /* Interface names are bytes to the kernel; the bus wants UTF-8. Named
+         * twice (the ports' ndevs), or a second name that reads the same once
+         * made valid UTF-8: one netdev. */
         sane = utf8_sanitize(name, strlen(name));
         if (!sane)
                 return -ENOMEM;
@@ -131,6 +130,7 @@ static int device_add_netdev(Device *d, size_t *allocated, int net_fd, const cha
         d->netdevs[d->n_netdevs] = calloc(1, sizeof(NetDev));
         if (!d->netdevs[d->n_netdevs])
                 return -ENOMEM;
+        d->netdevs[d->n_netdevs]->name = TAKE_PTR(sane);
         r = netdev_load(net_fd, name, d->netdevs[d->n_netdevs]);
         if (errno_is_resource(r)) {
                 d->n_netdevs++; /* freed with the device */
