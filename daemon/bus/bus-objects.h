@@ -6,11 +6,13 @@
 #include <systemd/sd-bus.h>
 
 #include "forward.h"
+#include "model-events.h"
 
 /* Publication: what the manager's table holds, on the bus. Registration of
  * every interface from one table, the object paths of a device (for the
- * node enumerator and InterfacesAdded/Removed alike), and the deferred
- * emission of PropertiesChanged once per event-loop iteration. */
+ * node enumerator and InterfacesAdded/Removed alike), the changes the model
+ * reported and the bus has not announced yet, and their deferred emission
+ * as PropertiesChanged once per event-loop iteration. */
 
 /* An interface we serve. Objects are not registered one by one: a fallback
  * vtable per interface under the prefix finds them in the manager's table
@@ -35,3 +37,43 @@ int bus_objects_register(BusServer *s);
 /* Every object path of a device, the device first, then its ports, netdevs
  * and sriov; appended to *l (n entries, NULL-terminated). */
 int bus_objects_device_paths(const Device *d, char ***l, size_t *n, size_t *allocated);
+
+/* The property changes the bus has not announced yet, by object: the
+ * model's objects keep their address while they exist, and an object's
+ * entry goes with it (pending_changes_drop*() on the model's removal
+ * events). The model reports changes through its ModelEvents; this store
+ * is the bus side's alone, and the emission takes everything from it once
+ * per loop iteration; it is freed with the emission's source. */
+
+typedef struct PendingChange {
+        const void *object; /* NULL: dropped */
+        ModelObjectKind kind;
+        PropertyMask mask; /* PROPERTY_BIT()s of the kind's properties */
+} PendingChange;
+
+typedef struct PendingChanges {
+        PendingChange *changes; /* in the order of their first report */
+        size_t n, allocated;
+        /* An open-addressing index of changes by object and kind: an index
+         * into changes plus one, 0 for an empty slot; n_slots a power of two. */
+        size_t *slots;
+        size_t n_slots;
+        /* A change could not be recorded (no memory): everything is announced
+         * as changed at the next emission, so that nothing is lost. */
+        bool everything;
+} PendingChanges;
+
+/* ORs mask into the object's pending bits. */
+void pending_changes_add(PendingChanges *c, ModelObjectKind kind, const void *object, PropertyMask mask);
+/* The object is going: nothing of it is announced. A device's drop is
+ * also its SR-IOV control's, its ports' and its netdevs'. */
+void pending_changes_drop_device(PendingChanges *c, const Device *d);
+void pending_changes_drop_netdev(PendingChanges *c, const NetDev *n);
+/* The changes in the order they are announced: by device name, and within
+ * a device the device, its ports, its netdevs, its SR-IOV control. Dropped
+ * ones last, with a NULL object. */
+void pending_changes_sort(PendingChanges *c);
+/* Everything pending is forgotten (after an emission). */
+void pending_changes_clear(PendingChanges *c);
+/* ... and the store's memory freed. */
+void pending_changes_done(PendingChanges *c);

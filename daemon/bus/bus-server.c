@@ -66,7 +66,6 @@ BusServer *bus_server_free(BusServer *s) {
         bus_managed_objects_clear(&s->managed_objects);
         bus_ration_clear(&s->ration);
         sd_event_source_disable_unref(s->emit_event);
-        pending_changes_done(&s->pending);
         rescan_calls_clear(&s->rescans);
         sd_event_source_disable_unref(s->trim_post);
         if (s->bus) {

@@ -6,7 +6,7 @@
 #include <systemd/sd-bus.h>
 #include <systemd/sd-event.h>
 
-#include "bus-changes.h"
+#include "bus-objects.h"
 #include "bus-managed-objects.h"
 #include "bus-ration.h"
 #include "caller.h"

@@ -12,7 +12,6 @@
 #include "basic/utf8.h"
 #include "basic/util.h"
 #include "manager.h"
-#include "model-object.h"
 #include "netdev.h"
 #include "port.h"
 #include "properties.h"

@@ -10,7 +10,7 @@
  * findable in the Manager's table during each call: an added object is in
  * it already, a removing one still. The mask of changed() is the whole
  * news: the model keeps no record of what is unannounced, so a listener
- * that publishes later (the bus, once per iteration: bus-changes.h) keeps
+ * that publishes later (the bus, once per iteration: bus-objects.h) keeps
  * its own. Every member may be NULL. */
 
 typedef enum ModelObjectKind {
@@ -31,10 +31,3 @@ typedef struct ModelEvents {
         /* Every read a rescan asked for is applied: what it found is in the model. */
         void (*rescanned)(void *userdata);
 } ModelEvents;
-
-/* Every change of a published object's properties (a mask of its
- * PROPERTY_BIT()s), and every change of the device set (MODEL_DEVICE_SET,
- * 0), goes out through here to the manager's ModelEvents; who publishes
- * keeps what is pending. Objects coming and going and a finished rescan
- * have their own events. */
-void model_report(Manager *m, ModelObjectKind kind, void *object, PropertyMask mask);

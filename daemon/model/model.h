@@ -20,15 +20,6 @@ typedef struct Gid {
         char *ndev; /* gid_attrs/ndevs/<i>, "" on InfiniBand or when unreadable */
 } Gid;
 
-/* One file as a reader thread found it: its contents (trimmed) or -errno. */
-typedef struct FileValue {
-        int result;
-        bool skipped;
-        char *value;
-        size_t len;
-} FileValue;
-void file_values_clear(FileValue *v, size_t n);
-
 /* What the link poll keeps of a port or a device (link-poll.c); the model
  * only carries it across re-reads of the device. */
 typedef struct PollMark {

@@ -12,7 +12,6 @@
 #include "basic/utf8.h"
 #include "basic/util.h"
 #include "manager.h"
-#include "model-object.h"
 #include "properties.h"
 #include "read-job.h"
 

@@ -10,7 +10,6 @@
 
 #include "basic/parse.h"
 #include "basic/util.h"
-#include "model-object.h"
 #include "port.h"
 #include "properties.h"
 

@@ -14,12 +14,10 @@
 #include "basic/utf8.h"
 #include "basic/util.h"
 #include "manager.h"
-#include "model-object.h"
 #include "port-gids.h"
 #include "properties.h"
 #include "read-job.h"
 #include "reader-pool.h"
-#include "reader-watch.h"
 
 /* ---------- Port.LinkHistory: its State changes, kept in the state directory ---------- */
 

@@ -4,6 +4,7 @@
 #include <assert.h>
 
 #include "basic/util.h"
+#include "manager.h"
 #include "port.h"
 #include "port-gids.h"
 
@@ -235,4 +236,108 @@ bool device_identity_changed(const Device *a, const Device *b) {
                 if (port_identity_changed(&a->ports[i], &b->ports[i]))
                         return true;
         return false;
+}
+
+void strings_free(const size_t *strings, size_t n, void *object) {
+        for (size_t i = 0; i < n; i++)
+                free(STRING_AT(object, strings[i]));
+}
+
+/* Frees the strings of `stale` that `kept`, another copy of the same object,
+ * no longer points to. */
+void strings_free_replaced(const size_t *strings, size_t n, void *stale, const void *kept) {
+        for (size_t i = 0; i < n; i++) {
+                char **s = &STRING_AT(stale, strings[i]);
+
+                if (*s != STRING_AT(kept, strings[i]))
+                        *s = mfree(*s);
+        }
+}
+
+/* Puts a copy of value in *field unless it is equal already. The old string
+ * is not freed: the update's snapshot has it (object_update()), which frees
+ * it once the change is known. */
+int derive_str(char **field, const char *value) {
+        char *s;
+
+        if (streq_ptr(*field, value))
+                return 0;
+        s = strdup(value);
+        if (!s)
+                return -ENOMEM;
+        *field = s;
+        return 0;
+}
+
+/* Re-derives the object from its attribute map, and what that changed, by
+ * comparison with the object before (properties.c). Used when loading and
+ * when the poll has found a file with new contents. On failure the object is
+ * as it was. */
+int object_update(const ObjectKind *k, void *object, PropertyMask *ret_changed) {
+        ObjectSnapshot before;
+        int r;
+
+        assert(k->size <= sizeof(before));
+        memcpy(&before, object, k->size);
+        r = k->derive(object);
+        if (r < 0) {
+                strings_free_replaced(k->strings, k->n_strings, object, &before);
+                memcpy(object, &before, k->size);
+                return r;
+        }
+        *ret_changed = k->changed_mask(&before, object);
+        strings_free_replaced(k->strings, k->n_strings, &before, object);
+        return 0;
+}
+
+/* The applying half, on the loop: the values into the object's attribute
+ * map and, if any differed, the object re-derived: *ret_changed is what
+ * changed, with Attributes. */
+int object_apply_files(const ObjectKind *k, void *object, const PolledFile *files, size_t n_files,
+                       const FileValue *values, PropertyMask *ret_changed) {
+        AttrList *attributes = (AttrList *) ((uint8_t *) object + k->attributes_offset);
+        bool any = false;
+        PropertyMask changed;
+        int r;
+
+        *ret_changed = 0;
+        for (size_t i = 0; i < n_files; i++) {
+                if (values[i].skipped || values[i].result == -EBADMSG)
+                        continue; /* the last good value stays */
+                r = attr_list_refresh(attributes, files[i].name, values[i].result, values[i].value ?: "",
+                                      values[i].len);
+                if (r < 0)
+                        return r;
+                any = any || r > 0;
+        }
+        if (!any)
+                return 0;
+
+        r = object_update(k, object, &changed);
+        if (r < 0)
+                return r;
+        *ret_changed = changed | k->attributes_bit;
+        return 0;
+}
+
+/* Re-reads dir/<file> into the object's attribute map for each of files (but
+ * the InfiniBand addressing if skip_ib_addressing) and, if any differed,
+ * re-derives the object: *ret_changed is what changed, with Attributes. */
+int object_refresh(const ObjectKind *k, void *object, const char *dir, const PolledFile *files, size_t n_files,
+                   bool skip_ib_addressing, PropertyMask *ret_changed) {
+        FileValue values[16];
+        int r;
+
+        assert(n_files <= ELEMENTSOF(values));
+        *ret_changed = 0;
+        r = object_read_files(dir, files, n_files, skip_ib_addressing, values);
+        if (r >= 0)
+                r = object_apply_files(k, object, files, n_files, values, ret_changed);
+        file_values_clear(values, n_files);
+        return r;
+}
+
+void model_report(Manager *m, ModelObjectKind kind, void *object, PropertyMask mask) {
+        if ((mask != 0 || kind == MODEL_DEVICE_SET) && m->events.changed)
+                m->events.changed(kind, object, mask, m->events_userdata);
 }

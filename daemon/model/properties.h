@@ -5,6 +5,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "model-events.h"
 #include "model.h"
 
 #include "properties-device.h"
@@ -125,3 +126,58 @@ const char *sriov_property_row(size_t i, int *ret_bit);
 bool device_identity_changed(const Device *a, const Device *b);
 bool port_identity_changed(const Port *a, const Port *b);
 bool netdev_identity_changed(const NetDev *a, const NetDev *b);
+
+/* For device.c, port.c and netdev.c: the update of an object from its
+ * attributes, and the strings it owns. */
+
+/* The char * fields an object owns, by offset: freed by its clear, and by an
+ * update for those that a re-derivation replaced, whether or not they are
+ * published. A new char * field of Port, NetDev or Device goes in its list. */
+#define STRING_AT(object, offset) (*(char **) ((uint8_t *) (object) + (offset)))
+void strings_free(const size_t *strings, size_t n, void *object);
+/* Frees the strings of `stale` that `kept`, another copy of the same object,
+ * no longer points to. */
+void strings_free_replaced(const size_t *strings, size_t n, void *stale, const void *kept);
+
+/* Puts a copy of value in *field unless it is equal already; the old string
+ * is freed by the update that called the derivation (object_update()). */
+int derive_str(char **field, const char *value);
+
+/* What the update and the refresh of a port or a netdev need to know of it. */
+typedef struct ObjectKind {
+        size_t size;
+        const size_t *strings;
+        size_t n_strings;
+        size_t attributes_offset;
+        PropertyMask attributes_bit;
+        int (*derive)(void *object);
+        PropertyMask (*changed_mask)(const void *a, const void *b);
+} ObjectKind;
+
+/* A shallow copy of any object of a kind, taken before re-deriving it. */
+typedef union ObjectSnapshot {
+        Port port;
+        NetDev netdev;
+} ObjectSnapshot;
+
+/* Re-derives the object from its attribute map; *ret_changed is what that
+ * changed (properties.c compares). On failure the object is as it was. */
+int object_update(const ObjectKind *k, void *object, PropertyMask *ret_changed);
+
+/* The applying half of object_refresh(), on the loop: the values read by
+ * object_read_files() (sysfs.h) into the object's attributes and, if any
+ * differed, the object re-derived. */
+int object_apply_files(const ObjectKind *k, void *object, const PolledFile *files, size_t n_files,
+                       const FileValue *values, PropertyMask *ret_changed);
+
+/* Re-reads dir/<file> for each of files (but the InfiniBand addressing if
+ * skip_ib_addressing) and, if any differed, re-derives the object. */
+int object_refresh(const ObjectKind *k, void *object, const char *dir, const PolledFile *files, size_t n_files,
+                   bool skip_ib_addressing, PropertyMask *ret_changed);
+
+/* Every change of a published object's properties (a mask of its
+ * PROPERTY_BIT()s), and every change of the device set (MODEL_DEVICE_SET,
+ * 0), goes out through here to the manager's ModelEvents; who publishes
+ * keeps what is pending. Objects coming and going and a finished rescan
+ * have their own events. */
+void model_report(Manager *m, ModelObjectKind kind, void *object, PropertyMask mask);

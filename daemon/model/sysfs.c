@@ -3,12 +3,14 @@
 
 #include <fcntl.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <sys/stat.h>
 
+#include "basic/log.h"
+#include "basic/parse.h"
 #include "basic/utf8.h"
 #include "basic/util.h"
 #include "reader-pool.h"
-#include "reader-watch.h"
 
 /* Attribute names and values repeat across a big host's hundreds of
  * thousands of attributes (a few dozen names; "4: ACTIVE", "0x0", "up" on
@@ -438,4 +440,118 @@ char *path_join_normalize(const char *base, const char *rel) {
         if (len == 0)
                 strcpy(out, "/");
         return out;
+}
+
+/* The attributes of the model's objects, and the files the poll re-reads
+ * into them: read on a reader thread, stored on the loop. */
+
+/* After a failed open: the error if it is a lack of resources (to be
+ * retried), else 0 (the file or directory is not there, or not one). */
+int resource_errno_or_zero(void) {
+        int r = negative_errno();
+        return errno_is_resource(r) ? r : 0;
+}
+
+/* *ret = copy of the attribute, "" if the kernel did not let us read it. */
+int attr_dup(const AttrList *l, const char *name, char **ret) {
+        const char *v = attr_list_get(l, name);
+        char *s = strdup(v ?: "");
+
+        if (!s)
+                return -ENOMEM;
+        free(*ret);
+        *ret = s;
+        return 0;
+}
+
+int str_set(char **p, const char *s) {
+        return free_and_strdup(p, s ?: "");
+}
+
+uint32_t attr_u32(const AttrList *l, const char *name) {
+        const char *v = attr_list_get(l, name);
+        uint32_t u = 0;
+
+        if (v && parse_u32(v, &u) < 0)
+                log_debug("Ignoring unparsable %s=\"%s\".", name, v);
+        return u;
+}
+
+/* Stores a freshly read raw value in an attribute map; 1 if it differed.
+ * Allocates only when the contents changed. */
+int attr_list_refresh(AttrList *l, const char *name, int read_result, const char *buf, size_t len) {
+        const char *cur = attr_list_get(l, name);
+        _cleanup_free_ char *sanitized = NULL;
+        int r;
+
+        if (errno_is_resource(read_result))
+                return read_result;
+        if (read_result < 0) {
+                if (!cur)
+                        return 0;
+                r = attr_list_set(l, name, NULL);
+                return r < 0 ? r : 1;
+        }
+        if (cur && strlen(cur) == len && memcmp(cur, buf, len) == 0)
+                return 0;
+        if (!utf8_is_valid_n(buf, len)) {
+                sanitized = utf8_sanitize(buf, len);
+                if (!sanitized)
+                        return -ENOMEM;
+                if (cur && streq(cur, sanitized))
+                        return 0;
+        }
+        r = attr_list_set(l, name, sanitized ?: buf);
+        return r < 0 ? r : 1;
+}
+
+static char *memdup_nul(const char *buf, size_t len) {
+        char *s = malloc(len + 1);
+
+        if (s) {
+                memcpy(s, buf, len);
+                s[len] = '\0';
+        }
+        return s;
+}
+
+void file_values_clear(FileValue *v, size_t n) {
+        for (size_t i = 0; i < n; i++) {
+                free(v[i].value);
+                v[i] = (FileValue){};
+        }
+}
+
+/* The reading half of object_refresh(), for a reader thread: dir/<file> for
+ * each of files into values[i], touching no model. */
+int object_read_files(const char *dir, const PolledFile *files, size_t n_files, bool skip_ib_addressing,
+                      FileValue *values) {
+        char path[4096], buf[SYSFS_ATTR_MAX + 1];
+
+        for (size_t i = 0; i < n_files; i++) {
+                size_t len = 0;
+                int r;
+
+                values[i] = (FileValue){ .result = -ENOENT };
+                if (skip_ib_addressing && files[i].infiniband_addressing) {
+                        values[i].skipped = true;
+                        continue;
+                }
+                snprintf(path, sizeof(path), "%s/%s", dir, files[i].name);
+                r = sysfs_read_buf_at(AT_FDCWD, path, buf, sizeof(buf), &len);
+                if (errno_is_resource(r))
+                        return r;
+                if (r >= 0 && files[i].parses && !files[i].parses(buf)) {
+                        r = -EBADMSG;
+                        reader_read_failed(AT_FDCWD, path, r);
+                }
+                values[i].result = r;
+                if (r >= 0) {
+                        values[i].value = memdup_nul(buf, len);
+                        if (!values[i].value)
+                                return -ENOMEM;
+                        values[i].len = len;
+                }
+        }
+        return 0;
 }

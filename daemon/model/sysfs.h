@@ -63,3 +63,41 @@ int sysfs_read_attributes_at(int dirfd, const char *subdir, AttrList *ret);
 /* Collapses "." and ".." in an absolute path lexically; sysfs links are
  * relative and /sys/devices has no symlinked directories. */
 char *path_join_normalize(const char *base, const char *rel);
+
+/* One file as a reader thread found it: its contents (trimmed) or -errno. */
+typedef struct FileValue {
+        int result;
+        bool skipped;
+        char *value;
+        size_t len;
+} FileValue;
+void file_values_clear(FileValue *v, size_t n);
+
+/* After a failed open: the error if it is a lack of resources (to be
+ * retried), else 0 (the file or directory is not there, or not one). */
+int resource_errno_or_zero(void);
+
+/* *ret = copy of the attribute, "" if the kernel did not let us read it. */
+int attr_dup(const AttrList *l, const char *name, char **ret);
+uint32_t attr_u32(const AttrList *l, const char *name);
+/* *p = copy of s, "" for NULL. */
+int str_set(char **p, const char *s);
+
+/* A file the poll re-reads into an object's attribute map. */
+typedef struct PolledFile {
+        const char *name;
+        /* InfiniBand addressing, which the kernel reports as 0 for good on an
+         * Ethernet link layer (RoCE, iWARP): there the scan's values stand. */
+        bool infiniband_addressing;
+        /* A value that fails this is a failed read (-EBADMSG), not a value:
+         * the last good one stays, and the device's health says so. */
+        bool (*parses)(const char *value);
+} PolledFile;
+
+/* Stores a freshly read raw value in an attribute map; 1 if it differed. */
+int attr_list_refresh(AttrList *l, const char *name, int read_result, const char *buf, size_t len);
+
+/* The reading half of object_refresh() (properties.h), for a reader
+ * thread: dir/<file> for each of files into values[i], touching no model. */
+int object_read_files(const char *dir, const PolledFile *files, size_t n_files, bool skip_ib_addressing,
+                      FileValue *values);

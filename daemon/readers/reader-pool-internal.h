@@ -83,14 +83,9 @@ struct ReaderPool {
         void *userdata;
 };
 
-/* The job the calling thread runs (NULL on the loop): its reads are noted
- * in it (reader_read_begin()). */
-extern __thread ReaderJob *reader_current_job;
-
 /* reader-watch.c: marks the reads that outlived the timeout and reports
  * their lanes; the next deadline, or UINT64_MAX when nothing runs or waits. */
 uint64_t reader_watch_check(ReaderPool *p, uint64_t now);
-/* The check at usec (CLOCK_MONOTONIC). */
-void reader_watch_arm(ReaderPool *p, uint64_t usec);
-/* The timer's callback (p->timer_event): checks, and arms the next check. */
-int reader_watch_on_timer(sd_event_source *s, uint64_t usec, void *userdata);
+/* Where the file name (in dirfd, or AT_FDCWD) of j's read is, relative to
+ * its device ("ports/1/state"), for a report. */
+void reader_note_resolve(const ReaderJob *j, int dirfd, const char *name, char *buf, size_t size);

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* The reader pool: lanes, their queues, the threads that run them and the
- * results on the loop. The read timeout's watch is reader-watch.c. */
+ * results on the loop, and each read's notes for the read timeout, whose
+ * check is reader-watch.c. */
 #include "reader-pool.h"
 
 #include <sys/poll.h>
@@ -74,6 +75,47 @@ static void pool_notify_locked(ReaderPool *p) {
                 return;
         (void) eventfd_write(p->fd, 1);
         p->n_unnotified = 0;
+}
+
+/* The job this thread runs (NULL on the loop): its reads are noted in it,
+ * for the watch (reader-watch.c). */
+static __thread ReaderJob *reader_current_job;
+
+void reader_read_begin(int dirfd, const char *name) {
+        ReaderJob *j = reader_current_job;
+
+        if (!j)
+                return;
+        pthread_mutex_lock(&j->pool->mutex);
+        j->note_fd = dirfd;
+        j->note_name = name;
+        j->read_usec = now_usec(CLOCK_MONOTONIC);
+        pthread_mutex_unlock(&j->pool->mutex);
+}
+
+void reader_read_end(int dirfd, const char *name, int r) {
+        ReaderJob *j = reader_current_job;
+
+        if (!j)
+                return;
+        pthread_mutex_lock(&j->pool->mutex);
+        j->note_name = NULL;
+        j->read_usec = 0;
+        j->progress_usec = now_usec(CLOCK_MONOTONIC);
+        pthread_mutex_unlock(&j->pool->mutex);
+        if (errno_is_io(r) && j->result.io_error == 0) {
+                j->result.io_error = r;
+                reader_note_resolve(j, dirfd, name, j->result.io_file, sizeof(j->result.io_file));
+        }
+}
+
+void reader_read_failed(int dirfd, const char *name, int r) {
+        ReaderJob *j = reader_current_job;
+
+        if (!j || j->result.io_error < 0)
+                return;
+        j->result.io_error = r;
+        reader_note_resolve(j, dirfd, name, j->result.io_file, sizeof(j->result.io_file));
 }
 
 static void *reader_thread(void *userdata) {
@@ -269,6 +311,25 @@ static int on_done(sd_event_source *s, int fd, uint32_t revents, void *userdata)
         return 0;
 }
 
+static void pool_arm_timeout(ReaderPool *p, uint64_t usec) {
+        int r;
+
+        r = sd_event_source_set_time(p->timer_event, usec);
+        if (r >= 0)
+                r = sd_event_source_set_enabled(p->timer_event, SD_EVENT_ONESHOT);
+        if (r < 0)
+                log_error_errno(r, "Failed to arm the read timeout: %m");
+}
+
+static int on_timeout_timer(sd_event_source *s, uint64_t usec, void *userdata) {
+        ReaderPool *p = userdata;
+        uint64_t next = reader_watch_check(p, now_usec(CLOCK_MONOTONIC));
+
+        if (next != UINT64_MAX)
+                pool_arm_timeout(p, next);
+        return 0;
+}
+
 static void pool_arm_stall(ReaderPool *p) {
         int enabled = SD_EVENT_OFF, r;
 
@@ -334,7 +395,7 @@ int reader_pool_new(sd_event *event, uint64_t timeout_usec, const ReaderPoolEven
                 goto fail;
         (void) sd_event_source_set_description(p->fd_event, "reader-pool");
         r = sd_event_add_time(event, &p->timer_event, CLOCK_MONOTONIC, UINT64_MAX, 100 * USEC_PER_MSEC,
-                              reader_watch_on_timer, p);
+                              on_timeout_timer, p);
         if (r < 0)
                 goto fail;
         (void) sd_event_source_set_enabled(p->timer_event, SD_EVENT_OFF);
@@ -573,7 +634,7 @@ int reader_pool_submit(ReaderPool *p, ReaderLane *lane, ReaderRun run, ReaderApp
          * check comes at the earliest a timeout from now. */
         if (p->timeout_usec > 0 && sd_event_source_get_enabled(p->timer_event, &enabled) >= 0 &&
             enabled == SD_EVENT_OFF)
-                reader_watch_arm(p, now_usec(CLOCK_MONOTONIC) + p->timeout_usec);
+                pool_arm_timeout(p, now_usec(CLOCK_MONOTONIC) + p->timeout_usec);
         pool_arm_stall(p);
         if (ret)
                 *ret = j;

@@ -105,3 +105,12 @@ void reader_job_cancel(ReaderJob *j);
  * until (CLOCK_MONOTONIC), applies what is done, and reports what is stuck
  * by then. -ETIME past until. */
 int reader_pool_wait(ReaderPool *p, uint64_t until);
+
+/* For the reading code, on a pool thread (no-ops elsewhere): a read of
+ * name (in the directory dirfd, or AT_FDCWD) begins, and how it ended
+ * (-errno or >= 0). The pool names the file when the read hangs or fails. */
+void reader_read_begin(int dirfd, const char *name);
+void reader_read_end(int dirfd, const char *name, int r);
+/* A read that returned what cannot be a value of its file (-EBADMSG): a
+ * failed read of the device, as an I/O error is. */
+void reader_read_failed(int dirfd, const char *name, int r);

@@ -1,11 +1,10 @@
 /* SPDX-License-Identifier: MIT */
-/* The reader pool's watch over its reads: the reading code notes each read
- * of a device's file as it begins and ends (reader_read_begin(),
- * reader_read_end()), so that the loop's check finds a read that has not
- * returned within the read timeout, tells a stuck device from a thread
- * that only waits for a CPU, and names the file in the report ("ports/1/
- * state: no answer for 5.0 s"); the first I/O error of a job is kept in its
- * result, with its file, the same way. */
+/* The reader pool's watch over its reads, on the loop: from the notes the
+ * reading code leaves of each read (reader_read_begin(), reader-pool.c),
+ * the check finds a read that has not returned within the read timeout,
+ * tells a stuck device from a thread that only waits for a CPU, and names
+ * the file in the report ("ports/1/state: no answer for 5.0 s"); a job's
+ * first I/O error is named the same way. */
 #include <fcntl.h>
 #include <stdio.h>
 #include <unistd.h>
@@ -14,10 +13,6 @@
 #include "basic/util.h"
 #include "reader-pool-internal.h"
 #include "reader-pool.h"
-#include "reader-watch.h"
-
-/* The job a pool thread runs, for its reads' notes (set by the pool). */
-__thread ReaderJob *reader_current_job;
 
 static void copy_str(char *buf, size_t size, const char *s) {
         size_t l = strlen(s);
@@ -50,7 +45,7 @@ static void relative_name(const char *lane, const char *path, char *buf, size_t 
         copy_str(buf, size, slash ? slash + 1 : path);
 }
 
-static void resolve_note(const ReaderJob *j, int dirfd, const char *name, char *buf, size_t size) {
+void reader_note_resolve(const ReaderJob *j, int dirfd, const char *name, char *buf, size_t size) {
         char link[64], dir[4096], full[4096 + 256];
         ssize_t n;
 
@@ -69,53 +64,6 @@ static void resolve_note(const ReaderJob *j, int dirfd, const char *name, char *
                 snprintf(full, sizeof(full), "%s%s%s", dir, *name ? "/" : "", name);
         }
         relative_name(j->lane->name, full, buf, size);
-}
-
-void reader_read_begin(int dirfd, const char *name) {
-        ReaderJob *j = reader_current_job;
-
-        if (!j)
-                return;
-        pthread_mutex_lock(&j->pool->mutex);
-        j->note_fd = dirfd;
-        j->note_name = name;
-        j->read_usec = now_usec(CLOCK_MONOTONIC);
-        pthread_mutex_unlock(&j->pool->mutex);
-}
-
-void reader_read_end(int dirfd, const char *name, int r) {
-        ReaderJob *j = reader_current_job;
-
-        if (!j)
-                return;
-        pthread_mutex_lock(&j->pool->mutex);
-        j->note_name = NULL;
-        j->read_usec = 0;
-        j->progress_usec = now_usec(CLOCK_MONOTONIC);
-        pthread_mutex_unlock(&j->pool->mutex);
-        if (errno_is_io(r) && j->result.io_error == 0) {
-                j->result.io_error = r;
-                resolve_note(j, dirfd, name, j->result.io_file, sizeof(j->result.io_file));
-        }
-}
-
-void reader_read_failed(int dirfd, const char *name, int r) {
-        ReaderJob *j = reader_current_job;
-
-        if (!j || j->result.io_error < 0)
-                return;
-        j->result.io_error = r;
-        resolve_note(j, dirfd, name, j->result.io_file, sizeof(j->result.io_file));
-}
-
-void reader_watch_arm(ReaderPool *p, uint64_t usec) {
-        int r;
-
-        r = sd_event_source_set_time(p->timer_event, usec);
-        if (r >= 0)
-                r = sd_event_source_set_enabled(p->timer_event, SD_EVENT_ONESHOT);
-        if (r < 0)
-                log_error_errno(r, "Failed to arm the read timeout: %m");
 }
 
 typedef struct StuckReport {
@@ -185,7 +133,7 @@ uint64_t reader_watch_check(ReaderPool *p, uint64_t now) {
                 if (n < ELEMENTSOF(reports)) {
                         char file[256];
 
-                        resolve_note(j, j->note_fd, j->note_name, file, sizeof(file));
+                        reader_note_resolve(j, j->note_fd, j->note_name, file, sizeof(file));
                         reports[n].lane = j->lane;
                         snprintf(reports[n].reason, sizeof(reports[n].reason), "%s: no answer for %.1f s", file,
                                  (double) (now - since) / USEC_PER_SEC);
@@ -201,13 +149,4 @@ uint64_t reader_watch_check(ReaderPool *p, uint64_t now) {
                 if (p->events.stuck)
                         p->events.stuck(reports[i].lane, reports[i].reason, p->userdata);
         return next;
-}
-
-int reader_watch_on_timer(sd_event_source *s, uint64_t usec, void *userdata) {
-        ReaderPool *p = userdata;
-        uint64_t next = reader_watch_check(p, now_usec(CLOCK_MONOTONIC));
-
-        if (next != UINT64_MAX)
-                reader_watch_arm(p, next);
-        return 0;
 }

@@ -15,7 +15,7 @@
 #include <umockdev.h>
 
 #include "basic/util.h"
-#include "bus-changes.h"
+#include "bus-objects.h"
 #include "manager.h"
 #include "pci-function.h"
 #include "properties.h"

@@ -21,7 +21,6 @@
 #include "basic/time-util.h"
 #include "basic/util.h"
 #include "reader-pool.h"
-#include "reader-watch.h"
 
 #define LANES 24
 
