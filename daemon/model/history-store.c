@@ -176,8 +176,7 @@ static void store_start_job(HistoryStore *s, uint64_t now) {
                 j->files = calloc(s->n_entries, sizeof(JobFile));
         if (!j || !j->files) {
                 write_job_free(j);
-                log_oom();
-                return;
+                return (void) log_oom();
         }
         j->store = s;
         j->dir_fd = s->dir_fd;

@@ -85,8 +85,7 @@ static void handle_net(Manager *m, struct udev_device *dev, const char *action) 
 
                 if (hit && (strv_push_take(&reload, &n, &allocated, strdup(d->sysfs_path)) < 0 ||
                             strv_push_take(&reload, &n, &allocated, strdup(d->name)) < 0)) {
-                        log_oom();
-                        return;
+                        return (void) log_oom();
                 }
         }
         /* Reloading changes the table: collect first, then reload. */
