@@ -15,14 +15,9 @@ static int append_counters(sd_bus_message *reply, const CounterList *l) {
         int r;
 
         r = sd_bus_message_open_container(reply, 'a', "{st}");
-        if (r < 0)
-                return r;
-        for (size_t i = 0; i < l->n; i++) {
+        for (size_t i = 0; r >= 0 && i < l->n; i++)
                 r = sd_bus_message_append(reply, "{st}", l->items[i].name, l->items[i].value);
-                if (r < 0)
-                        return r;
-        }
-        return sd_bus_message_close_container(reply);
+        return r < 0 ? r : sd_bus_message_close_container(reply);
 }
 
 /* The reply to `call` with a copy of the body built for another call. */
@@ -222,12 +217,6 @@ static void counters_read_result(ReaderLane *lane, const ReaderResult *result, v
                 device_read_health(d, result, READ_PARTIAL);
 }
 
-/* A device whose reads hang: the call fails now rather than wait for it. */
-static int unresponsive_error(const Device *d, sd_bus_error *error) {
-        return sd_bus_error_setf(error, RDMAD_ERROR_UNRESPONSIVE, "%s does not answer: %s.", d->name,
-                                 *strempty(d->health_reason) ? d->health_reason : "its first read has not returned");
-}
-
 static int submit(BusServer *s, sd_bus_message *message, CounterTarget *targets, size_t n, CounterReplyFn reply,
                   sd_bus_error *error) {
         uid_t uid;
@@ -273,7 +262,7 @@ static int get_counters(sd_bus_message *message, const Device *d, uint32_t port,
         int r;
 
         if (!device_readable(d))
-                return unresponsive_error(d, error);
+                return bus_error_unresponsive(d, error);
         t = calloc(1, sizeof(CounterTarget));
         if (!t)
                 return -ENOMEM;
