@@ -311,7 +311,6 @@ static int on_message(sd_bus_message *m, void *userdata, sd_bus_error *ret_error
         ManagedObjectsQueue *q = userdata;
         uid_t uid = UID_UNKNOWN;
         const char *sender;
-        bool known;
         int r;
 
         if (!sd_bus_message_is_method_call(m, DBUS_OBJECT_MANAGER_INTERFACE, "GetManagedObjects") ||
@@ -326,8 +325,7 @@ static int on_message(sd_bus_message *m, void *userdata, sd_bus_error *ret_error
 
         /* Who calls decides the turn: asked of the bus daemon without waiting,
          * the call comes through here again once the answer is in. */
-        known = call_scheduler_has_sender(&q->scheduler, sender);
-        if (!known) {
+        if (!call_scheduler_has_sender(&q->scheduler, sender)) {
                 _cleanup_(sd_bus_error_free) sd_bus_error error = SD_BUS_ERROR_NULL;
 
                 r = caller_resolve_uid(q->registry, m, &uid, &error);

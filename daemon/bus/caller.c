@@ -163,22 +163,20 @@ static int on_lookup_reply(sd_bus_message *reply, void *userdata, sd_bus_error *
                         (void) sd_bus_reply_method_errorf(l->parked[i], SD_BUS_ERROR_ACCESS_DENIED,
                                                           "Cannot tell who is calling: %s.",
                                                           e ? e->name : strerror(-r));
-                lookup_free(l);
-                lookups_start_waiting(registry);
-                /* The bus daemon did not answer in time: messages may be lost, a signal too. */
-                if (e)
-                        caller_registry_revalidate(registry);
-                return 0;
-        }
+        } else
+                /* Every call that waited runs again, now finding the uid. */
+                for (size_t i = 0; i < l->n_parked; i++) {
+                        int k = sd_bus_enqueue_for_read(sd_bus_message_get_bus(l->parked[i]), l->parked[i]);
 
-        /* Every call that waited runs again, now finding the uid. */
-        for (size_t i = 0; i < l->n_parked; i++) {
-                r = sd_bus_enqueue_for_read(sd_bus_message_get_bus(l->parked[i]), l->parked[i]);
-                if (r < 0)
-                        (void) sd_bus_reply_method_errnof(l->parked[i], r, "Cannot dispatch the call again: %m");
-        }
+                        if (k < 0)
+                                (void) sd_bus_reply_method_errnof(l->parked[i], k,
+                                                                  "Cannot dispatch the call again: %m");
+                }
         lookup_free(l);
         lookups_start_waiting(registry);
+        /* The bus daemon did not answer in time: messages may be lost, a signal too. */
+        if (e)
+                caller_registry_revalidate(registry);
         return 0;
 }
 
