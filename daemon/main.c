@@ -295,7 +295,7 @@ static void report_interrupted_vf_changes(Manager *m, int state_fd) {
                 return;
         }
         for (size_t i = 0; i < n; i++) {
-                char device[300], asked[64], now[64];
+                char device[300], asked[64], now[64] = "RDMA_SRIOV_NUMVFS=";
                 const Device *d = NULL;
 
                 for (size_t k = 0; k < m->n_devices && !d; k++)
@@ -305,8 +305,6 @@ static void report_interrupted_vf_changes(Manager *m, int state_fd) {
                 snprintf(asked, sizeof(asked), "RDMA_SRIOV_ASKED=%u", intents[i].count);
                 if (d)
                         snprintf(now, sizeof(now), "RDMA_SRIOV_NUMVFS=%u", d->num_vfs);
-                else
-                        snprintf(now, sizeof(now), "RDMA_SRIOV_NUMVFS=");
                 log_struct(LOG_WARNING,
                            (const char *const[]){ RDMAD_MESSAGE_SRIOV_INTERRUPTED, device, asked, now, NULL },
                            "%s: a change to %u VFs was interrupted (rdmad stopped between its writes); %s%s%s. Not "
@@ -378,10 +376,8 @@ static int run(int argc, char *argv[]) {
                 r = bus_server_open(s);
                 if (r < 0)
                         return r;
-        }
 
-        /* The monitor starts before the enumeration, so nothing falls in between. */
-        if (!o.dump) {
+                /* The monitor starts before the enumeration, so nothing falls in between. */
                 r = event_sources_start(sources);
                 if (r < 0)
                         return r;
@@ -389,10 +385,8 @@ static int run(int argc, char *argv[]) {
                 r = manager_start_readers(m, o.read_timeout_usec);
                 if (r < 0)
                         return log_error_errno(r, "Failed to start the readers: %m");
-        }
-
-        if (!o.dump)
                 state_fd = open_state_dir(m, &o);
+        }
 
         r = manager_load(m);
         if (r < 0)
@@ -419,7 +413,6 @@ static int run(int argc, char *argv[]) {
         /* Large buffers (a GetManagedObjects reply on a big host is megabytes) go
          * back to the kernel when freed, instead of staying in the heap. */
         (void) mallopt(M_MMAP_THRESHOLD, 128 * 1024);
-
         (void) mallopt(M_TRIM_THRESHOLD, 256 * 1024);
 
         /* A write to a closed pipe or socket is an error to handle, not a reason to die. */

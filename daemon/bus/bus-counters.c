@@ -15,14 +15,9 @@ static int append_counters(sd_bus_message *reply, const CounterList *l) {
         int r;
 
         r = sd_bus_message_open_container(reply, 'a', "{st}");
-        if (r < 0)
-                return r;
-        for (size_t i = 0; i < l->n; i++) {
+        for (size_t i = 0; r >= 0 && i < l->n; i++)
                 r = sd_bus_message_append(reply, "{st}", l->items[i].name, l->items[i].value);
-                if (r < 0)
-                        return r;
-        }
-        return sd_bus_message_close_container(reply);
+        return r < 0 ? r : sd_bus_message_close_container(reply);
 }
 
 /* The reply to `call` with a copy of the body built for another call. */
@@ -53,27 +48,22 @@ static int reply_counters(sd_bus_message *call, CounterTarget *targets, CounterS
         static const CounterList empty = {};
         int r;
 
-        if (share && share->body) {
-                counter_targets_free(targets, n);
-                counter_snapshots_free(snapshots, n);
-                return send_copy(call, share->body);
-        }
-        if (n > 0 && snapshots[0]->unresponsive) {
+        if (share && share->body)
+                r = send_copy(call, share->body);
+        else if (n > 0 && snapshots[0]->unresponsive)
                 r = sd_bus_reply_method_errorf(call, RDMAD_ERROR_UNRESPONSIVE,
                                                "%s does not answer: its counters could not be read within the "
                                                "read timeout.",
                                                targets[0].device);
-                counter_targets_free(targets, n);
-                counter_snapshots_free(snapshots, n);
-                return r;
+        else {
+                r = sd_bus_message_new_method_return(call, &reply);
+                if (r >= 0)
+                        r = append_counters(reply, n > 0 ? &snapshots[0]->counters : &empty);
+                if (r >= 0)
+                        r = sd_bus_send(NULL, reply, NULL);
+                if (r >= 0)
+                        share_keep(share, reply);
         }
-        r = sd_bus_message_new_method_return(call, &reply);
-        if (r >= 0)
-                r = append_counters(reply, n > 0 ? &snapshots[0]->counters : &empty);
-        if (r >= 0)
-                r = sd_bus_send(NULL, reply, NULL);
-        if (r >= 0)
-                share_keep(share, reply);
         counter_targets_free(targets, n);
         counter_snapshots_free(snapshots, n);
         return r;
@@ -115,24 +105,20 @@ static int all_counters_reply_append(AllCountersReply *a) {
                 if ((t->port == 0 && !s->present) || s->unresponsive)
                         continue;
                 r = sd_bus_message_open_container(a->reply, 'r', "sua{st}");
-                if (r < 0)
-                        return r;
-                r = sd_bus_message_append(a->reply, "su", t->device, t->port);
-                if (r < 0)
-                        return r;
-                r = append_counters(a->reply, &s->counters);
-                if (r < 0)
-                        return r;
-                r = sd_bus_message_close_container(a->reply);
+                if (r >= 0)
+                        r = sd_bus_message_append(a->reply, "su", t->device, t->port);
+                if (r >= 0)
+                        r = append_counters(a->reply, &s->counters);
+                if (r >= 0)
+                        r = sd_bus_message_close_container(a->reply);
                 if (r < 0)
                         return r;
         }
         if (a->next < a->n)
                 return 0;
         r = sd_bus_message_close_container(a->reply);
-        if (r < 0)
-                return r;
-        r = sd_bus_send(NULL, a->reply, NULL);
+        if (r >= 0)
+                r = sd_bus_send(NULL, a->reply, NULL);
         if (r < 0)
                 return r;
         share_keep(a->share, a->reply);
@@ -163,16 +149,11 @@ static int reply_all_counters(sd_bus_message *call, CounterTarget *targets, Coun
         AllCountersReply *a;
         int r;
 
-        if (share && share->body) {
-                counter_targets_free(targets, n);
-                counter_snapshots_free(snapshots, n);
-                return send_copy(call, share->body);
-        }
-        a = calloc(1, sizeof(AllCountersReply));
+        a = share && share->body ? NULL : calloc(1, sizeof(AllCountersReply));
         if (!a) {
                 counter_targets_free(targets, n);
                 counter_snapshots_free(snapshots, n);
-                return -ENOMEM;
+                return share && share->body ? send_copy(call, share->body) : -ENOMEM;
         }
         *a = (AllCountersReply){
                 .targets = targets, .snapshots = snapshots, .n = n, .share = counter_share_ref(share)
@@ -214,11 +195,11 @@ static int target_set(CounterTarget *t, const Device *d, uint32_t port) {
 }
 
 /* The device-wide target (port 0), then one per port. */
-static int device_targets(const Device *d, bool with_ports, CounterTarget *t, size_t *n) {
+static int device_targets(const Device *d, CounterTarget *t, size_t *n) {
         int r;
 
         r = target_set(&t[(*n)++], d, 0);
-        for (size_t i = 0; with_ports && r >= 0 && i < d->n_ports; i++)
+        for (size_t i = 0; r >= 0 && i < d->n_ports; i++)
                 r = target_set(&t[(*n)++], d, d->ports[i].number);
         return r;
 }
@@ -234,12 +215,6 @@ static void counters_read_result(ReaderLane *lane, const ReaderResult *result, v
 
         if (d)
                 device_read_health(d, result, READ_PARTIAL);
-}
-
-/* A device whose reads hang: the call fails now rather than wait for it. */
-static int unresponsive_error(const Device *d, sd_bus_error *error) {
-        return sd_bus_error_setf(error, RDMAD_ERROR_UNRESPONSIVE, "%s does not answer: %s.", d->name,
-                                 *strempty(d->health_reason) ? d->health_reason : "its first read has not returned");
 }
 
 static int submit(BusServer *s, sd_bus_message *message, CounterTarget *targets, size_t n, CounterReplyFn reply,
@@ -281,17 +256,17 @@ static int submit(BusServer *s, sd_bus_message *message, CounterTarget *targets,
         return 1; /* answered by the reader */
 }
 
-int bus_port_get_counters(sd_bus_message *message, void *userdata, sd_bus_error *error) {
-        Port *p = userdata;
+/* Port.GetCounters, and Device.GetCounters (port 0): one target. */
+static int get_counters(sd_bus_message *message, const Device *d, uint32_t port, sd_bus_error *error) {
         CounterTarget *t;
         int r;
 
-        if (!device_readable(p->device))
-                return unresponsive_error(p->device, error);
+        if (!device_readable(d))
+                return bus_error_unresponsive(d, error);
         t = calloc(1, sizeof(CounterTarget));
         if (!t)
                 return -ENOMEM;
-        r = target_set(t, p->device, p->number);
+        r = target_set(t, d, port);
         if (r < 0) {
                 counter_targets_free(t, 1);
                 return r;
@@ -299,23 +274,14 @@ int bus_port_get_counters(sd_bus_message *message, void *userdata, sd_bus_error 
         return submit(bus_server_current(message), message, t, 1, reply_counters, error);
 }
 
-int bus_device_get_counters(sd_bus_message *message, void *userdata, sd_bus_error *error) {
-        Device *d = userdata;
-        CounterTarget *t;
-        size_t n = 0;
-        int r;
+int bus_port_get_counters(sd_bus_message *message, void *userdata, sd_bus_error *error) {
+        Port *p = userdata;
 
-        if (!device_readable(d))
-                return unresponsive_error(d, error);
-        t = calloc(1, sizeof(CounterTarget));
-        if (!t)
-                return -ENOMEM;
-        r = device_targets(d, false, t, &n);
-        if (r < 0) {
-                counter_targets_free(t, n);
-                return r;
-        }
-        return submit(bus_server_current(message), message, t, n, reply_counters, error);
+        return get_counters(message, p->device, p->number, error);
+}
+
+int bus_device_get_counters(sd_bus_message *message, void *userdata, sd_bus_error *error) {
+        return get_counters(message, userdata, 0, error);
 }
 
 int bus_manager_get_all_counters(sd_bus_message *message, void *userdata, sd_bus_error *error) {
@@ -333,7 +299,7 @@ int bus_manager_get_all_counters(sd_bus_message *message, void *userdata, sd_bus
         /* The devices that do not answer are left out; the others are read. */
         for (size_t i = 0; i < m->n_devices && r >= 0; i++)
                 if (device_readable(m->devices[i]))
-                        r = device_targets(m->devices[i], true, t, &n);
+                        r = device_targets(m->devices[i], t, &n);
         if (r < 0) {
                 counter_targets_free(t, n);
                 return r;

@@ -37,14 +37,9 @@ static int bus_property_get_port_numbers(sd_bus *bus, const char *path, const ch
         int r;
 
         r = sd_bus_message_open_container(reply, 'a', "u");
-        if (r < 0)
-                return r;
-        for (size_t i = 0; i < d->n_ports; i++) {
+        for (size_t i = 0; r >= 0 && i < d->n_ports; i++)
                 r = sd_bus_message_append(reply, "u", d->ports[i].number);
-                if (r < 0)
-                        return r;
-        }
-        return sd_bus_message_close_container(reply);
+        return r < 0 ? r : sd_bus_message_close_container(reply);
 }
 
 static BUS_DEFINE_PROPERTY_GET_PATHS(bus_property_get_netdevs, Device, n_netdevs, netdev_path_at);
@@ -75,19 +70,14 @@ static int bus_property_get_virtual_functions(sd_bus *bus, const char *path, con
         int r;
 
         r = sd_bus_message_open_container(reply, 'a', "o");
-        if (r < 0)
-                return r;
-        while ((vf = pci_function_next_vf(d->manager, d, &i))) {
+        while (r >= 0 && (vf = pci_function_next_vf(d->manager, d, &i))) {
                 _cleanup_free_ char *p = NULL;
 
                 r = device_bus_path(vf, &p);
-                if (r < 0)
-                        return r;
-                r = sd_bus_message_append(reply, "o", p);
-                if (r < 0)
-                        return r;
+                if (r >= 0)
+                        r = sd_bus_message_append(reply, "o", p);
         }
-        return sd_bus_message_close_container(reply);
+        return r < 0 ? r : sd_bus_message_close_container(reply);
 }
 
 static int bus_property_get_health(sd_bus *bus, const char *path, const char *interface, const char *property,

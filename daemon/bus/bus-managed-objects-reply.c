@@ -89,12 +89,10 @@ static int open_entry(ManagedObjectsReply *r, const char *entry, char key_type, 
         int k;
 
         k = sd_bus_message_open_container(r->message, 'e', entry);
-        if (k < 0)
-                return k;
-        k = sd_bus_message_append_basic(r->message, key_type, key);
-        if (k < 0)
-                return k;
-        k = sd_bus_message_open_container(r->message, value_type, contents);
+        if (k >= 0)
+                k = sd_bus_message_append_basic(r->message, key_type, key);
+        if (k >= 0)
+                k = sd_bus_message_open_container(r->message, value_type, contents);
         if (k < 0)
                 return k;
         count_align(r, 8);
@@ -107,12 +105,9 @@ static int open_entry(ManagedObjectsReply *r, const char *entry, char key_type, 
 }
 
 static int close_entry(ManagedObjectsReply *r) {
-        int k;
+        int k = sd_bus_message_close_container(r->message);
 
-        k = sd_bus_message_close_container(r->message);
-        if (k < 0)
-                return k;
-        return sd_bus_message_close_container(r->message);
+        return k < 0 ? k : sd_bus_message_close_container(r->message);
 }
 
 /* A property without a getter is the vtable's field at its offset in the
@@ -236,9 +231,8 @@ static int append_object(ManagedObjectsReply *r, const char *path, sd_bus_error 
                                         return k;
                                 for (size_t j = 0; j < ELEMENTSOF(standard); j++) {
                                         k = open_entry(r, "sa{sv}", 's', standard[j], 'a', "{sv}");
-                                        if (k < 0)
-                                                return k;
-                                        k = close_entry(r);
+                                        if (k >= 0)
+                                                k = close_entry(r);
                                         if (k < 0)
                                                 return k;
                                 }
@@ -271,17 +265,12 @@ int managed_objects_reply_new(sd_bus *bus, sd_bus_message *call, const BusObject
                 strv_free(paths);
                 return -ENOMEM;
         }
-        r->bus = bus;
-        r->types = types;
-        r->n_types = n_types;
-        r->userdata = userdata;
-        r->paths = paths;
-        r->n_paths = n_paths;
-
+        *r = (ManagedObjectsReply){
+                .bus = bus, .types = types, .n_types = n_types, .userdata = userdata, .paths = paths, .n_paths = n_paths
+        };
         k = sd_bus_message_new_method_return(call, &r->message);
-        if (k < 0)
-                return k;
-        k = sd_bus_message_open_container(r->message, 'a', "{oa{sa{sv}}}");
+        if (k >= 0)
+                k = sd_bus_message_open_container(r->message, 'a', "{oa{sa{sv}}}");
         if (k < 0)
                 return k;
         count_array(r, 8);
@@ -322,11 +311,6 @@ int managed_objects_reply_close(ManagedObjectsReply *r) {
                 return k;
         r->complete = true;
         return 0;
-}
-
-bool managed_objects_reply_complete(const ManagedObjectsReply *r) {
-        assert(r);
-        return r->complete;
 }
 
 sd_bus_message *managed_objects_reply_message(const ManagedObjectsReply *r) {

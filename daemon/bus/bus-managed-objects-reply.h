@@ -39,7 +39,6 @@ int managed_objects_reply_append_next(ManagedObjectsReply *r, sd_bus_error *erro
 
 /* Closes the reply once every path is in: it is ready to send. */
 int managed_objects_reply_close(ManagedObjectsReply *r);
-bool managed_objects_reply_complete(const ManagedObjectsReply *r);
 
 sd_bus_message *managed_objects_reply_message(const ManagedObjectsReply *r);
 /* At least the body's marshalled size so far (getters other than the

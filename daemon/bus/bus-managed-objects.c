@@ -145,12 +145,6 @@ static void on_expired(void *call, const char *sender, uint64_t arrived_usec, vo
                   (double) (now_usec(CLOCK_MONOTONIC) - arrived_usec) / USEC_PER_SEC);
 }
 
-static void expire_calls(ManagedObjectsQueue *q) {
-        if (call_scheduler_expire(&q->scheduler, on_expired, q) == 0)
-                return;
-        build_off_when_idle(q);
-}
-
 /* After every other dispatch while a reply waits or an unprivileged one
  * leaves: has the bus taken what was queued? The socket's own buffer
  * empties without waking the loop: a timer looks at it then. */
@@ -186,10 +180,11 @@ static int on_share_timer(sd_event_source *s, uint64_t usec, void *userdata) {
         return 0;
 }
 
-/* At most MANAGED_OBJECTS_SLICE_USEC of building. */
-static int build_slice(ManagedObjectsQueue *q) {
+/* At most MANAGED_OBJECTS_SLICE_USEC of building. Lowest priority: runs
+ * when nothing else of the daemon is pending. */
+static int build_slice(sd_event_source *s, void *userdata) {
         _cleanup_(sd_bus_error_free) sd_bus_error error = SD_BUS_ERROR_NULL;
-        sd_event_source *s = q->build_event;
+        ManagedObjectsQueue *q = userdata;
         const char *sender;
         sd_bus_message *call;
         uint64_t deadline, wake;
@@ -263,22 +258,18 @@ static int build_slice(ManagedObjectsQueue *q) {
         return 0;
 }
 
-/* Lowest priority: runs when nothing else of the daemon is pending. */
-static int on_build(sd_event_source *s, void *userdata) {
-        return build_slice(userdata);
-}
-
 /* A storm of events could keep the lowest priority from ever running: a
  * slice at least every MANAGED_OBJECTS_STARVED_USEC while calls wait. */
 static int on_starved(sd_event_source *s, uint64_t usec, void *userdata) {
         ManagedObjectsQueue *q = userdata;
 
-        expire_calls(q);
+        if (call_scheduler_expire(&q->scheduler, on_expired, q) > 0)
+                build_off_when_idle(q);
         if (call_scheduler_n_callers(&q->scheduler) == 0)
                 return 0;
         if (now_usec(CLOCK_MONOTONIC) >= q->last_slice_usec + MANAGED_OBJECTS_STARVED_USEC &&
             sd_event_source_get_enabled(q->build_event, NULL) > 0)
-                (void) build_slice(q);
+                (void) build_slice(q->build_event, q);
         if (call_scheduler_n_callers(&q->scheduler) > 0) {
                 (void) sd_event_source_set_time_relative(s, MANAGED_OBJECTS_STARVED_USEC);
                 (void) sd_event_source_set_enabled(s, SD_EVENT_ONESHOT);
@@ -320,7 +311,6 @@ static int on_message(sd_bus_message *m, void *userdata, sd_bus_error *ret_error
         ManagedObjectsQueue *q = userdata;
         uid_t uid = UID_UNKNOWN;
         const char *sender;
-        bool known;
         int r;
 
         if (!sd_bus_message_is_method_call(m, DBUS_OBJECT_MANAGER_INTERFACE, "GetManagedObjects") ||
@@ -335,8 +325,7 @@ static int on_message(sd_bus_message *m, void *userdata, sd_bus_error *ret_error
 
         /* Who calls decides the turn: asked of the bus daemon without waiting,
          * the call comes through here again once the answer is in. */
-        known = call_scheduler_has_sender(&q->scheduler, sender);
-        if (!known) {
+        if (!call_scheduler_has_sender(&q->scheduler, sender)) {
                 _cleanup_(sd_bus_error_free) sd_bus_error error = SD_BUS_ERROR_NULL;
 
                 r = caller_resolve_uid(q->registry, m, &uid, &error);
@@ -409,7 +398,7 @@ int bus_managed_objects_start(ManagedObjectsQueue *q, sd_bus *bus, sd_event *eve
         if (tuning.builtin)
                 return 0;
 
-        r = sd_event_add_defer(event, &q->build_event, on_build, q);
+        r = sd_event_add_defer(event, &q->build_event, build_slice, q);
         if (r < 0)
                 return log_error_errno(r, "Failed to add the GetManagedObjects source: %m");
         /* Below everything, the emission of signals (IDLE) included. */

@@ -168,32 +168,28 @@ static void refused_arm(BusRation *r) {
                 (void) sd_event_source_set_enabled(r->refuse_event, SD_EVENT_OFF);
                 return;
         }
-        (void) sd_event_source_set_time(r->refuse_event, r->refused_usec[r->refused_head] + RATION_REFUSE_DELAY_USEC);
+        (void) sd_event_source_set_time(r->refuse_event, r->refused[r->refused_head].usec + RATION_REFUSE_DELAY_USEC);
         (void) sd_event_source_set_enabled(r->refuse_event, SD_EVENT_ONESHOT);
 }
 
 /* Takes the oldest refused call off the ring. */
-static sd_bus_message *refused_pop(BusRation *r, int *ret_error, uint64_t *ret_usec) {
-        sd_bus_message *m = r->refused[r->refused_head];
+static RefusedCall refused_pop(BusRation *r) {
+        RefusedCall c = r->refused[r->refused_head];
 
-        *ret_error = r->refused_error[r->refused_head];
-        *ret_usec = r->refused_usec[r->refused_head];
         r->refused_head = (r->refused_head + 1) % RATION_REFUSED_MAX;
         r->n_refused--;
-        return m;
+        return c;
 }
 
 static int on_refuse_time(sd_event_source *s, uint64_t usec, void *userdata) {
         BusRation *r = userdata;
         uint64_t now = now_usec(CLOCK_MONOTONIC);
 
-        while (r->n_refused > 0 && r->refused_usec[r->refused_head] + RATION_REFUSE_DELAY_USEC <= now) {
-                uint64_t arrived;
-                int error;
-                sd_bus_message *m = refused_pop(r, &error, &arrived);
+        while (r->n_refused > 0 && r->refused[r->refused_head].usec + RATION_REFUSE_DELAY_USEC <= now) {
+                RefusedCall c = refused_pop(r);
 
-                (void) refuse(m, error);
-                sd_bus_message_unref(m);
+                (void) refuse(c.message, c.error);
+                sd_bus_message_unref(c.message);
         }
         refused_arm(r);
         return 0;
@@ -208,9 +204,8 @@ static int refuse_later(BusRation *r, sd_bus_message *m, int error) {
                 return 1;
         }
         i = (r->refused_head + r->n_refused++) % RATION_REFUSED_MAX;
-        r->refused[i] = sd_bus_message_ref(m);
-        r->refused_error[i] = error;
-        r->refused_usec[i] = now_usec(CLOCK_MONOTONIC);
+        r->refused[i] =
+                (RefusedCall){ .message = sd_bus_message_ref(m), .error = error, .usec = now_usec(CLOCK_MONOTONIC) };
         if (r->n_refused == 1)
                 refused_arm(r);
         return 1;
@@ -222,23 +217,16 @@ static void refused_flush(BusRation *r, const char *sender, const char *reason) 
         size_t n = r->n_refused, kept = 0;
 
         for (size_t k = 0; k < n; k++) {
-                uint64_t arrived;
-                int error;
-                sd_bus_message *m = refused_pop(r, &error, &arrived);
+                RefusedCall c = refused_pop(r);
 
-                if (sender && !streq_ptr(sd_bus_message_get_sender(m), sender)) {
-                        size_t i = (r->refused_head + r->n_refused + kept) % RATION_REFUSED_MAX;
-
+                if (sender && !streq_ptr(sd_bus_message_get_sender(c.message), sender)) {
                         /* Put back at the tail: the order of the others is kept. */
-                        r->refused[i] = m;
-                        r->refused_error[i] = error;
-                        r->refused_usec[i] = arrived;
-                        kept++;
+                        r->refused[(r->refused_head + r->n_refused + kept++) % RATION_REFUSED_MAX] = c;
                         continue;
                 }
                 if (reason)
-                        (void) sd_bus_reply_method_errorf(m, RDMAD_ERROR_FAILED, "%s", reason);
-                sd_bus_message_unref(m);
+                        (void) sd_bus_reply_method_errorf(c.message, RDMAD_ERROR_FAILED, "%s", reason);
+                sd_bus_message_unref(c.message);
         }
         r->n_refused += kept;
         refused_arm(r);
@@ -321,10 +309,8 @@ int bus_ration_start(BusRation *r, sd_bus *bus, sd_event *event, const char *roo
                 return log_error_errno(k, "Failed to add the rationing timer: %m");
         (void) sd_event_source_set_enabled(r->wake_event, SD_EVENT_OFF);
 
-        r->refused = calloc(RATION_REFUSED_MAX, sizeof(sd_bus_message *));
-        r->refused_error = calloc(RATION_REFUSED_MAX, sizeof(int));
-        r->refused_usec = calloc(RATION_REFUSED_MAX, sizeof(uint64_t));
-        if (!r->refused || !r->refused_error || !r->refused_usec)
+        r->refused = calloc(RATION_REFUSED_MAX, sizeof(RefusedCall));
+        if (!r->refused)
                 return log_oom();
         k = sd_event_add_time(event, &r->refuse_event, CLOCK_MONOTONIC, 0, 0, on_refuse_time, r);
         if (k < 0)
@@ -362,8 +348,6 @@ void bus_ration_clear(BusRation *r) {
         if (r->refused)
                 refused_flush(r, NULL, NULL);
         r->refused = mfree(r->refused);
-        r->refused_error = mfree(r->refused_error);
-        r->refused_usec = mfree(r->refused_usec);
         r->refuse_event = sd_event_source_disable_unref(r->refuse_event);
         for (size_t i = 0; i < r->n_admitted; i++)
                 sd_bus_message_unref(r->admitted[i]);

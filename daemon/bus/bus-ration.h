@@ -46,6 +46,12 @@
 /* The estimated size of the reply to `call`. */
 typedef uint64_t (*RationCost)(sd_bus_message *call, void *userdata);
 
+typedef struct RefusedCall {
+        sd_bus_message *message;
+        int error;
+        uint64_t usec; /* when it was refused */
+} RefusedCall;
+
 typedef struct BusRation {
         sd_bus *bus;              /* not owned */
         CallerRegistry *registry; /* not owned */
@@ -59,10 +65,8 @@ typedef struct BusRation {
         sd_event_source *post_event;     /* ... looked at after each dispatch while held back */
         sd_event_source *wake_event;     /* expiry, and when a user's debt is paid down */
 
-        /* Refused, answered at refused_usec[i] + RATION_REFUSE_DELAY_USEC; a ring in arrival order. */
-        sd_bus_message **refused;
-        int *refused_error;
-        uint64_t *refused_usec;
+        /* Refused, answered at refused[i].usec + RATION_REFUSE_DELAY_USEC; a ring in arrival order. */
+        RefusedCall *refused;
         size_t refused_head, n_refused;
         sd_event_source *refuse_event;
 

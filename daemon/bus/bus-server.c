@@ -168,9 +168,7 @@ static int on_stop_timeout(sd_event_source *source, uint64_t usec, void *userdat
 static int on_stop_post(sd_event_source *source, void *userdata) {
         BusServer *s = userdata;
 
-        if (s->sriov_jobs.jobs)
-                return 0;
-        return sd_event_exit(s->event, 0);
+        return s->sriov_jobs.jobs ? 0 : sd_event_exit(s->event, 0);
 }
 
 int bus_server_stop(BusServer *s) {

@@ -50,9 +50,7 @@ static int method_set_num_vfs(sd_bus_message *message, void *userdata, sd_bus_er
         /* A write behind a stuck read would hang too: refused, also after
          * polkit (this handler runs again then). Health is public anyway. */
         if (!device_readable(d))
-                return sd_bus_error_setf(error, RDMAD_ERROR_UNRESPONSIVE, "%s does not answer: %s.", d->name,
-                                         *strempty(d->health_reason) ? d->health_reason
-                                                                     : "its first read has not returned");
+                return bus_error_unresponsive(d, error);
 
         if (s->stopping)
                 return sd_bus_error_set(error, RDMAD_ERROR_FAILED, "rdmad is stopping.");

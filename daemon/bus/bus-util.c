@@ -26,49 +26,42 @@ const sd_bus_error_map rdmad_error_map[] = {
         SD_BUS_ERROR_MAP_END,
 };
 
+int bus_error_unresponsive(const Device *d, sd_bus_error *error) {
+        return sd_bus_error_setf(error, RDMAD_ERROR_UNRESPONSIVE, "%s does not answer: %s.", d->name,
+                                 *strempty(d->health_reason) ? d->health_reason : "its first read has not returned");
+}
+
 int bus_append_attr_list(sd_bus_message *m, const AttrList *l) {
         int r;
 
         r = sd_bus_message_open_container(m, 'a', "{ss}");
-        if (r < 0)
-                return r;
         /* The basic calls, not sd_bus_message_append(): the attribute maps
          * are most of a GetManagedObjects reply, and no format string need
          * be parsed for each entry. */
-        for (size_t i = 0; i < l->n; i++) {
+        for (size_t i = 0; r >= 0 && i < l->n; i++) {
                 r = sd_bus_message_open_container(m, 'e', "ss");
-                if (r < 0)
-                        return r;
-                r = sd_bus_message_append_basic(m, 's', l->items[i].name);
-                if (r < 0)
-                        return r;
-                r = sd_bus_message_append_basic(m, 's', l->items[i].value);
-                if (r < 0)
-                        return r;
-                r = sd_bus_message_close_container(m);
-                if (r < 0)
-                        return r;
+                if (r >= 0)
+                        r = sd_bus_message_append_basic(m, 's', l->items[i].name);
+                if (r >= 0)
+                        r = sd_bus_message_append_basic(m, 's', l->items[i].value);
+                if (r >= 0)
+                        r = sd_bus_message_close_container(m);
         }
-        return sd_bus_message_close_container(m);
+        return r < 0 ? r : sd_bus_message_close_container(m);
 }
 
 int bus_append_object_paths(sd_bus_message *m, const void *object, size_t n, ObjectPathAt path_at) {
         int r;
 
         r = sd_bus_message_open_container(m, 'a', "o");
-        if (r < 0)
-                return r;
-        for (size_t i = 0; i < n; i++) {
+        for (size_t i = 0; r >= 0 && i < n; i++) {
                 _cleanup_free_ char *p = NULL;
 
                 r = path_at(object, i, &p);
-                if (r < 0)
-                        return r;
-                r = sd_bus_message_append(m, "o", p);
-                if (r < 0)
-                        return r;
+                if (r >= 0)
+                        r = sd_bus_message_append(m, "o", p);
         }
-        return sd_bus_message_close_container(m);
+        return r < 0 ? r : sd_bus_message_close_container(m);
 }
 
 int bus_property_get_attr_list(sd_bus *bus, const char *path, const char *interface, const char *property,

@@ -6,10 +6,15 @@
 
 #include "api/bus-path.h"
 #include "api/rdmad-api.h"
+#include "forward.h"
 #include "properties.h"
 #include "sysfs.h"
 
 extern const sd_bus_error_map rdmad_error_map[];
+
+/* A device whose reads hang: the call fails now rather than wait for it
+ * (org.rdmad1.Error.Unresponsive, with the reason its health gives). */
+int bus_error_unresponsive(const Device *d, sd_bus_error *error);
 
 int bus_append_attr_list(sd_bus_message *m, const AttrList *l);
 

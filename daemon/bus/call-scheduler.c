@@ -54,21 +54,6 @@ static CallSchedulerTurn *turn_find(CallScheduler *s, uid_t uid) {
         return NULL;
 }
 
-/* When `uid` was last served: 0 for never, or not since its calls were all answered. */
-static uint64_t turn_served(CallScheduler *s, uid_t uid) {
-        CallSchedulerTurn *t = turn_find(s, uid);
-        return t ? t->served : 0;
-}
-
-static CallSchedulerTurn *turn_get(CallScheduler *s, uid_t uid);
-
-static void turn_taken(CallScheduler *s, uid_t uid) {
-        CallSchedulerTurn *t = turn_get(s, uid);
-
-        if (t) /* else it keeps its place: fairness, not correctness */
-                t->served = ++s->turn_counter;
-}
-
 static CallSchedulerTurn *turn_get(CallScheduler *s, uid_t uid) {
         CallSchedulerTurn *t = turn_find(s, uid);
 
@@ -257,9 +242,10 @@ static CallSchedulerCaller *pick(CallScheduler *s, uint64_t *ret_wake_usec) {
 
                 if (c->uid == UID_UNKNOWN)
                         continue;
+                t = turn_find(s, c->uid);
                 /* Owing more than the burst: not before the debt is paid down to it. */
-                t = s->limits.uid_bytes_per_sec > 0 ? turn_find(s, c->uid) : NULL;
-                if (t && turn_debt(s, t, now = scheduler_now(s)) > s->limits.uid_bytes_burst) {
+                if (t && s->limits.uid_bytes_per_sec > 0 &&
+                    turn_debt(s, t, now = scheduler_now(s)) > s->limits.uid_bytes_burst) {
                         uint64_t at =
                                 now +
                                 (t->debt - s->limits.uid_bytes_burst) * USEC_PER_SEC / s->limits.uid_bytes_per_sec + 1;
@@ -268,7 +254,8 @@ static CallSchedulerCaller *pick(CallScheduler *s, uint64_t *ret_wake_usec) {
                                 *ret_wake_usec = at;
                         continue;
                 }
-                served = turn_served(s, c->uid);
+                /* When it was last served: 0 for never, or not since its calls were all answered. */
+                served = t ? t->served : 0;
                 if (served < best_served) {
                         best = c;
                         best_served = served;
@@ -314,11 +301,14 @@ void call_scheduler_done(CallScheduler *s, bool sent) {
 
         c = TAKE_PTR(s->current);
         if (!caller_privileged(c)) {
+                CallSchedulerTurn *t = turn_get(s, c->uid);
+
                 if (sent) {
                         s->share = CALL_SCHEDULER_SHARE_DRAINING;
                         s->drain_started_usec = scheduler_now(s);
                 }
-                turn_taken(s, c->uid);
+                if (t) /* else it keeps its place: fairness, not correctness */
+                        t->served = ++s->turn_counter;
         }
 
         scheduler_free_call(s, c, 0);
@@ -380,10 +370,19 @@ unsigned call_scheduler_expire(CallScheduler *s, CallSchedulerVisit visit, void 
         return n;
 }
 
+/* c's calls, handed to `visit` first (NULL: dropped unanswered), and c: how many. */
+static unsigned caller_drop(CallScheduler *s, CallSchedulerCaller *c, CallSchedulerVisit visit, void *userdata) {
+        unsigned n = c->n_calls;
+
+        for (unsigned i = 0; visit && i < n; i++)
+                visit(c->calls[i].call, c->sender, c->calls[i].arrived_usec, userdata);
+        caller_remove(s, c);
+        return n;
+}
+
 unsigned call_scheduler_drop_sender(CallScheduler *s, const char *sender, CallSchedulerVisit visit, void *userdata,
                                     bool *ret_was_current) {
         CallSchedulerCaller *c;
-        unsigned n;
 
         assert(s);
         assert(sender);
@@ -391,14 +390,7 @@ unsigned call_scheduler_drop_sender(CallScheduler *s, const char *sender, CallSc
         c = caller_find(s, sender);
         if (ret_was_current)
                 *ret_was_current = c && c == s->current;
-        if (!c)
-                return 0;
-        n = c->n_calls;
-        if (visit)
-                for (unsigned i = 0; i < c->n_calls; i++)
-                        visit(c->calls[i].call, c->sender, c->calls[i].arrived_usec, userdata);
-        caller_remove(s, c);
-        return n;
+        return c ? caller_drop(s, c, visit, userdata) : 0;
 }
 
 unsigned call_scheduler_drop_all(CallScheduler *s, CallSchedulerVisit visit, void *userdata) {
@@ -406,11 +398,7 @@ unsigned call_scheduler_drop_all(CallScheduler *s, CallSchedulerVisit visit, voi
 
         assert(s);
 
-        LIST_FOREACH_SAFE(callers, c, next, s->callers) {
-                for (unsigned i = 0; visit && i < c->n_calls; i++)
-                        visit(c->calls[i].call, c->sender, c->calls[i].arrived_usec, userdata);
-                n += c->n_calls;
-                caller_remove(s, c);
-        }
+        LIST_FOREACH_SAFE(callers, c, next, s->callers)
+                n += caller_drop(s, c, visit, userdata);
         return n;
 }

@@ -38,13 +38,20 @@ void caller_registry_init(CallerRegistry *registry, CallerGone gone, void *userd
         *registry = (CallerRegistry){ .gone = gone, .userdata = userdata };
 }
 
-static void caller_forget(CallerRegistry *registry, const char *sender) {
+static CallerUid *uid_find(const CallerRegistry *registry, const char *sender) {
         for (size_t i = 0; i < registry->n_uids; i++)
-                if (streq(registry->uids[i].sender, sender)) {
-                        free(registry->uids[i].sender);
-                        registry->uids[i] = registry->uids[--registry->n_uids];
-                        return;
-                }
+                if (streq(registry->uids[i].sender, sender))
+                        return &registry->uids[i];
+        return NULL;
+}
+
+static void caller_forget(CallerRegistry *registry, const char *sender) {
+        CallerUid *u = uid_find(registry, sender);
+
+        if (u) {
+                free(u->sender);
+                *u = registry->uids[--registry->n_uids];
+        }
 }
 
 /* ---------- lookups ---------- */
@@ -156,22 +163,20 @@ static int on_lookup_reply(sd_bus_message *reply, void *userdata, sd_bus_error *
                         (void) sd_bus_reply_method_errorf(l->parked[i], SD_BUS_ERROR_ACCESS_DENIED,
                                                           "Cannot tell who is calling: %s.",
                                                           e ? e->name : strerror(-r));
-                lookup_free(l);
-                lookups_start_waiting(registry);
-                /* The bus daemon did not answer in time: messages may be lost, a signal too. */
-                if (e)
-                        caller_registry_revalidate(registry);
-                return 0;
-        }
+        } else
+                /* Every call that waited runs again, now finding the uid. */
+                for (size_t i = 0; i < l->n_parked; i++) {
+                        int k = sd_bus_enqueue_for_read(sd_bus_message_get_bus(l->parked[i]), l->parked[i]);
 
-        /* Every call that waited runs again, now finding the uid. */
-        for (size_t i = 0; i < l->n_parked; i++) {
-                r = sd_bus_enqueue_for_read(sd_bus_message_get_bus(l->parked[i]), l->parked[i]);
-                if (r < 0)
-                        (void) sd_bus_reply_method_errnof(l->parked[i], r, "Cannot dispatch the call again: %m");
-        }
+                        if (k < 0)
+                                (void) sd_bus_reply_method_errnof(l->parked[i], k,
+                                                                  "Cannot dispatch the call again: %m");
+                }
         lookup_free(l);
         lookups_start_waiting(registry);
+        /* The bus daemon did not answer in time: messages may be lost, a signal too. */
+        if (e)
+                caller_registry_revalidate(registry);
         return 0;
 }
 
@@ -298,16 +303,17 @@ int caller_resolve_uid(CallerRegistry *registry, sd_bus_message *call, uid_t *re
 /* ---------- the cache ---------- */
 
 int caller_peek_uid(CallerRegistry *registry, const char *sender, uid_t *ret) {
+        const CallerUid *u;
+
         assert(registry);
         assert(sender);
         assert(ret);
 
-        for (size_t i = 0; i < registry->n_uids; i++)
-                if (streq(registry->uids[i].sender, sender)) {
-                        *ret = registry->uids[i].uid;
-                        return 0;
-                }
-        return -ENOENT;
+        u = uid_find(registry, sender);
+        if (!u)
+                return -ENOENT;
+        *ret = u->uid;
+        return 0;
 }
 
 /* Cached only while the match can tell when the name goes. */
@@ -332,23 +338,16 @@ static int caller_remember(CallerRegistry *registry, const char *sender, uid_t u
         return 0;
 }
 
-int caller_remember_uid(CallerRegistry *registry, const char *sender, uid_t uid) {
-        return caller_remember(registry, sender, uid, 0);
-}
-
 char *caller_describe(CallerRegistry *registry, const char *sender) {
-        char *s = NULL;
+        const CallerUid *u;
+        char *s;
 
         assert(registry);
 
-        for (size_t i = 0; sender && i < registry->n_uids; i++)
-                if (streq(registry->uids[i].sender, sender)) {
-                        if (asprintf(&s, "%s (uid %u, pid %d)", sender, (unsigned) registry->uids[i].uid,
-                                     (int) registry->uids[i].pid) < 0)
-                                return NULL;
-                        return s;
-                }
-        return strdup(strempty(sender));
+        u = sender ? uid_find(registry, sender) : NULL;
+        if (!u)
+                return strdup(strempty(sender));
+        return asprintf(&s, "%s (uid %u, pid %d)", sender, (unsigned) u->uid, (int) u->pid) < 0 ? NULL : s;
 }
 
 /* ---------- re-validation ---------- */
@@ -499,8 +498,7 @@ void caller_registry_clear(CallerRegistry *registry) {
         registry->match = sd_bus_slot_unref(registry->match);
         for (size_t i = 0; i < registry->n_uids; i++)
                 free(registry->uids[i].sender);
-        free(registry->uids);
-        registry->uids = NULL;
+        registry->uids = mfree(registry->uids);
         registry->n_uids = registry->allocated = 0;
         registry->bus = NULL;
 }

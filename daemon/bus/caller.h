@@ -98,7 +98,6 @@ int caller_resolve_uid(CallerRegistry *registry, sd_bus_message *call, uid_t *re
 
 /* The cached uid of `sender`, without asking anyone: -ENOENT when not known. */
 int caller_peek_uid(CallerRegistry *registry, const char *sender, uid_t *ret);
-int caller_remember_uid(CallerRegistry *registry, const char *sender, uid_t uid);
 /* "<sender> (uid U, pid P)" from the cache, for the log; caller frees. */
 char *caller_describe(CallerRegistry *registry, const char *sender);
 

@@ -283,12 +283,11 @@ static int read_split(CounterRead *read) {
         size_t allocated = 0;
 
         for (size_t i = 0; i < read->n_entries; i++) {
-                CounterEntry *e = &read->entries[i];
+                CounterEntry *e = &read->entries[i], *entries;
                 Piece *p = NULL;
 
-                if (read->n_pieces > 0 && streq(read->pieces[read->n_pieces - 1].device, e->device))
-                        p = &read->pieces[read->n_pieces - 1];
-                for (size_t j = 0; !p && j < read->n_pieces; j++)
+                /* From the last: the entries of a device mostly come together. */
+                for (size_t j = read->n_pieces; !p && j-- > 0;)
                         if (streq(read->pieces[j].device, e->device))
                                 p = &read->pieces[j];
                 if (!p) {
@@ -300,14 +299,12 @@ static int read_split(CounterRead *read) {
                                 return -ENOMEM;
                 }
                 e->lane = reader_lane_unref(e->lane); /* the piece's has it */
-                {
-                        CounterEntry *entries = reallocarray(p->entries, p->n_entries + 1, sizeof(CounterEntry));
-                        if (!entries)
-                                return -ENOMEM;
-                        p->entries = entries;
-                        p->entries[p->n_entries++] = *e;
-                        *e = (CounterEntry){};
-                }
+                entries = reallocarray(p->entries, p->n_entries + 1, sizeof(CounterEntry));
+                if (!entries)
+                        return -ENOMEM;
+                p->entries = entries;
+                p->entries[p->n_entries++] = *e;
+                *e = (CounterEntry){};
         }
         read->entries = mfree(read->entries);
         read->n_entries = 0;

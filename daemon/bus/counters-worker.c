@@ -91,6 +91,11 @@ static void pending_call_fail(PendingCall *c, int error) {
         pending_call_free(c);
 }
 
+static void pending_calls_fail(PendingCall *calls, int error) {
+        LIST_FOREACH_SAFE(calls, c, next, calls)
+                pending_call_fail(c, error);
+}
+
 static void shared_clear(CounterReader *reader) {
         for (size_t i = 0; i < reader->n_shared; i++) {
                 counter_snapshots_free(reader->shared[i].snapshots, reader->shared[i].n);
@@ -155,11 +160,15 @@ static void pending_call_answer(CounterReader *reader, PendingCall *c) {
         pending_call_free(c);
 }
 
+static bool entry_expired(const CounterEntry *e, uint64_t now) {
+        return now - e->read_usec >= COUNTERS_MIN_AGE_USEC;
+}
+
 static bool call_cached(const CounterReader *reader, const PendingCall *c, uint64_t now) {
         for (size_t i = 0; i < c->n_targets; i++) {
                 const CounterEntry *e = counter_entries_find(reader->cache, reader->n_cache, c->targets[i].path);
 
-                if (!e || now - e->read_usec >= COUNTERS_MIN_AGE_USEC)
+                if (!e || entry_expired(e, now))
                         return false;
         }
         return true;
@@ -184,8 +193,18 @@ static void count_calls_of(const PendingCall *c, const char *sender, uid_t uid, 
         }
 }
 
-static bool entry_expired(const CounterEntry *e, uint64_t now) {
-        return now - e->read_usec >= COUNTERS_MIN_AGE_USEC;
+/* Drops the cached entries too old to serve anyone. */
+static void cache_expire(CounterReader *reader, uint64_t now) {
+        size_t k = 0;
+
+        shared_clear(reader);
+        for (size_t i = 0; i < reader->n_cache; i++) {
+                if (entry_expired(&reader->cache[i], now))
+                        counter_entry_clear(&reader->cache[i]);
+                else
+                        reader->cache[k++] = reader->cache[i];
+        }
+        reader->n_cache = k;
 }
 
 /* Takes the read's entries (sorted by path) into the cache, replacing older
@@ -199,21 +218,13 @@ static int cache_merge(CounterReader *reader, CounterEntry *entries, size_t n_en
                 counter_entries_free(entries, n_entries);
                 return -ENOMEM;
         }
-        shared_clear(reader);
+        cache_expire(reader, now);
         while (i < reader->n_cache || j < n_entries) {
                 int c = i == reader->n_cache ? 1 : j == n_entries ? -1 : strcmp(reader->cache[i].path, entries[j].path);
 
-                if (c < 0) {
-                        if (!entry_expired(&reader->cache[i], now))
-                                merged[k++] = reader->cache[i];
-                        else
-                                counter_entry_clear(&reader->cache[i]);
-                        i++;
-                        continue;
-                }
                 if (c == 0)
                         counter_entry_clear(&reader->cache[i++]);
-                merged[k++] = entries[j++];
+                merged[k++] = c < 0 ? reader->cache[i++] : entries[j++];
         }
         free(reader->cache);
         free(entries);
@@ -227,20 +238,10 @@ static void start_next_read(CounterReader *reader);
 /* An idle daemon keeps no counters: they are dropped once they are too old to be served. */
 static int on_cache_expire(sd_event_source *s, uint64_t usec, void *userdata) {
         CounterReader *reader = userdata;
-        uint64_t now = now_usec(CLOCK_MONOTONIC);
-        size_t k = 0;
 
-        shared_clear(reader);
-        for (size_t i = 0; i < reader->n_cache; i++) {
-                if (entry_expired(&reader->cache[i], now))
-                        counter_entry_clear(&reader->cache[i]);
-                else
-                        reader->cache[k++] = reader->cache[i];
-        }
-        reader->n_cache = k;
-        if (k == 0) {
-                free(reader->cache);
-                reader->cache = NULL;
+        cache_expire(reader, now_usec(CLOCK_MONOTONIC));
+        if (reader->n_cache == 0) {
+                reader->cache = mfree(reader->cache);
                 return 0;
         }
         return sd_event_source_set_enabled(s, SD_EVENT_ONESHOT);
@@ -265,7 +266,7 @@ static void on_read_done(CounterRead *read, void *userdata) {
         CounterEntry *entries = NULL;
         size_t n_entries = 0;
         uint64_t now = now_usec(CLOCK_MONOTONIC);
-        PendingCall *calls, *queued;
+        PendingCall *queued;
         int r;
 
         reader->running = NULL;
@@ -278,9 +279,7 @@ static void on_read_done(CounterRead *read, void *userdata) {
                 log_warning_errno(r, "Failed to read the counters: %m");
         else
                 arm_cache_expiry(reader);
-        calls = TAKE_PTR(reader->running_calls);
-        LIST_FOREACH_SAFE(calls, c, next, calls) {
-                LIST_REMOVE(calls, calls, c);
+        LIST_FOREACH_SAFE(calls, c, next, TAKE_PTR(reader->running_calls)) {
                 if (r < 0)
                         pending_call_fail(c, r);
                 else
@@ -338,7 +337,6 @@ oom:
 static void start_next_read(CounterReader *reader) {
         CounterEntry *entries = NULL;
         size_t n_entries = 0;
-        PendingCall *calls;
         CounterRead *read;
         int r;
 
@@ -362,12 +360,8 @@ static void start_next_read(CounterReader *reader) {
         return;
 
 fail:
-        calls = TAKE_PTR(reader->queued);
         reader->queued_tail = NULL;
-        LIST_FOREACH_SAFE(calls, c, next, calls) {
-                LIST_REMOVE(calls, calls, c);
-                pending_call_fail(c, r);
-        }
+        pending_calls_fail(TAKE_PTR(reader->queued), r);
 }
 
 int counter_reader_new(sd_event *event, ReaderPool *pool, const CounterReaderHost *host, CounterReader **ret) {
@@ -405,35 +399,30 @@ int counter_reader_submit(CounterReader *reader, sd_bus_message *call, uid_t uid
                           size_t n_targets, CounterReplyFn reply) {
         const char *sender = sd_bus_message_get_sender(call);
         CallCount count = {};
-        PendingCall *c;
+        PendingCall *c = NULL;
+        int r = 0;
 
         assert(reader);
         assert(call);
         assert(reply);
 
-        c = calloc(1, sizeof(PendingCall));
-        if (!c) {
-                counter_targets_free(targets, n_targets);
-                return -ENOMEM;
-        }
-        c->call = sd_bus_message_ref(call);
-        c->targets = targets;
-        c->n_targets = n_targets;
-        c->reply = reply;
-        c->uid = uid;
-
         count_calls_of(reader->queued, sender, uid, &count);
         count_calls_of(reader->running_calls, sender, uid, &count);
-        if (count.sender >= COUNTERS_CALLS_PER_CALLER_MAX) {
-                pending_call_free(c);
-                return -EBUSY;
-        }
+        if (count.sender >= COUNTERS_CALLS_PER_CALLER_MAX)
+                r = -EBUSY;
         /* Root has no bound but the one of all: no other user can make its calls fail. */
-        if ((uid != 0 && (count.uid >= COUNTERS_CALLS_PER_USER_MAX || count.all >= COUNTERS_CALLS_MAX)) ||
-            count.all >= COUNTERS_CALLS_MAX + COUNTERS_CALLS_ROOT_MAX) {
-                pending_call_free(c);
-                return -EUSERS;
+        else if ((uid != 0 && (count.uid >= COUNTERS_CALLS_PER_USER_MAX || count.all >= COUNTERS_CALLS_MAX)) ||
+                 count.all >= COUNTERS_CALLS_MAX + COUNTERS_CALLS_ROOT_MAX)
+                r = -EUSERS;
+        else
+                c = calloc(1, sizeof(PendingCall));
+        if (!c) {
+                counter_targets_free(targets, n_targets);
+                return r ?: -ENOMEM;
         }
+        *c = (PendingCall){
+                .call = sd_bus_message_ref(call), .targets = targets, .n_targets = n_targets, .reply = reply, .uid = uid
+        };
         if (n_targets == 0 || (uid != 0 && call_cached(reader, c, now_usec(CLOCK_MONOTONIC)))) {
                 pending_call_answer(reader, c);
                 return 0;

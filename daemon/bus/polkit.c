@@ -79,16 +79,6 @@ void polkit_fail_all(PolkitRegistry *registry, const char *reason) {
         }
 }
 
-/* CheckAuthorization returns (bba{ss}): is_authorized, is_challenge, details. */
-static int check_authorization_read(sd_bus_message *reply, int *ret_authorized, int *ret_challenge) {
-        int r;
-
-        r = sd_bus_message_enter_container(reply, 'r', "bba{ss}");
-        if (r < 0)
-                return r;
-        return sd_bus_message_read(reply, "bb", ret_authorized, ret_challenge);
-}
-
 /* Runs once the loop is idle, so after every re-queued call was dispatched:
  * a call whose handler stopped before asking for its verdict (a check that
  * failed meanwhile, the device gone or renamed: sd-bus answers
@@ -113,7 +103,10 @@ static int on_check_reply(sd_bus_message *reply, void *userdata, sd_bus_error *r
                 sd_bus_error_setf(&q->error, SD_BUS_ERROR_ACCESS_DENIED,
                                   "Cannot ask polkit for authorization (%s: %s).", e->name, strempty(e->message));
         } else {
-                r = check_authorization_read(reply, &authorized, &challenge);
+                /* CheckAuthorization returns (bba{ss}): is_authorized, is_challenge, details. */
+                r = sd_bus_message_enter_container(reply, 'r', "bba{ss}");
+                if (r >= 0)
+                        r = sd_bus_message_read(reply, "bb", &authorized, &challenge);
                 if (r < 0)
                         sd_bus_error_setf(&q->error, SD_BUS_ERROR_ACCESS_DENIED, "Cannot parse polkit's answer: %s.",
                                           strerror(-r));
@@ -154,23 +147,16 @@ static int check_authorization_message(sd_bus_message *call, const char *sender,
         r = sd_bus_message_new_method_call(sd_bus_message_get_bus(call), &check, "org.freedesktop.PolicyKit1",
                                            "/org/freedesktop/PolicyKit1/Authority",
                                            "org.freedesktop.PolicyKit1.Authority", "CheckAuthorization");
-        if (r < 0)
-                return r;
-        r = sd_bus_message_append(check, "(sa{sv})s", "system-bus-name", 1, "name", "s", sender, action);
-        if (r < 0)
-                return r;
-        r = sd_bus_message_open_container(check, 'a', "{ss}");
-        if (r < 0)
-                return r;
-        for (size_t i = 0; details && details[i] && details[i + 1]; i += 2) {
+        if (r >= 0)
+                r = sd_bus_message_append(check, "(sa{sv})s", "system-bus-name", 1, "name", "s", sender, action);
+        if (r >= 0)
+                r = sd_bus_message_open_container(check, 'a', "{ss}");
+        for (size_t i = 0; r >= 0 && details && details[i] && details[i + 1]; i += 2)
                 r = sd_bus_message_append(check, "{ss}", details[i], details[i + 1]);
-                if (r < 0)
-                        return r;
-        }
-        r = sd_bus_message_close_container(check);
-        if (r < 0)
-                return r;
-        r = sd_bus_message_append(check, "us", flags, "");
+        if (r >= 0)
+                r = sd_bus_message_close_container(check);
+        if (r >= 0)
+                r = sd_bus_message_append(check, "us", flags, "");
         if (r < 0)
                 return r;
         *ret = TAKE_PTR(check);

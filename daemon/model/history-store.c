@@ -176,8 +176,7 @@ static void store_start_job(HistoryStore *s, uint64_t now) {
                 j->files = calloc(s->n_entries, sizeof(JobFile));
         if (!j || !j->files) {
                 write_job_free(j);
-                log_oom();
-                return;
+                return (void) log_oom();
         }
         j->store = s;
         j->dir_fd = s->dir_fd;
@@ -349,6 +348,7 @@ void history_store_load(HistoryStore *s, const char *key, LinkHistory *ret) {
 
 int history_store_new(sd_event *event, const char *dir, HistoryStore **ret) {
         HistoryStore *s;
+        int r;
 
         assert(event);
         assert(dir);
@@ -358,17 +358,13 @@ int history_store_new(sd_event *event, const char *dir, HistoryStore **ret) {
         if (!s)
                 return -ENOMEM;
         s->dir_fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-        if (s->dir_fd < 0) {
-                int r = -errno;
-
-                free(s);
-                return r;
-        }
+        r = s->dir_fd < 0 ? -errno : 0;
         s->dir = strdup(dir);
-        if (!s->dir) {
-                close(s->dir_fd);
-                free(s);
-                return -ENOMEM;
+        if (r >= 0 && !s->dir)
+                r = -ENOMEM;
+        if (r < 0) {
+                history_store_free(s);
+                return r;
         }
         s->event = sd_event_ref(event);
         *ret = s;
@@ -383,7 +379,6 @@ HistoryStore *history_store_free(HistoryStore *s) {
                 s->worker = worker_free(s->worker);
                 store_job_finished(s, s->job);
                 write_job_free(s->job);
-                s->job = NULL;
         }
         /* The loop is over: what still waits is written now, or lost at exit. */
         for (size_t i = 0; i < s->n_entries; i++) {
@@ -409,7 +404,8 @@ HistoryStore *history_store_free(HistoryStore *s) {
         free(s->entries);
         sd_event_source_disable_unref(s->timer);
         sd_event_unref(s->event);
-        close(s->dir_fd);
+        if (s->dir_fd >= 0)
+                close(s->dir_fd);
         free(s->dir);
         free(s);
         return NULL;

@@ -189,9 +189,7 @@ static int parse_change(const char *line, size_t len, LinkChange *ret) {
                 return -EBADMSG;
         a++;
         b = memchr(a, ' ', (size_t) (end - a));
-        if (!b)
-                return -EBADMSG;
-        if (unescape_name(a, (size_t) (b - a), ret->old_state) < 0 ||
+        if (!b || unescape_name(a, (size_t) (b - a), ret->old_state) < 0 ||
             unescape_name(b + 1, (size_t) (end - b - 1), ret->new_state) < 0)
                 return -EBADMSG;
         ret->usec = usec;

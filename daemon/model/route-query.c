@@ -120,11 +120,10 @@ int rtnl_parse_route_reply(const void *buf, size_t len, uint32_t seq, RouteAnswe
                 size_t n;
                 int r = nlmsg_answer(h, seq, RTM_NEWROUTE, sizeof(struct rtmsg));
 
-                if (r <= 0) {
-                        if (r < 0)
-                                return r;
+                if (r < 0)
+                        return r;
+                if (r == 0)
                         continue;
-                }
                 rt = NLMSG_DATA(h);
                 if (rt->rtm_family != AF_INET && rt->rtm_family != AF_INET6)
                         return -EBADMSG;
@@ -162,11 +161,10 @@ int rtnl_parse_addr_dump(const void *buf, size_t len, uint32_t seq, int family, 
                         return 0;
                 }
                 r = nlmsg_answer(h, seq, RTM_NEWADDR, sizeof(struct ifaddrmsg));
-                if (r <= 0) {
-                        if (r < 0)
-                                return r;
+                if (r < 0)
+                        return r;
+                if (r == 0)
                         continue;
-                }
                 ifa = NLMSG_DATA(h);
                 if (ifa->ifa_family != family)
                         continue;
@@ -347,11 +345,10 @@ int rtnl_parse_link_lower(const void *buf, size_t len, uint32_t seq) {
                 const struct rtattr *a;
                 int link = 0, r = nlmsg_answer(h, seq, RTM_NEWLINK, sizeof(struct ifinfomsg));
 
-                if (r <= 0) {
-                        if (r < 0)
-                                return r;
+                if (r < 0)
+                        return r;
+                if (r == 0)
                         continue;
-                }
                 /* A link into another namespace (a veth's peer there) is none of ours. */
                 if (nlmsg_attr(h, sizeof(struct ifinfomsg), IFLA_LINK_NETNSID))
                         return 0;

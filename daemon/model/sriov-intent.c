@@ -113,10 +113,10 @@ static int intent_parse(const char *text, SriovIntent *ret) {
 }
 
 int sriov_intents_take(int dirfd, SriovIntent **ret, size_t *ret_n) {
-        SriovIntent *list = NULL;
+        _cleanup_free_ SriovIntent *list = NULL;
+        _cleanup_closedir_ DIR *d = NULL;
         size_t n = 0;
         struct dirent *de;
-        DIR *d;
         int fd;
 
         *ret = NULL;
@@ -152,16 +152,12 @@ int sriov_intents_take(int dirfd, SriovIntent **ret, size_t *ret_n) {
                 if (intent_parse(text, &in) < 0)
                         continue;
                 grown = reallocarray(list, n + 1, sizeof(SriovIntent));
-                if (!grown) {
-                        free(list);
-                        closedir(d);
+                if (!grown)
                         return -ENOMEM;
-                }
                 list = grown;
                 list[n++] = in;
         }
-        closedir(d);
-        *ret = list;
+        *ret = TAKE_PTR(list);
         *ret_n = n;
         return 0;
 }

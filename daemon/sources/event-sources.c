@@ -79,11 +79,8 @@ int event_sources_attach(Manager *m, EventSources **ret) {
                 return -ENOMEM;
         *s = (EventSources){ .manager = m, .rtnl_fd = -EBADF };
         r = link_poll_new(m, &s->poll);
-        if (r < 0) {
-                free(s);
-                return r;
-        }
-        r = gid_follow_new(m, &s->gid_follow);
+        if (r >= 0)
+                r = gid_follow_new(m, &s->gid_follow);
         if (r < 0) {
                 link_poll_free(s->poll);
                 free(s);
@@ -99,9 +96,7 @@ int event_sources_start(EventSources *s) {
 
         assert(s);
         r = udev_monitor_start(s);
-        if (r < 0)
-                return r;
-        return rtnl_start(s);
+        return r < 0 ? r : rtnl_start(s);
 }
 
 int event_sources_run(EventSources *s) {

@@ -84,8 +84,7 @@ int link_poll_new(Manager *m, LinkPoll **ret) {
         p = calloc(1, sizeof(LinkPoll));
         if (!p)
                 return -ENOMEM;
-        p->manager = m;
-        p->batch = LINK_POLL_BATCH_DEFAULT;
+        *p = (LinkPoll){ .manager = m, .batch = LINK_POLL_BATCH_DEFAULT };
         *ret = p;
         return 0;
 }
@@ -349,6 +348,9 @@ int link_poll_update(LinkPoll *p) {
                 return 0;
         }
 
+        r = sd_event_now(m->event, CLOCK_MONOTONIC, &now);
+        if (r < 0)
+                return r;
         if (p->timer) {
                 int enabled;
 
@@ -358,18 +360,9 @@ int link_poll_update(LinkPoll *p) {
                                 link_poll_wake(p);
                         return 0;
                 }
-                r = sd_event_now(m->event, CLOCK_MONOTONIC, &now);
-                if (r < 0)
-                        return r;
                 r = sd_event_source_set_time(p->timer, now + (uint64_t) m->poll_interval_ms * 1000);
-                if (r < 0)
-                        return r;
-                return sd_event_source_set_enabled(p->timer, SD_EVENT_ON);
+                return r < 0 ? r : sd_event_source_set_enabled(p->timer, SD_EVENT_ON);
         }
-
-        r = sd_event_now(m->event, CLOCK_MONOTONIC, &now);
-        if (r < 0)
-                return r;
         p->slow_next = now + link_poll_slow_usec(p);
         /* 1 ms accuracy: a change must be seen within the interval, not a quarter second later. */
         r = sd_event_add_time(m->event, &p->timer, CLOCK_MONOTONIC, now + (uint64_t) m->poll_interval_ms * 1000, 1000,

@@ -84,10 +84,8 @@ static void handle_net(Manager *m, struct udev_device *dev, const char *action) 
                            device_names_ifname(d, old_ifname);
 
                 if (hit && (strv_push_take(&reload, &n, &allocated, strdup(d->sysfs_path)) < 0 ||
-                            strv_push_take(&reload, &n, &allocated, strdup(d->name)) < 0)) {
-                        log_oom();
-                        return;
-                }
+                            strv_push_take(&reload, &n, &allocated, strdup(d->name)) < 0))
+                        return (void) log_oom();
         }
         /* Reloading changes the table: collect first, then reload. */
         for (size_t i = 0; i + 1 < n; i += 2)

@@ -223,8 +223,7 @@ static void verbs_submit_open(VerbsDevice *vd, VerbsList *list) {
         o = calloc(1, sizeof(VerbsOpen));
         if (!o || !(o->name = strdup(vd->name))) {
                 free(o);
-                log_oom();
-                return;
+                return (void) log_oom();
         }
         o->owner = v;
         o->list = verbs_list_ref(list);
@@ -305,12 +304,9 @@ static void verbs_request_list(VerbsEvents *v) {
                 return;
         }
         l = calloc(1, sizeof(VerbsList));
-        if (!l) {
-                log_oom();
-                return;
-        }
-        l->refs = 1;
-        l->owner = v;
+        if (!l)
+                return (void) log_oom();
+        *l = (VerbsList){ .owner = v, .refs = 1 };
         if (!m->readers) {
                 list_run(NULL, l);
                 list_apply(l, &(ReaderResult){}, NULL);
