@@ -120,6 +120,7 @@ void reader_read_failed(int dirfd, const char *name, int r) {
 
 static void *reader_thread(void *userdata) {
         ReaderPool *p = userdata;
+        pid_t tid = gettid(); /* a system call: once, not per job */
 
         pthread_mutex_lock(&p->mutex);
         p->n_starting--;
@@ -154,7 +155,7 @@ static void *reader_thread(void *userdata) {
                 j->state = JOB_RUNNING;
                 j->progress_usec = now_usec(CLOCK_MONOTONIC);
                 j->read_usec = 0;
-                j->tid = gettid();
+                j->tid = tid;
                 l->running = j;
                 LIST_PREPEND(running, p->running, j);
                 pthread_mutex_unlock(&p->mutex);
