@@ -92,37 +92,20 @@ Field *field_string_copy(Field *parent, const char *key, const char *value) {
         return f;
 }
 
-Field *field_uint(Field *parent, const char *key, uint64_t value) {
-        Field *f = add(parent, FIELD_UINT, key);
+/* A leaf of a scalar type: its tag and the member of Field that holds it. */
+#define DEFINE_FIELD_SCALAR(name, type, tag, member)                                                                   \
+        Field *field_##name(Field *parent, const char *key, type value) {                                              \
+                Field *f = add(parent, tag, key);                                                                      \
+                                                                                                                       \
+                if (f)                                                                                                 \
+                        f->member = value;                                                                             \
+                return f;                                                                                              \
+        }
 
-        if (f)
-                f->u = value;
-        return f;
-}
-
-Field *field_int(Field *parent, const char *key, int64_t value) {
-        Field *f = add(parent, FIELD_INT, key);
-
-        if (f)
-                f->i = value;
-        return f;
-}
-
-Field *field_double(Field *parent, const char *key, double value) {
-        Field *f = add(parent, FIELD_DOUBLE, key);
-
-        if (f)
-                f->d = value;
-        return f;
-}
-
-Field *field_bool(Field *parent, const char *key, bool value) {
-        Field *f = add(parent, FIELD_BOOL, key);
-
-        if (f)
-                f->b = value;
-        return f;
-}
+DEFINE_FIELD_SCALAR(uint, uint64_t, FIELD_UINT, u)
+DEFINE_FIELD_SCALAR(int, int64_t, FIELD_INT, i)
+DEFINE_FIELD_SCALAR(double, double, FIELD_DOUBLE, d)
+DEFINE_FIELD_SCALAR(bool, bool, FIELD_BOOL, b)
 
 Field *field_null(Field *parent, const char *key) {
         return add(parent, FIELD_NULL, key);

@@ -118,21 +118,15 @@ bool device_unresponsive(const RdmaDevice *d) {
         return d && streq_ptr(d->health, "unresponsive");
 }
 
-RdmaDevice *inventory_find_device(const Inventory *inv, const char *path) {
-        return find_object(inv, INVENTORY_DEVICE, path);
-}
+#define DEFINE_INVENTORY_FIND(kind, Type, KIND)                                                                        \
+        Type *inventory_find_##kind(const Inventory *inv, const char *path) {                                          \
+                return find_object(inv, KIND, path);                                                                   \
+        }
 
-RdmaPort *inventory_find_port(const Inventory *inv, const char *path) {
-        return find_object(inv, INVENTORY_PORT, path);
-}
-
-RdmaNetDev *inventory_find_netdev(const Inventory *inv, const char *path) {
-        return find_object(inv, INVENTORY_NETDEV, path);
-}
-
-RdmaSriov *inventory_find_sriov(const Inventory *inv, const char *path) {
-        return find_object(inv, INVENTORY_SRIOV, path);
-}
+DEFINE_INVENTORY_FIND(device, RdmaDevice, INVENTORY_DEVICE)
+DEFINE_INVENTORY_FIND(port, RdmaPort, INVENTORY_PORT)
+DEFINE_INVENTORY_FIND(netdev, RdmaNetDev, INVENTORY_NETDEV)
+DEFINE_INVENTORY_FIND(sriov, RdmaSriov, INVENTORY_SRIOV)
 
 RdmaDevice *inventory_find_device_by_name(const Inventory *inv, const char *name) {
         return find_by_name(inv, INVENTORY_DEVICE, name);
