@@ -522,8 +522,8 @@ void file_values_clear(FileValue *v, size_t n) {
         }
 }
 
-/* The reading half of object_refresh(), for a reader thread: dir/<file> for
- * each of files into values[i], touching no model. */
+/* The reading half of a re-read (object_apply_files() applies), on a reader
+ * thread: dir/<file> for each of files into values[i], touching no model. */
 int object_read_files(const char *dir, const PolledFile *files, size_t n_files, bool skip_ib_addressing,
                       FileValue *values) {
         char path[4096], buf[SYSFS_ATTR_MAX + 1];
