@@ -38,16 +38,22 @@ static int device_fill_strings(Device *d) {
         return 0;
 }
 
-int device_new_placeholder(const char *syspath, const char *name, Device **ret) {
-        _cleanup_(device_freep) Device *d = NULL;
+/* A device with its name and path (valid UTF-8) and nothing else; NULL without memory. */
+static Device *device_alloc(const char *syspath, const char *name) {
+        _cleanup_(device_freep) Device *d = calloc(1, sizeof(Device));
 
-        d = calloc(1, sizeof(Device));
         if (!d)
-                return -ENOMEM;
+                return NULL;
         d->numa_node = -1;
         d->name = utf8_sanitize(name, strlen(name));
         d->sysfs_path = utf8_sanitize(syspath, strlen(syspath));
-        if (!d->name || !d->sysfs_path || device_fill_strings(d) < 0 || str_set(&d->transport, "unknown") < 0)
+        return d->name && d->sysfs_path ? TAKE_PTR(d) : NULL;
+}
+
+int device_new_placeholder(const char *syspath, const char *name, Device **ret) {
+        _cleanup_(device_freep) Device *d = device_alloc(syspath, name);
+
+        if (!d || device_fill_strings(d) < 0 || str_set(&d->transport, "unknown") < 0)
                 return -ENOMEM;
         d->placeholder = true;
         *ret = TAKE_PTR(d);
@@ -115,7 +121,6 @@ static int device_load_parent(int dev_fd, Device *d) {
         if (str_set(&d->device_path, "") < 0 || str_set(&d->driver, "") < 0 || str_set(&d->pci_address, "") < 0 ||
             str_set(&d->physfn_path, "") < 0)
                 return -ENOMEM;
-        d->numa_node = -1;
 
         /* Virtual devices (rxe, siw) have no "device" link and no parent. */
         r = read_link_path(dev_fd, d->sysfs_path, "device", &d->device_path);
@@ -187,13 +192,8 @@ int device_load(const char *syspath, const char *name, Device **ret) {
         assert(name);
         assert(ret);
 
-        d = calloc(1, sizeof(Device));
+        d = device_alloc(syspath, name);
         if (!d)
-                return -ENOMEM;
-
-        d->name = utf8_sanitize(name, strlen(name));
-        d->sysfs_path = utf8_sanitize(syspath, strlen(syspath));
-        if (!d->name || !d->sysfs_path)
                 return -ENOMEM;
 
         fd = open(syspath, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -201,10 +201,10 @@ int device_load(const char *syspath, const char *name, Device **ret) {
                 return negative_errno();
 
         r = sysfs_read_attributes_at(fd, ".", &d->attributes);
-        if (r < 0 && !errno_is_resource(r))
-                log_debug_errno(r, "%s: failed to list attributes: %m", name);
         if (errno_is_resource(r))
                 return r;
+        if (r < 0)
+                log_debug_errno(r, "%s: failed to list attributes: %m", name);
         r = sysfs_read_attributes_at(fd, "power", &d->power_attributes);
         if (errno_is_resource(r))
                 return r;
