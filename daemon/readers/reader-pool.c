@@ -103,10 +103,8 @@ void reader_read_end(int dirfd, const char *name, int r) {
         j->read_usec = 0;
         j->progress_usec = now_usec(CLOCK_MONOTONIC);
         pthread_mutex_unlock(&j->pool->mutex);
-        if (errno_is_io(r) && j->result.io_error == 0) {
-                j->result.io_error = r;
-                reader_note_resolve(j, dirfd, name, j->result.io_file, sizeof(j->result.io_file));
-        }
+        if (errno_is_io(r))
+                reader_read_failed(dirfd, name, r);
 }
 
 void reader_read_failed(int dirfd, const char *name, int r) {
@@ -277,10 +275,7 @@ static void pool_dispatch(ReaderPool *p) {
                 LIST_APPEND(queue, p->dispatching, p->dispatching_tail, j);
         }
         p->n_unnotified = 0;
-        {
-                eventfd_t v;
-                (void) eventfd_read(p->fd, &v);
-        }
+        (void) eventfd_read(p->fd, &(eventfd_t){ 0 });
         pthread_mutex_unlock(&p->mutex);
 
         for (;;) {
