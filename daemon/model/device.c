@@ -286,7 +286,6 @@ void device_update(Device *d, Device *fresh) {
         Manager *m = d->manager;
         PropertyMask device_mask, sriov_mask;
         _cleanup_free_ PropertyMask *port_masks = NULL, *netdev_masks = NULL;
-        Device old;
 
         assert(d);
         assert(fresh);
@@ -320,28 +319,22 @@ void device_update(Device *d, Device *fresh) {
                 resync_defer(m, -ENOMEM, fresh->name);
         }
 
-        /* The device's own values; what is the manager's (its table, health,
-         * lane, verbs coverage) and its ports and netdevs stay. */
-        old = *d;
-        *d = *fresh;
-        d->manager = old.manager;
-        d->ports = old.ports;
-        d->n_ports = old.n_ports;
-        d->netdevs = old.netdevs;
-        d->n_netdevs = old.n_netdevs;
-        d->health = old.health;
-        d->health_reason = old.health_reason;
-        d->lane = old.lane;
-        d->verbs_covered = old.verbs_covered;
-        d->poll = old.poll;
-        d->physical_function = old.physical_function;
-        old.ports = fresh->ports;
-        old.n_ports = fresh->n_ports;
-        old.netdevs = fresh->netdevs;
-        old.n_netdevs = fresh->n_netdevs;
-        old.health_reason = fresh->health_reason; /* the read's own, unused */
-        old.lane = NULL;
-        *fresh = old;
+        /* The device's own values trade places with fresh's; what is the
+         * manager's (its table, health, lane, verbs coverage) and its ports
+         * and netdevs stay, and fresh, freed, keeps its own (the old ports
+         * and netdevs, the read's unused health reason, no lane). */
+        SWAP_VALUES(d->manager, fresh->manager);
+        SWAP_VALUES(d->ports, fresh->ports);
+        SWAP_VALUES(d->n_ports, fresh->n_ports);
+        SWAP_VALUES(d->netdevs, fresh->netdevs);
+        SWAP_VALUES(d->n_netdevs, fresh->n_netdevs);
+        SWAP_VALUES(d->health, fresh->health);
+        SWAP_VALUES(d->health_reason, fresh->health_reason);
+        SWAP_VALUES(d->lane, fresh->lane);
+        SWAP_VALUES(d->verbs_covered, fresh->verbs_covered);
+        SWAP_VALUES(d->poll, fresh->poll);
+        SWAP_VALUES(d->physical_function, fresh->physical_function);
+        SWAP_VALUES(*d, *fresh);
         device_free(fresh);
 
         model_report(m, MODEL_DEVICE, d, device_mask);
