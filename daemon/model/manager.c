@@ -269,7 +269,7 @@ static void manager_remove_device_at(Manager *m, size_t i) {
         pci_function_relate(m, d, false);
         /* What is still being read of it would bring it back. */
         if (d->lane)
-                reader_lane_cancel_all(d->lane);
+                reader_lane_cancel(d->lane, NULL, NULL);
         device_set_lane(d, NULL);
         device_free(d);
         model_report(m, MODEL_DEVICE_SET, NULL, 0);

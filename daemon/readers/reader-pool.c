@@ -556,10 +556,6 @@ static bool job_matches(const ReaderJob *j, bool (*match)(void *arg, void *userd
         return j->apply && !j->cancelled && (!match || match(j->arg, userdata));
 }
 
-void reader_lane_cancel_all(ReaderLane *l) {
-        reader_lane_cancel(l, NULL, NULL);
-}
-
 void reader_lane_cancel(ReaderLane *l, bool (*match)(void *arg, void *userdata), void *userdata) {
         ReaderPool *p = l->pool;
 
