@@ -359,6 +359,7 @@ static int on_stall(sd_event_source *s, uint64_t usec, void *userdata) {
 
 int reader_pool_new(sd_event *event, uint64_t timeout_usec, const ReaderPoolEvents *events, void *userdata,
                     ReaderPool **ret) {
+        pthread_condattr_t ca;
         ReaderPool *p;
         int r;
 
@@ -369,14 +370,11 @@ int reader_pool_new(sd_event *event, uint64_t timeout_usec, const ReaderPoolEven
         if (!p)
                 return -ENOMEM;
         pthread_mutex_init(&p->mutex, NULL);
-        {
-                pthread_condattr_t ca;
-                pthread_condattr_init(&ca);
-                pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-                pthread_cond_init(&p->work, &ca);
-                pthread_cond_init(&p->gone, &ca);
-                pthread_condattr_destroy(&ca);
-        }
+        pthread_condattr_init(&ca);
+        pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+        pthread_cond_init(&p->work, &ca);
+        pthread_cond_init(&p->gone, &ca);
+        pthread_condattr_destroy(&ca);
         p->n_ref = 1;
         p->timeout_usec = timeout_usec;
         p->events = events ? *events : (ReaderPoolEvents){};
@@ -491,16 +489,13 @@ ReaderLane *reader_pool_lane(ReaderPool *p, const char *name) {
                         return i;
                 }
         l = calloc(1, sizeof(ReaderLane));
-        if (l)
-                l->name = strdup(name);
-        if (!l || !l->name) {
-                free(l);
-                pthread_mutex_unlock(&p->mutex);
-                return NULL;
+        if (l && !(l->name = strdup(name)))
+                l = mfree(l);
+        if (l) {
+                l->pool = p;
+                l->n_ref = 1;
+                LIST_PREPEND(lanes, p->lanes, l);
         }
-        l->pool = p;
-        l->n_ref = 1;
-        LIST_PREPEND(lanes, p->lanes, l);
         pthread_mutex_unlock(&p->mutex);
         return l;
 }
