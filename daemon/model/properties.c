@@ -141,7 +141,6 @@ static bool field_equal(const PropertyField *f, const void *a, const void *b) {
         case FIELD_RELATED:
                 /* Two snapshots of one device have the same PCI identity (or it is
                  * re-announced); what changes is the other device. */
-                return true;
         case FIELD_PARENT:
                 /* Two snapshots of one object are of the same parent, or the parent's
                  * identity rows differ and it is re-announced with all its children. */
