@@ -38,9 +38,13 @@ int counter_list_add(CounterList *l, const char *name, uint64_t value) {
         return 0;
 }
 
+static int counter_name_compare(const void *a, const void *b) {
+        return strcmp(((const Counter *) a)->name, ((const Counter *) b)->name);
+}
+
 static int counter_compare(const void *a, const void *b) {
         const Counter *x = a, *y = b;
-        int c = strcmp(x->name, y->name);
+        int c = counter_name_compare(x, y);
 
         /* Equal names: insertion order, so that the first source wins. */
         if (c == 0)
@@ -65,24 +69,9 @@ void counter_list_finish(CounterList *l) {
 }
 
 const Counter *counter_list_get(const CounterList *l, const char *name) {
-        size_t lo = 0, hi = l->n;
+        Counter key = { .name = (char *) name };
 
-        while (lo < hi) {
-                size_t mid = lo + (hi - lo) / 2;
-                int c = strcmp(l->items[mid].name, name);
-
-                if (c == 0)
-                        return &l->items[mid];
-                if (c < 0)
-                        lo = mid + 1;
-                else
-                        hi = mid;
-        }
-        return NULL;
-}
-
-static bool is_trailing_space(char c) {
-        return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f';
+        return l->n > 0 ? bsearch(&key, l->items, l->n, sizeof(Counter), counter_name_compare) : NULL;
 }
 
 int counter_parse_number(const char *text, uint64_t *ret) {
@@ -99,7 +88,7 @@ int counter_parse_number(const char *text, uint64_t *ret) {
                 v = v * 10 + digit;
         }
         for (; *p; p++)
-                if (!is_trailing_space(*p))
+                if (!strchr(" \t\n\r\v\f", *p))
                         return -EINVAL; /* "12 packets", "0x10" */
         *ret = v;
         return 0;

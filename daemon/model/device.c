@@ -38,16 +38,22 @@ static int device_fill_strings(Device *d) {
         return 0;
 }
 
-int device_new_placeholder(const char *syspath, const char *name, Device **ret) {
-        _cleanup_(device_freep) Device *d = NULL;
+/* A device with its name and path (valid UTF-8) and nothing else; NULL without memory. */
+static Device *device_alloc(const char *syspath, const char *name) {
+        _cleanup_(device_freep) Device *d = calloc(1, sizeof(Device));
 
-        d = calloc(1, sizeof(Device));
         if (!d)
-                return -ENOMEM;
+                return NULL;
         d->numa_node = -1;
         d->name = utf8_sanitize(name, strlen(name));
         d->sysfs_path = utf8_sanitize(syspath, strlen(syspath));
-        if (!d->name || !d->sysfs_path || device_fill_strings(d) < 0 || str_set(&d->transport, "unknown") < 0)
+        return d->name && d->sysfs_path ? TAKE_PTR(d) : NULL;
+}
+
+int device_new_placeholder(const char *syspath, const char *name, Device **ret) {
+        _cleanup_(device_freep) Device *d = device_alloc(syspath, name);
+
+        if (!d || device_fill_strings(d) < 0 || str_set(&d->transport, "unknown") < 0)
                 return -ENOMEM;
         d->placeholder = true;
         *ret = TAKE_PTR(d);
@@ -115,7 +121,6 @@ static int device_load_parent(int dev_fd, Device *d) {
         if (str_set(&d->device_path, "") < 0 || str_set(&d->driver, "") < 0 || str_set(&d->pci_address, "") < 0 ||
             str_set(&d->physfn_path, "") < 0)
                 return -ENOMEM;
-        d->numa_node = -1;
 
         /* Virtual devices (rxe, siw) have no "device" link and no parent. */
         r = read_link_path(dev_fd, d->sysfs_path, "device", &d->device_path);
@@ -187,13 +192,8 @@ int device_load(const char *syspath, const char *name, Device **ret) {
         assert(name);
         assert(ret);
 
-        d = calloc(1, sizeof(Device));
+        d = device_alloc(syspath, name);
         if (!d)
-                return -ENOMEM;
-
-        d->name = utf8_sanitize(name, strlen(name));
-        d->sysfs_path = utf8_sanitize(syspath, strlen(syspath));
-        if (!d->name || !d->sysfs_path)
                 return -ENOMEM;
 
         fd = open(syspath, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -201,10 +201,10 @@ int device_load(const char *syspath, const char *name, Device **ret) {
                 return negative_errno();
 
         r = sysfs_read_attributes_at(fd, ".", &d->attributes);
-        if (r < 0 && !errno_is_resource(r))
-                log_debug_errno(r, "%s: failed to list attributes: %m", name);
         if (errno_is_resource(r))
                 return r;
+        if (r < 0)
+                log_debug_errno(r, "%s: failed to list attributes: %m", name);
         r = sysfs_read_attributes_at(fd, "power", &d->power_attributes);
         if (errno_is_resource(r))
                 return r;
@@ -286,7 +286,6 @@ void device_update(Device *d, Device *fresh) {
         Manager *m = d->manager;
         PropertyMask device_mask, sriov_mask;
         _cleanup_free_ PropertyMask *port_masks = NULL, *netdev_masks = NULL;
-        Device old;
 
         assert(d);
         assert(fresh);
@@ -320,28 +319,22 @@ void device_update(Device *d, Device *fresh) {
                 resync_defer(m, -ENOMEM, fresh->name);
         }
 
-        /* The device's own values; what is the manager's (its table, health,
-         * lane, verbs coverage) and its ports and netdevs stay. */
-        old = *d;
-        *d = *fresh;
-        d->manager = old.manager;
-        d->ports = old.ports;
-        d->n_ports = old.n_ports;
-        d->netdevs = old.netdevs;
-        d->n_netdevs = old.n_netdevs;
-        d->health = old.health;
-        d->health_reason = old.health_reason;
-        d->lane = old.lane;
-        d->verbs_covered = old.verbs_covered;
-        d->poll = old.poll;
-        d->physical_function = old.physical_function;
-        old.ports = fresh->ports;
-        old.n_ports = fresh->n_ports;
-        old.netdevs = fresh->netdevs;
-        old.n_netdevs = fresh->n_netdevs;
-        old.health_reason = fresh->health_reason; /* the read's own, unused */
-        old.lane = NULL;
-        *fresh = old;
+        /* The device's own values trade places with fresh's; what is the
+         * manager's (its table, health, lane, verbs coverage) and its ports
+         * and netdevs stay, and fresh, freed, keeps its own (the old ports
+         * and netdevs, the read's unused health reason, no lane). */
+        SWAP_VALUES(d->manager, fresh->manager);
+        SWAP_VALUES(d->ports, fresh->ports);
+        SWAP_VALUES(d->n_ports, fresh->n_ports);
+        SWAP_VALUES(d->netdevs, fresh->netdevs);
+        SWAP_VALUES(d->n_netdevs, fresh->n_netdevs);
+        SWAP_VALUES(d->health, fresh->health);
+        SWAP_VALUES(d->health_reason, fresh->health_reason);
+        SWAP_VALUES(d->lane, fresh->lane);
+        SWAP_VALUES(d->verbs_covered, fresh->verbs_covered);
+        SWAP_VALUES(d->poll, fresh->poll);
+        SWAP_VALUES(d->physical_function, fresh->physical_function);
+        SWAP_VALUES(*d, *fresh);
         device_free(fresh);
 
         model_report(m, MODEL_DEVICE, d, device_mask);

@@ -3,6 +3,7 @@
  * model (gid-resolve.h). */
 #include "gid-resolve.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
@@ -29,16 +30,6 @@ void gid_from_address(int family, const uint8_t addr[16], uint8_t ret[16]) {
                 memcpy(ret, addr, 16);
 }
 
-static int hex_digit(char c) {
-        if (c >= '0' && c <= '9')
-                return c - '0';
-        if (c >= 'a' && c <= 'f')
-                return c - 'a' + 10;
-        if (c >= 'A' && c <= 'F')
-                return c - 'A' + 10;
-        return -1;
-}
-
 int ipoib_address_gid(const char *hwaddr, uint8_t ret[16]) {
         uint8_t bytes[20];
         const char *p = hwaddr;
@@ -50,8 +41,8 @@ int ipoib_address_gid(const char *hwaddr, uint8_t ret[16]) {
 
                 if (i > 0 && *p++ != ':')
                         return -EINVAL;
-                hi = hex_digit(p[0]);
-                lo = hi < 0 ? -1 : hex_digit(p[1]);
+                hi = unhexchar_lower((char) tolower((unsigned char) p[0]));
+                lo = hi < 0 ? -1 : unhexchar_lower((char) tolower((unsigned char) p[1]));
                 if (lo < 0)
                         return -EINVAL;
                 bytes[i] = (uint8_t) (hi << 4 | lo);

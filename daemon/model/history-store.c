@@ -383,21 +383,20 @@ HistoryStore *history_store_free(HistoryStore *s) {
         /* The loop is over: what still waits is written now, or lost at exit. */
         for (size_t i = 0; i < s->n_entries; i++) {
                 StoreEntry *e = &s->entries[i];
+                WriteJob j = { .store = s, .dir_fd = s->dir_fd, .n_files = 1 };
+                JobFile f = { .key = e->key };
 
-                if (e->dirty) {
-                        WriteJob j = { .store = s, .dir_fd = s->dir_fd, .n_files = 1 };
-                        JobFile f = { .key = e->key };
-
-                        f.text = link_history_format(&e->history, e->key, &f.len);
-                        if (!f.text) {
-                                log_oom();
-                                continue;
-                        }
-                        j.files = &f;
-                        write_job_run(&j);
-                        store_job_finished(s, &j); /* f.key is the entry's */
-                        free(f.text);
+                if (!e->dirty)
+                        continue;
+                f.text = link_history_format(&e->history, e->key, &f.len);
+                if (!f.text) {
+                        log_oom();
+                        continue;
                 }
+                j.files = &f;
+                write_job_run(&j);
+                store_job_finished(s, &j); /* f.key is the entry's */
+                free(f.text);
         }
         for (size_t i = 0; i < s->n_entries; i++)
                 free(s->entries[i].key);

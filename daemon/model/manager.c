@@ -72,25 +72,35 @@ void manager_set_events(Manager *m, const ModelEvents *events, void *userdata) {
         m->events_userdata = userdata;
 }
 
-static void manager_on_stuck(ReaderLane *lane, const char *reason, void *userdata);
-static void manager_on_unstuck(ReaderLane *lane, void *userdata);
-
-int manager_start_readers(Manager *m, uint64_t read_timeout_usec) {
-        static const ReaderPoolEvents events = {
-                .stuck = manager_on_stuck,
-                .unstuck = manager_on_unstuck,
-        };
-
-        assert(m);
-        assert(!m->readers);
-        m->read_timeout_usec = read_timeout_usec;
-        return reader_pool_new(m->event, read_timeout_usec, &events, m, &m->readers);
-}
-
 static int manager_submit_load(Manager *m, ReaderLane *lane, const char *name, const char *syspath,
                                const char *old_name, unsigned rescan);
-static size_t devices_lower_bound(Device *const *devices, size_t n, const char *name);
-static int devices_insert_at(Manager *m, size_t i, Device *d);
+
+/* Where name is or would go in a sorted device array. */
+static size_t devices_lower_bound(Device *const *devices, size_t n, const char *name) {
+        size_t lo = 0, hi = n;
+
+        while (lo < hi) {
+                size_t mid = (lo + hi) / 2;
+                if (strcmp(devices[mid]->name, name) < 0)
+                        lo = mid + 1;
+                else
+                        hi = mid;
+        }
+        return lo;
+}
+
+/* d into the table at i, where its name goes. */
+static int devices_insert_at(Manager *m, size_t i, Device *d) {
+        Device **devices = reallocarray(m->devices, m->n_devices + 1, sizeof(Device *));
+
+        if (!devices)
+                return -ENOMEM;
+        m->devices = devices;
+        memmove(m->devices + i + 1, m->devices + i, (m->n_devices - i) * sizeof(Device *));
+        m->devices[i] = d;
+        m->n_devices++;
+        return 0;
+}
 
 /* With readers: every device read on its lane, at most the read timeout
  * waited for; what has not answered by then is published as a stand-in. */
@@ -200,33 +210,6 @@ int manager_load(Manager *m) {
         return 0;
 }
 
-/* Where name is or would go in a sorted device array. */
-static size_t devices_lower_bound(Device *const *devices, size_t n, const char *name) {
-        size_t lo = 0, hi = n;
-
-        while (lo < hi) {
-                size_t mid = (lo + hi) / 2;
-                if (strcmp(devices[mid]->name, name) < 0)
-                        lo = mid + 1;
-                else
-                        hi = mid;
-        }
-        return lo;
-}
-
-/* d into the table at i, where its name goes. */
-static int devices_insert_at(Manager *m, size_t i, Device *d) {
-        Device **devices = reallocarray(m->devices, m->n_devices + 1, sizeof(Device *));
-
-        if (!devices)
-                return -ENOMEM;
-        m->devices = devices;
-        memmove(m->devices + i + 1, m->devices + i, (m->n_devices - i) * sizeof(Device *));
-        m->devices[i] = d;
-        m->n_devices++;
-        return 0;
-}
-
 /* The index of the device called name in a sorted array, or n. */
 static size_t devices_index(Device *const *devices, size_t n, const char *name) {
         size_t i = devices_lower_bound(devices, n, name);
@@ -286,7 +269,7 @@ static void manager_remove_device_at(Manager *m, size_t i) {
         pci_function_relate(m, d, false);
         /* What is still being read of it would bring it back. */
         if (d->lane)
-                reader_lane_cancel_all(d->lane);
+                reader_lane_cancel(d->lane, NULL, NULL);
         device_set_lane(d, NULL);
         device_free(d);
         model_report(m, MODEL_DEVICE_SET, NULL, 0);
@@ -451,19 +434,21 @@ static void manager_on_unstuck(ReaderLane *lane, void *userdata) {
                 resync_defer(m, -ENOMEM, d->name);
 }
 
-static int manager_read_device(Manager *m, const char *old_name, const char *syspath, const char *name,
-                               bool from_rescan);
+int manager_start_readers(Manager *m, uint64_t read_timeout_usec) {
+        static const ReaderPoolEvents events = {
+                .stuck = manager_on_stuck,
+                .unstuck = manager_on_unstuck,
+        };
 
-int manager_reload_device(Manager *m, const char *syspath, const char *name) {
-        return manager_read_device(m, NULL, syspath, name, false);
-}
-
-int manager_rename_device(Manager *m, const char *old_name, const char *syspath, const char *name) {
-        return manager_read_device(m, old_name, syspath, name, false);
+        assert(m);
+        assert(!m->readers);
+        m->read_timeout_usec = read_timeout_usec;
+        return reader_pool_new(m->event, read_timeout_usec, &events, m, &m->readers);
 }
 
 static int manager_read_device(Manager *m, const char *old_name, const char *syspath, const char *name,
                                bool from_rescan) {
+        bool counted = from_rescan && m->readers; /* a rescan's, answered later */
         ReaderLane *lane;
         int k;
 
@@ -481,16 +466,22 @@ static int manager_read_device(Manager *m, const char *old_name, const char *sys
                 reader_lane_unref(lane);
                 return 0;
         }
-        if (from_rescan && m->readers)
-                m->rescan_loads++;
-        k = manager_submit_load(m, lane, name, syspath, old_name, from_rescan && m->readers ? m->rescan_epoch : 0);
+        m->rescan_loads += counted;
+        k = manager_submit_load(m, lane, name, syspath, old_name, counted ? m->rescan_epoch : 0);
         reader_lane_unref(lane);
         if (k < 0) {
-                if (from_rescan && m->readers)
-                        m->rescan_loads--;
+                m->rescan_loads -= counted;
                 resync_defer(m, k, name);
         }
         return k;
+}
+
+int manager_reload_device(Manager *m, const char *syspath, const char *name) {
+        return manager_read_device(m, NULL, syspath, name, false);
+}
+
+int manager_rename_device(Manager *m, const char *old_name, const char *syspath, const char *name) {
+        return manager_read_device(m, old_name, syspath, name, false);
 }
 
 int manager_rescan(Manager *m) {

@@ -21,12 +21,6 @@ static const size_t netdev_strings[] = {
         offsetof(NetDev, address),
 };
 
-void netdev_clear(NetDev *n) {
-        strings_free(netdev_strings, ELEMENTSOF(netdev_strings), n);
-        attr_list_clear(&n->attributes);
-        *n = (NetDev){};
-}
-
 static int netdev_derive(NetDev *n) {
         const AttrList *a = &n->attributes;
 
@@ -103,7 +97,8 @@ static int netdev_compare(const void *a, const void *b) {
 
 NetDev *netdev_free(NetDev *n) {
         if (n) {
-                netdev_clear(n);
+                strings_free(netdev_strings, ELEMENTSOF(netdev_strings), n);
+                attr_list_clear(&n->attributes);
                 free(n);
         }
         return NULL;

@@ -28,6 +28,5 @@ void netdev_report_changed(NetDev *n, PropertyMask mask);
 int device_take_netdevs(Device *d, Device *fresh, PropertyMask *masks);
 
 /* A netdev's lifetime, and the loading of a device's netdevs (device.c). */
-void netdev_clear(NetDev *n);
 NetDev *netdev_free(NetDev *n);
 int device_load_netdevs(int parent_fd, Device *d);

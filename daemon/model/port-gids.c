@@ -155,11 +155,9 @@ int port_apply_gids(Port *p, GidSet *s, PropertyMask *ret_changed) {
         *ret_changed = port_changed_mask(p, &fresh);
         if (*ret_changed == 0)
                 return 0;
-        gids_free(p->gids, p->n_gids);
-        free(p->gid_ndev);
-        p->gids = TAKE_PTR(s->gids);
-        p->n_gids = s->n_gids;
-        s->n_gids = 0;
-        p->gid_ndev = TAKE_PTR(s->gid_ndev);
+        /* The old table goes with s. */
+        SWAP_VALUES(p->gids, s->gids);
+        SWAP_VALUES(p->n_gids, s->n_gids);
+        SWAP_VALUES(p->gid_ndev, s->gid_ndev);
         return 0;
 }

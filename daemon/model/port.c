@@ -251,26 +251,22 @@ static const PolledFile port_unreported_files[] = {
 _Static_assert(ELEMENTSOF(port_link_files) == PORT_LINK_FILES, "PORT_LINK_FILES");
 _Static_assert(ELEMENTSOF(port_unreported_files) == PORT_UNREPORTED_FILES, "PORT_UNREPORTED_FILES");
 
-int port_read_link(const char *device_path, uint32_t number, bool ethernet, FileValue *values) {
+/* A re-read of the link's files, or of the unreported ones only. */
+static int port_read_files(const char *device_path, uint32_t number, bool link, bool ethernet, FileValue *values) {
         char dir[4096];
 
         snprintf(dir, sizeof(dir), "%s/ports/%u", device_path, number);
-        return object_read_files(dir, port_link_files, PORT_LINK_FILES, ethernet, values);
+        if (link)
+                return object_read_files(dir, port_link_files, PORT_LINK_FILES, ethernet, values);
+        return object_read_files(dir, port_unreported_files, PORT_UNREPORTED_FILES, false, values);
+}
+
+int port_read_link(const char *device_path, uint32_t number, bool ethernet, FileValue *values) {
+        return port_read_files(device_path, number, true, ethernet, values);
 }
 
 int port_apply_link(Port *p, const FileValue *values, PropertyMask *ret_changed) {
         return object_apply_files(&port_kind, p, port_link_files, PORT_LINK_FILES, values, ret_changed);
-}
-
-int port_read_unreported(const char *device_path, uint32_t number, FileValue *values) {
-        char dir[4096];
-
-        snprintf(dir, sizeof(dir), "%s/ports/%u", device_path, number);
-        return object_read_files(dir, port_unreported_files, PORT_UNREPORTED_FILES, false, values);
-}
-
-int port_apply_unreported(Port *p, const FileValue *values, PropertyMask *ret_changed) {
-        return object_apply_files(&port_kind, p, port_unreported_files, PORT_UNREPORTED_FILES, values, ret_changed);
 }
 
 static int port_compare(const void *a, const void *b) {
@@ -370,9 +366,8 @@ typedef struct PortRead {
         uint32_t number;
         unsigned what, done;
         bool ethernet, infiniband;
-        char *expected_state; /* PORT_READ_STATE: the model's state */
-        FileValue link[PORT_LINK_FILES];
-        FileValue unreported[PORT_UNREPORTED_FILES];
+        char *expected_state;              /* PORT_READ_STATE: the model's state */
+        FileValue values[PORT_LINK_FILES]; /* the link's files, or the unreported ones */
         GidSet gids;
 } PortRead;
 
@@ -389,8 +384,7 @@ static void ports_job_free(ReadJob *j) {
                 PortRead *p = &pj->ports[i];
 
                 free(p->expected_state);
-                file_values_clear(p->link, PORT_LINK_FILES);
-                file_values_clear(p->unreported, PORT_UNREPORTED_FILES);
+                file_values_clear(p->values, PORT_LINK_FILES);
                 gid_set_clear(&p->gids);
         }
         free(pj->ports);
@@ -484,16 +478,13 @@ static int port_read(ReaderLane *lane, const char *sysfs_path, PortRead *p) {
 
         if ((p->what & PORT_READ_STATE) && !(p->what & PORT_READ_LINK) && state_changed(lane, sysfs_path, p))
                 p->what |= PORT_READ_LINK;
-        if (p->what & PORT_READ_LINK) {
-                r = port_read_link(sysfs_path, p->number, p->ethernet, p->link);
+        if (p->what & (PORT_READ_LINK | PORT_READ_UNREPORTED)) {
+                bool link = p->what & PORT_READ_LINK;
+
+                r = port_read_files(sysfs_path, p->number, link, p->ethernet, p->values);
                 if (r < 0)
                         return r;
-                p->done |= PORT_READ_LINK;
-        } else if (p->what & PORT_READ_UNREPORTED) {
-                r = port_read_unreported(sysfs_path, p->number, p->unreported);
-                if (r < 0)
-                        return r;
-                p->done |= PORT_READ_UNREPORTED;
+                p->done |= link ? PORT_READ_LINK : PORT_READ_UNREPORTED;
         }
         if (p->what & PORT_READ_GIDS) {
                 r = port_read_gids(sysfs_path, p->number, p->infiniband, &p->gids);
@@ -541,9 +532,10 @@ static void ports_job_apply(ReadJob *j, const ReaderResult *res) {
                 /* The old name goes with the old string when the port is re-derived. */
                 snprintf(old_state_name, sizeof(old_state_name), "%s", p->state_name);
                 if (pr->done & PORT_READ_LINK)
-                        k = port_apply_link(p, pr->link, &changed);
+                        k = port_apply_link(p, pr->values, &changed);
                 else if (pr->done & PORT_READ_UNREPORTED)
-                        k = port_apply_unreported(p, pr->unreported, &changed);
+                        k = object_apply_files(&port_kind, p, port_unreported_files, PORT_UNREPORTED_FILES, pr->values,
+                                               &changed);
                 if (k >= 0 && (pr->done & PORT_READ_GIDS))
                         k = port_apply_gids(p, &pr->gids, &more);
                 if (errno_is_resource(k))

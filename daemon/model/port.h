@@ -30,13 +30,11 @@ bool port_state_parses(const char *value);
 /* After a full read whose state did not parse: old's state, kept. */
 int port_keep_state(Port *p, const Port *old);
 int port_apply_link(Port *p, const FileValue *values, PropertyMask *ret_changed);
-int port_read_unreported(const char *device_path, uint32_t number, FileValue *values);
-int port_apply_unreported(Port *p, const FileValue *values, PropertyMask *ret_changed);
 /* What to read of a port (PollTurn.what). */
 enum {
         PORT_READ_STATE = 1 << 0,      /* the state through a kept descriptor; the link if it differs */
         PORT_READ_LINK = 1 << 1,       /* port_read_link() */
-        PORT_READ_UNREPORTED = 1 << 2, /* port_read_unreported() */
+        PORT_READ_UNREPORTED = 1 << 2, /* phys_state and rate */
         PORT_READ_GIDS = 1 << 3,       /* port_read_gids() */
 };
 

@@ -141,7 +141,6 @@ static bool field_equal(const PropertyField *f, const void *a, const void *b) {
         case FIELD_RELATED:
                 /* Two snapshots of one device have the same PCI identity (or it is
                  * re-announced); what changes is the other device. */
-                return true;
         case FIELD_PARENT:
                 /* Two snapshots of one object are of the same parent, or the parent's
                  * identity rows differ and it is re-announced with all its children. */
@@ -205,9 +204,6 @@ static const char *property_row(const PropertyField *rows, size_t n, size_t i, i
         }                                                                                                              \
         const char *kind##_property_row(size_t i, int *ret_bit) {                                                      \
                 return property_row(kind##_rows, ELEMENTSOF(kind##_rows), i, ret_bit);                                 \
-        }                                                                                                              \
-        static bool kind##_identity_rows_changed(const Object *a, const Object *b) {                                   \
-                return identity_changed(kind##_rows, ELEMENTSOF(kind##_rows), a, b);                                   \
         }
 
 DEFINE_PROPERTY_FUNCTIONS(device, Device, Device, _DEVICE_PROP_MAX)
@@ -216,15 +212,12 @@ DEFINE_PROPERTY_FUNCTIONS(netdev, NetDev, NetDev, _NETDEV_PROP_MAX)
 DEFINE_PROPERTY_FUNCTIONS(sriov, Sriov, Device, _SRIOV_PROP_MAX)
 
 bool port_identity_changed(const Port *a, const Port *b) {
-        return port_identity_rows_changed(a, b);
-}
-
-bool netdev_identity_changed(const NetDev *a, const NetDev *b) {
-        return netdev_identity_rows_changed(a, b);
+        return identity_changed(port_rows, ELEMENTSOF(port_rows), a, b);
 }
 
 bool device_identity_changed(const Device *a, const Device *b) {
-        if (device_identity_rows_changed(a, b) || sriov_identity_rows_changed(a, b))
+        if (identity_changed(device_rows, ELEMENTSOF(device_rows), a, b) ||
+            identity_changed(sriov_rows, ELEMENTSOF(sriov_rows), a, b))
                 return true;
         /* Not published itself, but what PhysicalFunction is found by: a VF
          * moved to another PF is another VF. */
@@ -245,7 +238,7 @@ void strings_free(const size_t *strings, size_t n, void *object) {
 
 /* Frees the strings of `stale` that `kept`, another copy of the same object,
  * no longer points to. */
-void strings_free_replaced(const size_t *strings, size_t n, void *stale, const void *kept) {
+static void strings_free_replaced(const size_t *strings, size_t n, void *stale, const void *kept) {
         for (size_t i = 0; i < n; i++) {
                 char **s = &STRING_AT(stale, strings[i]);
 
@@ -318,23 +311,6 @@ int object_apply_files(const ObjectKind *k, void *object, const PolledFile *file
                 return r;
         *ret_changed = changed | k->attributes_bit;
         return 0;
-}
-
-/* Re-reads dir/<file> into the object's attribute map for each of files (but
- * the InfiniBand addressing if skip_ib_addressing) and, if any differed,
- * re-derives the object: *ret_changed is what changed, with Attributes. */
-int object_refresh(const ObjectKind *k, void *object, const char *dir, const PolledFile *files, size_t n_files,
-                   bool skip_ib_addressing, PropertyMask *ret_changed) {
-        FileValue values[16];
-        int r;
-
-        assert(n_files <= ELEMENTSOF(values));
-        *ret_changed = 0;
-        r = object_read_files(dir, files, n_files, skip_ib_addressing, values);
-        if (r >= 0)
-                r = object_apply_files(k, object, files, n_files, values, ret_changed);
-        file_values_clear(values, n_files);
-        return r;
 }
 
 void model_report(Manager *m, ModelObjectKind kind, void *object, PropertyMask mask) {

@@ -125,7 +125,6 @@ const char *sriov_property_row(size_t i, int *ret_bit);
  * not changed in place. */
 bool device_identity_changed(const Device *a, const Device *b);
 bool port_identity_changed(const Port *a, const Port *b);
-bool netdev_identity_changed(const NetDev *a, const NetDev *b);
 
 /* For device.c, port.c and netdev.c: the update of an object from its
  * attributes, and the strings it owns. */
@@ -135,9 +134,6 @@ bool netdev_identity_changed(const NetDev *a, const NetDev *b);
  * published. A new char * field of Port, NetDev or Device goes in its list. */
 #define STRING_AT(object, offset) (*(char **) ((uint8_t *) (object) + (offset)))
 void strings_free(const size_t *strings, size_t n, void *object);
-/* Frees the strings of `stale` that `kept`, another copy of the same object,
- * no longer points to. */
-void strings_free_replaced(const size_t *strings, size_t n, void *stale, const void *kept);
 
 /* Puts a copy of value in *field unless it is equal already; the old string
  * is freed by the update that called the derivation (object_update()). */
@@ -164,16 +160,11 @@ typedef union ObjectSnapshot {
  * changed (properties.c compares). On failure the object is as it was. */
 int object_update(const ObjectKind *k, void *object, PropertyMask *ret_changed);
 
-/* The applying half of object_refresh(), on the loop: the values read by
+/* The applying half of a re-read, on the loop: the values read by
  * object_read_files() (sysfs.h) into the object's attributes and, if any
  * differed, the object re-derived. */
 int object_apply_files(const ObjectKind *k, void *object, const PolledFile *files, size_t n_files,
                        const FileValue *values, PropertyMask *ret_changed);
-
-/* Re-reads dir/<file> for each of files (but the InfiniBand addressing if
- * skip_ib_addressing) and, if any differed, re-derives the object. */
-int object_refresh(const ObjectKind *k, void *object, const char *dir, const PolledFile *files, size_t n_files,
-                   bool skip_ib_addressing, PropertyMask *ret_changed);
 
 /* Every change of a published object's properties (a mask of its
  * PROPERTY_BIT()s), and every change of the device set (MODEL_DEVICE_SET,

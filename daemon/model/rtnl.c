@@ -10,9 +10,7 @@
 int nlmsg_next(const void *buf, size_t len, size_t *off, const struct nlmsghdr **ret) {
         const struct nlmsghdr *h;
 
-        if (*off >= len)
-                return 0;
-        if (len - *off < sizeof(struct nlmsghdr))
+        if (*off >= len || len - *off < sizeof(struct nlmsghdr))
                 return 0;
         h = (const struct nlmsghdr *) ((const uint8_t *) buf + *off);
         if (h->nlmsg_len < sizeof(struct nlmsghdr) || h->nlmsg_len > len - *off)

@@ -11,6 +11,7 @@
 
 #include "basic/parse.h"
 #include "basic/util.h"
+#include "sysfs.h"
 
 #define INTENT_PREFIX ".intent"
 
@@ -117,20 +118,15 @@ int sriov_intents_take(int dirfd, SriovIntent **ret, size_t *ret_n) {
         _cleanup_closedir_ DIR *d = NULL;
         size_t n = 0;
         struct dirent *de;
-        int fd;
+        int r;
 
         *ret = NULL;
         *ret_n = 0;
         if (dirfd < 0)
                 return 0;
-        fd = openat(dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-        if (fd < 0)
-                return -errno;
-        d = fdopendir(fd);
-        if (!d) {
-                close(fd);
-                return -errno;
-        }
+        r = sysfs_opendir_at(dirfd, ".", &d);
+        if (r < 0)
+                return r;
         while ((de = readdir(d))) {
                 size_t len = strlen(de->d_name);
                 char text[5000];

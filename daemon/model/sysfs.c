@@ -229,46 +229,33 @@ int attr_list_set(AttrList *l, const char *name, const char *value) {
         return 0;
 }
 
-/* One read(): sysfs hands out an attribute in one go (the kernel renders
- * the whole page on the first read), so a short read is the end and a second
- * read() to see EOF would only cost a system call, for every file of every
- * scan and sweep (systemd's read_virtual_file() reads them the same way). */
-static int read_fd_bounded(int fd, char *buf, size_t size, size_t *ret_len) {
-        ssize_t k;
-
-        do
-                k = read(fd, buf, size);
-        while (k < 0 && errno == EINTR);
-        if (k < 0)
-                return negative_errno();
-        *ret_len = (size_t) k;
-        return 0;
-}
-
 size_t sysfs_trim_trailing_space(const char *buf, size_t len) {
         while (len > 0 && strchr(" \t\n\r\v\f", buf[len - 1]) && buf[len - 1] != '\0')
                 len--;
         return len;
 }
 
-/* An attribute's text from its open descriptor: NUL-terminated, trailing whitespace removed. */
+/* An attribute's text from its open descriptor: NUL-terminated, trailing
+ * whitespace removed. One read(): sysfs hands out an attribute in one go
+ * (the kernel renders the whole page on the first read), so a short read is
+ * the end and a second read() to see EOF would only cost a system call, for
+ * every file of every scan and sweep (systemd's read_virtual_file() reads
+ * them the same way). */
 static int read_attribute_fd(int fd, char *buf, size_t size, size_t *ret_len) {
-        size_t len;
-        int r;
+        ssize_t k;
 
-        r = read_fd_bounded(fd, buf, size - 1, &len);
-        if (r < 0)
-                return r;
-
-        len = sysfs_trim_trailing_space(buf, len);
-        buf[len] = '\0';
-        *ret_len = len;
+        do
+                k = read(fd, buf, size - 1);
+        while (k < 0 && errno == EINTR);
+        if (k < 0)
+                return negative_errno();
+        *ret_len = sysfs_trim_trailing_space(buf, (size_t) k);
+        buf[*ret_len] = '\0';
         return 0;
 }
 
 int sysfs_read_buf_at(int dirfd, const char *path, char *buf, size_t size, size_t *ret_len) {
         _cleanup_close_ int fd = -EBADF;
-
         int r;
 
         fd = openat(dirfd, path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
@@ -350,16 +337,15 @@ int sysfs_readlink_basename_at(int dirfd, const char *path, char **ret) {
 }
 
 int sysfs_opendir_at(int parent_fd, const char *path, DIR **ret) {
-        int fd, r;
+        int fd;
 
         fd = openat(parent_fd, path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
         if (fd < 0)
                 return negative_errno();
         *ret = fdopendir(fd);
         if (!*ret) {
-                r = negative_errno();
-                close(fd);
-                return r;
+                closep(&fd); /* keeps errno */
+                return negative_errno();
         }
         return 0;
 }
@@ -522,8 +508,8 @@ void file_values_clear(FileValue *v, size_t n) {
         }
 }
 
-/* The reading half of object_refresh(), for a reader thread: dir/<file> for
- * each of files into values[i], touching no model. */
+/* The reading half of a re-read (object_apply_files() applies), on a reader
+ * thread: dir/<file> for each of files into values[i], touching no model. */
 int object_read_files(const char *dir, const PolledFile *files, size_t n_files, bool skip_ib_addressing,
                       FileValue *values) {
         char path[4096], buf[SYSFS_ATTR_MAX + 1];

@@ -97,7 +97,7 @@ typedef struct PolledFile {
 /* Stores a freshly read raw value in an attribute map; 1 if it differed. */
 int attr_list_refresh(AttrList *l, const char *name, int read_result, const char *buf, size_t len);
 
-/* The reading half of object_refresh() (properties.h), for a reader
- * thread: dir/<file> for each of files into values[i], touching no model. */
+/* The reading half of a re-read (object_apply_files(), properties.h), for a
+ * reader thread: dir/<file> for each of files into values[i], touching no model. */
 int object_read_files(const char *dir, const PolledFile *files, size_t n_files, bool skip_ib_addressing,
                       FileValue *values);

@@ -103,10 +103,8 @@ void reader_read_end(int dirfd, const char *name, int r) {
         j->read_usec = 0;
         j->progress_usec = now_usec(CLOCK_MONOTONIC);
         pthread_mutex_unlock(&j->pool->mutex);
-        if (errno_is_io(r) && j->result.io_error == 0) {
-                j->result.io_error = r;
-                reader_note_resolve(j, dirfd, name, j->result.io_file, sizeof(j->result.io_file));
-        }
+        if (errno_is_io(r))
+                reader_read_failed(dirfd, name, r);
 }
 
 void reader_read_failed(int dirfd, const char *name, int r) {
@@ -277,10 +275,7 @@ static void pool_dispatch(ReaderPool *p) {
                 LIST_APPEND(queue, p->dispatching, p->dispatching_tail, j);
         }
         p->n_unnotified = 0;
-        {
-                eventfd_t v;
-                (void) eventfd_read(p->fd, &v);
-        }
+        (void) eventfd_read(p->fd, &(eventfd_t){ 0 });
         pthread_mutex_unlock(&p->mutex);
 
         for (;;) {
@@ -364,6 +359,7 @@ static int on_stall(sd_event_source *s, uint64_t usec, void *userdata) {
 
 int reader_pool_new(sd_event *event, uint64_t timeout_usec, const ReaderPoolEvents *events, void *userdata,
                     ReaderPool **ret) {
+        pthread_condattr_t ca;
         ReaderPool *p;
         int r;
 
@@ -374,14 +370,11 @@ int reader_pool_new(sd_event *event, uint64_t timeout_usec, const ReaderPoolEven
         if (!p)
                 return -ENOMEM;
         pthread_mutex_init(&p->mutex, NULL);
-        {
-                pthread_condattr_t ca;
-                pthread_condattr_init(&ca);
-                pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-                pthread_cond_init(&p->work, &ca);
-                pthread_cond_init(&p->gone, &ca);
-                pthread_condattr_destroy(&ca);
-        }
+        pthread_condattr_init(&ca);
+        pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+        pthread_cond_init(&p->work, &ca);
+        pthread_cond_init(&p->gone, &ca);
+        pthread_condattr_destroy(&ca);
         p->n_ref = 1;
         p->timeout_usec = timeout_usec;
         p->events = events ? *events : (ReaderPoolEvents){};
@@ -496,16 +489,13 @@ ReaderLane *reader_pool_lane(ReaderPool *p, const char *name) {
                         return i;
                 }
         l = calloc(1, sizeof(ReaderLane));
-        if (l)
-                l->name = strdup(name);
-        if (!l || !l->name) {
-                free(l);
-                pthread_mutex_unlock(&p->mutex);
-                return NULL;
+        if (l && !(l->name = strdup(name)))
+                l = mfree(l);
+        if (l) {
+                l->pool = p;
+                l->n_ref = 1;
+                LIST_PREPEND(lanes, p->lanes, l);
         }
-        l->pool = p;
-        l->n_ref = 1;
-        LIST_PREPEND(lanes, p->lanes, l);
         pthread_mutex_unlock(&p->mutex);
         return l;
 }
@@ -559,10 +549,6 @@ unsigned reader_lane_pending(ReaderLane *l) {
 
 static bool job_matches(const ReaderJob *j, bool (*match)(void *arg, void *userdata), void *userdata) {
         return j->apply && !j->cancelled && (!match || match(j->arg, userdata));
-}
-
-void reader_lane_cancel_all(ReaderLane *l) {
-        reader_lane_cancel(l, NULL, NULL);
 }
 
 void reader_lane_cancel(ReaderLane *l, bool (*match)(void *arg, void *userdata), void *userdata) {

@@ -80,12 +80,11 @@ void reader_lane_set_owner(ReaderLane *l, void *owner);
 bool reader_lane_stuck(ReaderLane *l);
 /* Jobs of the lane queued or running, not yet applied. */
 unsigned reader_lane_pending(ReaderLane *l);
-/* Every job of the lane not yet applied is cancelled (its device is gone),
- * except those without apply(): nothing of theirs comes back to the model,
- * and what they do must be done (closing a verbs context). */
-void reader_lane_cancel_all(ReaderLane *l);
-/* The same for the jobs whose arg match() holds for (an object of theirs
- * is gone): called under the pool's lock, it may only look at arg. */
+/* Every job of the lane not yet applied whose arg match() holds for (an
+ * object of theirs is gone; every job with a NULL match: its device is
+ * gone) is cancelled, except those without apply(): nothing of theirs comes
+ * back to the model, and what they do must be done (closing a verbs
+ * context). match() is called under the pool's lock: it may only look at arg. */
 void reader_lane_cancel(ReaderLane *l, bool (*match)(void *arg, void *userdata), void *userdata);
 
 /* The lane's context, for run() only: what a device's reads keep between

@@ -14,15 +14,6 @@
 #include "reader-pool-internal.h"
 #include "reader-pool.h"
 
-static void copy_str(char *buf, size_t size, const char *s) {
-        size_t l = strlen(s);
-
-        if (l >= size)
-                l = size - 1;
-        memcpy(buf, s, l);
-        buf[l] = '\0';
-}
-
 /* Where name's file is relative to the device: after ".../<lane>/", else
  * its last two components ("eth0/mtu", "0000:3b:00.0/sriov_numvfs"). */
 static void relative_name(const char *lane, const char *path, char *buf, size_t size) {
@@ -33,16 +24,16 @@ static void relative_name(const char *lane, const char *path, char *buf, size_t 
         for (s = strstr(path, key); s; s = strstr(s + 1, key))
                 found = s;
         if (found) {
-                copy_str(buf, size, found + strlen(key));
+                snprintf(buf, size, "%s", found + strlen(key));
                 return;
         }
         slash = strrchr(path, '/');
         for (s = slash; s && s > path; s--)
                 if (s[-1] == '/' && s != slash) {
-                        copy_str(buf, size, s);
+                        snprintf(buf, size, "%s", s);
                         return;
                 }
-        copy_str(buf, size, slash ? slash + 1 : path);
+        snprintf(buf, size, "%s", slash ? slash + 1 : path);
 }
 
 void reader_note_resolve(const ReaderJob *j, int dirfd, const char *name, char *buf, size_t size) {
@@ -50,11 +41,11 @@ void reader_note_resolve(const ReaderJob *j, int dirfd, const char *name, char *
         ssize_t n;
 
         if (!name) {
-                copy_str(buf, size, "(between reads)");
+                snprintf(buf, size, "(between reads)");
                 return;
         }
         if (name[0] == '/' || dirfd == AT_FDCWD)
-                copy_str(full, sizeof(full), name);
+                snprintf(full, sizeof(full), "%s", name);
         else {
                 snprintf(link, sizeof(link), "/proc/self/fd/%d", dirfd);
                 n = readlink(link, dir, sizeof(dir) - 1);

@@ -93,7 +93,7 @@ static void job_apply(void *arg, const ReaderResult *result, void *userdata) {
         j->stuck = result->stuck;
         p->n_applied++;
         if (j->cancel)
-                reader_lane_cancel_all(j->cancel);
+                reader_lane_cancel(j->cancel, NULL, NULL);
         if (j->order)
                 j->order[(*j->n_order)++] = j->seq;
 }
