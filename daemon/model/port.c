@@ -250,6 +250,8 @@ static const PolledFile port_unreported_files[] = {
 
 _Static_assert(ELEMENTSOF(port_link_files) == PORT_LINK_FILES, "PORT_LINK_FILES");
 _Static_assert(ELEMENTSOF(port_unreported_files) == PORT_UNREPORTED_FILES, "PORT_UNREPORTED_FILES");
+/* A read keeps either set of values in one array (PortRead.values). */
+_Static_assert(PORT_UNREPORTED_FILES <= PORT_LINK_FILES, "PortRead.values holds the unreported files too");
 
 /* A re-read of the link's files, or of the unreported ones only. */
 static int port_read_files(const char *device_path, uint32_t number, bool link, bool ethernet, FileValue *values) {
