@@ -153,20 +153,24 @@ static void test_monitor_prints_no_forgery(void **state) {
         forge_port_active(forger, MLX4_PORT2);
         harness_bus_barrier(forger); /* the bus has routed them all, before the real change */
 
-        /* A real change after them all: what monitor prints up to it is all it took in. */
-        harness_write(h, MLX4_SYS, "ports/2/state", "3: ARMED\n");
-        monitor_expect(m, "mlx4_0 port 2: ");
-        monitor_expect(m, "DOWN -> ARMED");
+        /* A real change after them all: what monitor prints up to it is all it took in.
+         * On mlx4_0's port 1, InfiniBand: with no verbs the poll reads it every tick.
+         * Port 2 is RoCE, which rtnetlink covers: a change of its files alone shows
+         * only in the slow round, 10 s apart (docs/dbus-api.md, the poll timer). */
+        harness_write(h, MLX4_SYS, "ports/1/state", "3: ARMED\n");
+        monitor_expect(m, "mlx4_0 port 1: ");
+        monitor_expect(m, "ACTIVE -> ARMED");
         (void) rdmactl_child_wait_for(m, "\x01never", false, 200);
         if (strstr(m->out->str, "evil0") || strstr(m->out->str, "removed") || strstr(m->out->str, "hfi1_0") ||
-            strstr(m->out->str, "ACTIVE") || strstr(m->out->str, "restarted") || strstr(m->err->str, "left"))
+            strstr(m->out->str, "port 2") || strstr(m->out->str, "-> ACTIVE") || strstr(m->out->str, "restarted") ||
+            strstr(m->err->str, "left"))
                 fail_msg("monitor took in a forgery; stdout:\n%s\nstderr:\n%s", m->out->str, m->err->str);
-        assert_non_null(strstr(m->out->str, "DOWN -> ARMED"));
+        assert_non_null(strstr(m->out->str, "ACTIVE -> ARMED"));
 
         /* A real restart is still followed, and the new owner believed. */
         harness_restart_daemon(h, fast_poll);
         monitor_expect(m, "rdmad restarted: ");
-        harness_write(h, MLX4_SYS, "ports/2/state", "4: ACTIVE\n");
+        harness_write(h, MLX4_SYS, "ports/1/state", "4: ACTIVE\n");
         monitor_expect(m, "ARMED -> ACTIVE");
 
         sd_bus_flush_close_unref(forger);
