@@ -431,23 +431,13 @@ char *path_join_normalize(const char *base, const char *rel) {
 /* The attributes of the model's objects, and the files the poll re-reads
  * into them: read on a reader thread, stored on the loop. */
 
-/* After a failed open: the error if it is a lack of resources (to be
- * retried), else 0 (the file or directory is not there, or not one). */
 int resource_errno_or_zero(void) {
         int r = negative_errno();
         return errno_is_resource(r) ? r : 0;
 }
 
-/* *ret = copy of the attribute, "" if the kernel did not let us read it. */
 int attr_dup(const AttrList *l, const char *name, char **ret) {
-        const char *v = attr_list_get(l, name);
-        char *s = strdup(v ?: "");
-
-        if (!s)
-                return -ENOMEM;
-        free(*ret);
-        *ret = s;
-        return 0;
+        return str_set(ret, attr_list_get(l, name));
 }
 
 int str_set(char **p, const char *s) {
@@ -463,8 +453,7 @@ uint32_t attr_u32(const AttrList *l, const char *name) {
         return u;
 }
 
-/* Stores a freshly read raw value in an attribute map; 1 if it differed.
- * Allocates only when the contents changed. */
+/* Allocates only when the contents changed. */
 int attr_list_refresh(AttrList *l, const char *name, int read_result, const char *buf, size_t len) {
         const char *cur = attr_list_get(l, name);
         _cleanup_free_ char *sanitized = NULL;
@@ -508,8 +497,6 @@ void file_values_clear(FileValue *v, size_t n) {
         }
 }
 
-/* The reading half of a re-read (object_apply_files() applies), on a reader
- * thread: dir/<file> for each of files into values[i], touching no model. */
 int object_read_files(const char *dir, const PolledFile *files, size_t n_files, bool skip_ib_addressing,
                       FileValue *values) {
         char path[4096], buf[SYSFS_ATTR_MAX + 1];
