@@ -72,9 +72,7 @@ static int port_history_record(HistoryStore *store, Port *p, uint64_t usec, cons
         return 0;
 }
 
-/* The strings each object owns, listed once: freed by its clear, and by an
- * update for those that a re-derivation replaced, whether or not they are
- * published. A new char * field of Port, NetDev or Device goes here. */
+/* A new char * field of Port goes here (properties.h, STRING_AT()). */
 static const size_t port_strings[] = {
         offsetof(Port, state),           offsetof(Port, state_name), offsetof(Port, phys_state),
         offsetof(Port, phys_state_name), offsetof(Port, rate),       offsetof(Port, rate_unit),
@@ -93,7 +91,8 @@ void port_clear(Port *p) {
 
 /* Every field that derives from the port's attribute map, which holds the
  * raw file contents. */
-static int port_derive(Port *p) {
+static int port_derive(void *object) {
+        Port *p = object;
         const AttrList *a = &p->attributes;
         const char *raw, *name;
         RateInfo rate;
@@ -131,10 +130,6 @@ static int port_derive(Port *p) {
         return 0;
 }
 
-static int port_derive_object(void *object) {
-        return port_derive(object);
-}
-
 static PropertyMask port_changed_object(const void *a, const void *b) {
         return port_changed_mask(a, b);
 }
@@ -145,7 +140,7 @@ static const ObjectKind port_kind = {
         .n_strings = ELEMENTSOF(port_strings),
         .attributes_offset = offsetof(Port, attributes),
         .attributes_bit = PROPERTY_BIT(PORT_PROP_ATTRIBUTES),
-        .derive = port_derive_object,
+        .derive = port_derive,
         .changed_mask = port_changed_object,
 };
 
@@ -331,8 +326,6 @@ static void port_log_state_change(const Port *p, const char *old_state_name) {
                    p->phys_state_name);
 }
 
-/* A State or PhysState change also moves StateChangedUsec, and is logged; a
- * State change counts in StateChanges and goes into LinkHistory. */
 PropertyMask port_stamp(Port *p, PropertyMask mask, const char *old_state_name) {
         Manager *m = p->device->manager;
 
@@ -634,11 +627,8 @@ void device_set_verbs_covered(Device *d, bool covered) {
  * itself (its device, its change count and time, its history) is fresh's
  * already (port_carry_over()), and fresh holds the old values, freed with it. */
 void port_take_values(Port *p, Port *fresh) {
-        Port old = *p;
-
-        *p = *fresh;
-        p->device = old.device;
-        *fresh = old;
+        SWAP_VALUES(*p, *fresh);
+        p->device = fresh->device;
         fresh->history = NULL; /* p's */
 }
 
