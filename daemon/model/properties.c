@@ -179,10 +179,6 @@ static void names_from_mask(const char *const *names, size_t max, PropertyMask m
         ret->names[ret->n] = NULL;
 }
 
-static const char *property_to_string(const char *const *names, size_t max, size_t p) {
-        return p < max ? names[p] : NULL;
-}
-
 static const char *property_row(const PropertyField *rows, size_t n, size_t i, int *ret_bit) {
         if (i >= n)
                 return NULL;
@@ -194,7 +190,7 @@ static const char *property_row(const PropertyField *rows, size_t n, size_t i, i
 /* One set of accessors per interface, all over the same functions. */
 #define DEFINE_PROPERTY_FUNCTIONS(kind, Kind, Object, max)                                                             \
         const char *kind##_property_to_string(Kind##Property p) {                                                      \
-                return property_to_string(kind##_names, max, p);                                                       \
+                return (size_t) p < max ? kind##_names[p] : NULL;                                                      \
         }                                                                                                              \
         void kind##_property_names(PropertyMask mask, PropertyNames *ret) {                                            \
                 names_from_mask(kind##_names, max, mask, ret);                                                         \
@@ -247,9 +243,7 @@ static void strings_free_replaced(const size_t *strings, size_t n, void *stale, 
         }
 }
 
-/* Puts a copy of value in *field unless it is equal already. The old string
- * is not freed: the update's snapshot has it (object_update()), which frees
- * it once the change is known. */
+/* The old string is not freed here: the update's snapshot has it. */
 int derive_str(char **field, const char *value) {
         char *s;
 
@@ -262,10 +256,7 @@ int derive_str(char **field, const char *value) {
         return 0;
 }
 
-/* Re-derives the object from its attribute map, and what that changed, by
- * comparison with the object before (properties.c). Used when loading and
- * when the poll has found a file with new contents. On failure the object is
- * as it was. */
+/* Used when loading and when the poll has found a file with new contents. */
 int object_update(const ObjectKind *k, void *object, PropertyMask *ret_changed) {
         ObjectSnapshot before;
         int r;
@@ -283,9 +274,7 @@ int object_update(const ObjectKind *k, void *object, PropertyMask *ret_changed) 
         return 0;
 }
 
-/* The applying half, on the loop: the values into the object's attribute
- * map and, if any differed, the object re-derived: *ret_changed is what
- * changed, with Attributes. */
+/* *ret_changed is what changed, with Attributes. */
 int object_apply_files(const ObjectKind *k, void *object, const PolledFile *files, size_t n_files,
                        const FileValue *values, PropertyMask *ret_changed) {
         AttrList *attributes = (AttrList *) ((uint8_t *) object + k->attributes_offset);
