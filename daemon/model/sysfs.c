@@ -89,15 +89,6 @@ static const char *pool_ref_locked(const char *s, size_t len) {
         return e->s;
 }
 
-static const char *pool_ref(const char *s, size_t len) {
-        const char *r;
-
-        pthread_mutex_lock(&string_pool_mutex);
-        r = pool_ref_locked(s, len);
-        pthread_mutex_unlock(&string_pool_mutex);
-        return r;
-}
-
 static void pool_unref_locked(const char *s) {
         PooledString *e = (PooledString *) (s - offsetof(PooledString, s));
         size_t i, j;
@@ -124,14 +115,6 @@ static void pool_unref_locked(const char *s) {
         }
 }
 
-static void pool_unref(const char *s) {
-        if (!s)
-                return;
-        pthread_mutex_lock(&string_pool_mutex);
-        pool_unref_locked(s);
-        pthread_mutex_unlock(&string_pool_mutex);
-}
-
 size_t attr_strings_held(void) {
         size_t n;
 
@@ -141,20 +124,26 @@ size_t attr_strings_held(void) {
         return n;
 }
 
+/* Both strings under one lock. */
 static int attr_make(const char *name, const char *value, size_t value_len, Attr *ret) {
-        const char *n = pool_ref(name, strlen(name)), *v = n ? pool_ref(value, value_len) : NULL;
+        const char *n, *v = NULL;
 
-        if (!v) {
-                pool_unref(n);
+        pthread_mutex_lock(&string_pool_mutex);
+        n = pool_ref_locked(name, strlen(name));
+        if (n && !(v = pool_ref_locked(value, value_len)))
+                pool_unref_locked(n);
+        pthread_mutex_unlock(&string_pool_mutex);
+        if (!v)
                 return -ENOMEM;
-        }
         *ret = (Attr){ .name = n, .value = v };
         return 0;
 }
 
 static void attr_done(Attr *a) {
-        pool_unref(a->name);
-        pool_unref(a->value);
+        pthread_mutex_lock(&string_pool_mutex);
+        pool_unref_locked(a->name);
+        pool_unref_locked(a->value);
+        pthread_mutex_unlock(&string_pool_mutex);
 }
 
 void attr_list_clear(AttrList *l) {
