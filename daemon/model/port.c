@@ -4,14 +4,12 @@
  * reported. */
 #include "port.h"
 
-#include <ctype.h>
 #include <fcntl.h>
 #include <stdio.h>
 
 #include "basic/log.h"
 #include "basic/parse.h"
 #include "basic/time-util.h"
-#include "basic/utf8.h"
 #include "basic/util.h"
 #include "manager.h"
 #include "port-gids.h"
@@ -301,9 +299,6 @@ int device_load_ports(int dev_fd, Device *d) {
         if (d->n_ports > 0)
                 qsort(d->ports, d->n_ports, sizeof(Port), port_compare);
         ARRAY_SHRINK(d->ports, allocated, d->n_ports);
-        /* qsort moved the ports: nothing points into the array yet, but keep the back pointers right. */
-        for (size_t i = 0; i < d->n_ports; i++)
-                d->ports[i].device = d;
         return 0;
 }
 
