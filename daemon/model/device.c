@@ -5,7 +5,6 @@
 #include "device.h"
 
 #include <fcntl.h>
-#include <stdio.h>
 
 #include "basic/log.h"
 #include "basic/parse.h"

@@ -8,7 +8,6 @@
 #include <stdio.h>
 
 #include "basic/log.h"
-#include "basic/parse.h"
 #include "basic/utf8.h"
 #include "basic/util.h"
 #include "manager.h"

@@ -5,7 +5,6 @@
 
 #include "basic/util.h"
 #include "manager.h"
-#include "port.h"
 #include "port-gids.h"
 
 typedef enum FieldType {
