@@ -168,6 +168,7 @@ int counters_read_path(const char *path, bool port_dir, CounterList *ret, bool *
 
         assert(path);
         assert(ret);
+        assert(ret_present);
 
         fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
         if (fd < 0) {
@@ -176,8 +177,7 @@ int counters_read_path(const char *path, bool port_dir, CounterList *ret, bool *
                         return r;
                 /* The device went away since the request: no counters. */
                 *ret = (CounterList){};
-                if (ret_present)
-                        *ret_present = false;
+                *ret_present = false;
                 return 0;
         }
 
@@ -192,7 +192,6 @@ int counters_read_path(const char *path, bool port_dir, CounterList *ret, bool *
         }
         counter_list_finish(&l);
         *ret = l;
-        if (ret_present)
-                *ret_present = present;
+        *ret_present = present;
         return 0;
 }

@@ -15,9 +15,8 @@ typedef enum FieldType {
         FIELD_DOUBLE,
         FIELD_BOOL,
         FIELD_ATTR_LIST,
-        FIELD_CUSTOM,  /* compared by .equal on the whole objects */
-        FIELD_RELATED, /* made of other devices or of how its reads went: marked by the manager */
-        FIELD_PARENT,  /* the object path of the object's Device, compared by the Device's own rows */
+        FIELD_CUSTOM,     /* compared by .equal on the whole objects */
+        FIELD_UNCOMPARED, /* RELATED, PARENT: not told by comparing two snapshots */
 } FieldType;
 
 typedef struct PropertyField {
@@ -90,8 +89,8 @@ static bool port_guid_equal(const void *x, const void *y) {
 #define ROW_BOOL(Object, f)      FIELD_BOOL, offsetof(Object, f), NULL
 #define ROW_ATTR_LIST(Object, f) FIELD_ATTR_LIST, offsetof(Object, f), NULL
 #define ROW_CUSTOM(Object, eq)   FIELD_CUSTOM, 0, eq
-#define ROW_RELATED(Object, f)   FIELD_RELATED, 0, NULL
-#define ROW_PARENT(Object, f)    FIELD_PARENT, 0, NULL
+#define ROW_RELATED(Object, f)   FIELD_UNCOMPARED, 0, NULL
+#define ROW_PARENT(Object, f)    FIELD_UNCOMPARED, 0, NULL
 #define ROW_BIT_CHANGE(bit)      bit
 #define ROW_BIT_CONST(bit)       -1
 #define ROW(Object, prefix, id, name, signature, emits, compare, field, ...)                                           \
@@ -137,12 +136,11 @@ static bool field_equal(const PropertyField *f, const void *a, const void *b) {
                 return attr_list_equal(&FIELD(a, f, AttrList), &FIELD(b, f, AttrList));
         case FIELD_CUSTOM:
                 return f->equal(a, b);
-        case FIELD_RELATED:
-                /* Two snapshots of one device have the same PCI identity (or it is
-                 * re-announced); what changes is the other device. */
-        case FIELD_PARENT:
-                /* Two snapshots of one object are of the same parent, or the parent's
-                 * identity rows differ and it is re-announced with all its children. */
+        case FIELD_UNCOMPARED:
+                /* RELATED: made of other devices or of how its reads went, marked
+                 * by the manager; two snapshots of one device have the same PCI
+                 * identity (or it is re-announced). PARENT: the object's Device,
+                 * the same, or re-announced with all its children. */
                 return true;
         }
         assert(!"unknown field type");

@@ -224,20 +224,25 @@ size_t sysfs_trim_trailing_space(const char *buf, size_t len) {
         return len;
 }
 
-/* An attribute's text from its open descriptor: NUL-terminated, trailing
- * whitespace removed. One read(): sysfs hands out an attribute in one go
+/* An attribute's text from fd, dirfd/path opened, the reader pool told:
+ * NUL-terminated, trailing whitespace removed. One read(): sysfs hands out an attribute in one go
  * (the kernel renders the whole page on the first read), so a short read is
  * the end and a second read() to see EOF would only cost a system call, for
  * every file of every scan and sweep (systemd's read_virtual_file() reads
  * them the same way). */
-static int read_attribute_fd(int fd, char *buf, size_t size, size_t *ret_len) {
+static int read_attribute_fd(int dirfd, const char *path, int fd, char *buf, size_t size, size_t *ret_len) {
         ssize_t k;
+        int r = 0;
 
+        reader_read_begin(dirfd, path);
         do
                 k = read(fd, buf, size - 1);
         while (k < 0 && errno == EINTR);
         if (k < 0)
-                return negative_errno();
+                r = negative_errno();
+        reader_read_end(dirfd, path, r);
+        if (r < 0)
+                return r;
         *ret_len = sysfs_trim_trailing_space(buf, (size_t) k);
         buf[*ret_len] = '\0';
         return 0;
@@ -245,15 +250,11 @@ static int read_attribute_fd(int fd, char *buf, size_t size, size_t *ret_len) {
 
 int sysfs_read_buf_at(int dirfd, const char *path, char *buf, size_t size, size_t *ret_len) {
         _cleanup_close_ int fd = -EBADF;
-        int r;
 
         fd = openat(dirfd, path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
         if (fd < 0)
                 return negative_errno();
-        reader_read_begin(dirfd, path);
-        r = read_attribute_fd(fd, buf, size, ret_len);
-        reader_read_end(dirfd, path, r);
-        return r;
+        return read_attribute_fd(dirfd, path, fd, buf, size, ret_len);
 }
 
 /* The checks are made on the open descriptor: fstat() walks no path, where
@@ -262,7 +263,6 @@ int sysfs_read_buf_at(int dirfd, const char *path, char *buf, size_t size, size_
 int sysfs_read_entry_at(int dirfd, const struct dirent *de, char *buf, size_t size, size_t *ret_len) {
         _cleanup_close_ int fd = -EBADF;
         struct stat st;
-        int r;
 
         if (de->d_name[0] == '.')
                 return -ENOENT;
@@ -281,10 +281,7 @@ int sysfs_read_entry_at(int dirfd, const struct dirent *de, char *buf, size_t si
          * refuse to read anyway). */
         if (!(st.st_mode & S_IROTH))
                 return -EACCES;
-        reader_read_begin(dirfd, de->d_name);
-        r = read_attribute_fd(fd, buf, size, ret_len);
-        reader_read_end(dirfd, de->d_name, r);
-        return r;
+        return read_attribute_fd(dirfd, de->d_name, fd, buf, size, ret_len);
 }
 
 int sysfs_read_at(int dirfd, const char *path, char **ret) {
