@@ -404,8 +404,7 @@ HistoryStore *history_store_free(HistoryStore *s) {
         free(s->entries);
         sd_event_source_disable_unref(s->timer);
         sd_event_unref(s->event);
-        if (s->dir_fd >= 0)
-                close(s->dir_fd);
+        closep(&s->dir_fd);
         free(s->dir);
         free(s);
         return NULL;

@@ -396,8 +396,7 @@ static void state_fds_free(void *p) {
         if (!s)
                 return;
         for (size_t i = 0; i < s->n; i++)
-                if (s->items[i].fd >= 0)
-                        close(s->items[i].fd);
+                closep(&s->items[i].fd);
         free(s->items);
         free(s);
 }
