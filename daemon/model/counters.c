@@ -14,11 +14,6 @@ static const char *const source_directories[_COUNTER_SOURCE_MAX] = {
         [COUNTER_SOURCE_HW_COUNTERS] = "hw_counters",
 };
 
-const char *counter_source_directory(CounterSource source) {
-        assert(source >= 0 && source < _COUNTER_SOURCE_MAX);
-        return source_directories[source];
-}
-
 void counter_list_clear(CounterList *l) {
         for (size_t i = 0; i < l->n; i++)
                 free(l->items[i].name);
@@ -132,7 +127,8 @@ int counters_read_source_at(int parent_fd, CounterSource source, CounterList *l)
         struct dirent *de;
         int fd, r;
 
-        r = sysfs_opendir_at(parent_fd, counter_source_directory(source), &d);
+        assert(source >= 0 && source < _COUNTER_SOURCE_MAX);
+        r = sysfs_opendir_at(parent_fd, source_directories[source], &d);
         if (errno_is_resource(r))
                 return r;
         if (r < 0)
@@ -172,6 +168,7 @@ int counters_read_path(const char *path, bool port_dir, CounterList *ret, bool *
 
         assert(path);
         assert(ret);
+        assert(ret_present);
 
         fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
         if (fd < 0) {
@@ -180,8 +177,7 @@ int counters_read_path(const char *path, bool port_dir, CounterList *ret, bool *
                         return r;
                 /* The device went away since the request: no counters. */
                 *ret = (CounterList){};
-                if (ret_present)
-                        *ret_present = false;
+                *ret_present = false;
                 return 0;
         }
 
@@ -196,7 +192,6 @@ int counters_read_path(const char *path, bool port_dir, CounterList *ret, bool *
         }
         counter_list_finish(&l);
         *ret = l;
-        if (ret_present)
-                *ret_present = present;
+        *ret_present = present;
         return 0;
 }

@@ -18,9 +18,6 @@ typedef enum CounterSource {
         _COUNTER_SOURCE_MAX,
 } CounterSource;
 
-/* The subdirectory a source lives in ("counters", ...). */
-const char *counter_source_directory(CounterSource source);
-
 typedef struct Counter {
         char *name;
         uint64_t value;

@@ -5,7 +5,6 @@
 #include "device.h"
 
 #include <fcntl.h>
-#include <stdio.h>
 
 #include "basic/log.h"
 #include "basic/parse.h"
@@ -118,10 +117,6 @@ static int device_load_parent(int dev_fd, Device *d) {
         _cleanup_close_ int parent_fd = -EBADF;
         int r;
 
-        if (str_set(&d->device_path, "") < 0 || str_set(&d->driver, "") < 0 || str_set(&d->pci_address, "") < 0 ||
-            str_set(&d->physfn_path, "") < 0)
-                return -ENOMEM;
-
         /* Virtual devices (rxe, siw) have no "device" link and no parent. */
         r = read_link_path(dev_fd, d->sysfs_path, "device", &d->device_path);
         if (r < 0)
@@ -137,19 +132,15 @@ static int device_load_parent(int dev_fd, Device *d) {
         }
 
         if (parent_fd >= 0) {
-                _cleanup_free_ char *driver = NULL, *total = NULL, *num = NULL;
+                _cleanup_free_ char *total = NULL, *num = NULL;
 
                 r = device_load_pci(parent_fd, d);
                 if (r < 0)
                         return r;
 
-                r = sysfs_readlink_basename_at(parent_fd, "driver", &driver);
+                r = sysfs_readlink_basename_at(parent_fd, "driver", &d->driver);
                 if (errno_is_resource(r))
                         return r;
-                if (r >= 0) {
-                        free(d->driver);
-                        d->driver = TAKE_PTR(driver);
-                }
 
                 /* SR-IOV belongs to the PF: a VF has no sriov_totalvfs. And only
                  * to a PF that carries hardware RDMA: a soft device (siw, rxe)

@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -61,15 +62,14 @@ static void write_job_free(WriteJob *j) {
         free(j);
 }
 
-/* key's text as a whole new file or not at all: a crash or a full disk
- * leaves the old file, never half of the new one. */
-static int write_atomic(int dir_fd, const char *key, const char *text, size_t len) {
-        char tmp[LINK_HISTORY_KEY_MAX + 8];
+int state_file_write_atomic(int dir_fd, const char *name, const char *text, size_t len, mode_t mode) {
+        char tmp[NAME_MAX + 1];
         size_t done = 0;
         int fd, r = 0;
 
-        snprintf(tmp, sizeof(tmp), ".%s.tmp", key);
-        fd = openat(dir_fd, tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
+        if ((size_t) snprintf(tmp, sizeof(tmp), ".%s.tmp", name) >= sizeof(tmp))
+                return -ENAMETOOLONG;
+        fd = openat(dir_fd, tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, mode);
         if (fd < 0)
                 return -errno;
         while (done < len) {
@@ -87,7 +87,7 @@ static int write_atomic(int dir_fd, const char *key, const char *text, size_t le
                 r = -errno;
         if (close(fd) < 0 && r >= 0 && errno != EINTR)
                 r = -errno;
-        if (r >= 0 && renameat(dir_fd, tmp, dir_fd, key) < 0)
+        if (r >= 0 && renameat(dir_fd, tmp, dir_fd, name) < 0)
                 r = -errno;
         if (r < 0) {
                 (void) unlinkat(dir_fd, tmp, 0);
@@ -102,7 +102,8 @@ static void write_job_run(void *arg) {
         WriteJob *j = arg;
 
         for (size_t i = 0; i < j->n_files; i++)
-                j->files[i].error = write_atomic(j->dir_fd, j->files[i].key, j->files[i].text, j->files[i].len);
+                j->files[i].error =
+                        state_file_write_atomic(j->dir_fd, j->files[i].key, j->files[i].text, j->files[i].len, 0644);
 }
 
 static StoreEntry *store_find(HistoryStore *s, const char *key) {
@@ -403,8 +404,7 @@ HistoryStore *history_store_free(HistoryStore *s) {
         free(s->entries);
         sd_event_source_disable_unref(s->timer);
         sd_event_unref(s->event);
-        if (s->dir_fd >= 0)
-                close(s->dir_fd);
+        closep(&s->dir_fd);
         free(s->dir);
         free(s);
         return NULL;

@@ -486,8 +486,7 @@ int manager_rename_device(Manager *m, const char *old_name, const char *syspath,
 
 int manager_rescan(Manager *m) {
         _cleanup_strv_free_ char **paths = NULL;
-        _cleanup_free_ char **gone = NULL;
-        size_t n, n_gone = 0;
+        size_t n;
         int r;
 
         assert(m);
@@ -500,22 +499,17 @@ int manager_rescan(Manager *m) {
 
         /* Removals first, while the old objects can be found; then the
          * re-reads, whose results replace or add devices as they come. */
-        gone = calloc(m->n_devices + 1, sizeof(char *));
-        if (!gone)
-                return -ENOMEM;
-        for (size_t i = 0; i < m->n_devices; i++) {
+        for (size_t i = 0; i < m->n_devices;) {
                 bool found = false;
 
                 for (size_t j = 0; j < n && !found; j++)
                         found = streq(paths[2 * j + 1], m->devices[i]->name);
-                if (!found)
-                        gone[n_gone++] = m->devices[i]->name;
-        }
-        for (size_t i = 0; i < n_gone; i++) {
-                _cleanup_free_ char *name = strdup(gone[i]);
-                if (!name)
-                        return -ENOMEM;
-                manager_remove_device(m, name);
+                if (found)
+                        i++;
+                else {
+                        manager_remove_device_at(m, i);
+                        (void) manager_table_changed(m);
+                }
         }
 
         if (m->resync_pending) {

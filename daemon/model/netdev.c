@@ -8,7 +8,6 @@
 #include <stdio.h>
 
 #include "basic/log.h"
-#include "basic/parse.h"
 #include "basic/utf8.h"
 #include "basic/util.h"
 #include "manager.h"
@@ -21,7 +20,8 @@ static const size_t netdev_strings[] = {
         offsetof(NetDev, address),
 };
 
-static int netdev_derive(NetDev *n) {
+static int netdev_derive(void *object) {
+        NetDev *n = object;
         const AttrList *a = &n->attributes;
 
         if (derive_str(&n->operstate, attr_list_get(a, "operstate") ?: "") < 0 ||
@@ -30,10 +30,6 @@ static int netdev_derive(NetDev *n) {
         n->mtu = attr_u32(a, "mtu");
         n->dev_port = attr_u32(a, "dev_port");
         return 0;
-}
-
-static int netdev_derive_object(void *object) {
-        return netdev_derive(object);
 }
 
 static PropertyMask netdev_changed_object(const void *a, const void *b) {
@@ -46,7 +42,7 @@ static const ObjectKind netdev_kind = {
         .n_strings = ELEMENTSOF(netdev_strings),
         .attributes_offset = offsetof(NetDev, attributes),
         .attributes_bit = PROPERTY_BIT(NETDEV_PROP_ATTRIBUTES),
-        .derive = netdev_derive_object,
+        .derive = netdev_derive,
         .changed_mask = netdev_changed_object,
 };
 
@@ -311,7 +307,7 @@ int device_take_netdevs(Device *d, Device *fresh, PropertyMask *masks) {
         }
         for (size_t i = 0; i < fresh->n_netdevs; i++) {
                 size_t j = netdev_index(d, fresh->netdevs[i]->name);
-                NetDev *kept, old;
+                NetDev *kept;
 
                 if (j == d->n_netdevs) {
                         fresh->netdevs[i]->device = d;
@@ -320,12 +316,9 @@ int device_take_netdevs(Device *d, Device *fresh, PropertyMask *masks) {
                 }
                 kept = d->netdevs[j];
                 masks[i] = netdev_changed_mask(kept, fresh->netdevs[i]);
-                old = *kept;
-                *kept = *fresh->netdevs[i];
+                SWAP_VALUES(*kept, *fresh->netdevs[i]);
                 kept->device = d;
-                *fresh->netdevs[i] = old;
-                d->netdevs[j] = fresh->netdevs[i];
-                fresh->netdevs[i] = kept;
+                SWAP_VALUES(d->netdevs[j], fresh->netdevs[i]);
         }
         SWAP_VALUES(d->netdevs, fresh->netdevs);
         SWAP_VALUES(d->n_netdevs, fresh->n_netdevs);

@@ -4,14 +4,12 @@
  * reported. */
 #include "port.h"
 
-#include <ctype.h>
 #include <fcntl.h>
 #include <stdio.h>
 
 #include "basic/log.h"
 #include "basic/parse.h"
 #include "basic/time-util.h"
-#include "basic/utf8.h"
 #include "basic/util.h"
 #include "manager.h"
 #include "port-gids.h"
@@ -72,9 +70,7 @@ static int port_history_record(HistoryStore *store, Port *p, uint64_t usec, cons
         return 0;
 }
 
-/* The strings each object owns, listed once: freed by its clear, and by an
- * update for those that a re-derivation replaced, whether or not they are
- * published. A new char * field of Port, NetDev or Device goes here. */
+/* A new char * field of Port goes here (properties.h, STRING_AT()). */
 static const size_t port_strings[] = {
         offsetof(Port, state),           offsetof(Port, state_name), offsetof(Port, phys_state),
         offsetof(Port, phys_state_name), offsetof(Port, rate),       offsetof(Port, rate_unit),
@@ -93,7 +89,8 @@ void port_clear(Port *p) {
 
 /* Every field that derives from the port's attribute map, which holds the
  * raw file contents. */
-static int port_derive(Port *p) {
+static int port_derive(void *object) {
+        Port *p = object;
         const AttrList *a = &p->attributes;
         const char *raw, *name;
         RateInfo rate;
@@ -131,10 +128,6 @@ static int port_derive(Port *p) {
         return 0;
 }
 
-static int port_derive_object(void *object) {
-        return port_derive(object);
-}
-
 static PropertyMask port_changed_object(const void *a, const void *b) {
         return port_changed_mask(a, b);
 }
@@ -145,7 +138,7 @@ static const ObjectKind port_kind = {
         .n_strings = ELEMENTSOF(port_strings),
         .attributes_offset = offsetof(Port, attributes),
         .attributes_bit = PROPERTY_BIT(PORT_PROP_ATTRIBUTES),
-        .derive = port_derive_object,
+        .derive = port_derive,
         .changed_mask = port_changed_object,
 };
 
@@ -306,9 +299,6 @@ int device_load_ports(int dev_fd, Device *d) {
         if (d->n_ports > 0)
                 qsort(d->ports, d->n_ports, sizeof(Port), port_compare);
         ARRAY_SHRINK(d->ports, allocated, d->n_ports);
-        /* qsort moved the ports: nothing points into the array yet, but keep the back pointers right. */
-        for (size_t i = 0; i < d->n_ports; i++)
-                d->ports[i].device = d;
         return 0;
 }
 
@@ -331,8 +321,6 @@ static void port_log_state_change(const Port *p, const char *old_state_name) {
                    p->phys_state_name);
 }
 
-/* A State or PhysState change also moves StateChangedUsec, and is logged; a
- * State change counts in StateChanges and goes into LinkHistory. */
 PropertyMask port_stamp(Port *p, PropertyMask mask, const char *old_state_name) {
         Manager *m = p->device->manager;
 
@@ -408,8 +396,7 @@ static void state_fds_free(void *p) {
         if (!s)
                 return;
         for (size_t i = 0; i < s->n; i++)
-                if (s->items[i].fd >= 0)
-                        close(s->items[i].fd);
+                closep(&s->items[i].fd);
         free(s->items);
         free(s);
 }
@@ -634,11 +621,8 @@ void device_set_verbs_covered(Device *d, bool covered) {
  * itself (its device, its change count and time, its history) is fresh's
  * already (port_carry_over()), and fresh holds the old values, freed with it. */
 void port_take_values(Port *p, Port *fresh) {
-        Port old = *p;
-
-        *p = *fresh;
-        p->device = old.device;
-        *fresh = old;
+        SWAP_VALUES(*p, *fresh);
+        p->device = fresh->device;
         fresh->history = NULL; /* p's */
 }
 

@@ -5,7 +5,6 @@
 
 #include "basic/util.h"
 #include "manager.h"
-#include "port.h"
 #include "port-gids.h"
 
 typedef enum FieldType {
@@ -16,9 +15,8 @@ typedef enum FieldType {
         FIELD_DOUBLE,
         FIELD_BOOL,
         FIELD_ATTR_LIST,
-        FIELD_CUSTOM,  /* compared by .equal on the whole objects */
-        FIELD_RELATED, /* made of other devices or of how its reads went: marked by the manager */
-        FIELD_PARENT,  /* the object path of the object's Device, compared by the Device's own rows */
+        FIELD_CUSTOM,     /* compared by .equal on the whole objects */
+        FIELD_UNCOMPARED, /* RELATED, PARENT: not told by comparing two snapshots */
 } FieldType;
 
 typedef struct PropertyField {
@@ -91,8 +89,8 @@ static bool port_guid_equal(const void *x, const void *y) {
 #define ROW_BOOL(Object, f)      FIELD_BOOL, offsetof(Object, f), NULL
 #define ROW_ATTR_LIST(Object, f) FIELD_ATTR_LIST, offsetof(Object, f), NULL
 #define ROW_CUSTOM(Object, eq)   FIELD_CUSTOM, 0, eq
-#define ROW_RELATED(Object, f)   FIELD_RELATED, 0, NULL
-#define ROW_PARENT(Object, f)    FIELD_PARENT, 0, NULL
+#define ROW_RELATED(Object, f)   FIELD_UNCOMPARED, 0, NULL
+#define ROW_PARENT(Object, f)    FIELD_UNCOMPARED, 0, NULL
 #define ROW_BIT_CHANGE(bit)      bit
 #define ROW_BIT_CONST(bit)       -1
 #define ROW(Object, prefix, id, name, signature, emits, compare, field, ...)                                           \
@@ -138,12 +136,11 @@ static bool field_equal(const PropertyField *f, const void *a, const void *b) {
                 return attr_list_equal(&FIELD(a, f, AttrList), &FIELD(b, f, AttrList));
         case FIELD_CUSTOM:
                 return f->equal(a, b);
-        case FIELD_RELATED:
-                /* Two snapshots of one device have the same PCI identity (or it is
-                 * re-announced); what changes is the other device. */
-        case FIELD_PARENT:
-                /* Two snapshots of one object are of the same parent, or the parent's
-                 * identity rows differ and it is re-announced with all its children. */
+        case FIELD_UNCOMPARED:
+                /* RELATED: made of other devices or of how its reads went, marked
+                 * by the manager; two snapshots of one device have the same PCI
+                 * identity (or it is re-announced). PARENT: the object's Device,
+                 * the same, or re-announced with all its children. */
                 return true;
         }
         assert(!"unknown field type");
@@ -179,10 +176,6 @@ static void names_from_mask(const char *const *names, size_t max, PropertyMask m
         ret->names[ret->n] = NULL;
 }
 
-static const char *property_to_string(const char *const *names, size_t max, size_t p) {
-        return p < max ? names[p] : NULL;
-}
-
 static const char *property_row(const PropertyField *rows, size_t n, size_t i, int *ret_bit) {
         if (i >= n)
                 return NULL;
@@ -194,7 +187,7 @@ static const char *property_row(const PropertyField *rows, size_t n, size_t i, i
 /* One set of accessors per interface, all over the same functions. */
 #define DEFINE_PROPERTY_FUNCTIONS(kind, Kind, Object, max)                                                             \
         const char *kind##_property_to_string(Kind##Property p) {                                                      \
-                return property_to_string(kind##_names, max, p);                                                       \
+                return (size_t) p < max ? kind##_names[p] : NULL;                                                      \
         }                                                                                                              \
         void kind##_property_names(PropertyMask mask, PropertyNames *ret) {                                            \
                 names_from_mask(kind##_names, max, mask, ret);                                                         \
@@ -247,9 +240,7 @@ static void strings_free_replaced(const size_t *strings, size_t n, void *stale, 
         }
 }
 
-/* Puts a copy of value in *field unless it is equal already. The old string
- * is not freed: the update's snapshot has it (object_update()), which frees
- * it once the change is known. */
+/* The old string is not freed here: the update's snapshot has it. */
 int derive_str(char **field, const char *value) {
         char *s;
 
@@ -262,10 +253,7 @@ int derive_str(char **field, const char *value) {
         return 0;
 }
 
-/* Re-derives the object from its attribute map, and what that changed, by
- * comparison with the object before (properties.c). Used when loading and
- * when the poll has found a file with new contents. On failure the object is
- * as it was. */
+/* Used when loading and when the poll has found a file with new contents. */
 int object_update(const ObjectKind *k, void *object, PropertyMask *ret_changed) {
         ObjectSnapshot before;
         int r;
@@ -283,9 +271,7 @@ int object_update(const ObjectKind *k, void *object, PropertyMask *ret_changed) 
         return 0;
 }
 
-/* The applying half, on the loop: the values into the object's attribute
- * map and, if any differed, the object re-derived: *ret_changed is what
- * changed, with Attributes. */
+/* *ret_changed is what changed, with Attributes. */
 int object_apply_files(const ObjectKind *k, void *object, const PolledFile *files, size_t n_files,
                        const FileValue *values, PropertyMask *ret_changed) {
         AttrList *attributes = (AttrList *) ((uint8_t *) object + k->attributes_offset);

@@ -195,12 +195,19 @@ static uint32_t next_seq(void) {
         return ++seq;
 }
 
-static int rtnl_send(int fd, const void *msg, size_t len) {
-        struct sockaddr_nl kernel = { .nl_family = AF_NETLINK };
+/* A socket per question: no answer of an earlier one can be left in it. */
+static int rtnl_open(void) {
+        struct sockaddr_nl sa = { .nl_family = AF_NETLINK };
+        int fd;
 
-        if (sendto(fd, msg, len, 0, (const struct sockaddr *) &kernel, sizeof(kernel)) < 0)
+        fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC | SOCK_NONBLOCK, NETLINK_ROUTE);
+        if (fd < 0)
                 return negative_errno();
-        return 0;
+        if (bind(fd, (struct sockaddr *) &sa, sizeof(sa)) < 0) {
+                closep(&fd); /* keeps errno */
+                return negative_errno();
+        }
+        return fd;
 }
 
 /* An exchange: what was asked (its sequence number) and what the answer said. */
@@ -218,12 +225,12 @@ typedef struct RtnlExchange {
  * nothing will come, -EAGAIN, and the loop never waits. */
 static int rtnl_transact(int fd, const void *req, size_t len,
                          int (*parse)(const uint8_t *buf, size_t n, RtnlExchange *x), RtnlExchange *x) {
+        struct sockaddr_nl kernel = { .nl_family = AF_NETLINK };
         _cleanup_free_ uint8_t *buf = NULL;
         int r;
 
-        r = rtnl_send(fd, req, len);
-        if (r < 0)
-                return r;
+        if (sendto(fd, req, len, 0, (const struct sockaddr *) &kernel, sizeof(kernel)) < 0)
+                return negative_errno();
         buf = malloc(RTNL_ANSWER_BUF);
         if (!buf)
                 return -ENOMEM;
@@ -302,7 +309,6 @@ static int query_address_holder(int fd, const RouteTarget *t) {
 }
 
 int route_query(const RouteTarget *t, RouteAnswer *ret) {
-        struct sockaddr_nl sa = { .nl_family = AF_NETLINK };
         _cleanup_close_ int fd = -EBADF;
         int r;
 
@@ -310,12 +316,9 @@ int route_query(const RouteTarget *t, RouteAnswer *ret) {
         assert(ret);
         *ret = (RouteAnswer){ .family = t->family };
 
-        /* A socket per question: no answer of an earlier one can be left in it. */
-        fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC | SOCK_NONBLOCK, NETLINK_ROUTE);
+        fd = rtnl_open();
         if (fd < 0)
-                return negative_errno();
-        if (bind(fd, (struct sockaddr *) &sa, sizeof(sa)) < 0)
-                return negative_errno();
+                return fd;
         (void) setsockopt(fd, SOL_NETLINK, NETLINK_GET_STRICT_CHK, &(int){ 1 }, sizeof(int));
 
         r = query_route(fd, t, ret);
@@ -376,15 +379,11 @@ int route_query_lower(int ifindex) {
                 struct nlmsghdr h;
                 struct ifinfomsg ifi;
         } req = {};
-        struct sockaddr_nl sa = { .nl_family = AF_NETLINK };
-        _cleanup_close_ int fd = -EBADF;
+        _cleanup_close_ int fd = rtnl_open();
         RtnlExchange x = { .seq = next_seq() };
 
-        fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC | SOCK_NONBLOCK, NETLINK_ROUTE);
         if (fd < 0)
-                return negative_errno();
-        if (bind(fd, (struct sockaddr *) &sa, sizeof(sa)) < 0)
-                return negative_errno();
+                return fd;
         req.h.nlmsg_len = NLMSG_LENGTH(sizeof(struct ifinfomsg));
         req.h.nlmsg_type = RTM_GETLINK;
         req.h.nlmsg_flags = NLM_F_REQUEST;

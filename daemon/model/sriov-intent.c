@@ -11,6 +11,7 @@
 
 #include "basic/parse.h"
 #include "basic/util.h"
+#include "history-store.h"
 #include "sysfs.h"
 
 #define INTENT_PREFIX ".intent"
@@ -28,8 +29,8 @@ static int intent_name(const char *pci_path, char *buf, size_t size) {
 }
 
 int sriov_intent_record(int dirfd, const SriovIntent *intent) {
-        char name[300], tmp[320], text[4600];
-        int fd, n, r = 0;
+        char name[300], text[4600];
+        int n, r;
 
         if (dirfd < 0)
                 return 0;
@@ -40,21 +41,7 @@ int sriov_intent_record(int dirfd, const SriovIntent *intent) {
                      intent->count, (unsigned long long) intent->usec);
         if (n < 0 || (size_t) n >= sizeof(text))
                 return -ENAMETOOLONG;
-        snprintf(tmp, sizeof(tmp), ".%s.tmp", name);
-        fd = openat(dirfd, tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
-        if (fd < 0)
-                return -errno;
-        if (write(fd, text, (size_t) n) != n || fsync(fd) < 0)
-                r = errno ? -errno : -EIO;
-        close(fd);
-        if (r >= 0 && renameat(dirfd, tmp, dirfd, name) < 0)
-                r = -errno;
-        if (r < 0) {
-                (void) unlinkat(dirfd, tmp, 0);
-                return r;
-        }
-        (void) fsync(dirfd);
-        return 0;
+        return state_file_write_atomic(dirfd, name, text, (size_t) n, 0600);
 }
 
 int sriov_intent_clear(int dirfd, const char *pci_path) {

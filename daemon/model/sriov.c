@@ -16,65 +16,59 @@ static void reread(const SriovIo *io, const char *path, SriovResult *r) {
 }
 
 void sriov_set_num_vfs(const SriovIo *io, const char *path, uint32_t count, SriovResult *ret) {
-        SriovResult r = {};
         int k;
 
-        k = io->read(io->userdata, path, &r.before);
+        *ret = (SriovResult){};
+        k = io->read(io->userdata, path, &ret->before);
         if (k < 0) {
-                r.failed_step = SRIOV_STEP_READ;
-                r.error = k;
-                *ret = r;
+                ret->failed_step = SRIOV_STEP_READ;
+                ret->error = k;
                 return;
         }
-        r.after = r.before;
-        r.after_known = true;
-        if (r.before == count) {
-                *ret = r; /* nothing to write */
-                return;
-        }
+        ret->after = ret->before;
+        ret->after_known = true;
+        if (ret->before == count)
+                return; /* nothing to write */
 
-        if (r.before != 0) {
-                r.wrote = true;
+        if (ret->before != 0) {
+                ret->wrote = true;
                 k = io->write(io->userdata, path, 0);
                 if (k < 0) {
-                        r.failed_step = SRIOV_STEP_DISABLE;
-                        r.error = k;
-                        reread(io, path, &r);
-                        *ret = r;
+                        ret->failed_step = SRIOV_STEP_DISABLE;
+                        ret->error = k;
+                        reread(io, path, ret);
                         return;
                 }
         }
 
         if (count != 0) {
-                r.wrote = true;
+                ret->wrote = true;
                 k = io->write(io->userdata, path, count);
                 if (k < 0) {
-                        r.failed_step = SRIOV_STEP_ENABLE;
-                        r.error = k;
+                        ret->failed_step = SRIOV_STEP_ENABLE;
+                        ret->error = k;
                         /* The VFs were taken away for this: try to give them back. */
-                        if (r.before != 0) {
+                        if (ret->before != 0) {
                                 uint32_t now = 0;
 
-                                r.restore_attempted = true;
-                                r.restore_error = io->write(io->userdata, path, r.before);
-                                if (r.restore_error >= 0) {
-                                        r.restore_error = io->read(io->userdata, path, &now);
-                                        if (r.restore_error >= 0 && now != r.before)
-                                                r.restore_error = -EIO;
+                                ret->restore_attempted = true;
+                                ret->restore_error = io->write(io->userdata, path, ret->before);
+                                if (ret->restore_error >= 0) {
+                                        ret->restore_error = io->read(io->userdata, path, &now);
+                                        if (ret->restore_error >= 0 && now != ret->before)
+                                                ret->restore_error = -EIO;
                                 }
-                                r.restore_ok = r.restore_error >= 0;
+                                ret->restore_ok = ret->restore_error >= 0;
                         }
-                        reread(io, path, &r);
-                        *ret = r;
+                        reread(io, path, ret);
                         return;
                 }
         }
 
         /* A driver may enable fewer than asked: only the re-read counts. */
-        reread(io, path, &r);
-        if (!r.after_known || r.after != count)
-                r.failed_step = SRIOV_STEP_VERIFY;
-        *ret = r;
+        reread(io, path, ret);
+        if (!ret->after_known || ret->after != count)
+                ret->failed_step = SRIOV_STEP_VERIFY;
 }
 
 static const char *errno_name(int e) {

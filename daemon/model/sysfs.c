@@ -89,15 +89,6 @@ static const char *pool_ref_locked(const char *s, size_t len) {
         return e->s;
 }
 
-static const char *pool_ref(const char *s, size_t len) {
-        const char *r;
-
-        pthread_mutex_lock(&string_pool_mutex);
-        r = pool_ref_locked(s, len);
-        pthread_mutex_unlock(&string_pool_mutex);
-        return r;
-}
-
 static void pool_unref_locked(const char *s) {
         PooledString *e = (PooledString *) (s - offsetof(PooledString, s));
         size_t i, j;
@@ -124,14 +115,6 @@ static void pool_unref_locked(const char *s) {
         }
 }
 
-static void pool_unref(const char *s) {
-        if (!s)
-                return;
-        pthread_mutex_lock(&string_pool_mutex);
-        pool_unref_locked(s);
-        pthread_mutex_unlock(&string_pool_mutex);
-}
-
 size_t attr_strings_held(void) {
         size_t n;
 
@@ -141,20 +124,26 @@ size_t attr_strings_held(void) {
         return n;
 }
 
+/* Both strings under one lock. */
 static int attr_make(const char *name, const char *value, size_t value_len, Attr *ret) {
-        const char *n = pool_ref(name, strlen(name)), *v = n ? pool_ref(value, value_len) : NULL;
+        const char *n, *v = NULL;
 
-        if (!v) {
-                pool_unref(n);
+        pthread_mutex_lock(&string_pool_mutex);
+        n = pool_ref_locked(name, strlen(name));
+        if (n && !(v = pool_ref_locked(value, value_len)))
+                pool_unref_locked(n);
+        pthread_mutex_unlock(&string_pool_mutex);
+        if (!v)
                 return -ENOMEM;
-        }
         *ret = (Attr){ .name = n, .value = v };
         return 0;
 }
 
 static void attr_done(Attr *a) {
-        pool_unref(a->name);
-        pool_unref(a->value);
+        pthread_mutex_lock(&string_pool_mutex);
+        pool_unref_locked(a->name);
+        pool_unref_locked(a->value);
+        pthread_mutex_unlock(&string_pool_mutex);
 }
 
 void attr_list_clear(AttrList *l) {
@@ -235,20 +224,25 @@ size_t sysfs_trim_trailing_space(const char *buf, size_t len) {
         return len;
 }
 
-/* An attribute's text from its open descriptor: NUL-terminated, trailing
- * whitespace removed. One read(): sysfs hands out an attribute in one go
+/* An attribute's text from fd, dirfd/path opened, the reader pool told:
+ * NUL-terminated, trailing whitespace removed. One read(): sysfs hands out an attribute in one go
  * (the kernel renders the whole page on the first read), so a short read is
  * the end and a second read() to see EOF would only cost a system call, for
  * every file of every scan and sweep (systemd's read_virtual_file() reads
  * them the same way). */
-static int read_attribute_fd(int fd, char *buf, size_t size, size_t *ret_len) {
+static int read_attribute_fd(int dirfd, const char *path, int fd, char *buf, size_t size, size_t *ret_len) {
         ssize_t k;
+        int r = 0;
 
+        reader_read_begin(dirfd, path);
         do
                 k = read(fd, buf, size - 1);
         while (k < 0 && errno == EINTR);
         if (k < 0)
-                return negative_errno();
+                r = negative_errno();
+        reader_read_end(dirfd, path, r);
+        if (r < 0)
+                return r;
         *ret_len = sysfs_trim_trailing_space(buf, (size_t) k);
         buf[*ret_len] = '\0';
         return 0;
@@ -256,15 +250,11 @@ static int read_attribute_fd(int fd, char *buf, size_t size, size_t *ret_len) {
 
 int sysfs_read_buf_at(int dirfd, const char *path, char *buf, size_t size, size_t *ret_len) {
         _cleanup_close_ int fd = -EBADF;
-        int r;
 
         fd = openat(dirfd, path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
         if (fd < 0)
                 return negative_errno();
-        reader_read_begin(dirfd, path);
-        r = read_attribute_fd(fd, buf, size, ret_len);
-        reader_read_end(dirfd, path, r);
-        return r;
+        return read_attribute_fd(dirfd, path, fd, buf, size, ret_len);
 }
 
 /* The checks are made on the open descriptor: fstat() walks no path, where
@@ -273,7 +263,6 @@ int sysfs_read_buf_at(int dirfd, const char *path, char *buf, size_t size, size_
 int sysfs_read_entry_at(int dirfd, const struct dirent *de, char *buf, size_t size, size_t *ret_len) {
         _cleanup_close_ int fd = -EBADF;
         struct stat st;
-        int r;
 
         if (de->d_name[0] == '.')
                 return -ENOENT;
@@ -292,10 +281,7 @@ int sysfs_read_entry_at(int dirfd, const struct dirent *de, char *buf, size_t si
          * refuse to read anyway). */
         if (!(st.st_mode & S_IROTH))
                 return -EACCES;
-        reader_read_begin(dirfd, de->d_name);
-        r = read_attribute_fd(fd, buf, size, ret_len);
-        reader_read_end(dirfd, de->d_name, r);
-        return r;
+        return read_attribute_fd(dirfd, de->d_name, fd, buf, size, ret_len);
 }
 
 int sysfs_read_at(int dirfd, const char *path, char **ret) {
@@ -431,23 +417,13 @@ char *path_join_normalize(const char *base, const char *rel) {
 /* The attributes of the model's objects, and the files the poll re-reads
  * into them: read on a reader thread, stored on the loop. */
 
-/* After a failed open: the error if it is a lack of resources (to be
- * retried), else 0 (the file or directory is not there, or not one). */
 int resource_errno_or_zero(void) {
         int r = negative_errno();
         return errno_is_resource(r) ? r : 0;
 }
 
-/* *ret = copy of the attribute, "" if the kernel did not let us read it. */
 int attr_dup(const AttrList *l, const char *name, char **ret) {
-        const char *v = attr_list_get(l, name);
-        char *s = strdup(v ?: "");
-
-        if (!s)
-                return -ENOMEM;
-        free(*ret);
-        *ret = s;
-        return 0;
+        return str_set(ret, attr_list_get(l, name));
 }
 
 int str_set(char **p, const char *s) {
@@ -463,8 +439,7 @@ uint32_t attr_u32(const AttrList *l, const char *name) {
         return u;
 }
 
-/* Stores a freshly read raw value in an attribute map; 1 if it differed.
- * Allocates only when the contents changed. */
+/* Allocates only when the contents changed. */
 int attr_list_refresh(AttrList *l, const char *name, int read_result, const char *buf, size_t len) {
         const char *cur = attr_list_get(l, name);
         _cleanup_free_ char *sanitized = NULL;
@@ -508,8 +483,6 @@ void file_values_clear(FileValue *v, size_t n) {
         }
 }
 
-/* The reading half of a re-read (object_apply_files() applies), on a reader
- * thread: dir/<file> for each of files into values[i], touching no model. */
 int object_read_files(const char *dir, const PolledFile *files, size_t n_files, bool skip_ib_addressing,
                       FileValue *values) {
         char path[4096], buf[SYSFS_ATTR_MAX + 1];
