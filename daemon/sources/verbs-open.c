@@ -79,17 +79,13 @@ VerbsDevice *verbs_find(VerbsEvents *v, const char *name) {
 }
 
 void verbs_say_polling(VerbsDevice *vd, int error, const char *why) {
-        char text[512];
-
-        snprintf(text, sizeof(text), "%s", why);
-        if (streq_ptr(vd->said, text))
+        if (streq_ptr(vd->said, why))
                 return;
         if (error != 0)
-                log_full_errno(LOG_INFO, error, "%s: no verbs events (%s: %m); polling its link state.", vd->name,
-                               text);
+                log_full_errno(LOG_INFO, error, "%s: no verbs events (%s: %m); polling its link state.", vd->name, why);
         else
-                log_info("%s: no verbs events (%s); polling its link state.", vd->name, text);
-        (void) free_and_strdup(&vd->said, text);
+                log_info("%s: no verbs events (%s); polling its link state.", vd->name, why);
+        (void) free_and_strdup(&vd->said, why);
 }
 
 void verbs_close_context(VerbsEvents *v, Device *d, const char *name, struct ibv_context *context) {
