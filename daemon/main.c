@@ -209,10 +209,9 @@ static int parse_argv(int argc, char *argv[], Options *o) {
                         o->gmo.builtin = true;
                         break;
                 case ARG_GMO_SLICE_OBJECTS:
-                        if (parse_u32(optarg, &u) < 0)
+                        if (parse_u32(optarg, &o->gmo.slice_objects) < 0)
                                 return log_error_errno(
                                         EINVAL, "Invalid GetManagedObjects slice (a number of objects): %s", optarg);
-                        o->gmo.slice_objects = u;
                         break;
                 case ARG_GMO_UNPRIVILEGED_PAUSE:
                         if (parse_timespan(optarg, &o->gmo.unprivileged_pause_usec) < 0 ||

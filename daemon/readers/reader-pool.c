@@ -566,16 +566,14 @@ void reader_lane_cancel(ReaderLane *l, bool (*match)(void *arg, void *userdata),
                 l->running->cancelled = true;
                 l->n_pending--;
         }
-        LIST_FOREACH(queue, j, p->done)
-                if (j->lane == l && job_matches(j, match, userdata)) {
-                        j->cancelled = true;
-                        l->n_pending--;
-                }
-        LIST_FOREACH(queue, j, p->dispatching)
-                if (j->lane == l && job_matches(j, match, userdata)) {
-                        j->cancelled = true;
-                        l->n_pending--;
-                }
+        /* Run, not yet applied: marked, the loop frees them. */
+        ReaderJob *finished[] = { p->done, p->dispatching };
+        for (size_t i = 0; i < ELEMENTSOF(finished); i++)
+                LIST_FOREACH(queue, j, finished[i])
+                        if (j->lane == l && job_matches(j, match, userdata)) {
+                                j->cancelled = true;
+                                l->n_pending--;
+                        }
         if (l->ready && !l->queue) {
                 LIST_REMOVE_TAIL(ready, p->ready, p->ready_tail, l);
                 l->ready = false;

@@ -97,12 +97,18 @@ static bool expire(GidFollow *f, uint64_t now) {
         return f->n_netdevs > 0 || f->all_until_usec > 0;
 }
 
-static int on_tick(sd_event_source *source, uint64_t usec, void *userdata) {
-        GidFollow *f = userdata;
+static uint64_t loop_now(GidFollow *f) {
         uint64_t now;
 
         if (sd_event_now(f->manager->event, CLOCK_MONOTONIC, &now) < 0)
-                now = usec;
+                now = now_usec(CLOCK_MONOTONIC);
+        return now;
+}
+
+static int on_tick(sd_event_source *source, uint64_t usec, void *userdata) {
+        GidFollow *f = userdata;
+        uint64_t now = loop_now(f);
+
         /* A message that came meanwhile keeps its netdev in for a window from then. */
         reread(f);
         if (!expire(f, now))
@@ -131,14 +137,6 @@ static void arm(GidFollow *f, uint64_t now) {
         }
         (void) sd_event_source_set_time(f->timer, now + GID_FOLLOW_TICK_USEC);
         (void) sd_event_source_set_enabled(f->timer, SD_EVENT_ONESHOT);
-}
-
-static uint64_t loop_now(GidFollow *f) {
-        uint64_t now;
-
-        if (sd_event_now(f->manager->event, CLOCK_MONOTONIC, &now) < 0)
-                now = now_usec(CLOCK_MONOTONIC);
-        return now;
 }
 
 void gid_follow_netdev(GidFollow *f, const char *ifname) {

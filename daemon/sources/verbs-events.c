@@ -213,6 +213,7 @@ int verbs_events_start(EventSources *s) {
         assert(s);
         assert(!s->verbs);
         m = s->manager;
+        assert(m->readers); /* lists, opens and closes go to the reader pool */
 
         v = calloc(1, sizeof(VerbsEvents));
         if (!v)

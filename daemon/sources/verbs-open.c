@@ -96,10 +96,6 @@ void verbs_close_context(VerbsEvents *v, Device *d, const char *name, struct ibv
 
         if (!context)
                 return;
-        if (!m->readers) {
-                (void) ibv_close_device(context);
-                return;
-        }
         arg = calloc(1, sizeof(*arg));
         if (arg) {
                 arg->context = context;
@@ -227,7 +223,7 @@ static void verbs_submit_open(VerbsDevice *vd, VerbsList *list) {
                 if (streq(ibv_get_device_name(list->devices[i]), vd->name))
                         o->device = list->devices[i];
         vd->opening = true;
-        if (!m->readers || !d->lane) {
+        if (!d->lane) { /* none (out of memory): on the loop */
                 open_run(NULL, o);
                 open_apply(o, &(ReaderResult){}, NULL);
                 open_free(o);
@@ -303,12 +299,6 @@ static void verbs_request_list(VerbsEvents *v) {
         if (!l)
                 return (void) log_oom();
         *l = (VerbsList){ .owner = v, .refs = 1 };
-        if (!m->readers) {
-                list_run(NULL, l);
-                list_apply(l, &(ReaderResult){}, NULL);
-                list_free(l);
-                return;
-        }
         lane = reader_pool_lane(m->readers, VERBS_LIST_LANE);
         r = lane ? reader_pool_submit(m->readers, lane, list_run, list_apply, list_free, l, NULL) : -ENOMEM;
         reader_lane_unref(lane);
