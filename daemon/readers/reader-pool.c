@@ -650,28 +650,26 @@ void reader_job_cancel(ReaderJob *j) {
 }
 
 int reader_pool_wait(ReaderPool *p, uint64_t until) {
-        uint64_t now = now_usec(CLOCK_MONOTONIC), wait;
+        uint64_t now = now_usec(CLOCK_MONOTONIC);
         struct pollfd pfd = { .fd = p->fd, .events = POLLIN };
-        int r;
+        int r = 0;
 
-        if (now >= until) {
-                (void) reader_watch_check(p, now);
-                return -ETIME;
+        if (now < until) {
+                /* No loop runs yet to check for stalls: this does, as often. */
+                uint64_t wait = until - now < READER_STALL_USEC ? until - now : READER_STALL_USEC;
+
+                r = poll(&pfd, 1, (int) ((wait + USEC_PER_MSEC - 1) / USEC_PER_MSEC));
+                if (r < 0 && errno != EINTR)
+                        return -errno;
+                pthread_mutex_lock(&p->mutex);
+                if (p->ready)
+                        pool_wake_locked(p);
+                pthread_mutex_unlock(&p->mutex);
+                pool_dispatch(p);
+                now = now_usec(CLOCK_MONOTONIC);
         }
-        /* No loop runs yet to check for stalls: this does, as often. */
-        wait = until - now < READER_STALL_USEC ? until - now : READER_STALL_USEC;
-        r = poll(&pfd, 1, (int) ((wait + USEC_PER_MSEC - 1) / USEC_PER_MSEC));
-        if (r < 0 && errno != EINTR)
-                return -errno;
-        pthread_mutex_lock(&p->mutex);
-        if (p->ready)
-                pool_wake_locked(p);
-        pthread_mutex_unlock(&p->mutex);
-        pool_dispatch(p);
-        now = now_usec(CLOCK_MONOTONIC);
-        if (r == 0 && now >= until) {
-                (void) reader_watch_check(p, now);
-                return -ETIME;
-        }
-        return 0;
+        if (r != 0 || now < until)
+                return 0;
+        (void) reader_watch_check(p, now);
+        return -ETIME;
 }

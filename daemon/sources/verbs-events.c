@@ -140,8 +140,7 @@ static void verbs_attach(VerbsDevice *vd, Device *d, struct ibv_context *context
         r = free_and_strdup(&vd->node, node);
         if (r < 0) {
                 verbs_close_context(v, vd->device, vd->name, context);
-                log_oom();
-                return;
+                return (void) log_oom();
         }
         r = sd_event_add_io(m->event, &vd->io, context->async_fd, EPOLLIN, on_async_event, vd);
         if (r < 0) {
@@ -283,10 +282,8 @@ void verbs_device_added(EventSources *s, Device *d) {
         }
         vd = verbs_find(v, d->name);
         if (!vd) {
-                if (ARRAY_RESERVE(v->devices, v->allocated, v->n_devices + 1) < 0) {
-                        log_oom();
-                        return;
-                }
+                if (ARRAY_RESERVE(v->devices, v->allocated, v->n_devices + 1) < 0)
+                        return (void) log_oom();
                 vd = calloc(1, sizeof(VerbsDevice));
                 if (!vd || !(vd->name = strdup(d->name)) || !(vd->node = strdup(""))) {
                         verbs_device_free(vd, VERBS_CLOSE_STOPPING);

@@ -32,8 +32,11 @@ static VerbsList *verbs_list_ref(VerbsList *l) {
         return l;
 }
 
-/* On the loop or on a reader thread: the last open made from it frees it. */
-static void verbs_list_unref(VerbsList *l) {
+/* On the loop or on a reader thread: the last open made from it frees it.
+ * Also the list job's ReaderFree. */
+static void verbs_list_unref(void *arg) {
+        VerbsList *l = arg;
+
         if (!l || __atomic_sub_fetch(&l->refs, 1, __ATOMIC_ACQ_REL) > 0)
                 return;
         if (l->devices)
@@ -278,10 +281,6 @@ static void list_apply(void *arg, const ReaderResult *result, void *userdata) {
         }
 }
 
-static void list_free(void *arg) {
-        verbs_list_unref(arg);
-}
-
 /* A new device list, for the opens that want one. */
 static void verbs_request_list(VerbsEvents *v) {
         Manager *m = v->manager;
@@ -300,10 +299,10 @@ static void verbs_request_list(VerbsEvents *v) {
                 return (void) log_oom();
         *l = (VerbsList){ .owner = v, .refs = 1 };
         lane = reader_pool_lane(m->readers, VERBS_LIST_LANE);
-        r = lane ? reader_pool_submit(m->readers, lane, list_run, list_apply, list_free, l, NULL) : -ENOMEM;
+        r = lane ? reader_pool_submit(m->readers, lane, list_run, list_apply, verbs_list_unref, l, NULL) : -ENOMEM;
         reader_lane_unref(lane);
         if (r < 0) {
-                list_free(l);
+                verbs_list_unref(l);
                 log_warning_errno(r, "Failed to queue the verbs device list: %m");
                 return;
         }
