@@ -289,10 +289,9 @@ static void report_interrupted_vf_changes(Manager *m, int state_fd) {
         int r;
 
         r = sriov_intents_take(state_fd, &intents, &n);
-        if (r < 0) {
-                log_warning_errno(r, "Failed to read the records of VF changes in the state directory: %m");
-                return;
-        }
+        if (r < 0)
+                return (void) log_warning_errno(r,
+                                                "Failed to read the records of VF changes in the state directory: %m");
         for (size_t i = 0; i < n; i++) {
                 char device[300], asked[64], now[64] = "RDMA_SRIOV_NUMVFS=";
                 const Device *d = NULL;

@@ -234,8 +234,7 @@ static void pool_wake_locked(ReaderPool *p) {
         pthread_sigmask(SIG_SETMASK, &old, NULL);
         if (r != 0) {
                 /* The threads there are take the work; with none, the next submission retries. */
-                log_warning_errno(r, "Failed to start a reader thread: %m");
-                return;
+                return (void) log_warning_errno(r, "Failed to start a reader thread: %m");
         }
         p->n_threads++;
         p->n_starting++;

@@ -128,10 +128,8 @@ static void arm(GidFollow *f, uint64_t now) {
         if (!f->timer) {
                 r = sd_event_add_time(f->manager->event, &f->timer, CLOCK_MONOTONIC, now + GID_FOLLOW_TICK_USEC, 0,
                                       on_tick, f);
-                if (r < 0) {
-                        log_warning_errno(r, "Failed to follow GID tables after an address change: %m");
-                        return;
-                }
+                if (r < 0)
+                        return (void) log_warning_errno(r, "Failed to follow GID tables after an address change: %m");
                 (void) sd_event_source_set_description(f->timer, "gid-follow");
                 return;
         }

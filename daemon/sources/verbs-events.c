@@ -276,10 +276,8 @@ void verbs_device_added(EventSources *s, Device *d) {
         if (!v)
                 return;
         skip = verbs_skip_reason(d);
-        if (skip) {
-                log_debug("%s: no verbs context (%s).", d->name, skip);
-                return;
-        }
+        if (skip)
+                return (void) log_debug("%s: no verbs context (%s).", d->name, skip);
         vd = verbs_find(v, d->name);
         if (!vd) {
                 if (ARRAY_RESERVE(v->devices, v->allocated, v->n_devices + 1) < 0)

@@ -205,7 +205,6 @@ static void open_apply(void *arg, const ReaderResult *result, void *userdata) {
         v->attach(vd, d, TAKE_PTR(o->context), o->node);
 }
 
-/* Queues the open of vd's context on its lane, from list. */
 static void verbs_submit_open(VerbsDevice *vd, VerbsList *list) {
         VerbsEvents *v = vd->owner;
         Manager *m = v->manager;
@@ -281,7 +280,6 @@ static void list_apply(void *arg, const ReaderResult *result, void *userdata) {
         }
 }
 
-/* A new device list, for the opens that want one. */
 static void verbs_request_list(VerbsEvents *v) {
         Manager *m = v->manager;
         ReaderLane *lane;
@@ -303,8 +301,7 @@ static void verbs_request_list(VerbsEvents *v) {
         reader_lane_unref(lane);
         if (r < 0) {
                 verbs_list_unref(l);
-                log_warning_errno(r, "Failed to queue the verbs device list: %m");
-                return;
+                return (void) log_warning_errno(r, "Failed to queue the verbs device list: %m");
         }
         v->listing = true;
 }
