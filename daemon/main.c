@@ -235,28 +235,15 @@ static int parse_argv(int argc, char *argv[], Options *o) {
         return 0;
 }
 
-/* Systemd's StateDirectory= sets $STATE_DIRECTORY (a list separated by ':'
- * when the unit names several: the first is ours). */
-static const char *state_dir_from_environment(char *buf, size_t size) {
-        const char *e = getenv("STATE_DIRECTORY");
-        size_t n;
-
-        if (!e || e[0] != '/')
-                return NULL;
-        n = strcspn(e, ":");
-        if (n >= size)
-                return NULL;
-        memcpy(buf, e, n);
-        buf[n] = '\0';
-        return buf;
-}
-
 /* Never a reason not to start: without the directory, the histories are
  * kept in memory only. Its descriptor, for the records of VF changes in
  * flight, or -errno. */
 static int open_state_dir(Manager *m, const Options *o) {
-        char buf[4096];
-        const char *dir = o->state_dir ?: state_dir_from_environment(buf, sizeof(buf));
+        /* Systemd's StateDirectory= sets $STATE_DIRECTORY (a list separated by
+         * ':' when the unit names several: the first is ours). */
+        const char *e = o->state_dir ? NULL : getenv("STATE_DIRECTORY");
+        _cleanup_free_ char *env = e && e[0] == '/' ? strndup(e, strcspn(e, ":")) : NULL;
+        const char *dir = o->state_dir ?: env;
         int r;
 
         if (!dir || !*dir) {

@@ -45,10 +45,9 @@ void verbs_schedule_reread(VerbsDevice *vd, uint32_t port, bool gids) {
                 vd->pending_all = true;
                 vd->pending_gids_all = vd->pending_gids_all || gids;
         }
-        if (sd_event_source_set_enabled(v->defer, SD_EVENT_ONESHOT) < 0) {
-                /* Cannot happen for a defer source; the poll's sweep would catch up. */
+        /* Cannot happen for a defer source; the poll's sweep would catch up. */
+        if (sd_event_source_set_enabled(v->defer, SD_EVENT_ONESHOT) < 0)
                 log_debug("Failed to schedule a verbs re-read.");
-        }
 }
 
 /* Whether closing is told to the model: the ports' LinkEvents go back to
