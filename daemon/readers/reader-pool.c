@@ -35,8 +35,6 @@
  * batches of this many, instead of waking it once per job. */
 #define READER_NOTIFY_BATCH 32
 
-static void pool_unref_locked_last(ReaderPool *p);
-
 static void lane_free(ReaderLane *l) {
         if (l->free_context)
                 l->free_context(l->context);
@@ -75,6 +73,27 @@ static void pool_notify_locked(ReaderPool *p) {
                 return;
         (void) eventfd_write(p->fd, 1);
         p->n_unnotified = 0;
+}
+
+/* Under the mutex, which it releases. */
+static void pool_unref_locked_last(ReaderPool *p) {
+        if (--p->n_ref > 0) {
+                pthread_mutex_unlock(&p->mutex);
+                return;
+        }
+        /* Lanes still referenced only by abandoned jobs' owners are gone with them. */
+        while (p->lanes) {
+                ReaderLane *l = p->lanes;
+                LIST_REMOVE(lanes, p->lanes, l);
+                lane_free(l);
+        }
+        if (p->fd >= 0)
+                close(p->fd);
+        pthread_cond_destroy(&p->work);
+        pthread_cond_destroy(&p->gone);
+        pthread_mutex_unlock(&p->mutex);
+        pthread_mutex_destroy(&p->mutex);
+        free(p);
 }
 
 /* The job this thread runs (NULL on the loop): its reads are noted in it,
@@ -239,31 +258,6 @@ static void pool_wake_locked(ReaderPool *p) {
         p->n_threads++;
         p->n_starting++;
         p->n_ref++;
-}
-
-static void pool_free_shared(ReaderPool *p) {
-        /* Lanes still referenced only by abandoned jobs' owners are gone with them. */
-        while (p->lanes) {
-                ReaderLane *l = p->lanes;
-                LIST_REMOVE(lanes, p->lanes, l);
-                lane_free(l);
-        }
-        if (p->fd >= 0)
-                close(p->fd);
-        pthread_cond_destroy(&p->work);
-        pthread_cond_destroy(&p->gone);
-        pthread_mutex_unlock(&p->mutex);
-        pthread_mutex_destroy(&p->mutex);
-        free(p);
-}
-
-/* Under the mutex, which it releases. */
-static void pool_unref_locked_last(ReaderPool *p) {
-        if (--p->n_ref == 0) {
-                pool_free_shared(p);
-                return;
-        }
-        pthread_mutex_unlock(&p->mutex);
 }
 
 static void pool_dispatch(ReaderPool *p) {

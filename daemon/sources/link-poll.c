@@ -135,8 +135,6 @@ static bool link_poll_wants_ticks(LinkPoll *p) {
         return false;
 }
 
-/* The next expiry: the next tick while a port wants every tick, else the
- * next slow round. */
 static void link_poll_arm(LinkPoll *p, uint64_t usec) {
         uint64_t next = link_poll_wants_ticks(p) ? usec + (uint64_t) p->manager->poll_interval_ms * 1000 : p->slow_next;
         int r;
