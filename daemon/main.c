@@ -209,10 +209,9 @@ static int parse_argv(int argc, char *argv[], Options *o) {
                         o->gmo.builtin = true;
                         break;
                 case ARG_GMO_SLICE_OBJECTS:
-                        if (parse_u32(optarg, &u) < 0)
+                        if (parse_u32(optarg, &o->gmo.slice_objects) < 0)
                                 return log_error_errno(
                                         EINVAL, "Invalid GetManagedObjects slice (a number of objects): %s", optarg);
-                        o->gmo.slice_objects = u;
                         break;
                 case ARG_GMO_UNPRIVILEGED_PAUSE:
                         if (parse_timespan(optarg, &o->gmo.unprivileged_pause_usec) < 0 ||
@@ -236,28 +235,15 @@ static int parse_argv(int argc, char *argv[], Options *o) {
         return 0;
 }
 
-/* Systemd's StateDirectory= sets $STATE_DIRECTORY (a list separated by ':'
- * when the unit names several: the first is ours). */
-static const char *state_dir_from_environment(char *buf, size_t size) {
-        const char *e = getenv("STATE_DIRECTORY");
-        size_t n;
-
-        if (!e || e[0] != '/')
-                return NULL;
-        n = strcspn(e, ":");
-        if (n >= size)
-                return NULL;
-        memcpy(buf, e, n);
-        buf[n] = '\0';
-        return buf;
-}
-
 /* Never a reason not to start: without the directory, the histories are
  * kept in memory only. Its descriptor, for the records of VF changes in
  * flight, or -errno. */
 static int open_state_dir(Manager *m, const Options *o) {
-        char buf[4096];
-        const char *dir = o->state_dir ?: state_dir_from_environment(buf, sizeof(buf));
+        /* Systemd's StateDirectory= sets $STATE_DIRECTORY (a list separated by
+         * ':' when the unit names several: the first is ours). */
+        const char *e = o->state_dir ? NULL : getenv("STATE_DIRECTORY");
+        _cleanup_free_ char *env = e && e[0] == '/' ? strndup(e, strcspn(e, ":")) : NULL;
+        const char *dir = o->state_dir ?: env;
         int r;
 
         if (!dir || !*dir) {
@@ -290,10 +276,9 @@ static void report_interrupted_vf_changes(Manager *m, int state_fd) {
         int r;
 
         r = sriov_intents_take(state_fd, &intents, &n);
-        if (r < 0) {
-                log_warning_errno(r, "Failed to read the records of VF changes in the state directory: %m");
-                return;
-        }
+        if (r < 0)
+                return (void) log_warning_errno(r,
+                                                "Failed to read the records of VF changes in the state directory: %m");
         for (size_t i = 0; i < n; i++) {
                 char device[300], asked[64], now[64] = "RDMA_SRIOV_NUMVFS=";
                 const Device *d = NULL;

@@ -35,8 +35,6 @@
  * batches of this many, instead of waking it once per job. */
 #define READER_NOTIFY_BATCH 32
 
-static void pool_unref_locked_last(ReaderPool *p);
-
 static void lane_free(ReaderLane *l) {
         if (l->free_context)
                 l->free_context(l->context);
@@ -75,6 +73,27 @@ static void pool_notify_locked(ReaderPool *p) {
                 return;
         (void) eventfd_write(p->fd, 1);
         p->n_unnotified = 0;
+}
+
+/* Under the mutex, which it releases. */
+static void pool_unref_locked_last(ReaderPool *p) {
+        if (--p->n_ref > 0) {
+                pthread_mutex_unlock(&p->mutex);
+                return;
+        }
+        /* Lanes still referenced only by abandoned jobs' owners are gone with them. */
+        while (p->lanes) {
+                ReaderLane *l = p->lanes;
+                LIST_REMOVE(lanes, p->lanes, l);
+                lane_free(l);
+        }
+        if (p->fd >= 0)
+                close(p->fd);
+        pthread_cond_destroy(&p->work);
+        pthread_cond_destroy(&p->gone);
+        pthread_mutex_unlock(&p->mutex);
+        pthread_mutex_destroy(&p->mutex);
+        free(p);
 }
 
 /* The job this thread runs (NULL on the loop): its reads are noted in it,
@@ -234,37 +253,11 @@ static void pool_wake_locked(ReaderPool *p) {
         pthread_sigmask(SIG_SETMASK, &old, NULL);
         if (r != 0) {
                 /* The threads there are take the work; with none, the next submission retries. */
-                log_warning_errno(r, "Failed to start a reader thread: %m");
-                return;
+                return (void) log_warning_errno(r, "Failed to start a reader thread: %m");
         }
         p->n_threads++;
         p->n_starting++;
         p->n_ref++;
-}
-
-static void pool_free_shared(ReaderPool *p) {
-        /* Lanes still referenced only by abandoned jobs' owners are gone with them. */
-        while (p->lanes) {
-                ReaderLane *l = p->lanes;
-                LIST_REMOVE(lanes, p->lanes, l);
-                lane_free(l);
-        }
-        if (p->fd >= 0)
-                close(p->fd);
-        pthread_cond_destroy(&p->work);
-        pthread_cond_destroy(&p->gone);
-        pthread_mutex_unlock(&p->mutex);
-        pthread_mutex_destroy(&p->mutex);
-        free(p);
-}
-
-/* Under the mutex, which it releases. */
-static void pool_unref_locked_last(ReaderPool *p) {
-        if (--p->n_ref == 0) {
-                pool_free_shared(p);
-                return;
-        }
-        pthread_mutex_unlock(&p->mutex);
 }
 
 static void pool_dispatch(ReaderPool *p) {
@@ -566,16 +559,14 @@ void reader_lane_cancel(ReaderLane *l, bool (*match)(void *arg, void *userdata),
                 l->running->cancelled = true;
                 l->n_pending--;
         }
-        LIST_FOREACH(queue, j, p->done)
-                if (j->lane == l && job_matches(j, match, userdata)) {
-                        j->cancelled = true;
-                        l->n_pending--;
-                }
-        LIST_FOREACH(queue, j, p->dispatching)
-                if (j->lane == l && job_matches(j, match, userdata)) {
-                        j->cancelled = true;
-                        l->n_pending--;
-                }
+        /* Run, not yet applied: marked, the loop frees them. */
+        ReaderJob *finished[] = { p->done, p->dispatching };
+        for (size_t i = 0; i < ELEMENTSOF(finished); i++)
+                LIST_FOREACH(queue, j, finished[i])
+                        if (j->lane == l && job_matches(j, match, userdata)) {
+                                j->cancelled = true;
+                                l->n_pending--;
+                        }
         if (l->ready && !l->queue) {
                 LIST_REMOVE_TAIL(ready, p->ready, p->ready_tail, l);
                 l->ready = false;
@@ -652,28 +643,26 @@ void reader_job_cancel(ReaderJob *j) {
 }
 
 int reader_pool_wait(ReaderPool *p, uint64_t until) {
-        uint64_t now = now_usec(CLOCK_MONOTONIC), wait;
+        uint64_t now = now_usec(CLOCK_MONOTONIC);
         struct pollfd pfd = { .fd = p->fd, .events = POLLIN };
-        int r;
+        int r = 0;
 
-        if (now >= until) {
-                (void) reader_watch_check(p, now);
-                return -ETIME;
+        if (now < until) {
+                /* No loop runs yet to check for stalls: this does, as often. */
+                uint64_t wait = until - now < READER_STALL_USEC ? until - now : READER_STALL_USEC;
+
+                r = poll(&pfd, 1, (int) ((wait + USEC_PER_MSEC - 1) / USEC_PER_MSEC));
+                if (r < 0 && errno != EINTR)
+                        return -errno;
+                pthread_mutex_lock(&p->mutex);
+                if (p->ready)
+                        pool_wake_locked(p);
+                pthread_mutex_unlock(&p->mutex);
+                pool_dispatch(p);
+                now = now_usec(CLOCK_MONOTONIC);
         }
-        /* No loop runs yet to check for stalls: this does, as often. */
-        wait = until - now < READER_STALL_USEC ? until - now : READER_STALL_USEC;
-        r = poll(&pfd, 1, (int) ((wait + USEC_PER_MSEC - 1) / USEC_PER_MSEC));
-        if (r < 0 && errno != EINTR)
-                return -errno;
-        pthread_mutex_lock(&p->mutex);
-        if (p->ready)
-                pool_wake_locked(p);
-        pthread_mutex_unlock(&p->mutex);
-        pool_dispatch(p);
-        now = now_usec(CLOCK_MONOTONIC);
-        if (r == 0 && now >= until) {
-                (void) reader_watch_check(p, now);
-                return -ETIME;
-        }
-        return 0;
+        if (r != 0 || now < until)
+                return 0;
+        (void) reader_watch_check(p, now);
+        return -ETIME;
 }

@@ -18,7 +18,7 @@
  * its last two components ("eth0/mtu", "0000:3b:00.0/sriov_numvfs"). */
 static void relative_name(const char *lane, const char *path, char *buf, size_t size) {
         char key[300];
-        const char *found = NULL, *s, *slash;
+        const char *found = NULL, *s, *slash, *prev;
 
         snprintf(key, sizeof(key), "/%s/", lane);
         for (s = strstr(path, key); s; s = strstr(s + 1, key))
@@ -28,12 +28,9 @@ static void relative_name(const char *lane, const char *path, char *buf, size_t 
                 return;
         }
         slash = strrchr(path, '/');
-        for (s = slash; s && s > path; s--)
-                if (s[-1] == '/' && s != slash) {
-                        snprintf(buf, size, "%s", s);
-                        return;
-                }
-        snprintf(buf, size, "%s", slash ? slash + 1 : path);
+        /* The '/' before the last, not next to it. */
+        prev = slash && slash - path > 1 ? memrchr(path, '/', (size_t) (slash - path - 1)) : NULL;
+        snprintf(buf, size, "%s", prev ? prev + 1 : slash ? slash + 1 : path);
 }
 
 void reader_note_resolve(const ReaderJob *j, int dirfd, const char *name, char *buf, size_t size) {

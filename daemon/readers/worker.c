@@ -26,8 +26,11 @@ struct Worker {
         atomic_int state;
 };
 
-/* What the thread also uses; the rest is the loop's. */
+/* What the thread also uses; the rest is the loop's. release is set only
+ * when the loop abandoned the worker. */
 static void worker_free_shared(Worker *w) {
+        if (w->release)
+                w->release(w->arg);
         if (w->fd >= 0)
                 close(w->fd);
         free(w);
@@ -38,12 +41,9 @@ static void *worker_thread(void *userdata) {
 
         w->run(w->arg);
         (void) eventfd_write(w->fd, 1);
-        if (atomic_exchange(&w->state, WORKER_FINISHED) == WORKER_ABANDONED) {
-                /* The loop gave up on it; nobody else will free it. */
-                if (w->release)
-                        w->release(w->arg);
+        /* The loop gave up on it: nobody else will free it. */
+        if (atomic_exchange(&w->state, WORKER_FINISHED) == WORKER_ABANDONED)
                 worker_free_shared(w);
-        }
         return NULL;
 }
 
@@ -115,9 +115,6 @@ void worker_abandon(Worker *w, WorkerRelease release) {
                 w->joinable = false;
         }
         /* A job that is done, or joined already, is freed here. */
-        if (atomic_exchange(&w->state, WORKER_ABANDONED) == WORKER_FINISHED) {
-                if (release)
-                        release(w->arg);
+        if (atomic_exchange(&w->state, WORKER_ABANDONED) == WORKER_FINISHED)
                 worker_free_shared(w);
-        }
 }

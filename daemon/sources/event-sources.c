@@ -82,8 +82,7 @@ int event_sources_attach(Manager *m, EventSources **ret) {
         if (r >= 0)
                 r = gid_follow_new(m, &s->gid_follow);
         if (r < 0) {
-                link_poll_free(s->poll);
-                free(s);
+                on_detach(s);
                 return r;
         }
         manager_set_sources(m, &event_sources, s);
@@ -106,6 +105,9 @@ int event_sources_run(EventSources *s) {
         r = verbs_events_start(s);
         if (r < 0)
                 return r;
+        /* One device list for all of them: the first open asks for it, the others wait for it. */
+        for (size_t i = 0; i < s->manager->n_devices; i++)
+                verbs_device_added(s, s->manager->devices[i]);
         r = link_poll_update(s->poll);
         if (r < 0)
                 return log_error_errno(r, "Failed to start polling: %m");

@@ -97,12 +97,18 @@ static bool expire(GidFollow *f, uint64_t now) {
         return f->n_netdevs > 0 || f->all_until_usec > 0;
 }
 
-static int on_tick(sd_event_source *source, uint64_t usec, void *userdata) {
-        GidFollow *f = userdata;
+static uint64_t loop_now(GidFollow *f) {
         uint64_t now;
 
         if (sd_event_now(f->manager->event, CLOCK_MONOTONIC, &now) < 0)
-                now = usec;
+                now = now_usec(CLOCK_MONOTONIC);
+        return now;
+}
+
+static int on_tick(sd_event_source *source, uint64_t usec, void *userdata) {
+        GidFollow *f = userdata;
+        uint64_t now = loop_now(f);
+
         /* A message that came meanwhile keeps its netdev in for a window from then. */
         reread(f);
         if (!expire(f, now))
@@ -122,23 +128,13 @@ static void arm(GidFollow *f, uint64_t now) {
         if (!f->timer) {
                 r = sd_event_add_time(f->manager->event, &f->timer, CLOCK_MONOTONIC, now + GID_FOLLOW_TICK_USEC, 0,
                                       on_tick, f);
-                if (r < 0) {
-                        log_warning_errno(r, "Failed to follow GID tables after an address change: %m");
-                        return;
-                }
+                if (r < 0)
+                        return (void) log_warning_errno(r, "Failed to follow GID tables after an address change: %m");
                 (void) sd_event_source_set_description(f->timer, "gid-follow");
                 return;
         }
         (void) sd_event_source_set_time(f->timer, now + GID_FOLLOW_TICK_USEC);
         (void) sd_event_source_set_enabled(f->timer, SD_EVENT_ONESHOT);
-}
-
-static uint64_t loop_now(GidFollow *f) {
-        uint64_t now;
-
-        if (sd_event_now(f->manager->event, CLOCK_MONOTONIC, &now) < 0)
-                now = now_usec(CLOCK_MONOTONIC);
-        return now;
 }
 
 void gid_follow_netdev(GidFollow *f, const char *ifname) {

@@ -135,8 +135,6 @@ static bool link_poll_wants_ticks(LinkPoll *p) {
         return false;
 }
 
-/* The next expiry: the next tick while a port wants every tick, else the
- * next slow round. */
 static void link_poll_arm(LinkPoll *p, uint64_t usec) {
         uint64_t next = link_poll_wants_ticks(p) ? usec + (uint64_t) p->manager->poll_interval_ms * 1000 : p->slow_next;
         int r;
@@ -203,15 +201,11 @@ static void link_poll_submit(LinkPoll *p, Device *d, PollTurn *turns, size_t n) 
 static int on_link_poll(sd_event_source *s, uint64_t usec, void *userdata) {
         LinkPoll *p = userdata;
         Manager *m = p->manager;
-        unsigned index, tick, round, read = 0;
+        unsigned index, read = 0;
         PollTurn turns[POLL_TURNS_MAX];
-        bool slow;
 
         if (!p->pass.active)
                 link_poll_pass_begin(p, usec);
-        tick = p->pass.tick;
-        round = p->pass.round;
-        slow = p->pass.slow;
         index = p->pass.index;
 
         for (size_t i = p->pass.device; i < m->n_devices; i++) {
@@ -243,14 +237,14 @@ static int on_link_poll(sd_event_source *s, uint64_t usec, void *userdata) {
                         unsigned what = 0;
 
                         covered = link_poll_port_covered(port);
-                        watch = slow || link_poll_port_every_tick(p, port);
+                        watch = p->pass.slow || link_poll_port_every_tick(p, port);
                         if (mk->boost > 0)
                                 mk->boost--;
                         if (!readable && !busy)
                                 continue;
                         /* Ticks come every period while an uncovered port exists. */
-                        sweep = covered ? slow && index % SLOW_SWEEP_ROUNDS == round % SLOW_SWEEP_ROUNDS
-                                        : index % SWEEP_TICKS == tick % SWEEP_TICKS;
+                        sweep = covered ? p->pass.slow && index % SLOW_SWEEP_ROUNDS == p->pass.round % SLOW_SWEEP_ROUNDS
+                                        : index % SWEEP_TICKS == p->pass.tick % SWEEP_TICKS;
                         if (mk->settle || (sweep && !covered)) {
                                 /* By path, the state too; a new change settles again. */
                                 what = PORT_READ_LINK;

@@ -43,10 +43,6 @@ static void handle_infiniband(Manager *m, struct udev_device *dev, const char *a
         (void) manager_reload_device(m, syspath, name);
 }
 
-/* The RDMA devices a netdev event concerns: those on the same PCI function,
- * those that list the netdev (under its old name after a rename), and
- * virtual devices whose GIDs name it. */
-/* d has a netdev called ifname, or a port whose GIDs name it. */
 static bool device_names_ifname(const Device *d, const char *ifname) {
         if (!ifname)
                 return false;
@@ -58,6 +54,9 @@ static bool device_names_ifname(const Device *d, const char *ifname) {
         return false;
 }
 
+/* The RDMA devices a netdev event concerns: those on the same PCI function,
+ * those that list the netdev (under its old name after a rename), and
+ * virtual devices whose GIDs name it. */
 static void handle_net(Manager *m, struct udev_device *dev, const char *action) {
         const char *syspath = udev_device_get_syspath(dev);
         const char *ifname = udev_device_get_sysname(dev);

@@ -25,27 +25,14 @@
  * it; the descriptor stays readable and we come back. */
 #define VERBS_EVENTS_PER_WAKEUP 256
 
-/* For the debug log; ibv_event_type_str() is not among the calls we make. */
-static const char *event_name(enum ibv_event_type type) {
-        switch (type) {
-        case IBV_EVENT_PORT_ACTIVE:
-                return "PORT_ACTIVE";
-        case IBV_EVENT_PORT_ERR:
-                return "PORT_ERR";
-        case IBV_EVENT_LID_CHANGE:
-                return "LID_CHANGE";
-        case IBV_EVENT_PKEY_CHANGE:
-                return "PKEY_CHANGE";
-        case IBV_EVENT_SM_CHANGE:
-                return "SM_CHANGE";
-        case IBV_EVENT_CLIENT_REREGISTER:
-                return "CLIENT_REREGISTER";
-        case IBV_EVENT_GID_CHANGE:
-                return "GID_CHANGE";
-        default:
-                return "event";
-        }
-}
+/* The events that have a port re-read, named for the debug log
+ * (ibv_event_type_str() is not among the calls we make). */
+static const char *const port_events[] = {
+        [IBV_EVENT_PORT_ACTIVE] = "PORT_ACTIVE", [IBV_EVENT_PORT_ERR] = "PORT_ERR",
+        [IBV_EVENT_LID_CHANGE] = "LID_CHANGE",   [IBV_EVENT_PKEY_CHANGE] = "PKEY_CHANGE",
+        [IBV_EVENT_SM_CHANGE] = "SM_CHANGE",     [IBV_EVENT_CLIENT_REREGISTER] = "CLIENT_REREGISTER",
+        [IBV_EVENT_GID_CHANGE] = "GID_CHANGE",
+};
 
 void verbs_schedule_reread(VerbsDevice *vd, uint32_t port, bool gids) {
         VerbsEvents *v = vd->owner;
@@ -58,10 +45,9 @@ void verbs_schedule_reread(VerbsDevice *vd, uint32_t port, bool gids) {
                 vd->pending_all = true;
                 vd->pending_gids_all = vd->pending_gids_all || gids;
         }
-        if (sd_event_source_set_enabled(v->defer, SD_EVENT_ONESHOT) < 0) {
-                /* Cannot happen for a defer source; the poll's sweep would catch up. */
+        /* Cannot happen for a defer source; the poll's sweep would catch up. */
+        if (sd_event_source_set_enabled(v->defer, SD_EVENT_ONESHOT) < 0)
                 log_debug("Failed to schedule a verbs re-read.");
-        }
 }
 
 /* Whether closing is told to the model: the ports' LinkEvents go back to
@@ -128,18 +114,10 @@ static int on_async_event(sd_event_source *s, int fd, uint32_t revents, void *us
                 ibv_ack_async_event(&ev);
                 vd->failures = 0;
 
-                switch (type) {
-                case IBV_EVENT_PORT_ACTIVE:
-                case IBV_EVENT_PORT_ERR:
-                case IBV_EVENT_LID_CHANGE:
-                case IBV_EVENT_PKEY_CHANGE:
-                case IBV_EVENT_SM_CHANGE:
-                case IBV_EVENT_CLIENT_REREGISTER:
-                case IBV_EVENT_GID_CHANGE:
-                        log_debug("%s port %u: %s.", vd->name, port, event_name(type));
+                if (type < ELEMENTSOF(port_events) && port_events[type]) {
+                        log_debug("%s port %u: %s.", vd->name, port, port_events[type]);
                         verbs_schedule_reread(vd, port, type == IBV_EVENT_GID_CHANGE);
-                        break;
-                case IBV_EVENT_DEVICE_FATAL:
+                } else if (type == IBV_EVENT_DEVICE_FATAL) {
                         /* The device is dead until its driver resets it, which re-registers it. */
                         log_warning("%s: fatal device error reported; closing its verbs context.", vd->name);
                         vd->fatal = true;
@@ -147,10 +125,8 @@ static int on_async_event(sd_event_source *s, int fd, uint32_t revents, void *us
                         verbs_schedule_reread(vd, 0, false);
                         verbs_say_polling(vd, 0, "after a fatal device error");
                         return 0;
-                default:
-                        /* Events of QPs, CQs, SRQs: none is ever created. */
-                        break;
                 }
+                /* Other events are of QPs, CQs, SRQs: none is ever created. */
         }
         return 0;
 }
@@ -163,8 +139,7 @@ static void verbs_attach(VerbsDevice *vd, Device *d, struct ibv_context *context
         r = free_and_strdup(&vd->node, node);
         if (r < 0) {
                 verbs_close_context(v, vd->device, vd->name, context);
-                log_oom();
-                return;
+                return (void) log_oom();
         }
         r = sd_event_add_io(m->event, &vd->io, context->async_fd, EPOLLIN, on_async_event, vd);
         if (r < 0) {
@@ -236,6 +211,7 @@ int verbs_events_start(EventSources *s) {
         assert(s);
         assert(!s->verbs);
         m = s->manager;
+        assert(m->readers); /* lists, opens and closes go to the reader pool */
 
         v = calloc(1, sizeof(VerbsEvents));
         if (!v)
@@ -250,10 +226,6 @@ int verbs_events_start(EventSources *s) {
         (void) sd_event_source_set_enabled(v->defer, SD_EVENT_OFF);
         (void) sd_event_source_set_description(v->defer, "verbs-reread");
         s->verbs = v;
-
-        /* One list for all of them: the first open asks for it, the others wait for it. */
-        for (size_t i = 0; i < m->n_devices; i++)
-                verbs_device_added(s, m->devices[i]);
         return 0;
 }
 
@@ -278,7 +250,7 @@ void verbs_events_stop(EventSources *s) {
                         (void) ibv_close_device(TAKE_PTR(vd->context));
                 }
                 verbs_close(vd, "stopping", VERBS_CLOSE_STOPPING);
-                v->devices[i]->retry = sd_event_source_disable_unref(v->devices[i]->retry);
+                vd->retry = sd_event_source_disable_unref(vd->retry);
         }
 }
 
@@ -303,23 +275,16 @@ void verbs_device_added(EventSources *s, Device *d) {
         if (!v)
                 return;
         skip = verbs_skip_reason(d);
-        if (skip) {
-                log_debug("%s: no verbs context (%s).", d->name, skip);
-                return;
-        }
+        if (skip)
+                return (void) log_debug("%s: no verbs context (%s).", d->name, skip);
         vd = verbs_find(v, d->name);
         if (!vd) {
-                if (ARRAY_RESERVE(v->devices, v->allocated, v->n_devices + 1) < 0) {
-                        log_oom();
-                        return;
-                }
+                if (ARRAY_RESERVE(v->devices, v->allocated, v->n_devices + 1) < 0)
+                        return (void) log_oom();
                 vd = calloc(1, sizeof(VerbsDevice));
                 if (!vd || !(vd->name = strdup(d->name)) || !(vd->node = strdup(""))) {
-                        if (vd)
-                                free(vd->name);
-                        free(vd);
-                        log_oom();
-                        return;
+                        verbs_device_free(vd, VERBS_CLOSE_STOPPING);
+                        return (void) log_oom();
                 }
                 vd->owner = v;
                 v->devices[v->n_devices++] = vd;

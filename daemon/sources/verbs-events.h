@@ -20,7 +20,7 @@ struct EventSources; /* event-sources.h */
  * context can be opened the poll covers the device, as it did before. */
 typedef struct VerbsEvents VerbsEvents;
 
-/* After manager_load(): opens what can be opened. Never fatal. */
+/* After manager_load(), before the loaded devices are added. Never fatal. */
 int verbs_events_start(struct EventSources *s);
 /* Closes every context and opens no more (SIGTERM). */
 void verbs_events_stop(struct EventSources *s);

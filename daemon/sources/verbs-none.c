@@ -10,10 +10,6 @@
 static bool said;
 
 int verbs_events_start(EventSources *s) {
-        Manager *m = s->manager;
-
-        for (size_t i = 0; i < m->n_devices; i++)
-                verbs_device_added(s, m->devices[i]);
         return 0;
 }
 

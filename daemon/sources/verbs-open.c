@@ -32,8 +32,11 @@ static VerbsList *verbs_list_ref(VerbsList *l) {
         return l;
 }
 
-/* On the loop or on a reader thread: the last open made from it frees it. */
-static void verbs_list_unref(VerbsList *l) {
+/* On the loop or on a reader thread: the last open made from it frees it.
+ * Also the list job's ReaderFree. */
+static void verbs_list_unref(void *arg) {
+        VerbsList *l = arg;
+
         if (!l || __atomic_sub_fetch(&l->refs, 1, __ATOMIC_ACQ_REL) > 0)
                 return;
         if (l->devices)
@@ -79,17 +82,13 @@ VerbsDevice *verbs_find(VerbsEvents *v, const char *name) {
 }
 
 void verbs_say_polling(VerbsDevice *vd, int error, const char *why) {
-        char text[512];
-
-        snprintf(text, sizeof(text), "%s", why);
-        if (streq_ptr(vd->said, text))
+        if (streq_ptr(vd->said, why))
                 return;
         if (error != 0)
-                log_full_errno(LOG_INFO, error, "%s: no verbs events (%s: %m); polling its link state.", vd->name,
-                               text);
+                log_full_errno(LOG_INFO, error, "%s: no verbs events (%s: %m); polling its link state.", vd->name, why);
         else
-                log_info("%s: no verbs events (%s); polling its link state.", vd->name, text);
-        (void) free_and_strdup(&vd->said, text);
+                log_info("%s: no verbs events (%s); polling its link state.", vd->name, why);
+        (void) free_and_strdup(&vd->said, why);
 }
 
 void verbs_close_context(VerbsEvents *v, Device *d, const char *name, struct ibv_context *context) {
@@ -100,10 +99,6 @@ void verbs_close_context(VerbsEvents *v, Device *d, const char *name, struct ibv
 
         if (!context)
                 return;
-        if (!m->readers) {
-                (void) ibv_close_device(context);
-                return;
-        }
         arg = calloc(1, sizeof(*arg));
         if (arg) {
                 arg->context = context;
@@ -210,7 +205,6 @@ static void open_apply(void *arg, const ReaderResult *result, void *userdata) {
         v->attach(vd, d, TAKE_PTR(o->context), o->node);
 }
 
-/* Queues the open of vd's context on its lane, from list. */
 static void verbs_submit_open(VerbsDevice *vd, VerbsList *list) {
         VerbsEvents *v = vd->owner;
         Manager *m = v->manager;
@@ -231,7 +225,7 @@ static void verbs_submit_open(VerbsDevice *vd, VerbsList *list) {
                 if (streq(ibv_get_device_name(list->devices[i]), vd->name))
                         o->device = list->devices[i];
         vd->opening = true;
-        if (!m->readers || !d->lane) {
+        if (!d->lane) { /* none (out of memory): on the loop */
                 open_run(NULL, o);
                 open_apply(o, &(ReaderResult){}, NULL);
                 open_free(o);
@@ -286,11 +280,6 @@ static void list_apply(void *arg, const ReaderResult *result, void *userdata) {
         }
 }
 
-static void list_free(void *arg) {
-        verbs_list_unref(arg);
-}
-
-/* A new device list, for the opens that want one. */
 static void verbs_request_list(VerbsEvents *v) {
         Manager *m = v->manager;
         ReaderLane *lane;
@@ -307,19 +296,12 @@ static void verbs_request_list(VerbsEvents *v) {
         if (!l)
                 return (void) log_oom();
         *l = (VerbsList){ .owner = v, .refs = 1 };
-        if (!m->readers) {
-                list_run(NULL, l);
-                list_apply(l, &(ReaderResult){}, NULL);
-                list_free(l);
-                return;
-        }
         lane = reader_pool_lane(m->readers, VERBS_LIST_LANE);
-        r = lane ? reader_pool_submit(m->readers, lane, list_run, list_apply, list_free, l, NULL) : -ENOMEM;
+        r = lane ? reader_pool_submit(m->readers, lane, list_run, list_apply, verbs_list_unref, l, NULL) : -ENOMEM;
         reader_lane_unref(lane);
         if (r < 0) {
-                list_free(l);
-                log_warning_errno(r, "Failed to queue the verbs device list: %m");
-                return;
+                verbs_list_unref(l);
+                return (void) log_warning_errno(r, "Failed to queue the verbs device list: %m");
         }
         v->listing = true;
 }
