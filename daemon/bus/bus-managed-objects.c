@@ -9,7 +9,6 @@
 #include <sys/ioctl.h>
 
 #include "api/rdmad-api.h"
-#include "basic/list.h"
 #include "basic/log.h"
 #include "basic/time-util.h"
 #include "basic/util.h"

@@ -5,7 +5,6 @@
 #include <stddef.h>
 
 #include "bus-device.h"
-#include "api/bus-path.h"
 #include "bus-counters.h"
 #include "bus-resolve.h"
 #include "bus-server.h"

@@ -3,7 +3,7 @@
 
 #include <string.h>
 
-#include "api/bus-path.h"
+#include "api/rdmad-api.h"
 #include "basic/log.h"
 #include "basic/util.h"
 #include "bus-device.h"
@@ -12,7 +12,6 @@
 #include "bus-port.h"
 #include "bus-server.h"
 #include "bus-sriov.h"
-#include "bus-util.h"
 #include "manager.h"
 #include "port-wait.h"
 #include "properties.h"

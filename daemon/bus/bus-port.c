@@ -12,7 +12,6 @@
 #include "bus-server.h"
 #include "bus-util.h"
 #include "link-history.h"
-#include "manager.h"
 #include "basic/parse.h"
 #include "port-wait.h"
 #include "basic/util.h"

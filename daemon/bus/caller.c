@@ -11,7 +11,6 @@
 #include "api/rdmad-api.h"
 #include "basic/log.h"
 #include "basic/util.h"
-#include "bus-util.h"
 
 /* GetConnectionCredentials of one unique name, and the calls waiting for it. */
 struct CallerLookup {
