@@ -44,15 +44,6 @@ static CallerUid *uid_find(const CallerRegistry *registry, const char *sender) {
         return NULL;
 }
 
-static void caller_forget(CallerRegistry *registry, const char *sender) {
-        CallerUid *u = uid_find(registry, sender);
-
-        if (u) {
-                free(u->sender);
-                *u = registry->uids[--registry->n_uids];
-        }
-}
-
 /* ---------- lookups ---------- */
 
 static void lookups_start_waiting(CallerRegistry *registry);
@@ -98,6 +89,7 @@ static void revalidate_arm_in(CallerRegistry *registry, uint64_t usec) {
 static void caller_departed(CallerRegistry *registry, const char *name) {
         _cleanup_free_ char *copy = strdup(name); /* `name` may be one of ours */
         CallerLookup *l;
+        CallerUid *u;
 
         if (!copy)
                 return (void) log_oom();
@@ -108,7 +100,11 @@ static void caller_departed(CallerRegistry *registry, const char *name) {
                 lookup_free(l);
         }
         registry->gone(copy, registry->userdata);
-        caller_forget(registry, copy);
+        u = uid_find(registry, copy);
+        if (u) {
+                free(u->sender);
+                *u = registry->uids[--registry->n_uids];
+        }
 }
 
 /* GetConnectionCredentials returns a{sv}: UnixUserID is what counts. */

@@ -91,11 +91,6 @@ static void pending_call_fail(PendingCall *c, int error) {
         pending_call_free(c);
 }
 
-static void pending_calls_fail(PendingCall *calls, int error) {
-        LIST_FOREACH_SAFE(calls, c, next, calls)
-                pending_call_fail(c, error);
-}
-
 static void shared_clear(CounterReader *reader) {
         for (size_t i = 0; i < reader->n_shared; i++) {
                 counter_snapshots_free(reader->shared[i].snapshots, reader->shared[i].n);
@@ -361,7 +356,8 @@ static void start_next_read(CounterReader *reader) {
 
 fail:
         reader->queued_tail = NULL;
-        pending_calls_fail(TAKE_PTR(reader->queued), r);
+        LIST_FOREACH_SAFE(calls, c, next, TAKE_PTR(reader->queued))
+                pending_call_fail(c, r);
 }
 
 int counter_reader_new(sd_event *event, ReaderPool *pool, const CounterReaderHost *host, CounterReader **ret) {
