@@ -117,7 +117,7 @@ static void piece_run(ReaderLane *lane, void *userdata) {
                 CounterEntry *e = &a->entries[i];
                 int r;
 
-                r = counters_read_path(e->path, e->port_dir, &e->snapshot->counters, &e->snapshot->present);
+                r = counters_read_path(e->path, e->port > 0, &e->snapshot->counters, &e->snapshot->present);
                 if (r < 0) {
                         a->error = r;
                         break;
@@ -266,7 +266,7 @@ static int entries_copy(const CounterEntry *e, size_t n, CounterEntry **ret) {
         for (size_t i = 0; i < n; i++) {
                 c[i] = (CounterEntry){ .path = strdup(e[i].path),
                                        .device = strdup(e[i].device),
-                                       .port_dir = e[i].port_dir,
+                                       .port = e[i].port,
                                        .snapshot = counter_snapshot_new(),
                                        .read_usec = e[i].read_usec };
                 if (!c[i].path || !c[i].device || !c[i].snapshot) {

@@ -17,7 +17,7 @@ typedef struct PendingCall PendingCall;
 struct PendingCall {
         LIST_FIELDS(PendingCall, calls); /* on the reader's queue or its running read's calls */
         sd_bus_message *call;
-        CounterTarget *targets;
+        CounterEntry *targets;
         size_t n_targets;
         CounterReplyFn reply;
         uid_t uid; /* bus-verified */
@@ -59,20 +59,11 @@ CounterShare *counter_share_unref(CounterShare *s) {
         return NULL;
 }
 
-void counter_targets_free(CounterTarget *t, size_t n) {
-        for (size_t i = 0; i < n; i++) {
-                free(t[i].device);
-                reader_lane_unref(t[i].lane);
-                free(t[i].path);
-        }
-        free(t);
-}
-
 static PendingCall *pending_call_free(PendingCall *c) {
         if (!c)
                 return NULL;
         sd_bus_message_unref(c->call);
-        counter_targets_free(c->targets, c->n_targets);
+        counter_entries_free(c->targets, c->n_targets);
         free(c);
         return NULL;
 }
@@ -305,7 +296,7 @@ static int collect_entries(const PendingCall *calls, CounterEntry **ret, size_t 
                         e[n] = (CounterEntry){ .path = strdup(c->targets[i].path),
                                                .device = strdup(c->targets[i].device),
                                                .lane = reader_lane_ref(c->targets[i].lane),
-                                               .port_dir = c->targets[i].port > 0,
+                                               .port = c->targets[i].port,
                                                .snapshot = counter_snapshot_new() };
                         n++;
                         if (!e[n - 1].path || !e[n - 1].device || !e[n - 1].snapshot)
@@ -391,7 +382,7 @@ CounterReader *counter_reader_free(CounterReader *reader) {
         return NULL;
 }
 
-int counter_reader_submit(CounterReader *reader, sd_bus_message *call, uid_t uid, CounterTarget *targets,
+int counter_reader_submit(CounterReader *reader, sd_bus_message *call, uid_t uid, CounterEntry *targets,
                           size_t n_targets, CounterReplyFn reply) {
         const char *sender = sd_bus_message_get_sender(call);
         CallCount count = {};
@@ -413,7 +404,7 @@ int counter_reader_submit(CounterReader *reader, sd_bus_message *call, uid_t uid
         else
                 c = calloc(1, sizeof(PendingCall));
         if (!c) {
-                counter_targets_free(targets, n_targets);
+                counter_entries_free(targets, n_targets);
                 return r ?: -ENOMEM;
         }
         *c = (PendingCall){
