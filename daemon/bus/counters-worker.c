@@ -184,12 +184,11 @@ static void cache_expire(CounterReader *reader, uint64_t now) {
         size_t k = 0;
 
         shared_clear(reader);
-        for (size_t i = 0; i < reader->n_cache; i++) {
+        for (size_t i = 0; i < reader->n_cache; i++)
                 if (entry_expired(&reader->cache[i], now))
                         counter_entry_clear(&reader->cache[i]);
                 else
                         reader->cache[k++] = reader->cache[i];
-        }
         reader->n_cache = k;
 }
 
@@ -265,12 +264,11 @@ static void on_read_done(CounterRead *read, void *userdata) {
                 log_warning_errno(r, "Failed to read the counters: %m");
         else
                 arm_cache_expiry(reader);
-        LIST_FOREACH_SAFE(calls, c, next, TAKE_PTR(reader->running_calls)) {
+        LIST_FOREACH_SAFE(calls, c, next, TAKE_PTR(reader->running_calls))
                 if (r < 0)
                         pending_call_fail(c, r);
                 else
                         pending_call_answer(reader, c);
-        }
 
         /* Who waited for this read to end: callers other than root may find all they asked for now. */
         queued = TAKE_PTR(reader->queued);
@@ -304,13 +302,11 @@ static int collect_entries(const PendingCall *calls, CounterEntry **ret, size_t 
                 }
         if (n > 1)
                 qsort(e, n, sizeof(CounterEntry), counter_entry_compare);
-        for (size_t i = 0; i < n; i++) {
-                if (kept > 0 && streq(e[kept - 1].path, e[i].path)) {
+        for (size_t i = 0; i < n; i++)
+                if (kept > 0 && streq(e[kept - 1].path, e[i].path))
                         counter_entry_clear(&e[i]);
-                        continue;
-                }
-                e[kept++] = e[i];
-        }
+                else
+                        e[kept++] = e[i];
         *ret = e;
         *ret_n = kept;
         return 0;
