@@ -328,8 +328,6 @@ static int on_message(sd_bus_message *m, void *userdata, sd_bus_error *ret_error
         return 1;
 }
 
-/* A connection left the bus: its calls, and the reply being built for it,
- * go with it. */
 void bus_managed_objects_drop_sender(ManagedObjectsQueue *q, const char *name) {
         bool was_current;
         unsigned n;

@@ -43,7 +43,6 @@ static void port_wait_free(PortWait *w) {
         free(w);
 }
 
-/* The answer, then the wait is gone. */
 static void port_wait_finish(PortWait *w, int r) {
         if (r < 0)
                 log_debug_errno(r, "Failed to answer a WaitForState call: %m");
