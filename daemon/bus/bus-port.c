@@ -131,9 +131,7 @@ static int method_wait_for_state(sd_bus_message *message, void *userdata, sd_bus
         if (r <= 0)
                 return r < 0 ? r : 1; /* 0: runs again once the caller is known */
         r = port_wait_add(&s->port_waits, message, uid, p, wanted, timeout_ms, error);
-        if (r < 0)
-                return r;
-        return 1; /* answered later */
+        return r < 0 ? r : 1; /* 1: answered later */
 }
 
 #define BUS_PORT_PROPERTY(...) BUS_PROPERTY(Port, __VA_ARGS__)
