@@ -42,7 +42,7 @@ static void share_keep(CounterShare *share, sd_bus_message *reply) {
 }
 
 /* Port.GetCounters and Device.GetCounters: one target. */
-static int reply_counters(sd_bus_message *call, CounterTarget *targets, CounterSnapshot **snapshots, size_t n,
+static int reply_counters(sd_bus_message *call, CounterEntry *targets, CounterSnapshot **snapshots, size_t n,
                           CounterShare *share) {
         _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
         static const CounterList empty = {};
@@ -64,7 +64,7 @@ static int reply_counters(sd_bus_message *call, CounterTarget *targets, CounterS
                 if (r >= 0)
                         share_keep(share, reply);
         }
-        counter_targets_free(targets, n);
+        counter_entries_free(targets, n);
         counter_snapshots_free(snapshots, n);
         return r;
 }
@@ -76,7 +76,7 @@ static int reply_counters(sd_bus_message *call, CounterTarget *targets, CounterS
 
 typedef struct AllCountersReply {
         sd_bus_message *reply;
-        CounterTarget *targets;
+        CounterEntry *targets;
         CounterSnapshot **snapshots;
         size_t n, next;
         CounterShare *share;
@@ -86,7 +86,7 @@ static void all_counters_reply_free(void *userdata) {
         AllCountersReply *a = userdata;
 
         sd_bus_message_unref(a->reply);
-        counter_targets_free(a->targets, a->n);
+        counter_entries_free(a->targets, a->n);
         counter_snapshots_free(a->snapshots, a->n);
         counter_share_unref(a->share);
         free(a);
@@ -97,7 +97,7 @@ static int all_counters_reply_append(AllCountersReply *a) {
         int r;
 
         for (size_t end = a->next + ALL_COUNTERS_CHUNK; a->next < a->n && a->next < end; a->next++) {
-                const CounterTarget *t = &a->targets[a->next];
+                const CounterEntry *t = &a->targets[a->next];
                 const CounterSnapshot *s = a->snapshots[a->next];
 
                 /* Port 0: only devices that have device-wide counters; a
@@ -143,7 +143,7 @@ static int on_all_counters_chunk(sd_event_source *s, void *userdata) {
 }
 
 /* Manager.GetAllCounters: every port; port 0 (the device-wide hw_counters) only where it exists. */
-static int reply_all_counters(sd_bus_message *call, CounterTarget *targets, CounterSnapshot **snapshots, size_t n,
+static int reply_all_counters(sd_bus_message *call, CounterEntry *targets, CounterSnapshot **snapshots, size_t n,
                               CounterShare *share) {
         sd_event_source *source = NULL;
         AllCountersReply *a;
@@ -151,7 +151,7 @@ static int reply_all_counters(sd_bus_message *call, CounterTarget *targets, Coun
 
         a = share && share->body ? NULL : calloc(1, sizeof(AllCountersReply));
         if (!a) {
-                counter_targets_free(targets, n);
+                counter_entries_free(targets, n);
                 counter_snapshots_free(snapshots, n);
                 return share && share->body ? send_copy(call, share->body) : -ENOMEM;
         }
@@ -183,7 +183,7 @@ static int reply_all_counters(sd_bus_message *call, CounterTarget *targets, Coun
         return r;
 }
 
-static int target_set(CounterTarget *t, const Device *d, uint32_t port) {
+static int target_set(CounterEntry *t, const Device *d, uint32_t port) {
         t->device = strdup(d->name);
         t->lane = reader_lane_ref(d->lane);
         t->port = port;
@@ -195,7 +195,7 @@ static int target_set(CounterTarget *t, const Device *d, uint32_t port) {
 }
 
 /* The device-wide target (port 0), then one per port. */
-static int device_targets(const Device *d, CounterTarget *t, size_t *n) {
+static int device_targets(const Device *d, CounterEntry *t, size_t *n) {
         int r;
 
         r = target_set(&t[(*n)++], d, 0);
@@ -217,7 +217,7 @@ static void counters_read_result(ReaderLane *lane, const ReaderResult *result, v
                 device_read_health(d, result, READ_PARTIAL);
 }
 
-static int submit(BusServer *s, sd_bus_message *message, CounterTarget *targets, size_t n, CounterReplyFn reply,
+static int submit(BusServer *s, sd_bus_message *message, CounterEntry *targets, size_t n, CounterReplyFn reply,
                   sd_bus_error *error) {
         uid_t uid;
         int r;
@@ -225,7 +225,7 @@ static int submit(BusServer *s, sd_bus_message *message, CounterTarget *targets,
         /* Root's cache rule differs: who calls is known before anything is read. */
         r = caller_resolve_uid(&s->callers, message, &uid, error);
         if (r <= 0) {
-                counter_targets_free(targets, n);
+                counter_entries_free(targets, n);
                 return r < 0 ? r : 1; /* 0: runs again once the caller is known */
         }
         if (!s->counter_reader) {
@@ -237,7 +237,7 @@ static int submit(BusServer *s, sd_bus_message *message, CounterTarget *targets,
 
                 r = counter_reader_new(s->event, s->manager->readers, &host, &s->counter_reader);
                 if (r < 0) {
-                        counter_targets_free(targets, n);
+                        counter_entries_free(targets, n);
                         return r;
                 }
         }
@@ -258,17 +258,17 @@ static int submit(BusServer *s, sd_bus_message *message, CounterTarget *targets,
 
 /* Port.GetCounters, and Device.GetCounters (port 0): one target. */
 static int get_counters(sd_bus_message *message, const Device *d, uint32_t port, sd_bus_error *error) {
-        CounterTarget *t;
+        CounterEntry *t;
         int r;
 
         if (!device_readable(d))
                 return bus_error_unresponsive(d, error);
-        t = calloc(1, sizeof(CounterTarget));
+        t = calloc(1, sizeof(CounterEntry));
         if (!t)
                 return -ENOMEM;
         r = target_set(t, d, port);
         if (r < 0) {
-                counter_targets_free(t, 1);
+                counter_entries_free(t, 1);
                 return r;
         }
         return submit(bus_server_current(message), message, t, 1, reply_counters, error);
@@ -287,13 +287,13 @@ int bus_device_get_counters(sd_bus_message *message, void *userdata, sd_bus_erro
 int bus_manager_get_all_counters(sd_bus_message *message, void *userdata, sd_bus_error *error) {
         BusServer *s = userdata;
         Manager *m = s->manager;
-        CounterTarget *t;
+        CounterEntry *t;
         size_t total = 0, n = 0;
         int r = 0;
 
         for (size_t i = 0; i < m->n_devices; i++)
                 total += 1 + m->devices[i]->n_ports;
-        t = calloc(total ?: 1, sizeof(CounterTarget));
+        t = calloc(total ?: 1, sizeof(CounterEntry));
         if (!t)
                 return -ENOMEM;
         /* The devices that do not answer are left out; the others are read. */
@@ -301,7 +301,7 @@ int bus_manager_get_all_counters(sd_bus_message *message, void *userdata, sd_bus
                 if (device_readable(m->devices[i]))
                         r = device_targets(m->devices[i], t, &n);
         if (r < 0) {
-                counter_targets_free(t, n);
+                counter_entries_free(t, n);
                 return r;
         }
         return submit(s, message, t, n, reply_all_counters, error);

@@ -195,11 +195,9 @@ static bool path_under_prefix(const char *path, const char *prefix) {
         return strncmp(path, prefix, n) == 0 && path[n] == '/';
 }
 
-/* One dict entry, or nothing when no type serves the path. The interfaces
- * come in the order sd-bus lists them for the same registrations: those
- * registered at the object's own path, then the fallbacks whose find
- * callback finds it; within each, the type registered last first
- * (bus_objects_register() registers them in table order). */
+/* One dict entry, or nothing when no type serves the path. Interfaces in
+ * sd-bus's order: those registered at the path, then the fallbacks that find
+ * it; within each, the last registered first (bus_objects_register()'s). */
 static int append_object(ManagedObjectsReply *r, const char *path, sd_bus_error *error) {
         static const char *const standard[] = { DBUS_PEER_INTERFACE, DBUS_INTROSPECTABLE_INTERFACE,
                                                 DBUS_PROPERTIES_INTERFACE };

@@ -9,7 +9,6 @@
 #include <sys/ioctl.h>
 
 #include "api/rdmad-api.h"
-#include "basic/list.h"
 #include "basic/log.h"
 #include "basic/time-util.h"
 #include "basic/util.h"
@@ -62,17 +61,17 @@ static int build_start(ManagedObjectsQueue *q, sd_bus_message *call) {
 
 /* Has the unprivileged reply in flight left the daemon, sd-bus's queue and
  * the socket's? Then its time on the connection is known, and so is when
- * the next unprivileged one may go. */
+ * the next unprivileged one may go; if not, it is looked at again in 1 ms. */
 static bool drain_check(ManagedObjectsQueue *q) {
         uint64_t busy, pause;
         int unsent = 0;
 
         assert(call_scheduler_draining(&q->scheduler));
 
-        if (writes_pending(q))
+        if (writes_pending(q) || (ioctl(sd_bus_get_fd(q->bus), SIOCOUTQ, &unsent) >= 0 && unsent > 0)) {
+                share_timer_at(q, now_usec(CLOCK_MONOTONIC) + USEC_PER_MSEC);
                 return false;
-        if (ioctl(sd_bus_get_fd(q->bus), SIOCOUTQ, &unsent) >= 0 && unsent > 0)
-                return false;
+        }
         pause = call_scheduler_drained(&q->scheduler, &busy);
         log_debug("GetManagedObjects: an unprivileged reply took %.1f ms to leave; the next in %.1f ms.",
                   (double) busy / 1000, (double) pause / 1000);
@@ -161,8 +160,8 @@ static int on_flush(sd_event_source *s, void *userdata) {
                 q->trim_after_send = false;
                 (void) malloc_trim(0);
         }
-        if (call_scheduler_draining(&q->scheduler) && !drain_check(q))
-                share_timer_at(q, now_usec(CLOCK_MONOTONIC) + USEC_PER_MSEC);
+        if (call_scheduler_draining(&q->scheduler))
+                (void) drain_check(q);
         if (call_scheduler_n_callers(&q->scheduler) > 0)
                 (void) sd_event_source_set_enabled(q->build_event, SD_EVENT_ON);
         return 0;
@@ -171,10 +170,8 @@ static int on_flush(sd_event_source *s, void *userdata) {
 static int on_share_timer(sd_event_source *s, uint64_t usec, void *userdata) {
         ManagedObjectsQueue *q = userdata;
 
-        if (call_scheduler_draining(&q->scheduler) && !drain_check(q)) {
-                share_timer_at(q, now_usec(CLOCK_MONOTONIC) + USEC_PER_MSEC);
+        if (call_scheduler_draining(&q->scheduler) && !drain_check(q))
                 return 0;
-        }
         if (call_scheduler_n_callers(&q->scheduler) > 0)
                 (void) sd_event_source_set_enabled(q->build_event, SD_EVENT_ON);
         return 0;
@@ -288,25 +285,6 @@ static void build_wanted(ManagedObjectsQueue *q) {
 
 /* ---------- the calls ---------- */
 
-/* `sender`'s calls go, handed to `visit` first (NULL: unanswered), and the
- * reply being built for it too. */
-static void drop_sender(ManagedObjectsQueue *q, const char *sender, const char *why, CallSchedulerVisit visit,
-                        void *userdata) {
-        bool was_current;
-        unsigned n;
-
-        if (call_scheduler_has_sender(&q->scheduler, sender)) {
-                n = call_scheduler_drop_sender(&q->scheduler, sender, visit, userdata, &was_current);
-                log_debug("GetManagedObjects: %s %s; %u call%s dropped%s.", sender, why, n, n == 1 ? "" : "s",
-                          was_current && q->build ? ", with the reply being built" : "");
-                if (was_current) {
-                        build_reset(q);
-                        q->restarts = 0;
-                }
-                build_off_when_idle(q);
-        }
-}
-
 static int on_message(sd_bus_message *m, void *userdata, sd_bus_error *ret_error) {
         ManagedObjectsQueue *q = userdata;
         uid_t uid = UID_UNKNOWN;
@@ -350,13 +328,23 @@ static int on_message(sd_bus_message *m, void *userdata, sd_bus_error *ret_error
         return 1;
 }
 
-/* A connection left the bus: its calls, and the reply being built for it,
- * go with it. */
 void bus_managed_objects_drop_sender(ManagedObjectsQueue *q, const char *name) {
+        bool was_current;
+        unsigned n;
+
         assert(q);
         assert(name);
 
-        drop_sender(q, name, "left the bus", NULL, NULL);
+        if (!call_scheduler_has_sender(&q->scheduler, name))
+                return;
+        n = call_scheduler_drop_sender(&q->scheduler, name, NULL, NULL, &was_current);
+        log_debug("GetManagedObjects: %s left the bus; %u call%s dropped%s.", name, n, n == 1 ? "" : "s",
+                  was_current && q->build ? ", with the reply being built" : "");
+        if (was_current) {
+                build_reset(q);
+                q->restarts = 0;
+        }
+        build_off_when_idle(q);
 }
 
 int bus_managed_objects_start(ManagedObjectsQueue *q, sd_bus *bus, sd_event *event, const char *root,

@@ -5,7 +5,6 @@
 #include <stddef.h>
 
 #include "bus-device.h"
-#include "api/bus-path.h"
 #include "bus-counters.h"
 #include "bus-resolve.h"
 #include "bus-server.h"
@@ -71,9 +70,7 @@ static int method_rescan(sd_bus_message *message, void *userdata, sd_bus_error *
         uid_t uid;
         int r;
 
-        /* Root's alone. Who calls is asked of the bus without waiting, as
-         * for every other method: sd-bus's own check would ask it
-         * synchronously, on the loop, for every refused call. */
+        /* Root's alone, who calls asked of the bus without waiting (manager_vtable). */
         r = caller_resolve_uid(&s->callers, message, &uid, error);
         if (r <= 0)
                 return r < 0 ? r : 1; /* 0: runs again once the caller is known */

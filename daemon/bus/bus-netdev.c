@@ -7,7 +7,6 @@
 #include "api/bus-path.h"
 #include "basic/util.h"
 #include "bus-util.h"
-#include "manager.h"
 #include "properties.h"
 #include "netdev.h"
 

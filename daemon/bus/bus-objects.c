@@ -3,7 +3,7 @@
 
 #include <string.h>
 
-#include "api/bus-path.h"
+#include "api/rdmad-api.h"
 #include "basic/log.h"
 #include "basic/util.h"
 #include "bus-device.h"
@@ -12,7 +12,6 @@
 #include "bus-port.h"
 #include "bus-server.h"
 #include "bus-sriov.h"
-#include "bus-util.h"
 #include "manager.h"
 #include "port-wait.h"
 #include "properties.h"
@@ -22,7 +21,6 @@ static const BusObjectType *const bus_object_types[] = {
         &manager_object, &device_object, &port_object, &netdev_object, &sriov_object,
 };
 
-/* The i-th object path of a device, in the order of bus_objects_device_paths(). */
 /* The pending changes: an array in the order of first report, with an
  * open-addressing index by object and kind. */
 static size_t slot_of(const PendingChanges *c, const void *object, ModelObjectKind kind) {
@@ -102,12 +100,6 @@ void pending_changes_drop_device(PendingChanges *c, const Device *d) {
                 drop(c, MODEL_PORT, &d->ports[i]);
         for (size_t i = 0; i < d->n_netdevs; i++)
                 drop(c, MODEL_NETDEV, d->netdevs[i]);
-}
-
-void pending_changes_drop_netdev(PendingChanges *c, const NetDev *n) {
-        assert(c);
-        assert(n);
-        drop(c, MODEL_NETDEV, n);
 }
 
 static const Device *owner_of(const PendingChange *x) {
@@ -230,12 +222,9 @@ static int list_object_paths(void *userdata, char ***ret, size_t *ret_n) {
 
 static int node_enumerator(sd_bus *bus, const char *path, void *userdata, char ***nodes, sd_bus_error *error) {
         size_t n;
-        int r;
+        int r = list_object_paths(userdata, nodes, &n);
 
-        r = list_object_paths(userdata, nodes, &n);
-        if (r < 0)
-                return r;
-        return 1;
+        return r < 0 ? r : 1;
 }
 
 /* InterfacesAdded for all objects of a device: after it is in the table,
@@ -303,7 +292,7 @@ static void on_netdev_added(NetDev *n, void *userdata) {
 static void on_netdev_removing(NetDev *n, void *userdata) {
         BusServer *s = userdata;
 
-        pending_changes_drop_netdev(&s->pending, n);
+        drop(&s->pending, MODEL_NETDEV, n);
         send_netdev_object(s, n, false);
 }
 
@@ -336,32 +325,28 @@ static const ModelEvents model_events = {
  * for the names of its pending bits, which are then clear. */
 typedef struct ChangeEmitter {
         const char *interface;
-        int (*path)(const void *object, char **ret);
         void (*names)(PropertyMask mask, PropertyNames *ret);
 } ChangeEmitter;
 
-static int device_path_of(const void *object, char **ret) {
-        return device_bus_path(object, ret);
-}
-
-static int port_path_of(const void *object, char **ret) {
-        return port_bus_path(object, ret);
-}
-
-static int netdev_path_of(const void *object, char **ret) {
-        return netdev_bus_path(object, ret);
-}
-
-static int sriov_path_of(const void *object, char **ret) {
-        return sriov_bus_path(object, ret);
-}
-
 static const ChangeEmitter change_emitters[] = {
-        [MODEL_DEVICE] = { RDMAD_DEVICE_INTERFACE, device_path_of, device_property_names },
-        [MODEL_PORT] = { RDMAD_PORT_INTERFACE, port_path_of, port_property_names },
-        [MODEL_NETDEV] = { RDMAD_NETDEV_INTERFACE, netdev_path_of, netdev_property_names },
-        [MODEL_SRIOV] = { RDMAD_SRIOV_INTERFACE, sriov_path_of, sriov_property_names },
+        [MODEL_DEVICE] = { RDMAD_DEVICE_INTERFACE, device_property_names },
+        [MODEL_PORT] = { RDMAD_PORT_INTERFACE, port_property_names },
+        [MODEL_NETDEV] = { RDMAD_NETDEV_INTERFACE, netdev_property_names },
+        [MODEL_SRIOV] = { RDMAD_SRIOV_INTERFACE, sriov_property_names },
 };
+
+static int object_path(ModelObjectKind kind, const void *object, char **ret) {
+        switch (kind) {
+        case MODEL_DEVICE:
+                return device_bus_path(object, ret);
+        case MODEL_PORT:
+                return port_bus_path(object, ret);
+        case MODEL_NETDEV:
+                return netdev_bus_path(object, ret);
+        default: /* MODEL_SRIOV */
+                return sriov_bus_path(object, ret);
+        }
+}
 
 static int send_changed(sd_bus *bus, ModelObjectKind kind, const void *object, PropertyMask mask) {
         const ChangeEmitter *e = &change_emitters[kind];
@@ -374,7 +359,7 @@ static int send_changed(sd_bus *bus, ModelObjectKind kind, const void *object, P
         e->names(mask, &names);
         if (names.n == 0)
                 return 0;
-        r = e->path(object, &path);
+        r = object_path(kind, object, &path);
         if (r < 0)
                 return r;
         r = sd_bus_emit_properties_changed_strv(bus, path, e->interface, (char **) names.names);

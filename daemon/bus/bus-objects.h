@@ -40,7 +40,7 @@ int bus_objects_device_paths(const Device *d, char ***l, size_t *n, size_t *allo
 
 /* The property changes the bus has not announced yet, by object: the
  * model's objects keep their address while they exist, and an object's
- * entry goes with it (pending_changes_drop*() on the model's removal
+ * entry goes with it (dropped on the model's removal
  * events). The model reports changes through its ModelEvents; this store
  * is the bus side's alone, and the emission takes everything from it once
  * per loop iteration; it is freed with the emission's source. */
@@ -65,10 +65,9 @@ typedef struct PendingChanges {
 
 /* ORs mask into the object's pending bits. */
 void pending_changes_add(PendingChanges *c, ModelObjectKind kind, const void *object, PropertyMask mask);
-/* The object is going: nothing of it is announced. A device's drop is
- * also its SR-IOV control's, its ports' and its netdevs'. */
+/* The device is going: nothing of it, its SR-IOV control, its ports and
+ * its netdevs is announced. */
 void pending_changes_drop_device(PendingChanges *c, const Device *d);
-void pending_changes_drop_netdev(PendingChanges *c, const NetDev *n);
 /* The changes in the order they are announced: by device name, and within
  * a device the device, its ports, its netdevs, its SR-IOV control. Dropped
  * ones last, with a NULL object. */

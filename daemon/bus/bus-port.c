@@ -12,7 +12,6 @@
 #include "bus-server.h"
 #include "bus-util.h"
 #include "link-history.h"
-#include "manager.h"
 #include "basic/parse.h"
 #include "port-wait.h"
 #include "basic/util.h"
@@ -41,15 +40,10 @@ static int bus_property_get_gids(sd_bus *bus, const char *path, const char *inte
         int r;
 
         r = sd_bus_message_open_container(reply, 'a', "(usss)");
-        if (r < 0)
-                return r;
-        for (size_t i = 0; i < port->n_gids; i++) {
+        for (size_t i = 0; r >= 0 && i < port->n_gids; i++)
                 r = sd_bus_message_append(reply, "(usss)", port->gids[i].index, port->gids[i].gid, port->gids[i].type,
                                           port->gids[i].ndev);
-                if (r < 0)
-                        return r;
-        }
-        return sd_bus_message_close_container(reply);
+        return r < 0 ? r : sd_bus_message_close_container(reply);
 }
 
 /* Each element is a (usss): up to 7 bytes to align the struct to 8, the u,
@@ -83,16 +77,12 @@ static int bus_property_get_link_history(sd_bus *bus, const char *path, const ch
         int r;
 
         r = sd_bus_message_open_container(reply, 'a', "(tss)");
-        if (r < 0)
-                return r;
-        for (size_t i = 0; port->history && i < port->history->n; i++) {
+        for (size_t i = 0; r >= 0 && port->history && i < port->history->n; i++) {
                 const LinkChange *c = &port->history->changes[i];
 
                 r = sd_bus_message_append(reply, "(tss)", c->usec, c->old_state, c->new_state);
-                if (r < 0)
-                        return r;
         }
-        return sd_bus_message_close_container(reply);
+        return r < 0 ? r : sd_bus_message_close_container(reply);
 }
 
 /* Each element: up to 7 bytes to align the struct, the t, two names. */
@@ -141,9 +131,7 @@ static int method_wait_for_state(sd_bus_message *message, void *userdata, sd_bus
         if (r <= 0)
                 return r < 0 ? r : 1; /* 0: runs again once the caller is known */
         r = port_wait_add(&s->port_waits, message, uid, p, wanted, timeout_ms, error);
-        if (r < 0)
-                return r;
-        return 1; /* answered later */
+        return r < 0 ? r : 1; /* 1: answered later */
 }
 
 #define BUS_PORT_PROPERTY(...) BUS_PROPERTY(Port, __VA_ARGS__)

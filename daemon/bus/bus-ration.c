@@ -172,7 +172,6 @@ static void refused_arm(BusRation *r) {
         (void) sd_event_source_set_enabled(r->refuse_event, SD_EVENT_ONESHOT);
 }
 
-/* Takes the oldest refused call off the ring. */
 static RefusedCall refused_pop(BusRation *r) {
         RefusedCall c = r->refused[r->refused_head];
 

@@ -10,7 +10,6 @@
 #include "counters-worker.h"
 #include "manager.h"
 #include "pci-function.h"
-#include "device.h"
 
 #define TRIM_INTERVAL_USEC (5 * USEC_PER_SEC)
 #define STOPPING_MESSAGE   "rdmad is stopping."

@@ -4,7 +4,6 @@
 #include <errno.h>
 
 #include "api/bus-path.h"
-#include "basic/log.h"
 #include "basic/util.h"
 #include "bus-server.h"
 #include "device.h"

@@ -11,7 +11,6 @@
 #include "api/rdmad-api.h"
 #include "basic/log.h"
 #include "basic/util.h"
-#include "bus-util.h"
 
 /* GetConnectionCredentials of one unique name, and the calls waiting for it. */
 struct CallerLookup {
@@ -43,15 +42,6 @@ static CallerUid *uid_find(const CallerRegistry *registry, const char *sender) {
                 if (streq(registry->uids[i].sender, sender))
                         return &registry->uids[i];
         return NULL;
-}
-
-static void caller_forget(CallerRegistry *registry, const char *sender) {
-        CallerUid *u = uid_find(registry, sender);
-
-        if (u) {
-                free(u->sender);
-                *u = registry->uids[--registry->n_uids];
-        }
 }
 
 /* ---------- lookups ---------- */
@@ -95,14 +85,11 @@ static void revalidate_arm_in(CallerRegistry *registry, uint64_t usec) {
         (void) sd_event_source_set_enabled(registry->revalidate_timer, SD_EVENT_ONESHOT);
 }
 
-static void revalidate_arm(CallerRegistry *registry) {
-        revalidate_arm_in(registry, CALLER_REVALIDATE_USEC);
-}
-
 /* The caller's name left: who held something for it drops it. */
 static void caller_departed(CallerRegistry *registry, const char *name) {
         _cleanup_free_ char *copy = strdup(name); /* `name` may be one of ours */
         CallerLookup *l;
+        CallerUid *u;
 
         if (!copy)
                 return (void) log_oom();
@@ -113,7 +100,11 @@ static void caller_departed(CallerRegistry *registry, const char *name) {
                 lookup_free(l);
         }
         registry->gone(copy, registry->userdata);
-        caller_forget(registry, copy);
+        u = uid_find(registry, copy);
+        if (u) {
+                free(u->sender);
+                *u = registry->uids[--registry->n_uids];
+        }
 }
 
 /* GetConnectionCredentials returns a{sv}: UnixUserID is what counts. */
@@ -180,18 +171,25 @@ static int on_lookup_reply(sd_bus_message *reply, void *userdata, sd_bus_error *
         return 0;
 }
 
+/* The bus driver's `method` about `name`. Not sd-bus's 25 s: an answer the
+ * bus dropped must not hold a lookup or a sweep that long. */
+static int ask_bus_driver(sd_bus *bus, const char *method, const char *name, sd_bus_slot **ret_slot,
+                          sd_bus_message_handler_t callback, void *userdata) {
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *m = NULL;
+        int r;
+
+        r = sd_bus_message_new_method_call(bus, &m, DBUS_SERVICE_NAME, DBUS_PATH, DBUS_INTERFACE, method);
+        if (r >= 0)
+                r = sd_bus_message_append(m, "s", name);
+        return r < 0 ? r : sd_bus_call_async(bus, ret_slot, m, callback, userdata, CALLER_LOOKUP_TIMEOUT_USEC);
+}
+
 /* Sends the question of a waiting lookup; it is in flight then. */
 static int lookup_send(CallerRegistry *registry, CallerLookup *l) {
-        _cleanup_(sd_bus_message_unrefp) sd_bus_message *m = NULL;
         sd_bus_slot *slot = NULL;
         int r;
 
-        r = sd_bus_message_new_method_call(registry->bus, &m, DBUS_SERVICE_NAME, DBUS_PATH, DBUS_INTERFACE,
-                                           "GetConnectionCredentials");
-        if (r >= 0)
-                r = sd_bus_message_append(m, "s", l->sender);
-        if (r >= 0)
-                r = sd_bus_call_async(registry->bus, &slot, m, on_lookup_reply, l, CALLER_LOOKUP_TIMEOUT_USEC);
+        r = ask_bus_driver(registry->bus, "GetConnectionCredentials", l->sender, &slot, on_lookup_reply, l);
         if (r < 0)
                 return r;
         LIST_REMOVE_TAIL(lookups, registry->waiting, registry->waiting_tail, l);
@@ -334,7 +332,7 @@ static int caller_remember(CallerRegistry *registry, const char *sender, uid_t u
                 return -ENOMEM;
         }
         registry->uids[registry->n_uids++] = (CallerUid){ .sender = copy, .uid = uid, .pid = pid };
-        revalidate_arm(registry);
+        revalidate_arm_in(registry, CALLER_REVALIDATE_USEC);
         return 0;
 }
 
@@ -386,24 +384,14 @@ static void sweep_clear(CallerRegistry *registry) {
 
 static void sweep_continue(CallerRegistry *registry) {
         while (registry->sweep_next < registry->n_sweep && registry->n_checks < CALLER_REVALIDATE_BATCH) {
-                _cleanup_(sd_bus_message_unrefp) sd_bus_message *m = NULL;
                 CallerCheck *c = calloc(1, sizeof(CallerCheck));
-                int r;
 
                 if (!c)
                         break;
                 c->registry = registry;
                 c->sender = TAKE_PTR(registry->sweep[registry->sweep_next]);
                 registry->sweep_next++;
-                /* Not sd-bus's 25 s: an answer the bus dropped must not hold the sweep that long. */
-                r = sd_bus_message_new_method_call(registry->bus, &m, DBUS_SERVICE_NAME, DBUS_PATH, DBUS_INTERFACE,
-                                                   "GetNameOwner");
-                if (r >= 0)
-                        r = sd_bus_message_append(m, "s", c->sender);
-                if (r >= 0)
-                        r = sd_bus_call_async(registry->bus, &c->slot, m, on_check_reply, c,
-                                              CALLER_LOOKUP_TIMEOUT_USEC);
-                if (r < 0) {
+                if (ask_bus_driver(registry->bus, "GetNameOwner", c->sender, &c->slot, on_check_reply, c) < 0) {
                         free(c->sender);
                         free(c);
                         break;

@@ -8,11 +8,9 @@
 #include "basic/util.h"
 #include "reader-pool.h"
 
-/* A read of a device that answers, however slowly (a busy firmware: 100 ms
- * a file), is waited for; one whose read is stuck (the reader pool's read
- * timeout, per read) is left out at once, and whatever has not answered
- * after COUNTERS_GIVE_UP_TIMEOUTS read timeouts is left out too, so that a
- * call is never held past what its caller waits (25 s by default). */
+/* A device that answers, however slowly (a busy firmware: 100 ms a file),
+ * is waited for, up to this many read timeouts: a call is never held past
+ * what its caller waits (25 s by default). A stuck read is left out at once. */
 #define COUNTERS_GIVE_UP_TIMEOUTS 4
 /* ... looked at this often: a read found stuck is left out within this of it. */
 #define COUNTERS_DEADLINE_CHECK_USEC (100 * USEC_PER_MSEC)
@@ -117,7 +115,7 @@ static void piece_run(ReaderLane *lane, void *userdata) {
                 CounterEntry *e = &a->entries[i];
                 int r;
 
-                r = counters_read_path(e->path, e->port_dir, &e->snapshot->counters, &e->snapshot->present);
+                r = counters_read_path(e->path, e->port > 0, &e->snapshot->counters, &e->snapshot->present);
                 if (r < 0) {
                         a->error = r;
                         break;
@@ -162,7 +160,6 @@ bool counter_read_covers(const CounterRead *read, const char *device, const char
         return false;
 }
 
-/* Every piece answered or was given up: the entries in path order. */
 int counter_read_take_entries(CounterRead *read, CounterEntry **ret, size_t *ret_n) {
         CounterEntry *entries;
         size_t n = 0;
@@ -266,7 +263,7 @@ static int entries_copy(const CounterEntry *e, size_t n, CounterEntry **ret) {
         for (size_t i = 0; i < n; i++) {
                 c[i] = (CounterEntry){ .path = strdup(e[i].path),
                                        .device = strdup(e[i].device),
-                                       .port_dir = e[i].port_dir,
+                                       .port = e[i].port,
                                        .snapshot = counter_snapshot_new(),
                                        .read_usec = e[i].read_usec };
                 if (!c[i].path || !c[i].device || !c[i].snapshot) {

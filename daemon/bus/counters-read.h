@@ -33,12 +33,13 @@ CounterSnapshot *counter_snapshot_unref(CounterSnapshot *s);
 /* Unrefs every snapshot and frees the array. */
 void counter_snapshots_free(CounterSnapshot **s, size_t n);
 
-/* The counters of one directory, as a read left them. */
+/* The counters of one directory, as a read left them; in a request (a
+ * call's targets), the directory alone. */
 typedef struct CounterEntry {
         char *path;
         char *device;
         struct ReaderLane *lane; /* a reference, until the read takes it: where the device reads; NULL: here */
-        bool port_dir;
+        uint32_t port;           /* > 0: .../ports/<port>; 0: the device-wide hw_counters, the device directory */
         CounterSnapshot *snapshot;
         uint64_t read_usec; /* CLOCK_MONOTONIC when the read that filled it started */
 } CounterEntry;

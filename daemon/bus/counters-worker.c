@@ -17,7 +17,7 @@ typedef struct PendingCall PendingCall;
 struct PendingCall {
         LIST_FIELDS(PendingCall, calls); /* on the reader's queue or its running read's calls */
         sd_bus_message *call;
-        CounterTarget *targets;
+        CounterEntry *targets;
         size_t n_targets;
         CounterReplyFn reply;
         uid_t uid; /* bus-verified */
@@ -59,20 +59,11 @@ CounterShare *counter_share_unref(CounterShare *s) {
         return NULL;
 }
 
-void counter_targets_free(CounterTarget *t, size_t n) {
-        for (size_t i = 0; i < n; i++) {
-                free(t[i].device);
-                reader_lane_unref(t[i].lane);
-                free(t[i].path);
-        }
-        free(t);
-}
-
 static PendingCall *pending_call_free(PendingCall *c) {
         if (!c)
                 return NULL;
         sd_bus_message_unref(c->call);
-        counter_targets_free(c->targets, c->n_targets);
+        counter_entries_free(c->targets, c->n_targets);
         free(c);
         return NULL;
 }
@@ -89,11 +80,6 @@ static void pending_call_fail(PendingCall *c, int error) {
         if (r < 0)
                 log_warning_errno(r, "Failed to answer a counters call: %m");
         pending_call_free(c);
-}
-
-static void pending_calls_fail(PendingCall *calls, int error) {
-        LIST_FOREACH_SAFE(calls, c, next, calls)
-                pending_call_fail(c, error);
 }
 
 static void shared_clear(CounterReader *reader) {
@@ -198,12 +184,11 @@ static void cache_expire(CounterReader *reader, uint64_t now) {
         size_t k = 0;
 
         shared_clear(reader);
-        for (size_t i = 0; i < reader->n_cache; i++) {
+        for (size_t i = 0; i < reader->n_cache; i++)
                 if (entry_expired(&reader->cache[i], now))
                         counter_entry_clear(&reader->cache[i]);
                 else
                         reader->cache[k++] = reader->cache[i];
-        }
         reader->n_cache = k;
 }
 
@@ -279,12 +264,11 @@ static void on_read_done(CounterRead *read, void *userdata) {
                 log_warning_errno(r, "Failed to read the counters: %m");
         else
                 arm_cache_expiry(reader);
-        LIST_FOREACH_SAFE(calls, c, next, TAKE_PTR(reader->running_calls)) {
+        LIST_FOREACH_SAFE(calls, c, next, TAKE_PTR(reader->running_calls))
                 if (r < 0)
                         pending_call_fail(c, r);
                 else
                         pending_call_answer(reader, c);
-        }
 
         /* Who waited for this read to end: callers other than root may find all they asked for now. */
         queued = TAKE_PTR(reader->queued);
@@ -310,7 +294,7 @@ static int collect_entries(const PendingCall *calls, CounterEntry **ret, size_t 
                         e[n] = (CounterEntry){ .path = strdup(c->targets[i].path),
                                                .device = strdup(c->targets[i].device),
                                                .lane = reader_lane_ref(c->targets[i].lane),
-                                               .port_dir = c->targets[i].port > 0,
+                                               .port = c->targets[i].port,
                                                .snapshot = counter_snapshot_new() };
                         n++;
                         if (!e[n - 1].path || !e[n - 1].device || !e[n - 1].snapshot)
@@ -318,13 +302,11 @@ static int collect_entries(const PendingCall *calls, CounterEntry **ret, size_t 
                 }
         if (n > 1)
                 qsort(e, n, sizeof(CounterEntry), counter_entry_compare);
-        for (size_t i = 0; i < n; i++) {
-                if (kept > 0 && streq(e[kept - 1].path, e[i].path)) {
+        for (size_t i = 0; i < n; i++)
+                if (kept > 0 && streq(e[kept - 1].path, e[i].path))
                         counter_entry_clear(&e[i]);
-                        continue;
-                }
-                e[kept++] = e[i];
-        }
+                else
+                        e[kept++] = e[i];
         *ret = e;
         *ret_n = kept;
         return 0;
@@ -361,7 +343,8 @@ static void start_next_read(CounterReader *reader) {
 
 fail:
         reader->queued_tail = NULL;
-        pending_calls_fail(TAKE_PTR(reader->queued), r);
+        LIST_FOREACH_SAFE(calls, c, next, TAKE_PTR(reader->queued))
+                pending_call_fail(c, r);
 }
 
 int counter_reader_new(sd_event *event, ReaderPool *pool, const CounterReaderHost *host, CounterReader **ret) {
@@ -395,7 +378,7 @@ CounterReader *counter_reader_free(CounterReader *reader) {
         return NULL;
 }
 
-int counter_reader_submit(CounterReader *reader, sd_bus_message *call, uid_t uid, CounterTarget *targets,
+int counter_reader_submit(CounterReader *reader, sd_bus_message *call, uid_t uid, CounterEntry *targets,
                           size_t n_targets, CounterReplyFn reply) {
         const char *sender = sd_bus_message_get_sender(call);
         CallCount count = {};
@@ -417,7 +400,7 @@ int counter_reader_submit(CounterReader *reader, sd_bus_message *call, uid_t uid
         else
                 c = calloc(1, sizeof(PendingCall));
         if (!c) {
-                counter_targets_free(targets, n_targets);
+                counter_entries_free(targets, n_targets);
                 return r ?: -ENOMEM;
         }
         *c = (PendingCall){

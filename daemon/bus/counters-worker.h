@@ -39,15 +39,6 @@
 
 typedef struct CounterReader CounterReader;
 
-/* One directory of a request: a port (.../ports/<n>, port > 0) or the
- * device-wide hw_counters (the device directory, port 0). */
-typedef struct CounterTarget {
-        char *device;
-        struct ReaderLane *lane; /* a reference: where the device reads, NULL for none */
-        uint32_t port;
-        char *path;
-} CounterTarget;
-
 /* One reply's body for every call answered from the same snapshots: the
  * first reply built is kept (sealed, as sent) and the next calls get a
  * copy of its body instead of marshalling the counters again. Dropped when
@@ -63,7 +54,7 @@ CounterShare *counter_share_unref(CounterShare *s);
 /* Builds and sends the reply to `call`, from snapshots[i] for targets[i]
  * (or a copy of share->body when set; sets it once sent, if still unset);
  * takes both arrays (a big reply is built over several loop iterations). */
-typedef int (*CounterReplyFn)(sd_bus_message *call, CounterTarget *targets, CounterSnapshot **snapshots, size_t n,
+typedef int (*CounterReplyFn)(sd_bus_message *call, CounterEntry *targets, CounterSnapshot **snapshots, size_t n,
                               CounterShare *share);
 
 /* pool NULL: the reads run on the loop (tests). */
@@ -75,7 +66,5 @@ CounterReader *counter_reader_free(CounterReader *r);
  * the bus-verified `uid` through reply now (cached) or when its read is
  * done. -EBUSY when the connection has COUNTERS_CALLS_PER_CALLER_MAX calls
  * waiting, -EUSERS past the bound of its user or of all. */
-int counter_reader_submit(CounterReader *r, sd_bus_message *call, uid_t uid, CounterTarget *targets, size_t n_targets,
+int counter_reader_submit(CounterReader *r, sd_bus_message *call, uid_t uid, CounterEntry *targets, size_t n_targets,
                           CounterReplyFn reply);
-
-void counter_targets_free(CounterTarget *t, size_t n);

@@ -43,7 +43,6 @@ static void port_wait_free(PortWait *w) {
         free(w);
 }
 
-/* The answer, then the wait is gone. */
 static void port_wait_finish(PortWait *w, int r) {
         if (r < 0)
                 log_debug_errno(r, "Failed to answer a WaitForState call: %m");
@@ -148,13 +147,12 @@ void port_wait_check(PortWaitRegistry *registry) {
 void port_wait_fail_device(PortWaitRegistry *registry, const Device *d) {
         assert(registry);
         assert(d);
-        LIST_FOREACH_SAFE(waits, w, next, registry->waits) {
+        LIST_FOREACH_SAFE(waits, w, next, registry->waits)
                 if (w->port->device == d)
                         port_wait_finish(w,
                                          sd_bus_reply_method_errorf(w->call, RDMAD_ERROR_NO_SUCH_DEVICE,
                                                                     "Device %s was removed while waiting for port %u.",
                                                                     d->name, w->port->number));
-        }
 }
 
 void port_wait_drop_sender(PortWaitRegistry *registry, const char *sender) {
