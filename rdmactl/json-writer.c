@@ -8,6 +8,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "basic/util.h"
+
 void json_writer_init(JsonWriter *w, FILE *f, bool pretty) {
         assert(w);
         assert(f);
@@ -62,37 +64,20 @@ static void end_value(JsonWriter *w) {
 }
 
 static void write_escaped(FILE *f, const char *s) {
+        static const char *const escapes[0x80] = {
+                ['"'] = "\\\"", ['\\'] = "\\\\", ['\b'] = "\\b", ['\f'] = "\\f",
+                ['\n'] = "\\n", ['\r'] = "\\r",  ['\t'] = "\\t",
+        };
+
         fputc('"', f);
+        /* Other control characters as \u00XX; DEL too: it is none to JSON, but a terminal acts on it. */
         for (const unsigned char *p = (const unsigned char *) s; *p; p++)
-                switch (*p) {
-                case '"':
-                        fputs("\\\"", f);
-                        break;
-                case '\\':
-                        fputs("\\\\", f);
-                        break;
-                case '\b':
-                        fputs("\\b", f);
-                        break;
-                case '\f':
-                        fputs("\\f", f);
-                        break;
-                case '\n':
-                        fputs("\\n", f);
-                        break;
-                case '\r':
-                        fputs("\\r", f);
-                        break;
-                case '\t':
-                        fputs("\\t", f);
-                        break;
-                default:
-                        /* DEL is no control character to JSON, but a terminal acts on it. */
-                        if (*p < 0x20 || *p == 0x7f)
-                                fprintf(f, "\\u%04x", *p);
-                        else
-                                fputc(*p, f);
-                }
+                if (*p < ELEMENTSOF(escapes) && escapes[*p])
+                        fputs(escapes[*p], f);
+                else if (*p < 0x20 || *p == 0x7f)
+                        fprintf(f, "\\u%04x", *p);
+                else
+                        fputc(*p, f);
         fputc('"', f);
 }
 
