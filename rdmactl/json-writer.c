@@ -157,28 +157,32 @@ void json_writer_string(JsonWriter *w, const char *s) {
         end_value(w);
 }
 
-void json_writer_uint(JsonWriter *w, uint64_t v) {
+/* A value that is written as its text: a number, true, false, null. */
+static void write_literal(JsonWriter *w, const char *text) {
         assert(w);
 
         if (!begin_value(w))
                 return;
-        fprintf(w->f, "%" PRIu64, v);
+        fputs(text, w->f);
         end_value(w);
 }
 
-void json_writer_int(JsonWriter *w, int64_t v) {
-        assert(w);
+void json_writer_uint(JsonWriter *w, uint64_t v) {
+        char text[32];
 
-        if (!begin_value(w))
-                return;
-        fprintf(w->f, "%" PRIi64, v);
-        end_value(w);
+        snprintf(text, sizeof(text), "%" PRIu64, v);
+        write_literal(w, text);
+}
+
+void json_writer_int(JsonWriter *w, int64_t v) {
+        char text[32];
+
+        snprintf(text, sizeof(text), "%" PRIi64, v);
+        write_literal(w, text);
 }
 
 void json_writer_double(JsonWriter *w, double v) {
         char text[32];
-
-        assert(w);
 
         if (!isfinite(v)) {
                 json_writer_null(w);
@@ -193,28 +197,15 @@ void json_writer_double(JsonWriter *w, double v) {
                         if (strtod(text, NULL) == v)
                                 break;
                 }
-        if (!begin_value(w))
-                return;
-        fputs(text, w->f);
-        end_value(w);
+        write_literal(w, text);
 }
 
 void json_writer_bool(JsonWriter *w, bool v) {
-        assert(w);
-
-        if (!begin_value(w))
-                return;
-        fputs(v ? "true" : "false", w->f);
-        end_value(w);
+        write_literal(w, v ? "true" : "false");
 }
 
 void json_writer_null(JsonWriter *w) {
-        assert(w);
-
-        if (!begin_value(w))
-                return;
-        fputs("null", w->f);
-        end_value(w);
+        write_literal(w, "null");
 }
 
 void json_writer_field_string(JsonWriter *w, const char *key, const char *s) {
