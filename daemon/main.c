@@ -9,6 +9,7 @@
 #include <systemd/sd-daemon.h>
 
 #include "basic/log.h"
+#include "basic/options.h"
 #include "basic/parse.h"
 #include "basic/timespan.h"
 #include "basic/util.h"
@@ -113,9 +114,7 @@ typedef struct Options {
 /* 0: go on; 1: done, exit successfully (--help, --version); <0: bad usage. */
 static int parse_argv(int argc, char *argv[], Options *o) {
         enum {
-                ARG_VERSION = 0x100,
-                ARG_LOG_LEVEL,
-                ARG_POLL_INTERVAL,
+                ARG_POLL_INTERVAL = ARG_PROGRAM,
                 ARG_READ_TIMEOUT,
                 ARG_DUMP,
                 ARG_STATE_DIR,
@@ -151,18 +150,6 @@ static int parse_argv(int argc, char *argv[], Options *o) {
 
         while ((c = getopt_long(argc, argv, "h", options, NULL)) >= 0)
                 switch (c) {
-                case 'h':
-                        help();
-                        return 1;
-                case ARG_VERSION:
-                        printf("rdmad %s\n", RDMAD_VERSION);
-                        return 1;
-                case ARG_LOG_LEVEL:
-                        r = log_level_from_string(optarg);
-                        if (r < 0)
-                                return log_error_errno(EINVAL, "Invalid log level: %s", optarg);
-                        log_set_max_level(r);
-                        break;
                 case ARG_POLL_INTERVAL:
                         if (parse_u32(optarg, &o->poll_interval_ms) < 0)
                                 return log_error_errno(EINVAL, "Invalid poll interval: %s", optarg);
@@ -221,18 +208,12 @@ static int parse_argv(int argc, char *argv[], Options *o) {
                 case ARG_IGNORE_NAME_OWNER_CHANGED:
                         o->ignore_name_owner_changed = true;
                         break;
-                case '?':
-                        /* getopt said what was wrong; say where the right options are. */
-                        fprintf(stderr, "Try '%s --help'.\n", program_invocation_short_name);
-                        return -EINVAL;
                 default:
-                        return -EINVAL;
+                        r = parse_common_option(c, "rdmad", help);
+                        if (r != 0)
+                                return r;
                 }
-
-        if (optind < argc)
-                return log_error_errno(EINVAL, "%s takes no arguments; try '%s --help'.", program_invocation_short_name,
-                                       program_invocation_short_name);
-        return 0;
+        return parse_no_arguments(argc, argv);
 }
 
 /* Never a reason not to start: without the directory, the histories are

@@ -12,6 +12,7 @@
 #include <systemd/sd-event.h>
 
 #include "basic/log.h"
+#include "basic/options.h"
 #include "basic/timespan.h"
 #include "basic/util.h"
 #include "http-server.h"
@@ -51,11 +52,9 @@ static void help(void) {
 /* 0: go on; 1: done, exit successfully (--help, --version); <0: bad usage. */
 static int parse_argv(int argc, char *argv[], Options *o) {
         enum {
-                ARG_VERSION = 0x100,
-                ARG_LISTEN,
+                ARG_LISTEN = ARG_PROGRAM,
                 ARG_TELEMETRY_PATH,
                 ARG_BUS_TIMEOUT,
-                ARG_LOG_LEVEL,
         };
         static const struct option options[] = {
                 { "help", no_argument, NULL, 'h' },
@@ -71,12 +70,6 @@ static int parse_argv(int argc, char *argv[], Options *o) {
 
         while ((c = getopt_long(argc, argv, "h", options, NULL)) >= 0)
                 switch (c) {
-                case 'h':
-                        help();
-                        return 1;
-                case ARG_VERSION:
-                        printf("rdmad-exporter %s\n", RDMAD_VERSION);
-                        return 1;
                 case ARG_LISTEN:
                         o->listen = optarg;
                         break;
@@ -95,19 +88,12 @@ static int parse_argv(int argc, char *argv[], Options *o) {
                                                        "500ms; a bare number is seconds): %s",
                                                        optarg);
                         break;
-                case ARG_LOG_LEVEL:
-                        r = log_level_from_string(optarg);
-                        if (r < 0)
-                                return log_error_errno(EINVAL, "Invalid log level: %s", optarg);
-                        log_set_max_level(r);
-                        break;
                 default:
-                        return -EINVAL;
+                        r = parse_common_option(c, "rdmad-exporter", help);
+                        if (r != 0)
+                                return r;
                 }
-
-        if (optind < argc)
-                return log_error_errno(EINVAL, "%s takes no arguments.", program_invocation_short_name);
-        return 0;
+        return parse_no_arguments(argc, argv);
 }
 
 /* The socket systemd passed, or one opened for --web.listen-address;

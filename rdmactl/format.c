@@ -20,41 +20,46 @@ bool colors_wanted(int fd) {
         return isatty(fd) == 1;
 }
 
-const char *state_color(const char *state_name) {
-        if (!state_name)
-                return NULL;
-        if (streq(state_name, "ACTIVE"))
-                return ANSI_GREEN;
-        if (streq(state_name, "DOWN"))
-                return ANSI_RED;
-        if (streq(state_name, "INIT") || streq(state_name, "ARMED") || streq(state_name, "ACTIVE_DEFER"))
-                return ANSI_YELLOW;
+typedef struct NameColor {
+        const char *name;
+        const char *color;
+} NameColor;
+
+/* The color of name in colors (ended by an empty row); NULL for a name it does not have. */
+static const char *color_of(const NameColor *colors, const char *name) {
+        for (const NameColor *c = colors; name && c->name; c++)
+                if (streq(c->name, name))
+                        return c->color;
         return NULL;
+}
+
+const char *state_color(const char *state_name) {
+        static const NameColor colors[] = { { "ACTIVE", ANSI_GREEN },        { "DOWN", ANSI_RED },
+                                            { "INIT", ANSI_YELLOW },         { "ARMED", ANSI_YELLOW },
+                                            { "ACTIVE_DEFER", ANSI_YELLOW }, {} };
+
+        return color_of(colors, state_name);
 }
 
 const char *phys_state_color(const char *phys_state_name) {
-        if (!phys_state_name)
-                return NULL;
-        if (streq(phys_state_name, "LinkUp"))
-                return ANSI_GREEN;
-        if (streq(phys_state_name, "Disabled") || streq(phys_state_name, "Sleep"))
-                return ANSI_RED;
-        if (streq(phys_state_name, "Polling") || streq(phys_state_name, "PortConfigurationTraining") ||
-            streq(phys_state_name, "LinkErrorRecovery") || streq(phys_state_name, "Phy Test"))
-                return ANSI_YELLOW;
-        return NULL;
+        static const NameColor colors[] = { { "LinkUp", ANSI_GREEN },
+                                            { "Disabled", ANSI_RED },
+                                            { "Sleep", ANSI_RED },
+                                            { "Polling", ANSI_YELLOW },
+                                            { "PortConfigurationTraining", ANSI_YELLOW },
+                                            { "LinkErrorRecovery", ANSI_YELLOW },
+                                            { "Phy Test", ANSI_YELLOW },
+                                            {} };
+
+        return color_of(colors, phys_state_name);
 }
 
 const char *health_color(const char *health) {
-        if (!health)
-                return NULL;
-        if (streq(health, "ok"))
-                return ANSI_GREEN;
-        if (streq(health, "errors"))
-                return ANSI_YELLOW;
-        if (streq(health, "unresponsive"))
-                return ANSI_RED;
-        return NULL;
+        static const NameColor colors[] = {
+                { "ok", ANSI_GREEN }, { "errors", ANSI_YELLOW }, { "unresponsive", ANSI_RED }, {}
+        };
+
+        return color_of(colors, health);
 }
 
 char *format_timestamp(uint64_t realtime_usec, char buf[static TIMESTAMP_MAX]) {

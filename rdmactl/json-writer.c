@@ -8,6 +8,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "basic/util.h"
+
 void json_writer_init(JsonWriter *w, FILE *f, bool pretty) {
         assert(w);
         assert(f);
@@ -62,37 +64,20 @@ static void end_value(JsonWriter *w) {
 }
 
 static void write_escaped(FILE *f, const char *s) {
+        static const char *const escapes[0x80] = {
+                ['"'] = "\\\"", ['\\'] = "\\\\", ['\b'] = "\\b", ['\f'] = "\\f",
+                ['\n'] = "\\n", ['\r'] = "\\r",  ['\t'] = "\\t",
+        };
+
         fputc('"', f);
+        /* Other control characters as \u00XX; DEL too: it is none to JSON, but a terminal acts on it. */
         for (const unsigned char *p = (const unsigned char *) s; *p; p++)
-                switch (*p) {
-                case '"':
-                        fputs("\\\"", f);
-                        break;
-                case '\\':
-                        fputs("\\\\", f);
-                        break;
-                case '\b':
-                        fputs("\\b", f);
-                        break;
-                case '\f':
-                        fputs("\\f", f);
-                        break;
-                case '\n':
-                        fputs("\\n", f);
-                        break;
-                case '\r':
-                        fputs("\\r", f);
-                        break;
-                case '\t':
-                        fputs("\\t", f);
-                        break;
-                default:
-                        /* DEL is no control character to JSON, but a terminal acts on it. */
-                        if (*p < 0x20 || *p == 0x7f)
-                                fprintf(f, "\\u%04x", *p);
-                        else
-                                fputc(*p, f);
-                }
+                if (*p < ELEMENTSOF(escapes) && escapes[*p])
+                        fputs(escapes[*p], f);
+                else if (*p < 0x20 || *p == 0x7f)
+                        fprintf(f, "\\u%04x", *p);
+                else
+                        fputc(*p, f);
         fputc('"', f);
 }
 
@@ -172,28 +157,32 @@ void json_writer_string(JsonWriter *w, const char *s) {
         end_value(w);
 }
 
-void json_writer_uint(JsonWriter *w, uint64_t v) {
+/* A value that is written as its text: a number, true, false, null. */
+static void write_literal(JsonWriter *w, const char *text) {
         assert(w);
 
         if (!begin_value(w))
                 return;
-        fprintf(w->f, "%" PRIu64, v);
+        fputs(text, w->f);
         end_value(w);
 }
 
-void json_writer_int(JsonWriter *w, int64_t v) {
-        assert(w);
+void json_writer_uint(JsonWriter *w, uint64_t v) {
+        char text[32];
 
-        if (!begin_value(w))
-                return;
-        fprintf(w->f, "%" PRIi64, v);
-        end_value(w);
+        snprintf(text, sizeof(text), "%" PRIu64, v);
+        write_literal(w, text);
+}
+
+void json_writer_int(JsonWriter *w, int64_t v) {
+        char text[32];
+
+        snprintf(text, sizeof(text), "%" PRIi64, v);
+        write_literal(w, text);
 }
 
 void json_writer_double(JsonWriter *w, double v) {
         char text[32];
-
-        assert(w);
 
         if (!isfinite(v)) {
                 json_writer_null(w);
@@ -208,28 +197,15 @@ void json_writer_double(JsonWriter *w, double v) {
                         if (strtod(text, NULL) == v)
                                 break;
                 }
-        if (!begin_value(w))
-                return;
-        fputs(text, w->f);
-        end_value(w);
+        write_literal(w, text);
 }
 
 void json_writer_bool(JsonWriter *w, bool v) {
-        assert(w);
-
-        if (!begin_value(w))
-                return;
-        fputs(v ? "true" : "false", w->f);
-        end_value(w);
+        write_literal(w, v ? "true" : "false");
 }
 
 void json_writer_null(JsonWriter *w) {
-        assert(w);
-
-        if (!begin_value(w))
-                return;
-        fputs("null", w->f);
-        end_value(w);
+        write_literal(w, "null");
 }
 
 void json_writer_field_string(JsonWriter *w, const char *key, const char *s) {

@@ -297,25 +297,8 @@ static void add_device(Field *root, const Inventory *inv, const Target *t, const
 }
 
 /* The summary: a line per port, what an operator looks at first. */
-enum {
-        SUMMARY_PORT,
-        SUMMARY_STATE,
-        SUMMARY_PHYS_STATE,
-        SUMMARY_RATE,
-        SUMMARY_NETDEV,
-        SUMMARY_FLAPS,
-        SUMMARY_LAST_CHANGE,
-        _SUMMARY_MAX,
-};
-
-static const char *const summary_headers[_SUMMARY_MAX] = {
-        [SUMMARY_PORT] = "PORT",
-        [SUMMARY_STATE] = "STATE",
-        [SUMMARY_PHYS_STATE] = "PHYS STATE",
-        [SUMMARY_RATE] = "RATE",
-        [SUMMARY_NETDEV] = "NETDEV",
-        [SUMMARY_FLAPS] = "FLAPS",
-        [SUMMARY_LAST_CHANGE] = "LAST CHANGE",
+static const char *const summary_headers[] = {
+        "PORT", "STATE", "PHYS STATE", "RATE", "NETDEV", "FLAPS", "LAST CHANGE",
 };
 
 /* "mlx4_0/1  ACTIVE  LinkUp  40 Gb/sec (4X QDR)  ib0  2  3 min ago"; the
@@ -339,7 +322,7 @@ static int summary_add_port(Table *t, const Inventory *inv, const RdmaPort *p, u
 }
 
 static int status_summary(const Inventory *inv, const Options *o) {
-        _cleanup_(table_freep) Table *t = table_new(_SUMMARY_MAX, summary_headers);
+        _cleanup_(table_freep) Table *t = table_new(ELEMENTSOF(summary_headers), summary_headers);
         uint64_t now = now_usec(CLOCK_REALTIME);
 
         if (!t)

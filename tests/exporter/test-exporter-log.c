@@ -441,12 +441,43 @@ static void test_unreachable_bus_is_logged_once(void **state) {
                 fail_msg("Expected one line about the bus in:\n%s", text);
 }
 
+/* What the exporter says of its command line, in rdmad's words (both use
+ * basic/options.c): getopt's complaint and where the right options are. */
+static void test_usage_errors_name_the_help(void **state) {
+        static const struct {
+                const char *args;
+                int status;
+                const char *expected;
+        } cases[] = {
+                { "--version", 0, "rdmad-exporter " RDMAD_VERSION "\n" },
+                { "--frobnicate", 1,
+                  "rdmad-exporter: unrecognized option '--frobnicate'\nTry 'rdmad-exporter --help'.\n" },
+                { "extra", 1, "rdmad-exporter takes no arguments; try 'rdmad-exporter --help'.\n" },
+                { "--log-level=chatty", 1, "Invalid log level: chatty\n" },
+        };
+        Fixture *f = *state;
+
+        for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
+                char cmd[512];
+                _cleanup_free_ char *out = NULL;
+                int status;
+
+                snprintf(cmd, sizeof(cmd), "%s %s", getenv("RDMAD_EXPORTER_BINARY"), cases[i].args);
+                out = harness_run_command(f->h, cmd, &status);
+                assert_non_null(out);
+                assert_int_equal(status, cases[i].status);
+                if (!strstr(out, cases[i].expected))
+                        fail_msg("rdmad-exporter %s: no \"%s\" in:\n%s", cases[i].args, cases[i].expected, out);
+        }
+}
+
 int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_start_up_line_names_the_listen_address),
                 cmocka_unit_test(test_socket_activated_start_up_line_names_the_inherited_socket),
                 cmocka_unit_test(test_flood_of_bad_requests_is_counted_and_logged_bounded),
                 cmocka_unit_test(test_unreachable_bus_is_logged_once),
+                cmocka_unit_test(test_usage_errors_name_the_help),
         };
 
         signal(SIGPIPE, SIG_IGN);

@@ -546,6 +546,9 @@ static void test_state_colors(void **state) {
         assert_string_equal(phys_state_color("Polling"), ANSI_YELLOW);
         assert_string_equal(phys_state_color("Disabled"), ANSI_RED);
         assert_null(phys_state_color(""));
+        assert_string_equal(health_color("unresponsive"), ANSI_RED);
+        assert_string_equal(health_color("errors"), ANSI_YELLOW);
+        assert_null(health_color(NULL));
 }
 
 static void test_colors_only_on_a_real_terminal(void **state) {
