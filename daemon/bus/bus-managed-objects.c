@@ -35,16 +35,12 @@ static void build_off_when_idle(ManagedObjectsQueue *q) {
 
 /* ---------- the build ---------- */
 
-static void build_reset(ManagedObjectsQueue *q) {
-        q->build = managed_objects_reply_free(q->build);
-}
-
 static int build_start(ManagedObjectsQueue *q, sd_bus_message *call) {
         char **paths = NULL;
         size_t n_paths = 0;
         int r;
 
-        build_reset(q);
+        q->build = managed_objects_reply_free(q->build);
         r = q->list_paths(q->userdata, &paths, &n_paths);
         if (r < 0) {
                 strv_free(paths);
@@ -101,7 +97,7 @@ static void finish_call(ManagedObjectsQueue *q, int r, const sd_bus_error *error
                 q->trim_after_send = true;
                 (void) sd_event_source_set_enabled(q->flush_event, SD_EVENT_ON);
         }
-        build_reset(q);
+        q->build = managed_objects_reply_free(q->build);
         q->restarts = 0;
         call_scheduler_done(&q->scheduler, sent_reply);
         build_off_when_idle(q);
@@ -203,7 +199,7 @@ static int build_slice(sd_event_source *s, void *userdata) {
                 q->restarts++;
                 log_debug("GetManagedObjects of %s: the objects changed after %zu of %zu, building again (%u).", sender,
                           q->build->next_path, q->build->n_paths, q->restarts);
-                build_reset(q);
+                q->build = managed_objects_reply_free(q->build);
         }
         if (!q->build) {
                 r = build_start(q, call);
@@ -340,7 +336,7 @@ void bus_managed_objects_drop_sender(ManagedObjectsQueue *q, const char *name) {
         log_debug("GetManagedObjects: %s left the bus; %u call%s dropped%s.", name, n, n == 1 ? "" : "s",
                   was_current && q->build ? ", with the reply being built" : "");
         if (was_current) {
-                build_reset(q);
+                q->build = managed_objects_reply_free(q->build);
                 q->restarts = 0;
         }
         build_off_when_idle(q);
@@ -426,7 +422,7 @@ void bus_managed_objects_changed(ManagedObjectsQueue *q) {
 void bus_managed_objects_clear(ManagedObjectsQueue *q) {
         assert(q);
 
-        build_reset(q);
+        q->build = managed_objects_reply_free(q->build);
         call_scheduler_clear(&q->scheduler);
         q->share_event = sd_event_source_disable_unref(q->share_event);
         q->build_event = sd_event_source_disable_unref(q->build_event);
