@@ -8,19 +8,6 @@
 #include "basic/util.h"
 #include "bus-util.h"
 
-struct ManagedObjectsReply {
-        sd_bus *bus; /* what the getters and find callbacks get */
-        const BusObjectType *const *types;
-        size_t n_types;
-        void *userdata;
-
-        sd_bus_message *message;
-        char **paths;
-        size_t n_paths, next_path;
-        size_t size; /* counted as marshalled */
-        bool complete;
-};
-
 /* ---------- the size of the reply, counted as D-Bus marshals it ---------- */
 
 static void count_align(ManagedObjectsReply *r, size_t alignment) {
@@ -309,24 +296,4 @@ int managed_objects_reply_close(ManagedObjectsReply *r) {
                 return k;
         r->complete = true;
         return 0;
-}
-
-sd_bus_message *managed_objects_reply_message(const ManagedObjectsReply *r) {
-        assert(r);
-        return r->message;
-}
-
-size_t managed_objects_reply_size(const ManagedObjectsReply *r) {
-        assert(r);
-        return r->size;
-}
-
-size_t managed_objects_reply_n_done(const ManagedObjectsReply *r) {
-        assert(r);
-        return r->next_path;
-}
-
-size_t managed_objects_reply_n_paths(const ManagedObjectsReply *r) {
-        assert(r);
-        return r->n_paths;
 }

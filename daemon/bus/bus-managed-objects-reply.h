@@ -19,7 +19,22 @@
  * type whose vtable serves the path, with the properties GetAll would
  * return. */
 
-typedef struct ManagedObjectsReply ManagedObjectsReply;
+/* The caller reads message, size, next_path and n_paths; the rest is the
+ * builder's. */
+typedef struct ManagedObjectsReply {
+        sd_bus *bus; /* what the getters and find callbacks get */
+        const BusObjectType *const *types;
+        size_t n_types;
+        void *userdata;
+
+        sd_bus_message *message;
+        char **paths;
+        size_t n_paths, next_path; /* next_path: how many paths are in */
+        /* At least the body's marshalled size so far (getters other than the
+         * attribute maps' are counted by their types' upper bounds). */
+        size_t size;
+        bool complete;
+} ManagedObjectsReply;
 
 /* The reply to `call`, empty; `paths` (n_paths of them, NULL-terminated) is
  * taken, also on failure. `userdata` is what the find callbacks get. */
@@ -39,10 +54,3 @@ int managed_objects_reply_append_next(ManagedObjectsReply *r, sd_bus_error *erro
 
 /* Closes the reply once every path is in: it is ready to send. */
 int managed_objects_reply_close(ManagedObjectsReply *r);
-
-sd_bus_message *managed_objects_reply_message(const ManagedObjectsReply *r);
-/* At least the body's marshalled size so far (getters other than the
- * attribute maps' are counted by their types' upper bounds). */
-size_t managed_objects_reply_size(const ManagedObjectsReply *r);
-size_t managed_objects_reply_n_done(const ManagedObjectsReply *r);
-size_t managed_objects_reply_n_paths(const ManagedObjectsReply *r);

@@ -35,16 +35,12 @@ static void build_off_when_idle(ManagedObjectsQueue *q) {
 
 /* ---------- the build ---------- */
 
-static void build_reset(ManagedObjectsQueue *q) {
-        q->build = managed_objects_reply_free(q->build);
-}
-
 static int build_start(ManagedObjectsQueue *q, sd_bus_message *call) {
         char **paths = NULL;
         size_t n_paths = 0;
         int r;
 
-        build_reset(q);
+        q->build = managed_objects_reply_free(q->build);
         r = q->list_paths(q->userdata, &paths, &n_paths);
         if (r < 0) {
                 strv_free(paths);
@@ -87,7 +83,7 @@ static void finish_call(ManagedObjectsQueue *q, int r, const sd_bus_error *error
         assert(call);
 
         if (r >= 0) {
-                r = sd_bus_send(NULL, managed_objects_reply_message(q->build), NULL);
+                r = sd_bus_send(NULL, q->build->message, NULL);
                 sent_reply = r >= 0;
         } else if (error && sd_bus_error_is_set(error))
                 r = sd_bus_reply_method_error(call, error);
@@ -101,7 +97,7 @@ static void finish_call(ManagedObjectsQueue *q, int r, const sd_bus_error *error
                 q->trim_after_send = true;
                 (void) sd_event_source_set_enabled(q->flush_event, SD_EVENT_ON);
         }
-        build_reset(q);
+        q->build = managed_objects_reply_free(q->build);
         q->restarts = 0;
         call_scheduler_done(&q->scheduler, sent_reply);
         build_off_when_idle(q);
@@ -110,8 +106,8 @@ static void finish_call(ManagedObjectsQueue *q, int r, const sd_bus_error *error
 static void finish_too_large(ManagedObjectsQueue *q) {
         _cleanup_(sd_bus_error_free) sd_bus_error error = SD_BUS_ERROR_NULL;
         /* Where it stopped, the rest extrapolated. */
-        double mib = (double) managed_objects_reply_size(q->build) * (double) managed_objects_reply_n_paths(q->build) /
-                     (double) managed_objects_reply_n_done(q->build) / (1024 * 1024);
+        double mib =
+                (double) q->build->size * (double) q->build->n_paths / (double) q->build->next_path / (1024 * 1024);
 
         if (!q->warned_too_large) {
                 log_warning("GetManagedObjects refused: the reply would be about %.1f MiB, more than the system bus "
@@ -202,8 +198,8 @@ static int build_slice(sd_event_source *s, void *userdata) {
         if (q->build && q->build_generation != q->generation) {
                 q->restarts++;
                 log_debug("GetManagedObjects of %s: the objects changed after %zu of %zu, building again (%u).", sender,
-                          managed_objects_reply_n_done(q->build), managed_objects_reply_n_paths(q->build), q->restarts);
-                build_reset(q);
+                          q->build->next_path, q->build->n_paths, q->restarts);
+                q->build = managed_objects_reply_free(q->build);
         }
         if (!q->build) {
                 r = build_start(q, call);
@@ -211,8 +207,7 @@ static int build_slice(sd_event_source *s, void *userdata) {
                         finish_call(q, r, NULL);
                         return 0;
                 }
-                log_debug("GetManagedObjects of %s: building %zu objects.", sender,
-                          managed_objects_reply_n_paths(q->build));
+                log_debug("GetManagedObjects of %s: building %zu objects.", sender, q->build->n_paths);
         }
 
         /* Changes keep coming: no more slices, or the reply would never be done. */
@@ -224,7 +219,7 @@ static int build_slice(sd_event_source *s, void *userdata) {
                         finish_call(q, r, &error);
                         return 0;
                 }
-                if (managed_objects_reply_size(q->build) > q->reply_max) {
+                if (q->build->size > q->reply_max) {
                         finish_too_large(q);
                         return 0;
                 }
@@ -249,8 +244,8 @@ static int build_slice(sd_event_source *s, void *userdata) {
                 (void) sd_event_source_set_enabled(q->flush_event, SD_EVENT_ON);
                 return 0;
         }
-        log_debug("GetManagedObjects of %s: %zu objects, %zu bytes counted, sent.", sender,
-                  managed_objects_reply_n_paths(q->build), managed_objects_reply_size(q->build));
+        log_debug("GetManagedObjects of %s: %zu objects, %zu bytes counted, sent.", sender, q->build->n_paths,
+                  q->build->size);
         finish_call(q, 0, NULL);
         return 0;
 }
@@ -341,7 +336,7 @@ void bus_managed_objects_drop_sender(ManagedObjectsQueue *q, const char *name) {
         log_debug("GetManagedObjects: %s left the bus; %u call%s dropped%s.", name, n, n == 1 ? "" : "s",
                   was_current && q->build ? ", with the reply being built" : "");
         if (was_current) {
-                build_reset(q);
+                q->build = managed_objects_reply_free(q->build);
                 q->restarts = 0;
         }
         build_off_when_idle(q);
@@ -427,7 +422,7 @@ void bus_managed_objects_changed(ManagedObjectsQueue *q) {
 void bus_managed_objects_clear(ManagedObjectsQueue *q) {
         assert(q);
 
-        build_reset(q);
+        q->build = managed_objects_reply_free(q->build);
         call_scheduler_clear(&q->scheduler);
         q->share_event = sd_event_source_disable_unref(q->share_event);
         q->build_event = sd_event_source_disable_unref(q->build_event);

@@ -113,11 +113,6 @@ static const Device *owner_of(const PendingChange *x) {
         }
 }
 
-/* Within a device: the device, its ports, its netdevs, its SR-IOV control. */
-static int kind_rank(ModelObjectKind kind) {
-        return kind == MODEL_DEVICE ? 0 : kind == MODEL_PORT ? 1 : kind == MODEL_NETDEV ? 2 : 3;
-}
-
 static int change_compare(const void *a, const void *b) {
         const PendingChange *x = a, *y = b;
         int k;
@@ -127,8 +122,8 @@ static int change_compare(const void *a, const void *b) {
         k = strcmp(owner_of(x)->name, owner_of(y)->name);
         if (k != 0)
                 return k;
-        if (x->kind != y->kind)
-                return kind_rank(x->kind) - kind_rank(y->kind);
+        if (x->kind != y->kind) /* the order of ModelObjectKind */
+                return (int) x->kind - (int) y->kind;
         if (x->kind == MODEL_PORT) {
                 uint32_t p = ((const Port *) x->object)->number, q = ((const Port *) y->object)->number;
                 return p < q ? -1 : p > q;

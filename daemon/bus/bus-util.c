@@ -30,7 +30,9 @@ int bus_error_unresponsive(const Device *d, sd_bus_error *error) {
                                  *strempty(d->health_reason) ? d->health_reason : "its first read has not returned");
 }
 
-int bus_append_attr_list(sd_bus_message *m, const AttrList *l) {
+int bus_property_get_attr_list(sd_bus *bus, const char *path, const char *interface, const char *property,
+                               sd_bus_message *m, void *userdata, sd_bus_error *error) {
+        const AttrList *l = userdata;
         int r;
 
         r = sd_bus_message_open_container(m, 'a', "{ss}");
@@ -61,11 +63,6 @@ int bus_append_object_paths(sd_bus_message *m, const void *object, size_t n, Obj
                         r = sd_bus_message_append(m, "o", p);
         }
         return r < 0 ? r : sd_bus_message_close_container(m);
-}
-
-int bus_property_get_attr_list(sd_bus *bus, const char *path, const char *interface, const char *property,
-                               sd_bus_message *reply, void *userdata, sd_bus_error *error) {
-        return bus_append_attr_list(reply, userdata);
 }
 
 static int device_of_path(Device *const *d, char **ret) {

@@ -16,8 +16,6 @@ extern const sd_bus_error_map rdmad_error_map[];
  * (org.rdmad1.Error.Unresponsive, with the reason its health gives). */
 int bus_error_unresponsive(const Device *d, sd_bus_error *error);
 
-int bus_append_attr_list(sd_bus_message *m, const AttrList *l);
-
 /* Property getter for an AttrList field: use with offsetof() in the vtable
  * (sd-bus passes the object plus the offset as userdata). */
 int bus_property_get_attr_list(sd_bus *bus, const char *path, const char *interface, const char *property,

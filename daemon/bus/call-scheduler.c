@@ -16,7 +16,7 @@ typedef struct ScheduledCall {
 struct CallSchedulerCaller {
         LIST_FIELDS(CallSchedulerCaller, callers);
         char *sender;
-        uid_t uid; /* UID_UNKNOWN: not asked yet */
+        uid_t uid;
         unsigned n_calls;
         ScheduledCall calls[]; /* limits.calls_max, in arrival order; calls[0] is the one served */
 };
@@ -101,7 +101,7 @@ static void turn_forget_idle(CallScheduler *s) {
                 bool waits = turn_debt(s, &s->turns[i], now) > 0;
 
                 LIST_FOREACH(callers, c, s->callers)
-                        if (c->uid != UID_UNKNOWN && c->uid == s->turns[i].uid) {
+                        if (c->uid == s->turns[i].uid) {
                                 waits = true;
                                 break;
                         }
@@ -157,7 +157,11 @@ int call_scheduler_enqueue(CallScheduler *s, void *call, const char *sender, uid
         assert(sender);
 
         c = caller_find(s, sender);
-        if (s->limits.uid_calls_max > 0 && uid != UID_UNKNOWN && uid != 0) {
+        if (c)
+                uid = c->uid;
+        else if (uid == UID_UNKNOWN)
+                return -EINVAL;
+        if (s->limits.uid_calls_max > 0 && uid != 0) {
                 unsigned n = 0;
 
                 LIST_FOREACH(callers, i, s->callers)
@@ -187,19 +191,6 @@ int call_scheduler_enqueue(CallScheduler *s, void *call, const char *sender, uid
                 .call = call,
                 .arrived_usec = scheduler_now(s),
         };
-        return 0;
-}
-
-int call_scheduler_set_uid(CallScheduler *s, const char *sender, uid_t uid) {
-        CallSchedulerCaller *c;
-
-        assert(s);
-        assert(sender);
-
-        c = caller_find(s, sender);
-        if (!c)
-                return -ENOENT;
-        c->uid = uid;
         return 0;
 }
 
@@ -240,8 +231,6 @@ static CallSchedulerCaller *pick(CallScheduler *s, uint64_t *ret_wake_usec) {
                 CallSchedulerTurn *t;
                 uint64_t served, now;
 
-                if (c->uid == UID_UNKNOWN)
-                        continue;
                 t = turn_find(s, c->uid);
                 /* Owing more than the burst: not before the debt is paid down to it. */
                 if (t && s->limits.uid_bytes_per_sec > 0 &&
@@ -286,11 +275,6 @@ void *call_scheduler_current(const CallScheduler *s) {
 const char *call_scheduler_current_sender(const CallScheduler *s) {
         assert(s);
         return s->current ? s->current->sender : NULL;
-}
-
-bool call_scheduler_current_privileged(const CallScheduler *s) {
-        assert(s);
-        return s->current && caller_privileged(s->current);
 }
 
 void call_scheduler_done(CallScheduler *s, bool sent) {

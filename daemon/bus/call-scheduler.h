@@ -95,12 +95,11 @@ void call_scheduler_init(CallScheduler *s, const CallSchedulerLimits *limits, Ca
 void call_scheduler_clear(CallScheduler *s);
 
 /* Queues `call` of `sender`. The uid of a connection's first call counts:
- * UID_UNKNOWN until call_scheduler_set_uid() (such a connection is not
- * served meanwhile). The scheduler owns the call on success.
- * -EUSERS: callers_max connections hold calls already; -EBUSY: this one holds
+ * the next ones may pass UID_UNKNOWN. The scheduler owns the call on success.
+ * -EINVAL: UID_UNKNOWN for a connection holding no calls; -EUSERS:
+ * callers_max connections hold calls already; -EBUSY: this one holds
  * calls_max; -EDQUOT: its user holds uid_calls_max; -ENOMEM. */
 int call_scheduler_enqueue(CallScheduler *s, void *call, const char *sender, uid_t uid);
-int call_scheduler_set_uid(CallScheduler *s, const char *sender, uid_t uid);
 bool call_scheduler_has_sender(const CallScheduler *s, const char *sender);
 unsigned call_scheduler_n_callers(const CallScheduler *s);
 
@@ -111,7 +110,6 @@ unsigned call_scheduler_n_callers(const CallScheduler *s);
 void *call_scheduler_next(CallScheduler *s, uint64_t *ret_wake_usec);
 void *call_scheduler_current(const CallScheduler *s);
 const char *call_scheduler_current_sender(const CallScheduler *s);
-bool call_scheduler_current_privileged(const CallScheduler *s);
 
 /* The call being served was answered and is freed; `sent`: with a reply that
  * now leaves, whose time counts against the share if unprivileged. */

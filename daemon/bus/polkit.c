@@ -17,9 +17,8 @@
 struct PolkitQuery {
         LIST_FIELDS(PolkitQuery, queries);
         PolkitRegistry *registry;
-        sd_bus_message **calls; /* the method calls waiting for this verdict: identical ones share it */
-        size_t n_calls;
-        char *sender;
+        sd_bus_message **calls; /* the method calls waiting for this verdict, of one sender: identical ones share it */
+        size_t n_calls;         /* > 0: the query goes with its last call */
         uid_t uid;
         char *action;
         char *scope;
@@ -43,7 +42,6 @@ static void query_free(PolkitQuery *q) {
                 sd_bus_message_unref(q->calls[i]);
         free(q->calls);
         sd_bus_error_free(&q->error);
-        free(q->sender);
         free(q->action);
         free(q->scope);
         free(q->key);
@@ -62,7 +60,7 @@ void polkit_drop_sender(PolkitRegistry *registry, const char *sender) {
         assert(registry);
         assert(sender);
         LIST_FOREACH_SAFE(queries, q, next, registry->queries)
-                if (streq(q->sender, sender))
+                if (streq(sd_bus_message_get_sender(q->calls[0]), sender))
                         query_free(q);
 }
 
@@ -246,7 +244,8 @@ int polkit_check_async(PolkitRegistry *registry, sd_bus_message *call, uid_t uid
         /* One pending check per caller, action and scope; an identical call shares it. */
         LIST_FOREACH(queries, q, registry->queries) {
                 n_user += q->uid == uid;
-                if (q->done || !streq(q->sender, sender) || !streq(q->action, action) || !streq(q->scope, scope))
+                if (q->done || !streq(sd_bus_message_get_sender(q->calls[0]), sender) || !streq(q->action, action) ||
+                    !streq(q->scope, scope))
                         continue;
                 if (!streq(q->key, key))
                         return sd_bus_error_setf(error, RDMAD_ERROR_BUSY,
@@ -280,11 +279,10 @@ int polkit_check_async(PolkitRegistry *registry, sd_bus_message *call, uid_t uid
         q->uid = uid;
         LIST_PREPEND(queries, registry->queries, q);
         registry->n_queries++;
-        q->sender = strdup(sender);
         q->action = strdup(action);
         q->scope = strdup(scope);
         q->key = TAKE_PTR(key);
-        if (!q->sender || !q->action || !q->scope || query_add_call(q, call) < 0) {
+        if (!q->action || !q->scope || query_add_call(q, call) < 0) {
                 query_free(q);
                 return -ENOMEM;
         }

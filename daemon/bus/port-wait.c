@@ -14,8 +14,7 @@
 struct PortWait {
         LIST_FIELDS(PortWait, waits);
         PortWaitRegistry *registry;
-        sd_bus_message *call;
-        char *sender; /* NULL on a direct connection */
+        sd_bus_message *call; /* its sender's wait */
         uid_t uid;
         const Port *port;  /* until its device goes: port_wait_fail_device() */
         const char *state; /* static: from the parser's table */
@@ -39,7 +38,6 @@ static void port_wait_free(PortWait *w) {
                 registry->n_unprivileged--;
         sd_event_source_disable_unref(w->timer);
         sd_bus_message_unref(w->call);
-        free(w->sender);
         free(w);
 }
 
@@ -69,7 +67,6 @@ static unsigned port_waits_of_user(PortWaitRegistry *registry, uid_t uid) {
 
 int port_wait_add(PortWaitRegistry *registry, sd_bus_message *call, uid_t uid, const Port *port, const char *state,
                   uint32_t timeout_ms, sd_bus_error *error) {
-        const char *sender = sd_bus_message_get_sender(call);
         PortWait *w;
         int r;
 
@@ -110,7 +107,6 @@ int port_wait_add(PortWaitRegistry *registry, sd_bus_message *call, uid_t uid, c
         w->registry = registry;
         w->call = sd_bus_message_ref(call);
         w->uid = uid;
-        w->sender = sender ? strdup(sender) : NULL;
         w->port = port;
         w->state = state;
         w->timeout_ms = timeout_ms;
@@ -118,10 +114,6 @@ int port_wait_add(PortWaitRegistry *registry, sd_bus_message *call, uid_t uid, c
         registry->n_waits++;
         if (uid != 0)
                 registry->n_unprivileged++;
-        if (sender && !w->sender) {
-                port_wait_free(w);
-                return sd_bus_error_set_errno(error, ENOMEM);
-        }
 
         r = sd_event_add_time_relative(registry->event, &w->timer, CLOCK_MONOTONIC,
                                        (uint64_t) timeout_ms * USEC_PER_MSEC, USEC_PER_MSEC, on_timeout, w);
@@ -160,12 +152,11 @@ void port_wait_drop_sender(PortWaitRegistry *registry, const char *sender) {
 
         assert(registry);
         assert(sender);
-        LIST_FOREACH_SAFE(waits, w, next, registry->waits) {
-                if (streq_ptr(w->sender, sender)) {
+        LIST_FOREACH_SAFE(waits, w, next, registry->waits)
+                if (streq_ptr(sd_bus_message_get_sender(w->call), sender)) {
                         port_wait_free(w);
                         n++;
                 }
-        }
         if (n > 0)
                 log_debug("%s left the bus: %u WaitForState call%s dropped, %u held.", sender, n, n == 1 ? "" : "s",
                           registry->n_waits);

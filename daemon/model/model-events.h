@@ -13,6 +13,8 @@
  * that publishes later (the bus, once per iteration: bus-objects.h) keeps
  * its own. Every member may be NULL. */
 
+/* In the order a device's changes are emitted (bus-objects.c sorts by it):
+ * the device, its ports, its netdevs, its SR-IOV control. */
 typedef enum ModelObjectKind {
         MODEL_DEVICE,     /* object: Device; mask: DEVICE_PROP_* bits */
         MODEL_PORT,       /* Port; PORT_PROP_* */

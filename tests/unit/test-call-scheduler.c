@@ -124,7 +124,6 @@ static void test_one_call_per_connection(void **state) {
         assert_ptr_equal(call_scheduler_next(&f->s, NULL), call);
         assert_ptr_equal(call_scheduler_current(&f->s), call);
         assert_string_equal(call_scheduler_current_sender(&f->s), ":1.1");
-        assert_false(call_scheduler_current_privileged(&f->s));
         call_scheduler_done(&f->s, false);
         assert_int_equal(f->calls[0], 1);
         assert_int_equal(serve(f), 1);
@@ -163,16 +162,26 @@ static void test_turns_by_user(void **state) {
         assert_null(call_scheduler_next(&f->s, NULL));
 }
 
-static void test_unknown_uid_waits(void **state) {
+/* A connection's first call says whose it is; the next ones may not know. */
+static void test_uid_of_first_call(void **state) {
         Fixture *f = *state;
+        CallSchedulerLimits limits = f->s.limits;
 
-        enqueue(f, 0, ":1.1", UID_UNKNOWN);
-        assert_null(call_scheduler_next(&f->s, NULL));
-        assert_int_equal(call_scheduler_set_uid(&f->s, ":1.1", 0), 0);
-        assert_int_equal(call_scheduler_set_uid(&f->s, ":1.5", 0), -ENOENT);
-        assert_true(call_scheduler_current_privileged(&f->s) == false);
-        assert_ptr_equal(call_scheduler_next(&f->s, NULL), &f->calls[0]);
-        assert_true(call_scheduler_current_privileged(&f->s));
+        limits.uid_calls_max = 3;
+        call_scheduler_init(&f->s, &limits, fake_clock, f, free_call);
+        assert_int_equal(call_scheduler_enqueue(&f->s, &f->calls[0], ":1.1", UID_UNKNOWN), -EINVAL);
+        assert_int_equal(f->calls[0], 0);
+        enqueue(f, 1, ":1.2", 1000);
+        enqueue(f, 2, ":1.1", 0);
+        enqueue(f, 3, ":1.1", UID_UNKNOWN);
+        enqueue(f, 4, ":1.2", UID_UNKNOWN);
+        enqueue(f, 5, ":1.3", 1000);
+        /* Counted as user 1000's: the fourth is refused. */
+        assert_int_equal(call_scheduler_enqueue(&f->s, &f->calls[6], ":1.2", UID_UNKNOWN), -EDQUOT);
+        /* Both of root's connection first, then user 1000's. */
+        assert_int_equal(serve(f), 2);
+        assert_int_equal(serve(f), 3);
+        assert_int_equal(serve(f), 1);
 }
 
 /* After an unprivileged reply took t to leave, the next waits t * 90 / 10. */
@@ -388,7 +397,7 @@ int main(void) {
                 cmocka_unit_test_setup_teardown(test_root_first, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_one_call_per_connection, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_turns_by_user, setup, teardown),
-                cmocka_unit_test_setup_teardown(test_unknown_uid_waits, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_uid_of_first_call, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_share_delay, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_share_root_and_pause, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_share_pause_bounded, setup, teardown),
