@@ -476,11 +476,7 @@ static int manager_read_device(Manager *m, const char *old_name, const char *sys
         return k;
 }
 
-int manager_reload_device(Manager *m, const char *syspath, const char *name) {
-        return manager_read_device(m, NULL, syspath, name, false);
-}
-
-int manager_rename_device(Manager *m, const char *old_name, const char *syspath, const char *name) {
+int manager_reload_device(Manager *m, const char *old_name, const char *syspath, const char *name) {
         return manager_read_device(m, old_name, syspath, name, false);
 }
 
