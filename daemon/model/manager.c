@@ -502,10 +502,8 @@ int manager_rescan(Manager *m) {
                         found = streq(paths[2 * j + 1], m->devices[i]->name);
                 if (found)
                         i++;
-                else {
-                        manager_remove_device_at(m, i);
-                        (void) manager_table_changed(m);
-                }
+                else
+                        manager_remove_device(m, m->devices[i]->name);
         }
 
         if (m->resync_pending) {
