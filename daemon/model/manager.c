@@ -476,11 +476,7 @@ static int manager_read_device(Manager *m, const char *old_name, const char *sys
         return k;
 }
 
-int manager_reload_device(Manager *m, const char *syspath, const char *name) {
-        return manager_read_device(m, NULL, syspath, name, false);
-}
-
-int manager_rename_device(Manager *m, const char *old_name, const char *syspath, const char *name) {
+int manager_reload_device(Manager *m, const char *old_name, const char *syspath, const char *name) {
         return manager_read_device(m, old_name, syspath, name, false);
 }
 
@@ -506,10 +502,8 @@ int manager_rescan(Manager *m) {
                         found = streq(paths[2 * j + 1], m->devices[i]->name);
                 if (found)
                         i++;
-                else {
-                        manager_remove_device_at(m, i);
-                        (void) manager_table_changed(m);
-                }
+                else
+                        manager_remove_device(m, m->devices[i]->name);
         }
 
         if (m->resync_pending) {

@@ -89,9 +89,8 @@ int manager_rescan(Manager *m);
 void manager_retry_resync(Manager *m);
 
 /* Re-reads one device (after an add/change uevent); a device that is gone
- * from sysfs is removed. */
-int manager_reload_device(Manager *m, const char *syspath, const char *name);
-/* The same for a device renamed from old_name: the old objects go when the
- * new ones are read, so that a client sees the removal right before the add. */
-int manager_rename_device(Manager *m, const char *old_name, const char *syspath, const char *name);
+ * from sysfs is removed. One renamed from old_name (not NULL): the old
+ * objects go when the new ones are read, so that a client sees the removal
+ * right before the add. */
+int manager_reload_device(Manager *m, const char *old_name, const char *syspath, const char *name);
 void manager_remove_device(Manager *m, const char *name);

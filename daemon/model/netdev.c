@@ -122,16 +122,12 @@ static int device_add_netdev(Device *d, size_t *allocated, int net_fd, const cha
                 return -ENOMEM;
         d->netdevs[d->n_netdevs]->name = TAKE_PTR(sane);
         r = netdev_load(net_fd, name, d->netdevs[d->n_netdevs]);
-        if (errno_is_resource(r)) {
-                d->n_netdevs++; /* freed with the device */
-                return r;
-        }
-        if (r < 0) { /* gone */
+        if (r < 0 && !errno_is_resource(r)) { /* gone */
                 d->netdevs[d->n_netdevs] = netdev_free(d->netdevs[d->n_netdevs]);
                 return 0;
         }
-        d->n_netdevs++;
-        return 0;
+        d->n_netdevs++; /* out of resources too: freed with the device */
+        return r;
 }
 
 /* The netdevs of a PCI function are its net/ children; a virtual device

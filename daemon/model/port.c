@@ -247,17 +247,13 @@ _Static_assert(ELEMENTSOF(port_unreported_files) == PORT_UNREPORTED_FILES, "PORT
 _Static_assert(PORT_UNREPORTED_FILES <= PORT_LINK_FILES, "PortRead.values holds the unreported files too");
 
 /* A re-read of the link's files, or of the unreported ones only. */
-static int port_read_files(const char *device_path, uint32_t number, bool link, bool ethernet, FileValue *values) {
+int port_read_files(const char *device_path, uint32_t number, bool link, bool ethernet, FileValue *values) {
         char dir[4096];
 
         snprintf(dir, sizeof(dir), "%s/ports/%u", device_path, number);
         if (link)
                 return object_read_files(dir, port_link_files, PORT_LINK_FILES, ethernet, values);
         return object_read_files(dir, port_unreported_files, PORT_UNREPORTED_FILES, false, values);
-}
-
-int port_read_link(const char *device_path, uint32_t number, bool ethernet, FileValue *values) {
-        return port_read_files(device_path, number, true, ethernet, values);
 }
 
 int port_apply_link(Port *p, const FileValue *values, PropertyMask *ret_changed) {

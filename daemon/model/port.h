@@ -24,7 +24,7 @@ const char *port_link_events(const Port *p);
  * unreported files. */
 #define PORT_LINK_FILES       7
 #define PORT_UNREPORTED_FILES 2
-int port_read_link(const char *device_path, uint32_t number, bool ethernet, FileValue *values);
+int port_read_files(const char *device_path, uint32_t number, bool link, bool ethernet, FileValue *values);
 /* A state value as the kernel prints it ("4: ACTIVE"); "" or garbage is not. */
 bool port_state_parses(const char *value);
 /* After a full read whose state did not parse: old's state, kept. */
@@ -33,7 +33,7 @@ int port_apply_link(Port *p, const FileValue *values, PropertyMask *ret_changed)
 /* What to read of a port (PollTurn.what). */
 enum {
         PORT_READ_STATE = 1 << 0,      /* the state through a kept descriptor; the link if it differs */
-        PORT_READ_LINK = 1 << 1,       /* port_read_link() */
+        PORT_READ_LINK = 1 << 1,       /* port_read_files(), the link's */
         PORT_READ_UNREPORTED = 1 << 2, /* phys_state and rate */
         PORT_READ_GIDS = 1 << 3,       /* port_read_gids() */
 };
@@ -48,7 +48,7 @@ typedef struct PollTurn {
 } PollTurn;
 int device_poll_ports(Device *d, const PollTurn *turns, size_t n);
 
-/* Re-reads a port's link (port_read_link()) and reports what changed when
+/* Re-reads a port's link (port_read_files()) and reports what changed when
  * the result is applied; a State or PhysState change also moves
  * StateChangedUsec. A lack of resources defers to a resync
  * (resync_defer()). Nothing is read of an unresponsive device: its

@@ -71,25 +71,38 @@ static size_t addr_len(int family) {
         return family == AF_INET ? 4 : 16;
 }
 
-static int nlmsg_error(const struct nlmsghdr *h) {
-        const struct nlmsgerr *e = NLMSG_DATA(h);
+/* The next answer of `type` to question seq from *off, at least hdrlen
+ * long, in *ret: 1 found; 0 none left in buf, or the answer's end (*ret is
+ * then its NLMSG_DONE); < 0 the kernel's error, or a message too short to
+ * be one. Other questions' messages, other types, acknowledgements are skipped. */
+static int nlmsg_next_answer(const void *buf, size_t len, size_t *off, uint32_t seq, uint16_t type, size_t hdrlen,
+                             const struct nlmsghdr **ret) {
+        const struct nlmsghdr *h;
+        int k;
 
-        if (h->nlmsg_len < NLMSG_LENGTH(sizeof(struct nlmsgerr)))
-                return -EBADMSG;
-        return e->error > 0 ? -e->error : e->error;
-}
+        *ret = NULL;
+        while ((k = nlmsg_next(buf, len, off, &h)) > 0) {
+                if (h->nlmsg_seq != seq)
+                        continue;
+                if (h->nlmsg_type == NLMSG_ERROR) {
+                        const struct nlmsgerr *e = NLMSG_DATA(h);
 
-/* Whether h is an answer of `type` to question seq, at least hdrlen long:
- * 1 yes; 0 not ours (another question, another type, an acknowledgement);
- * < 0 the kernel's error, or a message too short to be one. */
-static int nlmsg_answer(const struct nlmsghdr *h, uint32_t seq, uint16_t type, size_t hdrlen) {
-        if (h->nlmsg_seq != seq)
-                return 0;
-        if (h->nlmsg_type == NLMSG_ERROR)
-                return nlmsg_error(h);
-        if (h->nlmsg_type != type)
-                return 0;
-        return h->nlmsg_len < NLMSG_LENGTH(hdrlen) ? -EBADMSG : 1;
+                        if (h->nlmsg_len < NLMSG_LENGTH(sizeof(struct nlmsgerr)))
+                                return -EBADMSG;
+                        return e->error > 0 ? -e->error : e->error;
+                }
+                if (h->nlmsg_type == NLMSG_DONE) {
+                        *ret = h;
+                        return 0;
+                }
+                if (h->nlmsg_type != type)
+                        continue;
+                if (h->nlmsg_len < NLMSG_LENGTH(hdrlen))
+                        return -EBADMSG;
+                *ret = h;
+                return 1;
+        }
+        return k;
 }
 
 static const char *route_type_no_route(unsigned char type) {
@@ -109,63 +122,45 @@ static const char *route_type_no_route(unsigned char type) {
 
 int rtnl_parse_route_reply(const void *buf, size_t len, uint32_t seq, RouteAnswer *ret) {
         const struct nlmsghdr *h;
-        size_t off = 0;
-        int k;
+        const struct rtmsg *rt;
+        const struct rtattr *a;
+        size_t n, off = 0;
+        int r;
 
         assert(buf || len == 0);
         assert(ret);
-        while ((k = nlmsg_next(buf, len, &off, &h)) > 0) {
-                const struct rtmsg *rt;
-                const struct rtattr *a;
-                size_t n;
-                int r = nlmsg_answer(h, seq, RTM_NEWROUTE, sizeof(struct rtmsg));
-
-                if (r < 0)
-                        return r;
-                if (r == 0)
-                        continue;
-                rt = NLMSG_DATA(h);
-                if (rt->rtm_family != AF_INET && rt->rtm_family != AF_INET6)
-                        return -EBADMSG;
-                ret->family = rt->rtm_family;
-                ret->local = rt->rtm_type == RTN_LOCAL;
-                ret->no_route_type = route_type_no_route(rt->rtm_type);
-                n = addr_len(rt->rtm_family);
-                a = nlmsg_attr(h, sizeof(struct rtmsg), RTA_OIF);
-                if (a && RTA_PAYLOAD(a) >= sizeof(int))
-                        memcpy(&ret->ifindex, RTA_DATA(a), sizeof(int));
-                a = nlmsg_attr(h, sizeof(struct rtmsg), RTA_PREFSRC);
-                if (a && RTA_PAYLOAD(a) == n)
-                        memcpy(ret->source, RTA_DATA(a), n);
-                return 1;
-        }
-        return k;
+        r = nlmsg_next_answer(buf, len, &off, seq, RTM_NEWROUTE, sizeof(struct rtmsg), &h);
+        if (r <= 0)
+                return r;
+        rt = NLMSG_DATA(h);
+        if (rt->rtm_family != AF_INET && rt->rtm_family != AF_INET6)
+                return -EBADMSG;
+        ret->family = rt->rtm_family;
+        ret->local = rt->rtm_type == RTN_LOCAL;
+        ret->no_route_type = route_type_no_route(rt->rtm_type);
+        n = addr_len(rt->rtm_family);
+        a = nlmsg_attr(h, sizeof(struct rtmsg), RTA_OIF);
+        if (a && RTA_PAYLOAD(a) >= sizeof(int))
+                memcpy(&ret->ifindex, RTA_DATA(a), sizeof(int));
+        a = nlmsg_attr(h, sizeof(struct rtmsg), RTA_PREFSRC);
+        if (a && RTA_PAYLOAD(a) == n)
+                memcpy(ret->source, RTA_DATA(a), n);
+        return 1;
 }
 
 int rtnl_parse_addr_dump(const void *buf, size_t len, uint32_t seq, int family, const uint8_t addr[16],
                          bool *ret_done) {
         const struct nlmsghdr *h;
         size_t n = addr_len(family), off = 0;
-        int k;
+        int r;
 
         assert(buf || len == 0);
         assert(ret_done);
         *ret_done = false;
-        while ((k = nlmsg_next(buf, len, &off, &h)) > 0) {
-                const struct ifaddrmsg *ifa;
+        while ((r = nlmsg_next_answer(buf, len, &off, seq, RTM_NEWADDR, sizeof(struct ifaddrmsg), &h)) > 0) {
+                const struct ifaddrmsg *ifa = NLMSG_DATA(h);
                 const struct rtattr *a;
-                int r;
 
-                if (h->nlmsg_seq == seq && h->nlmsg_type == NLMSG_DONE) {
-                        *ret_done = true;
-                        return 0;
-                }
-                r = nlmsg_answer(h, seq, RTM_NEWADDR, sizeof(struct ifaddrmsg));
-                if (r < 0)
-                        return r;
-                if (r == 0)
-                        continue;
-                ifa = NLMSG_DATA(h);
                 if (ifa->ifa_family != family)
                         continue;
                 /* IFA_LOCAL is the address of an IPv4 point-to-point link's own end; IFA_ADDRESS the peer's there. */
@@ -175,7 +170,8 @@ int rtnl_parse_addr_dump(const void *buf, size_t len, uint32_t seq, int family, 
                 if (a && RTA_PAYLOAD(a) == n && memcmp(RTA_DATA(a), addr, n) == 0 && ifa->ifa_index > 0)
                         return (int) ifa->ifa_index;
         }
-        return k;
+        *ret_done = r == 0 && h;
+        return r;
 }
 
 static void rta_put(uint8_t *buf, size_t *off, unsigned short type, const void *data, size_t len) {
@@ -340,27 +336,21 @@ int route_query(const RouteTarget *t, RouteAnswer *ret) {
 
 int rtnl_parse_link_lower(const void *buf, size_t len, uint32_t seq) {
         const struct nlmsghdr *h;
+        const struct rtattr *a;
         size_t off = 0;
-        int k;
+        int link = 0, r;
 
         assert(buf || len == 0);
-        while ((k = nlmsg_next(buf, len, &off, &h)) > 0) {
-                const struct rtattr *a;
-                int link = 0, r = nlmsg_answer(h, seq, RTM_NEWLINK, sizeof(struct ifinfomsg));
-
-                if (r < 0)
-                        return r;
-                if (r == 0)
-                        continue;
-                /* A link into another namespace (a veth's peer there) is none of ours. */
-                if (nlmsg_attr(h, sizeof(struct ifinfomsg), IFLA_LINK_NETNSID))
-                        return 0;
-                a = nlmsg_attr(h, sizeof(struct ifinfomsg), IFLA_LINK);
-                if (a && RTA_PAYLOAD(a) >= sizeof(int))
-                        memcpy(&link, RTA_DATA(a), sizeof(int));
-                return link > 0 && link != ((const struct ifinfomsg *) NLMSG_DATA(h))->ifi_index ? link : 0;
-        }
-        return k < 0 ? k : -ENOENT;
+        r = nlmsg_next_answer(buf, len, &off, seq, RTM_NEWLINK, sizeof(struct ifinfomsg), &h);
+        if (r <= 0)
+                return r < 0 ? r : -ENOENT;
+        /* A link into another namespace (a veth's peer there) is none of ours. */
+        if (nlmsg_attr(h, sizeof(struct ifinfomsg), IFLA_LINK_NETNSID))
+                return 0;
+        a = nlmsg_attr(h, sizeof(struct ifinfomsg), IFLA_LINK);
+        if (a && RTA_PAYLOAD(a) >= sizeof(int))
+                memcpy(&link, RTA_DATA(a), sizeof(int));
+        return link > 0 && link != ((const struct ifinfomsg *) NLMSG_DATA(h))->ifi_index ? link : 0;
 }
 
 static int link_reply(const uint8_t *buf, size_t n, RtnlExchange *x) {

@@ -287,18 +287,13 @@ int sysfs_read_entry_at(int dirfd, const struct dirent *de, char *buf, size_t si
 int sysfs_read_at(int dirfd, const char *path, char **ret) {
         char buf[SYSFS_ATTR_MAX + 1];
         size_t len;
-        char *s;
         int r;
 
         r = sysfs_read_buf_at(dirfd, path, buf, sizeof(buf), &len);
         if (r < 0)
                 return r;
-
-        s = utf8_sanitize(buf, len);
-        if (!s)
-                return -ENOMEM;
-        *ret = s;
-        return 0;
+        *ret = utf8_sanitize(buf, len);
+        return *ret ? 0 : -ENOMEM;
 }
 
 int sysfs_readlink_basename_at(int dirfd, const char *path, char **ret) {

@@ -67,6 +67,14 @@ static void lane_make_ready_locked(ReaderLane *l) {
         LIST_APPEND(ready, p->ready, p->ready_tail, l);
 }
 
+/* A lane whose queue was emptied by cancelling leaves the ready list. */
+static void lane_unready_if_empty_locked(ReaderLane *l) {
+        if (!l->ready || l->queue)
+                return;
+        LIST_REMOVE_TAIL(ready, l->pool->ready, l->pool->ready_tail, l);
+        l->ready = false;
+}
+
 /* Under the mutex: the loop hears of the results held back. */
 static void pool_notify_locked(ReaderPool *p) {
         if (p->n_unnotified == 0)
@@ -300,14 +308,17 @@ static int on_done(sd_event_source *s, int fd, uint32_t revents, void *userdata)
         return 0;
 }
 
-static void pool_arm_timeout(ReaderPool *p, uint64_t usec) {
-        int r;
+/* Arms the timer s, off until now, at usec (from the loop's time if relative). */
+static void pool_arm(sd_event_source *s, uint64_t usec, bool relative, const char *what) {
+        int enabled = SD_EVENT_OFF, r;
 
-        r = sd_event_source_set_time(p->timer_event, usec);
+        if (!s || (sd_event_source_get_enabled(s, &enabled) >= 0 && enabled != SD_EVENT_OFF))
+                return;
+        r = relative ? sd_event_source_set_time_relative(s, usec) : sd_event_source_set_time(s, usec);
         if (r >= 0)
-                r = sd_event_source_set_enabled(p->timer_event, SD_EVENT_ONESHOT);
+                r = sd_event_source_set_enabled(s, SD_EVENT_ONESHOT);
         if (r < 0)
-                log_error_errno(r, "Failed to arm the read timeout: %m");
+                log_error_errno(r, "Failed to arm the %s: %m", what);
 }
 
 static int on_timeout_timer(sd_event_source *s, uint64_t usec, void *userdata) {
@@ -315,20 +326,8 @@ static int on_timeout_timer(sd_event_source *s, uint64_t usec, void *userdata) {
         uint64_t next = reader_watch_check(p, now_usec(CLOCK_MONOTONIC));
 
         if (next != UINT64_MAX)
-                pool_arm_timeout(p, next);
+                pool_arm(p->timer_event, next, false, "read timeout");
         return 0;
-}
-
-static void pool_arm_stall(ReaderPool *p) {
-        int enabled = SD_EVENT_OFF, r;
-
-        if (!p->stall_event || (sd_event_source_get_enabled(p->stall_event, &enabled) >= 0 && enabled != SD_EVENT_OFF))
-                return;
-        r = sd_event_source_set_time_relative(p->stall_event, READER_STALL_USEC);
-        if (r >= 0)
-                r = sd_event_source_set_enabled(p->stall_event, SD_EVENT_ONESHOT);
-        if (r < 0)
-                log_error_errno(r, "Failed to arm the reader pool's stall check: %m");
 }
 
 /* While work waits or results are held back: a thread for the work if the
@@ -346,7 +345,7 @@ static int on_stall(sd_event_source *s, uint64_t usec, void *userdata) {
         if (held)
                 pool_dispatch(p);
         if (waiting)
-                pool_arm_stall(p);
+                pool_arm(p->stall_event, READER_STALL_USEC, true, "reader pool's stall check");
         return 0;
 }
 
@@ -567,10 +566,7 @@ void reader_lane_cancel(ReaderLane *l, bool (*match)(void *arg, void *userdata),
                                 j->cancelled = true;
                                 l->n_pending--;
                         }
-        if (l->ready && !l->queue) {
-                LIST_REMOVE_TAIL(ready, p->ready, p->ready_tail, l);
-                l->ready = false;
-        }
+        lane_unready_if_empty_locked(l);
         pthread_mutex_unlock(&p->mutex);
 }
 
@@ -586,7 +582,6 @@ void reader_lane_set_context(ReaderLane *l, void *context, void (*free_context)(
 int reader_pool_submit(ReaderPool *p, ReaderLane *lane, ReaderRun run, ReaderApply apply, ReaderFree free_arg,
                        void *arg, ReaderJob **ret) {
         ReaderJob *j;
-        int enabled = SD_EVENT_OFF;
 
         assert(p);
         assert(lane);
@@ -610,10 +605,9 @@ int reader_pool_submit(ReaderPool *p, ReaderLane *lane, ReaderRun run, ReaderApp
 
         /* The read timeout counts from when a thread takes the job: the
          * check comes at the earliest a timeout from now. */
-        if (p->timeout_usec > 0 && sd_event_source_get_enabled(p->timer_event, &enabled) >= 0 &&
-            enabled == SD_EVENT_OFF)
-                pool_arm_timeout(p, now_usec(CLOCK_MONOTONIC) + p->timeout_usec);
-        pool_arm_stall(p);
+        if (p->timeout_usec > 0)
+                pool_arm(p->timer_event, p->timeout_usec, true, "read timeout");
+        pool_arm(p->stall_event, READER_STALL_USEC, true, "reader pool's stall check");
         if (ret)
                 *ret = j;
         return 0;
@@ -633,10 +627,7 @@ void reader_job_cancel(ReaderJob *j) {
         j->cancelled = true;
         if (j->state == JOB_QUEUED) {
                 LIST_REMOVE_TAIL(queue, l->queue, l->queue_tail, j);
-                if (l->ready && !l->queue) {
-                        LIST_REMOVE_TAIL(ready, p->ready, p->ready_tail, l);
-                        l->ready = false;
-                }
+                lane_unready_if_empty_locked(l);
                 job_free_locked(j);
         }
         pthread_mutex_unlock(&p->mutex);

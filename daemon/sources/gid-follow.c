@@ -118,8 +118,7 @@ static int on_tick(sd_event_source *source, uint64_t usec, void *userdata) {
 }
 
 static void arm(GidFollow *f, uint64_t now) {
-        int enabled = SD_EVENT_OFF;
-        int r;
+        int enabled = SD_EVENT_OFF, r;
 
         if (f->timer && sd_event_source_get_enabled(f->timer, &enabled) >= 0 && enabled != SD_EVENT_OFF)
                 return; /* the next tick comes anyway */
@@ -131,7 +130,6 @@ static void arm(GidFollow *f, uint64_t now) {
                 if (r < 0)
                         return (void) log_warning_errno(r, "Failed to follow GID tables after an address change: %m");
                 (void) sd_event_source_set_description(f->timer, "gid-follow");
-                return;
         }
         (void) sd_event_source_set_time(f->timer, now + GID_FOLLOW_TICK_USEC);
         (void) sd_event_source_set_enabled(f->timer, SD_EVENT_ONESHOT);

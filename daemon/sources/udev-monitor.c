@@ -23,7 +23,7 @@ static const char *basename_of(const char *path) {
 
 static void handle_infiniband(Manager *m, struct udev_device *dev, const char *action) {
         const char *syspath = udev_device_get_syspath(dev);
-        const char *name = udev_device_get_sysname(dev);
+        const char *name = udev_device_get_sysname(dev), *old = NULL;
 
         if (!syspath || !name)
                 return;
@@ -32,15 +32,10 @@ static void handle_infiniband(Manager *m, struct udev_device *dev, const char *a
                 manager_remove_device(m, name);
                 return;
         }
-        if (streq(action, "move")) {
-                /* A rename (also a netns move): the old name's objects go, the new ones come. */
-                const char *old = udev_device_get_property_value(dev, "DEVPATH_OLD");
-                if (old && !streq(basename_of(old), name)) {
-                        (void) manager_rename_device(m, basename_of(old), syspath, name);
-                        return;
-                }
-        }
-        (void) manager_reload_device(m, syspath, name);
+        /* A rename (also a netns move): the old name's objects go, the new ones come. */
+        if (streq(action, "move"))
+                old = udev_device_get_property_value(dev, "DEVPATH_OLD");
+        (void) manager_reload_device(m, old && !streq(basename_of(old), name) ? basename_of(old) : NULL, syspath, name);
 }
 
 static bool device_names_ifname(const Device *d, const char *ifname) {
@@ -88,7 +83,7 @@ static void handle_net(Manager *m, struct udev_device *dev, const char *action) 
         }
         /* Reloading changes the table: collect first, then reload. */
         for (size_t i = 0; i + 1 < n; i += 2)
-                (void) manager_reload_device(m, reload[i], reload[i + 1]);
+                (void) manager_reload_device(m, NULL, reload[i], reload[i + 1]);
 }
 
 /* The kernel sends "change" on the PF when sriov_numvfs is written. */

@@ -255,25 +255,21 @@ static void list_apply(void *arg, const ReaderResult *result, void *userdata) {
         VerbsEvents *v = l->owner;
 
         v->listing = false;
-        if (!l->devices || l->n == 0) {
-                if (!v->said_none) {
-                        if (l->error != 0)
-                                log_full_errno(LOG_INFO, l->error,
-                                               "No verbs devices (libibverbs: %m): polling the link state of every "
-                                               "port.");
-                        else
-                                log_info("No verbs devices (no uverbs node, or no libibverbs provider): polling the "
-                                         "link state of every port.");
-                        v->said_none = true;
-                }
-                for (size_t i = 0; i < v->n_devices; i++)
+        if ((!l->devices || l->n == 0) && !v->said_none) {
+                if (l->error != 0)
+                        log_full_errno(LOG_INFO, l->error,
+                                       "No verbs devices (libibverbs: %m): polling the link state of every port.");
+                else
+                        log_info("No verbs devices (no uverbs node, or no libibverbs provider): polling the link "
+                                 "state of every port.");
+                v->said_none = true;
+        }
+        for (size_t i = 0; i < v->n_devices; i++)
+                if (v->devices[i]->want_open) {
                         v->devices[i]->want_open = false;
-        } else
-                for (size_t i = 0; i < v->n_devices; i++)
-                        if (v->devices[i]->want_open) {
-                                v->devices[i]->want_open = false;
+                        if (l->devices && l->n > 0)
                                 verbs_submit_open(v->devices[i], l);
-                        }
+                }
         if (v->list_again) {
                 v->list_again = false;
                 verbs_request_list(v);

@@ -241,7 +241,7 @@ static void test_reload_unchanged_reports_nothing(void **state) {
         Host *h = HOST("mlx4-vpi");
         Device *before = manager_find_device(h->manager, "mlx4_0");
 
-        assert_int_equal(manager_reload_device(h->manager, MLX4_SYS, "mlx4_0"), 0);
+        assert_int_equal(manager_reload_device(h->manager, NULL, MLX4_SYS, "mlx4_0"), 0);
         /* A new snapshot replaced the old, and nothing differed. */
         assert_ptr_not_equal(manager_find_device(h->manager, "mlx4_0"), NULL);
         (void) before;
@@ -255,7 +255,7 @@ static void test_replace_reports_changed_port_of_new_snapshot(void **state) {
         Port *p;
 
         write_sysfs(h, MLX4_SYS, "ports/1/state", "1: DOWN\n");
-        assert_int_equal(manager_reload_device(h->manager, MLX4_SYS, "mlx4_0"), 0);
+        assert_int_equal(manager_reload_device(h->manager, NULL, MLX4_SYS, "mlx4_0"), 0);
 
         /* One change, of port 1, on the snapshot now in the table; no re-announcement. */
         assert_int_equal(h->recorder.n, 1);
@@ -284,9 +284,9 @@ static void test_reread_keeps_addresses(void **state) {
         assert_true(d->n_netdevs > 0);
         /* Not yet published when the device is read again: still pending after. */
         write_sysfs(h, MLX4_SYS, "ports/1/state", "1: DOWN\n");
-        assert_int_equal(manager_reload_device(h->manager, MLX4_SYS, "mlx4_0"), 0);
+        assert_int_equal(manager_reload_device(h->manager, NULL, MLX4_SYS, "mlx4_0"), 0);
         write_sysfs(h, MLX4_SYS, "ports/2/state", "2: INIT\n");
-        assert_int_equal(manager_reload_device(h->manager, MLX4_SYS, "mlx4_0"), 0);
+        assert_int_equal(manager_reload_device(h->manager, NULL, MLX4_SYS, "mlx4_0"), 0);
 
         assert_int_equal(h->recorder.n, 2);
         assert_event(h, 0, EVENT_CHANGED, "mlx4_0/1");
@@ -339,7 +339,7 @@ static void test_identity_change_is_remove_then_add(void **state) {
 
         /* A constant property differs (another card in the slot): re-announced, not changed. */
         write_sysfs(h, MLX4_SYS, "node_guid", "0002:c903:00a1:ffff\n");
-        assert_int_equal(manager_reload_device(h->manager, MLX4_SYS, "mlx4_0"), 0);
+        assert_int_equal(manager_reload_device(h->manager, NULL, MLX4_SYS, "mlx4_0"), 0);
 
         assert_int_equal(h->recorder.n, 4);
         assert_event(h, 0, EVENT_REMOVING, "mlx4_0");
@@ -414,7 +414,7 @@ static void test_netdev_gone_reported_before_the_swap(void **state) {
 
         assert_non_null(kept);
         umockdev_testbed_remove_device(h->testbed, "/sys/devices/pci0000:00/0000:00:03.0/0000:03:00.0/net/ib0");
-        assert_int_equal(manager_reload_device(h->manager, MLX4_SYS, "mlx4_0"), 0);
+        assert_int_equal(manager_reload_device(h->manager, NULL, MLX4_SYS, "mlx4_0"), 0);
 
         assert_true(h->recorder.n >= 2);
         assert_event(h, 0, EVENT_NETDEV_REMOVING, "ib0");

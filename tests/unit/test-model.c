@@ -413,7 +413,7 @@ static int refresh_link(Port *p, PropertyMask *ret_changed) {
         FileValue values[PORT_LINK_FILES] = {};
         int r;
 
-        r = port_read_link(p->device->sysfs_path, p->number, strcmp(p->link_layer, "Ethernet") == 0, values);
+        r = port_read_files(p->device->sysfs_path, p->number, true, strcmp(p->link_layer, "Ethernet") == 0, values);
         if (r >= 0)
                 r = port_apply_link(p, values, ret_changed);
         file_values_clear(values, PORT_LINK_FILES);
