@@ -194,16 +194,6 @@ static int target_set(CounterEntry *t, const Device *d, uint32_t port) {
         return t->device && t->path ? 0 : -ENOMEM;
 }
 
-/* The device-wide target (port 0), then one per port. */
-static int device_targets(const Device *d, CounterEntry *t, size_t *n) {
-        int r;
-
-        r = target_set(&t[(*n)++], d, 0);
-        for (size_t i = 0; r >= 0 && i < d->n_ports; i++)
-                r = target_set(&t[(*n)++], d, d->ports[i].number);
-        return r;
-}
-
 /* The lane's owner: its device, unless it is gone meanwhile. */
 static bool counters_unresponsive(ReaderLane *lane, void *userdata) {
         Device *d = reader_lane_owner(lane);
@@ -296,10 +286,14 @@ int bus_manager_get_all_counters(sd_bus_message *message, void *userdata, sd_bus
         t = calloc(total ?: 1, sizeof(CounterEntry));
         if (!t)
                 return -ENOMEM;
-        /* The devices that do not answer are left out; the others are read. */
-        for (size_t i = 0; i < m->n_devices && r >= 0; i++)
-                if (device_readable(m->devices[i]))
-                        r = device_targets(m->devices[i], t, &n);
+        /* The devices that do not answer are left out; of the others, the
+         * device-wide target (port 0), then one per port. */
+        for (size_t i = 0; i < m->n_devices; i++) {
+                const Device *d = m->devices[i];
+
+                for (size_t j = 0; r >= 0 && device_readable(d) && j <= d->n_ports; j++)
+                        r = target_set(&t[n++], d, j == 0 ? 0 : d->ports[j - 1].number);
+        }
         if (r < 0) {
                 counter_entries_free(t, n);
                 return r;

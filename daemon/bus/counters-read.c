@@ -81,6 +81,16 @@ void counter_snapshots_free(CounterSnapshot **s, size_t n) {
         free(s);
 }
 
+int counter_entry_copy(const CounterEntry *e, CounterEntry *ret) {
+        *ret = (CounterEntry){ .path = strdup(e->path),
+                               .device = strdup(e->device),
+                               .lane = reader_lane_ref(e->lane),
+                               .port = e->port,
+                               .snapshot = counter_snapshot_new(),
+                               .read_usec = e->read_usec };
+        return ret->path && ret->device && ret->snapshot ? 0 : -ENOMEM;
+}
+
 void counter_entry_clear(CounterEntry *e) {
         free(e->path);
         free(e->device);
@@ -187,13 +197,15 @@ int counter_read_take_entries(CounterRead *read, CounterEntry **ret, size_t *ret
         return 0;
 }
 
-static void piece_finish(CounterRead *read, Piece *p) {
+/* True when it was the last: the read is over, and may be freed. */
+static bool piece_finish(CounterRead *read, Piece *p) {
         p->done = true;
         p->handle = NULL;
-        if (++read->n_done == read->n_pieces) {
-                read->deadline = sd_event_source_disable_unref(read->deadline);
-                read->done(read, read->userdata);
-        }
+        if (++read->n_done < read->n_pieces)
+                return false;
+        read->deadline = sd_event_source_disable_unref(read->deadline);
+        read->done(read, read->userdata);
+        return true;
 }
 
 /* A device that does not answer: its entries say so, and are left out of
@@ -221,7 +233,7 @@ static void piece_apply(void *userdata, const ReaderResult *result, void *host_u
         if (read->host.read_result)
                 read->host.read_result(p->lane, result, read->host.userdata);
         piece_take(read, p, a);
-        piece_finish(read, p);
+        (void) piece_finish(read, p);
 }
 
 static int on_read_deadline(sd_event_source *s, uint64_t usec, void *userdata) {
@@ -240,12 +252,8 @@ static int on_read_deadline(sd_event_source *s, uint64_t usec, void *userdata) {
                             all ? "its counters are not read after four read timeouts" : "a read does not answer");
                 reader_job_cancel(TAKE_PTR(p->handle));
                 piece_give_up(p);
-                /* The last one ends the read, which may free it: nothing after. */
-                if (read->n_done + 1 == read->n_pieces) {
-                        piece_finish(read, p);
-                        return 0;
-                }
-                piece_finish(read, p);
+                if (piece_finish(read, p))
+                        return 0; /* the read may be freed: nothing after */
         }
         (void) sd_event_source_set_time(s, MIN_USEC(read->give_up_usec, usec + COUNTERS_DEADLINE_CHECK_USEC));
         (void) sd_event_source_set_enabled(s, SD_EVENT_ONESHOT);
@@ -254,23 +262,17 @@ static int on_read_deadline(sd_event_source *s, uint64_t usec, void *userdata) {
 
 /* ---------- the start ---------- */
 
-/* Copies of the entries for the loop's side, and the thread's. */
+/* Copies of the entries for the loop's side, and the thread's (the piece has the lane). */
 static int entries_copy(const CounterEntry *e, size_t n, CounterEntry **ret) {
         CounterEntry *c = calloc(n + 1, sizeof(CounterEntry));
 
         if (!c)
                 return -ENOMEM;
-        for (size_t i = 0; i < n; i++) {
-                c[i] = (CounterEntry){ .path = strdup(e[i].path),
-                                       .device = strdup(e[i].device),
-                                       .port = e[i].port,
-                                       .snapshot = counter_snapshot_new(),
-                                       .read_usec = e[i].read_usec };
-                if (!c[i].path || !c[i].device || !c[i].snapshot) {
+        for (size_t i = 0; i < n; i++)
+                if (counter_entry_copy(&e[i], &c[i]) < 0) {
                         counter_entries_free(c, i + 1);
                         return -ENOMEM;
                 }
-        }
         *ret = c;
         return 0;
 }

@@ -44,6 +44,8 @@ typedef struct CounterEntry {
         uint64_t read_usec; /* CLOCK_MONOTONIC when the read that filled it started */
 } CounterEntry;
 
+/* *ret: a copy of e (its lane referenced too) with a new, empty snapshot. */
+int counter_entry_copy(const CounterEntry *e, CounterEntry *ret);
 void counter_entry_clear(CounterEntry *e);
 void counter_entries_free(CounterEntry *e, size_t n);
 /* By path, for qsort() and bsearch(). */

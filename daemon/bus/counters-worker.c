@@ -288,18 +288,9 @@ static int collect_entries(const PendingCall *calls, CounterEntry **ret, size_t 
         size_t n = 0, allocated = 0, kept = 0;
 
         LIST_FOREACH(calls, c, calls)
-                for (size_t i = 0; i < c->n_targets; i++) {
-                        if (ARRAY_RESERVE(e, allocated, n + 1) < 0)
+                for (size_t i = 0; i < c->n_targets; i++)
+                        if (ARRAY_RESERVE(e, allocated, n + 1) < 0 || counter_entry_copy(&c->targets[i], &e[n++]) < 0)
                                 goto oom;
-                        e[n] = (CounterEntry){ .path = strdup(c->targets[i].path),
-                                               .device = strdup(c->targets[i].device),
-                                               .lane = reader_lane_ref(c->targets[i].lane),
-                                               .port = c->targets[i].port,
-                                               .snapshot = counter_snapshot_new() };
-                        n++;
-                        if (!e[n - 1].path || !e[n - 1].device || !e[n - 1].snapshot)
-                                goto oom;
-                }
         if (n > 1)
                 qsort(e, n, sizeof(CounterEntry), counter_entry_compare);
         for (size_t i = 0; i < n; i++)
