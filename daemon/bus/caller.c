@@ -316,13 +316,12 @@ int caller_peek_uid(CallerRegistry *registry, const char *sender, uid_t *ret) {
 
 /* Cached only while the match can tell when the name goes. */
 static int caller_remember(CallerRegistry *registry, const char *sender, uid_t uid, pid_t pid) {
-        uid_t known;
         char *copy;
 
         assert(registry);
         assert(sender);
 
-        if (!registry->match || caller_peek_uid(registry, sender, &known) >= 0)
+        if (!registry->match || uid_find(registry, sender))
                 return 0;
         if (registry->n_uids >= CALLER_CACHE_MAX)
                 return -ENOSPC;

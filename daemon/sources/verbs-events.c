@@ -71,7 +71,7 @@ static int on_retry(sd_event_source *s, uint64_t usec, void *userdata) {
         VerbsDevice *vd = userdata;
 
         vd->retry = sd_event_source_disable_unref(vd->retry);
-        (void) verbs_open(vd);
+        verbs_open(vd);
         return 0;
 }
 
@@ -290,7 +290,7 @@ void verbs_device_added(EventSources *s, Device *d) {
                 v->devices[v->n_devices++] = vd;
         }
         vd->device = d;
-        (void) verbs_open(vd);
+        verbs_open(vd);
 }
 
 void verbs_device_removing(EventSources *s, Device *d) {
@@ -345,7 +345,7 @@ void verbs_node_event(EventSources *s, const char *node, const char *action) {
                                 log_debug("%s: uverbs node %s added again while it opens.", vd->name, node);
                         }
                         vd->fatal = false;
-                        (void) verbs_open(vd);
+                        verbs_open(vd);
                 }
         }
 }

@@ -69,7 +69,7 @@ VerbsDevice *verbs_find(VerbsEvents *v, const char *name);
 void verbs_say_polling(VerbsDevice *vd, int error, const char *why);
 /* Opens the device's context unless it is open, given up on, or the source
  * stopped: with the next device list, on its lane. */
-int verbs_open(VerbsDevice *vd);
+void verbs_open(VerbsDevice *vd);
 /* The context is closed on the device's lane (d: NULL once it is gone),
  * never on the loop. */
 void verbs_close_context(VerbsEvents *v, Device *d, const char *name, struct ibv_context *context);

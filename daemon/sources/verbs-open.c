@@ -185,7 +185,7 @@ static void open_apply(void *arg, const ReaderResult *result, void *userdata) {
                 if (vd && o->why)
                         verbs_say_polling(vd, o->error, o->why);
                 if (vd && node_back)
-                        (void) verbs_open(vd);
+                        verbs_open(vd);
                 return;
         }
         /* Its node's remove came before we knew the node: the kernel waits
@@ -194,7 +194,7 @@ static void open_apply(void *arg, const ReaderResult *result, void *userdata) {
                 log_debug("%s: its open was on %s, removed meanwhile: closed.", o->name, o->node);
                 verbs_close_context(v, d, o->name, TAKE_PTR(o->context));
                 if (node_back)
-                        (void) verbs_open(vd);
+                        verbs_open(vd);
                 return;
         }
         /* Closed, removed or stopped meanwhile: this context is not wanted. */
@@ -302,14 +302,13 @@ static void verbs_request_list(VerbsEvents *v) {
         v->listing = true;
 }
 
-int verbs_open(VerbsDevice *vd) {
+void verbs_open(VerbsDevice *vd) {
         VerbsEvents *v = vd->owner;
 
         if (vd->context || vd->opening || vd->fatal || vd->retry || v->stopped)
-                return 0;
+                return;
         if (!vd->want_open)
                 verbs_forget_nodes_gone(vd);
         vd->want_open = true;
         verbs_request_list(v);
-        return 0;
 }
