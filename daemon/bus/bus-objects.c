@@ -152,9 +152,8 @@ void pending_changes_clear(PendingChanges *c) {
         /* The arrays stay for the next iteration's few changes; a burst's go back. */
         if (c->allocated > 256) {
                 c->changes = mfree(c->changes);
-                c->allocated = 0;
                 c->slots = mfree(c->slots);
-                c->n_slots = 0;
+                c->allocated = c->n_slots = 0;
         }
 }
 

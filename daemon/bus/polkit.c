@@ -18,7 +18,7 @@ struct PolkitQuery {
         LIST_FIELDS(PolkitQuery, queries);
         PolkitRegistry *registry;
         sd_bus_message **calls; /* the method calls waiting for this verdict, of one sender: identical ones share it */
-        size_t n_calls;         /* > 0: the query goes with its last call */
+        size_t n_calls, allocated; /* n_calls > 0: the query goes with its last call */
         uid_t uid;
         char *action;
         char *scope;
@@ -199,11 +199,8 @@ static char *query_key(const char *action, const char *scope, const char *const 
 }
 
 static int query_add_call(PolkitQuery *q, sd_bus_message *call) {
-        sd_bus_message **calls = reallocarray(q->calls, q->n_calls + 1, sizeof(sd_bus_message *));
-
-        if (!calls)
+        if (ARRAY_RESERVE(q->calls, q->allocated, q->n_calls + 1) < 0)
                 return -ENOMEM;
-        q->calls = calls;
         q->calls[q->n_calls++] = sd_bus_message_ref(call);
         return 0;
 }
