@@ -52,8 +52,7 @@ static void on_detach(void *userdata) {
         gid_follow_free(s->gid_follow);
         sd_event_source_disable_unref(s->monitor_event);
         sd_event_source_disable_unref(s->rtnl_event);
-        if (s->rtnl_fd >= 0)
-                close(s->rtnl_fd);
+        closep(&s->rtnl_fd);
         udev_monitor_unref(s->monitor);
         free(s);
 }

@@ -346,9 +346,7 @@ int link_poll_update(LinkPoll *p) {
         if (r < 0)
                 return r;
         if (p->timer) {
-                int enabled;
-
-                if (sd_event_source_get_enabled(p->timer, &enabled) >= 0 && enabled != SD_EVENT_OFF) {
+                if (sd_event_source_get_enabled(p->timer, NULL) > 0) {
                         /* A new device may be one no event covers. */
                         if (link_poll_wants_ticks(p))
                                 link_poll_wake(p);

@@ -2,11 +2,8 @@
 /* The verbs event source (verbs-events.h): one context per device that has
  * an InfiniBand port, its async_fd non-blocking on the loop. Only the verbs
  * calls that list, open and close a device and read and acknowledge its
- * async events are used: nothing is allocated on the device.
- *
- * Listing, opening and closing run on the reader pool (verbs-open.c); only
- * reading and acknowledging events, from a non-blocking descriptor, and
- * following the device table stay on the loop, here. */
+ * async events are used: nothing is allocated on the device. Listing,
+ * opening and closing run on the reader pool (verbs-open.c). */
 #include "verbs-events.h"
 
 #include <infiniband/verbs.h>
