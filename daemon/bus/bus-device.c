@@ -137,9 +137,7 @@ static size_t bus_property_size_sriov_capable(const void *object, size_t path_le
         return 8;
 }
 
-static size_t bus_property_size_sriov(const void *object, size_t path_len) {
-        return BUS_PATH_SIZE_MAX(path_len);
-}
+static BUS_DEFINE_PROPERTY_SIZE_PATH(bus_property_size_sriov);
 
 static size_t device_getters_size_max(const void *object, size_t path_len) {
         return 0 DEVICE_PROPERTIES(BUS_PROPERTY_SIZE);

@@ -21,9 +21,7 @@ static int netdev_port_path(const NetDev *n, char **ret) {
 
 static BUS_DEFINE_PROPERTY_GET_PATH(bus_property_get_port, netdev_port_path);
 
-static size_t bus_property_size_port(const void *object, size_t path_len) {
-        return BUS_PATH_SIZE_MAX(path_len);
-}
+static BUS_DEFINE_PROPERTY_SIZE_PATH(bus_property_size_port);
 
 #define BUS_NETDEV_PROPERTY(...) BUS_PROPERTY(NetDev, __VA_ARGS__)
 

@@ -30,9 +30,7 @@ static int port_netdev_path(const Port *p, char **ret) {
 
 static BUS_DEFINE_PROPERTY_GET_PATH(bus_property_get_netdev, port_netdev_path);
 
-static size_t bus_property_size_netdev(const void *object, size_t path_len) {
-        return BUS_PATH_SIZE_MAX(path_len);
-}
+static BUS_DEFINE_PROPERTY_SIZE_PATH(bus_property_size_netdev);
 
 static int bus_property_get_gids(sd_bus *bus, const char *path, const char *interface, const char *property,
                                  sd_bus_message *reply, void *userdata, sd_bus_error *error) {

@@ -24,10 +24,7 @@ int sriov_bus_path(const Device *d, char **ret) {
 
 static BUS_DEFINE_PROPERTY_GET_PATH(bus_property_get_device, device_bus_path);
 
-/* The device's path is a prefix of its sriov's. */
-static size_t bus_property_size_device(const void *object, size_t path_len) {
-        return BUS_PATH_SIZE_MAX(path_len);
-}
+static BUS_DEFINE_PROPERTY_SIZE_PATH(bus_property_size_device);
 
 static int method_set_num_vfs(sd_bus_message *message, void *userdata, sd_bus_error *error) {
         Device *d = userdata;

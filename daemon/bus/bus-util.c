@@ -71,9 +71,7 @@ static int device_of_path(Device *const *d, char **ret) {
 
 BUS_DEFINE_PROPERTY_GET_PATH(bus_property_get_device_of, device_of_path);
 
-size_t bus_property_size_device_of(const void *object, size_t path_len) {
-        return BUS_PATH_SIZE_MAX(path_len); /* a prefix of the port's or netdev's path */
-}
+BUS_DEFINE_PROPERTY_SIZE_PATH(bus_property_size_device_of);
 
 static void *path_lookup(Manager *m, const BusPath *parsed) {
         Device *d = manager_find_device(m, parsed->device);

@@ -86,6 +86,13 @@ int bus_append_object_paths(sd_bus_message *m, const void *object, size_t n, Obj
                 return r < 0 ? r : sd_bus_message_append(reply, "o", p ?: "/");                                        \
         }
 
+/* Defines what such a getter marshals at most when the path is the object's
+ * device's, a sibling's or a child's (BUS_PATH_SIZE_MAX bounds them). */
+#define BUS_DEFINE_PROPERTY_SIZE_PATH(function)                                                                        \
+        size_t function(const void *object, size_t path_len) {                                                         \
+                return BUS_PATH_SIZE_MAX(path_len);                                                                    \
+        }
+
 /* Defines the getter of an "ao" property: the paths path_at(userdata, i)
  * makes for i below userdata's (an Object's) count. */
 #define BUS_DEFINE_PROPERTY_GET_PATHS(function, Object, count, path_at)                                                \
