@@ -290,8 +290,9 @@ int bus_manager_get_all_counters(sd_bus_message *message, void *userdata, sd_bus
          * device-wide target (port 0), then one per port. */
         for (size_t i = 0; i < m->n_devices; i++) {
                 const Device *d = m->devices[i];
+                size_t n_targets = device_readable(d) ? 1 + d->n_ports : 0;
 
-                for (size_t j = 0; r >= 0 && device_readable(d) && j <= d->n_ports; j++)
+                for (size_t j = 0; r >= 0 && j < n_targets; j++)
                         r = target_set(&t[n++], d, j == 0 ? 0 : d->ports[j - 1].number);
         }
         if (r < 0) {
