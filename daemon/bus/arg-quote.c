@@ -14,11 +14,8 @@ const char *arg_quote(const char *s, char buf[static ARG_QUOTE_SIZE]) {
                 else
                         k += (size_t) snprintf(buf + k, ARG_QUOTE_SIZE - k, "\\x%02x", c);
         }
-        if (s && s[i]) {
-                buf[k++] = '.';
-                buf[k++] = '.';
-                buf[k++] = '.';
-        }
+        if (s && s[i])
+                k += (size_t) snprintf(buf + k, ARG_QUOTE_SIZE - k, "...");
         buf[k] = '\0';
         return buf;
 }
