@@ -42,8 +42,3 @@ void history_store_load(HistoryStore *s, const char *key, LinkHistory *ret);
 /* Keeps h under key: written at once if the key's last write started a
  * second ago or more, else when that second is over. */
 int history_store_save(HistoryStore *s, const char *key, const LinkHistory *h);
-
-/* name's text in dir_fd as a whole new file or not at all (a temporary
- * file, fsync, rename, fsync of the directory): a crash or a full disk
- * leaves the old file, never half of the new one. Blocks: a worker's. */
-int state_file_write_atomic(int dir_fd, const char *name, const char *text, size_t len, mode_t mode);

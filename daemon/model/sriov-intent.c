@@ -11,7 +11,7 @@
 
 #include "basic/parse.h"
 #include "basic/util.h"
-#include "history-store.h"
+#include "state-file.h"
 #include "sysfs.h"
 
 #define INTENT_PREFIX ".intent"
