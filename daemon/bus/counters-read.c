@@ -321,6 +321,8 @@ static int read_submit(CounterRead *read) {
 
                 if (!read->pool) /* tests: read here */
                         p->lane = reader_lane_unref(p->lane);
+                else if (!p->lane)
+                        return -ENOMEM; /* a device in the table has one: a pool's reads never run here */
                 if (p->lane && read->host.unresponsive && read->host.unresponsive(p->lane, read->host.userdata)) {
                         piece_give_up(p);
                         p->done = true;
@@ -339,7 +341,7 @@ static int read_submit(CounterRead *read) {
                 }
                 a->n_entries = p->n_entries;
                 if (!p->lane) {
-                        /* No pool (tests) or a device gone meanwhile: read here. */
+                        /* No pool (tests): read here. */
                         piece_run(NULL, a);
                         piece_take(read, p, a);
                         piece_arg_free(a);

@@ -69,8 +69,8 @@ typedef struct CounterRead CounterRead;
 typedef void (*CounterReadDone)(CounterRead *read, void *userdata);
 
 /* Reads the entries (sorted by path, one per path; taken whatever happens),
- * their snapshots filled in place: each device's on its lane of pool, or
- * here when pool is NULL (tests) or the host has no lane for it. */
+ * their snapshots filled in place: each device's on its lane of pool (an
+ * entry without a lane is -ENOMEM), or here when pool is NULL (tests). */
 int counter_read_start(sd_event *event, ReaderPool *pool, const CounterReaderHost *host, CounterEntry *entries,
                        size_t n_entries, uint64_t start_usec, CounterReadDone done, void *userdata, CounterRead **ret);
 /* A read not finished: what runs on a thread is left to it. */

@@ -234,6 +234,7 @@ Device *device_free(Device *d) {
         if (!d)
                 return NULL;
 
+        device_set_lane(d, NULL);
         strings_free(device_strings, ELEMENTSOF(device_strings), d);
         for (size_t i = 0; i < d->n_ports; i++)
                 port_clear(&d->ports[i]);

@@ -14,6 +14,7 @@
  * udev names it). Missing or unreadable files become "" and 0; only a device
  * directory that cannot be opened at all, or OOM, is an error. */
 int device_load(const char *syspath, const char *name, Device **ret);
+/* Frees d and what it holds, and lets go of its reader lane. */
 Device *device_free(Device *d);
 static inline void device_freep(Device **d) {
         device_free(*d);

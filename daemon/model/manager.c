@@ -235,14 +235,27 @@ static int manager_table_changed(Manager *m) {
         return m->sources.table_changed ? m->sources.table_changed(m->sources_userdata) : 0;
 }
 
-static int manager_insert_device(Manager *m, Device *d) {
-        int r = devices_insert_at(m, devices_lower_bound(m->devices, m->n_devices, d->name), d);
+/* With a reader pool, a device in the table has its lane: none of its
+ * reads runs on the loop. */
+static int device_take_lane(Manager *m, Device *d) {
+        if (m->readers && !d->lane) {
+                ReaderLane *lane = reader_pool_lane(m->readers, d->name);
 
+                if (!lane)
+                        return -ENOMEM;
+                device_set_lane(d, lane);
+        }
+        return 0;
+}
+
+static int manager_insert_device(Manager *m, Device *d) {
+        int r = device_take_lane(m, d);
+
+        if (r >= 0)
+                r = devices_insert_at(m, devices_lower_bound(m->devices, m->n_devices, d->name), d);
         if (r < 0)
                 return r;
         d->manager = m;
-        if (m->readers && !d->lane)
-                device_set_lane(d, reader_pool_lane(m->readers, d->name));
         device_history_load(m->history, d);
 
         log_info("%s: added (%zu port%s, %s).", d->name, d->n_ports, d->n_ports == 1 ? "" : "s", d->transport);
@@ -270,7 +283,6 @@ static void manager_remove_device_at(Manager *m, size_t i) {
         /* What is still being read of it would bring it back. */
         if (d->lane)
                 reader_lane_cancel(d->lane, NULL, NULL);
-        device_set_lane(d, NULL);
         device_free(d);
         model_report(m, MODEL_DEVICE_SET, NULL, 0);
 }
@@ -356,11 +368,11 @@ static void manager_apply_load(Manager *m, LoadJob *lj, const ReaderResult *res)
         i = devices_lower_bound(m->devices, m->n_devices, d->name);
         if (m->starting) {
                 /* Into the table without events: the bus publishes the table when it starts. */
-                if ((i < m->n_devices && streq(m->devices[i]->name, d->name)) || devices_insert_at(m, i, d) < 0) {
+                if ((i < m->n_devices && streq(m->devices[i]->name, d->name)) || device_take_lane(m, d) < 0 ||
+                    devices_insert_at(m, i, d) < 0) {
                         device_free(d);
                         return;
                 }
-                device_set_lane(d, m->readers ? reader_pool_lane(m->readers, d->name) : NULL);
                 device_read_health(d, res, READ_FULL);
                 return;
         }

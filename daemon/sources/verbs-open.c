@@ -225,13 +225,8 @@ static void verbs_submit_open(VerbsDevice *vd, VerbsList *list) {
                 if (streq(ibv_get_device_name(list->devices[i]), vd->name))
                         o->device = list->devices[i];
         vd->opening = true;
-        if (!d->lane) { /* none (out of memory): on the loop */
-                open_run(NULL, o);
-                open_apply(o, &(ReaderResult){}, NULL);
-                open_free(o);
-                return;
-        }
-        r = reader_pool_submit(m->readers, d->lane, open_run, open_apply, open_free, o, NULL);
+        /* Never on the loop: an open can hang in a sick driver. */
+        r = d->lane ? reader_pool_submit(m->readers, d->lane, open_run, open_apply, open_free, o, NULL) : -ENOMEM;
         if (r < 0) {
                 vd->opening = false;
                 open_free(o);

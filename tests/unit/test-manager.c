@@ -3,6 +3,7 @@
  * here, while sysfs (umockdev's testbed, under its LD_PRELOAD) changes under
  * it: a replaced snapshot, an identity change, a rename, removals before
  * additions, and that every object is findable while it is reported. */
+#include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -19,6 +20,7 @@
 #include "manager.h"
 #include "pci-function.h"
 #include "properties.h"
+#include "read-job.h"
 #include "port.h"
 #include "device.h"
 #include "netdev.h"
@@ -147,7 +149,9 @@ typedef struct Host {
         Recorder recorder;
 } Host;
 
-static Host *host_new(const char *const *fixtures) {
+/* readers: the manager reads on a reader pool, as rdmad does, instead of in
+ * line. */
+static Host *host_new(const char *const *fixtures, bool readers) {
         Host *h = calloc(1, sizeof(Host));
         assert_non_null(h);
 
@@ -163,6 +167,8 @@ static Host *host_new(const char *const *fixtures) {
         assert_int_equal(manager_new(&h->manager), 0);
         h->recorder.manager = h->manager;
         manager_set_events(h->manager, &recorder_events, &h->recorder);
+        if (readers)
+                assert_int_equal(manager_start_readers(h->manager, 0), 0);
         assert_int_equal(manager_load(h->manager), 0);
         return h;
 }
@@ -174,7 +180,7 @@ static void host_free(Host *h) {
         free(h);
 }
 
-#define HOST(...) host_new((const char *const[]){ __VA_ARGS__, NULL })
+#define HOST(...) host_new((const char *const[]){ __VA_ARGS__, NULL }, false)
 
 /* Rewrites a file of the testbed's sysfs, as the kernel would. */
 static void write_sysfs(Host *h, const char *syspath, const char *file, const char *value) {
@@ -406,6 +412,36 @@ static void test_netdev_changed_and_num_vfs(void **state) {
         host_free(h);
 }
 
+/* With a reader pool, each device in the table owns its lane, and no read
+ * runs on the loop: a job without a lane is refused, not read in place. */
+static bool ran_on_the_loop;
+
+static void run_mark(ReaderLane *lane, void *arg) {
+        ran_on_the_loop = true;
+}
+
+static void apply_nothing(ReadJob *j, const ReaderResult *res) {
+}
+
+static void test_pool_reads_never_on_the_loop(void **state) {
+        static const ReadJobKind kind = { .size = sizeof(ReadJob), .run = run_mark, .apply = apply_nothing };
+        Host *h = host_new((const char *const[]){ "mlx4-vpi", NULL }, true);
+        Device *d;
+        ReadJob *j;
+
+        assert_int_equal(h->manager->n_devices, 1);
+
+        d = h->manager->devices[0];
+        assert_non_null(d->lane);
+        assert_ptr_equal(reader_lane_owner(d->lane), d);
+
+        j = read_job_new(&kind, h->manager, d, NULL, NULL);
+        assert_non_null(j);
+        assert_int_equal(read_job_submit(j, NULL), -ENOMEM);
+        assert_false(ran_on_the_loop);
+        host_free(h);
+}
+
 static void test_netdev_gone_reported_before_the_swap(void **state) {
         Host *h = HOST("mlx4-vpi");
         Device *d = manager_find_device(h->manager, "mlx4_0");
@@ -445,6 +481,7 @@ int main(void) {
                 cmocka_unit_test(test_remove_reports_while_findable),
                 cmocka_unit_test(test_netdev_changed_and_num_vfs),
                 cmocka_unit_test(test_netdev_gone_reported_before_the_swap),
+                cmocka_unit_test(test_pool_reads_never_on_the_loop),
         };
 
         return cmocka_run_group_tests(tests, NULL, NULL);
