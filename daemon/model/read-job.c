@@ -67,7 +67,13 @@ int read_job_submit(ReadJob *j, ReaderLane *lane) {
                 read_job_free(j);
                 return 0;
         }
-        r = lane ? reader_pool_submit(m->readers, lane, j->kind->run, job_apply, job_free, j, NULL) : -ENOMEM;
+        if (!lane)
+                r = -ENOMEM;
+        else if (j->device && !j->from_poll)
+                /* An event's read of a published object: not behind a poll's batch. */
+                r = reader_pool_submit_first(m->readers, lane, j->kind->run, job_apply, job_free, j, NULL);
+        else
+                r = reader_pool_submit(m->readers, lane, j->kind->run, job_apply, job_free, j, NULL);
         if (r < 0)
                 read_job_free(j);
         return r;

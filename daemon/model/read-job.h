@@ -45,8 +45,10 @@ struct ReadJob {
 ReadJob *read_job_new(const ReadJobKind *kind, Manager *m, Device *d, const char *name, const char *sysfs_path);
 void read_job_free(ReadJob *j);
 /* Queued on the lane; without readers (tests, --dump) run and applied at
- * once, in line. With readers, never on the loop: no lane is -ENOMEM. The
- * job is the queue's, even on failure. */
+ * once, in line. With readers, never on the loop: no lane is -ENOMEM. A
+ * read of a published device that an event asked for (not the poll's, not
+ * a load) goes first (reader_pool_submit_first()). The job is the queue's,
+ * even on failure. */
 int read_job_submit(ReadJob *j, ReaderLane *lane);
 
 /* A sysfs read failed with errno_is_resource(error): what is published is

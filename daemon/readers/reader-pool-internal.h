@@ -24,6 +24,7 @@ struct ReaderJob {
         void *arg;
         int state;
         bool cancelled;
+        bool first; /* ahead of the jobs queued in turn (reader_pool_submit_first()) */
         /* CLOCK_MONOTONIC: when the thread last made progress (took the
          * job, or a read returned), and when its read in progress began
          * (0: none). The read timeout times one read, or the work between
@@ -47,7 +48,9 @@ struct ReaderLane {
         unsigned n_pending; /* jobs not yet applied or cancelled */
         ReaderJob *queue, *queue_tail;
         ReaderJob *running;
-        bool ready; /* on the pool's ready list */
+        unsigned n_first; /* queued jobs that go first */
+        bool ready;       /* on one of the pool's ready lists */
+        bool ready_first; /* ... on its first one */
         bool stuck;
         void *owner; /* the loop's alone */
         void *context;
@@ -64,6 +67,10 @@ struct ReaderPool {
         bool shutdown;
 
         ReaderLane *lanes; /* every lane with a reference */
+        /* Lanes with a job for a thread, in the order they became ready;
+         * a lane with a job that goes first waits on the first list, which
+         * the threads empty before the other. */
+        ReaderLane *ready_first, *ready_first_tail;
         ReaderLane *ready, *ready_tail;
         ReaderJob *running;
         ReaderJob *done, *done_tail;
@@ -82,6 +89,11 @@ struct ReaderPool {
         ReaderPoolEvents events;
         void *userdata;
 };
+
+/* Under the mutex: a lane has a job for a thread. */
+static inline bool pool_has_ready_locked(const ReaderPool *p) {
+        return p->ready_first || p->ready;
+}
 
 /* reader-watch.c: marks the reads that outlived the timeout and reports
  * their lanes; the next deadline, or UINT64_MAX when nothing runs or waits. */

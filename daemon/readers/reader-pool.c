@@ -64,15 +64,38 @@ static void lane_make_ready_locked(ReaderLane *l) {
         if (l->ready || l->running || !l->queue)
                 return;
         l->ready = true;
-        LIST_APPEND(ready, p->ready, p->ready_tail, l);
+        l->ready_first = l->n_first > 0;
+        if (l->ready_first)
+                LIST_APPEND(ready, p->ready_first, p->ready_first_tail, l);
+        else
+                LIST_APPEND(ready, p->ready, p->ready_tail, l);
 }
 
-/* A lane whose queue was emptied by cancelling leaves the ready list. */
-static void lane_unready_if_empty_locked(ReaderLane *l) {
-        if (!l->ready || l->queue)
-                return;
-        LIST_REMOVE_TAIL(ready, l->pool->ready, l->pool->ready_tail, l);
-        l->ready = false;
+static void lane_unready_locked(ReaderLane *l) {
+        ReaderPool *p = l->pool;
+
+        assert(l->ready);
+        if (l->ready_first)
+                LIST_REMOVE_TAIL(ready, p->ready_first, p->ready_first_tail, l);
+        else
+                LIST_REMOVE_TAIL(ready, p->ready, p->ready_tail, l);
+        l->ready = l->ready_first = false;
+}
+
+/* Under the mutex: j leaves its lane's queue (taken by a thread, or
+ * cancelled); a lane whose queue was emptied by cancelling leaves the
+ * ready list. */
+static void lane_dequeue_locked(ReaderLane *l, ReaderJob *j) {
+        LIST_REMOVE_TAIL(queue, l->queue, l->queue_tail, j);
+        if (j->first)
+                l->n_first--;
+        if (l->ready && !l->queue)
+                lane_unready_locked(l);
+}
+
+/* Under the mutex: the only work ready is l's next job. */
+static bool pool_only_ready_locked(const ReaderPool *p, const ReaderLane *l) {
+        return (p->ready_first ?: p->ready) == l && !l->ready_next && !(p->ready_first && p->ready);
 }
 
 /* Under the mutex: the loop hears of the results held back. */
@@ -153,9 +176,9 @@ static void *reader_thread(void *userdata) {
                 ReaderLane *l;
                 ReaderJob *j;
 
-                if (!p->ready)
+                if (!pool_has_ready_locked(p))
                         pool_notify_locked(p);
-                while (!p->shutdown && !p->ready) {
+                while (!p->shutdown && !pool_has_ready_locked(p)) {
                         struct timespec ts;
                         int r;
 
@@ -166,17 +189,16 @@ static void *reader_thread(void *userdata) {
                         p->n_idle--;
                         if (p->n_woken > 0)
                                 p->n_woken--;
-                        if (r == ETIMEDOUT && !p->ready)
+                        if (r == ETIMEDOUT && !pool_has_ready_locked(p))
                                 goto out;
                 }
                 if (p->shutdown)
                         break;
 
-                l = p->ready;
-                LIST_REMOVE_TAIL(ready, p->ready, p->ready_tail, l);
-                l->ready = false;
+                l = p->ready_first ?: p->ready;
+                lane_unready_locked(l);
                 j = l->queue;
-                LIST_REMOVE_TAIL(queue, l->queue, l->queue_tail, j);
+                lane_dequeue_locked(l, j);
                 j->state = JOB_RUNNING;
                 j->progress_usec = now_usec(CLOCK_MONOTONIC);
                 j->read_usec = 0;
@@ -206,10 +228,12 @@ static void *reader_thread(void *userdata) {
                 lane_make_ready_locked(l);
                 /* With more work at hand, the results go in a batch (the
                  * loop's stall check takes them if the next job hangs);
-                 * but not when the only work left is this lane's next job:
+                 * but not a job that went first (an event waits for it),
+                 * nor when the only work left is this lane's next job:
                  * this thread takes it, and if it hangs no stall check
                  * would be armed to take what is held. */
-                if (!p->ready || (p->ready == l && !l->ready_next) || p->n_unnotified >= READER_NOTIFY_BATCH)
+                if (j->first || !pool_has_ready_locked(p) || pool_only_ready_locked(p, l) ||
+                    p->n_unnotified >= READER_NOTIFY_BATCH)
                         pool_notify_locked(p);
         }
 out:
@@ -232,15 +256,16 @@ static bool pool_has_fresh_runner_locked(ReaderPool *p) {
 }
 
 /* Under the mutex: a thread for the ready work, unless one is on its way
- * (woken, or busy with a job it just started); an idle one first, a new
- * one if the bound allows. */
-static void pool_wake_locked(ReaderPool *p) {
+ * (woken, or busy with a job it just started: not for a job that goes
+ * first, which does not wait for a job of another lane to end); an idle
+ * one first, a new one if the bound allows. */
+static void pool_wake_locked(ReaderPool *p, bool first) {
         sigset_t all, old;
         pthread_attr_t attr;
         pthread_t t;
         int r;
 
-        if (p->n_woken > 0 || p->n_starting > 0 || pool_has_fresh_runner_locked(p))
+        if (p->n_woken > 0 || p->n_starting > 0 || (!first && pool_has_fresh_runner_locked(p)))
                 return;
         if (p->n_idle > 0) {
                 p->n_woken++;
@@ -337,10 +362,10 @@ static int on_stall(sd_event_source *s, uint64_t usec, void *userdata) {
         bool held, waiting;
 
         pthread_mutex_lock(&p->mutex);
-        if (p->ready)
-                pool_wake_locked(p);
+        if (pool_has_ready_locked(p))
+                pool_wake_locked(p, false);
         held = p->n_unnotified > 0;
-        waiting = p->ready || held;
+        waiting = pool_has_ready_locked(p) || held;
         pthread_mutex_unlock(&p->mutex);
         if (held)
                 pool_dispatch(p);
@@ -550,7 +575,7 @@ void reader_lane_cancel(ReaderLane *l, bool (*match)(void *arg, void *userdata),
         LIST_FOREACH_SAFE(queue, j, next, l->queue) {
                 if (!job_matches(j, match, userdata))
                         continue;
-                LIST_REMOVE_TAIL(queue, l->queue, l->queue_tail, j);
+                lane_dequeue_locked(l, j);
                 l->n_pending--;
                 job_free_locked(j);
         }
@@ -566,7 +591,6 @@ void reader_lane_cancel(ReaderLane *l, bool (*match)(void *arg, void *userdata),
                                 j->cancelled = true;
                                 l->n_pending--;
                         }
-        lane_unready_if_empty_locked(l);
         pthread_mutex_unlock(&p->mutex);
 }
 
@@ -579,8 +603,8 @@ void reader_lane_set_context(ReaderLane *l, void *context, void (*free_context)(
         l->free_context = free_context;
 }
 
-int reader_pool_submit(ReaderPool *p, ReaderLane *lane, ReaderRun run, ReaderApply apply, ReaderFree free_arg,
-                       void *arg, ReaderJob **ret) {
+static int pool_submit(ReaderPool *p, ReaderLane *lane, bool first, ReaderRun run, ReaderApply apply,
+                       ReaderFree free_arg, void *arg, ReaderJob **ret) {
         ReaderJob *j;
 
         assert(p);
@@ -593,14 +617,19 @@ int reader_pool_submit(ReaderPool *p, ReaderLane *lane, ReaderRun run, ReaderApp
         *j = (ReaderJob){
                 .pool = p, .lane = lane, .run = run, .apply = apply, .free_arg = free_arg, .arg = arg, .note_fd = -EBADF
         };
+        j->first = first;
 
         pthread_mutex_lock(&p->mutex);
         lane->n_ref++;
         lane->n_pending++;
         LIST_APPEND(queue, lane->queue, lane->queue_tail, j);
+        lane->n_first += first;
+        /* Waiting in turn: it moves to the first list. */
+        if (first && lane->ready && !lane->ready_first)
+                lane_unready_locked(lane);
         lane_make_ready_locked(lane);
         if (lane->ready)
-                pool_wake_locked(p);
+                pool_wake_locked(p, first);
         pthread_mutex_unlock(&p->mutex);
 
         /* The read timeout counts from when a thread takes the job: the
@@ -611,6 +640,16 @@ int reader_pool_submit(ReaderPool *p, ReaderLane *lane, ReaderRun run, ReaderApp
         if (ret)
                 *ret = j;
         return 0;
+}
+
+int reader_pool_submit(ReaderPool *p, ReaderLane *lane, ReaderRun run, ReaderApply apply, ReaderFree free_arg,
+                       void *arg, ReaderJob **ret) {
+        return pool_submit(p, lane, false, run, apply, free_arg, arg, ret);
+}
+
+int reader_pool_submit_first(ReaderPool *p, ReaderLane *lane, ReaderRun run, ReaderApply apply, ReaderFree free_arg,
+                             void *arg, ReaderJob **ret) {
+        return pool_submit(p, lane, true, run, apply, free_arg, arg, ret);
 }
 
 void reader_job_cancel(ReaderJob *j) {
@@ -626,8 +665,7 @@ void reader_job_cancel(ReaderJob *j) {
                 l->n_pending--;
         j->cancelled = true;
         if (j->state == JOB_QUEUED) {
-                LIST_REMOVE_TAIL(queue, l->queue, l->queue_tail, j);
-                lane_unready_if_empty_locked(l);
+                lane_dequeue_locked(l, j);
                 job_free_locked(j);
         }
         pthread_mutex_unlock(&p->mutex);
@@ -646,8 +684,8 @@ int reader_pool_wait(ReaderPool *p, uint64_t until) {
                 if (r < 0 && errno != EINTR)
                         return -errno;
                 pthread_mutex_lock(&p->mutex);
-                if (p->ready)
-                        pool_wake_locked(p);
+                if (pool_has_ready_locked(p))
+                        pool_wake_locked(p, false);
                 pthread_mutex_unlock(&p->mutex);
                 pool_dispatch(p);
                 now = now_usec(CLOCK_MONOTONIC);

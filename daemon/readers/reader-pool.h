@@ -25,6 +25,10 @@
  * never grows whatever number of devices hang. The loop hears of finished
  * jobs through an eventfd and applies their results in order.
  *
+ * Lanes with work wait in the order their work came, except that a job an
+ * event waits for goes first (reader_pool_submit_first()): a poll's round
+ * or a start's loads are queued in turn and may be hundreds of jobs.
+ *
  * reader-pool.c keeps the lanes and runs the threads; reader-watch.c times
  * the reads (reader_read_begin() and the rest below) and finds the stuck. */
 
@@ -97,6 +101,12 @@ void reader_lane_set_context(ReaderLane *l, void *context, void (*free_context)(
  * valid until apply() or reader_job_cancel(). */
 int reader_pool_submit(ReaderPool *p, ReaderLane *lane, ReaderRun run, ReaderApply apply, ReaderFree free_arg,
                        void *arg, ReaderJob **ret);
+/* The same for a job an event waits for: its lane goes ahead of the lanes
+ * whose work is queued in turn (a poll's round, a start's loads), a thread
+ * is woken for it, and its result reaches the loop at once instead of in a
+ * batch. The lane's own jobs keep their order. */
+int reader_pool_submit_first(ReaderPool *p, ReaderLane *lane, ReaderRun run, ReaderApply apply, ReaderFree free_arg,
+                             void *arg, ReaderJob **ret);
 /* apply() is not called; arg is freed now or when run() returns. */
 void reader_job_cancel(ReaderJob *j);
 

@@ -33,6 +33,7 @@ typedef struct Pool {
         atomic_int running[LANES]; /* jobs of each lane running now */
         atomic_int overlap;        /* a lane ran two jobs at once */
         atomic_int started;
+        atomic_uint run_seq; /* jobs taken by a thread so far */
 } Pool;
 
 typedef struct Job {
@@ -41,7 +42,8 @@ typedef struct Job {
         bool gate;
         unsigned n_reads; /* reads of read_ms each (a slow adapter that answers) */
         unsigned read_ms;
-        bool spin; /* ... spent running, not asleep (a thread starved of the CPU looks the same) */
+        bool spin;          /* ... spent running, not asleep (a thread starved of the CPU looks the same) */
+        unsigned run_index; /* where in the pool's order a thread took it */
         bool applied;
         bool stuck;         /* what apply() was told */
         unsigned *order;    /* apply() appends seq here */
@@ -54,6 +56,7 @@ static void job_run(ReaderLane *lane, void *arg) {
         Pool *p = j->pool;
 
         atomic_fetch_add(&p->started, 1);
+        j->run_index = atomic_fetch_add(&p->run_seq, 1);
         if (atomic_fetch_add(&p->running[j->lane], 1) != 0)
                 atomic_store(&p->overlap, 1);
         if (j->gate) {
@@ -152,6 +155,11 @@ static void submit(Pool *p, Job *j) {
         assert_int_equal(reader_pool_submit(p->pool, lanes[j->lane], job_run, job_apply, NULL, j, NULL), 0);
 }
 
+static void submit_first(Pool *p, Job *j) {
+        j->pool = p;
+        assert_int_equal(reader_pool_submit_first(p->pool, lanes[j->lane], job_run, job_apply, NULL, j, NULL), 0);
+}
+
 /* Runs the loop until cond holds, for at most 5 s. */
 #define RUN_UNTIL(p, cond)                                                                                             \
         do {                                                                                                           \
@@ -239,6 +247,48 @@ static void test_lanes_in_order_one_at_a_time(void **state) {
         assert_int_equal(atomic_load(&p->overlap), 0);
         assert_true(reader_pool_threads(p->pool) <= READER_POOL_THREADS_MAX);
         assert_int_equal(p->n_stuck, 0);
+}
+
+/* Every thread busy and work queued in turn (a poll's batch): a job that
+ * goes first (an event's read) is the next one a thread takes, ahead of
+ * the queue; on a lane with a job queued in turn before it, that job runs
+ * first, then it: a lane keeps its order. */
+static void test_first_goes_ahead_of_the_queue(void **state) {
+        Pool *p = *state;
+        enum { N_BUSY = READER_POOL_THREADS_MAX, N_QUEUED = 4 };
+        static Job busy[N_BUSY], queued[N_QUEUED], event, behind, lane_event;
+        unsigned lane = 0;
+
+        for (unsigned i = 0; i < N_BUSY; i++) {
+                busy[i] = (Job){ .lane = lane++, .gate = true };
+                submit(p, &busy[i]);
+        }
+        RUN_UNTIL(p, atomic_load(&p->started) == N_BUSY);
+        for (unsigned i = 0; i < N_QUEUED; i++) {
+                queued[i] = (Job){ .lane = lane++, .seq = i };
+                submit(p, &queued[i]);
+        }
+        event = (Job){ .lane = lane++ };
+        submit_first(p, &event);
+        behind = (Job){ .lane = lane };
+        submit(p, &behind);
+        lane_event = (Job){ .lane = lane };
+        submit_first(p, &lane_event);
+        assert_true(lane < LANES);
+        assert_int_equal(atomic_load(&p->started), N_BUSY);
+
+        /* One thread free: it takes the work in the order it is due. */
+        (void) !write(p->gate[1], "x", 1);
+        RUN_UNTIL(p, event.applied && lane_event.applied && queued[N_QUEUED - 1].applied);
+        assert_int_equal(event.run_index, N_BUSY);
+        assert_int_equal(behind.run_index, N_BUSY + 1);
+        assert_int_equal(lane_event.run_index, N_BUSY + 2);
+        for (unsigned i = 0; i < N_QUEUED; i++)
+                assert_int_equal(queued[i].run_index, N_BUSY + 3 + i);
+        for (unsigned i = 0; i < N_BUSY; i++)
+                (void) !write(p->gate[1], "x", 1);
+        RUN_UNTIL(p, p->n_applied == N_BUSY + N_QUEUED + 3);
+        assert_int_equal(atomic_load(&p->overlap), 0);
 }
 
 /* One lane blocked: the others' jobs, queued after it, are all applied
@@ -391,6 +441,7 @@ int main(void) {
                 cmocka_unit_test_setup_teardown(test_cancel_reaches_the_batch_being_applied, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_cancel_only_the_matching_jobs, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_others_served_while_one_is_stuck, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_first_goes_ahead_of_the_queue, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_bound_holds_whatever_hangs, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_result_before_a_hang_is_not_held, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_start_up_wait, setup, teardown),
