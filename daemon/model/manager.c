@@ -335,7 +335,7 @@ static Device *manager_update_device_at(Manager *m, size_t index, Device *fresh)
         }
         manager_remove_device_at(m, index);
         if (manager_insert_device(m, fresh) < 0) {
-                log_oom();
+                resync_defer(m, -ENOMEM, fresh->name);
                 device_free(fresh);
                 return NULL;
         }
@@ -368,8 +368,12 @@ static void manager_apply_load(Manager *m, LoadJob *lj, const ReaderResult *res)
         i = devices_lower_bound(m->devices, m->n_devices, d->name);
         if (m->starting) {
                 /* Into the table without events: the bus publishes the table when it starts. */
-                if ((i < m->n_devices && streq(m->devices[i]->name, d->name)) || device_take_lane(m, d) < 0 ||
-                    devices_insert_at(m, i, d) < 0) {
+                if (i < m->n_devices && streq(m->devices[i]->name, d->name)) {
+                        device_free(d);
+                        return;
+                }
+                if (device_take_lane(m, d) < 0 || devices_insert_at(m, i, d) < 0) {
+                        resync_defer(m, -ENOMEM, d->name);
                         device_free(d);
                         return;
                 }
@@ -380,8 +384,8 @@ static void manager_apply_load(Manager *m, LoadJob *lj, const ReaderResult *res)
         if (i < m->n_devices && streq(m->devices[i]->name, d->name))
                 d = manager_update_device_at(m, i, d);
         else if (manager_insert_device(m, d) < 0) {
+                resync_defer(m, -ENOMEM, d->name);
                 device_free(d);
-                log_oom();
                 return;
         }
         if (d)
