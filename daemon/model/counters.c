@@ -63,12 +63,6 @@ void counter_list_finish(CounterList *l) {
         ARRAY_SHRINK(l->items, l->allocated, l->n);
 }
 
-const Counter *counter_list_get(const CounterList *l, const char *name) {
-        Counter key = { .name = (char *) name };
-
-        return l->n > 0 ? bsearch(&key, l->items, l->n, sizeof(Counter), counter_name_compare) : NULL;
-}
-
 int counter_parse_number(const char *text, uint64_t *ret) {
         uint64_t v = 0;
         const char *p = text;

@@ -35,7 +35,6 @@ int counter_list_add(CounterList *l, const char *name, uint64_t value);
 /* Sorts by name; of two entries with one name the one added first stays
  * (counters/ wins over hw_counters/). */
 void counter_list_finish(CounterList *l);
-const Counter *counter_list_get(const CounterList *l, const char *name);
 
 /* A counter file's text as the kernel prints it ("12345\n"): decimal digits
  * only, trailing whitespace allowed. -EINVAL for anything else ("N/A (no

@@ -39,19 +39,6 @@ void link_history_add(LinkHistory *h, uint64_t usec, const char *old_state, cons
         state_name_copy(c->new_state, new_state);
 }
 
-bool link_history_equal(const LinkHistory *a, const LinkHistory *b) {
-        size_t na = a ? a->n : 0, nb = b ? b->n : 0;
-
-        if (na != nb)
-                return false;
-        for (size_t i = 0; i < na; i++)
-                if (a->changes[i].usec != b->changes[i].usec ||
-                    !streq(a->changes[i].old_state, b->changes[i].old_state) ||
-                    !streq(a->changes[i].new_state, b->changes[i].new_state))
-                        return false;
-        return true;
-}
-
 /* FNV-1a, 64 bits: enough to tell a damaged file, not meant against forgery
  * (the directory is rdmad's own). */
 static uint64_t checksum(const char *s, size_t len) {

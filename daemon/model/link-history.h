@@ -28,9 +28,6 @@ typedef struct LinkHistory {
 
 void link_history_add(LinkHistory *h, uint64_t usec, const char *old_state, const char *new_state);
 
-/* NULL is the empty history. */
-bool link_history_equal(const LinkHistory *a, const LinkHistory *b);
-
 /* The file's text: a header naming the format and the key, a line per
  * change (usec, old, new; names %-escaped, "-" for ""), and a last line
  * with their number and a checksum of everything before it, so that a

@@ -192,13 +192,19 @@ int device_load_netdevs(int parent_fd, Device *d) {
         return 0;
 }
 
-const NetDev *device_find_netdev(const Device *d, const char *name) {
+static size_t netdev_index(const Device *d, const char *name) {
+        size_t i = 0;
+
         assert(d);
         assert(name);
-        for (size_t i = 0; i < d->n_netdevs; i++)
-                if (streq(d->netdevs[i]->name, name))
-                        return d->netdevs[i];
-        return NULL;
+        while (i < d->n_netdevs && !streq(d->netdevs[i]->name, name))
+                i++;
+        return i;
+}
+
+const NetDev *device_find_netdev(const Device *d, const char *name) {
+        size_t i = netdev_index(d, name);
+        return i < d->n_netdevs ? d->netdevs[i] : NULL;
 }
 
 /* ---------- a netdev's life after its load: re-read, applied, reported ---------- */
@@ -273,14 +279,6 @@ static bool netdev_job_reads(void *arg, void *netdev) {
 static void netdev_cancel_reads(NetDev *n) {
         if (n->device->lane)
                 reader_lane_cancel(n->device->lane, netdev_job_reads, n);
-}
-
-static size_t netdev_index(const Device *d, const char *name) {
-        size_t i = 0;
-
-        while (i < d->n_netdevs && !streq(d->netdevs[i]->name, name))
-                i++;
-        return i;
 }
 
 /* fresh's netdevs become d's: one of a name d has already keeps its
