@@ -568,29 +568,31 @@ static bool job_matches(const ReaderJob *j, bool (*match)(void *arg, void *userd
         return j->apply && !j->cancelled && (!match || match(j->arg, userdata));
 }
 
+/* Under the mutex: a queued job goes now; one that runs or ran is marked,
+ * the loop frees it. */
+static void job_cancel_locked(ReaderJob *j) {
+        if (!j->cancelled)
+                j->lane->n_pending--;
+        j->cancelled = true;
+        if (j->state == JOB_QUEUED) {
+                lane_dequeue_locked(j->lane, j);
+                job_free_locked(j);
+        }
+}
+
 void reader_lane_cancel(ReaderLane *l, bool (*match)(void *arg, void *userdata), void *userdata) {
         ReaderPool *p = l->pool;
 
         pthread_mutex_lock(&p->mutex);
-        LIST_FOREACH_SAFE(queue, j, next, l->queue) {
-                if (!job_matches(j, match, userdata))
-                        continue;
-                lane_dequeue_locked(l, j);
-                l->n_pending--;
-                job_free_locked(j);
-        }
-        if (l->running && job_matches(l->running, match, userdata)) {
-                l->running->cancelled = true;
-                l->n_pending--;
-        }
-        /* Run, not yet applied: marked, the loop frees them. */
-        ReaderJob *finished[] = { p->done, p->dispatching };
-        for (size_t i = 0; i < ELEMENTSOF(finished); i++)
-                LIST_FOREACH(queue, j, finished[i])
-                        if (j->lane == l && job_matches(j, match, userdata)) {
-                                j->cancelled = true;
-                                l->n_pending--;
-                        }
+        LIST_FOREACH_SAFE(queue, j, next, l->queue)
+                if (job_matches(j, match, userdata))
+                        job_cancel_locked(j);
+        /* Running (on no queue: a list of one), or run and not yet applied. */
+        ReaderJob *started[] = { l->running, p->done, p->dispatching };
+        for (size_t i = 0; i < ELEMENTSOF(started); i++)
+                LIST_FOREACH(queue, j, started[i])
+                        if (j->lane == l && job_matches(j, match, userdata))
+                                job_cancel_locked(j);
         pthread_mutex_unlock(&p->mutex);
 }
 
@@ -654,20 +656,12 @@ int reader_pool_submit_first(ReaderPool *p, ReaderLane *lane, ReaderRun run, Rea
 
 void reader_job_cancel(ReaderJob *j) {
         ReaderPool *p;
-        ReaderLane *l;
 
         if (!j)
                 return;
         p = j->pool;
-        l = j->lane;
         pthread_mutex_lock(&p->mutex);
-        if (!j->cancelled)
-                l->n_pending--;
-        j->cancelled = true;
-        if (j->state == JOB_QUEUED) {
-                lane_dequeue_locked(l, j);
-                job_free_locked(j);
-        }
+        job_cancel_locked(j);
         pthread_mutex_unlock(&p->mutex);
 }
 
