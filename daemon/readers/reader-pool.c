@@ -65,20 +65,14 @@ static void lane_make_ready_locked(ReaderLane *l) {
                 return;
         l->ready = true;
         l->ready_first = l->n_first > 0;
-        if (l->ready_first)
-                LIST_APPEND(ready, p->ready_first, p->ready_first_tail, l);
-        else
-                LIST_APPEND(ready, p->ready, p->ready_tail, l);
+        LIST_APPEND(ready, p->ready[l->ready_first], p->ready_tail[l->ready_first], l);
 }
 
 static void lane_unready_locked(ReaderLane *l) {
         ReaderPool *p = l->pool;
 
         assert(l->ready);
-        if (l->ready_first)
-                LIST_REMOVE_TAIL(ready, p->ready_first, p->ready_first_tail, l);
-        else
-                LIST_REMOVE_TAIL(ready, p->ready, p->ready_tail, l);
+        LIST_REMOVE_TAIL(ready, p->ready[l->ready_first], p->ready_tail[l->ready_first], l);
         l->ready = l->ready_first = false;
 }
 
@@ -95,7 +89,7 @@ static void lane_dequeue_locked(ReaderLane *l, ReaderJob *j) {
 
 /* Under the mutex: the only work ready is l's next job. */
 static bool pool_only_ready_locked(const ReaderPool *p, const ReaderLane *l) {
-        return (p->ready_first ?: p->ready) == l && !l->ready_next && !(p->ready_first && p->ready);
+        return (p->ready[true] ?: p->ready[false]) == l && !l->ready_next && !(p->ready[true] && p->ready[false]);
 }
 
 /* Under the mutex: the loop hears of the results held back. */
@@ -195,7 +189,7 @@ static void *reader_thread(void *userdata) {
                 if (p->shutdown)
                         break;
 
-                l = p->ready_first ?: p->ready;
+                l = p->ready[true] ?: p->ready[false];
                 lane_unready_locked(l);
                 j = l->queue;
                 lane_dequeue_locked(l, j);
