@@ -107,11 +107,8 @@ static void pool_unref_locked_last(ReaderPool *p) {
                 return;
         }
         /* Lanes still referenced only by abandoned jobs' owners are gone with them. */
-        while (p->lanes) {
-                ReaderLane *l = p->lanes;
-                LIST_REMOVE(lanes, p->lanes, l);
+        LIST_FOREACH_SAFE(lanes, l, next, p->lanes)
                 lane_free(l);
-        }
         if (p->fd >= 0)
                 close(p->fd);
         pthread_cond_destroy(&p->work);
