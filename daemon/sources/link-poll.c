@@ -295,7 +295,7 @@ void link_poll_wake(LinkPoll *p) {
                 (void) sd_event_source_set_time(p->timer, now);
 }
 
-void link_poll_turn_done(LinkPoll *p, Device *d) {
+void link_poll_turn_done(Device *d, void *userdata) {
         assert(d);
         d->poll.busy = false;
 }
