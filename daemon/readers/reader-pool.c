@@ -14,6 +14,7 @@
 #include "basic/log.h"
 #include "basic/util.h"
 #include "reader-pool-internal.h"
+#include "worker.h"
 
 /* An idle thread ends after this long without work: a poll every second
  * keeps its threads, an idle host has none. */
@@ -387,12 +388,7 @@ int reader_pool_new(sd_event *event, uint64_t timeout_usec, const ReaderPoolEven
         p->timeout_usec = timeout_usec;
         p->events = events ? *events : (ReaderPoolEvents){};
         p->userdata = userdata;
-        p->fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-        if (p->fd < 0) {
-                r = negative_errno();
-                goto fail;
-        }
-        r = sd_event_add_io(event, &p->fd_event, p->fd, EPOLLIN, on_done, p);
+        r = loop_watch_eventfd(event, on_done, p, &p->fd, &p->fd_event);
         if (r < 0)
                 goto fail;
         (void) sd_event_source_set_description(p->fd_event, "reader-pool");
