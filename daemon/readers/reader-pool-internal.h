@@ -68,10 +68,9 @@ struct ReaderPool {
 
         ReaderLane *lanes; /* every lane with a reference */
         /* Lanes with a job for a thread, in the order they became ready;
-         * a lane with a job that goes first waits on the first list, which
-         * the threads empty before the other. */
-        ReaderLane *ready_first, *ready_first_tail;
-        ReaderLane *ready, *ready_tail;
+         * a lane with a job that goes first waits on the first list,
+         * [true] (its ready_first), which the threads empty before [false]. */
+        ReaderLane *ready[2], *ready_tail[2];
         ReaderJob *running;
         ReaderJob *done, *done_tail;
         /* The done jobs pool_dispatch() took and is applying, one at a
@@ -92,7 +91,7 @@ struct ReaderPool {
 
 /* Under the mutex: a lane has a job for a thread. */
 static inline bool pool_has_ready_locked(const ReaderPool *p) {
-        return p->ready_first || p->ready;
+        return p->ready[true] || p->ready[false];
 }
 
 /* reader-watch.c: marks the reads that outlived the timeout and reports

@@ -14,6 +14,7 @@
 #include "basic/log.h"
 #include "basic/util.h"
 #include "reader-pool-internal.h"
+#include "worker.h"
 
 /* An idle thread ends after this long without work: a poll every second
  * keeps its threads, an idle host has none. */
@@ -65,20 +66,14 @@ static void lane_make_ready_locked(ReaderLane *l) {
                 return;
         l->ready = true;
         l->ready_first = l->n_first > 0;
-        if (l->ready_first)
-                LIST_APPEND(ready, p->ready_first, p->ready_first_tail, l);
-        else
-                LIST_APPEND(ready, p->ready, p->ready_tail, l);
+        LIST_APPEND(ready, p->ready[l->ready_first], p->ready_tail[l->ready_first], l);
 }
 
 static void lane_unready_locked(ReaderLane *l) {
         ReaderPool *p = l->pool;
 
         assert(l->ready);
-        if (l->ready_first)
-                LIST_REMOVE_TAIL(ready, p->ready_first, p->ready_first_tail, l);
-        else
-                LIST_REMOVE_TAIL(ready, p->ready, p->ready_tail, l);
+        LIST_REMOVE_TAIL(ready, p->ready[l->ready_first], p->ready_tail[l->ready_first], l);
         l->ready = l->ready_first = false;
 }
 
@@ -95,7 +90,7 @@ static void lane_dequeue_locked(ReaderLane *l, ReaderJob *j) {
 
 /* Under the mutex: the only work ready is l's next job. */
 static bool pool_only_ready_locked(const ReaderPool *p, const ReaderLane *l) {
-        return (p->ready_first ?: p->ready) == l && !l->ready_next && !(p->ready_first && p->ready);
+        return (p->ready[true] ?: p->ready[false]) == l && !l->ready_next && !(p->ready[true] && p->ready[false]);
 }
 
 /* Under the mutex: the loop hears of the results held back. */
@@ -113,11 +108,8 @@ static void pool_unref_locked_last(ReaderPool *p) {
                 return;
         }
         /* Lanes still referenced only by abandoned jobs' owners are gone with them. */
-        while (p->lanes) {
-                ReaderLane *l = p->lanes;
-                LIST_REMOVE(lanes, p->lanes, l);
+        LIST_FOREACH_SAFE(lanes, l, next, p->lanes)
                 lane_free(l);
-        }
         if (p->fd >= 0)
                 close(p->fd);
         pthread_cond_destroy(&p->work);
@@ -195,7 +187,7 @@ static void *reader_thread(void *userdata) {
                 if (p->shutdown)
                         break;
 
-                l = p->ready_first ?: p->ready;
+                l = p->ready[true] ?: p->ready[false];
                 lane_unready_locked(l);
                 j = l->queue;
                 lane_dequeue_locked(l, j);
@@ -396,12 +388,7 @@ int reader_pool_new(sd_event *event, uint64_t timeout_usec, const ReaderPoolEven
         p->timeout_usec = timeout_usec;
         p->events = events ? *events : (ReaderPoolEvents){};
         p->userdata = userdata;
-        p->fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-        if (p->fd < 0) {
-                r = negative_errno();
-                goto fail;
-        }
-        r = sd_event_add_io(event, &p->fd_event, p->fd, EPOLLIN, on_done, p);
+        r = loop_watch_eventfd(event, on_done, p, &p->fd, &p->fd_event);
         if (r < 0)
                 goto fail;
         (void) sd_event_source_set_description(p->fd_event, "reader-pool");
@@ -568,29 +555,31 @@ static bool job_matches(const ReaderJob *j, bool (*match)(void *arg, void *userd
         return j->apply && !j->cancelled && (!match || match(j->arg, userdata));
 }
 
+/* Under the mutex: a queued job goes now; one that runs or ran is marked,
+ * the loop frees it. */
+static void job_cancel_locked(ReaderJob *j) {
+        if (!j->cancelled)
+                j->lane->n_pending--;
+        j->cancelled = true;
+        if (j->state == JOB_QUEUED) {
+                lane_dequeue_locked(j->lane, j);
+                job_free_locked(j);
+        }
+}
+
 void reader_lane_cancel(ReaderLane *l, bool (*match)(void *arg, void *userdata), void *userdata) {
         ReaderPool *p = l->pool;
 
         pthread_mutex_lock(&p->mutex);
-        LIST_FOREACH_SAFE(queue, j, next, l->queue) {
-                if (!job_matches(j, match, userdata))
-                        continue;
-                lane_dequeue_locked(l, j);
-                l->n_pending--;
-                job_free_locked(j);
-        }
-        if (l->running && job_matches(l->running, match, userdata)) {
-                l->running->cancelled = true;
-                l->n_pending--;
-        }
-        /* Run, not yet applied: marked, the loop frees them. */
-        ReaderJob *finished[] = { p->done, p->dispatching };
-        for (size_t i = 0; i < ELEMENTSOF(finished); i++)
-                LIST_FOREACH(queue, j, finished[i])
-                        if (j->lane == l && job_matches(j, match, userdata)) {
-                                j->cancelled = true;
-                                l->n_pending--;
-                        }
+        LIST_FOREACH_SAFE(queue, j, next, l->queue)
+                if (job_matches(j, match, userdata))
+                        job_cancel_locked(j);
+        /* Running (on no queue: a list of one), or run and not yet applied. */
+        ReaderJob *started[] = { l->running, p->done, p->dispatching };
+        for (size_t i = 0; i < ELEMENTSOF(started); i++)
+                LIST_FOREACH(queue, j, started[i])
+                        if (j->lane == l && job_matches(j, match, userdata))
+                                job_cancel_locked(j);
         pthread_mutex_unlock(&p->mutex);
 }
 
@@ -654,20 +643,12 @@ int reader_pool_submit_first(ReaderPool *p, ReaderLane *lane, ReaderRun run, Rea
 
 void reader_job_cancel(ReaderJob *j) {
         ReaderPool *p;
-        ReaderLane *l;
 
         if (!j)
                 return;
         p = j->pool;
-        l = j->lane;
         pthread_mutex_lock(&p->mutex);
-        if (!j->cancelled)
-                l->n_pending--;
-        j->cancelled = true;
-        if (j->state == JOB_QUEUED) {
-                lane_dequeue_locked(l, j);
-                job_free_locked(j);
-        }
+        job_cancel_locked(j);
         pthread_mutex_unlock(&p->mutex);
 }
 

@@ -129,7 +129,7 @@ uint64_t reader_watch_check(ReaderPool *p, uint64_t now) {
                 }
         }
         /* Work waiting for a thread: it starts at the earliest now. */
-        if (p->ready_first || p->ready)
+        if (p->ready[true] || p->ready[false])
                 next = min_usec(next, now + p->timeout_usec);
         pthread_mutex_unlock(&p->mutex);
 

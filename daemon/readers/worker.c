@@ -59,6 +59,13 @@ static int on_worker_done(sd_event_source *s, int fd, uint32_t revents, void *us
         return 0;
 }
 
+int loop_watch_eventfd(sd_event *event, sd_event_io_handler_t cb, void *userdata, int *ret_fd, sd_event_source **ret) {
+        *ret_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+        if (*ret_fd < 0)
+                return negative_errno();
+        return sd_event_add_io(event, ret, *ret_fd, EPOLLIN, cb, userdata);
+}
+
 int worker_start(sd_event *event, WorkerRun run, WorkerDone done, void *arg, Worker **ret) {
         Worker *w;
         int r;
@@ -74,12 +81,7 @@ int worker_start(sd_event *event, WorkerRun run, WorkerDone done, void *arg, Wor
         *w = (Worker){ .run = run, .done = done, .arg = arg, .fd = -EBADF };
         atomic_init(&w->state, WORKER_RUNNING);
 
-        w->fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-        if (w->fd < 0) {
-                r = negative_errno();
-                goto fail;
-        }
-        r = sd_event_add_io(event, &w->source, w->fd, EPOLLIN, on_worker_done, w);
+        r = loop_watch_eventfd(event, on_worker_done, w, &w->fd, &w->source);
         if (r < 0)
                 goto fail;
         r = -pthread_create(&w->thread, NULL, worker_thread, w);

@@ -26,6 +26,10 @@ int worker_start(sd_event *event, WorkerRun run, WorkerDone done, void *arg, Wor
  * worker; done() is not called. */
 Worker *worker_free(Worker *w);
 
+/* An eventfd (*ret_fd, non-blocking) that threads write and the loop of
+ * `event` watches: the worker's, and the reader pool's. */
+int loop_watch_eventfd(sd_event *event, sd_event_io_handler_t cb, void *userdata, int *ret_fd, sd_event_source **ret);
+
 /* Gives the job up without waiting: done() is never called, the thread is
  * detached and frees the worker itself when run() returns, calling
  * release(arg) then (or here, if run() already returned). */

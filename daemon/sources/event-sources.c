@@ -38,12 +38,6 @@ static void on_uncovered(void *userdata) {
         link_poll_wake(s->poll);
 }
 
-static void on_turn_done(Device *d, void *userdata) {
-        EventSources *s = userdata;
-
-        link_poll_turn_done(s->poll, d);
-}
-
 static void on_detach(void *userdata) {
         EventSources *s = userdata;
 
@@ -63,7 +57,7 @@ static const ModelSources event_sources = {
         .table_changed = on_table_changed,
         .port_changed = on_port_changed,
         .uncovered = on_uncovered,
-        .turn_done = on_turn_done,
+        .turn_done = link_poll_turn_done,
         .detach = on_detach,
 };
 

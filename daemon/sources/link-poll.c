@@ -295,7 +295,7 @@ void link_poll_wake(LinkPoll *p) {
                 (void) sd_event_source_set_time(p->timer, now);
 }
 
-void link_poll_turn_done(LinkPoll *p, Device *d) {
+void link_poll_turn_done(Device *d, void *userdata) {
         assert(d);
         d->poll.busy = false;
 }
@@ -326,16 +326,14 @@ void link_poll_port_boost(LinkPoll *p, Port *port, unsigned ticks) {
 
 int link_poll_update(LinkPoll *p) {
         Manager *m;
-        uint64_t now;
-        bool want;
+        uint64_t now, next;
         int r;
 
         assert(p);
         m = p->manager;
         assert(m->event);
 
-        want = m->poll_interval_ms > 0 && link_poll_has_ports(m);
-        if (!want) {
+        if (m->poll_interval_ms == 0 || !link_poll_has_ports(m)) {
                 if (p->timer)
                         (void) sd_event_source_set_enabled(p->timer, SD_EVENT_OFF);
                 p->pass.active = false;
@@ -345,22 +343,21 @@ int link_poll_update(LinkPoll *p) {
         r = sd_event_now(m->event, CLOCK_MONOTONIC, &now);
         if (r < 0)
                 return r;
-        if (p->timer) {
-                if (sd_event_source_get_enabled(p->timer, NULL) > 0) {
-                        /* A new device may be one no event covers. */
-                        if (link_poll_wants_ticks(p))
-                                link_poll_wake(p);
-                        return 0;
-                }
-                r = sd_event_source_set_time(p->timer, now + (uint64_t) m->poll_interval_ms * 1000);
-                return r < 0 ? r : sd_event_source_set_enabled(p->timer, SD_EVENT_ON);
+        if (p->timer && sd_event_source_get_enabled(p->timer, NULL) > 0) {
+                /* A new device may be one no event covers. */
+                if (link_poll_wants_ticks(p))
+                        link_poll_wake(p);
+                return 0;
         }
-        p->slow_next = now + link_poll_slow_usec(p);
-        /* 1 ms accuracy: a change must be seen within the interval, not a quarter second later. */
-        r = sd_event_add_time(m->event, &p->timer, CLOCK_MONOTONIC, now + (uint64_t) m->poll_interval_ms * 1000, 1000,
-                              on_link_poll, p);
-        if (r < 0)
-                return log_error_errno(r, "Failed to add the poll timer: %m");
-        (void) sd_event_source_set_description(p->timer, "link-poll");
-        return sd_event_source_set_enabled(p->timer, SD_EVENT_ON);
+        next = now + (uint64_t) m->poll_interval_ms * 1000;
+        if (!p->timer) {
+                p->slow_next = now + link_poll_slow_usec(p);
+                /* 1 ms accuracy: a change must be seen within the interval, not a quarter second later. */
+                r = sd_event_add_time(m->event, &p->timer, CLOCK_MONOTONIC, next, 1000, on_link_poll, p);
+                if (r < 0)
+                        return log_error_errno(r, "Failed to add the poll timer: %m");
+                (void) sd_event_source_set_description(p->timer, "link-poll");
+        }
+        r = sd_event_source_set_time(p->timer, next);
+        return r < 0 ? r : sd_event_source_set_enabled(p->timer, SD_EVENT_ON);
 }

@@ -40,8 +40,9 @@ void link_poll_wake(LinkPoll *p);
 void link_poll_port_changed(LinkPoll *p, Port *port, PropertyMask changed);
 
 /* The poll's turn of the device has been read (or will never be): its next
- * turn may be queued. */
-void link_poll_turn_done(LinkPoll *p, Device *d);
+ * turn may be queued. ModelSources.turn_done itself: the mark is the
+ * device's, no state of the poll is needed. */
+void link_poll_turn_done(Device *d, void *userdata);
 
 /* A link event of its netdev: the port is read every tick for ticks ticks
  * (the driver may update the port after the netdev). */

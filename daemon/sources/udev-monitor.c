@@ -5,6 +5,7 @@
 #include "udev-monitor.h"
 
 #include <fcntl.h>
+#include <string.h>
 
 #include "basic/log.h"
 #include "basic/parse.h"
@@ -15,11 +16,6 @@
 #include "verbs-events.h"
 #include "read-job.h"
 #include "netdev.h"
-
-static const char *basename_of(const char *path) {
-        const char *s = strrchr(path, '/');
-        return s ? s + 1 : path;
-}
 
 static void handle_infiniband(Manager *m, struct udev_device *dev, const char *action) {
         const char *syspath = udev_device_get_syspath(dev);
@@ -35,7 +31,7 @@ static void handle_infiniband(Manager *m, struct udev_device *dev, const char *a
         /* A rename (also a netns move): the old name's objects go, the new ones come. */
         if (streq(action, "move"))
                 old = udev_device_get_property_value(dev, "DEVPATH_OLD");
-        (void) manager_reload_device(m, old && !streq(basename_of(old), name) ? basename_of(old) : NULL, syspath, name);
+        (void) manager_reload_device(m, old && !streq(basename(old), name) ? basename(old) : NULL, syspath, name);
 }
 
 static bool device_names_ifname(const Device *d, const char *ifname) {
@@ -56,7 +52,7 @@ static void handle_net(Manager *m, struct udev_device *dev, const char *action) 
         const char *syspath = udev_device_get_syspath(dev);
         const char *ifname = udev_device_get_sysname(dev);
         const char *old = streq(action, "move") ? udev_device_get_property_value(dev, "DEVPATH_OLD") : NULL;
-        const char *old_ifname = old ? basename_of(old) : NULL;
+        const char *old_ifname = old ? basename(old) : NULL;
         _cleanup_strv_free_ char **reload = NULL; /* syspath, name, syspath, name, ... */
         size_t n = 0, allocated = 0;
         char parent[4096];
