@@ -10,10 +10,6 @@
 #include "basic/log.h"
 #include "basic/util.h"
 
-static void call_unref(void *call) {
-        sd_bus_message_unref(call);
-}
-
 /* Is `m` a call this filter rations? */
 static bool rationed(const BusRation *r, sd_bus_message *m) {
         const char *path = sd_bus_message_get_path(m);
@@ -279,7 +275,7 @@ int bus_ration_start(BusRation *r, sd_bus *bus, sd_event *event, const char *roo
         assert(cost);
 
         *r = (BusRation){ .bus = bus, .registry = registry, .root = root, .cost = cost, .userdata = userdata };
-        call_scheduler_init(&r->scheduler, &limits, NULL, NULL, call_unref);
+        call_scheduler_init(&r->scheduler, &limits, NULL, NULL, bus_call_unref);
 
         k = sd_event_add_defer(event, &r->dispatch_event, on_dispatch, r);
         if (k < 0)

@@ -75,6 +75,10 @@ void held_calls_clear(HeldCalls *h) {
         h->n = h->allocated = 0;
 }
 
+void bus_call_unref(void *call) {
+        sd_bus_message_unref(call);
+}
+
 int bus_append_object_paths(sd_bus_message *m, const void *object, size_t n, ObjectPathAt path_at) {
         int r;
 

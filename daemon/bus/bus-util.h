@@ -32,6 +32,8 @@ int held_calls_add(HeldCalls *h, sd_bus_message *call);
 /* Whether call was held; it is let go of then. */
 bool held_calls_remove(HeldCalls *h, sd_bus_message *call);
 void held_calls_clear(HeldCalls *h);
+/* sd_bus_message_unref() as the free callback of a call held as a void * (CallScheduler's). */
+void bus_call_unref(void *call);
 
 /* Appends an "ao" of n object paths, the i-th built by path_at(object, i). */
 typedef int (*ObjectPathAt)(const void *object, size_t i, char **ret);
