@@ -13,21 +13,15 @@
 #include "basic/util.h"
 #include "bus-util.h"
 
-/* GetConnectionCredentials of one unique name, and the calls waiting for it. */
+/* A question to the bus driver about one unique name: GetConnectionCredentials
+ * (a lookup, and the calls waiting for it), or GetNameOwner of a cached name
+ * (a check: is it still on the bus?). */
 struct CallerLookup {
         LIST_FIELDS(CallerLookup, lookups);
         CallerRegistry *registry;
         char *sender;
         sd_bus_slot *slot;
-        HeldCalls parked;
-};
-
-/* GetNameOwner of a cached name: is it still on the bus? */
-struct CallerCheck {
-        LIST_FIELDS(CallerCheck, checks);
-        CallerRegistry *registry;
-        char *sender;
-        sd_bus_slot *slot;
+        HeldCalls parked; /* a lookup's */
 };
 
 void caller_registry_init(CallerRegistry *registry, CallerGone gone, void *userdata) {
@@ -347,8 +341,8 @@ char *caller_describe(CallerRegistry *registry, const char *sender) {
 
 /* ---------- re-validation ---------- */
 
-static void check_free(CallerCheck *c) {
-        LIST_REMOVE(checks, c->registry->checks, c);
+static void check_free(CallerLookup *c) {
+        LIST_REMOVE(lookups, c->registry->checks, c);
         c->registry->n_checks--;
         sd_bus_slot_unref(c->slot);
         free(c->sender);
@@ -358,7 +352,7 @@ static void check_free(CallerCheck *c) {
 static void sweep_continue(CallerRegistry *registry);
 
 static int on_check_reply(sd_bus_message *reply, void *userdata, sd_bus_error *ret_error) {
-        CallerCheck *c = userdata;
+        CallerLookup *c = userdata;
         CallerRegistry *registry = c->registry;
         const sd_bus_error *e = sd_bus_message_get_error(reply);
 
@@ -381,7 +375,7 @@ static void sweep_clear(CallerRegistry *registry) {
 
 static void sweep_continue(CallerRegistry *registry) {
         while (registry->sweep_next < registry->n_sweep && registry->n_checks < CALLER_REVALIDATE_BATCH) {
-                CallerCheck *c = calloc(1, sizeof(CallerCheck));
+                CallerLookup *c = calloc(1, sizeof(CallerLookup));
 
                 if (!c)
                         break;
@@ -393,7 +387,7 @@ static void sweep_continue(CallerRegistry *registry) {
                         free(c);
                         break;
                 }
-                LIST_PREPEND(checks, registry->checks, c);
+                LIST_PREPEND(lookups, registry->checks, c);
                 registry->n_checks++;
         }
         if (registry->sweep_next >= registry->n_sweep && registry->n_checks == 0) {
