@@ -13,10 +13,7 @@
 #include "basic/time-util.h"
 #include "basic/util.h"
 #include "bus-managed-objects-reply.h"
-
-static void call_unref(void *call) {
-        sd_bus_message_unref(call);
-}
+#include "bus-util.h"
 
 static bool writes_pending(ManagedObjectsQueue *q) {
         uint64_t n;
@@ -376,7 +373,7 @@ int bus_managed_objects_start(ManagedObjectsQueue *q, sd_bus *bus, sd_event *eve
                 .reply_max = tuning.reply_max ?: MANAGED_OBJECTS_REPLY_MAX,
                 .slice_objects = tuning.slice_objects,
         };
-        call_scheduler_init(&q->scheduler, &limits, NULL, NULL, call_unref);
+        call_scheduler_init(&q->scheduler, &limits, NULL, NULL, bus_call_unref);
 
         if (tuning.builtin)
                 return 0;

@@ -145,23 +145,19 @@ void pending_changes_sort(PendingChanges *c) {
 void pending_changes_clear(PendingChanges *c) {
         assert(c);
 
-        if (c->n > 0 && c->slots)
+        /* The arrays stay for the next iteration's few changes; a burst's go back. */
+        if (c->allocated > 256)
+                pending_changes_done(c);
+        else if (c->n > 0 && c->slots)
                 memset(c->slots, 0, c->n_slots * sizeof(size_t));
         c->n = 0;
         c->everything = false;
-        /* The arrays stay for the next iteration's few changes; a burst's go back. */
-        if (c->allocated > 256) {
-                c->changes = mfree(c->changes);
-                c->slots = mfree(c->slots);
-                c->allocated = c->n_slots = 0;
-        }
 }
 
 void pending_changes_done(PendingChanges *c) {
-        pending_changes_clear(c);
-        c->changes = mfree(c->changes);
-        c->slots = mfree(c->slots);
-        c->allocated = c->n_slots = 0;
+        free(c->changes);
+        free(c->slots);
+        *c = (PendingChanges){};
 }
 
 static int device_object_path(const Device *d, size_t i, char **ret) {

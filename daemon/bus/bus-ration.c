@@ -10,10 +10,6 @@
 #include "basic/log.h"
 #include "basic/util.h"
 
-static void call_unref(void *call) {
-        sd_bus_message_unref(call);
-}
-
 /* Is `m` a call this filter rations? */
 static bool rationed(const BusRation *r, sd_bus_message *m) {
         const char *path = sd_bus_message_get_path(m);
@@ -59,16 +55,6 @@ static int refuse_long_names(sd_bus_message *m) {
                         return 1;
                 }
         return 0;
-}
-
-static bool admitted_take(BusRation *r, sd_bus_message *m) {
-        for (size_t i = 0; i < r->n_admitted; i++)
-                if (r->admitted[i] == m) {
-                        sd_bus_message_unref(r->admitted[i]);
-                        r->admitted[i] = r->admitted[--r->n_admitted];
-                        return true;
-                }
-        return false;
 }
 
 static void kick(BusRation *r) {
@@ -119,19 +105,19 @@ static int on_dispatch(sd_event_source *s, void *userdata) {
                 wake_at(r, wake);
                 return 0;
         }
-        if (ARRAY_RESERVE(r->admitted, r->allocated, r->n_admitted + 1) < 0) {
+        if (held_calls_add(&r->admitted, call) < 0) {
                 (void) sd_bus_reply_method_errno(call, -ENOMEM, NULL);
                 call_scheduler_done(&r->scheduler, false);
                 kick(r);
                 return 0;
         }
         k = sd_bus_enqueue_for_read(r->bus, call);
-        if (k < 0)
+        if (k < 0) {
+                (void) held_calls_remove(&r->admitted, call);
                 (void) sd_bus_reply_method_errnof(call, k, "Cannot dispatch the call: %m");
-        else {
+        } else {
                 uid_t uid;
 
-                r->admitted[r->n_admitted++] = sd_bus_message_ref(call);
                 if (caller_peek_uid(r->registry, call_scheduler_current_sender(&r->scheduler), &uid) >= 0)
                         call_scheduler_charge(&r->scheduler, uid, r->cost(call, r->userdata));
         }
@@ -240,7 +226,7 @@ static int on_message(sd_bus_message *m, void *userdata, sd_bus_error *ret_error
 
         if (!rationed(r, m))
                 return 0;
-        if (admitted_take(r, m))
+        if (held_calls_remove(&r->admitted, m))
                 return 0; /* its turn came */
         if (refuse_long_names(m))
                 return 1;
@@ -289,7 +275,7 @@ int bus_ration_start(BusRation *r, sd_bus *bus, sd_event *event, const char *roo
         assert(cost);
 
         *r = (BusRation){ .bus = bus, .registry = registry, .root = root, .cost = cost, .userdata = userdata };
-        call_scheduler_init(&r->scheduler, &limits, NULL, NULL, call_unref);
+        call_scheduler_init(&r->scheduler, &limits, NULL, NULL, bus_call_unref);
 
         k = sd_event_add_defer(event, &r->dispatch_event, on_dispatch, r);
         if (k < 0)
@@ -348,10 +334,7 @@ void bus_ration_clear(BusRation *r) {
                 refused_flush(r, NULL, NULL);
         r->refused = mfree(r->refused);
         r->refuse_event = sd_event_source_disable_unref(r->refuse_event);
-        for (size_t i = 0; i < r->n_admitted; i++)
-                sd_bus_message_unref(r->admitted[i]);
-        r->admitted = mfree(r->admitted);
-        r->n_admitted = r->allocated = 0;
+        held_calls_clear(&r->admitted);
         r->filter = sd_bus_slot_unref(r->filter);
         r->dispatch_event = sd_event_source_disable_unref(r->dispatch_event);
         r->post_event = sd_event_source_disable_unref(r->post_event);

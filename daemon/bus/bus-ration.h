@@ -7,6 +7,7 @@
 #include <systemd/sd-event.h>
 
 #include "basic/time-util.h"
+#include "bus-util.h"
 #include "call-scheduler.h"
 #include "caller.h"
 
@@ -71,8 +72,7 @@ typedef struct BusRation {
         sd_event_source *refuse_event;
 
         /* Dispatched again: they pass the filter once. */
-        sd_bus_message **admitted;
-        size_t n_admitted, allocated;
+        HeldCalls admitted;
 } BusRation;
 
 int bus_ration_start(BusRation *r, sd_bus *bus, sd_event *event, const char *root, CallerRegistry *registry,

@@ -3,6 +3,7 @@
 #include "bus-resolve.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "api/rdmad-api.h"
@@ -20,6 +21,7 @@ static bool address_is_zero(const uint8_t a[16]) {
 
 int bus_manager_resolve_address(sd_bus_message *message, void *userdata, sd_bus_error *error) {
         char target_text[INET6_ADDRSTRLEN + IF_NAMESIZE + 1], source[INET6_ADDRSTRLEN], quoted[ARG_QUOTE_SIZE];
+        char route[256];
         _cleanup_free_ char *path = NULL;
         BusServer *s = userdata;
         const char *text;
@@ -57,21 +59,18 @@ int bus_manager_resolve_address(sd_bus_message *message, void *userdata, sd_bus_
         if (address_is_zero(a.source))
                 strcpy(source, "no source address");
 
+        snprintf(route, sizeof(route), "%s %s %s (source %s)", target_text, a.local ? "is held by" : "goes out of",
+                 a.ifname, source);
         switch (gid_resolve(s->manager, a.ifname, a.family, a.source, &g)) {
         case GID_RESOLVE_NOT_RDMA:
-                return sd_bus_error_setf(error, RDMAD_ERROR_NOT_RDMA,
-                                         "%s %s %s (source %s), which carries no RDMA port.", target_text,
-                                         a.local ? "is held by" : "goes out of", a.ifname, source);
+                return sd_bus_error_setf(error, RDMAD_ERROR_NOT_RDMA, "%s, which carries no RDMA port.", route);
         case GID_RESOLVE_NO_GID:
                 if (!g.port)
                         return sd_bus_error_setf(error, RDMAD_ERROR_NO_GID,
-                                                 "%s %s %s (source %s), an RDMA netdev, but no port GID is %s.",
-                                                 target_text, a.local ? "is held by" : "goes out of", a.ifname, source,
-                                                 g.wanted);
-                return sd_bus_error_setf(
-                        error, RDMAD_ERROR_NO_GID, "%s %s %s (source %s), %s/%u's netdev, but no GID of %s/%u is %s.",
-                        target_text, a.local ? "is held by" : "goes out of", a.ifname, source, g.port->device->name,
-                        g.port->number, g.port->device->name, g.port->number, g.wanted);
+                                                 "%s, an RDMA netdev, but no port GID is %s.", route, g.wanted);
+                return sd_bus_error_setf(error, RDMAD_ERROR_NO_GID, "%s, %s/%u's netdev, but no GID of %s/%u is %s.",
+                                         route, g.port->device->name, g.port->number, g.port->device->name,
+                                         g.port->number, g.wanted);
         case GID_RESOLVE_FOUND:
                 break;
         }

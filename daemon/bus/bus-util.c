@@ -51,6 +51,34 @@ int bus_property_get_attr_list(sd_bus *bus, const char *path, const char *interf
         return r < 0 ? r : sd_bus_message_close_container(m);
 }
 
+int held_calls_add(HeldCalls *h, sd_bus_message *call) {
+        if (ARRAY_RESERVE(h->calls, h->allocated, h->n + 1) < 0)
+                return -ENOMEM;
+        h->calls[h->n++] = sd_bus_message_ref(call);
+        return 0;
+}
+
+bool held_calls_remove(HeldCalls *h, sd_bus_message *call) {
+        for (size_t i = 0; i < h->n; i++)
+                if (h->calls[i] == call) {
+                        sd_bus_message_unref(call);
+                        h->calls[i] = h->calls[--h->n];
+                        return true;
+                }
+        return false;
+}
+
+void held_calls_clear(HeldCalls *h) {
+        for (size_t i = 0; i < h->n; i++)
+                sd_bus_message_unref(h->calls[i]);
+        h->calls = mfree(h->calls);
+        h->n = h->allocated = 0;
+}
+
+void bus_call_unref(void *call) {
+        sd_bus_message_unref(call);
+}
+
 int bus_append_object_paths(sd_bus_message *m, const void *object, size_t n, ObjectPathAt path_at) {
         int r;
 

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 #pragma once
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <systemd/sd-bus.h>
 
@@ -20,6 +21,19 @@ int bus_error_unresponsive(const Device *d, sd_bus_error *error);
  * (sd-bus passes the object plus the offset as userdata). */
 int bus_property_get_attr_list(sd_bus *bus, const char *path, const char *interface, const char *property,
                                sd_bus_message *reply, void *userdata, sd_bus_error *error);
+
+/* Calls held for a later answer or a second dispatch, each a reference. */
+typedef struct HeldCalls {
+        sd_bus_message **calls;
+        size_t n, allocated;
+} HeldCalls;
+
+int held_calls_add(HeldCalls *h, sd_bus_message *call);
+/* Whether call was held; it is let go of then. */
+bool held_calls_remove(HeldCalls *h, sd_bus_message *call);
+void held_calls_clear(HeldCalls *h);
+/* sd_bus_message_unref() as the free callback of a call held as a void * (CallScheduler's). */
+void bus_call_unref(void *call);
 
 /* Appends an "ao" of n object paths, the i-th built by path_at(object, i). */
 typedef int (*ObjectPathAt)(const void *object, size_t i, char **ret);

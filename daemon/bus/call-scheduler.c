@@ -93,23 +93,25 @@ void call_scheduler_charge(CallScheduler *s, uid_t uid, uint64_t bytes) {
         t->debt += bytes;
 }
 
+/* The calls held of uid's connections. */
+static unsigned uid_calls(CallScheduler *s, uid_t uid) {
+        unsigned n = 0;
+
+        LIST_FOREACH(callers, c, s->callers)
+                if (c->uid == uid)
+                        n += c->n_calls;
+        return n;
+}
+
 /* A user with no calls left and nothing owed starts afresh: the table holds only those. */
 static void turn_forget_idle(CallScheduler *s) {
         uint64_t now = scheduler_now(s);
 
-        for (size_t i = 0; i < s->n_turns;) {
-                bool waits = turn_debt(s, &s->turns[i], now) > 0;
-
-                LIST_FOREACH(callers, c, s->callers)
-                        if (c->uid == s->turns[i].uid) {
-                                waits = true;
-                                break;
-                        }
-                if (waits)
+        for (size_t i = 0; i < s->n_turns;)
+                if (turn_debt(s, &s->turns[i], now) > 0 || uid_calls(s, s->turns[i].uid) > 0)
                         i++;
                 else
                         s->turns[i] = s->turns[--s->n_turns];
-        }
 }
 
 static void caller_remove(CallScheduler *s, CallSchedulerCaller *c) {
@@ -161,15 +163,8 @@ int call_scheduler_enqueue(CallScheduler *s, void *call, const char *sender, uid
                 uid = c->uid;
         else if (uid == UID_UNKNOWN)
                 return -EINVAL;
-        if (s->limits.uid_calls_max > 0 && uid != 0) {
-                unsigned n = 0;
-
-                LIST_FOREACH(callers, i, s->callers)
-                        if (i->uid == uid)
-                                n += i->n_calls;
-                if (n >= s->limits.uid_calls_max)
-                        return -EDQUOT;
-        }
+        if (s->limits.uid_calls_max > 0 && uid != 0 && uid_calls(s, uid) >= s->limits.uid_calls_max)
+                return -EDQUOT;
         if (!c) {
                 if (s->n_callers >= s->limits.callers_max)
                         return -EUSERS;

@@ -11,23 +11,17 @@
 #include "api/rdmad-api.h"
 #include "basic/log.h"
 #include "basic/util.h"
+#include "bus-util.h"
 
-/* GetConnectionCredentials of one unique name, and the calls waiting for it. */
+/* A question to the bus driver about one unique name: GetConnectionCredentials
+ * (a lookup, and the calls waiting for it), or GetNameOwner of a cached name
+ * (a check: is it still on the bus?). */
 struct CallerLookup {
         LIST_FIELDS(CallerLookup, lookups);
         CallerRegistry *registry;
         char *sender;
         sd_bus_slot *slot;
-        sd_bus_message **parked;
-        size_t n_parked, allocated;
-};
-
-/* GetNameOwner of a cached name: is it still on the bus? */
-struct CallerCheck {
-        LIST_FIELDS(CallerCheck, checks);
-        CallerRegistry *registry;
-        char *sender;
-        sd_bus_slot *slot;
+        HeldCalls parked; /* a lookup's */
 };
 
 void caller_registry_init(CallerRegistry *registry, CallerGone gone, void *userdata) {
@@ -58,10 +52,8 @@ static void lookup_free(CallerLookup *l) {
                 LIST_REMOVE_TAIL(lookups, registry->waiting, registry->waiting_tail, l);
                 registry->n_waiting--;
         }
-        registry->n_parked -= l->n_parked;
-        for (size_t i = 0; i < l->n_parked; i++)
-                sd_bus_message_unref(l->parked[i]);
-        free(l->parked);
+        registry->n_parked -= l->parked.n;
+        held_calls_clear(&l->parked);
         sd_bus_slot_unref(l->slot);
         free(l->sender);
         free(l);
@@ -95,8 +87,8 @@ static void caller_departed(CallerRegistry *registry, const char *name) {
                 return (void) log_oom();
         l = lookup_find(registry, copy);
         if (l) {
-                log_debug("%s left the bus; %zu call%s waiting to be identified dropped.", copy, l->n_parked,
-                          l->n_parked == 1 ? "" : "s");
+                log_debug("%s left the bus; %zu call%s waiting to be identified dropped.", copy, l->parked.n,
+                          l->parked.n == 1 ? "" : "s");
                 lookup_free(l);
         }
         registry->gone(copy, registry->userdata);
@@ -150,18 +142,18 @@ static int on_lookup_reply(sd_bus_message *reply, void *userdata, sd_bus_error *
                         log_warning("Failed to tell who %s is (%s); its calls are refused.", l->sender, e->name);
                 else
                         log_warning_errno(r, "Failed to remember who %s is: %m", l->sender);
-                for (size_t i = 0; i < l->n_parked; i++)
-                        (void) sd_bus_reply_method_errorf(l->parked[i], SD_BUS_ERROR_ACCESS_DENIED,
+                for (size_t i = 0; i < l->parked.n; i++)
+                        (void) sd_bus_reply_method_errorf(l->parked.calls[i], SD_BUS_ERROR_ACCESS_DENIED,
                                                           "Cannot tell who is calling: %s.",
                                                           e ? e->name : strerror(-r));
         } else
                 /* Every call that waited runs again, now finding the uid. */
-                for (size_t i = 0; i < l->n_parked; i++) {
-                        int k = sd_bus_enqueue_for_read(sd_bus_message_get_bus(l->parked[i]), l->parked[i]);
+                for (size_t i = 0; i < l->parked.n; i++) {
+                        sd_bus_message *m = l->parked.calls[i];
+                        int k = sd_bus_enqueue_for_read(sd_bus_message_get_bus(m), m);
 
                         if (k < 0)
-                                (void) sd_bus_reply_method_errnof(l->parked[i], k,
-                                                                  "Cannot dispatch the call again: %m");
+                                (void) sd_bus_reply_method_errnof(m, k, "Cannot dispatch the call again: %m");
                 }
         lookup_free(l);
         lookups_start_waiting(registry);
@@ -207,8 +199,9 @@ static void lookups_start_waiting(CallerRegistry *registry) {
 
                 if (r < 0) {
                         log_warning_errno(r, "Failed to ask who %s is: %m", l->sender);
-                        for (size_t i = 0; i < l->n_parked; i++)
-                                (void) sd_bus_reply_method_errnof(l->parked[i], r, "Cannot ask who is calling: %m");
+                        for (size_t i = 0; i < l->parked.n; i++)
+                                (void) sd_bus_reply_method_errnof(l->parked.calls[i], r,
+                                                                  "Cannot ask who is calling: %m");
                         lookup_free(l);
                 }
         }
@@ -268,7 +261,7 @@ int caller_resolve_uid(CallerRegistry *registry, sd_bus_message *call, uid_t *re
                 return sd_bus_error_set(error, SD_BUS_ERROR_ACCESS_DENIED, "Cannot tell who is calling.");
 
         l = lookup_find(registry, sender);
-        if (l && l->n_parked >= CALLER_PARKED_PER_SENDER_MAX)
+        if (l && l->parked.n >= CALLER_PARKED_PER_SENDER_MAX)
                 return sd_bus_error_setf(error, RDMAD_ERROR_BUSY,
                                          "This connection has %u calls waiting to be identified already.",
                                          CALLER_PARKED_PER_SENDER_MAX);
@@ -287,12 +280,11 @@ int caller_resolve_uid(CallerRegistry *registry, sd_bus_message *call, uid_t *re
                 if (r < 0)
                         return sd_bus_error_set_errnof(error, r, "Cannot ask who is calling: %m");
         }
-        if (ARRAY_RESERVE(l->parked, l->allocated, l->n_parked + 1) < 0) {
-                if (l->n_parked == 0)
+        if (held_calls_add(&l->parked, call) < 0) {
+                if (l->parked.n == 0)
                         lookup_free(l);
                 return sd_bus_error_set_errnof(error, ENOMEM, "Cannot hold the call: %m");
         }
-        l->parked[l->n_parked++] = sd_bus_message_ref(call);
         registry->n_parked++;
         lookups_start_waiting(registry);
         return 0;
@@ -349,8 +341,8 @@ char *caller_describe(CallerRegistry *registry, const char *sender) {
 
 /* ---------- re-validation ---------- */
 
-static void check_free(CallerCheck *c) {
-        LIST_REMOVE(checks, c->registry->checks, c);
+static void check_free(CallerLookup *c) {
+        LIST_REMOVE(lookups, c->registry->checks, c);
         c->registry->n_checks--;
         sd_bus_slot_unref(c->slot);
         free(c->sender);
@@ -360,7 +352,7 @@ static void check_free(CallerCheck *c) {
 static void sweep_continue(CallerRegistry *registry);
 
 static int on_check_reply(sd_bus_message *reply, void *userdata, sd_bus_error *ret_error) {
-        CallerCheck *c = userdata;
+        CallerLookup *c = userdata;
         CallerRegistry *registry = c->registry;
         const sd_bus_error *e = sd_bus_message_get_error(reply);
 
@@ -383,7 +375,7 @@ static void sweep_clear(CallerRegistry *registry) {
 
 static void sweep_continue(CallerRegistry *registry) {
         while (registry->sweep_next < registry->n_sweep && registry->n_checks < CALLER_REVALIDATE_BATCH) {
-                CallerCheck *c = calloc(1, sizeof(CallerCheck));
+                CallerLookup *c = calloc(1, sizeof(CallerLookup));
 
                 if (!c)
                         break;
@@ -395,7 +387,7 @@ static void sweep_continue(CallerRegistry *registry) {
                         free(c);
                         break;
                 }
-                LIST_PREPEND(checks, registry->checks, c);
+                LIST_PREPEND(lookups, registry->checks, c);
                 registry->n_checks++;
         }
         if (registry->sweep_next >= registry->n_sweep && registry->n_checks == 0) {

@@ -56,7 +56,6 @@ typedef struct CallerUid {
 } CallerUid;
 
 typedef struct CallerLookup CallerLookup;
-typedef struct CallerCheck CallerCheck;
 
 typedef struct CallerRegistry {
         CallerUid *uids; /* the cache */
@@ -74,7 +73,7 @@ typedef struct CallerRegistry {
         sd_event_source *revalidate_timer;
         char **sweep;
         size_t n_sweep, sweep_next;
-        CallerCheck *checks;
+        CallerLookup *checks;
         unsigned n_checks;
         bool sweep_failed; /* a question of this sweep got no answer */
         /* rdmad --ignore-name-owner-changed (set before the start): every

@@ -332,14 +332,12 @@ static int read_submit(CounterRead *read) {
                 a = calloc(1, sizeof(PieceArg));
                 if (!a)
                         return -ENOMEM;
-                a->read = read;
-                a->index = i;
+                *a = (PieceArg){ .read = read, .index = i, .n_entries = p->n_entries };
                 r = entries_copy(p->entries, p->n_entries, &a->entries);
                 if (r < 0) {
                         free(a);
                         return r;
                 }
-                a->n_entries = p->n_entries;
                 if (!p->lane) {
                         /* No pool (tests): read here. */
                         piece_run(NULL, a);

@@ -17,8 +17,7 @@
 struct PolkitQuery {
         LIST_FIELDS(PolkitQuery, queries);
         PolkitRegistry *registry;
-        sd_bus_message **calls; /* the method calls waiting for this verdict, of one sender: identical ones share it */
-        size_t n_calls, allocated; /* n_calls > 0: the query goes with its last call */
+        HeldCalls held; /* the calls of one sender waiting for this verdict (identical ones share it) */
         uid_t uid;
         char *action;
         char *scope;
@@ -38,9 +37,7 @@ static void query_free(PolkitQuery *q) {
         registry->n_queries--;
         sd_bus_slot_unref(q->slot);
         sd_event_source_disable_unref(q->cleanup);
-        for (size_t i = 0; i < q->n_calls; i++)
-                sd_bus_message_unref(q->calls[i]);
-        free(q->calls);
+        held_calls_clear(&q->held);
         sd_bus_error_free(&q->error);
         free(q->action);
         free(q->scope);
@@ -60,7 +57,7 @@ void polkit_drop_sender(PolkitRegistry *registry, const char *sender) {
         assert(registry);
         assert(sender);
         LIST_FOREACH_SAFE(queries, q, next, registry->queries)
-                if (streq(sd_bus_message_get_sender(q->calls[0]), sender))
+                if (streq(sd_bus_message_get_sender(q->held.calls[0]), sender))
                         query_free(q);
 }
 
@@ -71,8 +68,8 @@ void polkit_fail_all(PolkitRegistry *registry, const char *reason) {
                 /* Also the calls of a query with its verdict: their re-queued copies
                  * may never run now. Should one have been answered already, the bus
                  * drops the second reply. */
-                for (size_t i = 0; i < q->n_calls; i++)
-                        (void) sd_bus_reply_method_errorf(q->calls[i], RDMAD_ERROR_FAILED, "%s", reason);
+                for (size_t i = 0; i < q->held.n; i++)
+                        (void) sd_bus_reply_method_errorf(q->held.calls[i], RDMAD_ERROR_FAILED, "%s", reason);
                 query_free(q);
         }
 }
@@ -117,19 +114,19 @@ static int on_check_reply(sd_bus_message *reply, void *userdata, sd_bus_error *r
                 r = sd_event_source_set_priority(q->cleanup, SD_EVENT_PRIORITY_IDLE);
         if (r < 0) {
                 log_error_errno(r, "Failed to schedule the end of an authorization: %m");
-                for (size_t i = 0; i < q->n_calls; i++)
-                        (void) sd_bus_reply_method_errorf(q->calls[i], SD_BUS_ERROR_FAILED, "Internal error: %s.",
+                for (size_t i = 0; i < q->held.n; i++)
+                        (void) sd_bus_reply_method_errorf(q->held.calls[i], SD_BUS_ERROR_FAILED, "Internal error: %s.",
                                                           strerror(-r));
                 query_free(q);
                 return 1;
         }
 
         /* Run the method handler again with each original message. */
-        for (size_t i = 0; i < q->n_calls; i++) {
-                r = sd_bus_enqueue_for_read(bus, q->calls[i]);
+        for (size_t i = 0; i < q->held.n; i++) {
+                r = sd_bus_enqueue_for_read(bus, q->held.calls[i]);
                 if (r < 0) {
                         log_error_errno(r, "Failed to re-queue a method call after authorization: %m");
-                        (void) sd_bus_reply_method_errorf(q->calls[i], SD_BUS_ERROR_FAILED, "Internal error: %s.",
+                        (void) sd_bus_reply_method_errorf(q->held.calls[i], SD_BUS_ERROR_FAILED, "Internal error: %s.",
                                                           strerror(-r));
                 }
         }
@@ -162,7 +159,7 @@ static int check_authorization_message(sd_bus_message *call, const char *sender,
 }
 
 /* The verdict for `call`, taken from its query: 1, or <0 with `error` set. */
-static int query_take_verdict(PolkitQuery *q, size_t i, sd_bus_error *error) {
+static int query_take_verdict(PolkitQuery *q, sd_bus_message *call, sd_bus_error *error) {
         int r;
 
         if (sd_bus_error_is_set(&q->error))
@@ -175,9 +172,8 @@ static int query_take_verdict(PolkitQuery *q, size_t i, sd_bus_error *error) {
         else
                 r = sd_bus_error_setf(error, SD_BUS_ERROR_ACCESS_DENIED, "Not authorized for %s.", q->action);
 
-        sd_bus_message_unref(q->calls[i]);
-        q->calls[i] = q->calls[--q->n_calls];
-        if (q->n_calls == 0)
+        (void) held_calls_remove(&q->held, call);
+        if (q->held.n == 0)
                 query_free(q);
         return r;
 }
@@ -198,13 +194,6 @@ static char *query_key(const char *action, const char *scope, const char *const 
         return key;
 }
 
-static int query_add_call(PolkitQuery *q, sd_bus_message *call) {
-        if (ARRAY_RESERVE(q->calls, q->allocated, q->n_calls + 1) < 0)
-                return -ENOMEM;
-        q->calls[q->n_calls++] = sd_bus_message_ref(call);
-        return 0;
-}
-
 int polkit_check_async(PolkitRegistry *registry, sd_bus_message *call, uid_t uid, const char *action, const char *scope,
                        const char *const *details, sd_bus_error *error) {
         _cleanup_(sd_bus_message_unrefp) sd_bus_message *check = NULL;
@@ -221,9 +210,9 @@ int polkit_check_async(PolkitRegistry *registry, sd_bus_message *call, uid_t uid
 
         /* The second round: the verdict is in. */
         LIST_FOREACH(queries, q, registry->queries)
-                for (size_t i = 0; i < q->n_calls; i++)
-                        if (q->calls[i] == call)
-                                return q->done ? query_take_verdict(q, i, error) : 0;
+                for (size_t i = 0; i < q->held.n; i++)
+                        if (q->held.calls[i] == call)
+                                return q->done ? query_take_verdict(q, call, error) : 0;
 
         /* Root is authorized without polkit, as systemd's daemons do. */
         if (uid == 0)
@@ -241,20 +230,20 @@ int polkit_check_async(PolkitRegistry *registry, sd_bus_message *call, uid_t uid
         /* One pending check per caller, action and scope; an identical call shares it. */
         LIST_FOREACH(queries, q, registry->queries) {
                 n_user += q->uid == uid;
-                if (q->done || !streq(sd_bus_message_get_sender(q->calls[0]), sender) || !streq(q->action, action) ||
-                    !streq(q->scope, scope))
+                if (q->done || !streq(sd_bus_message_get_sender(q->held.calls[0]), sender) ||
+                    !streq(q->action, action) || !streq(q->scope, scope))
                         continue;
                 if (!streq(q->key, key))
                         return sd_bus_error_setf(error, RDMAD_ERROR_BUSY,
                                                  "Another authorization of this caller for %s is pending (at "
                                                  "most one per caller and device).",
                                                  scope);
-                if (q->n_calls >= POLKIT_CALLS_PER_QUERY_MAX)
+                if (q->held.n >= POLKIT_CALLS_PER_QUERY_MAX)
                         return sd_bus_error_setf(error, RDMAD_ERROR_BUSY,
                                                  "Too many identical calls of this caller wait for authorization "
                                                  "(at most %u).",
                                                  POLKIT_CALLS_PER_QUERY_MAX);
-                r = query_add_call(q, call);
+                r = held_calls_add(&q->held, call);
                 return r < 0 ? r : 0;
         }
         if (n_user >= POLKIT_QUERIES_PER_USER_MAX)
@@ -279,7 +268,7 @@ int polkit_check_async(PolkitRegistry *registry, sd_bus_message *call, uid_t uid
         q->action = strdup(action);
         q->scope = strdup(scope);
         q->key = TAKE_PTR(key);
-        if (!q->action || !q->scope || query_add_call(q, call) < 0) {
+        if (!q->action || !q->scope || held_calls_add(&q->held, call) < 0) {
                 query_free(q);
                 return -ENOMEM;
         }

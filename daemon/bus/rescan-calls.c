@@ -6,11 +6,9 @@
 #include "basic/util.h"
 
 void rescan_calls_answer(RescanCalls *c) {
-        for (size_t i = 0; i < c->n; i++) {
-                (void) sd_bus_reply_method_return(c->calls[i], NULL);
-                sd_bus_message_unref(c->calls[i]);
-        }
-        c->n = 0;
+        for (size_t i = 0; i < c->held.n; i++)
+                (void) sd_bus_reply_method_return(c->held.calls[i], NULL);
+        held_calls_clear(&c->held);
         c->timer = sd_event_source_disable_unref(c->timer);
 }
 
@@ -27,10 +25,8 @@ int rescan_calls_hold(RescanCalls *c, sd_event *event, sd_bus_message *call, uin
                       sd_bus_error *error) {
         int r;
 
-        if (c->n >= RESCAN_CALLS_MAX)
+        if (c->held.n >= RESCAN_CALLS_MAX)
                 return sd_bus_error_set(error, RDMAD_ERROR_BUSY, "Too many Rescan calls are waiting; try again.");
-        if (ARRAY_RESERVE(c->calls, c->allocated, c->n + 1) < 0)
-                return -ENOMEM;
         if (!c->timer) {
                 r = sd_event_add_time_relative(event, &c->timer, CLOCK_MONOTONIC, timeout_usec, 0, on_rescan_timeout,
                                                c);
@@ -38,38 +34,32 @@ int rescan_calls_hold(RescanCalls *c, sd_event *event, sd_bus_message *call, uin
                         return r;
                 (void) sd_event_source_set_description(c->timer, "rescan-timeout");
         }
-        c->calls[c->n++] = sd_bus_message_ref(call);
-        return 0;
+        r = held_calls_add(&c->held, call);
+        if (r < 0 && c->held.n == 0)
+                c->timer = sd_event_source_disable_unref(c->timer);
+        return r;
 }
 
 void rescan_calls_release(RescanCalls *c, sd_bus_message *call) {
-        for (size_t i = 0; i < c->n; i++)
-                if (c->calls[i] == call) {
-                        sd_bus_message_unref(call);
-                        c->calls[i] = c->calls[--c->n];
-                        break;
-                }
-        if (c->n == 0)
+        (void) held_calls_remove(&c->held, call);
+        if (c->held.n == 0)
                 c->timer = sd_event_source_disable_unref(c->timer);
 }
 
 void rescan_calls_drop_sender(RescanCalls *c, const char *sender) {
         size_t k = 0;
 
-        for (size_t i = 0; i < c->n; i++)
-                if (streq_ptr(sd_bus_message_get_sender(c->calls[i]), sender))
-                        sd_bus_message_unref(c->calls[i]);
+        for (size_t i = 0; i < c->held.n; i++)
+                if (streq_ptr(sd_bus_message_get_sender(c->held.calls[i]), sender))
+                        sd_bus_message_unref(c->held.calls[i]);
                 else
-                        c->calls[k++] = c->calls[i];
-        c->n = k;
+                        c->held.calls[k++] = c->held.calls[i];
+        c->held.n = k;
         if (k == 0)
                 c->timer = sd_event_source_disable_unref(c->timer);
 }
 
 void rescan_calls_clear(RescanCalls *c) {
-        for (size_t i = 0; i < c->n; i++)
-                sd_bus_message_unref(c->calls[i]);
-        c->calls = mfree(c->calls);
-        c->n = c->allocated = 0;
+        held_calls_clear(&c->held);
         c->timer = sd_event_source_disable_unref(c->timer);
 }

@@ -5,6 +5,8 @@
 #include <systemd/sd-bus.h>
 #include <systemd/sd-event.h>
 
+#include "bus-util.h"
+
 /* Rescan() calls held until the reads they asked for are applied: what a
  * rescan found is in the model when the caller hears back. At most the
  * read timeout (a device that hangs meanwhile is left to its recovery); at
@@ -12,8 +14,7 @@
 #define RESCAN_CALLS_MAX 64
 
 typedef struct RescanCalls {
-        sd_bus_message **calls;
-        size_t n, allocated;
+        HeldCalls held;
         sd_event_source *timer;
 } RescanCalls;
 
