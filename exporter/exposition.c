@@ -190,20 +190,22 @@ static void sample_begin(Family *fam) {
         fputc_unlocked('{', fam->f);
 }
 
-static void label(Family *fam, bool first, const char *name, const char *value) {
+/* A label up to its value: the comma before all but the first, the name, '="'. */
+static void label_begin(Family *fam, bool first, const char *name) {
         if (!first)
                 fputc_unlocked(',', fam->f);
         fputs_unlocked(name, fam->f);
         fputs_unlocked("=\"", fam->f);
+}
+
+static void label(Family *fam, bool first, const char *name, const char *value) {
+        label_begin(fam, first, name);
         exposition_write_label_value(fam->f, value);
         fputc_unlocked('"', fam->f);
 }
 
 static void label_u32(Family *fam, bool first, const char *name, uint32_t value) {
-        if (!first)
-                fputc_unlocked(',', fam->f);
-        fputs_unlocked(name, fam->f);
-        fputs_unlocked("=\"", fam->f);
+        label_begin(fam, first, name);
         write_u64(fam->f, value);
         fputc_unlocked('"', fam->f);
 }
