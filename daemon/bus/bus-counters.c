@@ -203,6 +203,7 @@ static bool counters_unresponsive(ReaderLane *lane, void *userdata) {
 static void counters_read_result(ReaderLane *lane, const ReaderResult *result, void *userdata) {
         Device *d = reader_lane_owner(lane);
 
+        bus_server_trim_later(userdata);
         if (d)
                 device_read_health(d, result, READ_PARTIAL);
 }
@@ -222,7 +223,7 @@ static int submit(BusServer *s, sd_bus_message *message, CounterEntry *targets, 
                 const CounterReaderHost host = {
                         .unresponsive = counters_unresponsive,
                         .read_result = counters_read_result,
-                        .userdata = s->manager,
+                        .userdata = s,
                 };
 
                 r = counter_reader_new(s->event, s->manager->readers, &host, &s->counter_reader);

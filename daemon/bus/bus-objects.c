@@ -257,6 +257,7 @@ static void schedule_emit(BusServer *s) {
         /* Every change of the model comes through here (or announces objects):
          * a GetManagedObjects reply being built must not mix before and after. */
         bus_managed_objects_changed(&s->managed_objects);
+        bus_server_trim_later(s);
         if (s->emit_event)
                 (void) sd_event_source_set_enabled(s->emit_event, SD_EVENT_ONESHOT);
 }

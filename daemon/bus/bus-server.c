@@ -29,6 +29,7 @@ static void on_caller_gone(const char *sender, void *userdata) {
         bus_managed_objects_drop_sender(&s->managed_objects, sender);
         bus_ration_drop_sender(&s->ration, sender);
         rescan_calls_drop_sender(&s->rescans, sender);
+        bus_server_trim_later(s);
 }
 
 int bus_server_new(Manager *m, BusServer **ret) {
@@ -75,7 +76,8 @@ BusServer *bus_server_free(BusServer *s) {
         return NULL;
 }
 
-/* After an iteration that did something (never when idle: no timer of its own). */
+/* After the iterations that follow work (never when idle: no timer of its
+ * own), until one trims; then off until the next work. */
 static int on_trim_post(sd_event_source *source, void *userdata) {
         BusServer *s = userdata;
         uint64_t now;
@@ -84,7 +86,12 @@ static int on_trim_post(sd_event_source *source, void *userdata) {
                 return 0;
         s->last_trim_usec = now;
         (void) malloc_trim(0);
-        return 0;
+        return sd_event_source_set_enabled(source, SD_EVENT_OFF);
+}
+
+void bus_server_trim_later(BusServer *s) {
+        if (s->trim_post)
+                (void) sd_event_source_set_enabled(s->trim_post, SD_EVENT_ON);
 }
 
 BusServer *bus_server_current(sd_bus_message *call) {
@@ -135,6 +142,7 @@ int bus_server_connect(BusServer *s) {
         r = sd_event_add_post(s->event, &s->trim_post, on_trim_post, s);
         if (r < 0)
                 return log_error_errno(r, "Failed to add the trim source: %m");
+        (void) sd_event_source_set_enabled(s->trim_post, SD_EVENT_OFF);
 
         r = sd_bus_attach_event(s->bus, s->event, SD_EVENT_PRIORITY_NORMAL);
         if (r < 0)

@@ -38,8 +38,9 @@ struct BusServer {
         /* Get, GetAll, Introspect and the counters of users other than root, in turns. */
         BusRation ration;
 
-        /* Heap pages freed by a burst of work (a big GetManagedObjects reply, a
-         * rescan) go back to the kernel after it, at most every few seconds. */
+        /* Heap pages freed by a burst of work (changes of the model, counters
+         * read) go back to the kernel after it, at most every few seconds; a
+         * plain Get is not work, and costs no second loop iteration. */
         sd_event_source *trim_post;
         uint64_t last_trim_usec;
 
@@ -68,6 +69,9 @@ static inline void bus_server_freep(BusServer **s) {
  * sd-bus hands the object found, reaches the registries through (every
  * vtable is registered with the server as its userdata). */
 BusServer *bus_server_current(sd_bus_message *call);
+
+/* Work was done whose garbage the heap keeps: trimmed after it. */
+void bus_server_trim_later(BusServer *s);
 
 /* Start-up, before sysfs is read: connects to the system bus and fails
  * with -EEXIST, naming the owner, when another rdmad has the name, so that
