@@ -29,17 +29,18 @@ static bool rationed(const BusRation *r, sd_bus_message *m) {
 /* Properties.Get(ss) and GetAll(s): a name longer than any valid one is
  * refused before any work, and never echoed. 1: refused. */
 static int refuse_long_names(sd_bus_message *m) {
-        const char *names[2] = {};
-        int k;
+        const char *names[2] = {}, *signature;
+        size_t n;
+        int k = 0;
 
         if (!sd_bus_message_is_method_call(m, DBUS_PROPERTIES_INTERFACE, NULL))
                 return 0;
-        if (sd_bus_message_has_signature(m, "ss"))
-                k = sd_bus_message_read(m, "ss", &names[0], &names[1]);
-        else if (sd_bus_message_has_signature(m, "s"))
-                k = sd_bus_message_read(m, "s", &names[0]);
-        else
-                return 0; /* sd-bus answers a wrong signature */
+        /* Each string read as it is (a format string would be parsed first):
+         * this runs for every Get. Another signature is sd-bus's to answer. */
+        signature = sd_bus_message_get_signature(m, true);
+        n = streq_ptr(signature, "ss") ? 2 : streq_ptr(signature, "s") ? 1 : 0;
+        for (size_t i = 0; k >= 0 && i < n; i++)
+                k = sd_bus_message_read_basic(m, 's', &names[i]);
         (void) sd_bus_message_rewind(m, true);
         if (k < 0)
                 return 0;

@@ -2,7 +2,8 @@
 /* Bad calls: each gets the precise D-Bus error, and the daemon goes on.
  * Wrong signatures, values out of range, unknown objects (including paths
  * rdmad never makes), interfaces, members and properties, Set on read-only
- * properties, calls on a device just removed; and a 30 MB name argument,
+ * properties, calls on a device just removed, names longer than any
+ * valid one in Get and GetAll; and a 30 MB name argument,
  * refused with a short error that never echoes it. SetNumVfs's own
  * refusals (a count above TotalVfs, no authorization) are test-polkit's. */
 #include <setjmp.h>
@@ -24,6 +25,8 @@
 #define HFI1_0     "/org/rdmad1/device/hfi1_5f0"
 #define MLX4_PORT1 "/org/rdmad1/device/mlx4_5f0/port/1"
 #define ERROR_MAX  (64u * 1024)
+/* Longer than any valid D-Bus name (255 bytes). */
+#define ARG_LONG_NAME 300
 
 static int setup(void **state) {
         *state = harness_start(HARNESS_FIXTURES("mlx5-roce-sriov", "hfi1"),
@@ -58,6 +61,19 @@ static void test_bad_calls_get_precise_errors(void **state) {
                                   "org.freedesktop.DBus.Properties", "Get", "s", RDMAD_DEVICE_INTERFACE);
         harness_assert_call_error(h, "org.freedesktop.DBus.Error.InvalidArgs", MLX5_0,
                                   "org.freedesktop.DBus.Properties", "GetAll", "u", 1);
+
+        /* Names longer than any valid one, in either place: refused before
+         * any work with InvalidArgs (an unknown short name gets sd-bus's
+         * UnknownProperty or UnknownInterface instead). */
+        char long_name[ARG_LONG_NAME + 1];
+        memset(long_name, 'x', ARG_LONG_NAME);
+        long_name[ARG_LONG_NAME] = '\0';
+        harness_assert_call_error(h, "org.freedesktop.DBus.Error.InvalidArgs", MLX5_0 "/port/1",
+                                  "org.freedesktop.DBus.Properties", "Get", "ss", long_name, "State");
+        harness_assert_call_error(h, "org.freedesktop.DBus.Error.InvalidArgs", MLX5_0 "/port/1",
+                                  "org.freedesktop.DBus.Properties", "Get", "ss", RDMAD_PORT_INTERFACE, long_name);
+        harness_assert_call_error(h, "org.freedesktop.DBus.Error.InvalidArgs", MLX5_0 "/port/1",
+                                  "org.freedesktop.DBus.Properties", "GetAll", "s", long_name);
 
         /* Values out of range. */
         harness_assert_call_error(h, RDMAD_ERROR_INVALID_ARGUMENT, MLX5_0 "/port/1", RDMAD_PORT_INTERFACE,
