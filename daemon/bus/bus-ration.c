@@ -39,6 +39,8 @@ static int refuse_long_names(sd_bus_message *m) {
          * this runs for every Get. Another signature is sd-bus's to answer. */
         signature = sd_bus_message_get_signature(m, true);
         n = streq_ptr(signature, "ss") ? 2 : streq_ptr(signature, "s") ? 1 : 0;
+        if (n == 0)
+                return 0;
         for (size_t i = 0; k >= 0 && i < n; i++)
                 k = sd_bus_message_read_basic(m, 's', &names[i]);
         (void) sd_bus_message_rewind(m, true);
