@@ -107,6 +107,7 @@ demo: deps-demo $(BUILD_DEMO)/build.ninja
 # The Debian package: dpkg-buildpackage -us -uc -b, lintian, then installed
 # on this machine, checked, run on a simulated host, removed and purged
 # (tests/service/test-package.sh). Leaves the host as it found it.
+# RDMAD_DEBS=DIR: packages built so already (make check-systemd's).
 package-check: deps-package
 	./tests/service/test-package.sh $(CURDIR)
 

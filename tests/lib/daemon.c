@@ -37,19 +37,6 @@
 /* Generous: the benchmark starts 2048 devices, sometimes under callgrind or on a loaded machine. */
 #define DAEMON_READY_TIMEOUT_MS 120000
 
-void open_notify_socket(Harness *h) {
-        struct sockaddr_un sa = { .sun_family = AF_UNIX };
-
-        snprintf(sa.sun_path, sizeof(sa.sun_path), "%s/notify", h->tmpdir);
-        h->notify_fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-        assert_true(h->notify_fd >= 0);
-        assert_int_equal(bind(h->notify_fd, (struct sockaddr *) &sa, sizeof(sa)), 0);
-        /* sd_notify() needs write access to the socket. */
-        if (daemon_unprivileged)
-                assert_int_equal(chown(sa.sun_path, daemon_uid, daemon_gid), 0);
-        snprintf(h->notify_path, sizeof(h->notify_path), "%s", sa.sun_path);
-}
-
 /* The benchmark's biggest hosts take longer to load on a busy machine. */
 static int ready_timeout_ms(void) {
         const char *e = getenv("RDMAD_TEST_READY_TIMEOUT_MS");
@@ -60,8 +47,7 @@ static void wait_ready(Harness *h) {
         uint64_t deadline = now_ms() + ready_timeout_ms();
 
         for (;;) {
-                struct pollfd p = { .fd = h->notify_fd, .events = POLLIN };
-                char buf[4096];
+                char buf[256];
                 int status;
 
                 if (waitpid(h->daemon_pid, &status, WNOHANG) == h->daemon_pid) {
@@ -70,13 +56,7 @@ static void wait_ready(Harness *h) {
                 }
                 if (now_ms() > deadline)
                         fail_msg("rdmad did not send READY=1 within %d ms", ready_timeout_ms());
-                if (poll(&p, 1, 50) <= 0)
-                        continue;
-                ssize_t n = recv(h->notify_fd, buf, sizeof(buf) - 1, 0);
-                if (n <= 0)
-                        continue;
-                buf[n] = '\0';
-                if (strstr(buf, "READY=1"))
+                if (harness_notify_next(h, 50, buf, sizeof(buf), NULL) && strstr(buf, "READY=1"))
                         return;
         }
 }
@@ -444,29 +424,6 @@ uint64_t harness_daemon_rss_kib(Harness *h) {
                         break;
         fclose(f);
         return kib;
-}
-
-unsigned harness_count_notify(Harness *h, const char *needle, int ms) {
-        uint64_t deadline = now_ms() + (uint64_t) ms;
-        unsigned count = 0;
-
-        for (;;) {
-                struct pollfd p = { .fd = h->notify_fd, .events = POLLIN };
-                uint64_t now = now_ms();
-                char buf[4096];
-                ssize_t n;
-
-                if (now >= deadline)
-                        return count;
-                if (poll(&p, 1, (int) (deadline - now)) <= 0)
-                        continue;
-                n = recv(h->notify_fd, buf, sizeof(buf) - 1, 0);
-                if (n <= 0)
-                        continue;
-                buf[n] = '\0';
-                if (strstr(buf, needle))
-                        count++;
-        }
 }
 
 bool harness_daemon_wrapped(void) {

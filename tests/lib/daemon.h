@@ -72,9 +72,6 @@ unsigned harness_load_width(unsigned n);
  * bus's clients. */
 uint64_t harness_time_bound(uint64_t usec);
 
-/* Counts sd_notify messages containing `needle` for `ms` milliseconds. */
-unsigned harness_count_notify(Harness *h, const char *needle, int ms);
-
 /* SIGSTOP / SIGCONT the daemon: changes made in between reach it together. */
 void harness_pause(Harness *h);
 void harness_resume(Harness *h);

@@ -32,8 +32,11 @@ char *read_all(FILE *f);
 /* bus.c */
 void start_bus(Harness *h);
 
-/* daemon.c */
+/* notify.c: the socket and its reading thread */
 void open_notify_socket(Harness *h);
+void close_notify_socket(Harness *h);
+
+/* daemon.c */
 void start_daemon(Harness *h, const char *const *args);
 void daemon_continue(Harness *h);
 

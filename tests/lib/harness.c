@@ -37,7 +37,6 @@ Harness *harness_start(const char *const *fixtures, const char *const *args) {
         int r;
 
         assert_non_null(h);
-        h->notify_fd = -1;
         setup_daemon_user();
         /* What the tests create, the daemon's user must read, whatever the caller's umask. */
         if (daemon_unprivileged)
@@ -107,8 +106,7 @@ int harness_stop(Harness *h) {
                 kill(h->journal_pid, SIGKILL);
                 waitpid(h->journal_pid, NULL, 0);
         }
-        if (h->notify_fd >= 0)
-                close(h->notify_fd);
+        close_notify_socket(h);
         harness_clear_signals(h);
         if (h->testbed)
                 g_object_unref(h->testbed);

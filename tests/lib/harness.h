@@ -22,6 +22,7 @@
 #include "client.h"
 #include "daemon.h"
 #include "message.h"
+#include "notify.h"
 #include "polkitd.h"
 #include "process.h"
 #include "testbed.h"
@@ -45,7 +46,7 @@ typedef struct Harness {
         pid_t daemon_pid;
         bool daemon_paused; /* between harness_pause() and harness_resume() */
         pid_t polkit_pid;
-        int notify_fd;
+        NotifyReader *notify; /* the daemon's sd_notify socket (notify.h) */
         char notify_path[108];
         char *address;
         sd_bus *bus; /* the test's client connection */

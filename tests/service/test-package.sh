@@ -1,7 +1,7 @@
 #!/bin/bash
 # make package-check: the Debian package, as an operator gets it.
-#   1. dpkg-buildpackage -us -uc -b on a copy of the tracked files; lintian
-#      reports no error.
+#   1. dpkg-buildpackage -us -uc -b on a copy of the tracked files (or the
+#      packages built so in RDMAD_DEBS=DIR); lintian reports no error.
 #   2. apt-get installs both .debs on this machine: the user rdmad exists
 #      (systemd-sysusers), every file is where Debian's dbus-daemon,
 #      polkitd, systemd, udev, man and bash-completion read it, rdmad.service
@@ -44,14 +44,23 @@ trap cleanup EXIT
 
 # 1. Build, from the tracked files only (no build directory, no .git), with
 # the system's tools only (pybuild runs "python3": Debian's, not a pyenv's).
-mkdir "$tmp/rdmad"
-git -C "$src" ls-files -z | (cd "$src" && tar --null -T - -c) | tar -x -C "$tmp/rdmad"
-echo "dpkg-buildpackage -us -uc -b (log: build.log)"
-(cd "$tmp/rdmad" && PATH=/usr/sbin:/usr/bin:/sbin:/bin nice dpkg-buildpackage -us -uc -b) >"$tmp/build.log" 2>&1 ||
-        { tail -40 "$tmp/build.log" >&2; fail "dpkg-buildpackage"; }
-debs=$(cd "$tmp" && ls rdmad_*.deb rdmad-exporter_*.deb python3-rdmad_*.deb)
+# RDMAD_DEBS=DIR: the packages were built so already, from this tree (make
+# check-systemd's, with their .changes): those are checked, not built again.
+pkgs=${RDMAD_DEBS:-}
+if [ -n "$pkgs" ]; then
+        pkgs=$(cd "$pkgs" && pwd)
+        echo "the packages of $pkgs (RDMAD_DEBS), built by dpkg-buildpackage -us -uc -b from this tree"
+else
+        pkgs=$tmp
+        mkdir "$tmp/rdmad"
+        git -C "$src" ls-files -z | (cd "$src" && tar --null -T - -c) | tar -x -C "$tmp/rdmad"
+        echo "dpkg-buildpackage -us -uc -b (log: build.log)"
+        (cd "$tmp/rdmad" && PATH=/usr/sbin:/usr/bin:/sbin:/bin nice dpkg-buildpackage -us -uc -b) >"$tmp/build.log" 2>&1 ||
+                { tail -40 "$tmp/build.log" >&2; fail "dpkg-buildpackage"; }
+fi
+debs=$(cd "$pkgs" && ls rdmad_*.deb rdmad-exporter_*.deb python3-rdmad_*.deb)
 [ "$(echo "$debs" | wc -l)" = 3 ] || fail "expected three binary packages, got: $debs"
-lintian -I --allow-root --fail-on error "$tmp"/rdmad_*.changes >"$tmp/lintian.log" 2>&1 ||
+lintian -I --allow-root --fail-on error "$pkgs"/rdmad_*.changes >"$tmp/lintian.log" 2>&1 ||
         { cat "$tmp/lintian.log" >&2; fail "lintian reports errors"; }
 echo "lintian: no error ($(grep -c '^W:' "$tmp/lintian.log" || true) warnings, $(grep -c '^I:' "$tmp/lintian.log" || true) info)"
 
@@ -62,8 +71,8 @@ units_enabled() {
 units_enabled >"$tmp/units.before"
 user_before=$(getent passwd rdmad || true)
 installed=1
-DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "$tmp"/rdmad_*.deb \
-        "$tmp"/rdmad-exporter_*.deb "$tmp"/python3-rdmad_*.deb >"$tmp/install.log" 2>&1 || { tail -30 "$tmp/install.log" >&2; fail "apt-get install"; }
+DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "$pkgs"/rdmad_*.deb \
+        "$pkgs"/rdmad-exporter_*.deb "$pkgs"/python3-rdmad_*.deb >"$tmp/install.log" 2>&1 || { tail -30 "$tmp/install.log" >&2; fail "apt-get install"; }
 dpkg -L rdmad rdmad-exporter python3-rdmad | sort -u >"$tmp/files"
 getent passwd rdmad >/dev/null || fail "no user rdmad after installation (systemd-sysusers)"
 getent group rdmad >/dev/null || fail "no group rdmad after installation"
