@@ -210,19 +210,18 @@ static void run_attack(Harness *h, const char *name, const Attack *a, bool rss) 
 
         REQUIRE_ATTACK_HOST(h);
         /* RSS is a figure in the plain builds only (under the sanitizers
-         * memory is theirs to manage, and they check it for leaks): only
-         * there is it worth the 5.7 s of settling, twice. */
-        bool settled = !harness_daemon_slowed();
-
-        rss = rss && settled;
+         * memory is theirs to manage, and they check it for leaks), of the
+         * rows that judge it: only there is it worth the 5.7 s of settling,
+         * twice. */
+        rss = rss && !harness_daemon_slowed();
         prime(h, a);
-        m.rss_before = settled ? harness_settled_rss_kib(h) : harness_daemon_rss_kib(h);
+        m.rss_before = rss ? harness_settled_rss_kib(h) : harness_daemon_rss_kib(h);
         /* Root's baseline, in this run, on this machine, as loaded as it is. */
         measure_root(h, 1, &base);
         attacker_start(&at, a, NOBODY);
         measure_root(h, seconds, &m);
         answers = attacker_stop(&at, &errors);
-        m.rss_after = settled ? rss_settling_to(h, m.rss_before + RSS_AFTER_KIB) : harness_daemon_rss_kib(h);
+        m.rss_after = rss ? rss_settling_to(h, m.rss_before + RSS_AFTER_KIB) : harness_daemon_rss_kib(h);
         bound = latency_bound(base.get.p99);
         printf("%s: %u processes, %lu calls %s (%lu errors); root's Get: %zu, median %.1f ms, p99 %.1f ms (baseline "
                "%.1f ms: bound %.1f ms), the slowest %.1f ms, %zu failed (the bus's GetId p99 %.1f ms); RSS %.1f MiB "

@@ -38,7 +38,8 @@ skip() { echo "1..0 # SKIP $*"; exit 0; }
 # build_debs DIR: the packages as make package-check builds them, from the
 # tracked files; DIR gets rdmad_*.deb, rdmad-exporter_*.deb and
 # python3-rdmad_*.deb (make rpm-check compares the RPMs with all three),
-# with their .changes and .buildinfo (make package-check lints them).
+# with the -dbgsym packages, the .changes and the .buildinfo (make
+# package-check lints them).
 build_debs() {
         local out=$1 work
         work=$(mktemp -d /tmp/rdmad-debs-XXXXXX) || return 1
@@ -49,8 +50,7 @@ build_debs() {
                 rm -rf "$work"
                 return 1
         fi
-        mv "$work"/rdmad_*.deb "$work"/rdmad-exporter_*.deb "$work"/python3-rdmad_*.deb "$work"/rdmad_*.changes \
-                "$work"/rdmad_*.buildinfo "$out/"
+        mv "$work"/*.deb "$work"/rdmad_*.changes "$work"/rdmad_*.buildinfo "$out/"
         rm -rf "$work"
 }
 # test-systemd.sh --build-debs DIR: only that (make check-systemd, once for both buses).
