@@ -5,8 +5,9 @@
 #                everything that runs our code built with clang's
 #                AddressSanitizer + UndefinedBehaviorSanitizer (the fuzz
 #                targets fuzz for FUZZ_SECONDS=30 there);
-#                VALGRIND=1 adds a pass under valgrind memcheck (not the
-#                clients' and the floods' tests: tests/meson.build says why)
+#                VALGRIND=1 adds a pass under valgrind memcheck, beside the
+#                dbus-broker one (not the clients' and the floods' tests:
+#                tests/meson.build says why)
 #   make demo    build and run rdmad on a simulated host, show it through busctl
 #   make package-check  build the Debian package (debian/), install, run, purge it
 #   make rpm     build the RPMs (rdmad.spec) into build-rpm/ from a git archive
