@@ -45,6 +45,11 @@
 #define DBUS_OBJECT_MANAGER_INTERFACE DBUS_INTERFACE ".ObjectManager"
 #define DBUS_ERROR_SPAWN_PREFIX       DBUS_INTERFACE ".Error.Spawn."
 
+/* Every NameOwnerChanged of the bus: callers coming and going. */
+#define DBUS_NAME_OWNER_CHANGED_MATCH                                                                                  \
+        "type='signal',sender='" DBUS_SERVICE_NAME "',path='" DBUS_PATH "',interface='" DBUS_INTERFACE                 \
+        "',member='NameOwnerChanged'"
+
 /* NameOwnerChanged of org.rdmad1 only (arg0): rdmad's coming and going. */
 #define RDMAD_NAME_OWNER_MATCH                                                                                         \
         "type='signal',sender='" DBUS_SERVICE_NAME "',path='" DBUS_PATH "',interface='" DBUS_INTERFACE                 \

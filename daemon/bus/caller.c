@@ -424,12 +424,15 @@ static int on_revalidate_timer(sd_event_source *s, uint64_t usec, void *userdata
 /* ---------- the match ---------- */
 
 /* NameOwnerChanged(name, old_owner, new_owner): a unique name with no new
- * owner is a connection that left the bus. */
+ * owner is a connection that left the bus. Asked of the bus with AddMatch,
+ * and told from the other messages by a filter: a match of sd-bus's would
+ * make every message, each Get, walk its match tree. */
 static int on_name_owner_changed(sd_bus_message *message, void *userdata, sd_bus_error *error) {
         CallerRegistry *registry = userdata;
         const char *name, *old_owner, *new_owner;
 
-        if (registry->ignore_name_owner_changed)
+        if (registry->ignore_name_owner_changed ||
+            !sd_bus_message_is_signal(message, DBUS_INTERFACE, "NameOwnerChanged"))
                 return 0;
         /* Anyone may send a NameOwnerChanged to us by name: only the bus
          * driver's broadcast says that a caller left. */
@@ -459,8 +462,9 @@ int caller_registry_start(CallerRegistry *registry, sd_bus *bus, sd_event *event
         (void) sd_event_source_set_description(registry->revalidate_timer, "caller-revalidate");
 
         /* Synchronous: it is in place before anyone can call us. */
-        return sd_bus_match_signal(bus, &registry->match, DBUS_SERVICE_NAME, DBUS_PATH, DBUS_INTERFACE,
-                                   "NameOwnerChanged", on_name_owner_changed, registry);
+        r = sd_bus_call_method(bus, DBUS_SERVICE_NAME, DBUS_PATH, DBUS_INTERFACE, "AddMatch", NULL, NULL, "s",
+                               DBUS_NAME_OWNER_CHANGED_MATCH);
+        return r < 0 ? r : sd_bus_add_filter(bus, &registry->match, on_name_owner_changed, registry);
 }
 
 void caller_registry_clear(CallerRegistry *registry) {
