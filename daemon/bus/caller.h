@@ -60,7 +60,7 @@ typedef struct CallerLookup CallerLookup;
 typedef struct CallerRegistry {
         CallerUid *uids; /* the cache */
         size_t n_uids, allocated;
-        sd_bus *bus; /* not owned */
+        sd_bus *bus;        /* not owned */
         sd_bus_slot *match; /* the filter that reads what the bus-side match brings */
         CallerGone gone;
         void *userdata;
