@@ -11,7 +11,9 @@
  *   (never an absolute figure: that is bench/'s), rdmad's RSS at most
  *   32 MiB above its baseline at the peak and back within 16 MiB, the event
  *   loop never stopped for 2 s (the gaps between its watchdog pings), the
- *   share recovered within its 2 s. RDMAD_ATTACK_SECONDS (3) and
+ *   share recovered within its 2 s (the latency and RSS bounds in the
+ *   plain builds: under the sanitizers a slower rdmad is judged on its
+ *   memory and its answers). RDMAD_ATTACK_SECONDS (3) and
  *   RDMAD_ATTACK_DEVICES (64) size them; the benchmark runs them longer
  *   (RDMAD_ATTACK_ONLY=test_attack_*). Not under valgrind (the rows say
  *   so): there rdmad is tens of times slower than its attackers, and what
@@ -235,9 +237,13 @@ static void run_attack(Harness *h, const char *name, const Attack *a, bool rss) 
         free(base.gets);
         free(base.controls);
         assert_int_equal(m.failed, 0);
-        /* Under valgrind rdmad runs tens of times slower than the attackers:
-         * there the pass is for memory errors, and latency is not judged. */
-        if (!harness_daemon_wrapped() && m.get.p99 >= bound)
+        /* Under valgrind or the sanitizers rdmad runs several to tens of
+         * times slower than a plain build, and an attack that a plain rdmad
+         * outruns keeps it busy (ASan, 4 hit-and-run SetNumVfs processes:
+         * root's Get median 35 ms in one CI run, 0.8 ms on gcc): there the
+         * pass is for memory errors, every call still answered; latency is
+         * judged by the plain builds' passes (gcc, dbus-broker). */
+        if (!harness_daemon_slowed() && m.get.p99 >= bound)
                 fail_msg("%s: root's Get p99 %.1f ms, not under %.1f ms (%u times its %.1f ms without the attack)",
                          name, m.get.p99 / 1000, bound / 1000, LATENCY_RATIO, base.get.p99 / 1000);
         if (rss) {
