@@ -40,13 +40,6 @@ struct NotifyReader {
         size_t head, n;
 };
 
-static uint64_t monotonic_usec(void) {
-        struct timespec ts;
-
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        return (uint64_t) ts.tv_sec * 1000000ULL + (uint64_t) ts.tv_nsec / 1000;
-}
-
 static void *reader_thread(void *userdata) {
         NotifyReader *r = userdata;
 
@@ -71,7 +64,7 @@ static void *reader_thread(void *userdata) {
                         r->n--;
                 }
                 NotifyMessage *m = &r->kept[(r->head + r->n++) % NOTIFY_KEPT];
-                m->usec = monotonic_usec();
+                m->usec = now_usec();
                 memcpy(m->text, buf, (size_t) n + 1);
                 pthread_cond_signal(&r->came);
                 pthread_mutex_unlock(&r->mutex);
@@ -125,13 +118,13 @@ void close_notify_socket(Harness *h) {
 
 bool harness_notify_next(Harness *h, int timeout_ms, char *buf, size_t size, uint64_t *ret_usec) {
         NotifyReader *r = h->notify;
-        uint64_t until = monotonic_usec() + (uint64_t) (timeout_ms > 0 ? timeout_ms : 0) * 1000;
+        uint64_t until = now_usec() + (uint64_t) (timeout_ms > 0 ? timeout_ms : 0) * 1000;
         struct timespec ts = { .tv_sec = (time_t) (until / 1000000), .tv_nsec = (long) (until % 1000000) * 1000 };
         bool got = false;
 
         assert_non_null(r);
         pthread_mutex_lock(&r->mutex);
-        while (r->n == 0 && monotonic_usec() < until)
+        while (r->n == 0 && now_usec() < until)
                 if (pthread_cond_timedwait(&r->came, &r->mutex, &ts) == ETIMEDOUT)
                         break;
         if (r->n > 0) {
@@ -159,7 +152,7 @@ void harness_notify_forget(Harness *h) {
 }
 
 unsigned harness_count_notify(Harness *h, const char *needle, int ms) {
-        uint64_t start = monotonic_usec(), deadline = now_ms() + (uint64_t) ms, came;
+        uint64_t start = now_usec(), deadline = now_ms() + (uint64_t) ms, came;
         unsigned count = 0;
         char buf[256];
 
