@@ -22,8 +22,8 @@ size_t measure_get_during_counters(Harness *h, const char *port_path, size_t run
 
                 t0 = now_usec();
                 assert_true(sd_bus_call_method_async(h->bus, NULL, RDMAD_BUS_NAME, RDMAD_ROOT_PATH,
-                                                     RDMAD_MANAGER_INTERFACE, "GetAllCounters", harness_on_reply, &r,
-                                                     "") >= 0);
+                                                     RDMAD_MANAGER_INTERFACE, RDMAD_METHOD_GET_ALL_COUNTERS,
+                                                     harness_on_reply, &r, "") >= 0);
                 while (!r.done) {
                         if (n_during < max_gets)
                                 during[n_during++] = call_usec(h, RDMAD_BUS_NAME, port_path, DBUS_PROPERTIES_INTERFACE,

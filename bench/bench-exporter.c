@@ -332,7 +332,7 @@ static void bench_host(unsigned n, Result *res) {
         /* What a scrape waits for: rdmad's replies, one after the other here. */
         for (size_t i = 0; i < runs; i++) {
                 a[i] = call_usec(h, DBUS_OBJECT_MANAGER_INTERFACE, "GetManagedObjects");
-                b[i] = call_usec(h, RDMAD_MANAGER_INTERFACE, "GetAllCounters");
+                b[i] = call_usec(h, RDMAD_MANAGER_INTERFACE, RDMAD_METHOD_GET_ALL_COUNTERS);
                 c[i] = read_counters_usec(n);
         }
         res->gmo = stats(a, runs);

@@ -143,7 +143,7 @@ int main(int argc, char *argv[]) {
         harness_restart_daemon(h, (const char *const[]){ "--poll-interval=0", NULL });
 
         for (size_t i = 0; i < CALLS; i++) {
-                resolve[i] = call_usec(h, "ResolveAddress", "s", "192.0.2.2");
+                resolve[i] = call_usec(h, RDMAD_METHOD_RESOLVE_ADDRESS, "s", "192.0.2.2");
                 get[i] = call_usec(h, "Get", "ss", RDMAD_MANAGER_INTERFACE, "Version");
         }
         s = stats(resolve, CALLS);

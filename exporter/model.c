@@ -201,7 +201,7 @@ int model_get_counters(Model *m, uint64_t timeout_usec, model_counters_done_t do
                 return -ENOMEM;
         *c = (CountersCall){ .done = done, .userdata = userdata };
         r = sd_bus_message_new_method_call(m->bus, &call, RDMAD_BUS_NAME, RDMAD_ROOT_PATH, RDMAD_MANAGER_INTERFACE,
-                                           "GetAllCounters");
+                                           RDMAD_METHOD_GET_ALL_COUNTERS);
         if (r >= 0)
                 r = sd_bus_message_set_auto_start(call, false);
         if (r >= 0)

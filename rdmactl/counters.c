@@ -43,15 +43,15 @@ static int fetch_one(sd_bus *bus, const char *path, const char *interface, const
         bool quiet = flags & COUNTERS_FETCH_QUIET;
         int r;
 
-        r = sd_bus_call_method(bus, RDMAD_BUS_NAME, path, interface, "GetCounters", &error, &reply, "");
+        r = sd_bus_call_method(bus, RDMAD_BUS_NAME, path, interface, RDMAD_METHOD_GET_COUNTERS, &error, &reply, "");
         if (r < 0) {
-                int status = quiet ? EXIT_FAILURE_GENERIC : report_bus_error("GetCounters", r, &error);
+                int status = quiet ? EXIT_FAILURE_GENERIC : report_bus_error(RDMAD_METHOD_GET_COUNTERS, r, &error);
                 sd_bus_error_free(&error);
                 return status;
         }
         r = counter_table_read_port(t, device, port, reply);
         if (r < 0)
-                return quiet ? EXIT_FAILURE_GENERIC : report_bus_error("GetCounters", r, NULL);
+                return quiet ? EXIT_FAILURE_GENERIC : report_bus_error(RDMAD_METHOD_GET_COUNTERS, r, NULL);
         return EXIT_OK;
 }
 
@@ -63,16 +63,17 @@ int counters_fetch(sd_bus *bus, const Inventory *inv, const RdmaPort *const *por
                 bool quiet = flags & COUNTERS_FETCH_QUIET;
                 int r;
 
-                r = sd_bus_call_method(bus, RDMAD_BUS_NAME, RDMAD_ROOT_PATH, RDMAD_MANAGER_INTERFACE, "GetAllCounters",
-                                       &error, &reply, "");
+                r = sd_bus_call_method(bus, RDMAD_BUS_NAME, RDMAD_ROOT_PATH, RDMAD_MANAGER_INTERFACE,
+                                       RDMAD_METHOD_GET_ALL_COUNTERS, &error, &reply, "");
                 if (r < 0) {
-                        int status = quiet ? EXIT_FAILURE_GENERIC : report_bus_error("GetAllCounters", r, &error);
+                        int status = quiet ? EXIT_FAILURE_GENERIC
+                                           : report_bus_error(RDMAD_METHOD_GET_ALL_COUNTERS, r, &error);
                         sd_bus_error_free(&error);
                         return status;
                 }
                 r = counter_table_read(t, reply);
                 if (r < 0)
-                        return quiet ? EXIT_FAILURE_GENERIC : report_bus_error("GetAllCounters", r, NULL);
+                        return quiet ? EXIT_FAILURE_GENERIC : report_bus_error(RDMAD_METHOD_GET_ALL_COUNTERS, r, NULL);
                 return EXIT_OK;
         }
         for (size_t i = 0; i < n_ports; i++) {

@@ -57,14 +57,14 @@ int verb_route(sd_bus *bus, const Options *o, char **args, size_t n_args) {
         Route route = { .address = args[0] };
         int r;
 
-        r = sd_bus_call_method(bus, RDMAD_BUS_NAME, RDMAD_ROOT_PATH, RDMAD_MANAGER_INTERFACE, "ResolveAddress", &error,
-                               &reply, "s", route.address);
+        r = sd_bus_call_method(bus, RDMAD_BUS_NAME, RDMAD_ROOT_PATH, RDMAD_MANAGER_INTERFACE,
+                               RDMAD_METHOD_RESOLVE_ADDRESS, &error, &reply, "s", route.address);
         if (r < 0)
-                return report_bus_error("ResolveAddress", r, &error);
+                return report_bus_error(RDMAD_METHOD_RESOLVE_ADDRESS, r, &error);
         r = sd_bus_message_read(reply, "oussss", &route.port_path, &route.gid_index, &route.gid, &route.gid_type,
                                 &route.netdev, &route.source);
         if (r < 0)
-                return report_bus_error("ResolveAddress", r, NULL);
+                return report_bus_error(RDMAD_METHOD_RESOLVE_ADDRESS, r, NULL);
         if (bus_path_parse(route.port_path, &route.port) <= 0 || route.port.kind != BUS_PATH_PORT) {
                 fprintf(stderr, "rdmactl: rdmad answered '%s', which is no port object.\n", route.port_path);
                 return EXIT_FAILURE_GENERIC;

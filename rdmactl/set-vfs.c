@@ -105,7 +105,7 @@ static int report_refusal(const char *device, int r, const sd_bus_error *error) 
         const char *message = error && error->message ? error->message : "";
 
         if (classify_bus_error(r, error) != BUS_FAILURE_PERMISSION)
-                return report_bus_error("SetNumVfs", r, error);
+                return report_bus_error(RDMAD_METHOD_SET_NUM_VFS, r, error);
         if (strncmp(message, "Cannot ask polkit", strlen("Cannot ask polkit")) == 0)
                 fprintf(stderr,
                         "rdmactl: permission denied: polkit is not there to authorize changing the VFs of %s: run as "
@@ -165,14 +165,15 @@ int verb_set_vfs(sd_bus *bus, const Options *o, char **args, size_t n_args) {
         if (status != EXIT_OK)
                 return status;
 
-        r = sd_bus_message_new_method_call(bus, &call, RDMAD_BUS_NAME, sriov->path, RDMAD_SRIOV_INTERFACE, "SetNumVfs");
+        r = sd_bus_message_new_method_call(bus, &call, RDMAD_BUS_NAME, sriov->path, RDMAD_SRIOV_INTERFACE,
+                                           RDMAD_METHOD_SET_NUM_VFS);
         if (r >= 0)
                 r = sd_bus_message_append(call, "u", count);
         /* polkit may then ask the caller's agent for a password instead of refusing outright. */
         if (r >= 0)
                 r = sd_bus_message_set_allow_interactive_authorization(call, o->ask_password);
         if (r < 0)
-                return report_bus_error("SetNumVfs", r, NULL);
+                return report_bus_error(RDMAD_METHOD_SET_NUM_VFS, r, NULL);
 
         agent = start_polkit_agent(o);
         r = sd_bus_call(bus, call, SET_NUM_VFS_CALL_USEC, &error, NULL);

@@ -16,6 +16,14 @@
 #define RDMAD_NETDEV_INTERFACE  RDMAD_BUS_NAME ".NetDev"
 #define RDMAD_SRIOV_INTERFACE   RDMAD_BUS_NAME ".Sriov"
 
+/* The methods of rdmad's interfaces (introspection/). */
+#define RDMAD_METHOD_RESCAN           "Rescan"
+#define RDMAD_METHOD_RESOLVE_ADDRESS  "ResolveAddress"
+#define RDMAD_METHOD_GET_ALL_COUNTERS "GetAllCounters"
+#define RDMAD_METHOD_GET_COUNTERS     "GetCounters"
+#define RDMAD_METHOD_WAIT_FOR_STATE   "WaitForState"
+#define RDMAD_METHOD_SET_NUM_VFS      "SetNumVfs"
+
 #define RDMAD_ERROR_INVALID_ARGUMENT RDMAD_BUS_NAME ".Error.InvalidArgument"
 #define RDMAD_ERROR_NO_SUCH_DEVICE   RDMAD_BUS_NAME ".Error.NoSuchDevice"
 #define RDMAD_ERROR_BUSY             RDMAD_BUS_NAME ".Error.Busy"

@@ -102,7 +102,7 @@ static const sd_bus_vtable manager_vtable[] = {
         SD_BUS_PROPERTY("PollIntervalMs", "u", property_get_poll_interval_ms, 0, SD_BUS_VTABLE_PROPERTY_CONST),
         SD_BUS_METHOD_WITH_NAMES("GetDeviceByName", "s", SD_BUS_PARAM(name), "o", SD_BUS_PARAM(device),
                                  method_get_device_by_name, SD_BUS_VTABLE_UNPRIVILEGED),
-        SD_BUS_METHOD("Rescan", NULL, NULL, method_rescan, SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_METHOD(RDMAD_METHOD_RESCAN, NULL, NULL, method_rescan, SD_BUS_VTABLE_UNPRIVILEGED),
         BUS_MANAGER_GET_ALL_COUNTERS_METHOD,
         BUS_MANAGER_RESOLVE_ADDRESS_METHOD,
         SD_BUS_VTABLE_END,

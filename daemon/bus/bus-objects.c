@@ -424,7 +424,7 @@ static uint64_t reply_cost(sd_bus_message *call, void *userdata) {
 
         if (streq(member, "Get"))
                 return COST_PROPERTY_BYTES;
-        if (streq(member, "GetAllCounters")) {
+        if (streq(member, RDMAD_METHOD_GET_ALL_COUNTERS)) {
                 for (size_t i = 0; i < m->n_devices; i++)
                         targets += 1 + m->devices[i]->n_ports;
                 return COST_OBJECT_BYTES + targets * COST_TARGET_BYTES;

@@ -139,7 +139,7 @@ static const sd_bus_vtable port_vtable[] = {
         PORT_PROPERTIES(BUS_PORT_PROPERTY)
         /* Methods. */
         BUS_PORT_GET_COUNTERS_METHOD,
-        SD_BUS_METHOD_WITH_NAMES("WaitForState", "su", SD_BUS_PARAM(state) SD_BUS_PARAM(timeout_ms), "s",
+        SD_BUS_METHOD_WITH_NAMES(RDMAD_METHOD_WAIT_FOR_STATE, "su", SD_BUS_PARAM(state) SD_BUS_PARAM(timeout_ms), "s",
                                  SD_BUS_PARAM(state), method_wait_for_state, SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_VTABLE_END,
 };

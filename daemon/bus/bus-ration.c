@@ -20,10 +20,10 @@ static bool rationed(const BusRation *r, sd_bus_message *m) {
         return sd_bus_message_is_method_call(m, DBUS_PROPERTIES_INTERFACE, "Get") ||
                sd_bus_message_is_method_call(m, DBUS_PROPERTIES_INTERFACE, "GetAll") ||
                sd_bus_message_is_method_call(m, DBUS_INTROSPECTABLE_INTERFACE, "Introspect") ||
-               sd_bus_message_is_method_call(m, RDMAD_PORT_INTERFACE, "GetCounters") ||
-               sd_bus_message_is_method_call(m, RDMAD_DEVICE_INTERFACE, "GetCounters") ||
-               sd_bus_message_is_method_call(m, RDMAD_MANAGER_INTERFACE, "GetAllCounters") ||
-               sd_bus_message_is_method_call(m, RDMAD_MANAGER_INTERFACE, "ResolveAddress");
+               sd_bus_message_is_method_call(m, RDMAD_PORT_INTERFACE, RDMAD_METHOD_GET_COUNTERS) ||
+               sd_bus_message_is_method_call(m, RDMAD_DEVICE_INTERFACE, RDMAD_METHOD_GET_COUNTERS) ||
+               sd_bus_message_is_method_call(m, RDMAD_MANAGER_INTERFACE, RDMAD_METHOD_GET_ALL_COUNTERS) ||
+               sd_bus_message_is_method_call(m, RDMAD_MANAGER_INTERFACE, RDMAD_METHOD_RESOLVE_ADDRESS);
 }
 
 /* Properties.Get(ss) and GetAll(s): a name longer than any valid one is

@@ -78,7 +78,7 @@ static const sd_bus_vtable sriov_vtable[] = {
         SD_BUS_VTABLE_START(0),
         SRIOV_PROPERTIES(BUS_SRIOV_PROPERTY)
         /* Unprivileged for sd-bus, so that the call reaches polkit, which decides. */
-        SD_BUS_METHOD_WITH_ARGS("SetNumVfs", SD_BUS_ARGS("u", count), SD_BUS_NO_RESULT, method_set_num_vfs,
+        SD_BUS_METHOD_WITH_ARGS(RDMAD_METHOD_SET_NUM_VFS, SD_BUS_ARGS("u", count), SD_BUS_NO_RESULT, method_set_num_vfs,
                                 SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_VTABLE_END,
 };

@@ -48,15 +48,15 @@ static void test_bad_calls_get_precise_errors(void **state) {
         harness_assert_call_error(h, "org.freedesktop.DBus.Error.InvalidArgs", RDMAD_ROOT_PATH, RDMAD_MANAGER_INTERFACE,
                                   "GetDeviceByName", "ss", "mlx5_0", "extra");
         harness_assert_call_error(h, "org.freedesktop.DBus.Error.InvalidArgs", RDMAD_ROOT_PATH, RDMAD_MANAGER_INTERFACE,
-                                  "Rescan", "s", "now");
+                                  RDMAD_METHOD_RESCAN, "s", "now");
         harness_assert_call_error(h, "org.freedesktop.DBus.Error.InvalidArgs", MLX5_0 "/port/1", RDMAD_PORT_INTERFACE,
-                                  "WaitForState", "s", "ACTIVE");
+                                  RDMAD_METHOD_WAIT_FOR_STATE, "s", "ACTIVE");
         harness_assert_call_error(h, "org.freedesktop.DBus.Error.InvalidArgs", MLX5_0 "/port/1", RDMAD_PORT_INTERFACE,
-                                  "WaitForState", "us", 1000, "ACTIVE");
+                                  RDMAD_METHOD_WAIT_FOR_STATE, "us", 1000, "ACTIVE");
         harness_assert_call_error(h, "org.freedesktop.DBus.Error.InvalidArgs", MLX5_0 "/sriov", RDMAD_SRIOV_INTERFACE,
-                                  "SetNumVfs", "s", "4");
+                                  RDMAD_METHOD_SET_NUM_VFS, "s", "4");
         harness_assert_call_error(h, "org.freedesktop.DBus.Error.InvalidArgs", MLX5_0 "/sriov", RDMAD_SRIOV_INTERFACE,
-                                  "SetNumVfs", "i", -1);
+                                  RDMAD_METHOD_SET_NUM_VFS, "i", -1);
         harness_assert_call_error(h, "org.freedesktop.DBus.Error.InvalidArgs", MLX5_0,
                                   "org.freedesktop.DBus.Properties", "Get", "s", RDMAD_DEVICE_INTERFACE);
         harness_assert_call_error(h, "org.freedesktop.DBus.Error.InvalidArgs", MLX5_0,
@@ -77,15 +77,15 @@ static void test_bad_calls_get_precise_errors(void **state) {
 
         /* Values out of range. */
         harness_assert_call_error(h, RDMAD_ERROR_INVALID_ARGUMENT, MLX5_0 "/port/1", RDMAD_PORT_INTERFACE,
-                                  "WaitForState", "su", "", 1000);
-        harness_assert_call_error(h, RDMAD_ERROR_INVALID_ARGUMENT, MLX5_0 "/sriov", RDMAD_SRIOV_INTERFACE, "SetNumVfs",
-                                  "u", UINT32_MAX);
+                                  RDMAD_METHOD_WAIT_FOR_STATE, "su", "", 1000);
+        harness_assert_call_error(h, RDMAD_ERROR_INVALID_ARGUMENT, MLX5_0 "/sriov", RDMAD_SRIOV_INTERFACE,
+                                  RDMAD_METHOD_SET_NUM_VFS, "u", UINT32_MAX);
         harness_assert_call_error(h, RDMAD_ERROR_NO_SUCH_DEVICE, RDMAD_ROOT_PATH, RDMAD_MANAGER_INTERFACE,
                                   "GetDeviceByName", "s", "");
 
         /* Unknown objects, interfaces, members, properties. */
         harness_assert_call_error(h, "org.freedesktop.DBus.Error.UnknownObject", "/org/rdmad1/device/nope/port/1",
-                                  RDMAD_PORT_INTERFACE, "WaitForState", "su", "ACTIVE", 1000);
+                                  RDMAD_PORT_INTERFACE, RDMAD_METHOD_WAIT_FOR_STATE, "su", "ACTIVE", 1000);
         harness_assert_call_error(h, "org.freedesktop.DBus.Error.UnknownObject", "/org/rdmad1/nothing",
                                   "org.freedesktop.DBus.Properties", "GetAll", "s", RDMAD_DEVICE_INTERFACE);
         harness_assert_call_error(h, "org.freedesktop.DBus.Error.UnknownObject", MLX5_0 "/port/4294967296",
@@ -93,7 +93,7 @@ static void test_bad_calls_get_precise_errors(void **state) {
         harness_assert_call_error(h, "org.freedesktop.DBus.Error.UnknownObject", MLX5_0 "/port/01",
                                   "org.freedesktop.DBus.Properties", "GetAll", "s", RDMAD_PORT_INTERFACE);
         harness_assert_call_error(h, "org.freedesktop.DBus.Error.UnknownMethod", MLX5_0 "/port/1", RDMAD_PORT_INTERFACE,
-                                  "SetNumVfs", "u", 1);
+                                  RDMAD_METHOD_SET_NUM_VFS, "u", 1);
         /* sd-bus says "Unknown method Frobnicate or interface org.rdmad1.Nothing." */
         harness_assert_call_error(h, "org.freedesktop.DBus.Error.UnknownMethod", MLX5_0, "org.rdmad1.Nothing",
                                   "Frobnicate", "");
@@ -145,7 +145,7 @@ static void test_bad_calls_get_precise_errors(void **state) {
         harness_remove(h, "/sys/class/infiniband/hfi1_0");
         harness_wait_signals(h, RDMAD_ROOT_PATH, "InterfacesRemoved", 2);
         harness_assert_call_error(h, "org.freedesktop.DBus.Error.UnknownObject", HFI1_0 "/port/1", RDMAD_PORT_INTERFACE,
-                                  "WaitForState", "su", "ACTIVE", 1000);
+                                  RDMAD_METHOD_WAIT_FOR_STATE, "su", "ACTIVE", 1000);
         harness_assert_call_error(h, "org.freedesktop.DBus.Error.UnknownObject", HFI1_0,
                                   "org.freedesktop.DBus.Properties", "GetAll", "s", RDMAD_DEVICE_INTERFACE);
         harness_assert_call_error(h, "org.freedesktop.DBus.Error.UnknownObject", HFI1_0 "/port/1",
@@ -207,7 +207,7 @@ static void test_huge_name_arguments_refused_briefly(void **state) {
         Harness *h = *state;
 
         call_huge(h, MLX4_PORT1, "org.freedesktop.DBus.Properties", "Get", false);
-        call_huge(h, MLX4_PORT1, RDMAD_PORT_INTERFACE, "WaitForState", true);
+        call_huge(h, MLX4_PORT1, RDMAD_PORT_INTERFACE, RDMAD_METHOD_WAIT_FOR_STATE, true);
         /* root is served after them */
         harness_assert_property(h, MLX4_PORT1, RDMAD_PORT_INTERFACE, "Number", "1");
 }

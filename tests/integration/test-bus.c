@@ -585,8 +585,8 @@ static void test_rescan_publishes_only_the_difference(void **state) {
                                                      "A: ports/1/link_layer=Ethernet\\n\n",
                                                      &error));
 
-        assert_true(sd_bus_call_method(h->bus, RDMAD_BUS_NAME, RDMAD_ROOT_PATH, RDMAD_MANAGER_INTERFACE, "Rescan", NULL,
-                                       NULL, "") >= 0);
+        assert_true(sd_bus_call_method(h->bus, RDMAD_BUS_NAME, RDMAD_ROOT_PATH, RDMAD_MANAGER_INTERFACE,
+                                       RDMAD_METHOD_RESCAN, NULL, NULL, "") >= 0);
         harness_wait_signals(h, NULL, "InterfacesAdded", 1);
         harness_wait_signals(h, MLX5_0 "/port/1", "PropertiesChanged", 1);
         harness_wait_signals(h, RDMAD_ROOT_PATH, "PropertiesChanged", 1);
@@ -613,16 +613,16 @@ static void test_rescan_publishes_only_the_difference(void **state) {
 
         /* A second rescan with nothing changed says nothing. */
         harness_clear_signals(h);
-        assert_true(sd_bus_call_method(h->bus, RDMAD_BUS_NAME, RDMAD_ROOT_PATH, RDMAD_MANAGER_INTERFACE, "Rescan", NULL,
-                                       NULL, "") >= 0);
+        assert_true(sd_bus_call_method(h->bus, RDMAD_BUS_NAME, RDMAD_ROOT_PATH, RDMAD_MANAGER_INTERFACE,
+                                       RDMAD_METHOD_RESCAN, NULL, NULL, "") >= 0);
         /* Its changes, were there any, come after its answer: a window, no barrier. */
         harness_observe(h, 200, "the second Rescan's signals, of which there must be none");
         assert_int_equal(h->n_signals, 0);
 
         /* Removed behind its back: InterfacesRemoved, and the list shrinks. */
         umockdev_testbed_remove_device(h->testbed, "/sys/devices/virtual/infiniband/rxe9");
-        assert_true(sd_bus_call_method(h->bus, RDMAD_BUS_NAME, RDMAD_ROOT_PATH, RDMAD_MANAGER_INTERFACE, "Rescan", NULL,
-                                       NULL, "") >= 0);
+        assert_true(sd_bus_call_method(h->bus, RDMAD_BUS_NAME, RDMAD_ROOT_PATH, RDMAD_MANAGER_INTERFACE,
+                                       RDMAD_METHOD_RESCAN, NULL, NULL, "") >= 0);
         harness_wait_signals(h, NULL, "InterfacesRemoved", 1);
         harness_ping(h);
         assert_int_equal(harness_count_signals(h, RDMAD_ROOT_PATH, "InterfacesRemoved"), 2);

@@ -130,7 +130,7 @@ static char *call_body(Harness *h, const char *path, const char *interface, cons
 }
 
 static void assert_counters(Harness *h, const char *path, const char *interface, const char *expected) {
-        char *body = call_body(h, path, interface, "GetCounters");
+        char *body = call_body(h, path, interface, RDMAD_METHOD_GET_COUNTERS);
 
         if (strcmp(body, expected) != 0)
                 fail_msg("GetCounters on %s:\n%s\nexpected:\n%s", path, body, expected);
@@ -177,11 +177,11 @@ static void test_unreadable_counter_is_left_out(void **state) {
         text = harness_read(h, MLX4_SYS, "ports/1/counters/port_rcv_errors");
         assert_string_equal(text, "3\n");
         free(text);
-        body = call_body(h, MLX4_0 "/port/1", RDMAD_PORT_INTERFACE, "GetCounters");
+        body = call_body(h, MLX4_0 "/port/1", RDMAD_PORT_INTERFACE, RDMAD_METHOD_GET_COUNTERS);
         assert_null(strstr(body, "port_rcv_errors"));
         assert_non_null(strstr(body, "\"port_rcv_packets\": 215487963"));
         free(body);
-        body = call_body(h, MLX4_0 "/port/2", RDMAD_PORT_INTERFACE, "GetCounters");
+        body = call_body(h, MLX4_0 "/port/2", RDMAD_PORT_INTERFACE, RDMAD_METHOD_GET_COUNTERS);
         assert_non_null(strstr(body, "\"port_rcv_errors\": 0"));
         free(body);
 }
@@ -197,7 +197,7 @@ static void test_device_wide_counters(void **state) {
 /* Every port, in device order; port 0 only where device-wide counters exist. */
 static void test_get_all_counters(void **state) {
         Harness *h = *state;
-        char *body = call_body(h, RDMAD_ROOT_PATH, RDMAD_MANAGER_INTERFACE, "GetAllCounters");
+        char *body = call_body(h, RDMAD_ROOT_PATH, RDMAD_MANAGER_INTERFACE, RDMAD_METHOD_GET_ALL_COUNTERS);
         const char *expected = "[(\"broken_0\", 1, " EXPECT_BROKEN_0_1 "), "
                                "(\"broken_0\", 2, {}), "
                                "(\"hfi1_0\", 0, " EXPECT_HFI1_0_0 "), "
@@ -222,7 +222,7 @@ static void test_counters_read_at_call_time(void **state) {
         Harness *h = *state;
         char *body;
 
-        body = call_body(h, MLX5_0 "/port/1", RDMAD_PORT_INTERFACE, "GetCounters");
+        body = call_body(h, MLX5_0 "/port/1", RDMAD_PORT_INTERFACE, RDMAD_METHOD_GET_COUNTERS);
         assert_non_null(strstr(body, "\"out_of_buffer\": 1903,"));
         free(body);
         harness_clear_signals(h);
@@ -230,7 +230,7 @@ static void test_counters_read_at_call_time(void **state) {
         harness_write(h, MLX5_SYS, "ports/1/counters/port_xmit_data", "1419870307\n");
         if (geteuid() != 0) /* the daemon's own interval, not a wait for anything */
                 harness_observe(h, 1100, "the 1 s an unprivileged caller's counters are kept");
-        body = call_body(h, MLX5_0 "/port/1", RDMAD_PORT_INTERFACE, "GetCounters");
+        body = call_body(h, MLX5_0 "/port/1", RDMAD_PORT_INTERFACE, RDMAD_METHOD_GET_COUNTERS);
         assert_non_null(strstr(body, "\"out_of_buffer\": 2000,"));
         assert_non_null(strstr(body, "\"port_xmit_data\": 5679481228,"));
         free(body);
@@ -313,8 +313,8 @@ static void test_slow_read_shared_and_loop_answers(void **state) {
         assert_int_equal(count_reads(h), 0);
         for (size_t i = 0; i < N_SHARED; i++) {
                 assert_true(sd_bus_call_method_async(h->bus, NULL, RDMAD_BUS_NAME, RDMAD_ROOT_PATH,
-                                                     RDMAD_MANAGER_INTERFACE, "GetAllCounters", harness_on_reply,
-                                                     &replies[i], "") >= 0);
+                                                     RDMAD_MANAGER_INTERFACE, RDMAD_METHOD_GET_ALL_COUNTERS,
+                                                     harness_on_reply, &replies[i], "") >= 0);
                 if (i == 0) {
                         /* Answered while the read runs (it takes over a second). */
                         value = harness_get_property(h, MLX5_0 "/port/1", RDMAD_PORT_INTERFACE, "State", NULL);
@@ -323,7 +323,7 @@ static void test_slow_read_shared_and_loop_answers(void **state) {
                         assert_false(replies[0].done);
                 }
         }
-        error_name = harness_call_error(h, RDMAD_ROOT_PATH, RDMAD_MANAGER_INTERFACE, "GetAllCounters", "");
+        error_name = harness_call_error(h, RDMAD_ROOT_PATH, RDMAD_MANAGER_INTERFACE, RDMAD_METHOD_GET_ALL_COUNTERS, "");
         assert_non_null(error_name);
         assert_string_equal(error_name, RDMAD_ERROR_BUSY);
         free(error_name);
@@ -367,11 +367,11 @@ static void test_unprivileged_caller_gets_cached_result(void **state) {
         start = now_usec();
         for (int i = 0; i < 5; i++) {
                 error_name = harness_call_as(h, 65534, 65534, RDMAD_BUS_NAME, MLX5_0 "/port/1", RDMAD_PORT_INTERFACE,
-                                             "GetCounters", "");
+                                             RDMAD_METHOD_GET_COUNTERS, "");
                 assert_null(error_name);
         }
         error_name = harness_call_as(h, 65534, 65534, RDMAD_BUS_NAME, RDMAD_ROOT_PATH, RDMAD_MANAGER_INTERFACE,
-                                     "GetAllCounters", "");
+                                     RDMAD_METHOD_GET_ALL_COUNTERS, "");
         assert_null(error_name);
         if (now_usec() - start < 900 * 1000)         /* else too slow a machine to tell */
                 assert_int_equal(count_reads(h), 2); /* the port once, then everything */

@@ -62,7 +62,8 @@ static int waiters_setup(void **state) {
 static void send_wait(sd_bus *bus, const char *path, uint32_t timeout_ms, bool expect_reply, Replies *r) {
         sd_bus_message *m = NULL;
 
-        if (sd_bus_message_new_method_call(bus, &m, RDMAD_BUS_NAME, path, RDMAD_PORT_INTERFACE, "WaitForState") < 0 ||
+        if (sd_bus_message_new_method_call(bus, &m, RDMAD_BUS_NAME, path, RDMAD_PORT_INTERFACE,
+                                           RDMAD_METHOD_WAIT_FOR_STATE) < 0 ||
             sd_bus_message_append(m, "su", "ACTIVE", timeout_ms) < 0 ||
             sd_bus_message_set_expect_reply(m, expect_reply) < 0)
                 _exit(3);
@@ -118,8 +119,8 @@ static char *root_wait(Harness *h, const char *path, const char *state, uint32_t
         char *name = NULL;
         const char *s;
 
-        if (sd_bus_call_method(h->bus, RDMAD_BUS_NAME, path, RDMAD_PORT_INTERFACE, "WaitForState", &error, &reply, "su",
-                               state, timeout_ms) < 0)
+        if (sd_bus_call_method(h->bus, RDMAD_BUS_NAME, path, RDMAD_PORT_INTERFACE, RDMAD_METHOD_WAIT_FOR_STATE, &error,
+                               &reply, "su", state, timeout_ms) < 0)
                 name = strdup(error.name);
         else if (ret_value && sd_bus_message_read(reply, "s", &s) >= 0)
                 *ret_value = strdup(s);
@@ -163,7 +164,7 @@ static void test_waiters_of_a_departed_user_are_dropped(void **state) {
         assert_string_equal(err, RDMAD_ERROR_TIMEOUT);
         free(err);
         assert_true(sd_bus_call_method_async(h->bus, NULL, RDMAD_BUS_NAME, MLX4_PORT1, RDMAD_PORT_INTERFACE,
-                                             "WaitForState", harness_on_reply, &root_held, "su", "DOWN",
+                                             RDMAD_METHOD_WAIT_FOR_STATE, harness_on_reply, &root_held, "su", "DOWN",
                                              UINT32_MAX) >= 0);
         harness_wait_log_count(h, "WaitForState calls held: ", 257);
         harness_write(h, MLX4_SYS, "ports/1/state", "1: DOWN\n"); /* the poll sees it */

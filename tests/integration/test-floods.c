@@ -178,9 +178,9 @@ static void prime(Harness *h, const Attack *a) {
         /* rdmad's baseline with every kind of reply made once. */
         attack_port_path(0, 1, path, sizeof(path));
         assert_true(sd_bus_call_method(h->bus, RDMAD_BUS_NAME, RDMAD_ROOT_PATH, RDMAD_MANAGER_INTERFACE,
-                                       "GetAllCounters", NULL, NULL, "") >= 0);
-        assert_true(sd_bus_call_method(h->bus, RDMAD_BUS_NAME, path, RDMAD_PORT_INTERFACE, "GetCounters", NULL, NULL,
-                                       "") >= 0);
+                                       RDMAD_METHOD_GET_ALL_COUNTERS, NULL, NULL, "") >= 0);
+        assert_true(sd_bus_call_method(h->bus, RDMAD_BUS_NAME, path, RDMAD_PORT_INTERFACE, RDMAD_METHOD_GET_COUNTERS,
+                                       NULL, NULL, "") >= 0);
         assert_true(sd_bus_call_method(h->bus, RDMAD_BUS_NAME, RDMAD_DEVICE_PREFIX,
                                        "org.freedesktop.DBus.Introspectable", "Introspect", NULL, NULL, "") >= 0);
 }
@@ -715,7 +715,8 @@ static void set_flood(sd_bus *bus, FILE *report, int control, const void *data) 
         while (r.n < s->calls) {
                 while (sent < s->calls && sent - r.n < 64) {
                         if (sd_bus_call_method_async(bus, NULL, RDMAD_BUS_NAME, SRIOV, RDMAD_SRIOV_INTERFACE,
-                                                     "SetNumVfs", replies_on_reply, &r, "u", 1 + sent % 3) < 0)
+                                                     RDMAD_METHOD_SET_NUM_VFS, replies_on_reply, &r, "u",
+                                                     1 + sent % 3) < 0)
                                 _exit(3);
                         sent++;
                 }
@@ -738,8 +739,8 @@ static char *root_set_num_vfs(Harness *h, uint32_t count) {
         sd_bus_error error = SD_BUS_ERROR_NULL;
         char *name = NULL;
 
-        if (sd_bus_call_method(h->bus, RDMAD_BUS_NAME, SRIOV, RDMAD_SRIOV_INTERFACE, "SetNumVfs", &error, NULL, "u",
-                               count) < 0) {
+        if (sd_bus_call_method(h->bus, RDMAD_BUS_NAME, SRIOV, RDMAD_SRIOV_INTERFACE, RDMAD_METHOD_SET_NUM_VFS, &error,
+                               NULL, "u", count) < 0) {
                 name = strdup(error.name);
                 fprintf(stderr, "root's SetNumVfs(%u): %s: %s\n", count, error.name, error.message);
         }

@@ -188,7 +188,7 @@ static void test_a_forged_departure_keeps_roots_wait(void **state) {
 
         bring_links_to_init(h);
         assert_true(sd_bus_call_method_async(h->bus, NULL, RDMAD_BUS_NAME, HFI1_PORT1, RDMAD_PORT_INTERFACE,
-                                             "WaitForState", harness_on_reply, &reply, "su", "ACTIVE",
+                                             RDMAD_METHOD_WAIT_FOR_STATE, harness_on_reply, &reply, "su", "ACTIVE",
                                              (uint32_t) 15000) >= 0);
         harness_ping(h); /* rdmad holds it, or answered before the Ping */
         assert_false(reply.done);

@@ -294,8 +294,8 @@ static void test_hostile_sysfs_publishes_what_it_can(void **state) {
 
         /* A rescan of the same hostile tree changes nothing. */
         harness_clear_signals(h);
-        assert_true(sd_bus_call_method(h->bus, RDMAD_BUS_NAME, RDMAD_ROOT_PATH, RDMAD_MANAGER_INTERFACE, "Rescan", NULL,
-                                       NULL, "") >= 0);
+        assert_true(sd_bus_call_method(h->bus, RDMAD_BUS_NAME, RDMAD_ROOT_PATH, RDMAD_MANAGER_INTERFACE,
+                                       RDMAD_METHOD_RESCAN, NULL, NULL, "") >= 0);
         /* Its changes, were there any, come after its answer: a window, no barrier. */
         harness_observe(h, 300, "the Rescan's signals, of which there must be none");
         assert_int_equal(h->n_signals, 0);
@@ -374,8 +374,8 @@ static void test_device_gone_in_the_middle_of_a_scan(void **state) {
 
         harness_remove(h, HFI1_SYS);
         harness_clear_signals(h);
-        assert_true(sd_bus_call_method(h->bus, RDMAD_BUS_NAME, RDMAD_ROOT_PATH, RDMAD_MANAGER_INTERFACE, "Rescan", NULL,
-                                       NULL, "") >= 0);
+        assert_true(sd_bus_call_method(h->bus, RDMAD_BUS_NAME, RDMAD_ROOT_PATH, RDMAD_MANAGER_INTERFACE,
+                                       RDMAD_METHOD_RESCAN, NULL, NULL, "") >= 0);
         harness_wait_signals(h, RDMAD_ROOT_PATH, "InterfacesRemoved", 2);
         harness_ping(h);
         assert_int_equal(harness_count_signals(h, RDMAD_ROOT_PATH, "InterfacesRemoved"), 2);
@@ -388,8 +388,8 @@ static void test_device_gone_in_the_middle_of_a_scan(void **state) {
 
         harness_remove(h, "/sys/class/infiniband");
         harness_clear_signals(h);
-        assert_true(sd_bus_call_method(h->bus, RDMAD_BUS_NAME, RDMAD_ROOT_PATH, RDMAD_MANAGER_INTERFACE, "Rescan", NULL,
-                                       NULL, "") >= 0);
+        assert_true(sd_bus_call_method(h->bus, RDMAD_BUS_NAME, RDMAD_ROOT_PATH, RDMAD_MANAGER_INTERFACE,
+                                       RDMAD_METHOD_RESCAN, NULL, NULL, "") >= 0);
         harness_wait_property(h, RDMAD_ROOT_PATH, RDMAD_MANAGER_INTERFACE, "Devices", "[]", 20000);
         harness_assert_daemon_answers(h);
 }
@@ -402,7 +402,8 @@ static void test_rename_while_waiting(void **state) {
         AsyncReply a = {};
 
         assert_true(sd_bus_call_method_async(h->bus, NULL, RDMAD_BUS_NAME, HFI1_0 "/port/1", RDMAD_PORT_INTERFACE,
-                                             "WaitForState", harness_on_reply, &a, "su", "ARMED", 60000) >= 0);
+                                             RDMAD_METHOD_WAIT_FOR_STATE, harness_on_reply, &a, "su", "ARMED",
+                                             60000) >= 0);
         harness_ping(h); /* held: not answered before the Ping */
         assert_false(a.done);
 
@@ -414,9 +415,9 @@ static void test_rename_while_waiting(void **state) {
         harness_ping(h); /* a second reply would come before the Ping's, and fail harness_on_reply's assertion */
 
         assert_true(sd_bus_call_method(h->bus, RDMAD_BUS_NAME, "/org/rdmad1/device/opa0/port/1", RDMAD_PORT_INTERFACE,
-                                       "WaitForState", NULL, NULL, "su", "ACTIVE", 1000) >= 0);
+                                       RDMAD_METHOD_WAIT_FOR_STATE, NULL, NULL, "su", "ACTIVE", 1000) >= 0);
         harness_assert_call_error(h, "org.freedesktop.DBus.Error.UnknownObject", HFI1_0 "/port/1", RDMAD_PORT_INTERFACE,
-                                  "WaitForState", "su", "ACTIVE", 1000);
+                                  RDMAD_METHOD_WAIT_FOR_STATE, "su", "ACTIVE", 1000);
 }
 
 /* ---- bad calls -------------------------------------------------------- */

@@ -318,8 +318,9 @@ static void test_numvfs_changed_behind_our_back(void **state) {
 }
 
 static void wait_for_state_async(Harness *h, const char *path, const char *state, uint32_t timeout_ms, AsyncReply *a) {
-        assert_true(sd_bus_call_method_async(h->bus, NULL, RDMAD_BUS_NAME, path, RDMAD_PORT_INTERFACE, "WaitForState",
-                                             harness_on_reply, a, "su", state, timeout_ms) >= 0);
+        assert_true(sd_bus_call_method_async(h->bus, NULL, RDMAD_BUS_NAME, path, RDMAD_PORT_INTERFACE,
+                                             RDMAD_METHOD_WAIT_FOR_STATE, harness_on_reply, a, "su", state,
+                                             timeout_ms) >= 0);
 }
 
 static void test_wait_for_state(void **state) {
@@ -330,21 +331,21 @@ static void test_wait_for_state(void **state) {
         const char *s;
 
         /* Already there: answered at once, any case. */
-        assert_true(sd_bus_call_method(h->bus, RDMAD_BUS_NAME, HFI1_0 "/port/1", RDMAD_PORT_INTERFACE, "WaitForState",
-                                       NULL, &reply, "su", "active", 5000) >= 0);
+        assert_true(sd_bus_call_method(h->bus, RDMAD_BUS_NAME, HFI1_0 "/port/1", RDMAD_PORT_INTERFACE,
+                                       RDMAD_METHOD_WAIT_FOR_STATE, NULL, &reply, "su", "active", 5000) >= 0);
         assert_true(sd_bus_message_read(reply, "s", &s) > 0);
         assert_string_equal(s, "ACTIVE");
         reply = sd_bus_message_unref(reply);
 
         /* Not a state. */
-        assert_true(sd_bus_call_method(h->bus, RDMAD_BUS_NAME, HFI1_0 "/port/1", RDMAD_PORT_INTERFACE, "WaitForState",
-                                       &error, NULL, "su", "UPPISH", 5000) < 0);
+        assert_true(sd_bus_call_method(h->bus, RDMAD_BUS_NAME, HFI1_0 "/port/1", RDMAD_PORT_INTERFACE,
+                                       RDMAD_METHOD_WAIT_FOR_STATE, &error, NULL, "su", "UPPISH", 5000) < 0);
         assert_string_equal(error.name, RDMAD_ERROR_INVALID_ARGUMENT);
         sd_bus_error_free(&error);
 
         /* Zero timeout: a check only. */
-        assert_true(sd_bus_call_method(h->bus, RDMAD_BUS_NAME, HFI1_0 "/port/1", RDMAD_PORT_INTERFACE, "WaitForState",
-                                       &error, NULL, "su", "DOWN", 0) < 0);
+        assert_true(sd_bus_call_method(h->bus, RDMAD_BUS_NAME, HFI1_0 "/port/1", RDMAD_PORT_INTERFACE,
+                                       RDMAD_METHOD_WAIT_FOR_STATE, &error, NULL, "su", "DOWN", 0) < 0);
         assert_string_equal(error.name, RDMAD_ERROR_TIMEOUT);
         sd_bus_error_free(&error);
 
@@ -463,8 +464,8 @@ static void test_uevent_storm_leaves_the_tree_equal_to_sysfs(void **state) {
         /* The strongest check: a full comparison with sysfs finds no difference. */
         harness_ping(h);
         harness_clear_signals(h);
-        assert_true(sd_bus_call_method(h->bus, RDMAD_BUS_NAME, RDMAD_ROOT_PATH, RDMAD_MANAGER_INTERFACE, "Rescan", NULL,
-                                       NULL, "") >= 0);
+        assert_true(sd_bus_call_method(h->bus, RDMAD_BUS_NAME, RDMAD_ROOT_PATH, RDMAD_MANAGER_INTERFACE,
+                                       RDMAD_METHOD_RESCAN, NULL, NULL, "") >= 0);
         /* Its changes, were there any, come after its answer: a window, no barrier. */
         harness_observe(h, 300, "the Rescan's signals, of which there must be none");
         assert_int_equal(h->n_signals, 0);

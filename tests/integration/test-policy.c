@@ -67,7 +67,7 @@ static void test_unprivileged_reads_are_allowed(void **state) {
         assert_null(err);
         /* ResolveAddress reaches rdmad (its own answer, not the bus's AccessDenied). */
         err = harness_call_as(h, nobody.pw_uid, nobody.pw_gid, RDMAD_BUS_NAME, RDMAD_ROOT_PATH, RDMAD_MANAGER_INTERFACE,
-                              "ResolveAddress", "s", "not-an-address");
+                              RDMAD_METHOD_RESOLVE_ADDRESS, "s", "not-an-address");
         assert_non_null(err);
         assert_string_equal(err, SD_BUS_ERROR_INVALID_ARGS);
         free(err);
@@ -80,12 +80,12 @@ static void test_rescan_and_set_num_vfs_without_polkit_are_refused(void **state)
 
         require_root();
         err = harness_call_as(h, nobody.pw_uid, nobody.pw_gid, RDMAD_BUS_NAME, RDMAD_ROOT_PATH, RDMAD_MANAGER_INTERFACE,
-                              "Rescan", "");
+                              RDMAD_METHOD_RESCAN, "");
         assert_non_null(err);
         assert_string_equal(err, ACCESS_DENIED);
         free(err);
         err = harness_call_as(h, nobody.pw_uid, nobody.pw_gid, RDMAD_BUS_NAME, SRIOV, RDMAD_SRIOV_INTERFACE,
-                              "SetNumVfs", "u", 4);
+                              RDMAD_METHOD_SET_NUM_VFS, "u", 4);
         assert_non_null(err);
         assert_string_equal(err, ACCESS_DENIED);
         free(err);

@@ -51,7 +51,7 @@ static char *set_num_vfs(Harness *h, uint32_t count, bool interactive) {
         char *name = NULL;
 
         assert_true(sd_bus_message_new_method_call(h->bus, &m, RDMAD_BUS_NAME, SRIOV, RDMAD_SRIOV_INTERFACE,
-                                                   "SetNumVfs") >= 0);
+                                                   RDMAD_METHOD_SET_NUM_VFS) >= 0);
         assert_true(sd_bus_message_append(m, "u", count) >= 0);
         assert_true(sd_bus_message_set_allow_interactive_authorization(m, interactive) >= 0);
         if (sd_bus_call(h->bus, m, 20 * 1000000, &error, NULL) < 0) {
@@ -110,7 +110,7 @@ static void test_unprivileged_caller_is_refused(void **state) {
         assert_null(err);
 
         err = harness_call_as(h, nobody->pw_uid, nobody->pw_gid, RDMAD_BUS_NAME, SRIOV, RDMAD_SRIOV_INTERFACE,
-                              "SetNumVfs", "u", 2);
+                              RDMAD_METHOD_SET_NUM_VFS, "u", 2);
         assert_non_null(err);
         if (strcmp(err, "org.freedesktop.DBus.Error.AccessDenied") != 0 &&
             strcmp(err, "org.freedesktop.DBus.Error.InteractiveAuthorizationRequired") != 0)
@@ -147,7 +147,7 @@ static void test_count_above_total_is_invalid_and_writes_nothing(void **state) {
 
         /* A VF has no SR-IOV object to call. */
         err = harness_call_as(h, 0, 0, RDMAD_BUS_NAME, "/org/rdmad1/device/mlx5_5f1/sriov", RDMAD_SRIOV_INTERFACE,
-                              "SetNumVfs", "u", 1);
+                              RDMAD_METHOD_SET_NUM_VFS, "u", 1);
         assert_non_null(err);
         assert_string_equal(err, "org.freedesktop.DBus.Error.UnknownObject");
         free(err);
@@ -164,7 +164,7 @@ static void test_without_polkit_root_succeeds_and_others_are_refused_promptly(vo
 
         /* nobody's call has 10 s; a refusal must come, not a timeout (NoReply). */
         err = harness_call_as(h, nobody->pw_uid, nobody->pw_gid, RDMAD_BUS_NAME, SRIOV, RDMAD_SRIOV_INTERFACE,
-                              "SetNumVfs", "u", 4);
+                              RDMAD_METHOD_SET_NUM_VFS, "u", 4);
         assert_non_null(err);
         assert_string_equal(err, "org.freedesktop.DBus.Error.AccessDenied");
         free(err);
@@ -189,8 +189,8 @@ static void test_slow_driver_never_blocks_the_bus(void **state) {
         HARNESS_REQUIRE_POLKIT(have_polkit);
         fifo = harness_fifo_numvfs(h, PF_SYS);
 
-        assert_true(sd_bus_call_method_async(h->bus, NULL, RDMAD_BUS_NAME, SRIOV, RDMAD_SRIOV_INTERFACE, "SetNumVfs",
-                                             harness_on_reply, &first, "u", 4) >= 0);
+        assert_true(sd_bus_call_method_async(h->bus, NULL, RDMAD_BUS_NAME, SRIOV, RDMAD_SRIOV_INTERFACE,
+                                             RDMAD_METHOD_SET_NUM_VFS, harness_on_reply, &first, "u", 4) >= 0);
         assert_true(sd_bus_flush(h->bus) >= 0);
 
         /* The worker reads the current count: 1. */
@@ -236,8 +236,8 @@ static int logged_setup(void **state) {
 static void set_once(sd_bus *bus, FILE *report, int control, const void *data) {
         sd_bus_error error = SD_BUS_ERROR_NULL;
 
-        if (sd_bus_call_method(bus, RDMAD_BUS_NAME, SRIOV, RDMAD_SRIOV_INTERFACE, "SetNumVfs", &error, NULL, "u", 2) <
-            0)
+        if (sd_bus_call_method(bus, RDMAD_BUS_NAME, SRIOV, RDMAD_SRIOV_INTERFACE, RDMAD_METHOD_SET_NUM_VFS, &error,
+                               NULL, "u", 2) < 0)
                 fprintf(report, "%s\n", error.name);
         else
                 fprintf(report, "ok\n");
@@ -260,8 +260,8 @@ static void test_racing_pair_leaves_no_query(void **state) {
 
         /* Meanwhile root (no polkit needed) starts a change on the same PF. */
         fifo = harness_fifo_numvfs(h, PF_SYS);
-        assert_true(sd_bus_call_method_async(h->bus, NULL, RDMAD_BUS_NAME, SRIOV, RDMAD_SRIOV_INTERFACE, "SetNumVfs",
-                                             harness_on_reply, &root, "u", 4) >= 0);
+        assert_true(sd_bus_call_method_async(h->bus, NULL, RDMAD_BUS_NAME, SRIOV, RDMAD_SRIOV_INTERFACE,
+                                             RDMAD_METHOD_SET_NUM_VFS, harness_on_reply, &root, "u", 4) >= 0);
         assert_true(sd_bus_flush(h->bus) >= 0);
         harness_wait_log(h, "→ 4 VFs: started.");
 

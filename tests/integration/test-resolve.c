@@ -56,7 +56,7 @@ static void write_gid(Harness *h, unsigned index, const char *gid, const char *t
 }
 
 static void rescan(Harness *h) {
-        char *e = harness_call_error(h, RDMAD_ROOT_PATH, RDMAD_MANAGER_INTERFACE, "Rescan", "");
+        char *e = harness_call_error(h, RDMAD_ROOT_PATH, RDMAD_MANAGER_INTERFACE, RDMAD_METHOD_RESCAN, "");
 
         if (e)
                 fail_msg("Rescan failed: %s", e);
@@ -70,8 +70,8 @@ static char *resolve(Harness *h, const char *address, char **ret_error, char **r
         char *body;
         int r;
 
-        r = sd_bus_call_method(h->bus, RDMAD_BUS_NAME, RDMAD_ROOT_PATH, RDMAD_MANAGER_INTERFACE, "ResolveAddress",
-                               &error, &reply, "s", address);
+        r = sd_bus_call_method(h->bus, RDMAD_BUS_NAME, RDMAD_ROOT_PATH, RDMAD_MANAGER_INTERFACE,
+                               RDMAD_METHOD_RESOLVE_ADDRESS, &error, &reply, "s", address);
         if (r < 0) {
                 assert_true(sd_bus_error_is_set(&error));
                 if (ret_error)
@@ -248,8 +248,8 @@ static void test_resolve_unprivileged(void **state) {
                 skip(); /* needs its own network namespace to create interfaces */
         assert_non_null(pw);
         bus = harness_open_bus_as(pw->pw_uid);
-        if (sd_bus_call_method(bus, RDMAD_BUS_NAME, RDMAD_ROOT_PATH, RDMAD_MANAGER_INTERFACE, "ResolveAddress", &error,
-                               &reply, "s", "192.168.1.20") < 0)
+        if (sd_bus_call_method(bus, RDMAD_BUS_NAME, RDMAD_ROOT_PATH, RDMAD_MANAGER_INTERFACE,
+                               RDMAD_METHOD_RESOLVE_ADDRESS, &error, &reply, "s", "192.168.1.20") < 0)
                 fail_msg("ResolveAddress as nobody: %s: %s", error.name, error.message);
         body = format_message_body(reply);
         assert_string_equal(body, "\"" MLX5_PORT "\" 3 \"0000:0000:0000:0000:0000:ffff:c0a8:010a\" \"RoCE v2\" "

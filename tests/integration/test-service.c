@@ -61,7 +61,7 @@ static void test_bus_policy(void **state) {
 
         /* Rescan is root's (rdmad asks the bus who calls), even though the policy lets the call through. */
         err = harness_call_as(h, nobody->pw_uid, nobody->pw_gid, RDMAD_BUS_NAME, RDMAD_ROOT_PATH,
-                              RDMAD_MANAGER_INTERFACE, "Rescan", "");
+                              RDMAD_MANAGER_INTERFACE, RDMAD_METHOD_RESCAN, "");
         assert_non_null(err);
         assert_string_equal(err, "org.freedesktop.DBus.Error.AccessDenied");
         free(err);
@@ -137,8 +137,8 @@ static void test_sigterm_under_valgrind_is_clean(void **state) {
         /* Under valgrind, which harness_time_bound() no longer knows of here: 30 s. */
         harness_wait_for_bound(h, got_port_change, MLX5_0 "/port/1", 30000, "a PropertiesChanged on %s",
                                MLX5_0 "/port/1");
-        assert_true(sd_bus_call_method(h->bus, RDMAD_BUS_NAME, RDMAD_ROOT_PATH, RDMAD_MANAGER_INTERFACE, "Rescan", NULL,
-                                       NULL, "") >= 0);
+        assert_true(sd_bus_call_method(h->bus, RDMAD_BUS_NAME, RDMAD_ROOT_PATH, RDMAD_MANAGER_INTERFACE,
+                                       RDMAD_METHOD_RESCAN, NULL, NULL, "") >= 0);
 }
 
 #endif
@@ -300,12 +300,12 @@ static void test_sigterm_answers_held_calls_and_does_not_wait_for_a_stuck_driver
         uint64_t start;
         /* The calls' own timeouts stay out of the way: 120 s. */
         assert_true(sd_bus_message_new_method_call(h->bus, &call, RDMAD_BUS_NAME, SRIOV, RDMAD_SRIOV_INTERFACE,
-                                                   "SetNumVfs") >= 0);
+                                                   RDMAD_METHOD_SET_NUM_VFS) >= 0);
         assert_true(sd_bus_message_append(call, "u", 4) >= 0);
         assert_true(sd_bus_call_async(h->bus, NULL, call, harness_on_reply, &replies[0], 120 * 1000000ULL) >= 0);
         call = sd_bus_message_unref(call);
         assert_true(sd_bus_call_method_async(h->bus, NULL, RDMAD_BUS_NAME, MLX4_PORT2, RDMAD_PORT_INTERFACE,
-                                             "WaitForState", harness_on_reply, &replies[1], "su", "ACTIVE",
+                                             RDMAD_METHOD_WAIT_FOR_STATE, harness_on_reply, &replies[1], "su", "ACTIVE",
                                              UINT32_MAX) >= 0);
         assert_true(sd_bus_flush(h->bus) >= 0);
         harness_wait_log(h, "→ 4 VFs: started.");
@@ -379,8 +379,8 @@ static void test_interrupted_set_num_vfs_is_reported(void **state) {
         char arg[96];
         int status;
 
-        assert_true(sd_bus_call_method_async(h->bus, NULL, RDMAD_BUS_NAME, SRIOV, RDMAD_SRIOV_INTERFACE, "SetNumVfs",
-                                             NULL, NULL, "u", 4) >= 0);
+        assert_true(sd_bus_call_method_async(h->bus, NULL, RDMAD_BUS_NAME, SRIOV, RDMAD_SRIOV_INTERFACE,
+                                             RDMAD_METHOD_SET_NUM_VFS, NULL, NULL, "u", 4) >= 0);
         assert_true(sd_bus_flush(h->bus) >= 0);
         harness_wait_log(h, "→ 4 VFs: started.");
         snprintf(path, sizeof(path), "%s/%s", vf_state_dir, record);

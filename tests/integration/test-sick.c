@@ -373,12 +373,13 @@ static void test_one_device_hangs(void **state) {
         harness_assert_property(h, "/org/rdmad1/device/sick3/port/1", RDMAD_PORT_INTERFACE, "State", "4: ACTIVE");
 
         /* Counters: the sick device's fail at once, the others' come. */
-        error_name = harness_call_error(h, "/org/rdmad1/device/sick3/port/1", RDMAD_PORT_INTERFACE, "GetCounters", "");
+        error_name = harness_call_error(h, "/org/rdmad1/device/sick3/port/1", RDMAD_PORT_INTERFACE,
+                                        RDMAD_METHOD_GET_COUNTERS, "");
         assert_non_null(error_name);
         assert_string_equal(error_name, RDMAD_ERROR_UNRESPONSIVE);
         free(error_name);
         assert_true(sd_bus_call_method(h->bus, RDMAD_BUS_NAME, RDMAD_ROOT_PATH, RDMAD_MANAGER_INTERFACE,
-                                       "GetAllCounters", &error, &reply, "") >= 0);
+                                       RDMAD_METHOD_GET_ALL_COUNTERS, &error, &reply, "") >= 0);
         s = format_message_body(reply);
         assert_null(strstr(s, "\"sick3\""));
         assert_non_null(strstr(s, "\"sick7\""));
@@ -408,7 +409,8 @@ static void test_one_device_hangs(void **state) {
         }
         harness_assert_property(h, "/org/rdmad1/device/sick3/port/1", RDMAD_PORT_INTERFACE, "State", "1: DOWN");
         harness_assert_property(h, "/org/rdmad1/device/sick3", RDMAD_DEVICE_INTERFACE, "HealthReason", "");
-        error_name = harness_call_error(h, "/org/rdmad1/device/sick3/port/1", RDMAD_PORT_INTERFACE, "GetCounters", "");
+        error_name = harness_call_error(h, "/org/rdmad1/device/sick3/port/1", RDMAD_PORT_INTERFACE,
+                                        RDMAD_METHOD_GET_COUNTERS, "");
         assert_null(error_name);
 }
 
@@ -670,8 +672,8 @@ static void test_clients_show_io_errors(void **state) {
         /* A clean full read clears it. */
         fault_fs_set(f, "ports/1/state", FAULT_NONE, 0);
         harness_clear_signals(h);
-        assert_true(sd_bus_call_method(h->bus, RDMAD_BUS_NAME, RDMAD_ROOT_PATH, RDMAD_MANAGER_INTERFACE, "Rescan", NULL,
-                                       NULL, "") >= 0);
+        assert_true(sd_bus_call_method(h->bus, RDMAD_BUS_NAME, RDMAD_ROOT_PATH, RDMAD_MANAGER_INTERFACE,
+                                       RDMAD_METHOD_RESCAN, NULL, NULL, "") >= 0);
         wait_health(h, "sick5", "ok", (int) (harness_time_bound(5000000) / 1000));
         child_expect(text, "sick5: health errors -> ok\n", false, 10000);
         assert_list_health(h, NULL, NULL, NULL);
@@ -796,15 +798,16 @@ static void test_eio(void **state) {
         /* A clean full read clears it. */
         fault_fs_set(f, "ports/1/state", FAULT_NONE, 0);
         harness_clear_signals(h);
-        assert_true(sd_bus_call_method(h->bus, RDMAD_BUS_NAME, RDMAD_ROOT_PATH, RDMAD_MANAGER_INTERFACE, "Rescan", NULL,
-                                       NULL, "") >= 0);
+        assert_true(sd_bus_call_method(h->bus, RDMAD_BUS_NAME, RDMAD_ROOT_PATH, RDMAD_MANAGER_INTERFACE,
+                                       RDMAD_METHOD_RESCAN, NULL, NULL, "") >= 0);
         wait_health(h, "sick5", "ok", (int) (harness_time_bound(5000000) / 1000));
         harness_assert_property(h, "/org/rdmad1/device/sick5", RDMAD_DEVICE_INTERFACE, "HealthReason", "");
 
         /* A counter file that fails: GetCounters answers with what it could read, errors says which. */
         harness_clear_signals(h);
         fault_fs_set(f, "ports/1/counters/symbol_error", FAULT_EIO, 0);
-        free(harness_call_error(h, "/org/rdmad1/device/sick5/port/1", RDMAD_PORT_INTERFACE, "GetCounters", ""));
+        free(harness_call_error(h, "/org/rdmad1/device/sick5/port/1", RDMAD_PORT_INTERFACE, RDMAD_METHOD_GET_COUNTERS,
+                                ""));
         wait_health(h, "sick5", "errors", (int) (harness_time_bound(5000000) / 1000));
         s = device_property(h, "sick5", "HealthReason");
         if (!s || !strstr(s, "ports/1/counters/symbol_error: Input/output error"))
@@ -870,7 +873,7 @@ static void test_slow_answering_device_stays_ok(void **state) {
         /* As an unprivileged user where the test may, and as root, at once. */
         if (geteuid() == 0 && nobody) {
                 error_name = harness_call_as(h, nobody->pw_uid, nobody->pw_gid, RDMAD_BUS_NAME, RDMAD_ROOT_PATH,
-                                             RDMAD_MANAGER_INTERFACE, "GetAllCounters", "");
+                                             RDMAD_MANAGER_INTERFACE, RDMAD_METHOD_GET_ALL_COUNTERS, "");
                 assert_null(error_name);
         }
         {
@@ -878,8 +881,8 @@ static void test_slow_answering_device_stays_ok(void **state) {
                 sd_bus_message *reply = NULL;
                 bool whole;
 
-                if (sd_bus_call_method(h->bus, RDMAD_BUS_NAME, port, RDMAD_PORT_INTERFACE, "GetCounters", &error,
-                                       &reply, "") < 0)
+                if (sd_bus_call_method(h->bus, RDMAD_BUS_NAME, port, RDMAD_PORT_INTERFACE, RDMAD_METHOD_GET_COUNTERS,
+                                       &error, &reply, "") < 0)
                         fail_msg("GetCounters on a slow device: %s: %s", error.name, error.message);
                 s = format_message_body(reply);
                 sd_bus_message_unref(reply);
@@ -899,7 +902,7 @@ static void test_slow_answering_device_stays_ok(void **state) {
         fault_fs_set(f, "ports/1/counters/symbol_error", FAULT_DELAY, 1500);
         fault_fs_set(f, "ports/1/counters/port_rcv_data", FAULT_DELAY, 1500);
         fault_fs_set(f, "ports/1/counters/extra_counter_00", FAULT_DELAY, 1500);
-        error_name = harness_call_error(h, port, RDMAD_PORT_INTERFACE, "GetCounters", "");
+        error_name = harness_call_error(h, port, RDMAD_PORT_INTERFACE, RDMAD_METHOD_GET_COUNTERS, "");
         if (error_name)
                 fail_msg("GetCounters with 1.5 s reads under a 2 s timeout: %s", error_name);
         s = device_property(h, "sick8", "Health");
@@ -1035,8 +1038,8 @@ static void test_set_num_vfs_unresponsive(void **state) {
                                 "change");
         wait_health(h, "mlx5_5f0", "unresponsive",
                     (int) (harness_time_bound((READ_TIMEOUT_MS + 3000) * 1000ULL) / 1000));
-        error_name =
-                harness_call_error(h, "/org/rdmad1/device/mlx5_5f0/sriov", RDMAD_SRIOV_INTERFACE, "SetNumVfs", "u", 2);
+        error_name = harness_call_error(h, "/org/rdmad1/device/mlx5_5f0/sriov", RDMAD_SRIOV_INTERFACE,
+                                        RDMAD_METHOD_SET_NUM_VFS, "u", 2);
         assert_non_null(error_name);
         assert_string_equal(error_name, RDMAD_ERROR_UNRESPONSIVE);
         free(error_name);

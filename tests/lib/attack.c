@@ -57,29 +57,32 @@ static int send_one(sd_bus *bus, const Attack *a, unsigned serial, sd_bus_messag
         switch (a->kind) {
         case ATTACK_ALL_COUNTERS:
                 r = sd_bus_message_new_method_call(bus, &m, RDMAD_BUS_NAME, RDMAD_ROOT_PATH, RDMAD_MANAGER_INTERFACE,
-                                                   "GetAllCounters");
+                                                   RDMAD_METHOD_GET_ALL_COUNTERS);
                 break;
         case ATTACK_PORT_COUNTERS:
-                r = sd_bus_message_new_method_call(bus, &m, RDMAD_BUS_NAME, path, RDMAD_PORT_INTERFACE, "GetCounters");
+                r = sd_bus_message_new_method_call(bus, &m, RDMAD_BUS_NAME, path, RDMAD_PORT_INTERFACE,
+                                                   RDMAD_METHOD_GET_COUNTERS);
                 break;
         case ATTACK_INTROSPECT:
                 r = sd_bus_message_new_method_call(bus, &m, RDMAD_BUS_NAME, RDMAD_DEVICE_PREFIX,
                                                    "org.freedesktop.DBus.Introspectable", "Introspect");
                 break;
         case ATTACK_WAIT_FOR_STATE:
-                r = sd_bus_message_new_method_call(bus, &m, RDMAD_BUS_NAME, path, RDMAD_PORT_INTERFACE, "WaitForState");
+                r = sd_bus_message_new_method_call(bus, &m, RDMAD_BUS_NAME, path, RDMAD_PORT_INTERFACE,
+                                                   RDMAD_METHOD_WAIT_FOR_STATE);
                 if (r >= 0)
                         r = sd_bus_message_append(m, "su", "DOWN", 60000);
                 break;
         case ATTACK_SET_NUM_VFS:
                 snprintf(path, sizeof(path), RDMAD_DEVICE_PREFIX "/mlx5_5f%u/sriov", serial % attack_n_devices);
-                r = sd_bus_message_new_method_call(bus, &m, RDMAD_BUS_NAME, path, RDMAD_SRIOV_INTERFACE, "SetNumVfs");
+                r = sd_bus_message_new_method_call(bus, &m, RDMAD_BUS_NAME, path, RDMAD_SRIOV_INTERFACE,
+                                                   RDMAD_METHOD_SET_NUM_VFS);
                 if (r >= 0)
                         r = sd_bus_message_append(m, "u", 1);
                 break;
         case ATTACK_RESCAN:
                 r = sd_bus_message_new_method_call(bus, &m, RDMAD_BUS_NAME, RDMAD_ROOT_PATH, RDMAD_MANAGER_INTERFACE,
-                                                   "Rescan");
+                                                   RDMAD_METHOD_RESCAN);
                 break;
         case ATTACK_MANAGED_OBJECTS:
                 r = sd_bus_message_new_method_call(bus, &m, RDMAD_BUS_NAME, RDMAD_ROOT_PATH,
