@@ -379,31 +379,31 @@ int bus_managed_objects_start(ManagedObjectsQueue *q, sd_bus *bus, sd_event *eve
                 return 0;
 
         r = sd_event_add_defer(event, &q->build_event, build_slice, q);
+        if (r >= 0)
+                r = sd_event_add_time_relative(event, &q->starved_event, CLOCK_MONOTONIC, MANAGED_OBJECTS_STARVED_USEC,
+                                               0, on_starved, q);
+        if (r >= 0)
+                r = sd_event_add_post(event, &q->flush_event, on_flush, q);
+        if (r >= 0)
+                r = sd_event_add_time(event, &q->share_event, CLOCK_MONOTONIC, 0, 0, on_share_timer, q);
         if (r < 0)
-                return log_error_errno(r, "Failed to add the GetManagedObjects source: %m");
+                return log_error_errno(r, "Failed to add the GetManagedObjects sources: %m");
         /* Below everything, the emission of signals (IDLE) included. */
         (void) sd_event_source_set_priority(q->build_event, SD_EVENT_PRIORITY_IDLE + 10);
-        (void) sd_event_source_set_enabled(q->build_event, SD_EVENT_OFF);
-        (void) sd_event_source_set_description(q->build_event, "get-managed-objects");
-
-        r = sd_event_add_time_relative(event, &q->starved_event, CLOCK_MONOTONIC, MANAGED_OBJECTS_STARVED_USEC, 0,
-                                       on_starved, q);
-        if (r < 0)
-                return log_error_errno(r, "Failed to add the GetManagedObjects timer: %m");
-        (void) sd_event_source_set_enabled(q->starved_event, SD_EVENT_OFF);
-        (void) sd_event_source_set_description(q->starved_event, "get-managed-objects-starved");
-
-        r = sd_event_add_post(event, &q->flush_event, on_flush, q);
-        if (r < 0)
-                return log_error_errno(r, "Failed to add the GetManagedObjects flush source: %m");
-        (void) sd_event_source_set_enabled(q->flush_event, SD_EVENT_OFF);
-        (void) sd_event_source_set_description(q->flush_event, "get-managed-objects-flush");
-
-        r = sd_event_add_time(event, &q->share_event, CLOCK_MONOTONIC, 0, 0, on_share_timer, q);
-        if (r < 0)
-                return log_error_errno(r, "Failed to add the GetManagedObjects share timer: %m");
-        (void) sd_event_source_set_enabled(q->share_event, SD_EVENT_OFF);
-        (void) sd_event_source_set_description(q->share_event, "get-managed-objects-share");
+        /* All off until a call comes. */
+        const struct {
+                sd_event_source *source;
+                const char *description;
+        } sources[] = {
+                { q->build_event, "get-managed-objects" },
+                { q->starved_event, "get-managed-objects-starved" },
+                { q->flush_event, "get-managed-objects-flush" },
+                { q->share_event, "get-managed-objects-share" },
+        };
+        for (size_t i = 0; i < ELEMENTSOF(sources); i++) {
+                (void) sd_event_source_set_enabled(sources[i].source, SD_EVENT_OFF);
+                (void) sd_event_source_set_description(sources[i].source, sources[i].description);
+        }
 
         r = sd_bus_add_filter(bus, &q->filter_slot, on_message, q);
         if (r < 0)

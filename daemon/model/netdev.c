@@ -32,19 +32,7 @@ static int netdev_derive(void *object) {
         return 0;
 }
 
-static PropertyMask netdev_changed_object(const void *a, const void *b) {
-        return netdev_changed_mask(a, b);
-}
-
-static const ObjectKind netdev_kind = {
-        .size = sizeof(NetDev),
-        .strings = netdev_strings,
-        .n_strings = ELEMENTSOF(netdev_strings),
-        .attributes_offset = offsetof(NetDev, attributes),
-        .attributes_bit = PROPERTY_BIT(NETDEV_PROP_ATTRIBUTES),
-        .derive = netdev_derive,
-        .changed_mask = netdev_changed_object,
-};
+DEFINE_OBJECT_KIND(netdev, NetDev, NETDEV);
 
 /* What a link event makes us re-read of a netdev. */
 static const PolledFile netdev_files[] = {

@@ -128,19 +128,7 @@ static int port_derive(void *object) {
         return 0;
 }
 
-static PropertyMask port_changed_object(const void *a, const void *b) {
-        return port_changed_mask(a, b);
-}
-
-static const ObjectKind port_kind = {
-        .size = sizeof(Port),
-        .strings = port_strings,
-        .n_strings = ELEMENTSOF(port_strings),
-        .attributes_offset = offsetof(Port, attributes),
-        .attributes_bit = PROPERTY_BIT(PORT_PROP_ATTRIBUTES),
-        .derive = port_derive,
-        .changed_mask = port_changed_object,
-};
+DEFINE_OBJECT_KIND(port, Port, PORT);
 
 /* "4: ACTIVE" or "4", with or without its newline: anything else ("", a
  * torn or garbled read) is no state, and never a transition. */

@@ -150,6 +150,22 @@ typedef struct ObjectKind {
         PropertyMask (*changed_mask)(const void *a, const void *b);
 } ObjectKind;
 
+/* kind##_kind for port.c and netdev.c, from what each defines: Object's
+ * kind##_strings[], kind##_derive() and kind##_changed_mask(). */
+#define DEFINE_OBJECT_KIND(kind, Object, PREFIX)                                                                       \
+        static PropertyMask kind##_changed_object(const void *a, const void *b) {                                      \
+                return kind##_changed_mask(a, b);                                                                      \
+        }                                                                                                              \
+        static const ObjectKind kind##_kind = {                                                                        \
+                .size = sizeof(Object),                                                                                \
+                .strings = kind##_strings,                                                                             \
+                .n_strings = ELEMENTSOF(kind##_strings),                                                               \
+                .attributes_offset = offsetof(Object, attributes),                                                     \
+                .attributes_bit = PROPERTY_BIT(PREFIX##_PROP_ATTRIBUTES),                                              \
+                .derive = kind##_derive,                                                                               \
+                .changed_mask = kind##_changed_object,                                                                 \
+        }
+
 /* A shallow copy of any object of a kind, taken before re-deriving it. */
 typedef union ObjectSnapshot {
         Port port;
