@@ -26,8 +26,9 @@ size_t measure_get_during_counters(Harness *h, const char *port_path, size_t run
                                                      harness_on_reply, &r, "") >= 0);
                 while (!r.done) {
                         if (n_during < max_gets)
-                                during[n_during++] = call_usec(h, RDMAD_BUS_NAME, port_path, DBUS_PROPERTIES_INTERFACE,
-                                                               "Get", "ss", RDMAD_PORT_INTERFACE, "State");
+                                during[n_during++] =
+                                        call_usec(h, RDMAD_BUS_NAME, port_path, DBUS_PROPERTIES_INTERFACE, "Get", "ss",
+                                                  RDMAD_PORT_INTERFACE, RDMAD_PORT_PROPERTY_STATE);
                         while (sd_bus_process(h->bus, NULL) > 0)
                                 ;
                         if (!r.done && n_during >= max_gets)

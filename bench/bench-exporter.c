@@ -77,7 +77,7 @@ static uint64_t get_usec(Harness *h) {
         uint64_t t0 = now_usec(), t;
 
         assert_true(sd_bus_get_property_string(h->bus, RDMAD_BUS_NAME, RDMAD_ROOT_PATH, RDMAD_MANAGER_INTERFACE,
-                                               "Version", &error, &version) >= 0);
+                                               RDMAD_MANAGER_PROPERTY_VERSION, &error, &version) >= 0);
         t = now_usec() - t0;
         free(version);
         return t;

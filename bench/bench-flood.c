@@ -134,7 +134,7 @@ void flood_table(Harness *h, unsigned n, unsigned seconds) {
                         /* Not call_usec(): its default timeout of 25 s is what rdmad took without slices. */
                         uint64_t g = now_usec();
                         if (sd_bus_call_method(h->bus, RDMAD_BUS_NAME, get_path, DBUS_PROPERTIES_INTERFACE, "Get", NULL,
-                                               NULL, "ss", RDMAD_PORT_INTERFACE, "State") < 0)
+                                               NULL, "ss", RDMAD_PORT_INTERFACE, RDMAD_PORT_PROPERTY_STATE) < 0)
                                 get_errors++;
                         gets[n_gets++] = now_usec() - g;
                 } else

@@ -26,7 +26,7 @@ GetFigures measure_gets(Harness *h, unsigned n, size_t runs) {
         middle_port_path(n, path, sizeof(path));
         for (size_t i = 0; i < runs; i++) {
                 a[i] = call_usec(h, RDMAD_BUS_NAME, path, DBUS_PROPERTIES_INTERFACE, "Get", "ss", RDMAD_PORT_INTERFACE,
-                                 "State");
+                                 RDMAD_PORT_PROPERTY_STATE);
                 b[i] = call_usec(h, FLOOR_NAME, FLOOR_PATH, DBUS_PROPERTIES_INTERFACE, "Get", "ss", FLOOR_NAME,
                                  "State");
                 c[i] = call_usec(h, DBUS_SERVICE_NAME, DBUS_PATH, DBUS_INTERFACE, "GetId", NULL);

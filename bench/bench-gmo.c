@@ -174,7 +174,8 @@ static void big_host_row(unsigned n) {
         size = gmo_reply_size(h, &error);
         t0 = now_usec() - t0;
         harness_observe(h, 500, "the start-up's debug lines");
-        version = harness_get_property(h, RDMAD_ROOT_PATH, RDMAD_MANAGER_INTERFACE, "Version", NULL);
+        version =
+                harness_get_property(h, RDMAD_ROOT_PATH, RDMAD_MANAGER_INTERFACE, RDMAD_MANAGER_PROPERTY_VERSION, NULL);
         printf("| %u | %u | %s | %.1f ms | %s |\n", n, 6 * n, error ? error : "reply", t0 / 1000.0,
                version ? "answers" : "gone from the bus");
         /* What the daemon counted against its bound, beside the exact size. */

@@ -144,7 +144,7 @@ int main(int argc, char *argv[]) {
 
         for (size_t i = 0; i < CALLS; i++) {
                 resolve[i] = call_usec(h, RDMAD_METHOD_RESOLVE_ADDRESS, "s", "192.0.2.2");
-                get[i] = call_usec(h, "Get", "ss", RDMAD_MANAGER_INTERFACE, "Version");
+                get[i] = call_usec(h, "Get", "ss", RDMAD_MANAGER_INTERFACE, RDMAD_MANAGER_PROPERTY_VERSION);
         }
         s = stats(resolve, CALLS);
         g = stats(get, CALLS);

@@ -71,8 +71,8 @@ int verb_route(sd_bus *bus, const Options *o, char **args, size_t n_args) {
         }
         /* The state is for the reader; a port gone meanwhile still has its answer. */
         sd_bus_error_free(&error);
-        if (sd_bus_get_property_string(bus, RDMAD_BUS_NAME, route.port_path, RDMAD_PORT_INTERFACE, "StateName", &error,
-                                       &state) < 0)
+        if (sd_bus_get_property_string(bus, RDMAD_BUS_NAME, route.port_path, RDMAD_PORT_INTERFACE,
+                                       RDMAD_PORT_PROPERTY_STATE_NAME, &error, &state) < 0)
                 state = mfree(state);
         route.state = state;
 

@@ -69,11 +69,11 @@ static int get_sriov_counts(sd_bus *bus, const char *path, uint32_t *ret_num, ui
         sd_bus_error error = SD_BUS_ERROR_NULL;
         int r, status;
 
-        r = sd_bus_get_property_trivial(bus, RDMAD_BUS_NAME, path, RDMAD_SRIOV_INTERFACE, "NumVfs", &error, 'u',
-                                        ret_num);
+        r = sd_bus_get_property_trivial(bus, RDMAD_BUS_NAME, path, RDMAD_SRIOV_INTERFACE, RDMAD_SRIOV_PROPERTY_NUM_VFS,
+                                        &error, 'u', ret_num);
         if (r >= 0 && ret_total)
-                r = sd_bus_get_property_trivial(bus, RDMAD_BUS_NAME, path, RDMAD_SRIOV_INTERFACE, "TotalVfs", &error,
-                                                'u', ret_total);
+                r = sd_bus_get_property_trivial(bus, RDMAD_BUS_NAME, path, RDMAD_SRIOV_INTERFACE,
+                                                RDMAD_SRIOV_PROPERTY_TOTAL_VFS, &error, 'u', ret_total);
         if (r >= 0)
                 return EXIT_OK;
         status = report_bus_error("reading NumVfs", r, &error);

@@ -44,52 +44,52 @@ typedef struct PropertySpec {
         { n, "d", PROPERTY_DOUBLE, offsetof(type, field) }
 
 static const PropertySpec device_properties[] = {
-        STRING("Name", RdmaDevice, name),
-        STRING("SysfsPath", RdmaDevice, sysfs_path),
-        STRING("DevicePath", RdmaDevice, device_path),
-        STRING("Driver", RdmaDevice, driver),
-        STRING("NodeType", RdmaDevice, node_type),
-        STRING("Transport", RdmaDevice, transport),
-        STRING("PciAddress", RdmaDevice, pci_address),
-        INT32("NumaNode", RdmaDevice, numa_node),
-        OBJECT("PhysicalFunction", RdmaDevice, physical_function),
-        STRING("NodeGuid", RdmaDevice, node_guid),
-        STRING("SysImageGuid", RdmaDevice, sys_image_guid),
-        STRING("FirmwareVersion", RdmaDevice, firmware_version),
-        STRING("HcaType", RdmaDevice, hca_type),
-        STRING("HwRev", RdmaDevice, hw_rev),
-        STRING("BoardId", RdmaDevice, board_id),
-        STRING("NodeDescription", RdmaDevice, node_description),
-        STRING("Health", RdmaDevice, health),
-        STRING("HealthReason", RdmaDevice, health_reason),
-        BOOL("SriovCapable", RdmaDevice, sriov_capable),
-        OBJECT("Sriov", RdmaDevice, sriov),
+        STRING(RDMAD_DEVICE_PROPERTY_NAME, RdmaDevice, name),
+        STRING(RDMAD_DEVICE_PROPERTY_SYSFS_PATH, RdmaDevice, sysfs_path),
+        STRING(RDMAD_DEVICE_PROPERTY_DEVICE_PATH, RdmaDevice, device_path),
+        STRING(RDMAD_DEVICE_PROPERTY_DRIVER, RdmaDevice, driver),
+        STRING(RDMAD_DEVICE_PROPERTY_NODE_TYPE, RdmaDevice, node_type),
+        STRING(RDMAD_DEVICE_PROPERTY_TRANSPORT, RdmaDevice, transport),
+        STRING(RDMAD_DEVICE_PROPERTY_PCI_ADDRESS, RdmaDevice, pci_address),
+        INT32(RDMAD_DEVICE_PROPERTY_NUMA_NODE, RdmaDevice, numa_node),
+        OBJECT(RDMAD_DEVICE_PROPERTY_PHYSICAL_FUNCTION, RdmaDevice, physical_function),
+        STRING(RDMAD_DEVICE_PROPERTY_NODE_GUID, RdmaDevice, node_guid),
+        STRING(RDMAD_DEVICE_PROPERTY_SYS_IMAGE_GUID, RdmaDevice, sys_image_guid),
+        STRING(RDMAD_DEVICE_PROPERTY_FIRMWARE_VERSION, RdmaDevice, firmware_version),
+        STRING(RDMAD_DEVICE_PROPERTY_HCA_TYPE, RdmaDevice, hca_type),
+        STRING(RDMAD_DEVICE_PROPERTY_HW_REV, RdmaDevice, hw_rev),
+        STRING(RDMAD_DEVICE_PROPERTY_BOARD_ID, RdmaDevice, board_id),
+        STRING(RDMAD_DEVICE_PROPERTY_NODE_DESCRIPTION, RdmaDevice, node_description),
+        STRING(RDMAD_DEVICE_PROPERTY_HEALTH, RdmaDevice, health),
+        STRING(RDMAD_DEVICE_PROPERTY_HEALTH_REASON, RdmaDevice, health_reason),
+        BOOL(RDMAD_DEVICE_PROPERTY_SRIOV_CAPABLE, RdmaDevice, sriov_capable),
+        OBJECT(RDMAD_DEVICE_PROPERTY_SRIOV, RdmaDevice, sriov),
         {},
 };
 
 #define PORT_SHOWN_DECODE(bus, type, field, key, label, text, flags) type(bus, RdmaPort, field),
 
 static const PropertySpec port_properties[] = {
-        OBJECT("Device", RdmaPort, device),
-        UINT32("Number", RdmaPort, number),
-        STRING("StateName", RdmaPort, state_name),
-        UINT32("StateNum", RdmaPort, state_num),
-        STRING("PhysStateName", RdmaPort, phys_state_name),
-        UINT32("PhysStateNum", RdmaPort, phys_state_num),
-        STRING("Rate", RdmaPort, rate),
-        STRING("LinkLayer", RdmaPort, link_layer),
-        STRING("Transport", RdmaPort, transport),
-        STRING("LinkWidth", RdmaPort, link_width),
-        STRING("LinkSpeed", RdmaPort, link_speed),
-        STRING("RateInfo", RdmaPort, rate_info),
-        DOUBLE("RateSpeed", RdmaPort, rate_speed),
+        OBJECT(RDMAD_PORT_PROPERTY_DEVICE, RdmaPort, device),
+        UINT32(RDMAD_PORT_PROPERTY_NUMBER, RdmaPort, number),
+        STRING(RDMAD_PORT_PROPERTY_STATE_NAME, RdmaPort, state_name),
+        UINT32(RDMAD_PORT_PROPERTY_STATE_NUM, RdmaPort, state_num),
+        STRING(RDMAD_PORT_PROPERTY_PHYS_STATE_NAME, RdmaPort, phys_state_name),
+        UINT32(RDMAD_PORT_PROPERTY_PHYS_STATE_NUM, RdmaPort, phys_state_num),
+        STRING(RDMAD_PORT_PROPERTY_RATE, RdmaPort, rate),
+        STRING(RDMAD_PORT_PROPERTY_LINK_LAYER, RdmaPort, link_layer),
+        STRING(RDMAD_PORT_PROPERTY_TRANSPORT, RdmaPort, transport),
+        STRING(RDMAD_PORT_PROPERTY_LINK_WIDTH, RdmaPort, link_width),
+        STRING(RDMAD_PORT_PROPERTY_LINK_SPEED, RdmaPort, link_speed),
+        STRING(RDMAD_PORT_PROPERTY_RATE_INFO, RdmaPort, rate_info),
+        DOUBLE(RDMAD_PORT_PROPERTY_RATE_SPEED, RdmaPort, rate_speed),
         /* Lid, SmLid, LidMaskCount, SmSl, CapMask, ... */
         PORT_SHOWN_PROPERTIES(PORT_SHOWN_DECODE) /* rows with their commas */
-        OBJECT("NetDev", RdmaPort, netdev),
-        UINT64("StateChangedUsec", RdmaPort, state_changed_usec),
-        UINT64("StateChanges", RdmaPort, state_changes),
-        STRING("LinkEvents", RdmaPort, link_events),
-        STRING("PortGuid", RdmaPort, port_guid),
+        OBJECT(RDMAD_PORT_PROPERTY_NETDEV, RdmaPort, netdev),
+        UINT64(RDMAD_PORT_PROPERTY_STATE_CHANGED_USEC, RdmaPort, state_changed_usec),
+        UINT64(RDMAD_PORT_PROPERTY_STATE_CHANGES, RdmaPort, state_changes),
+        STRING(RDMAD_PORT_PROPERTY_LINK_EVENTS, RdmaPort, link_events),
+        STRING(RDMAD_PORT_PROPERTY_PORT_GUID, RdmaPort, port_guid),
         {},
 };
 
@@ -105,21 +105,21 @@ uint64_t port_shown_value(const RdmaPort *p, PortShown i) {
 }
 
 static const PropertySpec netdev_properties[] = {
-        STRING("Name", RdmaNetDev, name),
-        OBJECT("Device", RdmaNetDev, device),
-        UINT32("DevPort", RdmaNetDev, dev_port),
-        OBJECT("Port", RdmaNetDev, port),
-        STRING("OperState", RdmaNetDev, oper_state),
-        STRING("Address", RdmaNetDev, address),
-        UINT32("Mtu", RdmaNetDev, mtu),
+        STRING(RDMAD_NETDEV_PROPERTY_NAME, RdmaNetDev, name),
+        OBJECT(RDMAD_NETDEV_PROPERTY_DEVICE, RdmaNetDev, device),
+        UINT32(RDMAD_NETDEV_PROPERTY_DEV_PORT, RdmaNetDev, dev_port),
+        OBJECT(RDMAD_NETDEV_PROPERTY_PORT, RdmaNetDev, port),
+        STRING(RDMAD_NETDEV_PROPERTY_OPER_STATE, RdmaNetDev, oper_state),
+        STRING(RDMAD_NETDEV_PROPERTY_ADDRESS, RdmaNetDev, address),
+        UINT32(RDMAD_NETDEV_PROPERTY_MTU, RdmaNetDev, mtu),
         {},
 };
 
 static const PropertySpec sriov_properties[] = {
-        OBJECT("Device", RdmaSriov, device),
-        STRING("DevicePath", RdmaSriov, device_path),
-        UINT32("NumVfs", RdmaSriov, num_vfs),
-        UINT32("TotalVfs", RdmaSriov, total_vfs),
+        OBJECT(RDMAD_SRIOV_PROPERTY_DEVICE, RdmaSriov, device),
+        STRING(RDMAD_SRIOV_PROPERTY_DEVICE_PATH, RdmaSriov, device_path),
+        UINT32(RDMAD_SRIOV_PROPERTY_NUM_VFS, RdmaSriov, num_vfs),
+        UINT32(RDMAD_SRIOV_PROPERTY_TOTAL_VFS, RdmaSriov, total_vfs),
         {},
 };
 
@@ -151,10 +151,11 @@ static const PropertySpec link_change_members[] = {
 
 static const ArraySpec port_arrays[] = {
         /* "a(usss)" (index, gid, type, netdev); "a(uss)" from daemons before GID netdevs. */
-        { "Gids", gid_members, 3, sizeof(RdmaGid), offsetof(RdmaPort, gids), offsetof(RdmaPort, n_gids) },
+        { RDMAD_PORT_PROPERTY_GIDS, gid_members, 3, sizeof(RdmaGid), offsetof(RdmaPort, gids),
+          offsetof(RdmaPort, n_gids) },
         /* "a(tss)": (usec, old state, new state), oldest first. */
-        { "LinkHistory", link_change_members, 3, sizeof(RdmaLinkChange), offsetof(RdmaPort, link_history),
-          offsetof(RdmaPort, n_link_history) },
+        { RDMAD_PORT_PROPERTY_LINK_HISTORY, link_change_members, 3, sizeof(RdmaLinkChange),
+          offsetof(RdmaPort, link_history), offsetof(RdmaPort, n_link_history) },
         {},
 };
 
@@ -365,11 +366,11 @@ static int read_virtual_functions(RdmaDevice *d, sd_bus_message *m) {
 }
 
 static int device_special(void *object, const char *name, const char *contents, sd_bus_message *m) {
-        if (streq(name, "PortNumbers") && streq(contents, "au")) {
+        if (streq(name, RDMAD_DEVICE_PROPERTY_PORT_NUMBERS) && streq(contents, "au")) {
                 int r = read_port_numbers(object, m);
                 return r < 0 ? r : 1;
         }
-        if (streq(name, "VirtualFunctions") && streq(contents, "ao")) {
+        if (streq(name, RDMAD_DEVICE_PROPERTY_VIRTUAL_FUNCTIONS) && streq(contents, "ao")) {
                 int r = read_virtual_functions(object, m);
                 return r < 0 ? r : 1;
         }

@@ -28,11 +28,13 @@ typedef struct RdmaGid {
  * UINT64; text DEC or HEX32 (8 hex digits); flags PORT_SHOWN_MONITOR (a
  * change is told), PORT_SHOWN_IB_ONLY (no text on Ethernet: LIDs). */
 #define PORT_SHOWN_PROPERTIES(X)                                                                                       \
-        X("Lid", UINT32, lid, "lid", "LID", DEC, PORT_SHOWN_MONITOR | PORT_SHOWN_IB_ONLY)                              \
-        X("SmLid", UINT32, sm_lid, "sm_lid", "SM LID", DEC, PORT_SHOWN_MONITOR | PORT_SHOWN_IB_ONLY)                   \
-        X("LidMaskCount", UINT32, lid_mask_count, "lmc", "LMC", DEC, PORT_SHOWN_MONITOR | PORT_SHOWN_IB_ONLY)          \
-        X("SmSl", UINT32, sm_sl, "sm_sl", "SM SL", DEC, PORT_SHOWN_MONITOR | PORT_SHOWN_IB_ONLY)                       \
-        X("CapMask", UINT32, cap_mask, "cap_mask", "capabilities", HEX32, PORT_SHOWN_IB_ONLY)
+        X(RDMAD_PORT_PROPERTY_LID, UINT32, lid, "lid", "LID", DEC, PORT_SHOWN_MONITOR | PORT_SHOWN_IB_ONLY)            \
+        X(RDMAD_PORT_PROPERTY_SM_LID, UINT32, sm_lid, "sm_lid", "SM LID", DEC,                                         \
+          PORT_SHOWN_MONITOR | PORT_SHOWN_IB_ONLY)                                                                     \
+        X(RDMAD_PORT_PROPERTY_LID_MASK_COUNT, UINT32, lid_mask_count, "lmc", "LMC", DEC,                               \
+          PORT_SHOWN_MONITOR | PORT_SHOWN_IB_ONLY)                                                                     \
+        X(RDMAD_PORT_PROPERTY_SM_SL, UINT32, sm_sl, "sm_sl", "SM SL", DEC, PORT_SHOWN_MONITOR | PORT_SHOWN_IB_ONLY)    \
+        X(RDMAD_PORT_PROPERTY_CAP_MASK, UINT32, cap_mask, "cap_mask", "capabilities", HEX32, PORT_SHOWN_IB_ONLY)
 
 typedef enum PortShownFlags {
         PORT_SHOWN_MONITOR = 1 << 0,

@@ -143,7 +143,7 @@ static size_t device_getters_size_max(const void *object, size_t path_len) {
         return 0 DEVICE_PROPERTIES(BUS_PROPERTY_SIZE);
 }
 
-#define BUS_DEVICE_PROPERTY(...) BUS_PROPERTY(Device, __VA_ARGS__)
+#define BUS_DEVICE_PROPERTY(...) BUS_PROPERTY(Device, RDMAD_DEVICE_PROPERTY_, __VA_ARGS__)
 
 static const sd_bus_vtable device_vtable[] = {
         SD_BUS_VTABLE_START(0),

@@ -18,7 +18,8 @@ int bus_manager_send_changed(BusServer *s) {
         int r;
 
         assert(s);
-        r = sd_bus_emit_properties_changed(s->bus, RDMAD_ROOT_PATH, RDMAD_MANAGER_INTERFACE, "Devices", NULL);
+        r = sd_bus_emit_properties_changed(s->bus, RDMAD_ROOT_PATH, RDMAD_MANAGER_INTERFACE,
+                                           RDMAD_MANAGER_PROPERTY_DEVICES, NULL);
         if (r < 0)
                 return log_warning_errno(r, "Failed to announce changes of %s: %m", RDMAD_ROOT_PATH);
         return 0;
@@ -97,10 +98,12 @@ static int method_rescan(sd_bus_message *message, void *userdata, sd_bus_error *
  * tools/check-layout refuses one that is not). */
 static const sd_bus_vtable manager_vtable[] = {
         SD_BUS_VTABLE_START(0),
-        SD_BUS_PROPERTY("Version", "s", property_get_version, 0, SD_BUS_VTABLE_PROPERTY_CONST),
-        SD_BUS_PROPERTY("Devices", "ao", property_get_devices, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
-        SD_BUS_PROPERTY("PollIntervalMs", "u", property_get_poll_interval_ms, 0, SD_BUS_VTABLE_PROPERTY_CONST),
-        SD_BUS_METHOD_WITH_NAMES("GetDeviceByName", "s", SD_BUS_PARAM(name), "o", SD_BUS_PARAM(device),
+        SD_BUS_PROPERTY(RDMAD_MANAGER_PROPERTY_VERSION, "s", property_get_version, 0, SD_BUS_VTABLE_PROPERTY_CONST),
+        SD_BUS_PROPERTY(RDMAD_MANAGER_PROPERTY_DEVICES, "ao", property_get_devices, 0,
+                        SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
+        SD_BUS_PROPERTY(RDMAD_MANAGER_PROPERTY_POLL_INTERVAL_MS, "u", property_get_poll_interval_ms, 0,
+                        SD_BUS_VTABLE_PROPERTY_CONST),
+        SD_BUS_METHOD_WITH_NAMES(RDMAD_METHOD_GET_DEVICE_BY_NAME, "s", SD_BUS_PARAM(name), "o", SD_BUS_PARAM(device),
                                  method_get_device_by_name, SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_METHOD(RDMAD_METHOD_RESCAN, NULL, NULL, method_rescan, SD_BUS_VTABLE_UNPRIVILEGED),
         BUS_MANAGER_GET_ALL_COUNTERS_METHOD,

@@ -23,7 +23,7 @@ static BUS_DEFINE_PROPERTY_GET_PATH(bus_property_get_port, netdev_port_path);
 
 static BUS_DEFINE_PROPERTY_SIZE_PATH(bus_property_size_port);
 
-#define BUS_NETDEV_PROPERTY(...) BUS_PROPERTY(NetDev, __VA_ARGS__)
+#define BUS_NETDEV_PROPERTY(...) BUS_PROPERTY(NetDev, RDMAD_NETDEV_PROPERTY_, __VA_ARGS__)
 
 static const sd_bus_vtable netdev_vtable[] = {
         SD_BUS_VTABLE_START(0),

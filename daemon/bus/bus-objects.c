@@ -312,19 +312,39 @@ static const ModelEvents model_events = {
         .rescanned = on_rescanned,
 };
 
+/* The names of each kind's bits, indexed by them: what PropertiesChanged
+ * names, each spelled in api/rdmad-api.h after its row's id. */
+#define NAME_CHANGE(name) name,
+#define NAME_CONST(name)
+#define NAME(prefix, id, signature, emits, ...) NAME_##emits(prefix##id)
+#define DEVICE_NAME(...)                        NAME(RDMAD_DEVICE_PROPERTY_, __VA_ARGS__)
+#define PORT_NAME(...)                          NAME(RDMAD_PORT_PROPERTY_, __VA_ARGS__)
+#define NETDEV_NAME(...)                        NAME(RDMAD_NETDEV_PROPERTY_, __VA_ARGS__)
+#define SRIOV_NAME(...)                         NAME(RDMAD_SRIOV_PROPERTY_, __VA_ARGS__)
+
+static const char *const device_names[_DEVICE_PROP_MAX] = { DEVICE_PROPERTIES(DEVICE_NAME) };
+static const char *const port_names[_PORT_PROP_MAX] = { PORT_PROPERTIES(PORT_NAME) };
+static const char *const netdev_names[_NETDEV_PROP_MAX] = { NETDEV_PROPERTIES(NETDEV_NAME) };
+static const char *const sriov_names[_SRIOV_PROP_MAX] = { SRIOV_PROPERTIES(SRIOV_NAME) };
+
 /* How each kind of object announces its changes: one PropertiesChanged
  * for the names of its pending bits, which are then clear. */
 typedef struct ChangeEmitter {
         const char *interface;
-        void (*names)(PropertyMask mask, PropertyNames *ret);
+        const char *const *names;
+        unsigned n_names;
 } ChangeEmitter;
 
 static const ChangeEmitter change_emitters[] = {
-        [MODEL_DEVICE] = { RDMAD_DEVICE_INTERFACE, device_property_names },
-        [MODEL_PORT] = { RDMAD_PORT_INTERFACE, port_property_names },
-        [MODEL_NETDEV] = { RDMAD_NETDEV_INTERFACE, netdev_property_names },
-        [MODEL_SRIOV] = { RDMAD_SRIOV_INTERFACE, sriov_property_names },
+        [MODEL_DEVICE] = { RDMAD_DEVICE_INTERFACE, device_names, _DEVICE_PROP_MAX },
+        [MODEL_PORT] = { RDMAD_PORT_INTERFACE, port_names, _PORT_PROP_MAX },
+        [MODEL_NETDEV] = { RDMAD_NETDEV_INTERFACE, netdev_names, _NETDEV_PROP_MAX },
+        [MODEL_SRIOV] = { RDMAD_SRIOV_INTERFACE, sriov_names, _SRIOV_PROP_MAX },
 };
+
+const char *bus_property_name(ModelObjectKind kind, unsigned bit) {
+        return bit < change_emitters[kind].n_names ? change_emitters[kind].names[bit] : NULL;
+}
 
 static int object_path(ModelObjectKind kind, const void *object, char **ret) {
         switch (kind) {
@@ -340,20 +360,23 @@ static int object_path(ModelObjectKind kind, const void *object, char **ret) {
 }
 
 static int send_changed(sd_bus *bus, ModelObjectKind kind, const void *object, PropertyMask mask) {
-        const ChangeEmitter *e = &change_emitters[kind];
         _cleanup_free_ char *path = NULL;
-        PropertyNames names;
+        const char *names[64 + 1];
+        size_t n = 0;
         int r;
 
         if (!object || mask == 0)
                 return 0;
-        e->names(mask, &names);
-        if (names.n == 0)
+        for (unsigned bit = 0; bus_property_name(kind, bit); bit++)
+                if (mask & PROPERTY_BIT(bit))
+                        names[n++] = bus_property_name(kind, bit);
+        names[n] = NULL;
+        if (n == 0)
                 return 0;
         r = object_path(kind, object, &path);
         if (r < 0)
                 return r;
-        r = sd_bus_emit_properties_changed_strv(bus, path, e->interface, (char **) names.names);
+        r = sd_bus_emit_properties_changed_strv(bus, path, change_emitters[kind].interface, (char **) names);
         if (r < 0)
                 return log_warning_errno(r, "Failed to announce changes of %s: %m", path);
         return 0;

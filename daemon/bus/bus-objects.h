@@ -38,6 +38,10 @@ int bus_objects_register(BusServer *s);
  * and sriov; appended to *l (n entries, NULL-terminated). */
 int bus_objects_device_paths(const Device *d, char ***l, size_t *n, size_t *allocated);
 
+/* The D-Bus name of a kind's property bit (PORT_PROP_STATE: "State"); NULL
+ * past the last. */
+const char *bus_property_name(ModelObjectKind kind, unsigned bit);
+
 /* The property changes the bus has not announced yet, by object: the
  * model's objects keep their address while they exist, and an object's
  * entry goes with it (dropped on the model's removal

@@ -132,7 +132,7 @@ static int method_wait_for_state(sd_bus_message *message, void *userdata, sd_bus
         return r < 0 ? r : 1; /* 1: answered later */
 }
 
-#define BUS_PORT_PROPERTY(...) BUS_PROPERTY(Port, __VA_ARGS__)
+#define BUS_PORT_PROPERTY(...) BUS_PROPERTY(Port, RDMAD_PORT_PROPERTY_, __VA_ARGS__)
 
 static const sd_bus_vtable port_vtable[] = {
         SD_BUS_VTABLE_START(0),

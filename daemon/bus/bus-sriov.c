@@ -72,7 +72,7 @@ static int method_set_num_vfs(sd_bus_message *message, void *userdata, sd_bus_er
         return 1; /* answered when the writes are done */
 }
 
-#define BUS_SRIOV_PROPERTY(...) BUS_PROPERTY(Device, __VA_ARGS__)
+#define BUS_SRIOV_PROPERTY(...) BUS_PROPERTY(Device, RDMAD_SRIOV_PROPERTY_, __VA_ARGS__)
 
 static const sd_bus_vtable sriov_vtable[] = {
         SD_BUS_VTABLE_START(0),

@@ -63,9 +63,10 @@ int bus_append_object_paths(sd_bus_message *m, const void *object, size_t n, Obj
 #define BUS_PROPERTY_OFFSET_GET_FIELD(Object, field)   offsetof(Object, field)
 
 /* A vtable's property rows: { ..., LIST(BUS_<KIND>_PROPERTY) ... } with
- * #define BUS_<KIND>_PROPERTY(...) BUS_PROPERTY(Object, __VA_ARGS__). */
-#define BUS_PROPERTY(Object, id, name, signature, emits, compare, field, bus, getter)                                  \
-        SD_BUS_PROPERTY(name, signature, BUS_PROPERTY_GETTER_##bus(compare, getter),                                   \
+ * #define BUS_<KIND>_PROPERTY(...) BUS_PROPERTY(Object, RDMAD_<KIND>_PROPERTY_, __VA_ARGS__):
+ * the row's id names its name in api/rdmad-api.h. */
+#define BUS_PROPERTY(Object, prefix, id, signature, emits, compare, field, bus, getter)                                \
+        SD_BUS_PROPERTY(prefix##id, signature, BUS_PROPERTY_GETTER_##bus(compare, getter),                             \
                         BUS_PROPERTY_OFFSET_##bus(Object, field), BUS_PROPERTY_FLAGS_##emits),
 
 /* ---------- what the getters marshal, at most (BusObjectType) ---------- */
@@ -82,7 +83,7 @@ int bus_append_object_paths(sd_bus_message *m, const void *object, size_t n, Obj
 /* Sums the bounds of a list's getters:
  *   return 0 LIST(BUS_PROPERTY_SIZE);
  * in a function of (const void *object, size_t path_len). */
-#define BUS_PROPERTY_SIZE(id, name, signature, emits, compare, field, bus, getter) BUS_PROPERTY_SIZE_##bus(getter)
+#define BUS_PROPERTY_SIZE(id, signature, emits, compare, field, bus, getter) BUS_PROPERTY_SIZE_##bus(getter)
 
 #define BUS_PROPERTY_SIZE_FIELD(getter)
 #define BUS_PROPERTY_SIZE_GET(getter)       +bus_property_size_##getter(object, path_len)

@@ -20,7 +20,6 @@ typedef enum FieldType {
 } FieldType;
 
 typedef struct PropertyField {
-        const char *name;
         int bit; /* its PROPERTY_BIT(), -1 for an identity row */
         FieldType type;
         size_t offset;
@@ -30,7 +29,6 @@ typedef struct PropertyField {
 /* Each list's bits are 0 to _*_PROP_MAX - 1, each once, in a PropertyMask. */
 static_assert(_DEVICE_PROP_MAX <= 64 && _PORT_PROP_MAX <= 64 && _NETDEV_PROP_MAX <= 64 && _SRIOV_PROP_MAX <= 64,
               "a property mask has 64 bits");
-static_assert(PROPERTY_NAMES_MAX >= 64, "PropertyNames holds every bit of a mask");
 
 static bool netdev_names_equal(const void *x, const void *y) {
         const Device *a = x, *b = y;
@@ -93,8 +91,8 @@ static bool port_guid_equal(const void *x, const void *y) {
 #define ROW_PARENT(Object, f)    FIELD_UNCOMPARED, 0, NULL
 #define ROW_BIT_CHANGE(bit)      bit
 #define ROW_BIT_CONST(bit)       -1
-#define ROW(Object, prefix, id, name, signature, emits, compare, field, ...)                                           \
-        { name, ROW_BIT_##emits(prefix##id), ROW_##compare(Object, field) },
+#define ROW(Object, prefix, id, signature, emits, compare, field, ...)                                                 \
+        { ROW_BIT_##emits(prefix##id), ROW_##compare(Object, field) },
 
 #define DEVICE_ROW(...) ROW(Device, DEVICE_PROP_, __VA_ARGS__)
 #define PORT_ROW(...)   ROW(Port, PORT_PROP_, __VA_ARGS__)
@@ -105,16 +103,6 @@ static const PropertyField device_rows[] = { DEVICE_PROPERTIES(DEVICE_ROW) };
 static const PropertyField port_rows[] = { PORT_PROPERTIES(PORT_ROW) };
 static const PropertyField netdev_rows[] = { NETDEV_PROPERTIES(NETDEV_ROW) };
 static const PropertyField sriov_rows[] = { SRIOV_PROPERTIES(SRIOV_ROW) };
-
-/* The names of the bits, indexed by them: what PropertiesChanged names. */
-#define NAME_CHANGE(name) name,
-#define NAME_CONST(name)
-#define NAME(id, name, signature, emits, ...) NAME_##emits(name)
-
-static const char *const device_names[_DEVICE_PROP_MAX] = { DEVICE_PROPERTIES(NAME) };
-static const char *const port_names[_PORT_PROP_MAX] = { PORT_PROPERTIES(NAME) };
-static const char *const netdev_names[_NETDEV_PROP_MAX] = { NETDEV_PROPERTIES(NAME) };
-static const char *const sriov_names[_SRIOV_PROP_MAX] = { SRIOV_PROPERTIES(NAME) };
 
 #define FIELD(object, f, type) (*(type const *) ((const uint8_t *) (object) + (f)->offset))
 
@@ -167,42 +155,16 @@ static bool identity_changed(const PropertyField *rows, size_t n, const void *a,
         return false;
 }
 
-static void names_from_mask(const char *const *names, size_t max, PropertyMask mask, PropertyNames *ret) {
-        assert(ret);
-        ret->n = 0;
-        for (size_t i = 0; i < max; i++)
-                if (mask & PROPERTY_BIT(i))
-                        ret->names[ret->n++] = names[i];
-        ret->names[ret->n] = NULL;
-}
-
-static const char *property_row(const PropertyField *rows, size_t n, size_t i, int *ret_bit) {
-        if (i >= n)
-                return NULL;
-        if (ret_bit)
-                *ret_bit = rows[i].bit;
-        return rows[i].name;
-}
-
-/* One set of accessors per interface, all over the same functions. */
-#define DEFINE_PROPERTY_FUNCTIONS(kind, Kind, Object, max)                                                             \
-        const char *kind##_property_to_string(Kind##Property p) {                                                      \
-                return (size_t) p < max ? kind##_names[p] : NULL;                                                      \
-        }                                                                                                              \
-        void kind##_property_names(PropertyMask mask, PropertyNames *ret) {                                            \
-                names_from_mask(kind##_names, max, mask, ret);                                                         \
-        }                                                                                                              \
+/* One comparison per interface, all over the same function. */
+#define DEFINE_CHANGED_MASK(kind, Object)                                                                              \
         PropertyMask kind##_changed_mask(const Object *a, const Object *b) {                                           \
                 return changed_mask(kind##_rows, ELEMENTSOF(kind##_rows), a, b);                                       \
-        }                                                                                                              \
-        const char *kind##_property_row(size_t i, int *ret_bit) {                                                      \
-                return property_row(kind##_rows, ELEMENTSOF(kind##_rows), i, ret_bit);                                 \
         }
 
-DEFINE_PROPERTY_FUNCTIONS(device, Device, Device, _DEVICE_PROP_MAX)
-DEFINE_PROPERTY_FUNCTIONS(port, Port, Port, _PORT_PROP_MAX)
-DEFINE_PROPERTY_FUNCTIONS(netdev, NetDev, NetDev, _NETDEV_PROP_MAX)
-DEFINE_PROPERTY_FUNCTIONS(sriov, Sriov, Device, _SRIOV_PROP_MAX)
+DEFINE_CHANGED_MASK(device, Device)
+DEFINE_CHANGED_MASK(port, Port)
+DEFINE_CHANGED_MASK(netdev, NetDev)
+DEFINE_CHANGED_MASK(sriov, Device)
 
 bool port_identity_changed(const Port *a, const Port *b) {
         return identity_changed(port_rows, ELEMENTSOF(port_rows), a, b);

@@ -19,10 +19,12 @@
  * (bus-<kind>.c: the vtable, the bound of a reply's size) both expand.
  * A row is
  *
- *   X(id, name, signature, emits, compare, field, bus, getter)
+ *   X(id, signature, emits, compare, field, bus, getter)
  *
- *   id         PORT_PROP_<id> and so on, for a property that can change
- *   name       its D-Bus name; signature its D-Bus type
+ *   id         PORT_PROP_<id> and so on, for a property that can change;
+ *              its D-Bus name is RDMAD_PORT_PROPERTY_<id> and so on
+ *              (api/rdmad-api.h), which only the bus side knows
+ *   signature  its D-Bus type
  *   emits      CHANGE: it can change at run time, and announces it with
  *              PropertiesChanged; its bit in the masks of changes
  *              (PROPERTY_BIT(PORT_PROP_STATE)) is its place among the list's
@@ -48,11 +50,11 @@
 
 #define PROPERTY_ENUM_CHANGE(id) id,
 #define PROPERTY_ENUM_CONST(id)
-#define PROPERTY_ENUM(prefix, id, name, signature, emits, ...) PROPERTY_ENUM_##emits(prefix##id)
+#define PROPERTY_ENUM(prefix, id, signature, emits, ...) PROPERTY_ENUM_##emits(prefix##id)
 
 #define PROPERTY_COUNT_CHANGE +1
 #define PROPERTY_COUNT_CONST
-#define PROPERTY_COUNT(id, name, signature, emits, ...) PROPERTY_COUNT_##emits
+#define PROPERTY_COUNT(id, signature, emits, ...) PROPERTY_COUNT_##emits
 
 #define DEVICE_PROPERTY_ENUM(...) PROPERTY_ENUM(DEVICE_PROP_, __VA_ARGS__)
 #define PORT_PROPERTY_ENUM(...)   PROPERTY_ENUM(PORT_PROP_, __VA_ARGS__)
@@ -84,25 +86,6 @@ typedef enum SriovProperty {
          PROPERTY_BIT(PORT_PROP_PHYS_STATE) | PROPERTY_BIT(PORT_PROP_PHYS_STATE_NUM) |                                 \
          PROPERTY_BIT(PORT_PROP_PHYS_STATE_NAME))
 
-/* The D-Bus name of a property; NULL out of range. */
-const char *device_property_to_string(DeviceProperty p);
-const char *port_property_to_string(PortProperty p);
-const char *netdev_property_to_string(NetDevProperty p);
-const char *sriov_property_to_string(SriovProperty p);
-
-#define PROPERTY_NAMES_MAX 64
-
-typedef struct PropertyNames {
-        const char *names[PROPERTY_NAMES_MAX + 1]; /* NULL-terminated, for sd_bus_emit_properties_changed_strv */
-        unsigned n;
-} PropertyNames;
-
-/* The names of the bits set in mask, in enum order. */
-void device_property_names(PropertyMask mask, PropertyNames *ret);
-void port_property_names(PropertyMask mask, PropertyNames *ret);
-void netdev_property_names(PropertyMask mask, PropertyNames *ret);
-void sriov_property_names(PropertyMask mask, PropertyNames *ret);
-
 /* The one place that decides what changed: two snapshots of the same object
  * compared field by field through the tables; a mask of PROPERTY_BIT()s.
  * Strings may be NULL (a port being loaded). */
@@ -110,14 +93,6 @@ PropertyMask device_changed_mask(const Device *a, const Device *b);
 PropertyMask port_changed_mask(const Port *a, const Port *b);
 PropertyMask netdev_changed_mask(const NetDev *a, const NetDev *b);
 PropertyMask sriov_changed_mask(const Device *a, const Device *b);
-
-/* Row i of an interface's list, in its order: the property's name, and in
- * *ret_bit its bit, -1 for a constant one (an identity row). NULL past the
- * last row. */
-const char *device_property_row(size_t i, int *ret_bit);
-const char *port_property_row(size_t i, int *ret_bit);
-const char *netdev_property_row(size_t i, int *ret_bit);
-const char *sriov_property_row(size_t i, int *ret_bit);
 
 /* An identity row of the Device, its Sriov or one of its Ports differs (name,
  * paths, driver, GUIDs, firmware, the set of ports, SR-IOV capability), or the

@@ -69,7 +69,7 @@ static void test_bad_calls_get_precise_errors(void **state) {
         memset(long_name, 'x', ARG_LONG_NAME);
         long_name[ARG_LONG_NAME] = '\0';
         harness_assert_call_error(h, "org.freedesktop.DBus.Error.InvalidArgs", MLX5_0 "/port/1",
-                                  "org.freedesktop.DBus.Properties", "Get", "ss", long_name, "State");
+                                  "org.freedesktop.DBus.Properties", "Get", "ss", long_name, RDMAD_PORT_PROPERTY_STATE);
         harness_assert_call_error(h, "org.freedesktop.DBus.Error.InvalidArgs", MLX5_0 "/port/1",
                                   "org.freedesktop.DBus.Properties", "Get", "ss", RDMAD_PORT_INTERFACE, long_name);
         harness_assert_call_error(h, "org.freedesktop.DBus.Error.InvalidArgs", MLX5_0 "/port/1",
@@ -106,23 +106,24 @@ static void test_bad_calls_get_precise_errors(void **state) {
         /* Set on every kind of read-only property, with right and wrong value types. */
         harness_assert_call_error(h, "org.freedesktop.DBus.Error.PropertyReadOnly", MLX5_0,
                                   "org.freedesktop.DBus.Properties", "Set", "ssv", RDMAD_DEVICE_INTERFACE,
-                                  "NodeDescription", "s", "mine now");
+                                  RDMAD_DEVICE_PROPERTY_NODE_DESCRIPTION, "s", "mine now");
         harness_assert_call_error(h, "org.freedesktop.DBus.Error.PropertyReadOnly", MLX5_0,
-                                  "org.freedesktop.DBus.Properties", "Set", "ssv", RDMAD_DEVICE_INTERFACE, "Name", "u",
-                                  5);
+                                  "org.freedesktop.DBus.Properties", "Set", "ssv", RDMAD_DEVICE_INTERFACE,
+                                  RDMAD_DEVICE_PROPERTY_NAME, "u", 5);
         harness_assert_call_error(h, "org.freedesktop.DBus.Error.PropertyReadOnly", MLX5_0 "/sriov",
-                                  "org.freedesktop.DBus.Properties", "Set", "ssv", RDMAD_SRIOV_INTERFACE, "NumVfs", "u",
-                                  2);
+                                  "org.freedesktop.DBus.Properties", "Set", "ssv", RDMAD_SRIOV_INTERFACE,
+                                  RDMAD_SRIOV_PROPERTY_NUM_VFS, "u", 2);
         harness_assert_call_error(h, "org.freedesktop.DBus.Error.PropertyReadOnly", MLX5_0 "/port/1",
-                                  "org.freedesktop.DBus.Properties", "Set", "ssv", RDMAD_PORT_INTERFACE, "Lid", "u", 2);
+                                  "org.freedesktop.DBus.Properties", "Set", "ssv", RDMAD_PORT_INTERFACE,
+                                  RDMAD_PORT_PROPERTY_LID, "u", 2);
         harness_assert_call_error(h, "org.freedesktop.DBus.Error.PropertyReadOnly", MLX5_0 "/port/1",
-                                  "org.freedesktop.DBus.Properties", "Set", "ssv", RDMAD_PORT_INTERFACE, "State", "s",
-                                  "1: DOWN");
+                                  "org.freedesktop.DBus.Properties", "Set", "ssv", RDMAD_PORT_INTERFACE,
+                                  RDMAD_PORT_PROPERTY_STATE, "s", "1: DOWN");
 
         /* Set on a read-only property of the manager too. */
         harness_assert_call_error(h, "org.freedesktop.DBus.Error.PropertyReadOnly", RDMAD_ROOT_PATH,
                                   "org.freedesktop.DBus.Properties", "Set", "ssv", RDMAD_MANAGER_INTERFACE,
-                                  "PollIntervalMs", "u", 5);
+                                  RDMAD_MANAGER_PROPERTY_POLL_INTERVAL_MS, "u", 5);
         /* Objects that do not exist: no such device, no port 2, no sriov on a VF, a path rdmad never makes. */
         harness_assert_call_error(h, "org.freedesktop.DBus.Error.UnknownObject", "/org/rdmad1/device/mlx9_5f9",
                                   "org.freedesktop.DBus.Properties", "GetAll", "s", RDMAD_DEVICE_INTERFACE);
@@ -134,7 +135,8 @@ static void test_bad_calls_get_precise_errors(void **state) {
                                   "org.freedesktop.DBus.Properties", "GetAll", "s", RDMAD_PORT_INTERFACE);
         /* A real object, an interface it does not have: sd-bus answers UnknownProperty. */
         harness_assert_call_error(h, "org.freedesktop.DBus.Error.UnknownProperty", MLX5_0,
-                                  "org.freedesktop.DBus.Properties", "Get", "ss", RDMAD_PORT_INTERFACE, "State");
+                                  "org.freedesktop.DBus.Properties", "Get", "ss", RDMAD_PORT_INTERFACE,
+                                  RDMAD_PORT_PROPERTY_STATE);
         harness_assert_call_error(h, "org.freedesktop.DBus.Error.UnknownMethod", RDMAD_ROOT_PATH,
                                   RDMAD_MANAGER_INTERFACE, "NoSuchMethod", "");
 
@@ -149,13 +151,14 @@ static void test_bad_calls_get_precise_errors(void **state) {
         harness_assert_call_error(h, "org.freedesktop.DBus.Error.UnknownObject", HFI1_0,
                                   "org.freedesktop.DBus.Properties", "GetAll", "s", RDMAD_DEVICE_INTERFACE);
         harness_assert_call_error(h, "org.freedesktop.DBus.Error.UnknownObject", HFI1_0 "/port/1",
-                                  "org.freedesktop.DBus.Properties", "Get", "ss", RDMAD_PORT_INTERFACE, "State");
+                                  "org.freedesktop.DBus.Properties", "Get", "ss", RDMAD_PORT_INTERFACE,
+                                  RDMAD_PORT_PROPERTY_STATE);
         harness_assert_call_error(h, RDMAD_ERROR_NO_SUCH_DEVICE, RDMAD_ROOT_PATH, RDMAD_MANAGER_INTERFACE,
                                   "GetDeviceByName", "s", "hfi1_0");
 
         /* And it goes on. */
         harness_assert_daemon_answers(h);
-        harness_assert_property(h, MLX5_0 "/port/1", RDMAD_PORT_INTERFACE, "StateName", "ACTIVE");
+        harness_assert_property(h, MLX5_0 "/port/1", RDMAD_PORT_INTERFACE, RDMAD_PORT_PROPERTY_STATE_NAME, "ACTIVE");
 }
 
 /* ---- a 30 MB name argument ---- */
@@ -188,7 +191,7 @@ static void call_huge(Harness *h, const char *path, const char *interface, const
         if (state_arg)
                 assert_true(sd_bus_message_append(m, "su", huge, 1000) >= 0);
         else
-                assert_true(sd_bus_message_append(m, "ss", huge, "State") >= 0);
+                assert_true(sd_bus_message_append(m, "ss", huge, RDMAD_PORT_PROPERTY_STATE) >= 0);
         t0 = now_usec();
         /* 30 MB through sd-bus's checks takes rdmad ~0.6 s; valgrind is
          * tens of times slower, which is valgrind's, not a hold. */
@@ -209,7 +212,7 @@ static void test_huge_name_arguments_refused_briefly(void **state) {
         call_huge(h, MLX4_PORT1, "org.freedesktop.DBus.Properties", "Get", false);
         call_huge(h, MLX4_PORT1, RDMAD_PORT_INTERFACE, RDMAD_METHOD_WAIT_FOR_STATE, true);
         /* root is served after them */
-        harness_assert_property(h, MLX4_PORT1, RDMAD_PORT_INTERFACE, "Number", "1");
+        harness_assert_property(h, MLX4_PORT1, RDMAD_PORT_INTERFACE, RDMAD_PORT_PROPERTY_NUMBER, "1");
 }
 
 int main(void) {

@@ -165,145 +165,156 @@ static void test_managed_objects_of_a_realistic_host(void **state) {
         free(ifaces);
 
         /* mlx5 PF: RoCE, SR-IOV, GIDs with types. */
-        OBJ_EQ(o, MLX5_0, RDMAD_DEVICE_INTERFACE, "Name", "mlx5_0");
-        OBJ_EQ(o, MLX5_0, RDMAD_DEVICE_INTERFACE, "SysfsPath",
+        OBJ_EQ(o, MLX5_0, RDMAD_DEVICE_INTERFACE, RDMAD_DEVICE_PROPERTY_NAME, "mlx5_0");
+        OBJ_EQ(o, MLX5_0, RDMAD_DEVICE_INTERFACE, RDMAD_DEVICE_PROPERTY_SYSFS_PATH,
                "/sys/devices/pci0000:5d/0000:5d:00.0/0000:5e:00.0/infiniband/mlx5_0");
-        OBJ_EQ(o, MLX5_0, RDMAD_DEVICE_INTERFACE, "DevicePath", "/sys/devices/pci0000:5d/0000:5d:00.0/0000:5e:00.0");
-        OBJ_EQ(o, MLX5_0, RDMAD_DEVICE_INTERFACE, "Driver", "mlx5_core");
-        OBJ_EQ(o, MLX5_0, RDMAD_DEVICE_INTERFACE, "NodeType", "CA");
-        OBJ_EQ(o, MLX5_0, RDMAD_DEVICE_INTERFACE, "Transport", "RoCE");
-        OBJ_EQ(o, MLX5_0, RDMAD_DEVICE_INTERFACE, "PciAddress", "0000:5e:00.0");
-        OBJ_EQ(o, MLX5_0, RDMAD_DEVICE_INTERFACE, "NumaNode", "0");
-        OBJ_EQ(o, MLX5_0, RDMAD_DEVICE_INTERFACE, "PhysicalFunction", "/");
-        OBJ_EQ(o, MLX5_0, RDMAD_DEVICE_INTERFACE, "VirtualFunctions", "[\"/org/rdmad1/device/mlx5_5f1\"]");
-        OBJ_EQ(o, MLX5_0, RDMAD_DEVICE_INTERFACE, "NodeGuid", "9803:9b03:00aa:bbc0");
-        OBJ_EQ(o, MLX5_0, RDMAD_DEVICE_INTERFACE, "SysImageGuid", "9803:9b03:00aa:bbc0");
-        OBJ_EQ(o, MLX5_0, RDMAD_DEVICE_INTERFACE, "FirmwareVersion", "14.28.2006");
-        OBJ_EQ(o, MLX5_0, RDMAD_DEVICE_INTERFACE, "HcaType", "MT4119");
-        OBJ_EQ(o, MLX5_0, RDMAD_DEVICE_INTERFACE, "HwRev", "0");
-        OBJ_EQ(o, MLX5_0, RDMAD_DEVICE_INTERFACE, "BoardId", "MT_0000000008");
-        OBJ_EQ(o, MLX5_0, RDMAD_DEVICE_INTERFACE, "NodeDescription", "node03 mlx5_0");
-        OBJ_EQ(o, MLX5_0, RDMAD_DEVICE_INTERFACE, "Ports", "[\"" MLX5_0 "/port/1\"]");
-        OBJ_EQ(o, MLX5_0, RDMAD_DEVICE_INTERFACE, "PortNumbers", "[1]");
-        OBJ_EQ(o, MLX5_0, RDMAD_DEVICE_INTERFACE, "NetDevs", "[\"" MLX5_0 "/netdev/ens1f0np0\"]");
-        OBJ_EQ(o, MLX5_0, RDMAD_DEVICE_INTERFACE, "SriovCapable", "true");
-        OBJ_EQ(o, MLX5_0, RDMAD_DEVICE_INTERFACE, "Sriov", MLX5_0 "/sriov");
-        v = objects_get(o, MLX5_0, RDMAD_DEVICE_INTERFACE, "Attributes");
+        OBJ_EQ(o, MLX5_0, RDMAD_DEVICE_INTERFACE, RDMAD_DEVICE_PROPERTY_DEVICE_PATH,
+               "/sys/devices/pci0000:5d/0000:5d:00.0/0000:5e:00.0");
+        OBJ_EQ(o, MLX5_0, RDMAD_DEVICE_INTERFACE, RDMAD_DEVICE_PROPERTY_DRIVER, "mlx5_core");
+        OBJ_EQ(o, MLX5_0, RDMAD_DEVICE_INTERFACE, RDMAD_DEVICE_PROPERTY_NODE_TYPE, "CA");
+        OBJ_EQ(o, MLX5_0, RDMAD_DEVICE_INTERFACE, RDMAD_DEVICE_PROPERTY_TRANSPORT, "RoCE");
+        OBJ_EQ(o, MLX5_0, RDMAD_DEVICE_INTERFACE, RDMAD_DEVICE_PROPERTY_PCI_ADDRESS, "0000:5e:00.0");
+        OBJ_EQ(o, MLX5_0, RDMAD_DEVICE_INTERFACE, RDMAD_DEVICE_PROPERTY_NUMA_NODE, "0");
+        OBJ_EQ(o, MLX5_0, RDMAD_DEVICE_INTERFACE, RDMAD_DEVICE_PROPERTY_PHYSICAL_FUNCTION, "/");
+        OBJ_EQ(o, MLX5_0, RDMAD_DEVICE_INTERFACE, RDMAD_DEVICE_PROPERTY_VIRTUAL_FUNCTIONS,
+               "[\"/org/rdmad1/device/mlx5_5f1\"]");
+        OBJ_EQ(o, MLX5_0, RDMAD_DEVICE_INTERFACE, RDMAD_DEVICE_PROPERTY_NODE_GUID, "9803:9b03:00aa:bbc0");
+        OBJ_EQ(o, MLX5_0, RDMAD_DEVICE_INTERFACE, RDMAD_DEVICE_PROPERTY_SYS_IMAGE_GUID, "9803:9b03:00aa:bbc0");
+        OBJ_EQ(o, MLX5_0, RDMAD_DEVICE_INTERFACE, RDMAD_DEVICE_PROPERTY_FIRMWARE_VERSION, "14.28.2006");
+        OBJ_EQ(o, MLX5_0, RDMAD_DEVICE_INTERFACE, RDMAD_DEVICE_PROPERTY_HCA_TYPE, "MT4119");
+        OBJ_EQ(o, MLX5_0, RDMAD_DEVICE_INTERFACE, RDMAD_DEVICE_PROPERTY_HW_REV, "0");
+        OBJ_EQ(o, MLX5_0, RDMAD_DEVICE_INTERFACE, RDMAD_DEVICE_PROPERTY_BOARD_ID, "MT_0000000008");
+        OBJ_EQ(o, MLX5_0, RDMAD_DEVICE_INTERFACE, RDMAD_DEVICE_PROPERTY_NODE_DESCRIPTION, "node03 mlx5_0");
+        OBJ_EQ(o, MLX5_0, RDMAD_DEVICE_INTERFACE, RDMAD_DEVICE_PROPERTY_PORTS, "[\"" MLX5_0 "/port/1\"]");
+        OBJ_EQ(o, MLX5_0, RDMAD_DEVICE_INTERFACE, RDMAD_DEVICE_PROPERTY_PORT_NUMBERS, "[1]");
+        OBJ_EQ(o, MLX5_0, RDMAD_DEVICE_INTERFACE, RDMAD_DEVICE_PROPERTY_NETDEVS, "[\"" MLX5_0 "/netdev/ens1f0np0\"]");
+        OBJ_EQ(o, MLX5_0, RDMAD_DEVICE_INTERFACE, RDMAD_DEVICE_PROPERTY_SRIOV_CAPABLE, "true");
+        OBJ_EQ(o, MLX5_0, RDMAD_DEVICE_INTERFACE, RDMAD_DEVICE_PROPERTY_SRIOV, MLX5_0 "/sriov");
+        v = objects_get(o, MLX5_0, RDMAD_DEVICE_INTERFACE, RDMAD_DEVICE_PROPERTY_ATTRIBUTES);
         assert_non_null(v);
         assert_non_null(strstr(v, "\"fw_ver\": \"14.28.2006\""));
         assert_non_null(strstr(v, "\"node_type\": \"1: CA\""));
-        OBJ_EQ(o, MLX5_0, RDMAD_DEVICE_INTERFACE, "PowerAttributes",
+        OBJ_EQ(o, MLX5_0, RDMAD_DEVICE_INTERFACE, RDMAD_DEVICE_PROPERTY_POWER_ATTRIBUTES,
                "{\"async\": \"disabled\", \"control\": \"auto\", \"runtime_active_kids\": \"0\", "
                "\"runtime_active_time\": \"0\", \"runtime_enabled\": \"disabled\", \"runtime_status\": "
                "\"unsupported\", \"runtime_suspended_time\": \"0\", \"runtime_usage\": \"0\"}");
 
-        OBJ_EQ(o, MLX5_0 "/port/1", RDMAD_PORT_INTERFACE, "Device", MLX5_0);
-        OBJ_EQ(o, MLX5_0 "/port/1", RDMAD_PORT_INTERFACE, "Number", "1");
-        OBJ_EQ(o, MLX5_0 "/port/1", RDMAD_PORT_INTERFACE, "State", "4: ACTIVE");
-        OBJ_EQ(o, MLX5_0 "/port/1", RDMAD_PORT_INTERFACE, "StateNum", "4");
-        OBJ_EQ(o, MLX5_0 "/port/1", RDMAD_PORT_INTERFACE, "StateName", "ACTIVE");
-        OBJ_EQ(o, MLX5_0 "/port/1", RDMAD_PORT_INTERFACE, "PhysState", "5: LinkUp");
-        OBJ_EQ(o, MLX5_0 "/port/1", RDMAD_PORT_INTERFACE, "PhysStateNum", "5");
-        OBJ_EQ(o, MLX5_0 "/port/1", RDMAD_PORT_INTERFACE, "PhysStateName", "LinkUp");
-        OBJ_EQ(o, MLX5_0 "/port/1", RDMAD_PORT_INTERFACE, "Rate", "25 Gb/sec (1X EDR)");
-        OBJ_EQ(o, MLX5_0 "/port/1", RDMAD_PORT_INTERFACE, "RateSpeed", "25");
-        OBJ_EQ(o, MLX5_0 "/port/1", RDMAD_PORT_INTERFACE, "RateUnit", "Gb/sec");
-        OBJ_EQ(o, MLX5_0 "/port/1", RDMAD_PORT_INTERFACE, "RateInfo", "1X EDR");
-        OBJ_EQ(o, MLX5_0 "/port/1", RDMAD_PORT_INTERFACE, "LinkWidth", "1X");
-        OBJ_EQ(o, MLX5_0 "/port/1", RDMAD_PORT_INTERFACE, "LinkSpeed", "EDR");
-        OBJ_EQ(o, MLX5_0 "/port/1", RDMAD_PORT_INTERFACE, "Transport", "RoCE");
-        OBJ_EQ(o, MLX5_0 "/port/1", RDMAD_PORT_INTERFACE, "LinkLayer", "Ethernet");
-        OBJ_EQ(o, MLX5_0 "/port/1", RDMAD_PORT_INTERFACE, "Lid", "0");
-        OBJ_EQ(o, MLX5_0 "/port/1", RDMAD_PORT_INTERFACE, "CapMask", "67174400"); /* 0x04010000 */
-        OBJ_EQ(o, MLX5_0 "/port/1", RDMAD_PORT_INTERFACE, "NetDev", MLX5_0 "/netdev/ens1f0np0");
-        OBJ_EQ(o, MLX5_0 "/port/1", RDMAD_PORT_INTERFACE, "StateChangedUsec", "0");
-        OBJ_EQ(o, MLX5_0 "/port/1", RDMAD_PORT_INTERFACE, "Gids",
+        OBJ_EQ(o, MLX5_0 "/port/1", RDMAD_PORT_INTERFACE, RDMAD_PORT_PROPERTY_DEVICE, MLX5_0);
+        OBJ_EQ(o, MLX5_0 "/port/1", RDMAD_PORT_INTERFACE, RDMAD_PORT_PROPERTY_NUMBER, "1");
+        OBJ_EQ(o, MLX5_0 "/port/1", RDMAD_PORT_INTERFACE, RDMAD_PORT_PROPERTY_STATE, "4: ACTIVE");
+        OBJ_EQ(o, MLX5_0 "/port/1", RDMAD_PORT_INTERFACE, RDMAD_PORT_PROPERTY_STATE_NUM, "4");
+        OBJ_EQ(o, MLX5_0 "/port/1", RDMAD_PORT_INTERFACE, RDMAD_PORT_PROPERTY_STATE_NAME, "ACTIVE");
+        OBJ_EQ(o, MLX5_0 "/port/1", RDMAD_PORT_INTERFACE, RDMAD_PORT_PROPERTY_PHYS_STATE, "5: LinkUp");
+        OBJ_EQ(o, MLX5_0 "/port/1", RDMAD_PORT_INTERFACE, RDMAD_PORT_PROPERTY_PHYS_STATE_NUM, "5");
+        OBJ_EQ(o, MLX5_0 "/port/1", RDMAD_PORT_INTERFACE, RDMAD_PORT_PROPERTY_PHYS_STATE_NAME, "LinkUp");
+        OBJ_EQ(o, MLX5_0 "/port/1", RDMAD_PORT_INTERFACE, RDMAD_PORT_PROPERTY_RATE, "25 Gb/sec (1X EDR)");
+        OBJ_EQ(o, MLX5_0 "/port/1", RDMAD_PORT_INTERFACE, RDMAD_PORT_PROPERTY_RATE_SPEED, "25");
+        OBJ_EQ(o, MLX5_0 "/port/1", RDMAD_PORT_INTERFACE, RDMAD_PORT_PROPERTY_RATE_UNIT, "Gb/sec");
+        OBJ_EQ(o, MLX5_0 "/port/1", RDMAD_PORT_INTERFACE, RDMAD_PORT_PROPERTY_RATE_INFO, "1X EDR");
+        OBJ_EQ(o, MLX5_0 "/port/1", RDMAD_PORT_INTERFACE, RDMAD_PORT_PROPERTY_LINK_WIDTH, "1X");
+        OBJ_EQ(o, MLX5_0 "/port/1", RDMAD_PORT_INTERFACE, RDMAD_PORT_PROPERTY_LINK_SPEED, "EDR");
+        OBJ_EQ(o, MLX5_0 "/port/1", RDMAD_PORT_INTERFACE, RDMAD_PORT_PROPERTY_TRANSPORT, "RoCE");
+        OBJ_EQ(o, MLX5_0 "/port/1", RDMAD_PORT_INTERFACE, RDMAD_PORT_PROPERTY_LINK_LAYER, "Ethernet");
+        OBJ_EQ(o, MLX5_0 "/port/1", RDMAD_PORT_INTERFACE, RDMAD_PORT_PROPERTY_LID, "0");
+        OBJ_EQ(o, MLX5_0 "/port/1", RDMAD_PORT_INTERFACE, RDMAD_PORT_PROPERTY_CAP_MASK, "67174400"); /* 0x04010000 */
+        OBJ_EQ(o, MLX5_0 "/port/1", RDMAD_PORT_INTERFACE, RDMAD_PORT_PROPERTY_NETDEV, MLX5_0 "/netdev/ens1f0np0");
+        OBJ_EQ(o, MLX5_0 "/port/1", RDMAD_PORT_INTERFACE, RDMAD_PORT_PROPERTY_STATE_CHANGED_USEC, "0");
+        OBJ_EQ(o, MLX5_0 "/port/1", RDMAD_PORT_INTERFACE, RDMAD_PORT_PROPERTY_GIDS,
                "[(0, \"fe80:0000:0000:0000:9a03:9bff:feaa:bbc0\", \"IB/RoCE v1\", \"ens1f0np0\"), "
                "(1, \"fe80:0000:0000:0000:9a03:9bff:feaa:bbc0\", \"RoCE v2\", \"ens1f0np0\"), "
                "(2, \"0000:0000:0000:0000:0000:ffff:c0a8:010a\", \"IB/RoCE v1\", \"ens1f0np0\"), "
                "(3, \"0000:0000:0000:0000:0000:ffff:c0a8:010a\", \"RoCE v2\", \"ens1f0np0\")]");
 
-        OBJ_EQ(o, MLX5_0 "/netdev/ens1f0np0", RDMAD_NETDEV_INTERFACE, "Name", "ens1f0np0");
-        OBJ_EQ(o, MLX5_0 "/netdev/ens1f0np0", RDMAD_NETDEV_INTERFACE, "Device", MLX5_0);
-        OBJ_EQ(o, MLX5_0 "/netdev/ens1f0np0", RDMAD_NETDEV_INTERFACE, "DevPort", "0");
-        OBJ_EQ(o, MLX5_0 "/netdev/ens1f0np0", RDMAD_NETDEV_INTERFACE, "Port", MLX5_0 "/port/1");
-        OBJ_EQ(o, MLX5_0 "/netdev/ens1f0np0", RDMAD_NETDEV_INTERFACE, "OperState", "up");
-        OBJ_EQ(o, MLX5_0 "/netdev/ens1f0np0", RDMAD_NETDEV_INTERFACE, "Address", "98:03:9b:aa:bb:c0");
-        OBJ_EQ(o, MLX5_0 "/netdev/ens1f0np0", RDMAD_NETDEV_INTERFACE, "Mtu", "9000");
+        OBJ_EQ(o, MLX5_0 "/netdev/ens1f0np0", RDMAD_NETDEV_INTERFACE, RDMAD_NETDEV_PROPERTY_NAME, "ens1f0np0");
+        OBJ_EQ(o, MLX5_0 "/netdev/ens1f0np0", RDMAD_NETDEV_INTERFACE, RDMAD_NETDEV_PROPERTY_DEVICE, MLX5_0);
+        OBJ_EQ(o, MLX5_0 "/netdev/ens1f0np0", RDMAD_NETDEV_INTERFACE, RDMAD_NETDEV_PROPERTY_DEV_PORT, "0");
+        OBJ_EQ(o, MLX5_0 "/netdev/ens1f0np0", RDMAD_NETDEV_INTERFACE, RDMAD_NETDEV_PROPERTY_PORT, MLX5_0 "/port/1");
+        OBJ_EQ(o, MLX5_0 "/netdev/ens1f0np0", RDMAD_NETDEV_INTERFACE, RDMAD_NETDEV_PROPERTY_OPER_STATE, "up");
+        OBJ_EQ(o, MLX5_0 "/netdev/ens1f0np0", RDMAD_NETDEV_INTERFACE, RDMAD_NETDEV_PROPERTY_ADDRESS,
+               "98:03:9b:aa:bb:c0");
+        OBJ_EQ(o, MLX5_0 "/netdev/ens1f0np0", RDMAD_NETDEV_INTERFACE, RDMAD_NETDEV_PROPERTY_MTU, "9000");
 
-        OBJ_EQ(o, MLX5_0 "/sriov", RDMAD_SRIOV_INTERFACE, "Device", MLX5_0);
-        OBJ_EQ(o, MLX5_0 "/sriov", RDMAD_SRIOV_INTERFACE, "DevicePath",
+        OBJ_EQ(o, MLX5_0 "/sriov", RDMAD_SRIOV_INTERFACE, RDMAD_SRIOV_PROPERTY_DEVICE, MLX5_0);
+        OBJ_EQ(o, MLX5_0 "/sriov", RDMAD_SRIOV_INTERFACE, RDMAD_SRIOV_PROPERTY_DEVICE_PATH,
                "/sys/devices/pci0000:5d/0000:5d:00.0/0000:5e:00.0");
-        OBJ_EQ(o, MLX5_0 "/sriov", RDMAD_SRIOV_INTERFACE, "NumVfs", "1");
-        OBJ_EQ(o, MLX5_0 "/sriov", RDMAD_SRIOV_INTERFACE, "TotalVfs", "8");
+        OBJ_EQ(o, MLX5_0 "/sriov", RDMAD_SRIOV_INTERFACE, RDMAD_SRIOV_PROPERTY_NUM_VFS, "1");
+        OBJ_EQ(o, MLX5_0 "/sriov", RDMAD_SRIOV_INTERFACE, RDMAD_SRIOV_PROPERTY_TOTAL_VFS, "8");
 
         /* The VF: an RDMA device of its own, no SR-IOV object. */
-        OBJ_EQ(o, "/org/rdmad1/device/mlx5_5f1", RDMAD_DEVICE_INTERFACE, "SriovCapable", "false");
-        OBJ_EQ(o, "/org/rdmad1/device/mlx5_5f1", RDMAD_DEVICE_INTERFACE, "Sriov", "/");
-        OBJ_EQ(o, "/org/rdmad1/device/mlx5_5f1", RDMAD_DEVICE_INTERFACE, "PhysicalFunction", MLX5_0);
-        OBJ_EQ(o, "/org/rdmad1/device/mlx5_5f1", RDMAD_DEVICE_INTERFACE, "VirtualFunctions", "[]");
-        OBJ_EQ(o, "/org/rdmad1/device/mlx5_5f1", RDMAD_DEVICE_INTERFACE, "PciAddress", "0000:5e:00.2");
+        OBJ_EQ(o, "/org/rdmad1/device/mlx5_5f1", RDMAD_DEVICE_INTERFACE, RDMAD_DEVICE_PROPERTY_SRIOV_CAPABLE, "false");
+        OBJ_EQ(o, "/org/rdmad1/device/mlx5_5f1", RDMAD_DEVICE_INTERFACE, RDMAD_DEVICE_PROPERTY_SRIOV, "/");
+        OBJ_EQ(o, "/org/rdmad1/device/mlx5_5f1", RDMAD_DEVICE_INTERFACE, RDMAD_DEVICE_PROPERTY_PHYSICAL_FUNCTION,
+               MLX5_0);
+        OBJ_EQ(o, "/org/rdmad1/device/mlx5_5f1", RDMAD_DEVICE_INTERFACE, RDMAD_DEVICE_PROPERTY_VIRTUAL_FUNCTIONS, "[]");
+        OBJ_EQ(o, "/org/rdmad1/device/mlx5_5f1", RDMAD_DEVICE_INTERFACE, RDMAD_DEVICE_PROPERTY_PCI_ADDRESS,
+               "0000:5e:00.2");
 
         /* mlx4 VPI: an InfiniBand port and an Ethernet port, each with its netdev. */
-        OBJ_EQ(o, MLX4_0, RDMAD_DEVICE_INTERFACE, "Transport", "mixed");
-        OBJ_EQ(o, MLX4_0 "/port/1", RDMAD_PORT_INTERFACE, "Transport", "InfiniBand");
-        OBJ_EQ(o, MLX4_0 "/port/2", RDMAD_PORT_INTERFACE, "Transport", "RoCE");
-        OBJ_EQ(o, MLX4_0, RDMAD_DEVICE_INTERFACE, "PhysicalFunction", "/");
-        OBJ_EQ(o, MLX4_0, RDMAD_DEVICE_INTERFACE, "VirtualFunctions", "[]");
-        OBJ_EQ(o, MLX4_0, RDMAD_DEVICE_INTERFACE, "PortNumbers", "[1, 2]");
-        OBJ_EQ(o, MLX4_0, RDMAD_DEVICE_INTERFACE, "NetDevs",
+        OBJ_EQ(o, MLX4_0, RDMAD_DEVICE_INTERFACE, RDMAD_DEVICE_PROPERTY_TRANSPORT, "mixed");
+        OBJ_EQ(o, MLX4_0 "/port/1", RDMAD_PORT_INTERFACE, RDMAD_PORT_PROPERTY_TRANSPORT, "InfiniBand");
+        OBJ_EQ(o, MLX4_0 "/port/2", RDMAD_PORT_INTERFACE, RDMAD_PORT_PROPERTY_TRANSPORT, "RoCE");
+        OBJ_EQ(o, MLX4_0, RDMAD_DEVICE_INTERFACE, RDMAD_DEVICE_PROPERTY_PHYSICAL_FUNCTION, "/");
+        OBJ_EQ(o, MLX4_0, RDMAD_DEVICE_INTERFACE, RDMAD_DEVICE_PROPERTY_VIRTUAL_FUNCTIONS, "[]");
+        OBJ_EQ(o, MLX4_0, RDMAD_DEVICE_INTERFACE, RDMAD_DEVICE_PROPERTY_PORT_NUMBERS, "[1, 2]");
+        OBJ_EQ(o, MLX4_0, RDMAD_DEVICE_INTERFACE, RDMAD_DEVICE_PROPERTY_NETDEVS,
                "[\"" MLX4_0 "/netdev/ens1d1\", \"" MLX4_0 "/netdev/ib0\"]");
-        OBJ_EQ(o, MLX4_0 "/port/1", RDMAD_PORT_INTERFACE, "Lid", "5");
-        OBJ_EQ(o, MLX4_0 "/port/1", RDMAD_PORT_INTERFACE, "SmLid", "1");
-        OBJ_EQ(o, MLX4_0 "/port/1", RDMAD_PORT_INTERFACE, "Rate", "40 Gb/sec (4X QDR)");
-        OBJ_EQ(o, MLX4_0 "/port/1", RDMAD_PORT_INTERFACE, "NetDev", MLX4_0 "/netdev/ib0");
-        OBJ_EQ(o, MLX4_0 "/port/1", RDMAD_PORT_INTERFACE, "Gids",
+        OBJ_EQ(o, MLX4_0 "/port/1", RDMAD_PORT_INTERFACE, RDMAD_PORT_PROPERTY_LID, "5");
+        OBJ_EQ(o, MLX4_0 "/port/1", RDMAD_PORT_INTERFACE, RDMAD_PORT_PROPERTY_SM_LID, "1");
+        OBJ_EQ(o, MLX4_0 "/port/1", RDMAD_PORT_INTERFACE, RDMAD_PORT_PROPERTY_RATE, "40 Gb/sec (4X QDR)");
+        OBJ_EQ(o, MLX4_0 "/port/1", RDMAD_PORT_INTERFACE, RDMAD_PORT_PROPERTY_NETDEV, MLX4_0 "/netdev/ib0");
+        OBJ_EQ(o, MLX4_0 "/port/1", RDMAD_PORT_INTERFACE, RDMAD_PORT_PROPERTY_GIDS,
                "[(0, \"fe80:0000:0000:0000:0002:c903:00a1:b2c1\", \"\", \"\")]");
-        OBJ_EQ(o, MLX4_0 "/port/2", RDMAD_PORT_INTERFACE, "LinkLayer", "Ethernet");
-        OBJ_EQ(o, MLX4_0 "/port/2", RDMAD_PORT_INTERFACE, "StateName", "DOWN");
-        OBJ_EQ(o, MLX4_0 "/port/2", RDMAD_PORT_INTERFACE, "NetDev", MLX4_0 "/netdev/ens1d1");
-        OBJ_EQ(o, MLX4_0 "/netdev/ib0", RDMAD_NETDEV_INTERFACE, "Mtu", "2044");
-        OBJ_EQ(o, MLX4_0 "/netdev/ib0", RDMAD_NETDEV_INTERFACE, "Port", MLX4_0 "/port/1");
-        OBJ_EQ(o, MLX4_0 "/netdev/ens1d1", RDMAD_NETDEV_INTERFACE, "DevPort", "1");
+        OBJ_EQ(o, MLX4_0 "/port/2", RDMAD_PORT_INTERFACE, RDMAD_PORT_PROPERTY_LINK_LAYER, "Ethernet");
+        OBJ_EQ(o, MLX4_0 "/port/2", RDMAD_PORT_INTERFACE, RDMAD_PORT_PROPERTY_STATE_NAME, "DOWN");
+        OBJ_EQ(o, MLX4_0 "/port/2", RDMAD_PORT_INTERFACE, RDMAD_PORT_PROPERTY_NETDEV, MLX4_0 "/netdev/ens1d1");
+        OBJ_EQ(o, MLX4_0 "/netdev/ib0", RDMAD_NETDEV_INTERFACE, RDMAD_NETDEV_PROPERTY_MTU, "2044");
+        OBJ_EQ(o, MLX4_0 "/netdev/ib0", RDMAD_NETDEV_INTERFACE, RDMAD_NETDEV_PROPERTY_PORT, MLX4_0 "/port/1");
+        OBJ_EQ(o, MLX4_0 "/netdev/ens1d1", RDMAD_NETDEV_INTERFACE, RDMAD_NETDEV_PROPERTY_DEV_PORT, "1");
 
         /* Omni-Path, soft-RoCE, soft-iWARP. */
-        OBJ_EQ(o, "/org/rdmad1/device/hfi1_5f0", RDMAD_DEVICE_INTERFACE, "BoardId",
+        OBJ_EQ(o, "/org/rdmad1/device/hfi1_5f0", RDMAD_DEVICE_INTERFACE, RDMAD_DEVICE_PROPERTY_BOARD_ID,
                "HPE 100Gb 1-port OP101 QSFP28 x16 PCIe Gen3 with Intel Omni-Path Adapter");
-        OBJ_EQ(o, "/org/rdmad1/device/hfi1_5f0/port/1", RDMAD_PORT_INTERFACE, "NetDev", "/");
-        OBJ_EQ(o, "/org/rdmad1/device/hfi1_5f0", RDMAD_DEVICE_INTERFACE, "NumaNode", "1");
-        OBJ_EQ(o, "/org/rdmad1/device/rxe0", RDMAD_DEVICE_INTERFACE, "PciAddress", "");
-        OBJ_EQ(o, "/org/rdmad1/device/rxe0", RDMAD_DEVICE_INTERFACE, "NumaNode", "-1");
-        OBJ_EQ(o, "/org/rdmad1/device/rxe0", RDMAD_DEVICE_INTERFACE, "DevicePath", "");
-        OBJ_EQ(o, "/org/rdmad1/device/rxe0", RDMAD_DEVICE_INTERFACE, "Transport", "RoCE");
-        OBJ_EQ(o, "/org/rdmad1/device/rxe0/port/1", RDMAD_PORT_INTERFACE, "NetDev",
+        OBJ_EQ(o, "/org/rdmad1/device/hfi1_5f0/port/1", RDMAD_PORT_INTERFACE, RDMAD_PORT_PROPERTY_NETDEV, "/");
+        OBJ_EQ(o, "/org/rdmad1/device/hfi1_5f0", RDMAD_DEVICE_INTERFACE, RDMAD_DEVICE_PROPERTY_NUMA_NODE, "1");
+        OBJ_EQ(o, "/org/rdmad1/device/rxe0", RDMAD_DEVICE_INTERFACE, RDMAD_DEVICE_PROPERTY_PCI_ADDRESS, "");
+        OBJ_EQ(o, "/org/rdmad1/device/rxe0", RDMAD_DEVICE_INTERFACE, RDMAD_DEVICE_PROPERTY_NUMA_NODE, "-1");
+        OBJ_EQ(o, "/org/rdmad1/device/rxe0", RDMAD_DEVICE_INTERFACE, RDMAD_DEVICE_PROPERTY_DEVICE_PATH, "");
+        OBJ_EQ(o, "/org/rdmad1/device/rxe0", RDMAD_DEVICE_INTERFACE, RDMAD_DEVICE_PROPERTY_TRANSPORT, "RoCE");
+        OBJ_EQ(o, "/org/rdmad1/device/rxe0/port/1", RDMAD_PORT_INTERFACE, RDMAD_PORT_PROPERTY_NETDEV,
                "/org/rdmad1/device/rxe0/netdev/veth_2drdma0");
-        OBJ_EQ(o, "/org/rdmad1/device/siw0", RDMAD_DEVICE_INTERFACE, "Transport", "iWARP");
-        OBJ_EQ(o, "/org/rdmad1/device/siw0/port/1", RDMAD_PORT_INTERFACE, "Transport", "iWARP");
-        OBJ_EQ(o, "/org/rdmad1/device/siw0/port/1", RDMAD_PORT_INTERFACE, "LinkWidth", "1X");
-        OBJ_EQ(o, "/org/rdmad1/device/siw0/port/1", RDMAD_PORT_INTERFACE, "LinkSpeed", "SDR");
-        OBJ_EQ(o, "/org/rdmad1/device/siw0", RDMAD_DEVICE_INTERFACE, "NodeType", "RNIC");
-        OBJ_EQ(o, "/org/rdmad1/device/siw0/port/1", RDMAD_PORT_INTERFACE, "RateSpeed", "2.5");
+        OBJ_EQ(o, "/org/rdmad1/device/siw0", RDMAD_DEVICE_INTERFACE, RDMAD_DEVICE_PROPERTY_TRANSPORT, "iWARP");
+        OBJ_EQ(o, "/org/rdmad1/device/siw0/port/1", RDMAD_PORT_INTERFACE, RDMAD_PORT_PROPERTY_TRANSPORT, "iWARP");
+        OBJ_EQ(o, "/org/rdmad1/device/siw0/port/1", RDMAD_PORT_INTERFACE, RDMAD_PORT_PROPERTY_LINK_WIDTH, "1X");
+        OBJ_EQ(o, "/org/rdmad1/device/siw0/port/1", RDMAD_PORT_INTERFACE, RDMAD_PORT_PROPERTY_LINK_SPEED, "SDR");
+        OBJ_EQ(o, "/org/rdmad1/device/siw0", RDMAD_DEVICE_INTERFACE, RDMAD_DEVICE_PROPERTY_NODE_TYPE, "RNIC");
+        OBJ_EQ(o, "/org/rdmad1/device/siw0/port/1", RDMAD_PORT_INTERFACE, RDMAD_PORT_PROPERTY_RATE_SPEED, "2.5");
 
         /* The broken device: published, with "" and 0, every string valid UTF-8. */
-        OBJ_EQ(o, "/org/rdmad1/device/broken_5f0", RDMAD_DEVICE_INTERFACE, "NodeType", "");
-        OBJ_EQ(o, "/org/rdmad1/device/broken_5f0", RDMAD_DEVICE_INTERFACE, "Driver", "");
-        OBJ_EQ(o, "/org/rdmad1/device/broken_5f0", RDMAD_DEVICE_INTERFACE, "HcaType",
+        OBJ_EQ(o, "/org/rdmad1/device/broken_5f0", RDMAD_DEVICE_INTERFACE, RDMAD_DEVICE_PROPERTY_NODE_TYPE, "");
+        OBJ_EQ(o, "/org/rdmad1/device/broken_5f0", RDMAD_DEVICE_INTERFACE, RDMAD_DEVICE_PROPERTY_DRIVER, "");
+        OBJ_EQ(o, "/org/rdmad1/device/broken_5f0", RDMAD_DEVICE_INTERFACE, RDMAD_DEVICE_PROPERTY_HCA_TYPE,
                "\xef\xbf\xbd(\xef\xbf\xbd"
                "A");
-        OBJ_EQ(o, "/org/rdmad1/device/broken_5f0", RDMAD_DEVICE_INTERFACE, "FirmwareVersion", "1.0");
-        OBJ_EQ(o, "/org/rdmad1/device/broken_5f0/port/1", RDMAD_PORT_INTERFACE, "Rate", "");
-        OBJ_EQ(o, "/org/rdmad1/device/broken_5f0/port/1", RDMAD_PORT_INTERFACE, "RateSpeed", "0");
-        OBJ_EQ(o, "/org/rdmad1/device/broken_5f0/port/1", RDMAD_PORT_INTERFACE, "StateName", "FUTURE");
-        OBJ_EQ(o, "/org/rdmad1/device/broken_5f0/port/1", RDMAD_PORT_INTERFACE, "PhysStateName", "Phy Test");
-        OBJ_EQ(o, "/org/rdmad1/device/broken_5f0/port/1", RDMAD_PORT_INTERFACE, "LinkLayer", "Unknown");
-        OBJ_EQ(o, "/org/rdmad1/device/broken_5f0/port/2", RDMAD_PORT_INTERFACE, "StateName", "ACTIVE_DEFER");
+        OBJ_EQ(o, "/org/rdmad1/device/broken_5f0", RDMAD_DEVICE_INTERFACE, RDMAD_DEVICE_PROPERTY_FIRMWARE_VERSION,
+               "1.0");
+        OBJ_EQ(o, "/org/rdmad1/device/broken_5f0/port/1", RDMAD_PORT_INTERFACE, RDMAD_PORT_PROPERTY_RATE, "");
+        OBJ_EQ(o, "/org/rdmad1/device/broken_5f0/port/1", RDMAD_PORT_INTERFACE, RDMAD_PORT_PROPERTY_RATE_SPEED, "0");
+        OBJ_EQ(o, "/org/rdmad1/device/broken_5f0/port/1", RDMAD_PORT_INTERFACE, RDMAD_PORT_PROPERTY_STATE_NAME,
+               "FUTURE");
+        OBJ_EQ(o, "/org/rdmad1/device/broken_5f0/port/1", RDMAD_PORT_INTERFACE, RDMAD_PORT_PROPERTY_PHYS_STATE_NAME,
+               "Phy Test");
+        OBJ_EQ(o, "/org/rdmad1/device/broken_5f0/port/1", RDMAD_PORT_INTERFACE, RDMAD_PORT_PROPERTY_LINK_LAYER,
+               "Unknown");
+        OBJ_EQ(o, "/org/rdmad1/device/broken_5f0/port/2", RDMAD_PORT_INTERFACE, RDMAD_PORT_PROPERTY_STATE_NAME,
+               "ACTIVE_DEFER");
         /* A name that needs escaping. */
-        OBJ_EQ(o, "/org/rdmad1/device/ib_2ddev_2e1", RDMAD_DEVICE_INTERFACE, "Name", "ib-dev.1");
-        OBJ_EQ(o, "/org/rdmad1/device/ib_2ddev_2e1/port/1", RDMAD_PORT_INTERFACE, "RateInfo", "4X");
-        OBJ_EQ(o, "/org/rdmad1/device/ib_2ddev_2e1/port/1", RDMAD_PORT_INTERFACE, "LinkWidth", "4X");
-        OBJ_EQ(o, "/org/rdmad1/device/ib_2ddev_2e1/port/1", RDMAD_PORT_INTERFACE, "LinkSpeed", "");
-        OBJ_EQ(o, "/org/rdmad1/device/broken_5f0/port/1", RDMAD_PORT_INTERFACE, "LinkWidth", "");
-        OBJ_EQ(o, "/org/rdmad1/device/broken_5f0/port/1", RDMAD_PORT_INTERFACE, "Transport", "unknown");
+        OBJ_EQ(o, "/org/rdmad1/device/ib_2ddev_2e1", RDMAD_DEVICE_INTERFACE, RDMAD_DEVICE_PROPERTY_NAME, "ib-dev.1");
+        OBJ_EQ(o, "/org/rdmad1/device/ib_2ddev_2e1/port/1", RDMAD_PORT_INTERFACE, RDMAD_PORT_PROPERTY_RATE_INFO, "4X");
+        OBJ_EQ(o, "/org/rdmad1/device/ib_2ddev_2e1/port/1", RDMAD_PORT_INTERFACE, RDMAD_PORT_PROPERTY_LINK_WIDTH, "4X");
+        OBJ_EQ(o, "/org/rdmad1/device/ib_2ddev_2e1/port/1", RDMAD_PORT_INTERFACE, RDMAD_PORT_PROPERTY_LINK_SPEED, "");
+        OBJ_EQ(o, "/org/rdmad1/device/broken_5f0/port/1", RDMAD_PORT_INTERFACE, RDMAD_PORT_PROPERTY_LINK_WIDTH, "");
+        OBJ_EQ(o, "/org/rdmad1/device/broken_5f0/port/1", RDMAD_PORT_INTERFACE, RDMAD_PORT_PROPERTY_TRANSPORT,
+               "unknown");
 
         objects_free(o);
 }
@@ -311,9 +322,11 @@ static void test_managed_objects_of_a_realistic_host(void **state) {
 static void test_manager_properties(void **state) {
         Harness *h = *state;
 
-        harness_assert_property(h, RDMAD_ROOT_PATH, RDMAD_MANAGER_INTERFACE, "Version", RDMAD_VERSION);
-        harness_assert_property(h, RDMAD_ROOT_PATH, RDMAD_MANAGER_INTERFACE, "PollIntervalMs", "1000");
-        harness_assert_property(h, RDMAD_ROOT_PATH, RDMAD_MANAGER_INTERFACE, "Devices",
+        harness_assert_property(h, RDMAD_ROOT_PATH, RDMAD_MANAGER_INTERFACE, RDMAD_MANAGER_PROPERTY_VERSION,
+                                RDMAD_VERSION);
+        harness_assert_property(h, RDMAD_ROOT_PATH, RDMAD_MANAGER_INTERFACE, RDMAD_MANAGER_PROPERTY_POLL_INTERVAL_MS,
+                                "1000");
+        harness_assert_property(h, RDMAD_ROOT_PATH, RDMAD_MANAGER_INTERFACE, RDMAD_MANAGER_PROPERTY_DEVICES,
                                 "[\"/org/rdmad1/device/broken_5f0\", \"/org/rdmad1/device/hfi1_5f0\", "
                                 "\"/org/rdmad1/device/ib_2ddev_2e1\", \"/org/rdmad1/device/mlx4_5f0\", "
                                 "\"/org/rdmad1/device/mlx5_5f0\", \"/org/rdmad1/device/mlx5_5f1\", "
@@ -327,8 +340,8 @@ static void test_get_and_getall_agree_with_managed_objects(void **state) {
         const char *name;
         size_t n = 0;
 
-        harness_assert_property(h, MLX5_0 "/port/1", RDMAD_PORT_INTERFACE, "State", "4: ACTIVE");
-        harness_assert_property(h, MLX4_0 "/port/1", RDMAD_PORT_INTERFACE, "RateSpeed", "40");
+        harness_assert_property(h, MLX5_0 "/port/1", RDMAD_PORT_INTERFACE, RDMAD_PORT_PROPERTY_STATE, "4: ACTIVE");
+        harness_assert_property(h, MLX4_0 "/port/1", RDMAD_PORT_INTERFACE, RDMAD_PORT_PROPERTY_RATE_SPEED, "40");
 
         assert_true(sd_bus_call_method(h->bus, RDMAD_BUS_NAME, MLX4_0, "org.freedesktop.DBus.Properties", "GetAll",
                                        NULL, &reply, "s", RDMAD_DEVICE_INTERFACE) >= 0);
@@ -562,7 +575,7 @@ static void test_empty_host(void **state) {
         Harness *h = *state;
         Objects *o = get_managed_objects(h);
 
-        harness_assert_property(h, RDMAD_ROOT_PATH, RDMAD_MANAGER_INTERFACE, "Devices", "[]");
+        harness_assert_property(h, RDMAD_ROOT_PATH, RDMAD_MANAGER_INTERFACE, RDMAD_MANAGER_PROPERTY_DEVICES, "[]");
         assert_int_equal(o->n, 0);
         objects_free(o);
 }
@@ -608,8 +621,9 @@ static void test_rescan_publishes_only_the_difference(void **state) {
         assert_non_null(strstr(s->body, "/org/rdmad1/device/rxe9"));
         assert_int_equal(harness_count_signals(h, NULL, "InterfacesRemoved"), 0);
 
-        harness_assert_property(h, MLX5_0 "/port/1", RDMAD_PORT_INTERFACE, "StateName", "DOWN");
-        harness_assert_property(h, "/org/rdmad1/device/rxe9/port/1", RDMAD_PORT_INTERFACE, "StateName", "ACTIVE");
+        harness_assert_property(h, MLX5_0 "/port/1", RDMAD_PORT_INTERFACE, RDMAD_PORT_PROPERTY_STATE_NAME, "DOWN");
+        harness_assert_property(h, "/org/rdmad1/device/rxe9/port/1", RDMAD_PORT_INTERFACE,
+                                RDMAD_PORT_PROPERTY_STATE_NAME, "ACTIVE");
 
         /* A second rescan with nothing changed says nothing. */
         harness_clear_signals(h);
@@ -626,7 +640,8 @@ static void test_rescan_publishes_only_the_difference(void **state) {
         harness_wait_signals(h, NULL, "InterfacesRemoved", 1);
         harness_ping(h);
         assert_int_equal(harness_count_signals(h, RDMAD_ROOT_PATH, "InterfacesRemoved"), 2);
-        assert_null(harness_get_property(h, "/org/rdmad1/device/rxe9", RDMAD_DEVICE_INTERFACE, "Name", NULL));
+        assert_null(harness_get_property(h, "/org/rdmad1/device/rxe9", RDMAD_DEVICE_INTERFACE,
+                                         RDMAD_DEVICE_PROPERTY_NAME, NULL));
 }
 
 int main(void) {

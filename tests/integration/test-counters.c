@@ -251,29 +251,29 @@ static void write_paused(Harness *h, const char *name, const char *value) {
 static void test_state_changes_count_flaps(void **state) {
         Harness *h = *state;
 
-        harness_assert_property(h, HFI1_0 "/port/1", RDMAD_PORT_INTERFACE, "StateChanges", "0");
+        harness_assert_property(h, HFI1_0 "/port/1", RDMAD_PORT_INTERFACE, RDMAD_PORT_PROPERTY_STATE_CHANGES, "0");
         harness_clear_signals(h);
         write_paused(h, "ports/1/state", "1: DOWN\n");
         harness_wait_signals(h, HFI1_0 "/port/1", "PropertiesChanged", 1);
         write_paused(h, "ports/1/state", "4: ACTIVE\n");
         harness_wait_signals(h, HFI1_0 "/port/1", "PropertiesChanged", 2);
         assert_non_null(strstr(h->signals[h->n_signals - 1].body, "\"StateChanges\": 2"));
-        harness_assert_property(h, HFI1_0 "/port/1", RDMAD_PORT_INTERFACE, "StateName", "ACTIVE");
-        harness_assert_property(h, HFI1_0 "/port/1", RDMAD_PORT_INTERFACE, "StateChanges", "2");
+        harness_assert_property(h, HFI1_0 "/port/1", RDMAD_PORT_INTERFACE, RDMAD_PORT_PROPERTY_STATE_NAME, "ACTIVE");
+        harness_assert_property(h, HFI1_0 "/port/1", RDMAD_PORT_INTERFACE, RDMAD_PORT_PROPERTY_STATE_CHANGES, "2");
 
         write_paused(h, "ports/1/phys_state", "6: LinkErrorRecovery\n");
         harness_wait_signals(h, HFI1_0 "/port/1", "PropertiesChanged", 3);
-        assert_null(strstr(h->signals[h->n_signals - 1].body, "StateChanges"));
-        harness_assert_property(h, HFI1_0 "/port/1", RDMAD_PORT_INTERFACE, "StateChanges", "2");
+        assert_null(strstr(h->signals[h->n_signals - 1].body, RDMAD_PORT_PROPERTY_STATE_CHANGES));
+        harness_assert_property(h, HFI1_0 "/port/1", RDMAD_PORT_INTERFACE, RDMAD_PORT_PROPERTY_STATE_CHANGES, "2");
 
         harness_clear_signals(h);
         write_paused(h, "ports/1/state", "4: ACTIVE  \n\n");
         harness_observe(h, 300, "several poll ticks, which must see no change");
         assert_int_equal(harness_count_signals(h, HFI1_0 "/port/1", "PropertiesChanged"), 0);
-        harness_assert_property(h, HFI1_0 "/port/1", RDMAD_PORT_INTERFACE, "State", "4: ACTIVE");
-        harness_assert_property(h, HFI1_0 "/port/1", RDMAD_PORT_INTERFACE, "StateChanges", "2");
+        harness_assert_property(h, HFI1_0 "/port/1", RDMAD_PORT_INTERFACE, RDMAD_PORT_PROPERTY_STATE, "4: ACTIVE");
+        harness_assert_property(h, HFI1_0 "/port/1", RDMAD_PORT_INTERFACE, RDMAD_PORT_PROPERTY_STATE_CHANGES, "2");
         /* The other ports have seen nothing. */
-        harness_assert_property(h, MLX4_0 "/port/1", RDMAD_PORT_INTERFACE, "StateChanges", "0");
+        harness_assert_property(h, MLX4_0 "/port/1", RDMAD_PORT_INTERFACE, RDMAD_PORT_PROPERTY_STATE_CHANGES, "0");
 }
 
 /* ---- a slow read ------------------------------------------------------ */
@@ -317,7 +317,8 @@ static void test_slow_read_shared_and_loop_answers(void **state) {
                                                      harness_on_reply, &replies[i], "") >= 0);
                 if (i == 0) {
                         /* Answered while the read runs (it takes over a second). */
-                        value = harness_get_property(h, MLX5_0 "/port/1", RDMAD_PORT_INTERFACE, "State", NULL);
+                        value = harness_get_property(h, MLX5_0 "/port/1", RDMAD_PORT_INTERFACE,
+                                                     RDMAD_PORT_PROPERTY_STATE, NULL);
                         assert_string_equal(value, "4: ACTIVE");
                         free(value);
                         assert_false(replies[0].done);

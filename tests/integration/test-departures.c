@@ -381,7 +381,7 @@ static void fill_queue(int report, int control) {
         for (unsigned i = 0; i < FILLERS; i++)
                 if (sd_bus_open_system(&buses[i]) < 0 ||
                     sd_bus_call_method_async(buses[i], NULL, RDMAD_BUS_NAME, path, "org.freedesktop.DBus.Properties",
-                                             "Get", on_filler_answer, &full, "ss", huge, "State") < 0)
+                                             "Get", on_filler_answer, &full, "ss", huge, RDMAD_PORT_PROPERTY_STATE) < 0)
                         _exit(5);
         free(huge);
         while (!full && now_usec() < deadline) {

@@ -142,7 +142,7 @@ static void measure_root(Harness *h, unsigned seconds, Measure *m) {
                 uint64_t t = now_usec();
 
                 if (sd_bus_call_method(h->bus, RDMAD_BUS_NAME, path, "org.freedesktop.DBus.Properties", "Get", NULL,
-                                       NULL, "ss", RDMAD_PORT_INTERFACE, "State") < 0)
+                                       NULL, "ss", RDMAD_PORT_INTERFACE, RDMAD_PORT_PROPERTY_STATE) < 0)
                         m->failed++;
                 if (m->n_gets == allocated) {
                         allocated *= 2;
@@ -491,9 +491,9 @@ static void *client_main(void *userdata) {
                         break;
                 default:
                         (void) call(bus, c, HFI1_0 "/port/1", "org.freedesktop.DBus.Properties", "Get", "ss",
-                                    RDMAD_PORT_INTERFACE, "StateName");
+                                    RDMAD_PORT_INTERFACE, RDMAD_PORT_PROPERTY_STATE_NAME);
                         (void) call(bus, c, RDMAD_ROOT_PATH, "org.freedesktop.DBus.Properties", "Get", "ss",
-                                    RDMAD_MANAGER_INTERFACE, "Devices");
+                                    RDMAD_MANAGER_INTERFACE, RDMAD_MANAGER_PROPERTY_DEVICES);
                         break;
                 }
         } while (!atomic_load(c->stop) || c->calls < 20);
@@ -502,7 +502,8 @@ static void *client_main(void *userdata) {
 }
 
 static size_t published_devices(Harness *h) {
-        char *devices = harness_get_property(h, RDMAD_ROOT_PATH, RDMAD_MANAGER_INTERFACE, "Devices", NULL);
+        char *devices =
+                harness_get_property(h, RDMAD_ROOT_PATH, RDMAD_MANAGER_INTERFACE, RDMAD_MANAGER_PROPERTY_DEVICES, NULL);
         size_t n = 0;
 
         for (const char *p = devices; p && (p = strstr(p, "\"/org")); p++)
@@ -528,9 +529,9 @@ static char *tree_snapshot(Harness *h) {
 
         assert_non_null(f);
         for (size_t i = 0; i < o->n; i++)
-                if (!o->entries[i].name ||
-                    (strcmp(o->entries[i].name, "StateChangedUsec") != 0 &&
-                     strcmp(o->entries[i].name, "StateChanges") != 0 && strcmp(o->entries[i].name, "LinkHistory") != 0))
+                if (!o->entries[i].name || (strcmp(o->entries[i].name, RDMAD_PORT_PROPERTY_STATE_CHANGED_USEC) != 0 &&
+                                            strcmp(o->entries[i].name, RDMAD_PORT_PROPERTY_STATE_CHANGES) != 0 &&
+                                            strcmp(o->entries[i].name, RDMAD_PORT_PROPERTY_LINK_HISTORY) != 0))
                         fprintf(f, "%s %s %s=%s\n", o->entries[i].path, o->entries[i].interface,
                                 o->entries[i].name ?: "", o->entries[i].value ?: "");
         fclose(f);
@@ -657,10 +658,10 @@ static void test_clients_and_uevents_at_once(void **state) {
         assert_int_equal(events, n_events);
 
         /* Let the last flap be polled, then: the tree a fresh daemon reads. */
-        harness_wait_property(h, MLX5_0 "/port/1", RDMAD_PORT_INTERFACE, "StateName", "ACTIVE", 0);
-        harness_wait_property(h, HFI1_0 "/port/1", RDMAD_PORT_INTERFACE, "StateName", "DOWN", 0);
-        harness_assert_property(h, MLX5_0 "/port/1", RDMAD_PORT_INTERFACE, "StateName", "ACTIVE");
-        harness_assert_property(h, HFI1_0 "/port/1", RDMAD_PORT_INTERFACE, "StateName", "DOWN");
+        harness_wait_property(h, MLX5_0 "/port/1", RDMAD_PORT_INTERFACE, RDMAD_PORT_PROPERTY_STATE_NAME, "ACTIVE", 0);
+        harness_wait_property(h, HFI1_0 "/port/1", RDMAD_PORT_INTERFACE, RDMAD_PORT_PROPERTY_STATE_NAME, "DOWN", 0);
+        harness_assert_property(h, MLX5_0 "/port/1", RDMAD_PORT_INTERFACE, RDMAD_PORT_PROPERTY_STATE_NAME, "ACTIVE");
+        harness_assert_property(h, HFI1_0 "/port/1", RDMAD_PORT_INTERFACE, RDMAD_PORT_PROPERTY_STATE_NAME, "DOWN");
         before = tree_snapshot(h);
         rss_after = harness_settled_rss_kib(h);
         printf("flood: daemon RSS %.1f MiB before, %.1f MiB at the peak sampled, %.1f MiB after\n", rss_before / 1024.0,

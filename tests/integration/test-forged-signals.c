@@ -44,7 +44,7 @@ static int host_setup(void **state) {
 }
 
 static bool port_is(Harness *h, const char *path, const char *state) {
-        char *now = harness_get_property(h, path, RDMAD_PORT_INTERFACE, "StateName", NULL);
+        char *now = harness_get_property(h, path, RDMAD_PORT_INTERFACE, RDMAD_PORT_PROPERTY_STATE_NAME, NULL);
         bool is = now && streq(now, state);
 
         free(now);

@@ -144,8 +144,9 @@ static pid_t spawn_client(unsigned calls, ClientCheck check, const char *referen
 
                         for (unsigned k = 0; k < 2 && status == 0; k++) {
                                 const char *path = k == 0 ? HFI1_PORT : MLX4_PORT,
-                                           *a = objects_get(o, path, RDMAD_PORT_INTERFACE, "State"),
-                                           *b = objects_get(o, path, RDMAD_PORT_INTERFACE, "PhysState");
+                                           *a = objects_get(o, path, RDMAD_PORT_INTERFACE, RDMAD_PORT_PROPERTY_STATE),
+                                           *b = objects_get(o, path, RDMAD_PORT_INTERFACE,
+                                                            RDMAD_PORT_PROPERTY_PHYS_STATE);
 
                                 if (!a || !b || streq(a, "4: ACTIVE") != streq(b, "5: LinkUp")) {
                                         fprintf(stderr, "client %d: a reply with %s State = %s but PhysState = %s\n",
@@ -186,7 +187,7 @@ static void wait_clients(Harness *h, pid_t *pids, unsigned n, void (*between)(Ha
 
 /* Root's calls during the flood: each must be answered. */
 static void root_get(Harness *h, unsigned round) {
-        char *state = harness_get_property(h, HFI1_PORT, RDMAD_PORT_INTERFACE, "State", NULL);
+        char *state = harness_get_property(h, HFI1_PORT, RDMAD_PORT_INTERFACE, RDMAD_PORT_PROPERTY_STATE, NULL);
 
         assert_non_null(state);
         assert_string_equal(state, "4: ACTIVE");
@@ -384,9 +385,9 @@ static void call_all_at_once(Harness *h, sd_bus **buses, Answer *answers, unsign
                 sd_bus_error error = SD_BUS_ERROR_NULL;
                 uint32_t interval;
 
-                assert_true(sd_bus_get_property_trivial(buses[i], RDMAD_BUS_NAME, RDMAD_ROOT_PATH,
-                                                        RDMAD_MANAGER_INTERFACE, "PollIntervalMs", &error, 'u',
-                                                        &interval) >= 0);
+                assert_true(sd_bus_get_property_trivial(
+                                    buses[i], RDMAD_BUS_NAME, RDMAD_ROOT_PATH, RDMAD_MANAGER_INTERFACE,
+                                    RDMAD_MANAGER_PROPERTY_POLL_INTERVAL_MS, &error, 'u', &interval) >= 0);
                 sd_bus_error_free(&error);
         }
         harness_pause(h);
@@ -530,7 +531,7 @@ static void test_reply_too_large(void **state) {
 
         /* The documented way: Manager.Devices, then GetAll on each object. */
         assert_true(sd_bus_get_property_strv(h->bus, RDMAD_BUS_NAME, RDMAD_ROOT_PATH, RDMAD_MANAGER_INTERFACE,
-                                             "Devices", NULL, &devices) >= 0);
+                                             RDMAD_MANAGER_PROPERTY_DEVICES, NULL, &devices) >= 0);
         for (char **d = devices; d && *d; d++) {
                 char **ports = NULL;
 
@@ -538,8 +539,8 @@ static void test_reply_too_large(void **state) {
                                                NULL, &reply, "s", RDMAD_DEVICE_INTERFACE) >= 0);
                 reply = sd_bus_message_unref(reply);
                 objects++;
-                assert_true(sd_bus_get_property_strv(h->bus, RDMAD_BUS_NAME, *d, RDMAD_DEVICE_INTERFACE, "Ports", NULL,
-                                                     &ports) >= 0);
+                assert_true(sd_bus_get_property_strv(h->bus, RDMAD_BUS_NAME, *d, RDMAD_DEVICE_INTERFACE,
+                                                     RDMAD_DEVICE_PROPERTY_PORTS, NULL, &ports) >= 0);
                 for (char **p = ports; p && *p; p++) {
                         assert_true(sd_bus_call_method(h->bus, RDMAD_BUS_NAME, *p, "org.freedesktop.DBus.Properties",
                                                        "GetAll", NULL, &reply, "s", RDMAD_PORT_INTERFACE) >= 0);

@@ -111,8 +111,8 @@ static size_t get_history(Harness *h, const char *port, Change *ret) {
         size_t n = 0;
         int r;
 
-        r = sd_bus_get_property(h->bus, RDMAD_BUS_NAME, port, RDMAD_PORT_INTERFACE, "LinkHistory", &error, &reply,
-                                "a(tss)");
+        r = sd_bus_get_property(h->bus, RDMAD_BUS_NAME, port, RDMAD_PORT_INTERFACE, RDMAD_PORT_PROPERTY_LINK_HISTORY,
+                                &error, &reply, "a(tss)");
         if (r < 0)
                 fail_msg("Get LinkHistory of %s: %s", port, error.message ?: strerror(-r));
         assert_int_equal(sd_bus_message_enter_container(reply, 'a', "(tss)"), 1);
@@ -172,10 +172,10 @@ static void flap_hfi1(Harness *h, unsigned *changes) {
 
         write_paused(h, "ports/1/state", "1: DOWN\n");
         snprintf(n, sizeof(n), "%u", ++*changes);
-        harness_wait_property(h, HFI1_0 "/port/1", RDMAD_PORT_INTERFACE, "StateChanges", n, 10000);
+        harness_wait_property(h, HFI1_0 "/port/1", RDMAD_PORT_INTERFACE, RDMAD_PORT_PROPERTY_STATE_CHANGES, n, 10000);
         write_paused(h, "ports/1/state", "4: ACTIVE\n");
         snprintf(n, sizeof(n), "%u", ++*changes);
-        harness_wait_property(h, HFI1_0 "/port/1", RDMAD_PORT_INTERFACE, "StateChanges", n, 10000);
+        harness_wait_property(h, HFI1_0 "/port/1", RDMAD_PORT_INTERFACE, RDMAD_PORT_PROPERTY_STATE_CHANGES, n, 10000);
 }
 
 typedef struct FileWait {
@@ -208,12 +208,15 @@ static void wait_file_has(Harness *h, const char *name, const Change *changes, s
 static void test_port_guid_is_gid_0s_interface_id(void **state) {
         Harness *h = *state;
 
-        harness_assert_property(h, HFI1_0 "/port/1", RDMAD_PORT_INTERFACE, "PortGuid", "0011:7501:0165:ab12");
-        harness_assert_property(h, MLX4_0 "/port/1", RDMAD_PORT_INTERFACE, "PortGuid", "0002:c903:00a1:b2c1");
+        harness_assert_property(h, HFI1_0 "/port/1", RDMAD_PORT_INTERFACE, RDMAD_PORT_PROPERTY_PORT_GUID,
+                                "0011:7501:0165:ab12");
+        harness_assert_property(h, MLX4_0 "/port/1", RDMAD_PORT_INTERFACE, RDMAD_PORT_PROPERTY_PORT_GUID,
+                                "0002:c903:00a1:b2c1");
         /* RoCE: the EUI-64 of the netdev's MAC address, as ibstat shows it. */
-        harness_assert_property(h, MLX4_0 "/port/2", RDMAD_PORT_INTERFACE, "PortGuid", "0202:c9ff:fea1:b2c2");
+        harness_assert_property(h, MLX4_0 "/port/2", RDMAD_PORT_INTERFACE, RDMAD_PORT_PROPERTY_PORT_GUID,
+                                "0202:c9ff:fea1:b2c2");
         /* siw0's GID 0 carries the MAC in its prefix: no interface ID. */
-        harness_assert_property(h, SIW0 "/port/1", RDMAD_PORT_INTERFACE, "PortGuid", "");
+        harness_assert_property(h, SIW0 "/port/1", RDMAD_PORT_INTERFACE, RDMAD_PORT_PROPERTY_PORT_GUID, "");
 }
 
 /* ---- in memory ------------------------------------------------------------ */
@@ -231,10 +234,10 @@ static void test_history_without_state_dir_is_not_kept(void **state) {
         harness_clear_signals(h);
         flap_hfi1(h, &changes);
         assert_int_equal(get_history(h, HFI1_0 "/port/1", c), 0);
-        harness_assert_property(h, HFI1_0 "/port/1", RDMAD_PORT_INTERFACE, "StateChanges", "2");
+        harness_assert_property(h, HFI1_0 "/port/1", RDMAD_PORT_INTERFACE, RDMAD_PORT_PROPERTY_STATE_CHANGES, "2");
         harness_wait_signals(h, HFI1_0 "/port/1", "PropertiesChanged", 2);
         for (size_t i = 0; i < h->n_signals; i++)
-                assert_null(strstr(h->signals[i].body, "LinkHistory"));
+                assert_null(strstr(h->signals[i].body, RDMAD_PORT_PROPERTY_LINK_HISTORY));
 }
 
 /* With a state directory the history is kept: each change at
@@ -254,7 +257,8 @@ static void test_history_with_state_dir_in_memory(void **state) {
         assert_string_equal(c[1].old_state, "DOWN");
         assert_string_equal(c[1].new_state, "ACTIVE");
         assert_true(c[0].usec > 0 && c[0].usec <= c[1].usec);
-        usec = harness_get_property(h, HFI1_0 "/port/1", RDMAD_PORT_INTERFACE, "StateChangedUsec", NULL);
+        usec = harness_get_property(h, HFI1_0 "/port/1", RDMAD_PORT_INTERFACE, RDMAD_PORT_PROPERTY_STATE_CHANGED_USEC,
+                                    NULL);
         assert_int_equal(strtoull(usec, NULL, 10), c[1].usec);
         free(usec);
         /* Each change announced LinkHistory with StateChanges. */
@@ -289,7 +293,7 @@ static void test_history_survives_a_restart(void **state) {
          * alone are read only in the poll's slow round. The change uevent
          * stands in for its netdev's event. */
         umockdev_testbed_uevent(h->testbed, siw_sys, "change");
-        harness_wait_property(h, SIW0 "/port/1", RDMAD_PORT_INTERFACE, "StateChanges", "1", 10000);
+        harness_wait_property(h, SIW0 "/port/1", RDMAD_PORT_INTERFACE, RDMAD_PORT_PROPERTY_STATE_CHANGES, "1", 10000);
         assert_int_equal(get_history(h, SIW0 "/port/1", siw), 1);
 
         /* Stopped at once: what waited for its second is written on the way out. */
@@ -306,7 +310,7 @@ static void test_history_survives_a_restart(void **state) {
         assert_changes_equal(after, before, 4);
         assert_int_equal(get_history(h, SIW0 "/port/1", after), 1);
         assert_changes_equal(after, siw, 1);
-        harness_assert_property(h, HFI1_0 "/port/1", RDMAD_PORT_INTERFACE, "StateChanges", "0");
+        harness_assert_property(h, HFI1_0 "/port/1", RDMAD_PORT_INTERFACE, RDMAD_PORT_PROPERTY_STATE_CHANGES, "0");
 
         /* Going on from what was kept. */
         changes = 0;
@@ -436,7 +440,7 @@ static void assert_history_kept_in_memory(Harness *h, const char *warning) {
         harness_wait_log_times(h, "Link history: a write failed", 2);
         assert_int_equal(get_history(h, HFI1_0 "/port/1", c), 6);
         assert_string_equal(c[5].new_state, "ACTIVE");
-        harness_assert_property(h, HFI1_0 "/port/1", RDMAD_PORT_INTERFACE, "StateChanges", "6");
+        harness_assert_property(h, HFI1_0 "/port/1", RDMAD_PORT_INTERFACE, RDMAD_PORT_PROPERTY_STATE_CHANGES, "6");
         harness_assert_daemon_answers(h);
         log = harness_daemon_log(h);
         assert_int_equal(count(log, warning), 1);

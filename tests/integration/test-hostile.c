@@ -206,61 +206,65 @@ static void test_hostile_sysfs_publishes_what_it_can(void **state) {
         size_t strings;
 
         /* The well-behaved device next to it is untouched. */
-        harness_assert_property(h, MLX5_0 "/port/1", RDMAD_PORT_INTERFACE, "StateName", "ACTIVE");
+        harness_assert_property(h, MLX5_0 "/port/1", RDMAD_PORT_INTERFACE, RDMAD_PORT_PROPERTY_STATE_NAME, "ACTIVE");
 
         /* Ports "0" and "1"; "abc" is not a port. */
-        harness_assert_property(h, HOSTILE_0, RDMAD_DEVICE_INTERFACE, "PortNumbers", "[0, 1]");
-        harness_assert_property(h, HOSTILE_0 "/port/0", RDMAD_PORT_INTERFACE, "StateName", "ACTIVE");
+        harness_assert_property(h, HOSTILE_0, RDMAD_DEVICE_INTERFACE, RDMAD_DEVICE_PROPERTY_PORT_NUMBERS, "[0, 1]");
+        harness_assert_property(h, HOSTILE_0 "/port/0", RDMAD_PORT_INTERFACE, RDMAD_PORT_PROPERTY_STATE_NAME, "ACTIVE");
 
         /* Out of range, negative, empty hex: 0, and the raw text kept as it was. */
-        harness_assert_property(h, HOSTILE_0 "/port/1", RDMAD_PORT_INTERFACE, "StateNum", "0");
+        harness_assert_property(h, HOSTILE_0 "/port/1", RDMAD_PORT_INTERFACE, RDMAD_PORT_PROPERTY_STATE_NUM, "0");
         /* A state that does not parse is a failed read, not a state (issue 42):
          * none known before, so none, and Health names the file. */
-        harness_assert_property(h, HOSTILE_0 "/port/1", RDMAD_PORT_INTERFACE, "State", "");
-        harness_assert_property(h, HOSTILE_0, RDMAD_DEVICE_INTERFACE, "Health", "errors");
-        harness_assert_property(h, HOSTILE_0, RDMAD_DEVICE_INTERFACE, "HealthReason", "ports/1/state: Bad message");
-        harness_assert_property(h, HOSTILE_0 "/port/1", RDMAD_PORT_INTERFACE, "PhysStateNum", "0");
-        harness_assert_property(h, HOSTILE_0 "/port/1", RDMAD_PORT_INTERFACE, "Lid", "0");
-        harness_assert_property(h, HOSTILE_0 "/port/1", RDMAD_PORT_INTERFACE, "SmLid", "0");
-        harness_assert_property(h, HOSTILE_0 "/port/1", RDMAD_PORT_INTERFACE, "LidMaskCount", "0");
-        harness_assert_property(h, HOSTILE_0 "/port/1", RDMAD_PORT_INTERFACE, "SmSl", "0");
-        harness_assert_property(h, HOSTILE_0 "/port/1", RDMAD_PORT_INTERFACE, "CapMask", "0");
-        harness_assert_property(h, HOSTILE_0 "/port/1", RDMAD_PORT_INTERFACE, "Rate", "4294967296 Gb/sec (4X EDR)");
-        harness_assert_property(h, RDMAD_ROOT_PATH, RDMAD_MANAGER_INTERFACE, "Devices",
+        harness_assert_property(h, HOSTILE_0 "/port/1", RDMAD_PORT_INTERFACE, RDMAD_PORT_PROPERTY_STATE, "");
+        harness_assert_property(h, HOSTILE_0, RDMAD_DEVICE_INTERFACE, RDMAD_DEVICE_PROPERTY_HEALTH, "errors");
+        harness_assert_property(h, HOSTILE_0, RDMAD_DEVICE_INTERFACE, RDMAD_DEVICE_PROPERTY_HEALTH_REASON,
+                                "ports/1/state: Bad message");
+        harness_assert_property(h, HOSTILE_0 "/port/1", RDMAD_PORT_INTERFACE, RDMAD_PORT_PROPERTY_PHYS_STATE_NUM, "0");
+        harness_assert_property(h, HOSTILE_0 "/port/1", RDMAD_PORT_INTERFACE, RDMAD_PORT_PROPERTY_LID, "0");
+        harness_assert_property(h, HOSTILE_0 "/port/1", RDMAD_PORT_INTERFACE, RDMAD_PORT_PROPERTY_SM_LID, "0");
+        harness_assert_property(h, HOSTILE_0 "/port/1", RDMAD_PORT_INTERFACE, RDMAD_PORT_PROPERTY_LID_MASK_COUNT, "0");
+        harness_assert_property(h, HOSTILE_0 "/port/1", RDMAD_PORT_INTERFACE, RDMAD_PORT_PROPERTY_SM_SL, "0");
+        harness_assert_property(h, HOSTILE_0 "/port/1", RDMAD_PORT_INTERFACE, RDMAD_PORT_PROPERTY_CAP_MASK, "0");
+        harness_assert_property(h, HOSTILE_0 "/port/1", RDMAD_PORT_INTERFACE, RDMAD_PORT_PROPERTY_RATE,
+                                "4294967296 Gb/sec (4X EDR)");
+        harness_assert_property(h, RDMAD_ROOT_PATH, RDMAD_MANAGER_INTERFACE, RDMAD_MANAGER_PROPERTY_DEVICES,
                                 "[\"/org/rdmad1/device/hostile0\", \"/org/rdmad1/device/mlx5_5f0\", "
                                 "\"/org/rdmad1/device/mlx5_5f1\"]");
-        harness_assert_property(h, HOSTILE_0, RDMAD_DEVICE_INTERFACE, "Sriov", HOSTILE_0 "/sriov");
+        harness_assert_property(h, HOSTILE_0, RDMAD_DEVICE_INTERFACE, RDMAD_DEVICE_PROPERTY_SRIOV, HOSTILE_0 "/sriov");
 
         /* Binary and non-UTF-8 bytes: U+FFFD; a directory or a dangling link: "". */
-        harness_assert_property(h, HOSTILE_0, RDMAD_DEVICE_INTERFACE, "FirmwareVersion",
+        harness_assert_property(h, HOSTILE_0, RDMAD_DEVICE_INTERFACE, RDMAD_DEVICE_PROPERTY_FIRMWARE_VERSION,
                                 "1\xef\xbf\xbd.\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd"
                                 "2");
-        harness_assert_property(h, HOSTILE_0, RDMAD_DEVICE_INTERFACE, "NodeDescription", "\xef\xbf\xbd(node");
-        harness_assert_property(h, HOSTILE_0, RDMAD_DEVICE_INTERFACE, "HcaType", "");
-        harness_assert_property(h, HOSTILE_0, RDMAD_DEVICE_INTERFACE, "BoardId", "");
-        harness_assert_property(h, HOSTILE_0, RDMAD_DEVICE_INTERFACE, "NodeType",
+        harness_assert_property(h, HOSTILE_0, RDMAD_DEVICE_INTERFACE, RDMAD_DEVICE_PROPERTY_NODE_DESCRIPTION,
+                                "\xef\xbf\xbd(node");
+        harness_assert_property(h, HOSTILE_0, RDMAD_DEVICE_INTERFACE, RDMAD_DEVICE_PROPERTY_HCA_TYPE, "");
+        harness_assert_property(h, HOSTILE_0, RDMAD_DEVICE_INTERFACE, RDMAD_DEVICE_PROPERTY_BOARD_ID, "");
+        harness_assert_property(h, HOSTILE_0, RDMAD_DEVICE_INTERFACE, RDMAD_DEVICE_PROPERTY_NODE_TYPE,
                                 ""); /* "4294967296: CA" is no node type */
-        harness_assert_property(h, HOSTILE_0, RDMAD_DEVICE_INTERFACE, "Driver", "mlx5_core");
+        harness_assert_property(h, HOSTILE_0, RDMAD_DEVICE_INTERFACE, RDMAD_DEVICE_PROPERTY_DRIVER, "mlx5_core");
         /* A megabyte file: cut at one page. */
         {
-                char *hw_rev = harness_get_property(h, HOSTILE_0, RDMAD_DEVICE_INTERFACE, "HwRev", NULL);
+                char *hw_rev =
+                        harness_get_property(h, HOSTILE_0, RDMAD_DEVICE_INTERFACE, RDMAD_DEVICE_PROPERTY_HW_REV, NULL);
                 assert_non_null(hw_rev);
                 assert_int_equal(strlen(hw_rev), 4096);
                 free(hw_rev);
         }
-        attrs = harness_get_property(h, HOSTILE_0, RDMAD_DEVICE_INTERFACE, "Attributes", NULL);
+        attrs = harness_get_property(h, HOSTILE_0, RDMAD_DEVICE_INTERFACE, RDMAD_DEVICE_PROPERTY_ATTRIBUTES, NULL);
         assert_non_null(attrs);
         assert_null(strstr(attrs, "\"hca_type\""));
         assert_null(strstr(attrs, "\"board_id\""));
         free(attrs);
 
         /* SR-IOV numbers that do not fit: capable, 0 and 0. */
-        harness_assert_property(h, HOSTILE_0, RDMAD_DEVICE_INTERFACE, "SriovCapable", "true");
-        harness_assert_property(h, HOSTILE_0 "/sriov", RDMAD_SRIOV_INTERFACE, "TotalVfs", "0");
-        harness_assert_property(h, HOSTILE_0 "/sriov", RDMAD_SRIOV_INTERFACE, "NumVfs", "0");
+        harness_assert_property(h, HOSTILE_0, RDMAD_DEVICE_INTERFACE, RDMAD_DEVICE_PROPERTY_SRIOV_CAPABLE, "true");
+        harness_assert_property(h, HOSTILE_0 "/sriov", RDMAD_SRIOV_INTERFACE, RDMAD_SRIOV_PROPERTY_TOTAL_VFS, "0");
+        harness_assert_property(h, HOSTILE_0 "/sriov", RDMAD_SRIOV_INTERFACE, RDMAD_SRIOV_PROPERTY_NUM_VFS, "0");
 
         /* The netdev whose name is not UTF-8: published under a valid one. */
-        netdevs = harness_get_property(h, HOSTILE_0, RDMAD_DEVICE_INTERFACE, "NetDevs", NULL);
+        netdevs = harness_get_property(h, HOSTILE_0, RDMAD_DEVICE_INTERFACE, RDMAD_DEVICE_PROPERTY_NETDEVS, NULL);
         assert_non_null(netdevs);
         assert_int_equal(count_occurrences(netdevs, "/netdev/"), 1);
         free(netdevs);
@@ -269,7 +273,8 @@ static void test_hostile_sysfs_publishes_what_it_can(void **state) {
                 bool found = false;
                 for (size_t i = 0; i < o->n; i++)
                         if (o->entries[i].name && !strcmp(o->entries[i].interface, RDMAD_NETDEV_INTERFACE) &&
-                            !strcmp(o->entries[i].name, "Name") && strstr(o->entries[i].path, HOSTILE_0)) {
+                            !strcmp(o->entries[i].name, RDMAD_DEVICE_PROPERTY_NAME) &&
+                            strstr(o->entries[i].path, HOSTILE_0)) {
                                 assert_string_equal(o->entries[i].value, "eth\xef\xbf\xbd\xef\xbf\xbd"
                                                                          "0");
                                 found = true;
@@ -279,7 +284,7 @@ static void test_hostile_sysfs_publishes_what_it_can(void **state) {
         objects_free(o);
 
         /* All 10 000 GIDs, in order, with their types. */
-        gids = harness_get_property(h, HOSTILE_0 "/port/1", RDMAD_PORT_INTERFACE, "Gids", NULL);
+        gids = harness_get_property(h, HOSTILE_0 "/port/1", RDMAD_PORT_INTERFACE, RDMAD_PORT_PROPERTY_GIDS, NULL);
         assert_non_null(gids);
         assert_int_equal(count_occurrences(gids, "("), N_GIDS);
         assert_int_equal(count_occurrences(gids, "RoCE v2"), N_GIDS / 2);
@@ -325,8 +330,8 @@ static void test_device_gone_between_uevent_and_read(void **state) {
         harness_ping(h); /* every signal of the batch is in */
         assert_int_equal(harness_count_signals(h, RDMAD_ROOT_PATH, "InterfacesRemoved"), 2);
         assert_int_equal(harness_count_signals(h, RDMAD_ROOT_PATH, "InterfacesAdded"), 0);
-        assert_null(harness_get_property(h, HFI1_0, RDMAD_DEVICE_INTERFACE, "Name", NULL));
-        harness_assert_property(h, RDMAD_ROOT_PATH, RDMAD_MANAGER_INTERFACE, "Devices",
+        assert_null(harness_get_property(h, HFI1_0, RDMAD_DEVICE_INTERFACE, RDMAD_DEVICE_PROPERTY_NAME, NULL));
+        harness_assert_property(h, RDMAD_ROOT_PATH, RDMAD_MANAGER_INTERFACE, RDMAD_MANAGER_PROPERTY_DEVICES,
                                 "[\"/org/rdmad1/device/mlx5_5f0\", \"/org/rdmad1/device/mlx5_5f1\"]");
         harness_assert_daemon_answers(h);
 }
@@ -346,7 +351,8 @@ static void test_add_and_remove_within_one_iteration(void **state) {
         harness_observe(h, 500, "signals about a device that came and went while rdmad was stopped: none");
         assert_int_equal(count_signals_mentioning(h, "ghost0"), 0);
         assert_int_equal(h->n_signals, 0);
-        assert_null(harness_get_property(h, "/org/rdmad1/device/ghost0", RDMAD_DEVICE_INTERFACE, "Name", NULL));
+        assert_null(harness_get_property(h, "/org/rdmad1/device/ghost0", RDMAD_DEVICE_INTERFACE,
+                                         RDMAD_DEVICE_PROPERTY_NAME, NULL));
 
         /* Present, then removed and re-added in one go: it is still there afterwards. */
         harness_add_device(h, GHOST_RECORD);
@@ -358,9 +364,11 @@ static void test_add_and_remove_within_one_iteration(void **state) {
         umockdev_testbed_remove_device(h->testbed, GHOST_SYS);
         harness_add_device(h, GHOST_RECORD);
         harness_resume(h);
-        harness_wait_property(h, "/org/rdmad1/device/ghost0/port/1", RDMAD_PORT_INTERFACE, "StateName", "ACTIVE", 0);
+        harness_wait_property(h, "/org/rdmad1/device/ghost0/port/1", RDMAD_PORT_INTERFACE,
+                              RDMAD_PORT_PROPERTY_STATE_NAME, "ACTIVE", 0);
         harness_observe(h, 500, "the rest of what the remove and the add announce");
-        harness_assert_property(h, "/org/rdmad1/device/ghost0/port/1", RDMAD_PORT_INTERFACE, "StateName", "ACTIVE");
+        harness_assert_property(h, "/org/rdmad1/device/ghost0/port/1", RDMAD_PORT_INTERFACE,
+                                RDMAD_PORT_PROPERTY_STATE_NAME, "ACTIVE");
         /* Whatever was announced, removals and additions balance. */
         assert_int_equal(harness_count_signals(h, RDMAD_ROOT_PATH, "InterfacesRemoved"),
                          harness_count_signals(h, RDMAD_ROOT_PATH, "InterfacesAdded"));
@@ -384,13 +392,13 @@ static void test_device_gone_in_the_middle_of_a_scan(void **state) {
                     (strcmp(h->signals[i].member, "PropertiesChanged") != 0 && strstr(h->signals[i].body, "mlx5")))
                         fail_msg("a signal about mlx5: %s %s %s", h->signals[i].path, h->signals[i].member,
                                  h->signals[i].body);
-        harness_assert_property(h, MLX5_0 "/port/1", RDMAD_PORT_INTERFACE, "StateName", "ACTIVE");
+        harness_assert_property(h, MLX5_0 "/port/1", RDMAD_PORT_INTERFACE, RDMAD_PORT_PROPERTY_STATE_NAME, "ACTIVE");
 
         harness_remove(h, "/sys/class/infiniband");
         harness_clear_signals(h);
         assert_true(sd_bus_call_method(h->bus, RDMAD_BUS_NAME, RDMAD_ROOT_PATH, RDMAD_MANAGER_INTERFACE,
                                        RDMAD_METHOD_RESCAN, NULL, NULL, "") >= 0);
-        harness_wait_property(h, RDMAD_ROOT_PATH, RDMAD_MANAGER_INTERFACE, "Devices", "[]", 20000);
+        harness_wait_property(h, RDMAD_ROOT_PATH, RDMAD_MANAGER_INTERFACE, RDMAD_MANAGER_PROPERTY_DEVICES, "[]", 20000);
         harness_assert_daemon_answers(h);
 }
 
@@ -459,7 +467,8 @@ static void test_lost_uevent_resyncs(void **state) {
 
         harness_wait_signals(h, RDMAD_ROOT_PATH, "InterfacesAdded", 2);
         assert_int_equal(access(enobufs_trigger, F_OK), -1); /* the fault did happen */
-        harness_assert_property(h, "/org/rdmad1/device/ghost0/port/1", RDMAD_PORT_INTERFACE, "StateName", "ACTIVE");
+        harness_assert_property(h, "/org/rdmad1/device/ghost0/port/1", RDMAD_PORT_INTERFACE,
+                                RDMAD_PORT_PROPERTY_STATE_NAME, "ACTIVE");
         log = harness_daemon_log(h);
         if (!strstr(log, "udev monitor overflowed; resynchronising with sysfs."))
                 fail_msg("no overflow message in the log:\n%s", log);
@@ -503,25 +512,27 @@ static void test_unparseable_state_is_a_failed_read(void **state) {
         harness_clear_signals(h);
         for (size_t i = 0; i < sizeof(garbage) / sizeof(garbage[0]); i++) {
                 harness_write(h, HFI1_SYS, "ports/1/state", garbage[i]);
-                harness_wait_property(h, HFI1_0, RDMAD_DEVICE_INTERFACE, "HealthReason", "ports/1/state: Bad message",
-                                      10000);
+                harness_wait_property(h, HFI1_0, RDMAD_DEVICE_INTERFACE, RDMAD_DEVICE_PROPERTY_HEALTH_REASON,
+                                      "ports/1/state: Bad message", 10000);
                 /* A full re-read finds the same garbage: still no state of it. */
                 umockdev_testbed_uevent(h->testbed, HFI1_SYS, "change");
                 harness_assert_daemon_answers(h);
-                harness_assert_property(h, HFI1_0 "/port/1", RDMAD_PORT_INTERFACE, "State", "4: ACTIVE");
-                harness_assert_property(h, HFI1_0 "/port/1", RDMAD_PORT_INTERFACE, "StateChanges", "0");
-                harness_assert_property(h, HFI1_0, RDMAD_DEVICE_INTERFACE, "Health", "errors");
+                harness_assert_property(h, HFI1_0 "/port/1", RDMAD_PORT_INTERFACE, RDMAD_PORT_PROPERTY_STATE,
+                                        "4: ACTIVE");
+                harness_assert_property(h, HFI1_0 "/port/1", RDMAD_PORT_INTERFACE, RDMAD_PORT_PROPERTY_STATE_CHANGES,
+                                        "0");
+                harness_assert_property(h, HFI1_0, RDMAD_DEVICE_INTERFACE, RDMAD_DEVICE_PROPERTY_HEALTH, "errors");
                 harness_write(h, HFI1_SYS, "ports/1/state", "4: ACTIVE\n");
                 umockdev_testbed_uevent(h->testbed, HFI1_SYS, "change");
-                harness_wait_property(h, HFI1_0, RDMAD_DEVICE_INTERFACE, "Health", "ok", 10000);
+                harness_wait_property(h, HFI1_0, RDMAD_DEVICE_INTERFACE, RDMAD_DEVICE_PROPERTY_HEALTH, "ok", 10000);
         }
         assert_int_equal(count_signals_mentioning(h, "\"State\""), 0);
-        assert_int_equal(count_signals_mentioning(h, "StateChanges"), 0);
+        assert_int_equal(count_signals_mentioning(h, RDMAD_PORT_PROPERTY_STATE_CHANGES), 0);
 
         /* A real change still is one. */
         harness_write(h, HFI1_SYS, "ports/1/state", "1: DOWN\n");
-        harness_wait_property(h, HFI1_0 "/port/1", RDMAD_PORT_INTERFACE, "State", "1: DOWN", 10000);
-        harness_assert_property(h, HFI1_0 "/port/1", RDMAD_PORT_INTERFACE, "StateChanges", "1");
+        harness_wait_property(h, HFI1_0 "/port/1", RDMAD_PORT_INTERFACE, RDMAD_PORT_PROPERTY_STATE, "1: DOWN", 10000);
+        harness_assert_property(h, HFI1_0 "/port/1", RDMAD_PORT_INTERFACE, RDMAD_PORT_PROPERTY_STATE_CHANGES, "1");
 }
 
 /* The soft limit only, as a hard limit once lowered cannot be raised again. */
@@ -558,8 +569,8 @@ static void test_out_of_file_descriptors(void **state) {
         harness_observe(h, 700, "the poll's failed reads");
         assert_int_equal(count_signals_mentioning(h, "ghost0"), 0);
         assert_int_equal(harness_count_signals(h, RDMAD_ROOT_PATH, "InterfacesRemoved"), 0);
-        harness_assert_property(h, MLX5_0, RDMAD_DEVICE_INTERFACE, "Name", "mlx5_0");
-        harness_assert_property(h, MLX5_0 "/port/1", RDMAD_PORT_INTERFACE, "StateName", "ACTIVE");
+        harness_assert_property(h, MLX5_0, RDMAD_DEVICE_INTERFACE, RDMAD_DEVICE_PROPERTY_NAME, "mlx5_0");
+        harness_assert_property(h, MLX5_0 "/port/1", RDMAD_PORT_INTERFACE, RDMAD_PORT_PROPERTY_STATE_NAME, "ACTIVE");
         harness_assert_daemon_answers(h);
         log = harness_daemon_log(h);
         if (!strstr(log,
@@ -575,10 +586,11 @@ static void test_out_of_file_descriptors(void **state) {
         set_fd_limit(h, old.rlim_cur);
         umockdev_testbed_uevent(h->testbed, HFI1_SYS, "change");
         harness_wait_signals(h, RDMAD_ROOT_PATH, "InterfacesAdded", 2);
-        harness_assert_property(h, "/org/rdmad1/device/ghost0/port/1", RDMAD_PORT_INTERFACE, "StateName", "ACTIVE");
+        harness_assert_property(h, "/org/rdmad1/device/ghost0/port/1", RDMAD_PORT_INTERFACE,
+                                RDMAD_PORT_PROPERTY_STATE_NAME, "ACTIVE");
         /* The resync's reads come back device by device. */
-        harness_wait_property(h, MLX5_0, RDMAD_DEVICE_INTERFACE, "NodeDescription", "changed while out of descriptors",
-                              10000);
+        harness_wait_property(h, MLX5_0, RDMAD_DEVICE_INTERFACE, RDMAD_DEVICE_PROPERTY_NODE_DESCRIPTION,
+                              "changed while out of descriptors", 10000);
         assert_int_equal(harness_count_signals(h, RDMAD_ROOT_PATH, "InterfacesRemoved"), 0);
         log = harness_daemon_log(h);
         assert_non_null(strstr(log, "Resynchronised with sysfs."));

@@ -52,7 +52,8 @@ static void test_hot_add_and_remove(void **state) {
                                "\"/org/rdmad1/device/mlx5_5f1\", \"/org/rdmad1/device/rxe5\"]"));
 
         o = get_managed_objects(h);
-        assert_non_null(objects_get(o, "/org/rdmad1/device/rxe5/port/1", RDMAD_PORT_INTERFACE, "State"));
+        assert_non_null(
+                objects_get(o, "/org/rdmad1/device/rxe5/port/1", RDMAD_PORT_INTERFACE, RDMAD_PORT_PROPERTY_STATE));
         objects_free(o);
 
         /* Hot-remove: removals announced children first, the list shrinks. */
@@ -65,10 +66,11 @@ static void test_hot_add_and_remove(void **state) {
         assert_int_equal(harness_count_signals(h, RDMAD_ROOT_PATH, "InterfacesRemoved"), 2);
         assert_non_null(strstr(h->signals[0].body, "\"/org/rdmad1/device/rxe5/port/1\""));
         assert_non_null(strstr(h->signals[1].body, "\"/org/rdmad1/device/rxe5\" [\"org.freedesktop.DBus.Peer\""));
-        harness_assert_property(h, RDMAD_ROOT_PATH, RDMAD_MANAGER_INTERFACE, "Devices",
+        harness_assert_property(h, RDMAD_ROOT_PATH, RDMAD_MANAGER_INTERFACE, RDMAD_MANAGER_PROPERTY_DEVICES,
                                 "[\"/org/rdmad1/device/hfi1_5f0\", \"/org/rdmad1/device/mlx5_5f0\", "
                                 "\"/org/rdmad1/device/mlx5_5f1\"]");
-        assert_null(harness_get_property(h, "/org/rdmad1/device/rxe5", RDMAD_DEVICE_INTERFACE, "Name", NULL));
+        assert_null(harness_get_property(h, "/org/rdmad1/device/rxe5", RDMAD_DEVICE_INTERFACE,
+                                         RDMAD_DEVICE_PROPERTY_NAME, NULL));
 }
 
 static void test_rename_via_move(void **state) {
@@ -86,10 +88,11 @@ static void test_rename_via_move(void **state) {
         assert_non_null(strstr(h->signals[1].body, "\"" HFI1_0 "\" ["));
         assert_non_null(strstr(h->signals[2].body, "\"/org/rdmad1/device/opa0\" {"));
         harness_assert_property(
-                h, RDMAD_ROOT_PATH, RDMAD_MANAGER_INTERFACE, "Devices",
+                h, RDMAD_ROOT_PATH, RDMAD_MANAGER_INTERFACE, RDMAD_MANAGER_PROPERTY_DEVICES,
                 "[\"/org/rdmad1/device/mlx5_5f0\", \"/org/rdmad1/device/mlx5_5f1\", \"/org/rdmad1/device/opa0\"]");
-        harness_assert_property(h, "/org/rdmad1/device/opa0", RDMAD_DEVICE_INTERFACE, "Driver", "hfi1");
-        assert_null(harness_get_property(h, HFI1_0, RDMAD_DEVICE_INTERFACE, "Name", NULL));
+        harness_assert_property(h, "/org/rdmad1/device/opa0", RDMAD_DEVICE_INTERFACE, RDMAD_DEVICE_PROPERTY_DRIVER,
+                                "hfi1");
+        assert_null(harness_get_property(h, HFI1_0, RDMAD_DEVICE_INTERFACE, RDMAD_DEVICE_PROPERTY_NAME, NULL));
 }
 
 static void test_port_flap_is_one_signal_with_exactly_the_changes(void **state) {
@@ -115,7 +118,8 @@ static void test_port_flap_is_one_signal_with_exactly_the_changes(void **state) 
                                    "StateChangedUsec StateChanges");
         free(names);
         assert_non_null(strstr(s->body, "\"State\": \"1: DOWN\", \"StateNum\": 1, \"StateName\": \"DOWN\""));
-        usec = harness_get_property(h, HFI1_0 "/port/1", RDMAD_PORT_INTERFACE, "StateChangedUsec", NULL);
+        usec = harness_get_property(h, HFI1_0 "/port/1", RDMAD_PORT_INTERFACE, RDMAD_PORT_PROPERTY_STATE_CHANGED_USEC,
+                                    NULL);
         assert_true(strtoull(usec, NULL, 10) > 1700000000000000ULL); /* a real CLOCK_REALTIME stamp */
         free(usec);
 
@@ -133,8 +137,8 @@ static void test_port_flap_is_one_signal_with_exactly_the_changes(void **state) 
         assert_string_equal(names, "State StateNum StateName PhysState PhysStateNum PhysStateName Rate RateSpeed "
                                    "RateInfo LinkSpeed Attributes StateChangedUsec StateChanges");
         free(names);
-        harness_assert_property(h, HFI1_0 "/port/1", RDMAD_PORT_INTERFACE, "RateSpeed", "56");
-        harness_assert_property(h, HFI1_0 "/port/1", RDMAD_PORT_INTERFACE, "LinkSpeed", "FDR");
+        harness_assert_property(h, HFI1_0 "/port/1", RDMAD_PORT_INTERFACE, RDMAD_PORT_PROPERTY_RATE_SPEED, "56");
+        harness_assert_property(h, HFI1_0 "/port/1", RDMAD_PORT_INTERFACE, RDMAD_PORT_PROPERTY_LINK_SPEED, "FDR");
 
         /* A LID change alone: no state timestamp. */
         harness_clear_signals(h);
@@ -143,7 +147,7 @@ static void test_port_flap_is_one_signal_with_exactly_the_changes(void **state) 
         names = signal_changed_names(&h->signals[0]);
         assert_string_equal(names, "Lid Attributes");
         free(names);
-        harness_assert_property(h, HFI1_0 "/port/1", RDMAD_PORT_INTERFACE, "Lid", "23");
+        harness_assert_property(h, HFI1_0 "/port/1", RDMAD_PORT_INTERFACE, RDMAD_PORT_PROPERTY_LID, "23");
 }
 
 static int slow_poll_setup(void **state) {
@@ -175,7 +179,8 @@ static void test_phys_state_settling_after_the_state_is_seen(void **state) {
         names = signal_changed_names(&h->signals[0]);
         assert_string_equal(names, "PhysState PhysStateNum PhysStateName Attributes StateChangedUsec");
         free(names);
-        harness_assert_property(h, HFI1_0 "/port/1", RDMAD_PORT_INTERFACE, "PhysStateName", "Disabled");
+        harness_assert_property(h, HFI1_0 "/port/1", RDMAD_PORT_INTERFACE, RDMAD_PORT_PROPERTY_PHYS_STATE_NAME,
+                                "Disabled");
 
         /* Settled: a phys_state change without a state change waits for the sweep. */
         harness_clear_signals(h);
@@ -222,8 +227,8 @@ static void test_a_yielding_poll_pass_reaches_every_port(void **state) {
                                            "StateChangedUsec StateChanges");
                 free(names);
         }
-        harness_assert_property(h, MLX4_0 "/port/1", RDMAD_PORT_INTERFACE, "StateName", "DOWN");
-        harness_assert_property(h, HFI1_0 "/port/1", RDMAD_PORT_INTERFACE, "StateName", "DOWN");
+        harness_assert_property(h, MLX4_0 "/port/1", RDMAD_PORT_INTERFACE, RDMAD_PORT_PROPERTY_STATE_NAME, "DOWN");
+        harness_assert_property(h, HFI1_0 "/port/1", RDMAD_PORT_INTERFACE, RDMAD_PORT_PROPERTY_STATE_NAME, "DOWN");
 }
 
 /* A VF's RDMA device comes and goes on its own (driver probe after SetNumVfs,
@@ -245,21 +250,24 @@ static void uevent_changes(Harness *h, const char *syspath, const char *action, 
 static void test_pf_and_vf_publish_each_other_coming_and_going(void **state) {
         Harness *h = *state;
 
-        harness_wait_property(h, MLX5_0, RDMAD_DEVICE_INTERFACE, "VirtualFunctions", "[\"" MLX5_1 "\"]", 0);
-        harness_assert_property(h, MLX5_0, RDMAD_DEVICE_INTERFACE, "VirtualFunctions", "[\"" MLX5_1 "\"]");
-        harness_assert_property(h, MLX5_1, RDMAD_DEVICE_INTERFACE, "PhysicalFunction", MLX5_0);
+        harness_wait_property(h, MLX5_0, RDMAD_DEVICE_INTERFACE, RDMAD_DEVICE_PROPERTY_VIRTUAL_FUNCTIONS,
+                              "[\"" MLX5_1 "\"]", 0);
+        harness_assert_property(h, MLX5_0, RDMAD_DEVICE_INTERFACE, RDMAD_DEVICE_PROPERTY_VIRTUAL_FUNCTIONS,
+                                "[\"" MLX5_1 "\"]");
+        harness_assert_property(h, MLX5_1, RDMAD_DEVICE_INTERFACE, RDMAD_DEVICE_PROPERTY_PHYSICAL_FUNCTION, MLX5_0);
 
         uevent_changes(h, MLX5_VF_SYS, "remove", MLX5_0, "\"VirtualFunctions\": []");
-        harness_assert_property(h, MLX5_0, RDMAD_DEVICE_INTERFACE, "VirtualFunctions", "[]");
+        harness_assert_property(h, MLX5_0, RDMAD_DEVICE_INTERFACE, RDMAD_DEVICE_PROPERTY_VIRTUAL_FUNCTIONS, "[]");
 
         /* The VF's device appears after its PF's: the PF says so. */
         uevent_changes(h, MLX5_VF_SYS, "add", MLX5_0, "\"VirtualFunctions\": [\"" MLX5_1 "\"]");
-        harness_assert_property(h, MLX5_1, RDMAD_DEVICE_INTERFACE, "PhysicalFunction", MLX5_0);
+        harness_assert_property(h, MLX5_1, RDMAD_DEVICE_INTERFACE, RDMAD_DEVICE_PROPERTY_PHYSICAL_FUNCTION, MLX5_0);
 
         /* The PF's device goes (and comes back): the VF's PhysicalFunction follows. */
         uevent_changes(h, MLX5_SYS, "remove", MLX5_1, "\"PhysicalFunction\": \"/\"");
         uevent_changes(h, MLX5_SYS, "add", MLX5_1, "\"PhysicalFunction\": \"" MLX5_0 "\"");
-        harness_assert_property(h, MLX5_0, RDMAD_DEVICE_INTERFACE, "VirtualFunctions", "[\"" MLX5_1 "\"]");
+        harness_assert_property(h, MLX5_0, RDMAD_DEVICE_INTERFACE, RDMAD_DEVICE_PROPERTY_VIRTUAL_FUNCTIONS,
+                                "[\"" MLX5_1 "\"]");
 }
 
 static void test_quiet_ticks_say_nothing(void **state) {
@@ -285,8 +293,8 @@ static void test_netdev_remove_and_add_follow_the_port(void **state) {
         harness_ping(h);
         assert_non_null(
                 strstr(harness_find_signal(h, RDMAD_ROOT_PATH, "InterfacesRemoved")->body, MLX5_0 "/netdev/ens1f0np0"));
-        harness_assert_property(h, MLX5_0 "/port/1", RDMAD_PORT_INTERFACE, "NetDev", "/");
-        harness_assert_property(h, MLX5_0, RDMAD_DEVICE_INTERFACE, "NetDevs", "[]");
+        harness_assert_property(h, MLX5_0 "/port/1", RDMAD_PORT_INTERFACE, RDMAD_PORT_PROPERTY_NETDEV, "/");
+        harness_assert_property(h, MLX5_0, RDMAD_DEVICE_INTERFACE, RDMAD_DEVICE_PROPERTY_NETDEVS, "[]");
         assert_non_null(strstr(harness_find_signal(h, MLX5_0, "PropertiesChanged")->body, "\"NetDevs\": []"));
 
         /* It comes back under a new name. */
@@ -299,9 +307,12 @@ static void test_netdev_remove_and_add_follow_the_port(void **state) {
                               "A: mtu=4200\\n\n");
         harness_wait_signals(h, RDMAD_ROOT_PATH, "InterfacesAdded", 1);
         harness_wait_signals(h, MLX5_0 "/port/1", "PropertiesChanged", 1);
-        harness_assert_property(h, MLX5_0 "/port/1", RDMAD_PORT_INTERFACE, "NetDev", MLX5_0 "/netdev/rdma_2droce0");
-        harness_assert_property(h, MLX5_0 "/netdev/rdma_2droce0", RDMAD_NETDEV_INTERFACE, "Mtu", "4200");
-        harness_assert_property(h, MLX5_0 "/netdev/rdma_2droce0", RDMAD_NETDEV_INTERFACE, "Port", MLX5_0 "/port/1");
+        harness_assert_property(h, MLX5_0 "/port/1", RDMAD_PORT_INTERFACE, RDMAD_PORT_PROPERTY_NETDEV,
+                                MLX5_0 "/netdev/rdma_2droce0");
+        harness_assert_property(h, MLX5_0 "/netdev/rdma_2droce0", RDMAD_NETDEV_INTERFACE, RDMAD_NETDEV_PROPERTY_MTU,
+                                "4200");
+        harness_assert_property(h, MLX5_0 "/netdev/rdma_2droce0", RDMAD_NETDEV_INTERFACE, RDMAD_NETDEV_PROPERTY_PORT,
+                                MLX5_0 "/port/1");
 }
 
 static void test_numvfs_changed_behind_our_back(void **state) {
@@ -314,7 +325,7 @@ static void test_numvfs_changed_behind_our_back(void **state) {
         harness_wait_signals(h, MLX5_0 "/sriov", "PropertiesChanged", 1);
         s = harness_find_signal(h, MLX5_0 "/sriov", "PropertiesChanged");
         assert_string_equal(s->body, "\"org.rdmad1.Sriov\" {\"NumVfs\": 4} []");
-        harness_assert_property(h, MLX5_0 "/sriov", RDMAD_SRIOV_INTERFACE, "NumVfs", "4");
+        harness_assert_property(h, MLX5_0 "/sriov", RDMAD_SRIOV_INTERFACE, RDMAD_SRIOV_PROPERTY_NUM_VFS, "4");
 }
 
 static void wait_for_state_async(Harness *h, const char *path, const char *state, uint32_t timeout_ms, AsyncReply *a) {
@@ -381,7 +392,8 @@ static void test_wait_for_state(void **state) {
 }
 
 static bool devices_are(Harness *h, const void *data, FILE *seen) {
-        char *devices = harness_get_property(h, RDMAD_ROOT_PATH, RDMAD_MANAGER_INTERFACE, "Devices", NULL);
+        char *devices =
+                harness_get_property(h, RDMAD_ROOT_PATH, RDMAD_MANAGER_INTERFACE, RDMAD_MANAGER_PROPERTY_DEVICES, NULL);
         size_t n = 0;
 
         for (const char *p = devices; p && (p = strstr(p, "\"/org")); p++)
@@ -454,10 +466,10 @@ static void test_uevent_storm_leaves_the_tree_equal_to_sysfs(void **state) {
 
                 snprintf(path, sizeof(path), "/org/rdmad1/device/storm%d/port/1", i);
                 if (present[i])
-                        assert_string_equal(objects_get(o, path, RDMAD_PORT_INTERFACE, "StateName"),
+                        assert_string_equal(objects_get(o, path, RDMAD_PORT_INTERFACE, RDMAD_PORT_PROPERTY_STATE_NAME),
                                             i % 4 == 0 ? "INIT" : "ACTIVE");
                 else
-                        assert_null(objects_get(o, path, RDMAD_PORT_INTERFACE, "StateName"));
+                        assert_null(objects_get(o, path, RDMAD_PORT_INTERFACE, RDMAD_PORT_PROPERTY_STATE_NAME));
         }
         objects_free(o);
 

@@ -51,7 +51,8 @@ static void test_unprivileged_reads_are_allowed(void **state) {
 
         require_root();
         err = harness_call_as(h, nobody.pw_uid, nobody.pw_gid, RDMAD_BUS_NAME, MLX5_0 "/port/1",
-                              "org.freedesktop.DBus.Properties", "Get", "ss", RDMAD_PORT_INTERFACE, "State");
+                              "org.freedesktop.DBus.Properties", "Get", "ss", RDMAD_PORT_INTERFACE,
+                              RDMAD_PORT_PROPERTY_STATE);
         assert_null(err);
         err = harness_call_as(h, nobody.pw_uid, nobody.pw_gid, RDMAD_BUS_NAME, MLX5_0,
                               "org.freedesktop.DBus.Properties", "GetAll", "s", RDMAD_DEVICE_INTERFACE);
@@ -94,7 +95,7 @@ static void test_rescan_and_set_num_vfs_without_polkit_are_refused(void **state)
         free(numvfs);
         /* Not in the policy at all: the bus itself refuses, rdmad never sees it. */
         err = harness_call_as(h, nobody.pw_uid, nobody.pw_gid, RDMAD_BUS_NAME, SRIOV, "org.freedesktop.DBus.Properties",
-                              "Set", "ssv", RDMAD_SRIOV_INTERFACE, "NumVfs", "u", 4);
+                              "Set", "ssv", RDMAD_SRIOV_INTERFACE, RDMAD_SRIOV_PROPERTY_NUM_VFS, "u", 4);
         assert_non_null(err);
         assert_string_equal(err, ACCESS_DENIED);
         free(err);
@@ -188,8 +189,8 @@ static int attributes_setup(void **state) {
 
 static void test_attributes_publish_only_what_every_user_may_read(void **state) {
         Harness *h = *state;
-        char *attrs =
-                harness_get_property(h, "/org/rdmad1/device/mlx5_5f0", RDMAD_DEVICE_INTERFACE, "Attributes", NULL);
+        char *attrs = harness_get_property(h, "/org/rdmad1/device/mlx5_5f0", RDMAD_DEVICE_INTERFACE,
+                                           RDMAD_DEVICE_PROPERTY_ATTRIBUTES, NULL);
 
         assert_non_null(attrs);
         assert_non_null(strstr(attrs, "\"for_everyone\": \"public\""));

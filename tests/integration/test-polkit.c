@@ -106,7 +106,8 @@ static void test_unprivileged_caller_is_refused(void **state) {
 
         /* Reading is for everyone. */
         err = harness_call_as(h, nobody->pw_uid, nobody->pw_gid, RDMAD_BUS_NAME, SRIOV,
-                              "org.freedesktop.DBus.Properties", "Get", "ss", RDMAD_SRIOV_INTERFACE, "NumVfs");
+                              "org.freedesktop.DBus.Properties", "Get", "ss", RDMAD_SRIOV_INTERFACE,
+                              RDMAD_SRIOV_PROPERTY_NUM_VFS);
         assert_null(err);
 
         err = harness_call_as(h, nobody->pw_uid, nobody->pw_gid, RDMAD_BUS_NAME, SRIOV, RDMAD_SRIOV_INTERFACE,
@@ -198,7 +199,7 @@ static void test_slow_driver_never_blocks_the_bus(void **state) {
 
         /* Its next step waits for us: meanwhile the daemon answers. */
         o = get_managed_objects(h);
-        assert_non_null(objects_get(o, SRIOV, RDMAD_SRIOV_INTERFACE, "NumVfs"));
+        assert_non_null(objects_get(o, SRIOV, RDMAD_SRIOV_INTERFACE, RDMAD_SRIOV_PROPERTY_NUM_VFS));
         objects_free(o);
         err = set_num_vfs(h, 2, true);
         assert_non_null(err);

@@ -163,7 +163,7 @@ static bool make_network(void) {
 static void assert_gids_signalled(Harness *h) {
         char *names = signal_changed_names(harness_find_signal(h, MLX5_PORT, "PropertiesChanged"));
 
-        assert_string_equal(names, "Gids");
+        assert_string_equal(names, RDMAD_PORT_PROPERTY_GIDS);
         free(names);
 }
 
@@ -218,7 +218,7 @@ static void test_resolve_vlan_named_only_in_gid_attrs(void **state) {
         /* ens1f0np0.100 is no NetDev object: only gid_attrs/ndevs names it. */
         write_gid(h, 6, "0000:0000:0000:0000:0000:ffff:c0a8:640a", "RoCE v2", "ens1f0np0.100");
         rescan(h);
-        harness_assert_property(h, MLX5_PORT, RDMAD_PORT_INTERFACE, "NetDev",
+        harness_assert_property(h, MLX5_PORT, RDMAD_PORT_INTERFACE, RDMAD_PORT_PROPERTY_NETDEV,
                                 "/org/rdmad1/device/mlx5_5f0/netdev/ens1f0np0");
         assert_resolves(h, "192.168.100.20", MLX5_PORT, 6, "0000:0000:0000:0000:0000:ffff:c0a8:640a", "RoCE v2",
                         "ens1f0np0.100", "192.168.100.10");
@@ -299,7 +299,7 @@ static void test_gids_follow_address_changes(void **state) {
         write_gid(h, 7, "0000:0000:0000:0000:0000:ffff:c0a8:030a", "RoCE v2", "ens1f0np0");
         harness_wait_signals(h, MLX5_PORT, "PropertiesChanged", 1);
         assert_gids_signalled(h);
-        gids = harness_get_property(h, MLX5_PORT, RDMAD_PORT_INTERFACE, "Gids", NULL);
+        gids = harness_get_property(h, MLX5_PORT, RDMAD_PORT_INTERFACE, RDMAD_PORT_PROPERTY_GIDS, NULL);
         assert_non_null(strstr(gids, "(7, \"0000:0000:0000:0000:0000:ffff:c0a8:030a\", \"RoCE v2\", \"ens1f0np0\")"));
         free(gids);
         assert_resolves(h, "192.168.3.20", MLX5_PORT, 7, "0000:0000:0000:0000:0000:ffff:c0a8:030a", "RoCE v2",
@@ -312,7 +312,7 @@ static void test_gids_follow_address_changes(void **state) {
         harness_write(h, MLX5_SYS, "ports/1/gids/7", "0000:0000:0000:0000:0000:0000:0000:0000\n");
         harness_wait_signals(h, MLX5_PORT, "PropertiesChanged", 1);
         assert_gids_signalled(h);
-        gids = harness_get_property(h, MLX5_PORT, RDMAD_PORT_INTERFACE, "Gids", NULL);
+        gids = harness_get_property(h, MLX5_PORT, RDMAD_PORT_INTERFACE, RDMAD_PORT_PROPERTY_GIDS, NULL);
         assert_null(strstr(gids, "c0a8:030a"));
         free(gids);
 }
@@ -337,7 +337,7 @@ static void test_gids_follow_an_upper_netdev(void **state) {
         write_gid(h, 7, "0000:0000:0000:0000:0000:ffff:c0a8:c80a", "RoCE v2", "ens1f0np0.200");
         harness_wait_signals(h, MLX5_PORT, "PropertiesChanged", 1);
         assert_gids_signalled(h);
-        gids = harness_get_property(h, MLX5_PORT, RDMAD_PORT_INTERFACE, "Gids", NULL);
+        gids = harness_get_property(h, MLX5_PORT, RDMAD_PORT_INTERFACE, RDMAD_PORT_PROPERTY_GIDS, NULL);
         assert_non_null(
                 strstr(gids, "(7, \"0000:0000:0000:0000:0000:ffff:c0a8:c80a\", \"RoCE v2\", \"ens1f0np0.200\")"));
         free(gids);

@@ -47,7 +47,8 @@ static void test_rtnetlink_link_change_rereads_the_port(void **state) {
         if (!private_network)
                 skip(); /* needs its own network namespace to create interfaces */
 
-        harness_assert_property(h, RDMAD_ROOT_PATH, RDMAD_MANAGER_INTERFACE, "PollIntervalMs", "0");
+        harness_assert_property(h, RDMAD_ROOT_PATH, RDMAD_MANAGER_INTERFACE, RDMAD_MANAGER_PROPERTY_POLL_INTERVAL_MS,
+                                "0");
         out = harness_run_command(h, "ip link add ens1f0np0 type veth peer name ens1f0np0p", &status);
         assert_int_equal(status, 0);
         free(out);
@@ -73,7 +74,8 @@ static void test_rtnetlink_link_change_rereads_the_port(void **state) {
         names = signal_changed_names(harness_find_signal(h, MLX5_0 "/netdev/ens1f0np0", "PropertiesChanged"));
         assert_string_equal(names, "OperState Attributes");
         free(names);
-        harness_assert_property(h, MLX5_0 "/netdev/ens1f0np0", RDMAD_NETDEV_INTERFACE, "OperState", "down");
+        harness_assert_property(h, MLX5_0 "/netdev/ens1f0np0", RDMAD_NETDEV_INTERFACE, RDMAD_NETDEV_PROPERTY_OPER_STATE,
+                                "down");
 }
 
 static char enobufs_trigger[128];
@@ -112,8 +114,8 @@ static void test_rtnetlink_overflow_rereads_netdevs(void **state) {
 
         harness_wait_log(h, "rtnetlink overflowed; re-reading all netdevs and ports.");
         harness_wait_signals(h, MLX5_NETDEV, "PropertiesChanged", 1);
-        harness_assert_property(h, MLX5_NETDEV, RDMAD_NETDEV_INTERFACE, "OperState", "down");
-        harness_assert_property(h, MLX5_NETDEV, RDMAD_NETDEV_INTERFACE, "Mtu", "1400");
+        harness_assert_property(h, MLX5_NETDEV, RDMAD_NETDEV_INTERFACE, RDMAD_NETDEV_PROPERTY_OPER_STATE, "down");
+        harness_assert_property(h, MLX5_NETDEV, RDMAD_NETDEV_INTERFACE, RDMAD_NETDEV_PROPERTY_MTU, "1400");
         unlink(enobufs_trigger);
 }
 
@@ -155,7 +157,7 @@ static void test_rtnetlink_messages_not_from_the_kernel_are_ignored(void **state
         /* A re-read would come from the reader threads after the log line: a window. */
         harness_observe(h, 200, "a re-read, which must not come");
         /* Not re-read: what it said is still published. */
-        harness_assert_property(h, MLX5_NETDEV, RDMAD_NETDEV_INTERFACE, "OperState", "up");
+        harness_assert_property(h, MLX5_NETDEV, RDMAD_NETDEV_INTERFACE, RDMAD_NETDEV_PROPERTY_OPER_STATE, "up");
 }
 
 /* A burst of link messages needs room: 8 MiB, which the kernel doubles. */

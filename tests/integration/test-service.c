@@ -44,7 +44,8 @@ static void test_bus_policy(void **state) {
 
         /* rdmad owns the name (test_name_belongs_to_the_rdmad_user). Everyone reads. */
         err = harness_call_as(h, nobody->pw_uid, nobody->pw_gid, RDMAD_BUS_NAME, MLX5_0 "/port/1",
-                              "org.freedesktop.DBus.Properties", "Get", "ss", RDMAD_PORT_INTERFACE, "State");
+                              "org.freedesktop.DBus.Properties", "Get", "ss", RDMAD_PORT_INTERFACE,
+                              RDMAD_PORT_PROPERTY_STATE);
         assert_null(err);
         err = harness_call_as(h, nobody->pw_uid, nobody->pw_gid, RDMAD_BUS_NAME, RDMAD_ROOT_PATH,
                               "org.freedesktop.DBus.ObjectManager", "GetManagedObjects", "");
@@ -128,7 +129,7 @@ static void test_sigterm_under_valgrind_is_clean(void **state) {
         Harness *h = *state;
         Objects *o = get_managed_objects(h);
 
-        assert_non_null(objects_get(o, MLX5_0, RDMAD_DEVICE_INTERFACE, "Name"));
+        assert_non_null(objects_get(o, MLX5_0, RDMAD_DEVICE_INTERFACE, RDMAD_DEVICE_PROPERTY_NAME));
         objects_free(o);
         harness_write(h, MLX5_SYS, "ports/1/state", "1: DOWN\n");
         /* A RoCE port: rtnetlink covers it, and its files alone are read only in
@@ -311,7 +312,7 @@ static void test_sigterm_answers_held_calls_and_does_not_wait_for_a_stuck_driver
         harness_wait_log(h, "→ 4 VFs: started.");
         harness_wait_log_count(h, "WaitForState calls held: ", 1);
         /* Its write of 0 (1 VF before) hangs; the daemon still answers. */
-        harness_assert_property(h, SRIOV, RDMAD_SRIOV_INTERFACE, "NumVfs", "1");
+        harness_assert_property(h, SRIOV, RDMAD_SRIOV_INTERFACE, RDMAD_SRIOV_PROPERTY_NUM_VFS, "1");
 
         start = now_usec();
         assert_int_equal(kill(h->daemon_pid, SIGTERM), 0);
@@ -415,7 +416,7 @@ static void test_interrupted_set_num_vfs_is_reported(void **state) {
         }
         assert_true(access(path, F_OK) < 0);
         /* Nothing written: the function keeps what it has. */
-        harness_assert_property(h, SRIOV, RDMAD_SRIOV_INTERFACE, "NumVfs", numvfs);
+        harness_assert_property(h, SRIOV, RDMAD_SRIOV_INTERFACE, RDMAD_SRIOV_PROPERTY_NUM_VFS, numvfs);
         free(numvfs);
         numvfs = harness_read(h, "/sys/devices/pci0000:5d/0000:5d:00.0/0000:5e:00.0", "sriov_numvfs");
         assert_true(strncmp(numvfs, "4", 1) != 0);

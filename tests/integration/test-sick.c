@@ -265,8 +265,8 @@ static void measure(Harness *h, const char *healthy, int ms, Load *ret, void (*c
                 uint64_t t = now_usec();
                 uint64_t came;
 
-                if (sd_bus_get_property_string(h->bus, RDMAD_BUS_NAME, path, RDMAD_PORT_INTERFACE, "State", &error,
-                                               &value) < 0)
+                if (sd_bus_get_property_string(h->bus, RDMAD_BUS_NAME, path, RDMAD_PORT_INTERFACE,
+                                               RDMAD_PORT_PROPERTY_STATE, &error, &value) < 0)
                         fail_msg("root's Get of %s State failed: %s: %s", healthy, error.name, error.message);
                 lat[l.calls++] = now_usec() - t;
                 free(value);
@@ -350,15 +350,15 @@ static void test_one_device_hangs(void **state) {
         /* One read stuck, nothing more queued behind it. */
         assert_int_equal(fault_fs_blocked(f), 1);
 
-        s = device_property(h, "sick3", "HealthReason");
+        s = device_property(h, "sick3", RDMAD_DEVICE_PROPERTY_HEALTH_REASON);
         assert_non_null(s);
         if (!strstr(s, "ports/1/state: no answer for"))
                 fail_msg("HealthReason %s", s);
         free(s);
-        s = device_property(h, "sick3", "Health");
+        s = device_property(h, "sick3", RDMAD_DEVICE_PROPERTY_HEALTH);
         assert_string_equal(s, "unresponsive");
         free(s);
-        s = device_property(h, "sick7", "Health");
+        s = device_property(h, "sick7", RDMAD_DEVICE_PROPERTY_HEALTH);
         assert_string_equal(s, "ok");
         free(s);
 
@@ -370,7 +370,8 @@ static void test_one_device_hangs(void **state) {
         assert_non_null(strstr(s, "\"unresponsive\""));
         free(s);
         reply = sd_bus_message_unref(reply);
-        harness_assert_property(h, "/org/rdmad1/device/sick3/port/1", RDMAD_PORT_INTERFACE, "State", "4: ACTIVE");
+        harness_assert_property(h, "/org/rdmad1/device/sick3/port/1", RDMAD_PORT_INTERFACE, RDMAD_PORT_PROPERTY_STATE,
+                                "4: ACTIVE");
 
         /* Counters: the sick device's fail at once, the others' come. */
         error_name = harness_call_error(h, "/org/rdmad1/device/sick3/port/1", RDMAD_PORT_INTERFACE,
@@ -407,8 +408,10 @@ static void test_one_device_hangs(void **state) {
                 Expect e = { "/org/rdmad1/device/sick3/port/1", "\"State\": \"1: DOWN\"" };
                 harness_wait_for(h, has_change, &e, 20000, "a PropertiesChanged of %s with %s", e.path, e.needle);
         }
-        harness_assert_property(h, "/org/rdmad1/device/sick3/port/1", RDMAD_PORT_INTERFACE, "State", "1: DOWN");
-        harness_assert_property(h, "/org/rdmad1/device/sick3", RDMAD_DEVICE_INTERFACE, "HealthReason", "");
+        harness_assert_property(h, "/org/rdmad1/device/sick3/port/1", RDMAD_PORT_INTERFACE, RDMAD_PORT_PROPERTY_STATE,
+                                "1: DOWN");
+        harness_assert_property(h, "/org/rdmad1/device/sick3", RDMAD_DEVICE_INTERFACE,
+                                RDMAD_DEVICE_PROPERTY_HEALTH_REASON, "");
         error_name = harness_call_error(h, "/org/rdmad1/device/sick3/port/1", RDMAD_PORT_INTERFACE,
                                         RDMAD_METHOD_GET_COUNTERS, "");
         assert_null(error_name);
@@ -546,7 +549,7 @@ static void test_clients_show_a_hung_device(void **state) {
         harness_clear_signals(h);
         fault_fs_set(f, "*", FAULT_BLOCK, 0);
         wait_health(h, "sick3", "unresponsive", (int) (harness_time_bound((READ_TIMEOUT_MS + 3000) * 1000ULL) / 1000));
-        reason = device_property(h, "sick3", "HealthReason");
+        reason = device_property(h, "sick3", RDMAD_DEVICE_PROPERTY_HEALTH_REASON);
         /* The file and how long it has hung when rdmad gave up on it. */
         if (!reason || strncmp(reason, "ports/1/", 8) != 0 || !strstr(reason, ": no answer for "))
                 fail_msg("HealthReason %s", reason);
@@ -652,7 +655,8 @@ static void test_clients_show_io_errors(void **state) {
         monitors_start(&text, &json);
         fault_fs_set(f, "ports/1/state", FAULT_EIO, 0);
         wait_health(h, "sick5", "errors", (int) (harness_time_bound(5000000) / 1000));
-        harness_assert_property(h, "/org/rdmad1/device/sick5", RDMAD_DEVICE_INTERFACE, "HealthReason", reason);
+        harness_assert_property(h, "/org/rdmad1/device/sick5", RDMAD_DEVICE_INTERFACE,
+                                RDMAD_DEVICE_PROPERTY_HEALTH_REASON, reason);
 
         assert_list_health(h, "sick5", " InfiniBand errors", "\nsick5: errors (ports/1/state: Input/output error).\n");
         health_json(h, "sick5", &j);
@@ -746,14 +750,14 @@ static void test_twelve_devices_hang(void **state) {
                         char *s;
 
                         snprintf(name, sizeof(name), "sick%u", i);
-                        s = device_property(h, name, "Health");
+                        s = device_property(h, name, RDMAD_DEVICE_PROPERTY_HEALTH);
                         unresponsive += strcmp(s, "unresponsive") == 0;
                         free(s);
                 }
                 assert_int_equal(unresponsive, POOL_THREADS);
         }
         {
-                char *s = device_property(h, "sick0", "Health");
+                char *s = device_property(h, "sick0", RDMAD_DEVICE_PROPERTY_HEALTH);
                 assert_string_equal(s, "ok");
                 free(s);
         }
@@ -764,7 +768,7 @@ static void test_twelve_devices_hang(void **state) {
                 snprintf(name, sizeof(name), "sick%u", i);
                 deadline = now_usec() + harness_time_bound(10000000);
                 for (;;) {
-                        char *s = device_property(h, name, "Health");
+                        char *s = device_property(h, name, RDMAD_DEVICE_PROPERTY_HEALTH);
                         bool ok = s && strcmp(s, "ok") == 0;
 
                         free(s);
@@ -788,12 +792,13 @@ static void test_eio(void **state) {
         harness_clear_signals(h);
         fault_fs_set(f, "ports/1/state", FAULT_EIO, 0);
         wait_health(h, "sick5", "errors", (int) (harness_time_bound(5000000) / 1000));
-        s = device_property(h, "sick5", "HealthReason");
+        s = device_property(h, "sick5", RDMAD_DEVICE_PROPERTY_HEALTH_REASON);
         if (!s || !strstr(s, "ports/1/state: Input/output error"))
                 fail_msg("HealthReason %s", s);
         free(s);
         /* The value is "" as for any unreadable file (rdmad(8), SICK ADAPTERS); the device says why. */
-        harness_assert_property(h, "/org/rdmad1/device/sick5/port/1", RDMAD_PORT_INTERFACE, "State", "");
+        harness_assert_property(h, "/org/rdmad1/device/sick5/port/1", RDMAD_PORT_INTERFACE, RDMAD_PORT_PROPERTY_STATE,
+                                "");
 
         /* A clean full read clears it. */
         fault_fs_set(f, "ports/1/state", FAULT_NONE, 0);
@@ -801,7 +806,8 @@ static void test_eio(void **state) {
         assert_true(sd_bus_call_method(h->bus, RDMAD_BUS_NAME, RDMAD_ROOT_PATH, RDMAD_MANAGER_INTERFACE,
                                        RDMAD_METHOD_RESCAN, NULL, NULL, "") >= 0);
         wait_health(h, "sick5", "ok", (int) (harness_time_bound(5000000) / 1000));
-        harness_assert_property(h, "/org/rdmad1/device/sick5", RDMAD_DEVICE_INTERFACE, "HealthReason", "");
+        harness_assert_property(h, "/org/rdmad1/device/sick5", RDMAD_DEVICE_INTERFACE,
+                                RDMAD_DEVICE_PROPERTY_HEALTH_REASON, "");
 
         /* A counter file that fails: GetCounters answers with what it could read, errors says which. */
         harness_clear_signals(h);
@@ -809,7 +815,7 @@ static void test_eio(void **state) {
         free(harness_call_error(h, "/org/rdmad1/device/sick5/port/1", RDMAD_PORT_INTERFACE, RDMAD_METHOD_GET_COUNTERS,
                                 ""));
         wait_health(h, "sick5", "errors", (int) (harness_time_bound(5000000) / 1000));
-        s = device_property(h, "sick5", "HealthReason");
+        s = device_property(h, "sick5", RDMAD_DEVICE_PROPERTY_HEALTH_REASON);
         if (!s || !strstr(s, "ports/1/counters/symbol_error: Input/output error"))
                 fail_msg("HealthReason %s", s);
         free(s);
@@ -834,7 +840,7 @@ static void test_slow_device(void **state) {
         if ((double) l.p99 >= latency_bound((double) base.p99))
                 fail_msg("root's Get p99 %.2f ms with a slow device (%.2f ms before): the calls waited for its reads",
                          l.p99 / 1000.0, base.p99 / 1000.0);
-        s = device_property(h, "sick9", "Health");
+        s = device_property(h, "sick9", RDMAD_DEVICE_PROPERTY_HEALTH);
         assert_string_equal(s, "ok");
         free(s);
         /* Its poll turns do not pile up: at most one read of it at a time. */
@@ -892,10 +898,11 @@ static void test_slow_answering_device_stays_ok(void **state) {
                 free(s);
                 assert_true(whole);
         }
-        s = device_property(h, "sick8", "Health");
+        s = device_property(h, "sick8", RDMAD_DEVICE_PROPERTY_HEALTH);
         assert_string_equal(s, "ok");
         free(s);
-        harness_assert_property(h, "/org/rdmad1/device/sick8", RDMAD_DEVICE_INTERFACE, "HealthReason", "");
+        harness_assert_property(h, "/org/rdmad1/device/sick8", RDMAD_DEVICE_INTERFACE,
+                                RDMAD_DEVICE_PROPERTY_HEALTH_REASON, "");
 
         /* 1.5 s a read, three reads a call: 4.5 s in all, each under the 2 s timeout. */
         fault_fs_set(f, "*", FAULT_NONE, 0);
@@ -905,7 +912,7 @@ static void test_slow_answering_device_stays_ok(void **state) {
         error_name = harness_call_error(h, port, RDMAD_PORT_INTERFACE, RDMAD_METHOD_GET_COUNTERS, "");
         if (error_name)
                 fail_msg("GetCounters with 1.5 s reads under a 2 s timeout: %s", error_name);
-        s = device_property(h, "sick8", "Health");
+        s = device_property(h, "sick8", RDMAD_DEVICE_PROPERTY_HEALTH);
         assert_string_equal(s, "ok");
         free(s);
         assert_int_equal(fault_fs_blocked(f), 0);
@@ -927,10 +934,10 @@ static void test_startup_with_a_hung_device(void **state) {
         if (ready > harness_time_bound((READ_TIMEOUT_MS + 2000) * 1000ULL))
                 fail_msg("READY=1 only after %.2f s", (double) ready / 1e6);
         /* Published with its name and path, unresponsive. */
-        s = device_property(h, "sick2", "Health");
+        s = device_property(h, "sick2", RDMAD_DEVICE_PROPERTY_HEALTH);
         assert_string_equal(s, "unresponsive");
         free(s);
-        s = device_property(h, "sick2", "Name");
+        s = device_property(h, "sick2", RDMAD_DEVICE_PROPERTY_NAME);
         assert_string_equal(s, "sick2");
         free(s);
         /* The others complete. */
@@ -940,17 +947,18 @@ static void test_startup_with_a_hung_device(void **state) {
                 if (i == 2)
                         continue;
                 snprintf(path, sizeof(path), "/org/rdmad1/device/sick%u/port/1", i);
-                harness_assert_property(h, path, RDMAD_PORT_INTERFACE, "State", "4: ACTIVE");
+                harness_assert_property(h, path, RDMAD_PORT_INTERFACE, RDMAD_PORT_PROPERTY_STATE, "4: ACTIVE");
         }
         /* Released: read in full, its objects announced again, with their port. */
         harness_clear_signals(h);
         fault_fs_release(mounts[0]);
         harness_wait_signals(h, RDMAD_ROOT_PATH, "InterfacesAdded", 2);
-        s = device_property(h, "sick2", "Health");
+        s = device_property(h, "sick2", RDMAD_DEVICE_PROPERTY_HEALTH);
         assert_string_equal(s, "ok");
         free(s);
-        harness_wait_property(h, "/org/rdmad1/device/sick2/port/1", RDMAD_PORT_INTERFACE, "State", "4: ACTIVE", 20000);
-        s = device_property(h, "sick2", "NodeDescription");
+        harness_wait_property(h, "/org/rdmad1/device/sick2/port/1", RDMAD_PORT_INTERFACE, RDMAD_PORT_PROPERTY_STATE,
+                              "4: ACTIVE", 20000);
+        s = device_property(h, "sick2", RDMAD_DEVICE_PROPERTY_NODE_DESCRIPTION);
         assert_string_equal(s, "sick 2");
         free(s);
 }

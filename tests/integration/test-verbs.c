@@ -225,7 +225,7 @@ static int stub_teardown(void **state) {
 
 static bool port_state_is(Harness *h, const void *data, FILE *seen) {
         const char *const *want = data; /* path, state */
-        char *s = harness_get_property(h, want[0], RDMAD_PORT_INTERFACE, "State", NULL);
+        char *s = harness_get_property(h, want[0], RDMAD_PORT_INTERFACE, RDMAD_PORT_PROPERTY_STATE, NULL);
         bool ok = s && strcmp(s, want[1]) == 0;
 
         fprintf(seen, "%s", s ?: "(no value)");
@@ -241,9 +241,9 @@ static void test_event_path(void **state) {
 
         wait_stub(h, "open mlx4_0", 1);
         wait_stub(h, "open hfi1_0", 1);
-        harness_wait_property(h, MLX4_PORT1, RDMAD_PORT_INTERFACE, "LinkEvents", "verbs", 20000);
-        harness_assert_property(h, MLX4_PORT2, RDMAD_PORT_INTERFACE, "LinkEvents", "rtnetlink");
-        harness_wait_property(h, HFI1_PORT1, RDMAD_PORT_INTERFACE, "LinkEvents", "verbs", 20000);
+        harness_wait_property(h, MLX4_PORT1, RDMAD_PORT_INTERFACE, RDMAD_PORT_PROPERTY_LINK_EVENTS, "verbs", 20000);
+        harness_assert_property(h, MLX4_PORT2, RDMAD_PORT_INTERFACE, RDMAD_PORT_PROPERTY_LINK_EVENTS, "rtnetlink");
+        harness_wait_property(h, HFI1_PORT1, RDMAD_PORT_INTERFACE, RDMAD_PORT_PROPERTY_LINK_EVENTS, "verbs", 20000);
 
         /* The re-reads after the opens (the second of each port: the first is the
          * start-up's), and what they have to say: they run on the reader threads
@@ -257,7 +257,7 @@ static void test_event_path(void **state) {
         /* No poll for an hour and no event: nothing can show it, and no barrier can prove that. */
         harness_observe(h, 1500, "a change in sysfs alone, which must not show");
         assert_int_equal(harness_count_signals(h, MLX4_PORT1, "PropertiesChanged"), 0);
-        harness_assert_property(h, MLX4_PORT1, RDMAD_PORT_INTERFACE, "State", "4: ACTIVE");
+        harness_assert_property(h, MLX4_PORT1, RDMAD_PORT_INTERFACE, RDMAD_PORT_PROPERTY_STATE, "4: ACTIVE");
 
         send_events("mlx4_0", IBV_EVENT_PORT_ERR, 1, 1);
         harness_wait_signals(h, MLX4_PORT1, "PropertiesChanged", 1);
@@ -271,7 +271,7 @@ static void test_event_path(void **state) {
         assert_int_equal(harness_count_signals(h, MLX4_PORT1, "PropertiesChanged"), 0);
         send_events("mlx4_0", IBV_EVENT_PORT_ACTIVE, 1, 1);
         harness_wait_signals(h, MLX4_PORT1, "PropertiesChanged", 1);
-        harness_assert_property(h, MLX4_PORT1, RDMAD_PORT_INTERFACE, "State", "4: ACTIVE");
+        harness_assert_property(h, MLX4_PORT1, RDMAD_PORT_INTERFACE, RDMAD_PORT_PROPERTY_STATE, "4: ACTIVE");
         /* Nothing else was touched. */
         assert_int_equal(harness_count_signals(h, HFI1_PORT1, "PropertiesChanged"), 0);
 }
@@ -306,7 +306,7 @@ static void test_port_events_and_fatal(void **state) {
                 assert_int_equal(stub_count("reread hfi1_0 1"), hfi1);
         }
         /* The first re-read found the new LID. */
-        harness_assert_property(h, MLX4_PORT1, RDMAD_PORT_INTERFACE, "Lid", "9");
+        harness_assert_property(h, MLX4_PORT1, RDMAD_PORT_INTERFACE, RDMAD_PORT_PROPERTY_LID, "9");
         assert_int_equal(harness_count_signals(h, MLX4_PORT1, "PropertiesChanged"), 1);
 
         send_events("mlx4_0", IBV_EVENT_DEVICE_FATAL, 0, 1);
@@ -314,9 +314,9 @@ static void test_port_events_and_fatal(void **state) {
         log = stub_log();
         assert_non_null(strstr(log, "close mlx4_0 got=4 acked=4\n"));
         free(log);
-        harness_wait_property(h, MLX4_PORT1, RDMAD_PORT_INTERFACE, "LinkEvents", "poll", 0);
-        harness_assert_property(h, MLX4_PORT1, RDMAD_PORT_INTERFACE, "LinkEvents", "poll");
-        harness_assert_property(h, HFI1_PORT1, RDMAD_PORT_INTERFACE, "LinkEvents", "verbs");
+        harness_wait_property(h, MLX4_PORT1, RDMAD_PORT_INTERFACE, RDMAD_PORT_PROPERTY_LINK_EVENTS, "poll", 0);
+        harness_assert_property(h, MLX4_PORT1, RDMAD_PORT_INTERFACE, RDMAD_PORT_PROPERTY_LINK_EVENTS, "poll");
+        harness_assert_property(h, HFI1_PORT1, RDMAD_PORT_INTERFACE, RDMAD_PORT_PROPERTY_LINK_EVENTS, "verbs");
         /* Not reopened while the device is dead. */
         harness_observe(h, 1500, "a reopen, which must not come");
         assert_int_equal(stub_count("open mlx4_0"), 1);
@@ -332,20 +332,20 @@ static void test_gid_change(void **state) {
         wait_stub(h, "open mlx4_0", 1);
         wait_stub(h, "reread mlx4_0 1", 2); /* the first is the start-up's */
         harness_observe(h, 300, "the re-read under way to finish");
-        before = harness_get_property(h, MLX4_PORT1, RDMAD_PORT_INTERFACE, "Gids", NULL);
+        before = harness_get_property(h, MLX4_PORT1, RDMAD_PORT_INTERFACE, RDMAD_PORT_PROPERTY_GIDS, NULL);
         assert_non_null(before);
         assert_null(strstr(before, gid));
 
         harness_clear_signals(h);
         harness_write(h, MLX4_SYS, "ports/1/gids/1", "fe80:0000:0000:0000:0002:c903:00a1:b2c2\n");
         harness_observe(h, 500, "a change in sysfs alone, which must not show");
-        still = harness_get_property(h, MLX4_PORT1, RDMAD_PORT_INTERFACE, "Gids", NULL);
+        still = harness_get_property(h, MLX4_PORT1, RDMAD_PORT_INTERFACE, RDMAD_PORT_PROPERTY_GIDS, NULL);
         assert_string_equal(still, before);
         assert_int_equal(harness_count_signals(h, MLX4_PORT1, "PropertiesChanged"), 0);
 
         send_events("mlx4_0", IBV_EVENT_GID_CHANGE, 1, 1);
         harness_wait_signals(h, MLX4_PORT1, "PropertiesChanged", 1);
-        after = harness_get_property(h, MLX4_PORT1, RDMAD_PORT_INTERFACE, "Gids", NULL);
+        after = harness_get_property(h, MLX4_PORT1, RDMAD_PORT_INTERFACE, RDMAD_PORT_PROPERTY_GIDS, NULL);
         assert_non_null(strstr(after, gid));
         /* The signal carries the new table. */
         assert_non_null(strstr(harness_find_signal(h, MLX4_PORT1, "PropertiesChanged")->body, gid));
@@ -357,7 +357,7 @@ static void test_gid_change(void **state) {
 }
 
 static bool has_object(Harness *h, const void *path) {
-        char *name = harness_get_property(h, path, RDMAD_DEVICE_INTERFACE, "Name", NULL);
+        char *name = harness_get_property(h, path, RDMAD_DEVICE_INTERFACE, RDMAD_DEVICE_PROPERTY_NAME, NULL);
         bool ok = name != NULL;
 
         free(name);
@@ -378,14 +378,14 @@ static void test_close_and_reopen(void **state) {
         wait_stub(h, "close mlx4_0", 1);
         /* Closed before the device's own removal, which has not even begun. */
         assert_true(has_object(h, "/org/rdmad1/device/mlx4_5f0"));
-        harness_wait_property(h, MLX4_PORT1, RDMAD_PORT_INTERFACE, "LinkEvents", "poll", 0);
-        harness_assert_property(h, MLX4_PORT1, RDMAD_PORT_INTERFACE, "LinkEvents", "poll");
+        harness_wait_property(h, MLX4_PORT1, RDMAD_PORT_INTERFACE, RDMAD_PORT_PROPERTY_LINK_EVENTS, "poll", 0);
+        harness_assert_property(h, MLX4_PORT1, RDMAD_PORT_INTERFACE, RDMAD_PORT_PROPERTY_LINK_EVENTS, "poll");
         assert_int_equal(stub_count("open mlx4_0"), 1);
 
         /* ib_uverbs back: the node's add. */
         umockdev_testbed_uevent(h->testbed, MLX4_UVERBS, "add");
         wait_stub(h, "open mlx4_0", 2);
-        harness_wait_property(h, MLX4_PORT1, RDMAD_PORT_INTERFACE, "LinkEvents", "verbs", 20000);
+        harness_wait_property(h, MLX4_PORT1, RDMAD_PORT_INTERFACE, RDMAD_PORT_PROPERTY_LINK_EVENTS, "verbs", 20000);
 
         /* The device removed and added again. */
         umockdev_testbed_uevent(h->testbed, MLX4_SYS, "remove");
@@ -398,7 +398,7 @@ static void test_close_and_reopen(void **state) {
         harness_rename_device(h, HFI1_SYS, "opa0");
         wait_stub(h, "close hfi1_0", 1);
         wait_stub(h, "open opa0", 1);
-        harness_wait_property(h, OPA0_PORT1, RDMAD_PORT_INTERFACE, "LinkEvents", "verbs", 20000);
+        harness_wait_property(h, OPA0_PORT1, RDMAD_PORT_INTERFACE, RDMAD_PORT_PROPERTY_LINK_EVENTS, "verbs", 20000);
         /* The re-read after the open done: a stopping rdmad closes the
          * contexts of idle devices and leaves busy ones to the kernel. */
         wait_stub(h, "reread opa0 1", 2); /* the move's read, then the open's */
@@ -432,14 +432,14 @@ static void test_node_removed_while_opening(void **state) {
 
         wait_stub(h, "close mlx4_0", 1);
         harness_wait_log(h, "mlx4_0: its open was on uverbs0, removed meanwhile: closed.");
-        harness_wait_property(h, MLX4_PORT1, RDMAD_PORT_INTERFACE, "LinkEvents", "poll", 0);
+        harness_wait_property(h, MLX4_PORT1, RDMAD_PORT_INTERFACE, RDMAD_PORT_PROPERTY_LINK_EVENTS, "poll", 0);
         assert_int_equal(stub_count("open mlx4_0"), 1);
-        harness_assert_property(h, MLX4_PORT1, RDMAD_PORT_INTERFACE, "LinkEvents", "poll");
+        harness_assert_property(h, MLX4_PORT1, RDMAD_PORT_INTERFACE, RDMAD_PORT_PROPERTY_LINK_EVENTS, "poll");
 
         /* The node back: opened, and kept. */
         umockdev_testbed_uevent(h->testbed, MLX4_UVERBS, "add");
         wait_stub(h, "open mlx4_0", 2);
-        harness_wait_property(h, MLX4_PORT1, RDMAD_PORT_INTERFACE, "LinkEvents", "verbs", 20000);
+        harness_wait_property(h, MLX4_PORT1, RDMAD_PORT_INTERFACE, RDMAD_PORT_PROPERTY_LINK_EVENTS, "verbs", 20000);
         assert_int_equal(stub_count("close mlx4_0"), 1);
 
         /* Removed and added again while the next open runs: that open is
@@ -454,11 +454,11 @@ static void test_node_removed_while_opening(void **state) {
         harness_wait_log(h, "mlx4_0: uverbs node uverbs0 added again while it opens");
         stub_file("hold-mlx4_0", NULL);
         wait_stub(h, "open mlx4_0", 4);
-        harness_wait_property(h, MLX4_PORT1, RDMAD_PORT_INTERFACE, "LinkEvents", "verbs", 20000);
+        harness_wait_property(h, MLX4_PORT1, RDMAD_PORT_INTERFACE, RDMAD_PORT_PROPERTY_LINK_EVENTS, "verbs", 20000);
         harness_ping(h);
         assert_int_equal(stub_count("close mlx4_0"), 3);
         assert_int_equal(stub_count("open mlx4_0"), 4);
-        harness_assert_property(h, MLX4_PORT1, RDMAD_PORT_INTERFACE, "LinkEvents", "verbs");
+        harness_assert_property(h, MLX4_PORT1, RDMAD_PORT_INTERFACE, RDMAD_PORT_PROPERTY_LINK_EVENTS, "verbs");
 }
 
 static bool signal_on(Harness *h, const void *path, FILE *seen) {
@@ -479,10 +479,11 @@ static void test_open_refused(void **state) {
         h = *state = start(HARNESS_FIXTURES("mlx4-vpi", "hfi1", "rxe", "siw", "mlx5-roce-sriov"), NULL);
         wait_stub(h, "open-failed mlx4_0", 1);
         wait_stub(h, "open hfi1_0", 1);
-        harness_wait_property(h, MLX4_PORT1, RDMAD_PORT_INTERFACE, "LinkEvents", "poll", 0);
-        harness_assert_property(h, MLX4_PORT1, RDMAD_PORT_INTERFACE, "LinkEvents", "poll");
-        harness_wait_property(h, HFI1_PORT1, RDMAD_PORT_INTERFACE, "LinkEvents", "verbs", 20000);
-        harness_assert_property(h, "/org/rdmad1/device/rxe0/port/1", RDMAD_PORT_INTERFACE, "LinkEvents", "rtnetlink");
+        harness_wait_property(h, MLX4_PORT1, RDMAD_PORT_INTERFACE, RDMAD_PORT_PROPERTY_LINK_EVENTS, "poll", 0);
+        harness_assert_property(h, MLX4_PORT1, RDMAD_PORT_INTERFACE, RDMAD_PORT_PROPERTY_LINK_EVENTS, "poll");
+        harness_wait_property(h, HFI1_PORT1, RDMAD_PORT_INTERFACE, RDMAD_PORT_PROPERTY_LINK_EVENTS, "verbs", 20000);
+        harness_assert_property(h, "/org/rdmad1/device/rxe0/port/1", RDMAD_PORT_INTERFACE,
+                                RDMAD_PORT_PROPERTY_LINK_EVENTS, "rtnetlink");
         log = stub_log();
         assert_null(strstr(log, "open rxe0"));
         assert_null(strstr(log, "open siw0"));
@@ -510,8 +511,8 @@ static void test_open_refused(void **state) {
         stub_file("fail-mlx4_0", "ENODEV\n");
         harness_restart_daemon(h, NULL);
         wait_stub(h, "open-failed mlx4_0", 2);
-        harness_wait_property(h, MLX4_PORT1, RDMAD_PORT_INTERFACE, "LinkEvents", "poll", 0);
-        harness_assert_property(h, MLX4_PORT1, RDMAD_PORT_INTERFACE, "LinkEvents", "poll");
+        harness_wait_property(h, MLX4_PORT1, RDMAD_PORT_INTERFACE, RDMAD_PORT_PROPERTY_LINK_EVENTS, "poll", 0);
+        harness_assert_property(h, MLX4_PORT1, RDMAD_PORT_INTERFACE, RDMAD_PORT_PROPERTY_LINK_EVENTS, "poll");
         log = harness_daemon_log(h);
         assert_non_null(strstr(log, "mlx4_0: no verbs events (cannot open its uverbs node: No such device)"));
         free(log);
@@ -537,7 +538,7 @@ static void test_read_failure_backs_off(void **state) {
         wait_stub(h, "open hfi1_0", opens + 1);
         harness_observe(h, 500, "a close, which must not come now that reads succeed");
         assert_int_equal(stub_count("close hfi1_0"), opens);
-        harness_wait_property(h, HFI1_PORT1, RDMAD_PORT_INTERFACE, "LinkEvents", "verbs", 20000);
+        harness_wait_property(h, HFI1_PORT1, RDMAD_PORT_INTERFACE, RDMAD_PORT_PROPERTY_LINK_EVENTS, "verbs", 20000);
 }
 
 #define STORM 10000
@@ -573,7 +574,7 @@ static void test_storm(void **state) {
                 char *v;
 
                 send_events("mlx4_0", IBV_EVENT_SM_CHANGE, 1, STORM / 100);
-                v = harness_get_property(h, HFI1_PORT1, RDMAD_PORT_INTERFACE, "State", NULL);
+                v = harness_get_property(h, HFI1_PORT1, RDMAD_PORT_INTERFACE, RDMAD_PORT_PROPERTY_STATE, NULL);
                 assert_non_null(v);
                 free(v);
                 usleep(10000); /* not a wait: the storm's pace, 100 rounds over a second */
@@ -611,7 +612,7 @@ static void test_real_libibverbs(void **state) {
         harness_prepare = NULL;
         harness_capture_daemon_log = true;
         h = *state = harness_start(HARNESS_FIXTURES("mlx4-vpi"), NULL);
-        harness_assert_property(h, MLX4_PORT1, RDMAD_PORT_INTERFACE, "LinkEvents", "poll");
+        harness_assert_property(h, MLX4_PORT1, RDMAD_PORT_INTERFACE, RDMAD_PORT_PROPERTY_LINK_EVENTS, "poll");
 
         harness_clear_signals(h);
         harness_write(h, MLX4_SYS, "ports/1/state", "1: DOWN\n");
@@ -683,16 +684,16 @@ static void test_a_hanging_list(void **state) {
         assert_true(fault_fs_wait_blocked(list_block, 1, 10000));
         /* Meanwhile rdmad answers, about either device. */
         for (int i = 0; i < 5; i++) {
-                harness_assert_property(h, HFI1_PORT1, RDMAD_PORT_INTERFACE, "State", "4: ACTIVE");
-                harness_assert_property(h, MLX4_PORT1, RDMAD_PORT_INTERFACE, "LinkEvents", "verbs");
+                harness_assert_property(h, HFI1_PORT1, RDMAD_PORT_INTERFACE, RDMAD_PORT_PROPERTY_STATE, "4: ACTIVE");
+                harness_assert_property(h, MLX4_PORT1, RDMAD_PORT_INTERFACE, RDMAD_PORT_PROPERTY_LINK_EVENTS, "verbs");
                 harness_observe(h, 100, "time for the list to stay blocked");
         }
-        harness_assert_property(h, HFI1_PORT1, RDMAD_PORT_INTERFACE, "LinkEvents", "poll");
+        harness_assert_property(h, HFI1_PORT1, RDMAD_PORT_INTERFACE, RDMAD_PORT_PROPERTY_LINK_EVENTS, "poll");
         assert_int_equal(stub_count("open hfi1_0"), 1);
 
         fault_fs_release(list_block);
         wait_stub(h, "open hfi1_0", 2);
-        harness_wait_property(h, HFI1_PORT1, RDMAD_PORT_INTERFACE, "LinkEvents", "verbs", 20000);
+        harness_wait_property(h, HFI1_PORT1, RDMAD_PORT_INTERFACE, RDMAD_PORT_PROPERTY_LINK_EVENTS, "verbs", 20000);
 }
 #endif
 

@@ -329,8 +329,8 @@ static void test_a_word_meant_as_a_state_is_refused_at_once(void **state) {
                            "rdmactl: mlx9_0/1: not present, waiting for ACTIVE\n");
         /* A name in capitals that rdmad knows is a name: a netdev renamed so. */
         harness_rename_netdev(h, MLX5_NET_SYS, "UPLINK0");
-        harness_wait_property(h, RDMAD_DEVICE_PREFIX "/mlx5_5f0/netdev/UPLINK0", RDMAD_NETDEV_INTERFACE, "Name",
-                              "UPLINK0", 20000);
+        harness_wait_property(h, RDMAD_DEVICE_PREFIX "/mlx5_5f0/netdev/UPLINK0", RDMAD_NETDEV_INTERFACE,
+                              RDMAD_NETDEV_PROPERTY_NAME, "UPLINK0", 20000);
         rdmactl_assert_run(h, "wait UPLINK0 --timeout=60s", 0, NULL);
         rdmactl_assert_run(h, "wait UPLINK0 ACTIVE --timeout=60s", 0, NULL);
 }

@@ -69,20 +69,23 @@ size_t forge(sd_bus *forger, const char *path, const char *interface, const char
 
 size_t forge_port_active(sd_bus *forger, const char *port_path) {
         return forge(forger, port_path, DBUS_PROPERTIES_INTERFACE, "PropertiesChanged", "sa{sv}as",
-                     RDMAD_PORT_INTERFACE, 5, "StateNum", "u", 4, "StateName", "s", "ACTIVE", "PhysStateNum", "u", 5,
-                     "PhysStateName", "s", "LinkUp", "StateChanges", "t", UINT64_C(123456789), 0);
+                     RDMAD_PORT_INTERFACE, 5, RDMAD_PORT_PROPERTY_STATE_NUM, "u", 4, RDMAD_PORT_PROPERTY_STATE_NAME,
+                     "s", "ACTIVE", RDMAD_PORT_PROPERTY_PHYS_STATE_NUM, "u", 5, RDMAD_PORT_PROPERTY_PHYS_STATE_NAME,
+                     "s", "LinkUp", RDMAD_PORT_PROPERTY_STATE_CHANGES, "t", UINT64_C(123456789), 0);
 }
 
 size_t forge_evil_device(sd_bus *forger) {
         size_t n;
 
         n = forge(forger, RDMAD_ROOT_PATH, DBUS_OBJECT_MANAGER_INTERFACE, "InterfacesAdded", "oa{sa{sv}}",
-                  RDMAD_DEVICE_PREFIX "/evil0", 1, RDMAD_DEVICE_INTERFACE, 3, "Name", "s", "evil0", "FirmwareVersion",
-                  "s", "6.6.6 evil", "Driver", "s", "mlx5_core");
+                  RDMAD_DEVICE_PREFIX "/evil0", 1, RDMAD_DEVICE_INTERFACE, 3, RDMAD_DEVICE_PROPERTY_NAME, "s", "evil0",
+                  RDMAD_DEVICE_PROPERTY_FIRMWARE_VERSION, "s", "6.6.6 evil", RDMAD_DEVICE_PROPERTY_DRIVER, "s",
+                  "mlx5_core");
         n += forge(forger, RDMAD_ROOT_PATH, DBUS_OBJECT_MANAGER_INTERFACE, "InterfacesAdded", "oa{sa{sv}}",
-                   RDMAD_DEVICE_PREFIX "/evil0/port/1", 1, RDMAD_PORT_INTERFACE, 6, "Number", "u", 1, "Device", "o",
-                   RDMAD_DEVICE_PREFIX "/evil0", "StateNum", "u", 4, "StateName", "s", "ACTIVE", "PhysStateNum", "u", 5,
-                   "PhysStateName", "s", "LinkUp");
+                   RDMAD_DEVICE_PREFIX "/evil0/port/1", 1, RDMAD_PORT_INTERFACE, 6, RDMAD_PORT_PROPERTY_NUMBER, "u", 1,
+                   RDMAD_PORT_PROPERTY_DEVICE, "o", RDMAD_DEVICE_PREFIX "/evil0", RDMAD_PORT_PROPERTY_STATE_NUM, "u", 4,
+                   RDMAD_PORT_PROPERTY_STATE_NAME, "s", "ACTIVE", RDMAD_PORT_PROPERTY_PHYS_STATE_NUM, "u", 5,
+                   RDMAD_PORT_PROPERTY_PHYS_STATE_NAME, "s", "LinkUp");
         return n;
 }
 

@@ -13,12 +13,14 @@
 #include <cmocka.h>
 
 #include "bus-device.h"
+#include "bus-objects.h"
 #include "bus-netdev.h"
 #include "bus-port.h"
 #include "bus-sriov.h"
 #include "properties.h"
 #include "netlink.h"
 #include "basic/parse.h"
+#include "api/rdmad-api.h"
 #include "basic/util.h"
 
 static Port port_with(const char *state, const char *phys, const char *rate, uint32_t lid) {
@@ -43,7 +45,6 @@ static Port port_with(const char *state, const char *phys, const char *rate, uin
 static void test_port_mask_names_exactly_what_changed(void **state) {
         Port a = port_with("4: ACTIVE", "5: LinkUp", "100 Gb/sec (4X EDR)", 5);
         Port b = a;
-        PropertyNames names;
 
         assert_int_equal(port_changed_mask(&a, &b), 0);
 
@@ -56,40 +57,38 @@ static void test_port_mask_names_exactly_what_changed(void **state) {
         b.phys_state = (char *) "3: Disabled";
         assert_int_equal(port_changed_mask(&a, &b), PROPERTY_BIT(PORT_PROP_STATE) | PROPERTY_BIT(PORT_PROP_STATE_NUM) |
                                                             PROPERTY_BIT(PORT_PROP_PHYS_STATE));
-        port_property_names(port_changed_mask(&a, &b), &names);
-        assert_int_equal(names.n, 3);
-        assert_string_equal(names.names[0], "State");
-        assert_string_equal(names.names[1], "StateNum");
-        assert_string_equal(names.names[2], "PhysState");
-        assert_null(names.names[3]);
 
         b = a;
         b.rate_speed = 56;
         b.netdev = (char *) "ib0";
         b.state_changed_usec = 1;
-        port_property_names(port_changed_mask(&a, &b), &names);
-        assert_int_equal(names.n, 3);
-        assert_string_equal(names.names[0], "RateSpeed");
-        assert_string_equal(names.names[1], "NetDev");
-        assert_string_equal(names.names[2], "StateChangedUsec");
+        assert_int_equal(port_changed_mask(&a, &b), PROPERTY_BIT(PORT_PROP_RATE_SPEED) |
+                                                            PROPERTY_BIT(PORT_PROP_NETDEV) |
+                                                            PROPERTY_BIT(PORT_PROP_STATE_CHANGED_USEC));
 }
 
-static void test_property_name_tables_cover_every_bit(void **state) {
-        PropertyNames names;
+/* What PropertiesChanged names for a bit: the row's name in rdmad-api.h. */
+static void test_property_names_cover_every_bit(void **state) {
+        static const struct {
+                ModelObjectKind kind;
+                unsigned max, bit;
+                const char *name;
+        } kinds[] = {
+                { MODEL_PORT, _PORT_PROP_MAX, PORT_PROP_STATE, RDMAD_PORT_PROPERTY_STATE },
+                { MODEL_PORT, _PORT_PROP_MAX, PORT_PROP_STATE_CHANGED_USEC, RDMAD_PORT_PROPERTY_STATE_CHANGED_USEC },
+                { MODEL_DEVICE, _DEVICE_PROP_MAX, DEVICE_PROP_POWER_ATTRIBUTES,
+                  RDMAD_DEVICE_PROPERTY_POWER_ATTRIBUTES },
+                { MODEL_NETDEV, _NETDEV_PROP_MAX, NETDEV_PROP_MTU, RDMAD_NETDEV_PROPERTY_MTU },
+                { MODEL_SRIOV, _SRIOV_PROP_MAX, SRIOV_PROP_NUM_VFS, RDMAD_SRIOV_PROPERTY_NUM_VFS },
+        };
 
-        port_property_names(UINT32_MAX, &names);
-        assert_int_equal(names.n, _PORT_PROP_MAX);
-        assert_string_equal(names.names[PORT_PROP_STATE_CHANGED_USEC], "StateChangedUsec");
-        assert_null(names.names[_PORT_PROP_MAX]);
-        device_property_names(UINT32_MAX, &names);
-        assert_int_equal(names.n, _DEVICE_PROP_MAX);
-        assert_string_equal(names.names[DEVICE_PROP_POWER_ATTRIBUTES], "PowerAttributes");
-        netdev_property_names(UINT32_MAX, &names);
-        assert_int_equal(names.n, _NETDEV_PROP_MAX);
-        assert_string_equal(names.names[NETDEV_PROP_MTU], "Mtu");
-        sriov_property_names(PROPERTY_BIT(SRIOV_PROP_NUM_VFS), &names);
-        assert_int_equal(names.n, 1);
-        assert_string_equal(names.names[0], "NumVfs");
+        assert_string_equal(RDMAD_PORT_PROPERTY_STATE, "State");
+        for (size_t i = 0; i < ELEMENTSOF(kinds); i++) {
+                for (unsigned bit = 0; bit < kinds[i].max; bit++)
+                        assert_non_null(bus_property_name(kinds[i].kind, bit));
+                assert_null(bus_property_name(kinds[i].kind, kinds[i].max));
+                assert_string_equal(bus_property_name(kinds[i].kind, kinds[i].bit), kinds[i].name);
+        }
 }
 
 /* What a property list (properties-*.h) says of each property, expanded
@@ -105,19 +104,17 @@ typedef struct Listed {
 #define LISTED_FIELD_FIELD     true
 #define LISTED_FIELD_GET       false
 #define LISTED_FIELD_GET_FIELD false
-#define LISTED(prefix, id, name, signature, emits, compare, field, bus, getter)                                        \
-        { name, signature, #compare, LISTED_BIT_##emits(prefix##id), LISTED_FIELD_##bus },
-#define DEVICE_LISTED(...) LISTED(DEVICE_PROP_, __VA_ARGS__)
-#define PORT_LISTED(...)   LISTED(PORT_PROP_, __VA_ARGS__)
-#define NETDEV_LISTED(...) LISTED(NETDEV_PROP_, __VA_ARGS__)
-#define SRIOV_LISTED(...)  LISTED(SRIOV_PROP_, __VA_ARGS__)
+#define LISTED(prefix, names, id, signature, emits, compare, field, bus, getter)                                       \
+        { names##id, signature, #compare, LISTED_BIT_##emits(prefix##id), LISTED_FIELD_##bus },
+#define DEVICE_LISTED(...) LISTED(DEVICE_PROP_, RDMAD_DEVICE_PROPERTY_, __VA_ARGS__)
+#define PORT_LISTED(...)   LISTED(PORT_PROP_, RDMAD_PORT_PROPERTY_, __VA_ARGS__)
+#define NETDEV_LISTED(...) LISTED(NETDEV_PROP_, RDMAD_NETDEV_PROPERTY_, __VA_ARGS__)
+#define SRIOV_LISTED(...)  LISTED(SRIOV_PROP_, RDMAD_SRIOV_PROPERTY_, __VA_ARGS__)
 
 static const Listed device_listed[] = { DEVICE_PROPERTIES(DEVICE_LISTED) };
 static const Listed port_listed[] = { PORT_PROPERTIES(PORT_LISTED) };
 static const Listed netdev_listed[] = { NETDEV_PROPERTIES(NETDEV_LISTED) };
 static const Listed sriov_listed[] = { SRIOV_PROPERTIES(SRIOV_LISTED) };
-
-typedef const char *(*RowFunction)(size_t i, int *ret_bit);
 
 static bool is_property(const sd_bus_vtable *v) {
         return v->type == _SD_BUS_VTABLE_PROPERTY || v->type == _SD_BUS_VTABLE_WRITABLE_PROPERTY;
@@ -137,9 +134,9 @@ static const char *field_signature(const char *compare) {
 }
 
 /* The vtable has the list's properties, in its order, and nothing else; the
- * model's rows are the list's, its bits named by to_string. */
+ * bits follow the rows, each named by bus_property_name(). */
 static void assert_list_published(const char *interface, const Listed *list, size_t n, const sd_bus_vtable *vtable,
-                                  RowFunction row, const char *(*to_string)(int p), int max) {
+                                  ModelObjectKind kind, int max) {
         const uint64_t emits = SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE | SD_BUS_VTABLE_PROPERTY_EMITS_INVALIDATION;
         const sd_bus_vtable *v = vtable;
         int n_bits = 0;
@@ -147,7 +144,6 @@ static void assert_list_published(const char *interface, const Listed *list, siz
         for (size_t i = 0; i < n; i++) {
                 const Listed *l = &list[i];
                 bool constant = l->bit < 0;
-                int bit;
 
                 for (size_t j = 0; j < i; j++)
                         if (streq(list[j].name, l->name))
@@ -169,46 +165,29 @@ static void assert_list_published(const char *interface, const Listed *list, siz
                         fail_msg("%s.%s: a %s field is not read as %s", interface, l->name, l->compare, l->signature);
                 v++;
 
-                assert_string_equal(row(i, &bit), l->name);
-                assert_int_equal(bit, l->bit);
                 if (!constant) {
                         /* The bits follow the rows: the list's order is the only one kept. */
                         assert_int_equal(l->bit, n_bits);
-                        assert_string_equal(to_string(l->bit), l->name);
+                        assert_string_equal(bus_property_name(kind, l->bit), l->name);
                         n_bits++;
                 }
         }
         for (; v->type != _SD_BUS_VTABLE_END; v++)
                 if (is_property(v))
                         fail_msg("%s.%s is in the vtable but not in the list", interface, v->x.property.member);
-        assert_null(row(n, NULL));
         assert_int_equal(n_bits, max);
-        assert_null(to_string(max));
-}
-
-/* The enums' to_string functions, as one type. */
-static const char *device_name(int p) {
-        return device_property_to_string(p);
-}
-static const char *port_name(int p) {
-        return port_property_to_string(p);
-}
-static const char *netdev_name(int p) {
-        return netdev_property_to_string(p);
-}
-static const char *sriov_name(int p) {
-        return sriov_property_to_string(p);
+        assert_null(bus_property_name(kind, max));
 }
 
 static void test_property_lists_are_published(void **state) {
-        assert_list_published("Device", device_listed, ELEMENTSOF(device_listed), device_object.vtable,
-                              device_property_row, device_name, _DEVICE_PROP_MAX);
-        assert_list_published("Port", port_listed, ELEMENTSOF(port_listed), port_object.vtable, port_property_row,
-                              port_name, _PORT_PROP_MAX);
-        assert_list_published("NetDev", netdev_listed, ELEMENTSOF(netdev_listed), netdev_object.vtable,
-                              netdev_property_row, netdev_name, _NETDEV_PROP_MAX);
-        assert_list_published("Sriov", sriov_listed, ELEMENTSOF(sriov_listed), sriov_object.vtable, sriov_property_row,
-                              sriov_name, _SRIOV_PROP_MAX);
+        assert_list_published("Device", device_listed, ELEMENTSOF(device_listed), device_object.vtable, MODEL_DEVICE,
+                              _DEVICE_PROP_MAX);
+        assert_list_published("Port", port_listed, ELEMENTSOF(port_listed), port_object.vtable, MODEL_PORT,
+                              _PORT_PROP_MAX);
+        assert_list_published("NetDev", netdev_listed, ELEMENTSOF(netdev_listed), netdev_object.vtable, MODEL_NETDEV,
+                              _NETDEV_PROP_MAX);
+        assert_list_published("Sriov", sriov_listed, ELEMENTSOF(sriov_listed), sriov_object.vtable, MODEL_SRIOV,
+                              _SRIOV_PROP_MAX);
 }
 
 static void test_identity_change_means_reannounce(void **state) {
@@ -376,7 +355,7 @@ static void test_rtnl_parse_link_names(void **state) {
 int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_port_mask_names_exactly_what_changed),
-                cmocka_unit_test(test_property_name_tables_cover_every_bit),
+                cmocka_unit_test(test_property_names_cover_every_bit),
                 cmocka_unit_test(test_property_lists_are_published),
                 cmocka_unit_test(test_identity_change_means_reannounce),
                 cmocka_unit_test(test_attr_list_set_keeps_order),

@@ -152,7 +152,8 @@ static void append_device(sd_bus_message *m, const char *firmware) {
         assert_true(sd_bus_message_open_container(m, 'a', "{sa{sv}}") >= 0);
         assert_true(sd_bus_message_open_container(m, 'e', "sa{sv}") >= 0);
         assert_true(sd_bus_message_append(m, "s", RDMAD_DEVICE_INTERFACE) >= 0);
-        assert_true(sd_bus_message_append(m, "a{sv}", 2, "Name", "s", "mlx5_0", "FirmwareVersion", "s", firmware) >= 0);
+        assert_true(sd_bus_message_append(m, "a{sv}", 2, RDMAD_DEVICE_PROPERTY_NAME, "s", "mlx5_0",
+                                          RDMAD_DEVICE_PROPERTY_FIRMWARE_VERSION, "s", firmware) >= 0);
         assert_true(sd_bus_message_close_container(m) >= 0);
         assert_true(sd_bus_message_close_container(m) >= 0);
 }
@@ -205,8 +206,8 @@ static void send_firmware(Fixture *f, const char *sender, const char *destinatio
                 assert_true(sd_bus_message_set_sender(m, sender) >= 0);
         if (destination)
                 assert_true(sd_bus_message_set_destination(m, destination) >= 0);
-        assert_true(sd_bus_message_append(m, "sa{sv}as", RDMAD_DEVICE_INTERFACE, 1, "FirmwareVersion", "s", firmware,
-                                          0) >= 0);
+        assert_true(sd_bus_message_append(m, "sa{sv}as", RDMAD_DEVICE_INTERFACE, 1,
+                                          RDMAD_DEVICE_PROPERTY_FIRMWARE_VERSION, "s", firmware, 0) >= 0);
         assert_true(sd_bus_send(f->pair.server, m, NULL) >= 0);
         settle(f);
 }
@@ -245,8 +246,9 @@ static void test_follows_signals_and_keeps_the_model(void **state) {
         /* Health and its reason, as rdmad signals them, without reading the objects again. */
         assert_string_equal(inventory_follow_inventory(f.follow)->devices[0]->health, "");
         assert_true(sd_bus_emit_signal(f.pair.server, DEVICE_PATH, DBUS_PROPERTIES_INTERFACE, "PropertiesChanged",
-                                       "sa{sv}as", RDMAD_DEVICE_INTERFACE, 2, "Health", "s", "unresponsive",
-                                       "HealthReason", "s", "ports/1/state: no answer for 5.0 s", 0) >= 0);
+                                       "sa{sv}as", RDMAD_DEVICE_INTERFACE, 2, RDMAD_DEVICE_PROPERTY_HEALTH, "s",
+                                       "unresponsive", RDMAD_DEVICE_PROPERTY_HEALTH_REASON, "s",
+                                       "ports/1/state: no answer for 5.0 s", 0) >= 0);
         settle(&f);
         assert_int_equal(f.changes[INVENTORY_CHANGE_PROPERTIES], 2);
         assert_string_equal(inventory_follow_inventory(f.follow)->devices[0]->health, "unresponsive");
@@ -423,9 +425,9 @@ static void add_port(Fixture *f, Inventory *inv, const char *gids) {
         assert_true(sd_bus_message_open_container(m, 'e', "sa{sv}") >= 0);
         assert_true(sd_bus_message_append(m, "s", RDMAD_PORT_INTERFACE) >= 0);
         assert_true(sd_bus_message_open_container(m, 'a', "{sv}") >= 0);
-        assert_true(sd_bus_message_append(m, "{sv}", "Number", "u", 1) >= 0);
+        assert_true(sd_bus_message_append(m, "{sv}", RDMAD_PORT_PROPERTY_NUMBER, "u", 1) >= 0);
         assert_true(sd_bus_message_open_container(m, 'e', "sv") >= 0);
-        assert_true(sd_bus_message_append(m, "s", "Gids") >= 0);
+        assert_true(sd_bus_message_append(m, "s", RDMAD_PORT_PROPERTY_GIDS) >= 0);
         assert_true(sd_bus_message_open_container(m, 'v', gids) >= 0);
         if (streq(gids, "a(uss)"))
                 assert_true(sd_bus_message_append(m, gids, 2, 0, "fe80::1", "IB/RoCE v1", 1, "fe80::1", "RoCE v2") >=
@@ -436,8 +438,8 @@ static void add_port(Fixture *f, Inventory *inv, const char *gids) {
                 assert_true(sd_bus_message_append(m, gids, 1, 4, "::1", "RoCE v2", "ens1f0np0", "more") >= 0);
         assert_true(sd_bus_message_close_container(m) >= 0);
         assert_true(sd_bus_message_close_container(m) >= 0);
-        assert_true(sd_bus_message_append(m, "{sv}", "LinkHistory", "a(tss)", 2, UINT64_C(100), "DOWN", "ACTIVE",
-                                          UINT64_C(200), "ACTIVE", "DOWN\x1b") >= 0);
+        assert_true(sd_bus_message_append(m, "{sv}", RDMAD_PORT_PROPERTY_LINK_HISTORY, "a(tss)", 2, UINT64_C(100),
+                                          "DOWN", "ACTIVE", UINT64_C(200), "ACTIVE", "DOWN\x1b") >= 0);
         assert_true(sd_bus_message_close_container(m) >= 0);
         assert_true(sd_bus_message_close_container(m) >= 0);
         assert_true(sd_bus_message_close_container(m) >= 0);

@@ -27,14 +27,18 @@ typedef struct Documented {
         bool constant;
 } Documented;
 
-#define DOCUMENTED_CONST_CHANGE                     false
-#define DOCUMENTED_CONST_CONST                      true
-#define DOCUMENTED(id, name, signature, emits, ...) { name, signature, DOCUMENTED_CONST_##emits },
+#define DOCUMENTED_CONST_CHANGE                      false
+#define DOCUMENTED_CONST_CONST                       true
+#define DOCUMENTED(names, id, signature, emits, ...) { names##id, signature, DOCUMENTED_CONST_##emits },
+#define DEVICE_DOCUMENTED(...)                       DOCUMENTED(RDMAD_DEVICE_PROPERTY_, __VA_ARGS__)
+#define PORT_DOCUMENTED(...)                         DOCUMENTED(RDMAD_PORT_PROPERTY_, __VA_ARGS__)
+#define NETDEV_DOCUMENTED(...)                       DOCUMENTED(RDMAD_NETDEV_PROPERTY_, __VA_ARGS__)
+#define SRIOV_DOCUMENTED(...)                        DOCUMENTED(RDMAD_SRIOV_PROPERTY_, __VA_ARGS__)
 
-static const Documented device_documented[] = { DEVICE_PROPERTIES(DOCUMENTED) };
-static const Documented port_documented[] = { PORT_PROPERTIES(DOCUMENTED) };
-static const Documented netdev_documented[] = { NETDEV_PROPERTIES(DOCUMENTED) };
-static const Documented sriov_documented[] = { SRIOV_PROPERTIES(DOCUMENTED) };
+static const Documented device_documented[] = { DEVICE_PROPERTIES(DEVICE_DOCUMENTED) };
+static const Documented port_documented[] = { PORT_PROPERTIES(PORT_DOCUMENTED) };
+static const Documented netdev_documented[] = { NETDEV_PROPERTIES(NETDEV_DOCUMENTED) };
+static const Documented sriov_documented[] = { SRIOV_PROPERTIES(SRIOV_DOCUMENTED) };
 
 static const struct {
         const char *interface;
