@@ -360,6 +360,7 @@ static int object_path(ModelObjectKind kind, const void *object, char **ret) {
 }
 
 static int send_changed(sd_bus *bus, ModelObjectKind kind, const void *object, PropertyMask mask) {
+        const ChangeEmitter *e = &change_emitters[kind];
         _cleanup_free_ char *path = NULL;
         const char *names[64 + 1];
         size_t n = 0;
@@ -367,16 +368,16 @@ static int send_changed(sd_bus *bus, ModelObjectKind kind, const void *object, P
 
         if (!object || mask == 0)
                 return 0;
-        for (unsigned bit = 0; bus_property_name(kind, bit); bit++)
+        for (unsigned bit = 0; bit < e->n_names; bit++)
                 if (mask & PROPERTY_BIT(bit))
-                        names[n++] = bus_property_name(kind, bit);
+                        names[n++] = e->names[bit];
         names[n] = NULL;
         if (n == 0)
                 return 0;
         r = object_path(kind, object, &path);
         if (r < 0)
                 return r;
-        r = sd_bus_emit_properties_changed_strv(bus, path, change_emitters[kind].interface, (char **) names);
+        r = sd_bus_emit_properties_changed_strv(bus, path, e->interface, (char **) names);
         if (r < 0)
                 return log_warning_errno(r, "Failed to announce changes of %s: %m", path);
         return 0;
