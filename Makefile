@@ -46,16 +46,19 @@ $(BUILD)/build.ninja:
 $(BUILD_SAN)/build.ninja:
 	CC=clang $(MESON) setup $(BUILD_SAN) -Dwerror=true -Dexporter=enabled $(SAN_FLAGS)
 
+# Each pass says when it begins: what it costs, in CI's log.
+BEGINS = @echo "== $@ begins at $$(date -u +%T)"
+
 build: deps $(BUILD)/build.ninja
-	@echo "== $@ begins at $$(date -u +%T)"
+	$(BEGINS)
 	$(MESON) compile -C $(BUILD)
 
 build-san: deps $(BUILD_SAN)/build.ninja
-	@echo "== $@ begins at $$(date -u +%T)"
+	$(BEGINS)
 	$(MESON) compile -C $(BUILD_SAN)
 
 check-gcc: build
-	@echo "== $@ begins at $$(date -u +%T)"
+	$(BEGINS)
 	$(MESON) test -C $(BUILD) --print-errorlogs
 
 # The tests whose outcome the bus daemon can change (suite 'bus': policy,
@@ -63,7 +66,7 @@ check-gcc: build
 # dbus-broker (Fedora's and RHEL's system bus), on the gcc build; its own
 # log, testlog-dbus-broker.json.
 check-broker: build
-	@echo "== $@ begins at $$(date -u +%T)"
+	$(BEGINS)
 	RDMAD_TEST_BUS=dbus-broker $(MESON) test -C $(BUILD) --suite bus --print-errorlogs \
 		--logbase testlog-dbus-broker
 
@@ -73,7 +76,7 @@ check-broker: build
 # Needs root, cgroup2, overlayfs.
 SYSTEMD_DEBS = $(CURDIR)/$(BUILD)/systemd-debs
 check-systemd: build deps-package
-	@echo "== $@ begins at $$(date -u +%T)"
+	$(BEGINS)
 	rm -rf $(SYSTEMD_DEBS)
 	./tests/systemd/test-systemd.sh --build-debs $(SYSTEMD_DEBS)
 	RDMAD_DEBS=$(SYSTEMD_DEBS) $(MESON) test -C $(BUILD) --setup=systemd --suite systemd --print-errorlogs \
@@ -87,7 +90,7 @@ check-systemd: build deps-package
 # clients and 400 uevents take as 100 and 2000 do; the gcc and dbus-broker
 # passes judge the load.
 check-san: build-san
-	@echo "== $@ begins at $$(date -u +%T)"
+	$(BEGINS)
 	RDMAD_FLOOD_CLIENTS=20 RDMAD_FLOOD_EVENTS=400 \
 	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
 	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
@@ -106,13 +109,13 @@ check-san: build-san
 check: check-gcc $(if $(filter 1,$(VALGRIND)),check-broker-valgrind,check-broker) check-systemd check-san
 
 valgrind: build
-	@echo "== $@ begins at $$(date -u +%T)"
+	$(BEGINS)
 	$(MESON) test -C $(BUILD) --print-errorlogs --setup=valgrind
 
 # The valgrind pass's console goes to a file and is printed after the broker
 # pass's, so that neither interleaves the other; both fail the target.
 check-broker-valgrind: build
-	@echo "== $@ begins at $$(date -u +%T)"
+	$(BEGINS)
 	@echo "make valgrind beside make check-broker (its console: $(BUILD)/meson-logs/valgrind-console.txt)"
 	@$(MESON) test -C $(BUILD) --no-rebuild --print-errorlogs --setup=valgrind \
 		> $(BUILD)/meson-logs/valgrind-console.txt 2>&1 & valgrind=$$!; \
