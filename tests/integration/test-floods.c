@@ -241,9 +241,11 @@ static void run_attack(Harness *h, const char *name, const Attack *a, bool rss) 
          * times slower than a plain build, and an attack that a plain rdmad
          * outruns keeps it busy (ASan, 4 hit-and-run SetNumVfs processes:
          * root's Get median 35 ms in one CI run, 0.8 ms on gcc): there the
-         * pass is for memory errors, every call still answered; latency is
-         * judged by the plain builds' passes (gcc, dbus-broker). */
-        if (!harness_daemon_slowed() && m.get.p99 >= bound)
+         * pass is for memory errors, every call still answered. Beside the
+         * valgrind pass (dbus-broker in make check VALGRIND=1) the machine
+         * is shared by design: root's Get p99 102.7 ms in one CI run. Latency
+         * is judged by the plain builds' passes alone. */
+        if (harness_latency_judged() && m.get.p99 >= bound)
                 fail_msg("%s: root's Get p99 %.1f ms, not under %.1f ms (%u times its %.1f ms without the attack)",
                          name, m.get.p99 / 1000, bound / 1000, LATENCY_RATIO, base.get.p99 / 1000);
         if (rss) {

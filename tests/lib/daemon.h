@@ -65,6 +65,11 @@ bool harness_daemon_wrapped(void);
  * slower, its memory theirs to manage (they check it for leaks). */
 bool harness_daemon_slowed(void);
 
+/* Latency bounds hold: rdmad is not slowed, and no other pass shares the
+ * machine by design ($RDMAD_TEST_BESIDE: make check-broker-valgrind runs
+ * the dbus-broker pass beside valgrind's). */
+bool harness_latency_judged(void);
+
 /* A load scaled for where the daemon runs: a quarter of n under valgrind. */
 unsigned harness_load_width(unsigned n);
 /* A time bound scaled the same way: ten times longer under valgrind, four
