@@ -28,9 +28,7 @@ static void touched(Model *m) {
         m->last_update_usec = now_usec(CLOCK_REALTIME);
 }
 
-static void on_load_failed(InventoryFollow *f, int r, const sd_bus_error *e, void *userdata) {
-        Model *m = userdata;
-
+static void load_failed(Model *m, int r, const sd_bus_error *e) {
         if (!e) {
                 log_warning_errno(r, "Failed to read the GetManagedObjects reply: %m");
                 return;
@@ -43,10 +41,14 @@ static void on_load_failed(InventoryFollow *f, int r, const sd_bus_error *e, voi
         m->failing = true;
 }
 
-static void on_loaded(InventoryFollow *f, void *userdata) {
+static void on_loaded(InventoryFollow *f, int r, const sd_bus_error *e, void *userdata) {
         Model *m = userdata;
         const Inventory *inv = inventory_follow_inventory(f);
 
+        if (r < 0) {
+                load_failed(m, r, e);
+                return;
+        }
         touched(m);
         if (m->failing)
                 log_notice("rdmad answers again.");
@@ -72,11 +74,11 @@ static void on_changed(InventoryFollow *f, InventoryChange change, const char *p
         touched(m);
 }
 
-static void on_gone(InventoryFollow *f, void *userdata) {
-        log_notice("rdmad left the bus: the last known model is kept.");
-}
-
-static void on_appeared(InventoryFollow *f, const char *owner, int r, void *userdata) {
+static void on_owner_changed(InventoryFollow *f, const char *owner, int r, void *userdata) {
+        if (!owner) {
+                log_notice("rdmad left the bus: the last known model is kept.");
+                return;
+        }
         log_info("rdmad is on the bus (%s): reading its model.", owner);
         if (r < 0)
                 log_warning_errno(r, "Failed to ask rdmad for its model: %m");
@@ -93,10 +95,8 @@ Model *model_new(sd_event *event) {
         };
         static const InventoryFollowCallbacks callbacks = {
                 .loaded = on_loaded,
-                .load_failed = on_load_failed,
                 .changed = on_changed,
-                .gone = on_gone,
-                .appeared = on_appeared,
+                .owner_changed = on_owner_changed,
         };
         Model *m = calloc(1, sizeof(Model));
 

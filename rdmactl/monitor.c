@@ -305,13 +305,27 @@ static void announce_differences(Monitor *m, const Inventory *now, const Invento
         }
 }
 
+static void load_failed(Monitor *m, int r, const sd_bus_error *error) {
+        if (!m->started) {
+                (void) sd_event_exit(m->event, report_bus_error("subscribing", r, error));
+                return;
+        }
+        /* Still away as far as we know: the next owner change tries again. */
+        fprintf(stderr, "rdmactl: rdmad is back, but failed to read its objects: %s\n",
+                error && error->message ? error->message : strerror(-r));
+}
+
 /* A GetManagedObjects answered: the first says monitoring began; a later
  * one (rdmad is back) tells what changed meanwhile. */
-static void on_loaded(InventoryFollow *f, void *userdata) {
+static void on_loaded(InventoryFollow *f, int r, const sd_bus_error *error, void *userdata) {
         Monitor *m = userdata;
         Inventory *inv = inventory_follow_inventory(f);
         const Inventory *old = inventory_follow_before(f);
 
+        if (r < 0) {
+                load_failed(m, r, error);
+                return;
+        }
         inventory_sort(inv);
         if (!m->options->json)
                 inventory_make_printable(inv);
@@ -333,21 +347,12 @@ static void on_loaded(InventoryFollow *f, void *userdata) {
                 announce_differences(m, inv, old);
 }
 
-static void on_load_failed(InventoryFollow *f, int r, const sd_bus_error *error, void *userdata) {
+/* Only its leaving is news: a new owner's objects come to on_loaded(). */
+static void on_owner_changed(InventoryFollow *f, const char *owner, int r, void *userdata) {
         Monitor *m = userdata;
 
-        if (!m->started) {
-                (void) sd_event_exit(m->event, report_bus_error("subscribing", r, error));
+        if (owner)
                 return;
-        }
-        /* Still away as far as we know: the next owner change tries again. */
-        fprintf(stderr, "rdmactl: rdmad is back, but failed to read its objects: %s\n",
-                error && error->message ? error->message : strerror(-r));
-}
-
-static void on_gone(InventoryFollow *f, void *userdata) {
-        Monitor *m = userdata;
-
         flush_removals(m);
         if (m->options->exit_on_disconnect) {
                 fprintf(stderr, "rdmactl: rdmad left the system bus.\n");
@@ -379,9 +384,8 @@ int verb_monitor(sd_bus *bus, const Options *options, char **args, size_t n_args
         };
         static const InventoryFollowCallbacks callbacks = {
                 .loaded = on_loaded,
-                .load_failed = on_load_failed,
                 .changed = on_changed,
-                .gone = on_gone,
+                .owner_changed = on_owner_changed,
                 .disconnected = on_disconnected,
         };
         _cleanup_(sd_event_unrefp) sd_event *event = NULL;

@@ -89,9 +89,7 @@ static void decide(WaitOnline *w, bool from_rdmad) {
         w->confirming = true;
 }
 
-static void on_load_failed(InventoryFollow *f, int r, const sd_bus_error *e, void *userdata) {
-        WaitOnline *w = userdata;
-
+static void load_failed(WaitOnline *w, int r, const sd_bus_error *e) {
         w->confirming = false;
         if (!e) {
                 if (r == -ENOMEM)
@@ -108,9 +106,13 @@ static void on_load_failed(InventoryFollow *f, int r, const sd_bus_error *e, voi
         }
 }
 
-static void on_loaded(InventoryFollow *f, void *userdata) {
+static void on_loaded(InventoryFollow *f, int r, const sd_bus_error *e, void *userdata) {
         WaitOnline *w = userdata;
 
+        if (r < 0) {
+                load_failed(w, r, e);
+                return;
+        }
         inventory_make_printable(inventory_follow_inventory(f));
         w->load_error = mfree(w->load_error);
         w->confirming = false;
@@ -129,7 +131,7 @@ static void on_changed(InventoryFollow *f, InventoryChange change, const char *p
 }
 
 /* The inventory is forgotten at once (forget_on_owner_change); a new owner's is read in full. */
-static void on_appeared(InventoryFollow *f, const char *owner, int r, void *userdata) {
+static void on_owner_changed(InventoryFollow *f, const char *owner, int r, void *userdata) {
         WaitOnline *w = userdata;
 
         if (r < 0) {
@@ -186,9 +188,8 @@ int wait_online(sd_bus *bus, const Options *o, const WaitSpec *spec, uint64_t ti
         };
         static const InventoryFollowCallbacks callbacks = {
                 .loaded = on_loaded,
-                .load_failed = on_load_failed,
                 .changed = on_changed,
-                .appeared = on_appeared,
+                .owner_changed = on_owner_changed,
                 .disconnected = on_disconnected,
         };
         _cleanup_(sd_event_unrefp) sd_event *event = NULL;

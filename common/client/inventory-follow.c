@@ -27,22 +27,18 @@ static int on_loaded(sd_bus_message *reply, void *userdata, sd_bus_error *ret_er
         int r;
 
         f->load_slot = sd_bus_slot_unref(f->load_slot);
-        if (e) {
-                if (f->callbacks.load_failed)
-                        f->callbacks.load_failed(f, -sd_bus_error_get_errno(e), e, f->userdata);
-                return 0;
+        if (e)
+                r = -sd_bus_error_get_errno(e);
+        else {
+                inv = inventory_new();
+                r = inv ? inventory_read_managed_objects(inv, reply) : -ENOMEM;
         }
-        inv = inventory_new();
-        r = inv ? inventory_read_managed_objects(inv, reply) : -ENOMEM;
-        if (r < 0) {
-                if (f->callbacks.load_failed)
-                        f->callbacks.load_failed(f, r, NULL, f->userdata);
-                return 0;
+        if (r >= 0) {
+                f->before = f->inv;
+                f->inv = TAKE_PTR(inv);
         }
-        f->before = f->inv;
-        f->inv = TAKE_PTR(inv);
         if (f->callbacks.loaded)
-                f->callbacks.loaded(f, f->userdata);
+                f->callbacks.loaded(f, r, e, f->userdata);
         f->before = inventory_free(f->before);
         return 0;
 }
@@ -147,14 +143,9 @@ static int on_name_owner_changed(sd_bus_message *message, void *userdata, sd_bus
                 return 0;
         if (f->options.forget_on_owner_change)
                 forget(f);
-        if (change == RDMAD_OWNER_LEFT) {
-                if (f->callbacks.gone)
-                        f->callbacks.gone(f, f->userdata);
-                return 0;
-        }
-        r = load(f);
-        if (f->callbacks.appeared)
-                f->callbacks.appeared(f, owner, r, f->userdata);
+        r = change == RDMAD_OWNER_LEFT ? 0 : load(f);
+        if (f->callbacks.owner_changed)
+                f->callbacks.owner_changed(f, change == RDMAD_OWNER_LEFT ? NULL : owner, r, f->userdata);
         return 0;
 }
 

@@ -39,20 +39,18 @@ typedef struct InventoryFollowOptions {
 
 /* Every callback may be NULL. */
 typedef struct InventoryFollowCallbacks {
-        /* A GetManagedObjects reply is the inventory now. */
-        void (*loaded)(InventoryFollow *f, void *userdata);
-        /* A GetManagedObjects failed; the inventory is as it was. error: the
-         * reply's error; NULL when the reply could not be read (r < 0). */
-        void (*load_failed)(InventoryFollow *f, int r, const sd_bus_error *error, void *userdata);
+        /* A GetManagedObjects answered. r >= 0: its reply is the inventory
+         * now. r < 0: it failed, and the inventory is as it was; error is the
+         * reply's error, NULL when the reply could not be read. */
+        void (*loaded)(InventoryFollow *f, int r, const sd_bus_error *error, void *userdata);
         /* A signal went into the inventory; r < 0: it could not be read in
          * full. path: the object, NULL when unreadable. Signals that come
          * while there is no inventory yet are left to the read. */
         void (*changed)(InventoryFollow *f, InventoryChange change, const char *path, int r, void *userdata);
-        /* org.rdmad1 has no owner any more. */
-        void (*gone)(InventoryFollow *f, void *userdata);
-        /* org.rdmad1 has a new owner, and the inventory was asked for again:
+        /* org.rdmad1 changed hands. owner NULL: it has no owner any more.
+         * Otherwise it has a new one, and the inventory was asked for again:
          * r < 0 when that call could not be made. */
-        void (*appeared)(InventoryFollow *f, const char *owner, int r, void *userdata);
+        void (*owner_changed)(InventoryFollow *f, const char *owner, int r, void *userdata);
         /* The bus connection is gone; NULL: not followed. */
         void (*disconnected)(InventoryFollow *f, void *userdata);
 } InventoryFollowCallbacks;
@@ -82,7 +80,7 @@ Inventory *inventory_follow_inventory(const InventoryFollow *f);
  * monitor` tells a change against. */
 const Inventory *inventory_follow_before(const InventoryFollow *f);
 
-/* Asks for the objects again (the loaded or load_failed callback answers);
+/* Asks for the objects again (the loaded callback answers);
  * a read already in flight is replaced. -ENOTCONN when not started. */
 int inventory_follow_reload(InventoryFollow *f);
 

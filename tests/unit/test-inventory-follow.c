@@ -62,16 +62,15 @@ static int on_server_message(sd_bus_message *m, void *userdata, sd_bus_error *re
         return 1;
 }
 
-static void on_loaded(InventoryFollow *follow, void *userdata) {
+static void on_loaded(InventoryFollow *follow, int r, const sd_bus_error *e, void *userdata) {
         Fixture *f = userdata;
 
-        assert_non_null(inventory_follow_inventory(follow));
-        f->loaded++;
-}
-
-static void on_load_failed(InventoryFollow *follow, int r, const sd_bus_error *e, void *userdata) {
-        Fixture *f = userdata;
-
+        if (r >= 0) {
+                assert_null(e);
+                assert_non_null(inventory_follow_inventory(follow));
+                f->loaded++;
+                return;
+        }
         f->failed++;
         f->last_r = r;
         free(f->last_error);
@@ -87,13 +86,14 @@ static void on_changed(InventoryFollow *follow, InventoryChange change, const ch
         f->last_r = r;
 }
 
-static void on_gone(InventoryFollow *follow, void *userdata) {
-        ((Fixture *) userdata)->gone++;
-}
-
-static void on_appeared(InventoryFollow *follow, const char *owner, int r, void *userdata) {
+static void on_owner_changed(InventoryFollow *follow, const char *owner, int r, void *userdata) {
         Fixture *f = userdata;
 
+        if (!owner) {
+                assert_int_equal(r, 0); /* nothing was asked */
+                f->gone++;
+                return;
+        }
         f->appeared++;
         f->last_r = r;
         free(f->last_owner);
@@ -107,10 +107,8 @@ static void on_disconnected(InventoryFollow *follow, void *userdata) {
 
 static const InventoryFollowCallbacks callbacks = {
         .loaded = on_loaded,
-        .load_failed = on_load_failed,
         .changed = on_changed,
-        .gone = on_gone,
-        .appeared = on_appeared,
+        .owner_changed = on_owner_changed,
         .disconnected = on_disconnected,
 };
 
