@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "api/rdmad-api.h"
+#include "arg-quote.h"
 #include "basic/log.h"
 #include "basic/util.h"
 #include "bus-device.h"
@@ -458,6 +459,31 @@ static uint64_t reply_cost(sd_bus_message *call, void *userdata) {
         return COST_OBJECT_BYTES;
 }
 
+/* sd-bus would answer an unknown object with its path and an unknown
+ * property with its names, however long. A fallback at the root is reached
+ * only once every object below it declined a call (the root's own calls
+ * come here first: only their long names are refused), and answers with at
+ * most ARG_QUOTE_PREFIX bytes of each. Off a Get's path: it reads no name. */
+static int on_unknown(sd_bus_message *m, void *userdata, sd_bus_error *error) {
+        char quoted[2][ARG_QUOTE_SIZE];
+        const char *path = sd_bus_message_get_path(m), *names[2];
+        int r = bus_refuse_long_names(m);
+
+        if (r != 0 || streq(path, RDMAD_ROOT_PATH))
+                return r;
+        if (!streq(path, RDMAD_DEVICE_PREFIX) && !bus_path_is_object(userdata, path))
+                return sd_bus_error_setf(error, SD_BUS_ERROR_UNKNOWN_OBJECT, "Unknown object '%s'.",
+                                         arg_quote(path, quoted[0]));
+        if (!sd_bus_message_is_method_call(m, DBUS_PROPERTIES_INTERFACE, "Get") &&
+            !sd_bus_message_is_method_call(m, DBUS_PROPERTIES_INTERFACE, "Set"))
+                return 0; /* sd-bus's UnknownMethod names only the member and interface */
+        r = sd_bus_message_read(m, "ss", &names[0], &names[1]);
+        if (r < 0)
+                return r;
+        return sd_bus_error_setf(error, SD_BUS_ERROR_UNKNOWN_PROPERTY, "Unknown interface '%s' or property '%s'.",
+                                 arg_quote(names[0], quoted[0]), arg_quote(names[1], quoted[1]));
+}
+
 int bus_objects_register(BusServer *s) {
         int r;
 
@@ -485,6 +511,10 @@ int bus_objects_register(BusServer *s) {
         r = sd_bus_add_object_manager(s->bus, NULL, RDMAD_ROOT_PATH);
         if (r < 0)
                 return log_error_errno(r, "Failed to add the object manager: %m");
+
+        r = sd_bus_add_fallback(s->bus, NULL, RDMAD_ROOT_PATH, on_unknown, s->manager);
+        if (r < 0)
+                return log_error_errno(r, "Failed to add the fallback for unknown calls: %m");
 
         /* Its GetManagedObjects is taken over: built in slices, not in one go. */
         r = bus_managed_objects_start(&s->managed_objects, s->bus, s->event, RDMAD_ROOT_PATH, bus_object_types,

@@ -6,58 +6,26 @@
 #include <string.h>
 
 #include "api/rdmad-api.h"
-#include "arg-quote.h"
 #include "basic/log.h"
 #include "basic/util.h"
+#include "arg-quote.h"
 
-/* Is `m` a call this filter rations? */
-static bool rationed(const BusRation *r, sd_bus_message *m) {
+/* Is `m` a call this filter rations? 2: a GetAll, whose name is checked here. */
+static int rationed(const BusRation *r, sd_bus_message *m) {
         const char *path = sd_bus_message_get_path(m);
         size_t n = strlen(r->root);
 
         if (!path || strncmp(path, r->root, n) != 0 || (path[n] != '\0' && path[n] != '/'))
-                return false;
-        return sd_bus_message_is_method_call(m, DBUS_PROPERTIES_INTERFACE, "Get") ||
-               sd_bus_message_is_method_call(m, DBUS_PROPERTIES_INTERFACE, "GetAll") ||
-               sd_bus_message_is_method_call(m, DBUS_INTROSPECTABLE_INTERFACE, "Introspect") ||
+                return 0;
+        if (sd_bus_message_is_method_call(m, DBUS_PROPERTIES_INTERFACE, "Get"))
+                return 1;
+        if (sd_bus_message_is_method_call(m, DBUS_PROPERTIES_INTERFACE, "GetAll"))
+                return 2;
+        return sd_bus_message_is_method_call(m, DBUS_INTROSPECTABLE_INTERFACE, "Introspect") ||
                sd_bus_message_is_method_call(m, RDMAD_PORT_INTERFACE, RDMAD_METHOD_GET_COUNTERS) ||
                sd_bus_message_is_method_call(m, RDMAD_DEVICE_INTERFACE, RDMAD_METHOD_GET_COUNTERS) ||
                sd_bus_message_is_method_call(m, RDMAD_MANAGER_INTERFACE, RDMAD_METHOD_GET_ALL_COUNTERS) ||
                sd_bus_message_is_method_call(m, RDMAD_MANAGER_INTERFACE, RDMAD_METHOD_RESOLVE_ADDRESS);
-}
-
-/* Properties.Get(ss) and GetAll(s): a name longer than any valid one is
- * refused before any work, and never echoed. 1: refused. */
-static int refuse_long_names(sd_bus_message *m) {
-        const char *names[2] = {}, *signature;
-        size_t n;
-        int k = 0;
-
-        if (!sd_bus_message_is_method_call(m, DBUS_PROPERTIES_INTERFACE, NULL))
-                return 0;
-        /* Each string read as it is (a format string would be parsed first):
-         * this runs for every Get. Another signature is sd-bus's to answer. */
-        signature = sd_bus_message_get_signature(m, true);
-        n = streq_ptr(signature, "ss") ? 2 : streq_ptr(signature, "s") ? 1 : 0;
-        if (n == 0)
-                return 0;
-        for (size_t i = 0; k >= 0 && i < n; i++)
-                k = sd_bus_message_read_basic(m, 's', &names[i]);
-        (void) sd_bus_message_rewind(m, true);
-        if (k < 0)
-                return 0;
-        for (size_t i = 0; i < ELEMENTSOF(names); i++)
-                if (names[i] && strlen(names[i]) > ARG_NAME_MAX) {
-                        char quoted[ARG_QUOTE_SIZE];
-
-                        (void) sd_bus_reply_method_errorf(m, SD_BUS_ERROR_INVALID_ARGS,
-                                                          "%s name '%s' is %zu bytes long; no valid one is longer "
-                                                          "than %u.",
-                                                          i == 0 ? "Interface" : "Property",
-                                                          arg_quote(names[i], quoted), strlen(names[i]), ARG_NAME_MAX);
-                        return 1;
-                }
-        return 0;
 }
 
 static void kick(BusRation *r) {
@@ -223,15 +191,17 @@ static void refused_flush(BusRation *r, const char *sender, const char *reason) 
 static int on_message(sd_bus_message *m, void *userdata, sd_bus_error *ret_error) {
         _cleanup_(sd_bus_error_free) sd_bus_error error = SD_BUS_ERROR_NULL;
         BusRation *r = userdata;
+        int k = rationed(r, m);
         const char *sender;
         uid_t uid;
-        int k;
 
-        if (!rationed(r, m))
+        if (!k)
                 return 0;
         if (held_calls_remove(&r->admitted, m))
                 return 0; /* its turn came */
-        if (refuse_long_names(m))
+        /* sd-bus answers GetAll's unknown interface at the object itself,
+         * quoting it; Get's and Set's unknown names reach on_unknown() (bus-objects.c). */
+        if (k == 2 && bus_refuse_long_names(m))
                 return 1;
         sender = sd_bus_message_get_sender(m);
         if (!sender)

@@ -13,8 +13,10 @@
 
 /* The methods whose reply costs something (Properties.Get and GetAll,
  * Introspect, GetCounters, GetAllCounters, ResolveAddress), rationed per user. A bus filter
- * takes them before the vtables: their arguments are checked first (a name
- * longer than any valid one is refused, quoting none of it); root's calls
+ * takes them before the vtables: GetAll's interface name is checked first
+ * (one longer than any valid one is refused, quoting none of it; Get's and
+ * Set's names are checked where no object took them, bus-objects.c's
+ * on_unknown(), off a Get's path); root's calls
  * go on at once; the others wait in the one call scheduler
  * (call-scheduler.h) and are dispatched again (sd_bus_enqueue_for_read())
  * one at a time, only when nothing else of the bus waits to be read and

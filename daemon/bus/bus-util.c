@@ -121,6 +121,12 @@ static void *path_lookup(Manager *m, const BusPath *parsed) {
         return NULL;
 }
 
+bool bus_path_is_object(Manager *m, const char *path) {
+        BusPath parsed;
+
+        return bus_path_parse(path, &parsed) > 0 && path_lookup(m, &parsed);
+}
+
 int bus_object_find(sd_bus *bus, const char *path, const char *interface, void *userdata, void **found,
                     sd_bus_error *error) {
         static const char *const kind_interface[] = {

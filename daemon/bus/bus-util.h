@@ -124,6 +124,9 @@ int bus_property_get_device_of(sd_bus *bus, const char *path, const char *interf
                                sd_bus_message *reply, void *userdata, sd_bus_error *error);
 size_t bus_property_size_device_of(const void *object, size_t path_len);
 
+/* Is there an object of rdmad, of any kind, at path? */
+bool bus_path_is_object(Manager *m, const char *path);
+
 /* The find callback of every fallback under RDMAD_DEVICE_PREFIX (userdata:
  * the BusServer): 1 and *found, the object path names, when it is in the
  * table and of the kind that serves interface; else 0. */

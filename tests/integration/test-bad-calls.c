@@ -3,7 +3,8 @@
  * Wrong signatures, values out of range, unknown objects (including paths
  * rdmad never makes), interfaces, members and properties, Set on read-only
  * properties, calls on a device just removed, names longer than any
- * valid one in Get and GetAll; and a 30 MB name argument,
+ * valid one in Get, Set and GetAll, each error quoting at most 32 bytes of
+ * a name or path, to the letter; and a 30 MB name argument,
  * refused with a short error that never echoes it. SetNumVfs's own
  * refusals (a count above TotalVfs, no authorization) are test-polkit's. */
 #include <setjmp.h>
@@ -161,6 +162,72 @@ static void test_bad_calls_get_precise_errors(void **state) {
         harness_assert_property(h, MLX5_0 "/port/1", RDMAD_PORT_INTERFACE, RDMAD_PORT_PROPERTY_STATE_NAME, "ACTIVE");
 }
 
+/* ---- what an error says of the caller's names ---- */
+
+/* Properties.member(interface, property[, value]) at path fails with
+ * error_name, saying message to the letter. */
+static void assert_properties_error(Harness *h, const char *path, const char *member, const char *interface,
+                                    const char *property, const char *error_name, const char *message) {
+        sd_bus_error error = SD_BUS_ERROR_NULL;
+        int r;
+
+        if (strcmp(member, "Set") == 0)
+                r = sd_bus_call_method(h->bus, RDMAD_BUS_NAME, path, "org.freedesktop.DBus.Properties", member, &error,
+                                       NULL, "ssv", interface, property, "u", 1);
+        else
+                r = sd_bus_call_method(h->bus, RDMAD_BUS_NAME, path, "org.freedesktop.DBus.Properties", member, &error,
+                                       NULL, "ss", interface, property);
+        assert_true(r < 0);
+        assert_string_equal(error.name, error_name);
+        assert_string_equal(error.message, message);
+        sd_bus_error_free(&error);
+}
+
+/* sd-bus would echo an unknown name or path whole; rdmad quotes 32 bytes
+ * of it, wherever the call goes: a port, a device, the manager, a path that
+ * is no object, and Set as Get. */
+static void test_errors_quote_what_they_name(void **state) {
+        static const char quoted_long[] = "'xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx...'";
+        char long_name[ARG_LONG_NAME + 1], long_path[ARG_LONG_NAME + 64], message[256];
+        Harness *h = *state;
+
+        memset(long_name, 'x', ARG_LONG_NAME);
+        long_name[ARG_LONG_NAME] = '\0';
+        snprintf(message, sizeof(message), "Property name %s is 300 bytes long; no valid one is longer than 255.",
+                 quoted_long);
+        assert_properties_error(h, MLX5_0 "/port/1", "Get", RDMAD_PORT_INTERFACE, long_name,
+                                "org.freedesktop.DBus.Error.InvalidArgs", message);
+        assert_properties_error(h, MLX5_0 "/port/1", "Set", RDMAD_PORT_INTERFACE, long_name,
+                                "org.freedesktop.DBus.Error.InvalidArgs", message);
+        assert_properties_error(h, RDMAD_ROOT_PATH, "Get", RDMAD_MANAGER_INTERFACE, long_name,
+                                "org.freedesktop.DBus.Error.InvalidArgs", message);
+        snprintf(message, sizeof(message), "Interface name %s is 300 bytes long; no valid one is longer than 255.",
+                 quoted_long);
+        assert_properties_error(h, MLX5_0, "Get", long_name, RDMAD_DEVICE_PROPERTY_NAME,
+                                "org.freedesktop.DBus.Error.InvalidArgs", message);
+
+        /* Short unknown names, quoted as well. */
+        assert_properties_error(h, MLX5_0, "Get", RDMAD_DEVICE_INTERFACE, "No\"pe",
+                                "org.freedesktop.DBus.Error.UnknownProperty",
+                                "Unknown interface 'org.rdmad1.Device' or property 'No\\x22pe'.");
+        assert_properties_error(h, MLX5_0 "/port/1", "Set", RDMAD_PORT_INTERFACE, "Nope",
+                                "org.freedesktop.DBus.Error.UnknownProperty",
+                                "Unknown interface 'org.rdmad1.Port' or property 'Nope'.");
+
+        /* A path that is no object, long or short; the device folder is a node. */
+        snprintf(long_path, sizeof(long_path), "/org/rdmad1/device/%s", long_name);
+        assert_properties_error(h, long_path, "Get", RDMAD_DEVICE_INTERFACE, RDMAD_DEVICE_PROPERTY_NAME,
+                                "org.freedesktop.DBus.Error.UnknownObject",
+                                "Unknown object '/org/rdmad1/device/xxxxxxxxxxxxx...'.");
+        assert_properties_error(h, MLX5_0 "/port", "Get", RDMAD_PORT_INTERFACE, RDMAD_PORT_PROPERTY_STATE,
+                                "org.freedesktop.DBus.Error.UnknownObject",
+                                "Unknown object '/org/rdmad1/device/mlx5_5f0/port'.");
+        assert_properties_error(h, "/org/rdmad1/device", "Get", RDMAD_DEVICE_INTERFACE, RDMAD_DEVICE_PROPERTY_NAME,
+                                "org.freedesktop.DBus.Error.UnknownProperty",
+                                "Unknown interface 'org.rdmad1.Device' or property 'Name'.");
+        harness_assert_property(h, MLX5_0 "/port/1", RDMAD_PORT_INTERFACE, RDMAD_PORT_PROPERTY_STATE_NAME, "ACTIVE");
+}
+
 /* ---- a 30 MB name argument ---- */
 
 /* 30 MB; 4 MB under valgrind or the sanitizers, where the point is the
@@ -218,6 +285,7 @@ static void test_huge_name_arguments_refused_briefly(void **state) {
 int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test_setup_teardown(test_bad_calls_get_precise_errors, setup, harness_teardown_clean),
+                cmocka_unit_test_setup_teardown(test_errors_quote_what_they_name, setup, harness_teardown_clean),
                 cmocka_unit_test_setup_teardown(test_huge_name_arguments_refused_briefly, huge_setup,
                                                 harness_teardown_clean),
         };
