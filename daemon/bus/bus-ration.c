@@ -6,9 +6,9 @@
 #include <string.h>
 
 #include "api/rdmad-api.h"
+#include "arg-quote.h"
 #include "basic/log.h"
 #include "basic/util.h"
-#include "arg-quote.h"
 
 /* Is `m` a call this filter rations? 2: a GetAll, whose name is checked here. */
 static int rationed(const BusRation *r, sd_bus_message *m) {
@@ -200,7 +200,7 @@ static int on_message(sd_bus_message *m, void *userdata, sd_bus_error *ret_error
         if (held_calls_remove(&r->admitted, m))
                 return 0; /* its turn came */
         /* sd-bus answers GetAll's unknown interface at the object itself,
-         * quoting it; Get's and Set's unknown names reach on_unknown() (bus-objects.c). */
+         * echoing it; Get's and Set's unknown names reach on_unknown() (bus-objects.c). */
         if (k == 2 && bus_refuse_long_names(m))
                 return 1;
         sender = sd_bus_message_get_sender(m);
