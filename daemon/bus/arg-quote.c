@@ -30,10 +30,10 @@ int bus_refuse_long_names(sd_bus_message *m) {
         size_t n = streq_ptr(signature, "ss") || streq_ptr(signature, "ssv") ? 2 : streq_ptr(signature, "s") ? 1 : 0;
         int k = 0;
 
-        /* Each string read as it is: a format string would be parsed first.
-         * Another signature is sd-bus's to answer. */
         if (!sd_bus_message_is_method_call(m, DBUS_PROPERTIES_INTERFACE, NULL))
                 return 0;
+        /* Each string read as it is: a format string would be parsed first.
+         * Another signature is sd-bus's to answer. */
         for (size_t i = 0; k >= 0 && i < n; i++)
                 k = sd_bus_message_read_basic(m, 's', &names[i]);
         (void) sd_bus_message_rewind(m, true);

@@ -459,11 +459,11 @@ static uint64_t reply_cost(sd_bus_message *call, void *userdata) {
         return COST_OBJECT_BYTES;
 }
 
-/* sd-bus would answer an unknown object with its path and an unknown
- * property with its names, however long. A fallback at the root is reached
- * only once every object below it declined a call (the root's own calls
- * come here first: only their long names are refused), and answers with at
- * most ARG_QUOTE_PREFIX bytes of each. Off a Get's path: it reads no name. */
+/* sd-bus would echo an unknown object's path and an unknown property's
+ * names whole. This fallback at the root is reached only once every object
+ * below declined a call (root's own calls come first: only their long names
+ * are refused); it quotes at most ARG_QUOTE_PREFIX bytes of each. The device
+ * folder is a node, as sd-bus counts it. A Get that finds its property ends before. */
 static int on_unknown(sd_bus_message *m, void *userdata, sd_bus_error *error) {
         char quoted[2][ARG_QUOTE_SIZE];
         const char *path = sd_bus_message_get_path(m), *names[2];
