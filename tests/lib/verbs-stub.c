@@ -5,7 +5,9 @@
  *
  *   log            what happened, a line each: "open NAME", "open-failed NAME
  *                  ERRNO", "close NAME got=N acked=N", and "reread NAME PORT"
- *                  for every open of a port's phys_state (a port re-read).
+ *                  for every open of a port's phys_state (a port re-read;
+ *                  not with RDMAD_VERBS_STUB_NO_REREADS set, which the bench
+ *                  sets: the log's writes are not the daemon's work).
  *   fail-NAME      "EACCES" or "ENODEV": ibv_open_device() of NAME fails so.
  *   broken-NAME    every context of NAME fails its first event read (EIO).
  *   hold-NAME      ibv_open_device() of NAME logs "opening NAME" and waits
@@ -303,7 +305,8 @@ static void note_open(int dirfd, const char *path) {
         const char *full, *s, *e;
         unsigned port;
 
-        if (!stub_dir() || !strstr(path, "phys_state") || !(full = full_path(dirfd, path, buf, sizeof(buf))))
+        if (!stub_dir() || getenv("RDMAD_VERBS_STUB_NO_REREADS") || !strstr(path, "phys_state") ||
+            !(full = full_path(dirfd, path, buf, sizeof(buf))))
                 return;
         s = strstr(full, "/infiniband/");
         e = full + strlen(full) - strlen("/phys_state");
@@ -316,8 +319,8 @@ static void note_open(int dirfd, const char *path) {
 
 #define DEFINE_OPEN_WRAPPER(symbol)                                                                                    \
         int symbol(int dirfd, const char *path, int flags, ...) {                                                      \
-                int (*real)(int, const char *, int, ...) =                                                             \
-                        (int (*)(int, const char *, int, ...)) dlsym(RTLD_NEXT, #symbol);                              \
+                static int (*next)(int, const char *, int, ...);                                                       \
+                int (*real)(int, const char *, int, ...) = __atomic_load_n(&next, __ATOMIC_RELAXED);                   \
                 mode_t mode = 0;                                                                                       \
                 int saved = errno;                                                                                     \
                 if (flags & (O_CREAT | O_TMPFILE)) {                                                                   \
@@ -326,6 +329,10 @@ static void note_open(int dirfd, const char *path) {
                         mode = va_arg(ap, mode_t);                                                                     \
                         va_end(ap);                                                                                    \
                 }                                                                                                      \
+                if (!real) /* looked up once: rdmad's reads pay no lookup each */                                      \
+                        __atomic_store_n(&next,                                                                        \
+                                         real = (int (*)(int, const char *, int, ...)) dlsym(RTLD_NEXT, #symbol),      \
+                                         __ATOMIC_RELAXED);                                                            \
                 note_open(dirfd, path);                                                                                \
                 errno = saved;                                                                                         \
                 return real(dirfd, path, flags, mode);                                                                 \
